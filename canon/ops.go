@@ -1,0 +1,450 @@
+package canon
+
+import "math"
+
+// Op is the typed payload of a node: one struct per op kind, holding that
+// kind's attributes with every default already applied by the importer.
+type Op interface {
+	// Kind is the canonical op name, e.g. "Conv" or "Add".
+	Kind() string
+	// Signature describes the inputs (with their roles) and outputs.
+	Signature() Signature
+}
+
+// InputSpec describes one input slot of an op kind.
+type InputSpec struct {
+	Name     string
+	Role     Role
+	Optional bool
+	// Variadic marks the last slot as repeatable (Concat).
+	Variadic bool
+}
+
+// Signature is the input and output arity of an op kind.
+type Signature struct {
+	Inputs []InputSpec
+	// MinOutputs and MaxOutputs bound the output count; MaxOutputs < 0 means
+	// any number (Split).
+	MinOutputs, MaxOutputs int
+}
+
+func sig(outs int, in ...InputSpec) Signature {
+	return Signature{Inputs: in, MinOutputs: outs, MaxOutputs: outs}
+}
+
+var (
+	inX    = InputSpec{Name: "X"}
+	inA    = InputSpec{Name: "A"}
+	inB    = InputSpec{Name: "B"}
+	inBias = InputSpec{Name: "B", Role: RoleBias, Optional: true}
+)
+
+// ---- Convolutions ----
+
+// Conv is an N-D convolution of X (N, C, spatial...) with W in layout
+// OI+spatial (C_out, C_in/Group, k...). The kernel shape is W's spatial
+// shape. Pads are explicit per spatial axis; there is no auto_pad.
+type Conv struct {
+	Strides   []int64
+	Dilations []int64
+	PadsBegin []int64
+	PadsEnd   []int64
+	Group     int64
+}
+
+func (*Conv) Kind() string { return "Conv" }
+func (*Conv) Signature() Signature {
+	return sig(1, inX, InputSpec{Name: "W", Role: RoleConvWeight}, inBias)
+}
+
+// ConvTranspose is an N-D transposed convolution with W in layout
+// IO+spatial (C_in, C_out/Group, k...). The full output is
+// (in-1)*stride + (k-1)*dilation + 1 + OutputPadding, of which PadsBegin
+// and PadsEnd are cropped: every output_shape/auto_pad/target_shape form is
+// resolved into these explicit pads at import.
+type ConvTranspose struct {
+	Strides       []int64
+	Dilations     []int64
+	PadsBegin     []int64
+	PadsEnd       []int64
+	OutputPadding []int64
+	Group         int64
+}
+
+func (*ConvTranspose) Kind() string { return "ConvTranspose" }
+func (*ConvTranspose) Signature() Signature {
+	return sig(1, inX, InputSpec{Name: "W", Role: RoleDeconvWeight}, inBias)
+}
+
+// ---- Normalization and dense layers ----
+
+// BatchNorm is inference-mode batch normalization over axis 1:
+// Y = (X - Mean) / sqrt(Var + Epsilon) * Scale + Bias.
+type BatchNorm struct {
+	Epsilon float32
+}
+
+func (*BatchNorm) Kind() string { return "BatchNormalization" }
+func (*BatchNorm) Signature() Signature {
+	ch := func(n string) InputSpec { return InputSpec{Name: n, Role: RoleChannel} }
+	return sig(1, inX, ch("Scale"), ch("Bias"), ch("Mean"), ch("Var"))
+}
+
+// Linear is Y = Alpha * A·Wᵀ + Beta * C, with A of shape (M, K), W in layout
+// OI (N, K) and C optional, broadcastable to (M, N). ONNX Gemm's transA and
+// transB are resolved at import (a constant W is stored as OI; otherwise a
+// Transpose node is inserted).
+type Linear struct {
+	Alpha float32
+	Beta  float32
+}
+
+func (*Linear) Kind() string { return "Linear" }
+func (*Linear) Signature() Signature {
+	return sig(1, inA, InputSpec{Name: "W", Role: RoleLinearWeight}, InputSpec{Name: "C", Optional: true})
+}
+
+// MatMul is a NumPy-style matrix product with batch broadcasting.
+type MatMul struct{}
+
+func (*MatMul) Kind() string         { return "MatMul" }
+func (*MatMul) Signature() Signature { return sig(1, inA, inB) }
+
+// ---- Elementwise ----
+
+// BinaryFn is an elementwise arithmetic function.
+type BinaryFn uint8
+
+const (
+	Add BinaryFn = iota
+	Sub
+	Mul
+	Div
+)
+
+var binaryNames = [...]string{Add: "Add", Sub: "Sub", Mul: "Mul", Div: "Div"}
+
+func (f BinaryFn) String() string { return binaryNames[f] }
+
+// Binary is an elementwise op with NumPy broadcasting.
+type Binary struct {
+	Fn BinaryFn
+}
+
+func (b *Binary) Kind() string       { return b.Fn.String() }
+func (*Binary) Signature() Signature { return sig(1, inA, inB) }
+
+// UnaryFn is an elementwise activation without parameters.
+type UnaryFn uint8
+
+const (
+	Relu UnaryFn = iota
+	Sigmoid
+	Tanh
+	HardSwish
+)
+
+var unaryNames = [...]string{Relu: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh", HardSwish: "HardSwish"}
+
+func (f UnaryFn) String() string { return unaryNames[f] }
+
+// Unary applies Fn to every element.
+type Unary struct {
+	Fn UnaryFn
+}
+
+func (u *Unary) Kind() string       { return u.Fn.String() }
+func (*Unary) Signature() Signature { return sig(1, inX) }
+
+// LeakyRelu is x for x >= 0, Alpha*x otherwise.
+type LeakyRelu struct {
+	Alpha float32
+}
+
+func (*LeakyRelu) Kind() string         { return "LeakyRelu" }
+func (*LeakyRelu) Signature() Signature { return sig(1, inX) }
+
+// PRelu is x for x >= 0, Slope*x otherwise, Slope broadcast to X.
+type PRelu struct{}
+
+func (*PRelu) Kind() string         { return "PRelu" }
+func (*PRelu) Signature() Signature { return sig(1, inX, InputSpec{Name: "Slope"}) }
+
+// Clip bounds X to [Min, Max]; absent bounds are -Inf/+Inf.
+type Clip struct {
+	Min float32
+	Max float32
+}
+
+// NewClip returns an unbounded Clip.
+func NewClip() *Clip { return &Clip{Min: float32(math.Inf(-1)), Max: float32(math.Inf(1))} }
+
+func (*Clip) Kind() string         { return "Clip" }
+func (*Clip) Signature() Signature { return sig(1, inX) }
+
+// HardSigmoid is max(0, min(1, Alpha*x + Beta)).
+type HardSigmoid struct {
+	Alpha float32
+	Beta  float32
+}
+
+func (*HardSigmoid) Kind() string         { return "HardSigmoid" }
+func (*HardSigmoid) Signature() Signature { return sig(1, inX) }
+
+// Softmax normalizes along one axis (ONNX opset-13 semantics; the older
+// flatten-to-2-D form is rewritten at import).
+type Softmax struct {
+	Axis int64
+}
+
+func (*Softmax) Kind() string         { return "Softmax" }
+func (*Softmax) Signature() Signature { return sig(1, inX) }
+
+// ---- Pooling ----
+
+// MaxPool takes the maximum over each window. Pads are explicit; CeilMode
+// rounds the output size up.
+type MaxPool struct {
+	Kernel    []int64
+	Strides   []int64
+	Dilations []int64
+	PadsBegin []int64
+	PadsEnd   []int64
+	CeilMode  bool
+}
+
+func (*MaxPool) Kind() string         { return "MaxPool" }
+func (*MaxPool) Signature() Signature { return sig(1, inX) }
+
+// AveragePool averages each window; CountIncludePad decides whether padded
+// positions count in the divisor.
+type AveragePool struct {
+	Kernel          []int64
+	Strides         []int64
+	Dilations       []int64
+	PadsBegin       []int64
+	PadsEnd         []int64
+	CeilMode        bool
+	CountIncludePad bool
+}
+
+func (*AveragePool) Kind() string         { return "AveragePool" }
+func (*AveragePool) Signature() Signature { return sig(1, inX) }
+
+// GlobalAveragePool averages over all spatial axes, keeping them as size 1.
+type GlobalAveragePool struct{}
+
+func (*GlobalAveragePool) Kind() string         { return "GlobalAveragePool" }
+func (*GlobalAveragePool) Signature() Signature { return sig(1, inX) }
+
+// GlobalMaxPool takes the maximum over all spatial axes, keeping them as size 1.
+type GlobalMaxPool struct{}
+
+func (*GlobalMaxPool) Kind() string         { return "GlobalMaxPool" }
+func (*GlobalMaxPool) Signature() Signature { return sig(1, inX) }
+
+// ReduceMean averages over Axes (all axes when Axes is nil).
+type ReduceMean struct {
+	Axes     []int64
+	KeepDims bool
+}
+
+func (*ReduceMean) Kind() string         { return "ReduceMean" }
+func (*ReduceMean) Signature() Signature { return sig(1, inX) }
+
+// ---- Shape manipulation ----
+
+// Concat joins its inputs along Axis.
+type Concat struct {
+	Axis int64
+}
+
+func (*Concat) Kind() string { return "Concat" }
+func (*Concat) Signature() Signature {
+	return sig(1, InputSpec{Name: "Inputs", Variadic: true})
+}
+
+// Split cuts X along Axis into len(Sizes) outputs of the given sizes.
+type Split struct {
+	Axis  int64
+	Sizes []int64
+}
+
+func (*Split) Kind() string { return "Split" }
+func (*Split) Signature() Signature {
+	return Signature{Inputs: []InputSpec{inX}, MinOutputs: 1, MaxOutputs: -1}
+}
+
+// Reshape gives X a new shape. When Shape is set it is the constant target
+// (ONNX codes: 0 copies the input dim unless AllowZero, -1 is inferred) and
+// the second input is absent; when Shape is nil the target is the second
+// input, an i64 tensor computed by the graph.
+type Reshape struct {
+	Shape     []int64
+	AllowZero bool
+}
+
+func (*Reshape) Kind() string { return "Reshape" }
+func (*Reshape) Signature() Signature {
+	return sig(1, inX, InputSpec{Name: "Shape", Optional: true})
+}
+
+// Flatten reshapes X to 2-D: (prod(dims[:Axis]), prod(dims[Axis:])).
+type Flatten struct {
+	Axis int64
+}
+
+func (*Flatten) Kind() string         { return "Flatten" }
+func (*Flatten) Signature() Signature { return sig(1, inX) }
+
+// Transpose permutes axes: output axis i is input axis Perm[i]. Perm is
+// always explicit.
+type Transpose struct {
+	Perm []int64
+}
+
+func (*Transpose) Kind() string         { return "Transpose" }
+func (*Transpose) Signature() Signature { return sig(1, inX) }
+
+// Squeeze removes the listed size-1 axes (every size-1 axis when Axes is nil).
+type Squeeze struct {
+	Axes []int64
+}
+
+func (*Squeeze) Kind() string         { return "Squeeze" }
+func (*Squeeze) Signature() Signature { return sig(1, inX) }
+
+// Unsqueeze inserts size-1 axes at the listed positions of the output.
+type Unsqueeze struct {
+	Axes []int64
+}
+
+func (*Unsqueeze) Kind() string         { return "Unsqueeze" }
+func (*Unsqueeze) Signature() Signature { return sig(1, inX) }
+
+// PadMode is how Pad fills the border.
+type PadMode uint8
+
+const (
+	PadConstant PadMode = iota
+	PadReflect
+	PadEdge
+)
+
+var padModeNames = [...]string{PadConstant: "constant", PadReflect: "reflect", PadEdge: "edge"}
+
+func (m PadMode) String() string { return padModeNames[m] }
+
+// Pad adds PadsBegin/PadsEnd elements on every axis (negative values crop).
+type Pad struct {
+	Mode      PadMode
+	PadsBegin []int64
+	PadsEnd   []int64
+	Value     float32
+}
+
+func (*Pad) Kind() string         { return "Pad" }
+func (*Pad) Signature() Signature { return sig(1, inX) }
+
+// Slice takes [Starts, Ends) with Steps along Axes (ONNX clamping rules;
+// negative indices count from the end).
+type Slice struct {
+	Starts []int64
+	Ends   []int64
+	Axes   []int64
+	Steps  []int64
+}
+
+func (*Slice) Kind() string         { return "Slice" }
+func (*Slice) Signature() Signature { return sig(1, inX) }
+
+// Gather takes entries of Data along Axis at Indices (negative indices count
+// from the end).
+type Gather struct {
+	Axis int64
+}
+
+func (*Gather) Kind() string { return "Gather" }
+func (*Gather) Signature() Signature {
+	return sig(1, InputSpec{Name: "Data"}, InputSpec{Name: "Indices"})
+}
+
+// ShapeOf returns X's shape as a 1-D i64 tensor, dims [Start, End) with
+// ONNX's clamping (End = math.MaxInt64 means to the last axis).
+type ShapeOf struct {
+	Start int64
+	End   int64
+}
+
+// NewShapeOf returns a ShapeOf covering every axis.
+func NewShapeOf() *ShapeOf { return &ShapeOf{End: math.MaxInt64} }
+
+func (*ShapeOf) Kind() string         { return "Shape" }
+func (*ShapeOf) Signature() Signature { return sig(1, inX) }
+
+// Constant produces Value.
+type Constant struct {
+	Value *Tensor
+}
+
+func (*Constant) Kind() string         { return "Constant" }
+func (*Constant) Signature() Signature { return sig(1) }
+
+// Identity copies X.
+type Identity struct{}
+
+func (*Identity) Kind() string         { return "Identity" }
+func (*Identity) Signature() Signature { return sig(1, inX) }
+
+// Dropout is the identity at inference. Its optional second output is the
+// mask (all true at inference). Ratio is kept for export only.
+type Dropout struct {
+	Ratio float32
+}
+
+func (*Dropout) Kind() string { return "Dropout" }
+func (*Dropout) Signature() Signature {
+	return Signature{Inputs: []InputSpec{inX}, MinOutputs: 1, MaxOutputs: 2}
+}
+
+// CoordTransform maps an output coordinate to an input coordinate in Resize.
+type CoordTransform uint8
+
+const (
+	HalfPixel CoordTransform = iota
+	Asymmetric
+	AlignCorners
+	PytorchHalfPixel
+	TFHalfPixelForNN
+)
+
+var coordNames = [...]string{HalfPixel: "half_pixel", Asymmetric: "asymmetric", AlignCorners: "align_corners", PytorchHalfPixel: "pytorch_half_pixel", TFHalfPixelForNN: "tf_half_pixel_for_nn"}
+
+func (c CoordTransform) String() string { return coordNames[c] }
+
+// NearestMode rounds a mapped coordinate to an input index in Resize.
+type NearestMode uint8
+
+const (
+	RoundPreferFloor NearestMode = iota
+	RoundPreferCeil
+	Floor
+	Ceil
+)
+
+var nearestNames = [...]string{RoundPreferFloor: "round_prefer_floor", RoundPreferCeil: "round_prefer_ceil", Floor: "floor", Ceil: "ceil"}
+
+func (n NearestMode) String() string { return nearestNames[n] }
+
+// Resize is nearest-neighbour resampling. Exactly one of Scales (one per
+// axis) and Sizes (the output shape) is set. ONNX Upsample and Resize-10 are
+// imported as Asymmetric + Floor.
+type Resize struct {
+	Scales         []float32
+	Sizes          []int64
+	CoordTransform CoordTransform
+	Nearest        NearestMode
+}
+
+func (*Resize) Kind() string         { return "Resize" }
+func (*Resize) Signature() Signature { return sig(1, inX) }

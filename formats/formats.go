@@ -1,0 +1,239 @@
+// Package formats is the registry of model importers and exporters. Each
+// format package registers itself from an init function, the way image
+// decoders do, so that commands can read and write any registered format
+// without a switch over format names.
+package formats
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// ReadOptions tune an importer. Fields a format does not use are ignored.
+type ReadOptions struct {
+	// Params is an explicit weights file to pair with a graph file (MXNet).
+	Params string
+	// Key selects the state dict inside a checkpoint (PyTorch).
+	Key string
+	// InputShapes overrides or fills input shapes, by input name.
+	InputShapes map[string][]int64
+}
+
+// WriteOptions tune an exporter. Fields a format does not use are ignored.
+type WriteOptions struct {
+	// Opset is the ONNX opset to target; 0 means the exporter's default.
+	Opset int
+	// ExternalData asks for weights in a separate file beside the model.
+	ExternalData bool
+}
+
+// Importer reads one model format into canonical form.
+type Importer struct {
+	Name string
+	// Extensions are lower-case file suffixes including the dot (".onnx").
+	Extensions []string
+	// Sniff reports whether a file starting with head is in this format.
+	// It may be nil when the format has no reliable magic.
+	Sniff func(head []byte) bool
+	Read  func(path string, opts ReadOptions) (*canon.Graph, error)
+}
+
+// Exporter writes canonical graphs in one format.
+type Exporter struct {
+	Name       string
+	Extensions []string
+	// Write must leave no partial output behind on error.
+	Write func(g *canon.Graph, path string, opts WriteOptions) error
+}
+
+var (
+	mu        sync.RWMutex
+	importers []*Importer
+	exporters []*Exporter
+)
+
+// RegisterImporter adds an importer. It panics on a duplicate name, which is
+// a programming error.
+func RegisterImporter(imp *Importer) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, i := range importers {
+		if i.Name == imp.Name {
+			panic("formats: importer " + imp.Name + " registered twice")
+		}
+	}
+	importers = append(importers, imp)
+}
+
+// RegisterExporter adds an exporter.
+func RegisterExporter(exp *Exporter) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range exporters {
+		if e.Name == exp.Name {
+			panic("formats: exporter " + exp.Name + " registered twice")
+		}
+	}
+	exporters = append(exporters, exp)
+}
+
+// ImporterNames lists the registered importers, sorted.
+func ImporterNames() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	for _, i := range importers {
+		out = append(out, i.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ExporterNames lists the registered exporters, sorted.
+func ExporterNames() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	for _, e := range exporters {
+		out = append(out, e.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasSuffix(path string, exts []string) bool {
+	lower := strings.ToLower(path)
+	for _, e := range exts {
+		if strings.HasSuffix(lower, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// FindImporter picks the importer for path: by name when format is set,
+// otherwise by the file's leading bytes, then by its extension.
+func FindImporter(path, format string) (*Importer, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	if format != "" {
+		for _, i := range importers {
+			if i.Name == format {
+				return i, nil
+			}
+		}
+		return nil, fmt.Errorf("unknown input format %q (known: %s)", format, strings.Join(namesLocked(importers), ", "))
+	}
+	head, err := readHead(path, 512)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range importers {
+		if i.Sniff != nil && i.Sniff(head) && hasSuffix(path, i.Extensions) {
+			return i, nil
+		}
+	}
+	for _, i := range importers {
+		if i.Sniff != nil && i.Sniff(head) {
+			return i, nil
+		}
+	}
+	for _, i := range importers {
+		if hasSuffix(path, i.Extensions) {
+			return i, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: cannot tell the model format from its name or contents; pass --from (one of %s)", path, strings.Join(namesLocked(importers), ", "))
+}
+
+// FindExporter picks the exporter for path: by name when format is set,
+// otherwise by extension.
+func FindExporter(path, format string) (*Exporter, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	var names []string
+	for _, e := range exporters {
+		names = append(names, e.Name)
+		if format != "" && e.Name == format {
+			return e, nil
+		}
+		if format == "" && hasSuffix(path, e.Extensions) {
+			return e, nil
+		}
+	}
+	sort.Strings(names)
+	if format != "" {
+		return nil, fmt.Errorf("unknown output format %q (known: %s)", format, strings.Join(names, ", "))
+	}
+	return nil, fmt.Errorf("%s: cannot tell the output format from the file name; pass --to (one of %s)", path, strings.Join(names, ", "))
+}
+
+// Read imports a model, choosing the importer as FindImporter does, and
+// validates the result.
+func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error) {
+	imp, err := FindImporter(path, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := imp.Read(path, opts)
+	if err != nil {
+		return nil, imp, err
+	}
+	return g, imp, nil
+}
+
+func namesLocked[T interface{ *Importer | *Exporter }](list []T) []string {
+	var out []string
+	for _, x := range list {
+		switch v := any(x).(type) {
+		case *Importer:
+			out = append(out, v.Name)
+		case *Exporter:
+			out = append(out, v.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, not a model file", path)
+	}
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	return bytes.Clone(buf[:k]), nil
+}
+
+// SameFile reports whether a and b name the same existing file, so that a
+// command can refuse to overwrite its input.
+func SameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(sa, sb)
+	}
+	aa, _ := filepath.Abs(a)
+	bb, _ := filepath.Abs(b)
+	return aa == bb && err1 == nil
+}
