@@ -1,0 +1,265 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// checkReport is the --json schema of `check`. Field names are stable.
+type checkReport struct {
+	A       string         `json:"a"`
+	B       string         `json:"b"`
+	Inputs  string         `json:"inputs"`
+	Samples int            `json:"samples"`
+	RTol    float64        `json:"rtol"`
+	ATol    float64        `json:"atol"`
+	Outputs []outputReport `json:"outputs"`
+	OK      bool           `json:"ok"`
+	// Error says why the models could not be compared (exit status 2).
+	Error string `json:"error,omitempty"`
+}
+
+type outputReport struct {
+	NameA string  `json:"name_a"`
+	NameB string  `json:"name_b"`
+	Shape []int64 `json:"shape"`
+	compare.Result
+}
+
+// notComparable marks a reason the two models cannot be compared.
+func notComparable(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func newCheckCmd() *cobra.Command {
+	var rfA, rfB readFlags
+	var inf inputFlags
+	var samples int
+	var rtol, atol float64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check A B",
+		Short: "Run two models on the same inputs and compare their outputs",
+		Long: `check runs A and B with the reference interpreter on the same inputs and
+reports, per output, the largest absolute and relative error and the worst
+element. Inputs and outputs are matched by name, else by position.
+
+An element passes when |b - a| <= atol + rtol * |a| (A is the reference).
+Exit status: 0 all outputs within tolerance, 1 some are not, 2 the models
+cannot be compared (different inputs or output shapes) or bad usage.`,
+		Example: `  modelbridge check testdata/tiny_convnet.onnx /tmp/tiny_convnet.onnx --random --samples 3
+  modelbridge check model.onnx converted.onnx --inputs test_data_set_0 --rtol 1e-4 --json`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples}
+			err := runCheck(&rep, &rfA, &rfB, &inf)
+			if asJSON {
+				if err != nil {
+					rep.Error = err.Error()
+				}
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				enc.Encode(rep)
+			} else if len(rep.Outputs) > 0 {
+				printCheck(cmd.OutOrStdout(), rep)
+			}
+			if err != nil {
+				return err
+			}
+			if !rep.OK {
+				return &exitError{code: exitFailure, err: fmt.Errorf("outputs differ beyond rtol %g, atol %g", rtol, atol)}
+			}
+			return nil
+		},
+	}
+	rfA.register(cmd)
+	inf.register(cmd)
+	cmd.Flags().IntVar(&samples, "samples", 1, "number of random input sets (with --random; seeds seed, seed+1, ...)")
+	cmd.Flags().Float64Var(&rtol, "rtol", 1e-4, "relative tolerance")
+	cmd.Flags().Float64Var(&atol, "atol", 1e-5, "absolute tolerance")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&rfB.from, "from-b", "", "format of B when it differs from --from")
+	return cmd
+}
+
+func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags) error {
+	if rep.Samples < 1 {
+		return usageErrorf("--samples must be at least 1")
+	}
+	if rep.Samples > 1 && !inf.random {
+		return usageErrorf("--samples needs --random")
+	}
+	rfB.params, rfB.key, rfB.inputShapes = "", "", rfA.inputShapes
+	if rfB.from == "" {
+		rfB.from = rfA.from
+	}
+	ga, _, err := rfA.load(rep.A)
+	if err != nil {
+		return err
+	}
+	defer ga.Close()
+	gb, _, err := rfB.load(rep.B)
+	if err != nil {
+		return err
+	}
+	defer gb.Close()
+
+	inMap, err := matchValues("input", ga.Inputs, gb.Inputs)
+	if err != nil {
+		return err
+	}
+	for i, a := range ga.Inputs {
+		b := gb.Inputs[inMap[i]]
+		if !compatibleShapes(a, b) {
+			return notComparable("input %q of A has shape %s, input %q of B has %s", a.Name, shapeString(describeValue(a).Shape), b.Name, shapeString(describeValue(b).Shape))
+		}
+	}
+	outMap, err := matchValues("output", ga.Outputs, gb.Outputs)
+	if err != nil {
+		return err
+	}
+	pa, err := interp.New(ga)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rep.A, err)
+	}
+	pb, err := interp.New(gb)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rep.B, err)
+	}
+	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
+	rep.Inputs = describeInputs(inf, rep.Samples)
+	rep.OK = true
+	rep.Outputs = make([]outputReport, len(ga.Outputs))
+	for s := 0; s < rep.Samples; s++ {
+		inA, err := inf.gather(ga, shapes, inf.seed+uint64(s))
+		if err != nil {
+			return err
+		}
+		inB := map[string]*canon.Tensor{}
+		for i, a := range ga.Inputs {
+			inB[gb.Inputs[inMap[i]].Name] = inA[a.Name]
+		}
+		outA, err := pa.Run(inA)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rep.A, err)
+		}
+		outB, err := pb.Run(inB)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rep.B, err)
+		}
+		for i, a := range ga.Outputs {
+			nameB := gb.Outputs[outMap[i]].Name
+			ta, tb := outA[a.Name], outB[nameB]
+			if ta == nil || tb == nil {
+				return fmt.Errorf("output %q was not produced", a.Name)
+			}
+			res, err := compare.Tensors(tb, ta, rep.RTol, rep.ATol)
+			if err != nil {
+				return notComparable("output %q of A and %q of B: %v", a.Name, nameB, err)
+			}
+			prev := rep.Outputs[i]
+			if s == 0 || res.MaxAbs > prev.MaxAbs || (!res.OK && prev.OK) {
+				merged := res
+				merged.MaxRel = max(res.MaxRel, prev.MaxRel)
+				merged.Mismatched += prev.Mismatched
+				merged.OK = res.OK && (s == 0 || prev.OK)
+				rep.Outputs[i] = outputReport{NameA: a.Name, NameB: nameB, Shape: ta.Shape, Result: merged}
+			} else {
+				rep.Outputs[i].MaxRel = max(res.MaxRel, prev.MaxRel)
+				rep.Outputs[i].Mismatched += res.Mismatched
+				rep.Outputs[i].OK = prev.OK && res.OK
+			}
+			if !res.OK {
+				rep.OK = false
+			}
+		}
+	}
+	return nil
+}
+
+func describeInputs(inf *inputFlags, samples int) string {
+	switch {
+	case inf.random:
+		return fmt.Sprintf("random, seed %d, %d sample(s)", inf.seed, samples)
+	case inf.dir != "":
+		return inf.dir
+	}
+	return strings.Join(inf.files, " ")
+}
+
+// matchValues pairs A's values with B's: by name when B has every name of
+// A, else by position when the counts agree.
+func matchValues(what string, a, b []canon.ValueInfo) ([]int, error) {
+	if len(a) != len(b) {
+		return nil, notComparable("A has %d %ss (%s), B has %d (%s)", len(a), what, names(a), len(b), names(b))
+	}
+	idx := map[string]int{}
+	for i, v := range b {
+		idx[v.Name] = i
+	}
+	out := make([]int, len(a))
+	byName := true
+	for i, v := range a {
+		j, ok := idx[v.Name]
+		if !ok {
+			byName = false
+			break
+		}
+		out[i] = j
+	}
+	if !byName {
+		for i := range out {
+			out[i] = i
+		}
+	}
+	return out, nil
+}
+
+func names(vs []canon.ValueInfo) string {
+	var s []string
+	for _, v := range vs {
+		s = append(s, v.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+// compatibleShapes is false only when both shapes are known and differ.
+func compatibleShapes(a, b canon.ValueInfo) bool {
+	if !a.RankKnown || !b.RankKnown {
+		return true
+	}
+	if len(a.Shape) != len(b.Shape) {
+		return false
+	}
+	for i := range a.Shape {
+		if a.Shape[i].Known() && b.Shape[i].Known() && a.Shape[i].Size != b.Shape[i].Size {
+			return false
+		}
+	}
+	return a.DType == b.DType
+}
+
+func printCheck(w io.Writer, r checkReport) {
+	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|\n", r.A, r.B, r.Inputs, r.ATol, r.RTol)
+	for _, o := range r.Outputs {
+		status := "ok"
+		if !o.OK {
+			status = fmt.Sprintf("DIFFERS (%d of %d elements)", o.Mismatched, o.Elements)
+		}
+		name := o.NameA
+		if o.NameB != o.NameA {
+			name += " / " + o.NameB
+		}
+		fmt.Fprintf(w, "%-28s %v  max abs %.3g  max rel %.3g  worst at %v (a=%.7g b=%.7g)  %s\n",
+			name, o.Shape, o.MaxAbs, o.MaxRel, o.Worst, o.WorstWant, o.WorstGot, status)
+	}
+}

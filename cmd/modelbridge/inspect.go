@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// inspectReport is the --json schema of `inspect`. Field names are stable.
+type inspectReport struct {
+	File            string         `json:"file"`
+	Format          string         `json:"format"`
+	Producer        string         `json:"producer"`
+	ProducerVersion string         `json:"producer_version"`
+	IRVersion       int64          `json:"ir_version,omitempty"`
+	Opset           int64          `json:"opset,omitempty"`
+	Inputs          []valueReport  `json:"inputs"`
+	Outputs         []valueReport  `json:"outputs"`
+	Nodes           int            `json:"nodes"`
+	Ops             map[string]int `json:"ops"`
+	Params          paramsReport   `json:"params"`
+	Weights         []weightReport `json:"weights"`
+}
+
+type valueReport struct {
+	Name  string `json:"name"`
+	DType string `json:"dtype"`
+	// Shape holds sizes as numbers and symbolic dims as strings ("?" when
+	// unknown); null when even the rank is unknown.
+	Shape []any `json:"shape"`
+}
+
+type paramsReport struct {
+	Tensors  int              `json:"tensors"`
+	Elements int64            `json:"elements"`
+	Bytes    int64            `json:"bytes"`
+	ByDType  map[string]int64 `json:"bytes_by_dtype"`
+}
+
+type weightReport struct {
+	Name   string  `json:"name"`
+	DType  string  `json:"dtype"`
+	Shape  []int64 `json:"shape"`
+	Layout string  `json:"layout"`
+	Bytes  int     `json:"bytes"`
+}
+
+func newInspectCmd() *cobra.Command {
+	var rf readFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect MODEL",
+		Short: "Describe a model: format, inputs and outputs, ops, parameters and weight layouts",
+		Example: `  modelbridge inspect testdata/tiny_convnet.onnx
+  modelbridge inspect model.onnx --json | jq .params`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g, imp, err := rf.load(args[0])
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			rep := buildInspectReport(args[0], imp.Name, g)
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printInspect(cmd.OutOrStdout(), rep)
+			return nil
+		},
+	}
+	rf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func buildInspectReport(path, format string, g *canon.Graph) inspectReport {
+	rep := inspectReport{
+		File: path, Format: format,
+		Producer: g.Meta.Producer, ProducerVersion: g.Meta.ProducerVersion,
+		IRVersion: g.Meta.SourceIRVersion, Opset: g.Meta.SourceOpset,
+		Nodes: len(g.Nodes), Ops: map[string]int{},
+	}
+	for _, v := range g.Inputs {
+		rep.Inputs = append(rep.Inputs, describeValue(v))
+	}
+	for _, v := range g.Outputs {
+		rep.Outputs = append(rep.Outputs, describeValue(v))
+	}
+	for _, n := range g.Nodes {
+		rep.Ops[n.Op.Kind()]++
+	}
+	ps := g.Params()
+	rep.Params = paramsReport{Tensors: ps.Tensors, Elements: ps.Elements, Bytes: ps.Bytes, ByDType: map[string]int64{}}
+	for dt, b := range ps.ByDType {
+		rep.Params.ByDType[dt.String()] = b
+	}
+	for _, t := range g.Initializers {
+		rep.Weights = append(rep.Weights, weightReport{Name: t.Name, DType: t.DType.String(), Shape: t.Shape, Layout: string(t.Layout), Bytes: len(t.Data)})
+	}
+	return rep
+}
+
+func describeValue(v canon.ValueInfo) valueReport {
+	r := valueReport{Name: v.Name, DType: v.DType.String()}
+	if v.RankKnown {
+		r.Shape = []any{}
+		for _, d := range v.Shape {
+			switch {
+			case d.Known():
+				r.Shape = append(r.Shape, d.Size)
+			case d.Param != "":
+				r.Shape = append(r.Shape, d.Param)
+			default:
+				r.Shape = append(r.Shape, "?")
+			}
+		}
+	}
+	return r
+}
+
+func shapeString(s []any) string {
+	if s == nil {
+		return "(unknown rank)"
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func printInspect(w io.Writer, r inspectReport) {
+	fmt.Fprintf(w, "file:      %s\nformat:    %s\n", r.File, r.Format)
+	if r.Producer != "" {
+		fmt.Fprintf(w, "producer:  %s %s\n", r.Producer, r.ProducerVersion)
+	}
+	if r.IRVersion != 0 || r.Opset != 0 {
+		fmt.Fprintf(w, "ir/opset:  %d / %d\n", r.IRVersion, r.Opset)
+	}
+	fmt.Fprintln(w, "inputs:")
+	for _, v := range r.Inputs {
+		fmt.Fprintf(w, "  %-24s %-5s %s\n", v.Name, v.DType, shapeString(v.Shape))
+	}
+	fmt.Fprintln(w, "outputs:")
+	for _, v := range r.Outputs {
+		fmt.Fprintf(w, "  %-24s %-5s %s\n", v.Name, v.DType, shapeString(v.Shape))
+	}
+	fmt.Fprintf(w, "nodes:     %d\n", r.Nodes)
+	kinds := make([]string, 0, len(r.Ops))
+	for k := range r.Ops {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if r.Ops[kinds[i]] != r.Ops[kinds[j]] {
+			return r.Ops[kinds[i]] > r.Ops[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	for _, k := range kinds {
+		fmt.Fprintf(w, "  %-24s %d\n", k, r.Ops[k])
+	}
+	fmt.Fprintf(w, "params:    %d elements in %d tensors, %s\n", r.Params.Elements, r.Params.Tensors, humanBytes(r.Params.Bytes))
+	dts := make([]string, 0, len(r.Params.ByDType))
+	for k := range r.Params.ByDType {
+		dts = append(dts, k)
+	}
+	sort.Strings(dts)
+	for _, k := range dts {
+		fmt.Fprintf(w, "  %-24s %s\n", k, humanBytes(r.Params.ByDType[k]))
+	}
+	if len(r.Weights) > 0 {
+		fmt.Fprintln(w, "weights:")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  name\tdtype\tshape\tlayout")
+		for _, t := range r.Weights {
+			layout := t.Layout
+			if layout == "" {
+				layout = "-"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", t.Name, t.DType, t.Shape, layout)
+		}
+		tw.Flush()
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+)
+
+// readFlags are the model-reading options shared by commands.
+type readFlags struct {
+	from        string
+	params      string
+	key         string
+	inputShapes []string
+}
+
+func (r *readFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.from, "from", "", "input format (default: from the file's contents and extension; one of "+joinNames(formats.ImporterNames())+")")
+	cmd.Flags().StringVar(&r.params, "params", "", "weights file to pair with a graph file (MXNet .params)")
+	cmd.Flags().StringVar(&r.key, "key", "", "key of the state dict inside a checkpoint (PyTorch)")
+	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... for graphs whose inputs have unknown sizes (repeatable)")
+}
+
+func (r *readFlags) options() (formats.ReadOptions, error) {
+	shapes, err := tensorfile.ParseShapes(r.inputShapes)
+	if err != nil {
+		return formats.ReadOptions{}, usageErrorf("%v", err)
+	}
+	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes}, nil
+}
+
+// load reads and validates a model.
+func (r *readFlags) load(path string) (*canon.Graph, *formats.Importer, error) {
+	opts, err := r.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	g, imp, err := formats.Read(path, r.from, opts)
+	if err != nil {
+		return nil, imp, err
+	}
+	if err := g.Validate(); err != nil {
+		g.Close()
+		return nil, imp, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, imp, nil
+}
+
+func joinNames(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}

@@ -1,0 +1,106 @@
+// Command modelbridge converts, inspects, runs and compares neural-network
+// models (ONNX, PyTorch, MXNet) through one canonical IR.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	// Formats register themselves with the formats registry.
+	_ "github.com/modelbridge/modelbridge/exporters/onnx"
+	_ "github.com/modelbridge/modelbridge/importers/onnx"
+)
+
+// Version is the release of this build.
+const Version = "0.1.0"
+
+// Exit codes shared by every command.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// exitError carries a specific exit status out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// execute runs the CLI with args and returns the exit status; tests call it
+// directly.
+func execute(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(stderr, "modelbridge:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "modelbridge:", err)
+	return exitFailure
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "modelbridge",
+		Short: "Convert, inspect, run and compare neural-network models",
+		Long: `modelbridge converts models between ONNX, PyTorch and MXNet through one
+canonical graph with explicit tensor layouts, runs them with a built-in
+reference interpreter, and checks that a converted model computes the same
+thing as the original.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
+	})
+	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newVersionCmd())
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with the usage exit code.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s takes %d argument(s), got %d\nusage: %s", cmd.Name(), n, len(args), cmd.UseLine())
+		}
+		return nil
+	}
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the modelbridge version",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), "modelbridge", Version)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// inputFlags choose the inputs of `run` and `check`.
+type inputFlags struct {
+	files  []string
+	dir    string
+	random bool
+	seed   uint64
+}
+
+func (f *inputFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.files, "input", nil, "input tensor NAME=FILE (.pb TensorProto or .npy; repeatable)")
+	cmd.Flags().StringVar(&f.dir, "inputs", "", "folder of inputs: input_0.pb, input_1.pb... in input order, or NAME.pb/NAME.npy")
+	cmd.Flags().BoolVar(&f.random, "random", false, "use random inputs (floats uniform in [-1,1), integers 0) shaped like the model's inputs")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed for --random")
+}
+
+// gather builds the input tensors for g.
+func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint64) (map[string]*canon.Tensor, error) {
+	modes := 0
+	for _, on := range []bool{len(f.files) > 0, f.dir != "", f.random} {
+		if on {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return nil, usageErrorf("choose one of --input, --inputs and --random")
+	}
+	switch {
+	case f.random:
+		return tensorfile.Random(g.Inputs, shapes, seed)
+	case f.dir != "":
+		return tensorfile.LoadDir(f.dir, g.Inputs)
+	case len(f.files) > 0:
+		out := map[string]*canon.Tensor{}
+		known := map[string]bool{}
+		for _, in := range g.Inputs {
+			known[in.Name] = true
+		}
+		for _, spec := range f.files {
+			name, file, ok := strings.Cut(spec, "=")
+			if !ok {
+				// A lone file is fine for a single-input model.
+				if len(g.Inputs) != 1 {
+					return nil, usageErrorf("--input %q: want NAME=FILE (the model has %d inputs)", spec, len(g.Inputs))
+				}
+				name, file = g.Inputs[0].Name, spec
+			}
+			if !known[name] {
+				return nil, usageErrorf("--input %q: the model has no input %q (inputs: %s)", spec, name, inputNames(g))
+			}
+			t, err := tensorfile.Load(file)
+			if err != nil {
+				return nil, fmt.Errorf("input %q: %w", name, err)
+			}
+			t.Name = name
+			out[name] = t
+		}
+		for _, in := range g.Inputs {
+			if out[in.Name] == nil {
+				return nil, usageErrorf("no value for input %q (%s %s); pass --input %s=FILE", in.Name, in.DType, shapeString(describeValue(in).Shape), in.Name)
+			}
+		}
+		return out, nil
+	}
+	return nil, usageErrorf("no inputs given: use --input NAME=FILE, --inputs DIR or --random")
+}
+
+func inputNames(g *canon.Graph) string {
+	var names []string
+	for _, in := range g.Inputs {
+		names = append(names, in.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func newRunCmd() *cobra.Command {
+	var rf readFlags
+	var inf inputFlags
+	var outDir string
+	cmd := &cobra.Command{
+		Use:   "run MODEL --out DIR",
+		Short: "Run a model with the reference interpreter and save its outputs",
+		Long: `run executes MODEL on the CPU with modelbridge's reference interpreter and
+writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
+		Example: `  modelbridge run testdata/tiny_convnet.onnx --random --seed 7 --out /tmp/out
+  modelbridge run model.onnx --input data=image.npy --out /tmp/out
+  modelbridge run model.onnx --inputs test_data_set_0 --out /tmp/out`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if outDir == "" {
+				return usageErrorf("--out DIR is required")
+			}
+			g, _, err := rf.load(args[0])
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
+			inputs, err := inf.gather(g, shapes, inf.seed)
+			if err != nil {
+				return err
+			}
+			outs, err := interp.Run(g, inputs)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				return err
+			}
+			for i, o := range g.Outputs {
+				t := outs[o.Name]
+				if t == nil {
+					return fmt.Errorf("%s: output %q was not produced", args[0], o.Name)
+				}
+				t.Name = o.Name
+				p := filepath.Join(outDir, tensorfile.OutputFileName(i))
+				if err := tensorfile.Save(t, p); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s%v -> %s\n", o.Name, summarize(t), t.DType, t.Shape, p)
+			}
+			return nil
+		},
+	}
+	rf.register(cmd)
+	inf.register(cmd)
+	cmd.Flags().StringVar(&outDir, "out", "", "folder for the outputs (created if needed)")
+	return cmd
+}
+
+// summarize gives min/max/mean of a tensor for a quick look.
+func summarize(t *canon.Tensor) string {
+	v, err := t.Float64s()
+	if err != nil || len(v) == 0 {
+		return ""
+	}
+	lo, hi, sum := v[0], v[0], 0.0
+	for _, x := range v {
+		lo, hi, sum = min(lo, x), max(hi, x), sum+x
+	}
+	return fmt.Sprintf("min %.6g max %.6g mean %.6g", lo, hi, sum/float64(len(v)))
+}

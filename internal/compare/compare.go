@@ -1,0 +1,125 @@
+// Package compare measures how far one tensor is from a reference, the way
+// `check` and the tests report it: max absolute and relative error, the
+// worst element, and whether all elements satisfy |a-b| <= atol + rtol*|b|.
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Result describes the difference between a tensor and its reference.
+type Result struct {
+	MaxAbs float64 `json:"max_abs_error"`
+	// MaxRel is the largest |a-b| / |b| over elements with b != 0.
+	MaxRel float64 `json:"max_rel_error"`
+	// Worst is the element with the largest excess over the tolerance (or
+	// the largest absolute error when all are within it).
+	Worst      []int64 `json:"worst_index"`
+	WorstGot   float64 `json:"worst_got"`
+	WorstWant  float64 `json:"worst_want"`
+	Mismatched int64   `json:"mismatched"`
+	Elements   int64   `json:"elements"`
+	OK         bool    `json:"ok"`
+}
+
+// Tensors compares got against want. Shapes must be equal; NaN matches NaN.
+func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
+	if !sameShape(got.Shape, want.Shape) {
+		return Result{}, fmt.Errorf("shape %v differs from the reference shape %v", got.Shape, want.Shape)
+	}
+	a, err := got.Float64s()
+	if err != nil {
+		return Result{}, err
+	}
+	b, err := want.Float64s()
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{Elements: int64(len(a)), OK: true}
+	worst, worstExcess := -1, math.Inf(-1)
+	for i := range a {
+		x, y := a[i], b[i]
+		if math.IsNaN(x) && math.IsNaN(y) {
+			continue
+		}
+		d := math.Abs(x - y)
+		if math.IsNaN(d) || (math.IsInf(x, 0) && x == y) {
+			if x == y {
+				continue
+			}
+			d = math.Inf(1)
+		}
+		if d > r.MaxAbs {
+			r.MaxAbs = d
+		}
+		if y != 0 {
+			if rel := d / math.Abs(y); rel > r.MaxRel {
+				r.MaxRel = rel
+			}
+		}
+		excess := d - (atol + rtol*math.Abs(y))
+		if excess > 0 {
+			r.Mismatched++
+			r.OK = false
+		}
+		if excess > worstExcess {
+			worst, worstExcess = i, excess
+		}
+	}
+	if worst >= 0 {
+		r.Worst = unravel(int64(worst), got.Shape)
+		r.WorstGot, r.WorstWant = a[worst], b[worst]
+	}
+	return r, nil
+}
+
+// RelativeToMax is max|a-b| / max|b|, a scale-aware error for whole outputs
+// (used for the "relative error 1e-4" criterion on model outputs).
+func RelativeToMax(got, want *canon.Tensor) (float64, error) {
+	if !sameShape(got.Shape, want.Shape) {
+		return 0, fmt.Errorf("shape %v differs from the reference shape %v", got.Shape, want.Shape)
+	}
+	a, err := got.Float64s()
+	if err != nil {
+		return 0, err
+	}
+	b, err := want.Float64s()
+	if err != nil {
+		return 0, err
+	}
+	var maxDiff, maxRef float64
+	for i := range a {
+		maxDiff = math.Max(maxDiff, math.Abs(a[i]-b[i]))
+		maxRef = math.Max(maxRef, math.Abs(b[i]))
+	}
+	if maxRef == 0 {
+		return maxDiff, nil
+	}
+	return maxDiff / maxRef, nil
+}
+
+func sameShape(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func unravel(i int64, shape []int64) []int64 {
+	idx := make([]int64, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		if shape[k] > 0 {
+			idx[k] = i % shape[k]
+			i /= shape[k]
+		}
+	}
+	return idx
+}

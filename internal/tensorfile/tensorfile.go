@@ -1,0 +1,150 @@
+// Package tensorfile loads and saves the tensors that `run` and `check`
+// take as inputs and write as outputs: ONNX TensorProto (.pb) files and
+// NumPy (.npy) arrays. It also makes random inputs for a graph.
+package tensorfile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
+	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+	"github.com/modelbridge/modelbridge/internal/npy"
+)
+
+// Load reads a .pb (TensorProto) or .npy file.
+func Load(path string) (*canon.Tensor, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return npy.ReadFile(path)
+	case ".pb":
+		return onnximport.ReadTensorFile(path)
+	}
+	return nil, fmt.Errorf("%s: unknown tensor file type; use .pb (ONNX TensorProto) or .npy", path)
+}
+
+// Save writes t as an ONNX TensorProto .pb file.
+func Save(t *canon.Tensor, path string) error {
+	return onnxexport.WriteTensorFile(t, path)
+}
+
+// LoadDir reads a folder of inputs for the given graph inputs: either
+// input_0.pb, input_1.pb, ... in input order (ONNX test-data style), or
+// files named after the inputs (NAME.pb or NAME.npy).
+func LoadDir(dir string, inputs []canon.ValueInfo) (map[string]*canon.Tensor, error) {
+	out := map[string]*canon.Tensor{}
+	for i, in := range inputs {
+		var found string
+		for _, cand := range []string{
+			fmt.Sprintf("input_%d.pb", i), fmt.Sprintf("input_%d.npy", i),
+			safeName(in.Name) + ".pb", safeName(in.Name) + ".npy",
+		} {
+			p := filepath.Join(dir, cand)
+			if _, err := os.Stat(p); err == nil {
+				found = p
+				break
+			}
+		}
+		if found == "" {
+			return nil, fmt.Errorf("%s: no file for input %q (looked for input_%d.pb/.npy and %s.pb/.npy)", dir, in.Name, i, safeName(in.Name))
+		}
+		t, err := Load(found)
+		if err != nil {
+			return nil, err
+		}
+		t.Name = in.Name
+		out[in.Name] = t
+	}
+	return out, nil
+}
+
+// safeName turns a value name into a file name.
+func safeName(name string) string {
+	r := strings.NewReplacer("/", "_", "\\", "_", ":", "_")
+	return r.Replace(name)
+}
+
+// OutputFileName is the file `run` writes output i to.
+func OutputFileName(i int) string { return fmt.Sprintf("output_%d.pb", i) }
+
+// Random makes one random tensor per graph input: floats uniform in
+// [-1, 1), integers zero, booleans false. Unknown dimensions become 1 unless
+// shapes overrides them (by input name).
+func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (map[string]*canon.Tensor, error) {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	out := map[string]*canon.Tensor{}
+	for _, in := range inputs {
+		shape, ok := shapes[in.Name]
+		if !ok {
+			if !in.RankKnown {
+				return nil, fmt.Errorf("input %q has an unknown rank; give its shape with --input-shape %s=1,3,224,224", in.Name, in.Name)
+			}
+			shape = make([]int64, len(in.Shape))
+			for i, d := range in.Shape {
+				shape[i] = 1
+				if d.Known() {
+					shape[i] = d.Size
+				}
+			}
+		}
+		t := &canon.Tensor{Name: in.Name, DType: in.DType, Shape: shape}
+		size := t.ByteSize()
+		if size < 0 || size > 1<<32 {
+			return nil, fmt.Errorf("input %q: shape %v is too large for random data", in.Name, shape)
+		}
+		t.Data = make([]byte, size)
+		n := int(t.NumElements())
+		switch in.DType {
+		case canon.Float32:
+			for i := 0; i < n; i++ {
+				binary.LittleEndian.PutUint32(t.Data[4*i:], math.Float32bits(float32(rng.Float64()*2-1)))
+			}
+		case canon.Float64:
+			for i := 0; i < n; i++ {
+				binary.LittleEndian.PutUint64(t.Data[8*i:], math.Float64bits(rng.Float64()*2-1))
+			}
+		case canon.Float16, canon.BFloat16:
+			return nil, fmt.Errorf("input %q: random %s inputs are not supported; pass a file with --input", in.Name, in.DType)
+		}
+		out[in.Name] = t
+	}
+	return out, nil
+}
+
+// ParseShapes parses --input-shape values "name=1,3,224,224".
+func ParseShapes(specs []string) (map[string][]int64, error) {
+	out := map[string][]int64{}
+	for _, s := range specs {
+		name, dims, ok := strings.Cut(s, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--input-shape %q: want NAME=D1,D2,... (e.g. data=1,3,224,224)", s)
+		}
+		var shape []int64
+		for _, d := range strings.Split(dims, ",") {
+			var v int64
+			if _, err := fmt.Sscan(strings.TrimSpace(d), &v); err != nil || v < 0 {
+				return nil, fmt.Errorf("--input-shape %q: %q is not a dimension", s, d)
+			}
+			shape = append(shape, v)
+		}
+		out[name] = shape
+	}
+	return out, nil
+}
+
+// SortedNames returns the keys of m in order.
+func SortedNames(m map[string]*canon.Tensor) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
