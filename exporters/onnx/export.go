@@ -1,0 +1,488 @@
+// Package onnxexport writes canonical graphs as ONNX models.
+//
+// Each canonical op maps to one ONNX op at the chosen opset (11..17), with
+// parameters that ONNX takes as inputs (Reshape shapes, axes, pads, Clip
+// bounds...) written as generated initializers. The writer streams: the
+// graph structure is marshalled on its own (it is small), and each weight's
+// bytes go straight from the source tensor (often a memory mapping of the
+// input file) to the output file, so exporting never holds a second copy of
+// the weights.
+package onnxexport
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/atomicfile"
+	"github.com/modelbridge/modelbridge/internal/onnxpb"
+)
+
+const (
+	// DefaultOpset is the opset written when none is asked for.
+	DefaultOpset = 13
+	// MinOpset and MaxOpset bound the opsets this exporter can target.
+	MinOpset = 11
+	MaxOpset = 17
+
+	// ProducerName and ProducerVersion are written into every model.
+	ProducerName    = "modelbridge"
+	ProducerVersion = "0.1.0"
+
+	// externalMin is the smallest tensor moved to the external data file;
+	// smaller ones stay inline, as onnx's own save does.
+	externalMin = 1024
+	// externalAlign aligns tensors in the data file so they can be mapped.
+	externalAlign = 4096
+	// protoLimit is the largest message protobuf parsers accept.
+	protoLimit = math.MaxInt32
+)
+
+func init() {
+	formats.RegisterExporter(&formats.Exporter{
+		Name:       "onnx",
+		Extensions: []string{".onnx"},
+		Write:      Write,
+	})
+}
+
+// irVersion is the IR version ONNX pairs with each opset.
+func irVersion(opset int) int64 {
+	switch {
+	case opset <= 11:
+		return 6
+	case opset <= 14:
+		return 7
+	default:
+		return 8
+	}
+}
+
+// Write exports g to path as an ONNX model at opts.Opset (0 means
+// DefaultOpset). With opts.ExternalData, or when the model would exceed
+// protobuf's 2 GiB limit, tensors over 1 KiB go to "<file>.data" beside it.
+// Nothing is written when the graph cannot be expressed; an existing file
+// at path is replaced only once the new one is complete.
+func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
+	_, err := write(g, path, opts)
+	return err
+}
+
+// writeInfo tells tests how a model was written.
+type writeInfo struct {
+	// expanded: some op became several ONNX nodes (or lost a flag that
+	// changes nothing), so the re-imported graph differs from g while
+	// computing the same function.
+	expanded bool
+	external bool
+}
+
+func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, error) {
+	opset := opts.Opset
+	if opset == 0 {
+		opset = DefaultOpset
+	}
+	if opset < MinOpset || opset > MaxOpset {
+		return nil, fmt.Errorf("%s: cannot write ONNX opset %d; this exporter writes opsets %d to %d", path, opset, MinOpset, MaxOpset)
+	}
+	types, inferred := valueTypes(g)
+	b := &builder{g: g, opset: opset, taken: map[string]bool{}, types: types, inferred: inferred}
+	reserveNames(b.taken, g)
+	for _, n := range g.Nodes {
+		if err := b.node(n); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+
+	graphBytes, err := marshalGraph(g, b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	headBytes, err := marshalOpts.Marshal(modelHead(g, opset))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+
+	tensors := make([]*canon.Tensor, 0, len(g.Initializers)+len(b.params))
+	tensors = append(tensors, g.Initializers...)
+	tensors = append(tensors, b.params...)
+	for _, t := range tensors {
+		if err := checkTensor(t); err != nil {
+			return nil, fmt.Errorf("%s: initializer: %w", path, err)
+		}
+	}
+
+	lay, err := layOut(tensors, nil, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	external := opts.ExternalData || modelSize(headBytes, graphBytes, lay) > protoLimit
+	dataName := filepath.Base(path) + ".data"
+	if external {
+		if lay, err = layOut(tensors, &externalPlan{}, dataName); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if size := modelSize(headBytes, graphBytes, lay); size > protoLimit {
+			return nil, fmt.Errorf("%s: the model structure alone is %d bytes, over protobuf's 2 GiB limit, even with the weights in %s; large Constant nodes could be turned into initializers", path, size, dataName)
+		}
+	}
+
+	if err := writeFiles(path, filepath.Join(filepath.Dir(path), dataName), headBytes, graphBytes, lay, external); err != nil {
+		return nil, err
+	}
+	return &writeInfo{expanded: b.expanded, external: external}, nil
+}
+
+// reserveNames marks every name the graph already uses, so generated names
+// never collide with them.
+func reserveNames(taken map[string]bool, g *canon.Graph) {
+	for _, v := range g.Inputs {
+		taken[v.Name] = true
+	}
+	for _, v := range g.Outputs {
+		taken[v.Name] = true
+	}
+	for _, t := range g.Initializers {
+		taken[t.Name] = true
+	}
+	for _, n := range g.Nodes {
+		if n.Name != "" {
+			taken[n.Name] = true
+		}
+		for _, s := range n.Inputs {
+			taken[s] = true
+		}
+		for _, s := range n.Outputs {
+			taken[s] = true
+		}
+	}
+	delete(taken, "")
+}
+
+// valueTypes gathers what is known about each value's type: g.Values when
+// shape inference has run (it is run here when it has not and the graph
+// offers it), completed by a plain dtype propagation so that the dtypes
+// that parameter inputs need are known even without inference.
+func valueTypes(g *canon.Graph) (types, inferred map[string]canon.ValueInfo) {
+	inferred = g.Values
+	if inferred == nil {
+		// Infer on a shallow copy: it completes output declarations, and
+		// writing a model must not change the caller's graph.
+		cp := *g
+		cp.Outputs = append([]canon.ValueInfo(nil), g.Outputs...)
+		if cp.Infer() == nil { // best effort: missing dtypes are filled below
+			inferred = cp.Values
+		}
+	}
+	types = make(map[string]canon.ValueInfo, len(inferred)+len(g.Inputs))
+	for k, v := range inferred {
+		types[k] = v
+	}
+	set := func(name string, vi canon.ValueInfo) {
+		if name == "" {
+			return
+		}
+		if old, ok := types[name]; ok && old.DType != canon.Undefined {
+			return
+		}
+		vi.Name = name
+		types[name] = vi
+	}
+	for _, v := range g.Inputs {
+		set(v.Name, v)
+	}
+	for _, t := range g.Initializers {
+		set(t.Name, canon.ValueInfo{DType: t.DType, Shape: canon.DimsOf(t.Shape...), RankKnown: true})
+	}
+	for _, n := range g.Nodes {
+		if len(n.Outputs) == 0 {
+			continue
+		}
+		switch op := n.Op.(type) {
+		case *canon.Constant:
+			if op.Value != nil {
+				set(n.Outputs[0], canon.ValueInfo{DType: op.Value.DType, Shape: canon.DimsOf(op.Value.Shape...), RankKnown: true})
+			}
+		case *canon.ShapeOf:
+			set(n.Outputs[0], canon.ValueInfo{DType: canon.Int64, Shape: []canon.Dim{{Size: -1}}, RankKnown: true})
+		default:
+			if len(n.Inputs) > 0 {
+				if dt := types[n.Inputs[0]].DType; dt != canon.Undefined {
+					for _, o := range n.Outputs {
+						set(o, canon.ValueInfo{DType: dt})
+					}
+				}
+			}
+			if _, ok := op.(*canon.Dropout); ok && len(n.Outputs) > 1 {
+				types[n.Outputs[1]] = canon.ValueInfo{Name: n.Outputs[1], DType: canon.Bool, Shape: types[n.Inputs[0]].Shape, RankKnown: types[n.Inputs[0]].RankKnown}
+			}
+		}
+	}
+	return types, inferred
+}
+
+// valueInfo converts a canonical value type; an unknown rank gives a tensor
+// type without a shape, an unknown dimension a dim with neither value nor
+// name.
+func valueInfo(v canon.ValueInfo, types map[string]canon.ValueInfo) *onnxpb.ValueInfoProto {
+	if v.DType == canon.Undefined {
+		if t, ok := types[v.Name]; ok {
+			v.DType = t.DType
+			if !v.RankKnown {
+				v.Shape, v.RankKnown = t.Shape, t.RankKnown
+			}
+		}
+	}
+	tt := &onnxpb.TypeProto_Tensor{}
+	if code, ok := DataType(v.DType); ok {
+		tt.ElemType = proto.Int32(code)
+	}
+	if v.RankKnown {
+		tt.Shape = &onnxpb.TensorShapeProto{Dim: make([]*onnxpb.TensorShapeProto_Dimension, len(v.Shape))}
+		for i, d := range v.Shape {
+			dim := &onnxpb.TensorShapeProto_Dimension{}
+			switch {
+			case d.Known():
+				dim.Value = &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d.Size}
+			case d.Param != "":
+				dim.Value = &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: d.Param}
+			}
+			tt.Shape.Dim[i] = dim
+		}
+	}
+	return &onnxpb.ValueInfoProto{
+		Name: proto.String(v.Name),
+		Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{TensorType: tt}},
+	}
+}
+
+// marshalGraph marshals the GraphProto without its initializers, which are
+// streamed separately.
+func marshalGraph(g *canon.Graph, b *builder) ([]byte, error) {
+	gp := &onnxpb.GraphProto{Node: b.nodes}
+	if g.Name != "" {
+		gp.Name = proto.String(g.Name)
+	}
+	io := map[string]bool{}
+	for _, v := range g.Inputs {
+		gp.Input = append(gp.Input, valueInfo(v, b.types))
+		io[v.Name] = true
+	}
+	for _, v := range g.Outputs {
+		gp.Output = append(gp.Output, valueInfo(v, b.types))
+		io[v.Name] = true
+	}
+	// Types of intermediate values, when inference found them: ONNX Runtime
+	// and other tools use them, and they cost a few bytes per value.
+	if b.inferred != nil {
+		for _, n := range g.Nodes {
+			for _, o := range n.Outputs {
+				vi, ok := b.inferred[o]
+				if o == "" || io[o] || !ok || vi.DType == canon.Undefined {
+					continue
+				}
+				io[o] = true
+				vi.Name = o
+				gp.ValueInfo = append(gp.ValueInfo, valueInfo(vi, nil))
+			}
+		}
+	}
+	out, err := marshalOpts.Marshal(gp)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the graph: %w", err)
+	}
+	return out, nil
+}
+
+// modelHead is the ModelProto without its graph.
+func modelHead(g *canon.Graph, opset int) *onnxpb.ModelProto {
+	m := &onnxpb.ModelProto{
+		IrVersion:       proto.Int64(irVersion(opset)),
+		OpsetImport:     []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(int64(opset))}},
+		ProducerName:    proto.String(ProducerName),
+		ProducerVersion: proto.String(ProducerVersion),
+	}
+	if g.Meta.Domain != "" {
+		m.Domain = proto.String(g.Meta.Domain)
+	}
+	if g.Meta.ModelVersion != 0 {
+		m.ModelVersion = proto.Int64(g.Meta.ModelVersion)
+	}
+	if g.Meta.DocString != "" {
+		m.DocString = proto.String(g.Meta.DocString)
+	}
+	for _, kv := range g.Meta.Props {
+		m.MetadataProps = append(m.MetadataProps, &onnxpb.StringStringEntryProto{Key: proto.String(kv.Key), Value: proto.String(kv.Value)})
+	}
+	return m
+}
+
+// externalPlan places tensors in the external data file.
+type externalPlan struct {
+	size int64 // bytes used so far, including alignment padding
+}
+
+// layout is every initializer ready to stream, and where external data goes.
+type layout struct {
+	tensors []*inlineTensor
+	// extents are (offset, data) of the tensors in the external file, in
+	// file order.
+	extents []extent
+	extSize int64
+}
+
+type extent struct {
+	offset int64
+	data   []byte
+}
+
+// layOut marshals each tensor's header; with a plan, tensors over
+// externalMin bytes are placed in the external file named location.
+func layOut(tensors []*canon.Tensor, plan *externalPlan, location string) (*layout, error) {
+	lay := &layout{tensors: make([]*inlineTensor, len(tensors))}
+	for i, t := range tensors {
+		tp := tensorHeader(t)
+		it := &inlineTensor{data: t.Data, inline: true}
+		if plan != nil && len(t.Data) > externalMin {
+			off := (plan.size + externalAlign - 1) / externalAlign * externalAlign
+			plan.size = off + int64(len(t.Data))
+			tp.DataLocation = onnxpb.TensorProto_EXTERNAL.Enum()
+			tp.ExternalData = []*onnxpb.StringStringEntryProto{
+				{Key: proto.String("location"), Value: proto.String(location)},
+				{Key: proto.String("offset"), Value: proto.String(strconv.FormatInt(off, 10))},
+				{Key: proto.String("length"), Value: proto.String(strconv.Itoa(len(t.Data)))},
+			}
+			it.inline = false
+			lay.extents = append(lay.extents, extent{offset: off, data: t.Data})
+		}
+		hdr, err := marshalOpts.Marshal(tp)
+		if err != nil {
+			return nil, fmt.Errorf("initializer %q: %w", t.Name, err)
+		}
+		it.header = hdr
+		lay.tensors[i] = it
+	}
+	if plan != nil {
+		lay.extSize = plan.size
+	}
+	return lay, nil
+}
+
+// graphSize is the length of the graph message: its marshalled structure
+// plus one initializer field (5) per tensor.
+func graphSize(graphBytes []byte, lay *layout) int64 {
+	n := int64(len(graphBytes))
+	for _, it := range lay.tensors {
+		n += int64(protowire.SizeTag(5) + protowire.SizeBytes(it.size()))
+	}
+	return n
+}
+
+func modelSize(head, graphBytes []byte, lay *layout) int64 {
+	gs := graphSize(graphBytes, lay)
+	return int64(len(head)) + int64(protowire.SizeTag(7)) + int64(protowire.SizeVarint(uint64(gs))) + gs
+}
+
+// writeFiles streams the model (and the external data file) atomically.
+func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, external bool) error {
+	mf, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer mf.Abort()
+	werr := func(err error) error { return fmt.Errorf("cannot write %s: %w", path, err) }
+
+	var pre []byte
+	pre = protowire.AppendTag(pre, 7, protowire.BytesType)
+	pre = protowire.AppendVarint(pre, uint64(graphSize(graphBytes, lay)))
+	for _, b := range [][]byte{head, pre, graphBytes} {
+		if _, err := mf.Write(b); err != nil {
+			return werr(err)
+		}
+	}
+	for _, it := range lay.tensors {
+		var p [16]byte
+		b := protowire.AppendTag(p[:0], 5, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(it.size()))
+		if _, err := mf.Write(b); err != nil {
+			return werr(err)
+		}
+		if err := it.writeTo(mf); err != nil {
+			return werr(err)
+		}
+	}
+	if !external {
+		return mf.Commit()
+	}
+	// Finish the model's bytes first so the two renames follow each other
+	// as closely as possible.
+	if err := mf.W.Flush(); err != nil {
+		return werr(err)
+	}
+	df, err := atomicfile.Create(dataPath)
+	if err != nil {
+		return err
+	}
+	defer df.Abort()
+	var pos int64
+	zeros := make([]byte, externalAlign)
+	for _, e := range lay.extents {
+		if pad := e.offset - pos; pad > 0 {
+			if _, err := df.Write(zeros[:pad]); err != nil {
+				return fmt.Errorf("cannot write %s: %w", dataPath, err)
+			}
+		}
+		if _, err := df.Write(e.data); err != nil {
+			return fmt.Errorf("cannot write %s: %w", dataPath, err)
+		}
+		pos = e.offset + int64(len(e.data))
+	}
+	// Two renames cannot be one atomic step: keep a hard link to the old
+	// data file so that, if the model's rename fails after the data's, the
+	// old model still finds the data it refers to.
+	backup := linkBackup(dataPath)
+	if err := df.Commit(); err != nil {
+		if backup != "" {
+			os.Remove(backup)
+		}
+		return err
+	}
+	if err := mf.Commit(); err != nil {
+		if backup != "" {
+			os.Rename(backup, dataPath)
+		} else {
+			os.Remove(dataPath)
+		}
+		return err
+	}
+	if backup != "" {
+		os.Remove(backup)
+	}
+	return nil
+}
+
+// linkBackup hard-links an existing file to a fresh name beside it and
+// returns that name, or "" when there is no file or links are unsupported.
+func linkBackup(path string) string {
+	if _, err := os.Lstat(path); err != nil {
+		return ""
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".old-*")
+	if err != nil {
+		return ""
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	if err := os.Link(path, name); err != nil {
+		return ""
+	}
+	return name
+}

@@ -1,0 +1,313 @@
+package mxnetimport
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/mxparams"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// checkpoint writes m-symbol.json and, when params is not nil, m-0000.params.
+func checkpoint(t *testing.T, symbol string, params map[string]*canon.Tensor) string {
+	t.Helper()
+	dir := t.TempDir()
+	sym := filepath.Join(dir, "m-symbol.json")
+	if err := os.WriteFile(sym, []byte(symbol), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if params != nil {
+		var names []string
+		var ts []*canon.Tensor
+		for n, v := range params {
+			names = append(names, n)
+			ts = append(ts, v)
+		}
+		var buf bytes.Buffer
+		if err := mxparams.Write(&buf, names, ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "m-0000.params"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sym
+}
+
+func f32s(shape []int64, v ...float32) *canon.Tensor { return canon.NewFloat32Tensor("", shape, v) }
+
+// run imports the symbol and runs it on x (fed to "data").
+func run(t *testing.T, sym string, x *canon.Tensor) *canon.Tensor {
+	t.Helper()
+	g, err := Read(sym, formats.ReadOptions{InputShapes: map[string][]int64{"data": x.Shape}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := interp.Run(g, map[string]*canon.Tensor{"data": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[g.Outputs[0].Name]
+}
+
+func expect(t *testing.T, got *canon.Tensor, shape []int64, want ...float64) {
+	t.Helper()
+	if !equalInts(got.Shape, shape) {
+		t.Fatalf("shape %v, want %v", got.Shape, shape)
+	}
+	v, err := got.Float64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(v[i]-want[i]) > 1e-5 {
+			t.Fatalf("got %v, want %v", v, want)
+		}
+	}
+}
+
+// A one-op symbol over data plus the named parameters.
+func oneOp(op, attrs string, params ...string) string {
+	nodes := `{"op":"null","name":"data","inputs":[]}`
+	inputs := `[0,0,0]`
+	for i, p := range params {
+		nodes += `,{"op":"null","name":"` + p + `","inputs":[]}`
+		inputs += `,[` + string(rune('1'+i)) + `,0,0]`
+	}
+	n := len(params) + 1
+	return `{"nodes":[` + nodes + `,{"op":"` + op + `","name":"op","attrs":` + attrs + `,"inputs":[` + inputs + `]}],
+		"arg_nodes":[0],"heads":[[` + string(rune('0'+n)) + `,0,0]],"attrs":{"mxnet_version":["int",10300]}}`
+}
+
+func TestFixGammaIgnoresFileGamma(t *testing.T) {
+	sym := checkpoint(t, oneOp("BatchNorm", `{}`, "g", "b", "m", "v"), map[string]*canon.Tensor{
+		"arg:g": f32s([]int64{2}, 5, 5), "arg:b": f32s([]int64{2}, 0, 0.5),
+		"aux:m": f32s([]int64{2}, 0, 0), "aux:v": f32s([]int64{2}, 1, 1),
+	})
+	got := run(t, sym, f32s([]int64{1, 2, 1, 1}, 1, 2))
+	// fix_gamma defaults to True (gamma = 1) and eps to 1e-3.
+	s := 1 / math.Sqrt(1.001)
+	expect(t, got, []int64{1, 2, 1, 1}, s, 2*s+0.5)
+
+	sym = checkpoint(t, oneOp("BatchNorm", `{"fix_gamma":"False","eps":"1e-5"}`, "g", "b", "m", "v"), map[string]*canon.Tensor{
+		"arg:g": f32s([]int64{2}, 5, 5), "arg:b": f32s([]int64{2}, 0, 0.5),
+		"aux:m": f32s([]int64{2}, 0, 0), "aux:v": f32s([]int64{2}, 1, 1),
+	})
+	s = 5 / math.Sqrt(1.00001)
+	expect(t, run(t, sym, f32s([]int64{1, 2, 1, 1}, 1, 2)), []int64{1, 2, 1, 1}, s, 2*s+0.5)
+}
+
+func arange(shape []int64) *canon.Tensor {
+	v := make([]float32, canon.NumElements(shape))
+	for i := range v {
+		v[i] = float32(i)
+	}
+	return f32s(shape, v...)
+}
+
+func TestPoolingConventions(t *testing.T) {
+	x := arange([]int64{1, 1, 3, 3})
+	full := checkpoint(t, oneOp("Pooling", `{"kernel":"(2, 2)","stride":"(2, 2)","pool_type":"max","pooling_convention":"full"}`), nil)
+	expect(t, run(t, full, x), []int64{1, 1, 2, 2}, 4, 5, 7, 8)
+	valid := checkpoint(t, oneOp("Pooling", `{"kernel":"(2,2)","stride":"[2,2]","pool_type":"max"}`), nil)
+	expect(t, run(t, valid, x), []int64{1, 1, 1, 1}, 4)
+}
+
+func TestAvgPoolCountIncludePad(t *testing.T) {
+	x := f32s([]int64{1, 1, 2, 2}, 1, 1, 1, 1)
+	// MXNet counts padding by default: each 3x3 window holds 4 ones.
+	def := checkpoint(t, oneOp("Pooling", `{"kernel":"(3,3)","pad":"(1,1)","pool_type":"avg"}`), nil)
+	expect(t, run(t, def, x), []int64{1, 1, 2, 2}, 4.0/9, 4.0/9, 4.0/9, 4.0/9)
+	excl := checkpoint(t, oneOp("Pooling", `{"kernel":"(3,3)","pad":"(1,1)","pool_type":"avg","count_include_pad":"False"}`), nil)
+	expect(t, run(t, excl, x), []int64{1, 1, 2, 2}, 1, 1, 1, 1)
+	sum := checkpoint(t, oneOp("Pooling", `{"kernel":"(3,3)","pad":"(1,1)","pool_type":"sum"}`), nil)
+	expect(t, run(t, sum, x), []int64{1, 1, 2, 2}, 4, 4, 4, 4)
+}
+
+func TestDeconvolutionAdjAndTargetShape(t *testing.T) {
+	w := map[string]*canon.Tensor{"arg:w": f32s([]int64{1, 1, 3, 3}, 1, 1, 1, 1, 1, 1, 1, 1, 1)}
+	x := f32s([]int64{1, 1, 2, 2}, 1, 1, 1, 1)
+	// Full output per axis is [1 1 2 1 1]; target 4 gives total 1: pad 1 on
+	// both sides and adj 1, so rows [1 2 1 1].
+	sym := checkpoint(t, oneOp("Deconvolution", `{"kernel":"(3,3)","stride":"(2,2)","num_filter":"1","target_shape":"(4,4)"}`, "w"), w)
+	r := []float64{1, 2, 1, 1}
+	var want []float64
+	for _, a := range r {
+		for _, b := range r {
+			want = append(want, a*b)
+		}
+	}
+	expect(t, run(t, sym, x), []int64{1, 1, 4, 4}, want...)
+	// adj alone adds a zero row/column at the end.
+	sym = checkpoint(t, oneOp("Deconvolution", `{"kernel":"(3,3)","stride":"(2,2)","num_filter":"1","adj":"(1,1)"}`, "w"), w)
+	got := run(t, sym, x)
+	v, _ := got.Float64s()
+	if !equalInts(got.Shape, []int64{1, 1, 6, 6}) || v[5] != 0 || v[35] != 0 || v[0] != 1 || v[2*6+2] != 4 {
+		t.Fatalf("adj: shape %v values %v", got.Shape, v)
+	}
+}
+
+func TestReshapeCodes(t *testing.T) {
+	cases := []struct {
+		in, codes, want []int64
+		reverse         bool
+	}{
+		{[]int64{2, 3, 4}, []int64{4, 0, 2}, []int64{4, 3, 2}, false},
+		{[]int64{2, 3, 4}, []int64{6, 1, -1}, []int64{6, 1, 4}, false},
+		{[]int64{2, 3, 4}, []int64{-2, 1, 1}, []int64{2, 3, 4, 1, 1}, false},
+		{[]int64{2, 3, 4, 5}, []int64{-3, -3}, []int64{6, 20}, false},
+		{[]int64{2, 3, 4}, []int64{0, -3}, []int64{2, 12}, false},
+		{[]int64{2, 3, 4}, []int64{-3, -2}, []int64{6, 4}, false},
+		{[]int64{2, 3, 4}, []int64{-4, 1, 2, -2}, []int64{1, 2, 3, 4}, false},
+		{[]int64{2, 3, 4}, []int64{2, -4, -1, 3, -2}, []int64{2, 1, 3, 4}, false},
+		{[]int64{10, 5, 4}, []int64{-1, 0}, []int64{40, 5}, false},
+		{[]int64{10, 5, 4}, []int64{-1, 0}, []int64{50, 4}, true},
+	}
+	for _, c := range cases {
+		got, err := mxReshape(c.in, c.codes, c.reverse)
+		if err != nil || !equalInts(got, c.want) {
+			t.Errorf("reshape %v by %v (reverse %v) = %v, %v; want %v", c.in, c.codes, c.reverse, got, err, c.want)
+		}
+	}
+	if _, err := mxReshape([]int64{2, 3}, []int64{-1, -1}, false); err == nil {
+		t.Error("two -1 codes accepted")
+	}
+	x := arange([]int64{2, 3, 4})
+	sym := checkpoint(t, oneOp("Reshape", `{"shape":"(-4, 1, 2, -2)"}`), nil)
+	got := run(t, sym, x)
+	expect(t, got, []int64{1, 2, 3, 4}, 0, 1, 2, 3)
+	sym = checkpoint(t, oneOp("Reshape", `{"shape":"(-1, 0)","reverse":"True"}`), nil)
+	expect(t, run(t, sym, arange([]int64{10, 5, 4})), []int64{50, 4}, 0, 1, 2)
+}
+
+func TestFullyConnectedFlattens(t *testing.T) {
+	sym := checkpoint(t, oneOp("FullyConnected", `{"num_hidden":"1"}`, "w", "b"), map[string]*canon.Tensor{
+		"arg:w": f32s([]int64{1, 4}, 1, 1, 1, 1), "arg:b": f32s([]int64{1}, 10),
+	})
+	expect(t, run(t, sym, arange([]int64{1, 2, 2})), []int64{1, 1}, 16)
+}
+
+func TestScalarOps(t *testing.T) {
+	x := f32s([]int64{2}, 1, 4)
+	expect(t, run(t, checkpoint(t, oneOp("_rminus_scalar", `{"scalar":"10"}`), nil), x), []int64{2}, 9, 6)
+	expect(t, run(t, checkpoint(t, oneOp("_rdiv_scalar", `{"scalar":"8"}`), nil), x), []int64{2}, 8, 2)
+	expect(t, run(t, checkpoint(t, oneOp("_DivScalar", `{"scalar":"2"}`), nil), x), []int64{2}, 0.5, 2)
+}
+
+func TestUpSamplingNearest(t *testing.T) {
+	sym := checkpoint(t, oneOp("UpSampling", `{"scale":"2","sample_type":"nearest","num_args":"1"}`), nil)
+	expect(t, run(t, sym, f32s([]int64{1, 1, 1, 2}, 1, 2)), []int64{1, 1, 2, 4}, 1, 1, 2, 2, 1, 1, 2, 2)
+}
+
+func TestFloatToHalf(t *testing.T) {
+	for _, f := range []float32{0, 1, -2.5, 65504, 6.1035156e-05, 5.9604645e-08, 0.1, 1e-3} {
+		h := FloatToHalf(f)
+		back := canon.HalfToFloat32(h)
+		if FloatToHalf(back) != h || math.Abs(float64(back-f)) > math.Abs(float64(f))*1e-3+6e-8 {
+			t.Errorf("%g -> %#x -> %g", f, h, back)
+		}
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	fixture := mxFixture(t, "tutorial_fc/Neural_Net-0100.params")
+	good, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fcSym := oneOp("FullyConnected", `{"num_hidden":"2"}`, "w", "b")
+	cases := []struct {
+		name string
+		path func() string
+		want []string
+	}{
+		{"truncated params", func() string { return write("trunc.params", good[:len(good)/2]) }, []string{"trunc.params", "array 2", "byte offset", "truncated"}},
+		{"wrong magic", func() string {
+			b := bytes.Clone(good[:64])
+			b[0] = 0x13
+			return write("magic.params", b)
+		}, []string{"magic.params", "magic"}},
+		{"huge count", func() string {
+			b := bytes.Clone(good[:64])
+			copy(b[16:], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
+			return write("count.params", b)
+		}, []string{"count.params", "declares"}},
+		{"huge dims", func() string {
+			// A V2 record whose shape claims 2^40 x 2^40 elements.
+			b := append(bytes.Clone(good[:24]), 0xc9, 0xfa, 0x93, 0xf9, 0, 0, 0, 0, 2, 0, 0, 0)
+			b = append(b, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+			return write("dims.params", b)
+		}, []string{"dims.params", "array 0"}},
+		{"shape mismatch", func() string {
+			return checkpoint(t, fcSym, map[string]*canon.Tensor{"arg:w": f32s([]int64{3, 2}, 1, 2, 3, 4, 5, 6), "arg:b": f32s([]int64{2}, 0, 0)})
+		}, []string{"node op", "parameter w", "(3 2)", "(2, 2)"}},
+		{"missing param", func() string {
+			return checkpoint(t, fcSym, map[string]*canon.Tensor{"arg:w": f32s([]int64{2, 2}, 1, 2, 3, 4)})
+		}, []string{"node op", "parameter b", "m-0000.params"}},
+		{"cycle", func() string {
+			return checkpoint(t, `{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"relu","name":"a","inputs":[[2,0,0]]},{"op":"relu","name":"b","inputs":[[1,0,0]]}],"arg_nodes":[0],"heads":[[2,0,0]]}`, nil)
+		}, []string{"m-symbol.json", "node 1 (a)", "cycle"}},
+		{"malformed json", func() string { return checkpoint(t, `{"nodes": [ {"op": "null", `, nil) }, []string{"m-symbol.json", "not a valid MXNet symbol JSON"}},
+		{"bad input ref", func() string {
+			return checkpoint(t, `{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"relu","name":"a","inputs":[["x",0,0]]}],"arg_nodes":[0],"heads":[[1,0,0]]}`, nil)
+		}, []string{"m-symbol.json"}},
+		{"unknown op", func() string { return checkpoint(t, oneOp("FancyOp", `{}`), nil) }, []string{"node op", `"FancyOp"`, "not supported"}},
+		{"unsupported activation", func() string { return checkpoint(t, oneOp("Activation", `{"act_type":"softrelu"}`), nil) }, []string{"node op", "softrelu"}},
+		{"bad tuple", func() string { return checkpoint(t, oneOp("Pooling", `{"kernel":"(2,x)"}`), nil) }, []string{"node op", "kernel"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(c.path(), formats.ReadOptions{InputShapes: map[string][]int64{"data": {1, 2}}})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSymbolOnlyWeightsBecomeInputs(t *testing.T) {
+	g, err := Read(mxFixture(t, "symbols/resnet18_v1-symbol.json"), formats.ReadOptions{InputShapes: map[string][]int64{"data": {1, 3, 224, 224}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, in := range g.Inputs {
+		if in.Name == "resnetv10_conv0_weight" {
+			found = true
+			if s, ok := in.StaticShape(); !ok || !equalInts(s, []int64{64, 3, 7, 7}) {
+				t.Errorf("conv0 weight input shape %v", in.Shape)
+			}
+		}
+	}
+	if !found || g.Inputs[0].Name != "data" {
+		t.Fatalf("inputs %v", names(g.Inputs))
+	}
+	if s, _ := g.Values[g.Outputs[0].Name].StaticShape(); !equalInts(s, []int64{1, 1000}) {
+		t.Errorf("output shape %v", s)
+	}
+}
+
+func TestSniff(t *testing.T) {
+	if !Sniff([]byte("{\n  \"nodes\": [")) || Sniff([]byte("{\"graph\": 1}")) || !Sniff(append([]byte{0x12, 1, 0, 0, 0, 0, 0, 0}, make([]byte, 8)...)) {
+		t.Error("sniff")
+	}
+}

@@ -1,0 +1,486 @@
+package onnximport
+
+import (
+	"container/heap"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/onnxpb"
+)
+
+// importer holds the state of one import.
+type importer struct {
+	path  string
+	opts  formats.ReadOptions
+	g     *canon.Graph
+	tr    *tensorReader
+	opset int64
+
+	vals      map[string]canon.ValueInfo // type (and constant content) of every value so far
+	inits     map[string]*canon.Tensor
+	uses      map[string]int  // consumers of each value in the ONNX graph (graph outputs count)
+	outputs   map[string]bool // graph output names
+	names     map[string]bool // every value name in use
+	nodeNames map[string]bool
+	// transposed caches (K,N) Gemm weights stored as (N,K) by source name.
+	transposed map[string]string
+	// derivedSet names initializers created by the import itself.
+	derivedSet map[string]bool
+}
+
+// convertGraph builds the canonical graph from the ONNX graph.
+func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) error {
+	g := im.g
+	g.Name = gp.GetName()
+	im.vals = map[string]canon.ValueInfo{}
+	im.inits = map[string]*canon.Tensor{}
+	im.uses = map[string]int{}
+	im.outputs = map[string]bool{}
+	im.names = map[string]bool{}
+	im.nodeNames = map[string]bool{}
+	im.transposed = map[string]string{}
+
+	if len(gp.SparseInitializer) > 0 {
+		return fmt.Errorf("sparse initializer %q is not supported; densify it before converting", gp.SparseInitializer[0].GetValues().GetName())
+	}
+	for _, t := range inits {
+		if im.inits[t.Name] != nil {
+			return fmt.Errorf("initializer %q is defined twice", t.Name)
+		}
+		im.inits[t.Name] = t
+		im.names[t.Name] = true
+		im.vals[t.Name] = constInfo(t)
+	}
+	g.Initializers = inits
+
+	seenIn := map[string]bool{}
+	for _, vi := range gp.Input {
+		name := vi.GetName()
+		if name == "" {
+			return fmt.Errorf("graph input with an empty name")
+		}
+		if seenIn[name] {
+			return fmt.Errorf("graph input %q is listed twice", name)
+		}
+		seenIn[name] = true
+		if im.inits[name] != nil {
+			continue // an initializer listed as input (IR < 4 style) stays an initializer
+		}
+		v, err := valueInfo(vi)
+		if err != nil {
+			return fmt.Errorf("graph input %q: %w", name, err)
+		}
+		if shape, ok := im.opts.InputShapes[name]; ok {
+			v.Shape, v.RankKnown = canon.DimsOf(shape...), true
+		}
+		g.Inputs = append(g.Inputs, v)
+		im.names[name] = true
+		im.vals[name] = v
+	}
+	for name := range im.opts.InputShapes {
+		if !seenIn[name] || im.inits[name] != nil {
+			var have []string
+			for _, v := range g.Inputs {
+				have = append(have, v.Name)
+			}
+			return fmt.Errorf("an input shape was given for %q, but the model has no such input (inputs: %s)", name, strings.Join(have, ", "))
+		}
+	}
+
+	for _, vi := range gp.Output {
+		v, err := valueInfo(vi)
+		if err != nil {
+			return fmt.Errorf("graph output %q: %w", vi.GetName(), err)
+		}
+		if v.Name == "" {
+			return fmt.Errorf("graph output with an empty name")
+		}
+		g.Outputs = append(g.Outputs, v)
+		im.outputs[v.Name] = true
+		im.uses[v.Name]++
+	}
+	for _, n := range gp.Node {
+		for _, in := range n.Input {
+			if in != "" {
+				im.uses[in]++
+			}
+		}
+	}
+
+	order, err := im.sortNodes(gp.Node)
+	if err != nil {
+		return err
+	}
+	names := im.nodeNamesFor(gp.Node)
+	for _, i := range order {
+		n := gp.Node[i]
+		if err := im.convertNode(n, names[i]); err != nil {
+			return err
+		}
+	}
+
+	for i, out := range g.Outputs {
+		v, ok := im.vals[out.Name]
+		if !ok {
+			return fmt.Errorf("graph output %q is not computed by any node", out.Name)
+		}
+		// The declared type wins; missing parts come from inference.
+		if out.DType == canon.Undefined {
+			g.Outputs[i].DType = v.DType
+		}
+		if !out.RankKnown && v.RankKnown {
+			g.Outputs[i].Shape, g.Outputs[i].RankKnown = v.Shape, true
+		}
+	}
+	im.pruneDead()
+	if err := im.assignLayouts(); err != nil {
+		return err
+	}
+	if err := g.Infer(); err != nil {
+		return err
+	}
+	return g.Validate()
+}
+
+// constInfo is the type of an initializer or constant tensor.
+func constInfo(t *canon.Tensor) canon.ValueInfo {
+	return canon.ValueInfo{Name: t.Name, DType: t.DType, Shape: canon.DimsOf(t.Shape...), RankKnown: true, Const: t}
+}
+
+// valueInfo converts a graph input/output declaration.
+func valueInfo(vi *onnxpb.ValueInfoProto) (canon.ValueInfo, error) {
+	v := canon.ValueInfo{Name: vi.GetName()}
+	tp := vi.GetType()
+	if tp == nil {
+		return v, nil // untyped: inference fills it in
+	}
+	tt := tp.GetTensorType()
+	if tt == nil {
+		return v, fmt.Errorf("only tensor values are supported (this one is a sequence, map, optional or sparse tensor)")
+	}
+	if et := tt.GetElemType(); et != 0 {
+		d, err := dtypeOf(et)
+		if err != nil {
+			return v, err
+		}
+		v.DType = d
+	}
+	if sh := tt.GetShape(); sh != nil {
+		v.RankKnown = true
+		v.Shape = make([]canon.Dim, len(sh.Dim))
+		for i, d := range sh.Dim {
+			switch x := d.GetValue().(type) {
+			case *onnxpb.TensorShapeProto_Dimension_DimValue:
+				if x.DimValue < 0 {
+					v.Shape[i] = canon.Dim{Size: -1}
+				} else {
+					v.Shape[i] = canon.Dim{Size: x.DimValue}
+				}
+			case *onnxpb.TensorShapeProto_Dimension_DimParam:
+				v.Shape[i] = canon.Dim{Size: -1, Param: x.DimParam}
+			default:
+				v.Shape[i] = canon.Dim{Size: -1}
+			}
+		}
+	}
+	return v, nil
+}
+
+// nodeNamesFor keeps ONNX node names and gives unnamed or duplicate nodes
+// stable unique names (OpType_index, index being the node's position in
+// the file).
+func (im *importer) nodeNamesFor(nodes []*onnxpb.NodeProto) []string {
+	out := make([]string, len(nodes))
+	taken := map[string]bool{}
+	for _, n := range nodes {
+		if n.GetName() != "" {
+			taken[n.GetName()] = true
+		}
+	}
+	used := map[string]bool{}
+	for i, n := range nodes {
+		name := n.GetName()
+		if name == "" || used[name] {
+			base := n.GetOpType() + "_" + strconv.Itoa(i)
+			if name != "" {
+				base = name + "_" + strconv.Itoa(i)
+			}
+			name = base
+			for k := 1; taken[name] || used[name]; k++ {
+				name = base + "_" + strconv.Itoa(k)
+			}
+		}
+		used[name] = true
+		out[i] = name
+	}
+	for name := range used {
+		im.nodeNames[name] = true
+	}
+	return out
+}
+
+// intHeap is a min-heap of node indices, so that a topological sort keeps
+// the file's order whenever the file's order is valid.
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// sortNodes orders the ONNX nodes topologically, checking that every input
+// is defined exactly once.
+func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
+	producer := map[string]int{}
+	for i, n := range nodes {
+		for _, o := range n.Output {
+			if o == "" {
+				continue
+			}
+			if j, dup := producer[o]; dup {
+				return nil, fmt.Errorf("value %q is produced by two nodes (%q and %q)", o, nodes[j].GetName(), n.GetName())
+			}
+			if _, ok := im.vals[o]; ok {
+				return nil, fmt.Errorf("node %q (%s) writes %q, which is already a graph input or initializer", n.GetName(), n.GetOpType(), o)
+			}
+			producer[o] = i
+		}
+	}
+	pending := make([]int, len(nodes))
+	readers := make([][]int, len(nodes))
+	for i, n := range nodes {
+		seen := map[int]bool{}
+		for _, in := range n.Input {
+			if in == "" {
+				continue
+			}
+			if j, ok := producer[in]; ok {
+				if !seen[j] {
+					seen[j] = true
+					pending[i]++
+					readers[j] = append(readers[j], i)
+				}
+				continue
+			}
+			if _, ok := im.vals[in]; !ok {
+				return nil, fmt.Errorf("node %q (%s) reads %q, which is not a graph input, an initializer or any node's output; the model is incomplete", n.GetName(), n.GetOpType(), in)
+			}
+		}
+	}
+	h := &intHeap{}
+	for i := range nodes {
+		if pending[i] == 0 {
+			*h = append(*h, i)
+		}
+	}
+	heap.Init(h)
+	order := make([]int, 0, len(nodes))
+	for h.Len() > 0 {
+		i := heap.Pop(h).(int)
+		order = append(order, i)
+		for _, r := range readers[i] {
+			if pending[r]--; pending[r] == 0 {
+				heap.Push(h, r)
+			}
+		}
+	}
+	if len(order) != len(nodes) {
+		for i, n := range nodes {
+			if pending[i] > 0 {
+				return nil, fmt.Errorf("node %q (%s) is part of a cycle: its inputs depend on its own outputs; ONNX graphs must be acyclic", n.GetName(), n.GetOpType())
+			}
+		}
+	}
+	return order, nil
+}
+
+// fresh returns an unused value name derived from base.
+func (im *importer) fresh(base string) string {
+	name := base
+	for k := 1; im.names[name]; k++ {
+		name = base + "_" + strconv.Itoa(k)
+	}
+	im.names[name] = true
+	return name
+}
+
+// freshNode returns an unused node name derived from base.
+func (im *importer) freshNode(base string) string {
+	name := base
+	for k := 1; im.nodeNames[name]; k++ {
+		name = base + "_" + strconv.Itoa(k)
+	}
+	im.nodeNames[name] = true
+	return name
+}
+
+// addInit appends a tensor derived at import (a transposed weight, a
+// re-laid-out copy) right after the initializer it came from.
+func (im *importer) addInit(t *canon.Tensor, after string) {
+	idx := len(im.g.Initializers)
+	for i, x := range im.g.Initializers {
+		if x.Name == after {
+			idx = i + 1
+			for idx < len(im.g.Initializers) && strings.HasPrefix(im.g.Initializers[idx].Name, after) && im.derived(im.g.Initializers[idx].Name) {
+				idx++
+			}
+			break
+		}
+	}
+	im.g.Initializers = append(im.g.Initializers, nil)
+	copy(im.g.Initializers[idx+1:], im.g.Initializers[idx:])
+	im.g.Initializers[idx] = t
+	im.inits[t.Name] = t
+	im.names[t.Name] = true
+	im.vals[t.Name] = constInfo(t)
+	im.derivedNames()[t.Name] = true
+}
+
+func (im *importer) derivedNames() map[string]bool {
+	if im.derivedSet == nil {
+		im.derivedSet = map[string]bool{}
+	}
+	return im.derivedSet
+}
+
+func (im *importer) derived(name string) bool { return im.derivedSet[name] }
+
+// pruneDead removes nodes and initializers that the import itself made
+// unused (Constant nodes and initializers folded into attributes, Gemm
+// weights replaced by transposed copies). Values unused in the file stay.
+func (im *importer) pruneDead() {
+	g := im.g
+	for {
+		used := map[string]bool{}
+		for _, n := range g.Nodes {
+			for _, in := range n.Inputs {
+				used[in] = true
+			}
+		}
+		for _, o := range g.Outputs {
+			used[o.Name] = true
+		}
+		madeDead := func(name string) bool { return !used[name] && im.uses[name] > 0 }
+		changed := false
+		nodes := g.Nodes[:0]
+		for _, n := range g.Nodes {
+			dead := len(n.Outputs) > 0
+			for _, o := range n.Outputs {
+				if o != "" && !madeDead(o) {
+					dead = false
+				}
+			}
+			if dead {
+				changed = true
+				continue
+			}
+			nodes = append(nodes, n)
+		}
+		for i := len(nodes); i < len(g.Nodes); i++ {
+			g.Nodes[i] = nil
+		}
+		g.Nodes = nodes
+		inits := g.Initializers[:0]
+		for _, t := range g.Initializers {
+			if madeDead(t.Name) || (im.derived(t.Name) && !used[t.Name]) {
+				changed = true
+				continue
+			}
+			inits = append(inits, t)
+		}
+		g.Initializers = inits
+		if !changed {
+			return
+		}
+	}
+}
+
+// assignLayouts gives every initializer read in a weight role the layout
+// that role requires. An initializer needed in two different layouts is
+// copied (sharing the read-only data) under a new name.
+func (im *importer) assignLayouts() error {
+	copies := map[string]string{}
+	consts := map[string]*canon.Tensor{}
+	for _, n := range im.g.Nodes {
+		if k, ok := n.Op.(*canon.Constant); ok && len(n.Outputs) == 1 {
+			consts[n.Outputs[0]] = k.Value
+		}
+	}
+	for _, n := range im.g.Nodes {
+		sig := n.Op.Signature()
+		for i, in := range n.Inputs {
+			if in == "" || len(sig.Inputs) == 0 {
+				continue
+			}
+			spec := sig.Inputs[min(i, len(sig.Inputs)-1)]
+			if i >= len(sig.Inputs) && !spec.Variadic {
+				continue
+			}
+			t := im.inits[in]
+			if t == nil {
+				// A Constant node's value: set its layout, there is no
+				// second name to copy it under.
+				if k := consts[in]; k != nil && k.Layout == "" {
+					if want, ok := canon.LayoutFor(spec.Role, len(k.Shape)); ok && layoutFits(spec.Role, len(k.Shape)) {
+						k.Layout = want
+					}
+				}
+				continue
+			}
+			want, ok := canon.LayoutFor(spec.Role, len(t.Shape))
+			if !ok || !layoutFits(spec.Role, len(t.Shape)) {
+				continue
+			}
+			switch {
+			case t.Layout == "":
+				t.Layout = want
+			case t.Layout != want:
+				key := in + "\x00" + string(want)
+				name, ok := copies[key]
+				if !ok {
+					name = im.fresh(in + "_" + string(want))
+					c := *t
+					c.Name, c.Layout = name, want
+					im.addInit(&c, in)
+					copies[key] = name
+				}
+				n.Inputs[i] = name
+			}
+		}
+	}
+	return nil
+}
+
+// layoutFits reports whether a tensor of the given rank can carry the
+// role's layout; otherwise validation reports the misuse.
+func layoutFits(r canon.Role, rank int) bool {
+	switch r {
+	case canon.RoleConvWeight, canon.RoleDeconvWeight:
+		return rank >= 3 && rank <= 5
+	case canon.RoleLinearWeight:
+		return rank == 2
+	case canon.RoleChannel, canon.RoleBias:
+		return rank == 1
+	}
+	return false
+}
+
+// sortedKeys is for deterministic messages.
+func sortedKeys[M ~map[string]V, V any](m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

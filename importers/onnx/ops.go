@@ -1,0 +1,931 @@
+package onnximport
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/onnxpb"
+)
+
+// converters maps each supported ONNX op type to its converter.
+var converters map[string]func(c *nodeCtx) error
+
+func init() {
+	converters = map[string]func(c *nodeCtx) error{
+		"Conv": convConv, "ConvTranspose": convConvTranspose,
+		"MaxPool": convMaxPool, "AveragePool": convAveragePool,
+		"GlobalAveragePool":  simple(func() canon.Op { return &canon.GlobalAveragePool{} }),
+		"GlobalMaxPool":      simple(func() canon.Op { return &canon.GlobalMaxPool{} }),
+		"BatchNormalization": convBatchNorm,
+		"Gemm":               convGemm,
+		"MatMul":             simple(func() canon.Op { return &canon.MatMul{} }),
+		"Add":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Add} }),
+		"Sub":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Sub} }),
+		"Mul":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Mul} }),
+		"Div":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Div} }),
+		"Relu":               simple(func() canon.Op { return &canon.Unary{Fn: canon.Relu} }),
+		"Sigmoid":            simple(func() canon.Op { return &canon.Unary{Fn: canon.Sigmoid} }),
+		"Tanh":               simple(func() canon.Op { return &canon.Unary{Fn: canon.Tanh} }),
+		"HardSwish":          simple(func() canon.Op { return &canon.Unary{Fn: canon.HardSwish} }),
+		"PRelu":              simple(func() canon.Op { return &canon.PRelu{} }),
+		"LeakyRelu": func(c *nodeCtx) error {
+			return c.emit(&canon.LeakyRelu{Alpha: c.float("alpha", 0.01)}, []string{c.in(0)}, c.out1())
+		},
+		"HardSigmoid": func(c *nodeCtx) error {
+			return c.emit(&canon.HardSigmoid{Alpha: c.float("alpha", 0.2), Beta: c.float("beta", 0.5)}, []string{c.in(0)}, c.out1())
+		},
+		"Clip":     convClip,
+		"Softmax":  convSoftmax,
+		"Dropout":  convDropout,
+		"Identity": convIdentity,
+		"Flatten": func(c *nodeCtx) error {
+			axis := c.int("axis", 1)
+			if axis < 0 {
+				axis += int64(c.needRank(0, "a negative Flatten axis"))
+			}
+			if r, ok := c.rank(0); ok && (axis < 0 || axis > int64(r)) {
+				c.fail("axis %d is out of range for rank %d", c.int("axis", 1), r)
+			}
+			return c.emit(&canon.Flatten{Axis: axis}, []string{c.in(0)}, c.out1())
+		},
+		"Concat": func(c *nodeCtx) error {
+			if !c.has("axis") {
+				c.fail("the axis attribute is required")
+			}
+			axis := c.int("axis", 0)
+			for i := range c.n.Input {
+				if r, ok := c.rank(i); ok {
+					axis = c.normAxis(axis, r, "axis")
+					break
+				}
+			}
+			return c.emit(&canon.Concat{Axis: axis}, append([]string{}, c.n.Input...), c.out1())
+		},
+		"Split":     convSplit,
+		"Squeeze":   convSqueeze,
+		"Unsqueeze": convUnsqueeze,
+		"Reshape":   convReshape,
+		"Transpose": func(c *nodeCtx) error {
+			perm := c.ints("perm")
+			if perm == nil {
+				r := c.needRank(0, "Transpose without perm (reverse all axes)")
+				perm = make([]int64, r)
+				for i := range perm {
+					perm[i] = int64(r - 1 - i)
+				}
+			}
+			return c.emit(&canon.Transpose{Perm: perm}, []string{c.in(0)}, c.out1())
+		},
+		"Pad":   convPad,
+		"Slice": convSlice,
+		"Gather": func(c *nodeCtx) error {
+			axis := c.int("axis", 0)
+			if r, ok := c.rank(0); ok {
+				axis = c.normAxis(axis, r, "axis")
+			}
+			return c.emit(&canon.Gather{Axis: axis}, []string{c.in(0), c.in(1)}, c.out1())
+		},
+		"Shape": func(c *nodeCtx) error {
+			op := canon.NewShapeOf()
+			if c.im.opset >= 15 {
+				op.Start = c.int("start", 0)
+				op.End = c.int("end", math.MaxInt64)
+			}
+			return c.emit(op, []string{c.in(0)}, c.out1())
+		},
+		"Constant":   convConstant,
+		"ReduceMean": convReduceMean,
+		"Upsample":   convUpsample,
+		"Resize":     convResize,
+	}
+}
+
+// minOpset is the lowest default-domain opset at which an op means what its
+// converter reads: the op's first version, or the version that gave it its
+// current semantics (opset 7's NumPy broadcasting for Add/Gemm/PRelu; the
+// removal of is_test from BatchNormalization and Dropout; Reshape's shape
+// input in 5). Ops not listed need opset 7.
+var minOpset = map[string]int64{
+	"Relu": 1, "Sigmoid": 1, "Tanh": 1, "LeakyRelu": 1, "HardSigmoid": 1, "Softmax": 1,
+	"Conv": 1, "ConvTranspose": 1, "GlobalAveragePool": 1, "GlobalMaxPool": 1, "MaxPool": 1,
+	"AveragePool": 1, "Transpose": 1, "Gather": 1, "Shape": 1, "Identity": 1, "MatMul": 1,
+	"Squeeze": 1, "Unsqueeze": 1, "Constant": 1, "ReduceMean": 1, "Clip": 1, "Slice": 1,
+	"Flatten": 1, "Split": 2, "Pad": 2, "Concat": 4, "Reshape": 5,
+	"Resize": 10, "HardSwish": 14,
+}
+
+// simple converts ops without attributes whose inputs map one to one.
+func simple(mk func() canon.Op) func(c *nodeCtx) error {
+	return func(c *nodeCtx) error {
+		return c.emit(mk(), append([]string{}, c.n.Input...), c.out1())
+	}
+}
+
+// SupportedOps lists the ONNX op types the importer converts.
+func SupportedOps() []string { return sortedKeys(converters) }
+
+// convertNode converts one ONNX node into one or more canonical nodes.
+func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
+	op := n.GetOpType()
+	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		return fmt.Errorf("node %q (%s) is in domain %q: only default-domain (ai.onnx) ops are supported by modelbridge; export the model without vendor-specific ops (for ONNX Runtime, save it before graph optimizations)", name, op, d)
+	}
+	conv := converters[op]
+	if conv == nil {
+		return fmt.Errorf("node %q (%s): op not supported by modelbridge (supported: %s); re-export the model without it, or cut the graph before it and run that part separately", name, op, strings.Join(SupportedOps(), ", "))
+	}
+	lo, ok := minOpset[op]
+	if !ok {
+		lo = 7
+	}
+	if im.opset < lo {
+		return fmt.Errorf("node %q (%s): the model's opset %d predates the %s semantics modelbridge reads (opset >= %d); upgrade the model with onnx.version_converter", name, op, im.opset, op, lo)
+	}
+	c := &nodeCtx{im: im, n: n, name: name, op: op, attrs: map[string]*onnxpb.AttributeProto{}}
+	for _, a := range n.Attribute {
+		if a.GetRefAttrName() != "" {
+			return c.errf("attribute %s refers to a function attribute; only plain graphs are supported", a.GetName())
+		}
+		c.attrs[a.GetName()] = a
+	}
+	for _, in := range n.Input {
+		if _, ok := im.vals[in]; in != "" && !ok {
+			return c.errf("input %q is not defined before the node", in)
+		}
+	}
+	if err := conv(c); err != nil {
+		return err
+	}
+	return c.err
+}
+
+// ---- convolutions and pooling ----
+
+// windowAttrs are the attributes convolutions and pools share.
+type windowAttrs struct {
+	kernel, strides, dilations, padsBegin, padsEnd []int64
+	autoPad                                        string
+}
+
+// readWindow reads strides, dilations, pads and auto_pad for a window of
+// the given kernel, and turns SAME_* auto padding into explicit pads.
+func (c *nodeCtx) readWindow(kernel []int64, dilationsOK bool) windowAttrs {
+	nsp := len(kernel)
+	w := windowAttrs{kernel: kernel}
+	get := func(name string, n int, def int64) []int64 {
+		v := c.ints(name)
+		if v == nil {
+			return fill(n, def)
+		}
+		if len(v) != n {
+			c.fail("attribute %s has %d values, want %d (one per spatial axis%s)", name, len(v), n, map[bool]string{true: ", begins then ends", false: ""}[n == 2*nsp && nsp > 0])
+			return fill(n, def)
+		}
+		return v
+	}
+	w.strides = get("strides", nsp, 1)
+	w.dilations = fill(nsp, 1)
+	if dilationsOK {
+		w.dilations = get("dilations", nsp, 1)
+	}
+	pads := get("pads", 2*nsp, 0)
+	for i := 0; i < nsp; i++ {
+		if kernel[i] <= 0 || w.strides[i] <= 0 || w.dilations[i] <= 0 {
+			c.fail("kernel %v, strides %v and dilations %v must be positive", kernel, w.strides, w.dilations)
+			break
+		}
+	}
+	w.padsBegin, w.padsEnd = pads[:nsp], pads[nsp:]
+	w.autoPad = c.str("auto_pad", "NOTSET")
+	switch w.autoPad {
+	case "NOTSET", "":
+		for _, p := range pads {
+			if p < 0 {
+				c.fail("pads %v must not be negative", pads)
+				break
+			}
+		}
+	case "VALID":
+		w.padsBegin, w.padsEnd = fill(nsp, 0), fill(nsp, 0)
+	case "SAME_UPPER", "SAME_LOWER":
+		in := c.spatial(nsp, "auto_pad "+w.autoPad)
+		if in == nil {
+			break
+		}
+		for i := 0; i < nsp; i++ {
+			out := (in[i] + w.strides[i] - 1) / w.strides[i]
+			total := max(0, (out-1)*w.strides[i]+(kernel[i]-1)*w.dilations[i]+1-in[i])
+			small, big := total/2, total-total/2
+			if w.autoPad == "SAME_UPPER" {
+				w.padsBegin[i], w.padsEnd[i] = small, big
+			} else {
+				w.padsBegin[i], w.padsEnd[i] = big, small
+			}
+		}
+	default:
+		c.fail("auto_pad %q is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER", w.autoPad)
+	}
+	return w
+}
+
+// spatial returns input 0's static spatial sizes, or records why they are
+// needed.
+func (c *nodeCtx) spatial(nsp int, why string) []int64 {
+	x := c.info(0)
+	if x.RankKnown && len(x.Shape) == nsp+2 {
+		out := make([]int64, nsp)
+		ok := true
+		for i := range out {
+			out[i] = x.Shape[i+2].Size
+			ok = ok && x.Shape[i+2].Known()
+		}
+		if ok {
+			return out
+		}
+	}
+	c.fail("%s needs the static spatial shape of input %q, which is unknown; give the model's inputs full shapes (--input-shape) or re-export with explicit pads", why, c.in(0))
+	return nil
+}
+
+// convKernel is the kernel from kernel_shape or the weight's shape.
+func (c *nodeCtx) convKernel() []int64 {
+	k := c.ints("kernel_shape")
+	ws, wok := c.info(1).StaticShape()
+	if wok && len(ws) < 3 {
+		c.fail("weight %q has shape %v; a convolution weight needs at least 3 axes", c.in(1), ws)
+		return nil
+	}
+	if k == nil {
+		if !wok {
+			c.fail("the kernel shape is unknown: weight %q has no static shape and there is no kernel_shape attribute", c.in(1))
+			return nil
+		}
+		return append([]int64{}, ws[2:]...)
+	}
+	if wok && fmt.Sprint(k) != fmt.Sprint(ws[2:]) {
+		c.fail("kernel_shape %v does not match weight %q of shape %v", k, c.in(1), ws)
+	}
+	return k
+}
+
+func convConv(c *nodeCtx) error {
+	k := c.convKernel()
+	w := c.readWindow(k, true)
+	op := &canon.Conv{Strides: w.strides, Dilations: w.dilations, PadsBegin: w.padsBegin, PadsEnd: w.padsEnd, Group: c.int("group", 1)}
+	if op.Group < 1 {
+		c.fail("group %d must be at least 1", op.Group)
+	}
+	return c.emit(op, []string{c.in(0), c.in(1), c.in(2)}, c.out1())
+}
+
+func convConvTranspose(c *nodeCtx) error {
+	k := c.convKernel()
+	nsp := len(k)
+	// Pads of a transposed convolution crop its full output, so the forward
+	// SAME formula does not apply: read the window with auto_pad off.
+	autoPad := c.str("auto_pad", "NOTSET")
+	w := c.readWindow(k, true)
+	if autoPad != "VALID" && autoPad != "NOTSET" && autoPad != "" {
+		w.padsBegin, w.padsEnd = fill(nsp, 0), fill(nsp, 0)
+	}
+	op := &canon.ConvTranspose{Strides: w.strides, Dilations: w.dilations, PadsBegin: w.padsBegin, PadsEnd: w.padsEnd, Group: c.int("group", 1)}
+	if op.Group < 1 {
+		c.fail("group %d must be at least 1", op.Group)
+	}
+	op.OutputPadding = c.ints("output_padding")
+	if op.OutputPadding == nil {
+		op.OutputPadding = fill(nsp, 0)
+	} else if len(op.OutputPadding) != nsp {
+		c.fail("output_padding has %d values, want %d", len(op.OutputPadding), nsp)
+		op.OutputPadding = fill(nsp, 0)
+	}
+	outShape := c.ints("output_shape")
+	if len(outShape) == nsp+2 {
+		outShape = outShape[2:] // some exporters write the full (N, C, ...) shape
+	}
+	same := autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"
+	if outShape != nil || same {
+		in := c.spatial(nsp, "ConvTranspose with output_shape or auto_pad")
+		if in == nil {
+			return c.err
+		}
+		if outShape == nil {
+			outShape = make([]int64, nsp)
+			for i := range outShape {
+				outShape[i] = in[i] * w.strides[i]
+			}
+		}
+		if len(outShape) != nsp {
+			c.fail("output_shape %v has %d values, want %d", outShape, len(outShape), nsp)
+			return c.err
+		}
+		for i := 0; i < nsp; i++ {
+			// ONNX: total = s*(in-1) + output_padding + ((k-1)*d+1) - out.
+			total := w.strides[i]*(in[i]-1) + op.OutputPadding[i] + (k[i]-1)*w.dilations[i] + 1 - outShape[i]
+			if total < 0 {
+				// A requested output larger than the full output: the extra
+				// rows/columns at the end are what output_padding produces.
+				op.OutputPadding[i] -= total
+				total = 0
+			}
+			small, big := total/2, total-total/2
+			if autoPad == "SAME_LOWER" {
+				op.PadsBegin[i], op.PadsEnd[i] = big, small
+			} else {
+				op.PadsBegin[i], op.PadsEnd[i] = small, big
+			}
+		}
+	}
+	return c.emit(op, []string{c.in(0), c.in(1), c.in(2)}, c.out1())
+}
+
+func (c *nodeCtx) poolKernel() []int64 {
+	k := c.ints("kernel_shape")
+	if k == nil {
+		c.fail("the kernel_shape attribute is required")
+	}
+	return k
+}
+
+func convMaxPool(c *nodeCtx) error {
+	outs := c.outputs(1, "the Indices output of MaxPool is not supported by modelbridge; re-export without return_indices")
+	if c.int("storage_order", 0) != 0 {
+		c.fail("storage_order=1 (column-major indices) is not supported")
+	}
+	w := c.readWindow(c.poolKernel(), c.im.opset >= 10)
+	op := &canon.MaxPool{Kernel: w.kernel, Strides: w.strides, Dilations: w.dilations, PadsBegin: w.padsBegin, PadsEnd: w.padsEnd}
+	if c.im.opset >= 10 {
+		op.CeilMode = c.int("ceil_mode", 0) != 0
+	}
+	return c.emit(op, []string{c.in(0)}, outs)
+}
+
+func convAveragePool(c *nodeCtx) error {
+	w := c.readWindow(c.poolKernel(), c.im.opset >= 19)
+	op := &canon.AveragePool{Kernel: w.kernel, Strides: w.strides, Dilations: w.dilations, PadsBegin: w.padsBegin, PadsEnd: w.padsEnd,
+		CountIncludePad: c.int("count_include_pad", 0) != 0}
+	if c.im.opset >= 10 {
+		op.CeilMode = c.int("ceil_mode", 0) != 0
+	}
+	return c.emit(op, []string{c.in(0)}, c.out1())
+}
+
+// ---- dense and normalization ----
+
+func convBatchNorm(c *nodeCtx) error {
+	if c.int("training_mode", 0) != 0 {
+		c.fail("training_mode=1 is not supported: modelbridge converts inference graphs; export the model in eval mode")
+	}
+	if c.int("spatial", 1) == 0 {
+		if r, ok := c.rank(1); ok && r != 1 {
+			c.fail("spatial=0 (per-activation statistics) is not supported")
+		}
+	}
+	outs := c.outputs(1, "the running statistics outputs only exist in training mode; export the model in eval mode")
+	op := &canon.BatchNorm{Epsilon: c.float("epsilon", 1e-5)}
+	return c.emit(op, []string{c.in(0), c.in(1), c.in(2), c.in(3), c.in(4)}, outs)
+}
+
+func convGemm(c *nodeCtx) error {
+	alpha, beta := c.float("alpha", 1), c.float("beta", 1)
+	a, b := c.in(0), c.in(1)
+	if c.int("transA", 0) != 0 {
+		var err error
+		if a, err = c.emitAux("transpose_A", &canon.Transpose{Perm: []int64{1, 0}}, a); err != nil {
+			return err
+		}
+	}
+	if c.int("transB", 0) == 0 {
+		// Linear wants W as (N, K); ONNX B is (K, N) here.
+		if t := c.im.inits[b]; t != nil {
+			b = c.transposedInit(t)
+		} else {
+			var err error
+			if b, err = c.emitAux("transpose_B", &canon.Transpose{Perm: []int64{1, 0}}, b); err != nil {
+				return err
+			}
+		}
+	}
+	return c.emit(&canon.Linear{Alpha: alpha, Beta: beta}, []string{a, b, c.in(2)}, c.out1())
+}
+
+// transposedInit returns the name of t stored transposed: t itself, changed
+// in place, when only this node reads it; otherwise a copy under a new name.
+func (c *nodeCtx) transposedInit(t *canon.Tensor) string {
+	im := c.im
+	if name, ok := im.transposed[t.Name]; ok {
+		return name
+	}
+	if len(t.Shape) != 2 {
+		c.fail("Gemm B %q has shape %v; it must be 2-D", t.Name, t.Shape)
+		return t.Name
+	}
+	if err := t.CheckData(); err != nil {
+		c.fail("%v", err)
+		return t.Name
+	}
+	rows, cols, size := int(t.Shape[0]), int(t.Shape[1]), t.DType.Size()
+	data := make([]byte, len(t.Data))
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			copy(data[(j*rows+i)*size:(j*rows+i+1)*size], t.Data[(i*cols+j)*size:])
+		}
+	}
+	shape := []int64{t.Shape[1], t.Shape[0]}
+	if im.uses[t.Name] == 1 && !im.outputs[t.Name] {
+		t.Data, t.Shape = data, shape
+		im.vals[t.Name] = constInfo(t)
+		im.transposed[t.Name] = t.Name
+		return t.Name
+	}
+	nt := &canon.Tensor{Name: im.fresh(t.Name + "_transposed"), DType: t.DType, Shape: shape, Data: data}
+	im.addInit(nt, t.Name)
+	im.transposed[t.Name] = nt.Name
+	return nt.Name
+}
+
+// ---- activations ----
+
+func convClip(c *nodeCtx) error {
+	op := canon.NewClip()
+	if c.im.opset < 11 {
+		op.Min = c.float("min", op.Min)
+		op.Max = c.float("max", op.Max)
+	} else {
+		op.Min = float32(c.constScalar(1, "Clip min", math.Inf(-1)))
+		op.Max = float32(c.constScalar(2, "Clip max", math.Inf(1)))
+	}
+	return c.emit(op, []string{c.in(0)}, c.out1())
+}
+
+func convSoftmax(c *nodeCtx) error {
+	outs := c.out1()
+	if c.im.opset >= 13 {
+		axis := c.int("axis", -1)
+		if r, ok := c.rank(0); ok {
+			axis = c.normAxis(axis, r, "axis")
+		}
+		return c.emit(&canon.Softmax{Axis: axis}, []string{c.in(0)}, outs)
+	}
+	// Before opset 13 Softmax flattens to 2-D at axis and normalizes rows.
+	r := c.needRank(0, "Softmax before opset 13")
+	axis := c.int("axis", 1)
+	if c.err != nil {
+		return c.err
+	}
+	if axis < 0 {
+		axis += int64(r)
+	}
+	if axis < 0 || axis > int64(r) {
+		return c.errf("axis %d is out of range for rank %d", c.int("axis", 1), r)
+	}
+	if axis == int64(r-1) {
+		return c.emit(&canon.Softmax{Axis: axis}, []string{c.in(0)}, outs)
+	}
+	flat, err := c.emitAux("flatten", &canon.Flatten{Axis: axis}, c.in(0))
+	if err != nil {
+		return err
+	}
+	sm := c.im.fresh(c.name + "/softmax")
+	if err := c.emit(&canon.Softmax{Axis: 1}, []string{flat}, []string{sm}); err != nil {
+		return err
+	}
+	if shape, ok := c.info(0).StaticShape(); ok {
+		return c.emitNamed(c.im.freshNode(c.name+"/reshape"), &canon.Reshape{Shape: shape}, []string{sm}, outs)
+	}
+	// Dynamic dims: restore the shape at run time.
+	shp, err := c.emitAux("shape", canon.NewShapeOf(), c.in(0))
+	if err != nil {
+		return err
+	}
+	return c.emitNamed(c.im.freshNode(c.name+"/reshape"), &canon.Reshape{}, []string{sm, shp}, outs)
+}
+
+func convDropout(c *nodeCtx) error {
+	op := &canon.Dropout{Ratio: 0.5}
+	if c.im.opset < 12 {
+		op.Ratio = c.float("ratio", 0.5)
+	} else {
+		if c.in(1) != "" {
+			// The ratio has no effect at inference; keep it when known.
+			if v := c.im.vals[c.in(1)]; v.Const != nil {
+				if f, err := v.Const.Float64s(); err == nil && len(f) == 1 {
+					op.Ratio = float32(f[0])
+				}
+			}
+		}
+		if c.in(2) != "" {
+			v := c.im.vals[c.in(2)]
+			if v.Const == nil {
+				c.fail("training_mode input %q is computed at run time; modelbridge converts inference graphs only", c.in(2))
+			} else if b, err := v.Const.Int64s(); err != nil || len(b) != 1 || b[0] != 0 {
+				c.fail("training_mode is true: modelbridge converts inference graphs; export the model in eval mode")
+			}
+		}
+	}
+	outs := append([]string{}, c.n.Output...)
+	for len(outs) > 0 && outs[len(outs)-1] == "" {
+		outs = outs[:len(outs)-1]
+	}
+	if len(outs) == 0 || len(outs) > 2 || outs[0] == "" {
+		return c.errf("Dropout has outputs %q; want the output and an optional mask", c.n.Output)
+	}
+	return c.emit(op, []string{c.in(0)}, outs)
+}
+
+// convIdentity turns an Identity of a weight into a second name for that
+// weight (exporters such as PyTorch's write shared parameters this way), so
+// that the weight keeps its layout; other Identities stay nodes.
+func convIdentity(c *nodeCtx) error {
+	outs := c.out1()
+	if t := c.im.inits[c.in(0)]; t != nil && len(outs) == 1 && !c.im.outputs[outs[0]] && c.err == nil {
+		alias := *t
+		alias.Name, alias.Layout = outs[0], ""
+		alias.Shape = append([]int64{}, t.Shape...)
+		c.im.addInit(&alias, t.Name)
+		delete(c.im.derivedSet, alias.Name) // it has a name from the file
+		return nil
+	}
+	return c.emit(&canon.Identity{}, []string{c.in(0)}, outs)
+}
+
+// ---- shape manipulation ----
+
+func convSplit(c *nodeCtx) error {
+	outs := append([]string{}, c.n.Output...)
+	if len(outs) == 0 {
+		return c.errf("Split has no outputs")
+	}
+	r := c.rankOr(0)
+	axis := c.int("axis", 0)
+	if r >= 0 {
+		axis = c.normAxis(axis, r, "axis")
+	}
+	var sizes []int64
+	if c.im.opset < 13 {
+		sizes = c.ints("split")
+	} else if c.in(1) != "" {
+		sizes, _ = c.constInts(1, "split sizes")
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if len(sizes) == 0 {
+		n := int64(len(outs))
+		if c.im.opset >= 18 && c.has("num_outputs") {
+			if k := c.int("num_outputs", 0); k != n {
+				return c.errf("num_outputs is %d but the node has %d outputs", k, n)
+			}
+		}
+		x := c.info(0)
+		if r < 0 || axis < 0 || int(axis) >= r || !x.Shape[axis].Known() {
+			return c.errf("splitting into equal parts needs the size of axis %d of input %q, which is unknown; give the model's inputs full shapes (--input-shape)", axis, c.in(0))
+		}
+		dim := x.Shape[axis].Size
+		if c.im.opset >= 18 {
+			// Opset 18: chunks of ceil(dim/n), the last one smaller.
+			chunk := (dim + n - 1) / n
+			for i := int64(0); i < n; i++ {
+				sizes = append(sizes, max(0, min(chunk, dim-i*chunk)))
+			}
+		} else {
+			if dim%n != 0 {
+				return c.errf("axis %d of size %d cannot be split into %d equal parts", axis, dim, n)
+			}
+			sizes = fill(int(n), dim/n)
+		}
+	}
+	if len(sizes) != len(outs) {
+		return c.errf("split sizes %v give %d parts but the node has %d outputs", sizes, len(sizes), len(outs))
+	}
+	return c.emit(&canon.Split{Axis: axis, Sizes: sizes}, []string{c.in(0)}, outs)
+}
+
+func (c *nodeCtx) axesAttrOrInput(attrBefore int64, what string) ([]int64, bool) {
+	if c.im.opset < attrBefore {
+		v := c.ints("axes")
+		return v, v != nil
+	}
+	if c.in(1) == "" {
+		return nil, false
+	}
+	return c.constInts(1, what)
+}
+
+func convSqueeze(c *nodeCtx) error {
+	axes, _ := c.axesAttrOrInput(13, "Squeeze axes")
+	if len(axes) == 0 {
+		axes = nil // every size-1 axis
+	}
+	axes = c.normAxes(axes, c.rankOr(0), "axis")
+	return c.emit(&canon.Squeeze{Axes: axes}, []string{c.in(0)}, c.out1())
+}
+
+func convUnsqueeze(c *nodeCtx) error {
+	axes, ok := c.axesAttrOrInput(13, "Unsqueeze axes")
+	if !ok && c.err == nil {
+		c.fail("axes are required")
+	}
+	if r := c.rankOr(0); r >= 0 {
+		axes = c.normAxes(axes, r+len(axes), "axis")
+	}
+	return c.emit(&canon.Unsqueeze{Axes: axes}, []string{c.in(0)}, c.out1())
+}
+
+func convReshape(c *nodeCtx) error {
+	allowZero := c.im.opset >= 14 && c.int("allowzero", 0) != 0
+	if v := c.info(1); v.Const != nil {
+		shape, err := v.Const.Int64s()
+		if err != nil {
+			return c.errf("shape %q: %v", c.in(1), err)
+		}
+		// Non-nil even when empty: an empty target is a scalar.
+		return c.emit(&canon.Reshape{Shape: append([]int64{}, shape...), AllowZero: allowZero}, []string{c.in(0)}, c.out1())
+	}
+	if c.in(1) == "" {
+		return c.errf("the shape input is missing")
+	}
+	return c.emit(&canon.Reshape{AllowZero: allowZero}, []string{c.in(0), c.in(1)}, c.out1())
+}
+
+func convPad(c *nodeCtx) error {
+	op := &canon.Pad{}
+	switch mode := c.str("mode", "constant"); mode {
+	case "constant":
+		op.Mode = canon.PadConstant
+	case "reflect":
+		op.Mode = canon.PadReflect
+	case "edge":
+		op.Mode = canon.PadEdge
+	default:
+		c.fail("mode %q is not supported (constant, reflect and edge are)", mode)
+	}
+	var pads []int64
+	if c.im.opset < 11 {
+		pads = c.ints("pads")
+		op.Value = c.float("value", 0)
+		if pads == nil {
+			c.fail("the pads attribute is required")
+		}
+	} else {
+		pads, _ = c.constInts(1, "pads")
+		op.Value = float32(c.constScalar(2, "constant_value", 0))
+		if c.in(1) == "" {
+			c.fail("the pads input is required")
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if len(pads)%2 != 0 {
+		return c.errf("pads %v must have an even length (begins then ends)", pads)
+	}
+	var axes []int64
+	if c.im.opset >= 18 && c.in(3) != "" {
+		axes, _ = c.constInts(3, "Pad axes")
+		if c.err != nil {
+			return c.err
+		}
+	}
+	half := len(pads) / 2
+	if axes == nil {
+		if r, ok := c.rank(0); ok && r != half {
+			return c.errf("pads %v have %d values per side but the input has rank %d", pads, half, r)
+		}
+		op.PadsBegin, op.PadsEnd = pads[:half], pads[half:]
+	} else {
+		r := c.needRank(0, "Pad with axes")
+		if len(axes) != half {
+			c.fail("pads %v do not match axes %v", pads, axes)
+		}
+		axes = c.normAxes(axes, r, "axis")
+		if c.err != nil {
+			return c.err
+		}
+		op.PadsBegin, op.PadsEnd = fill(r, 0), fill(r, 0)
+		for i, a := range axes {
+			op.PadsBegin[a], op.PadsEnd[a] = pads[i], pads[half+i]
+		}
+	}
+	return c.emit(op, []string{c.in(0)}, c.out1())
+}
+
+func convSlice(c *nodeCtx) error {
+	op := &canon.Slice{}
+	if c.im.opset < 10 {
+		op.Starts, op.Ends, op.Axes = c.ints("starts"), c.ints("ends"), c.ints("axes")
+		if op.Starts == nil || op.Ends == nil {
+			c.fail("the starts and ends attributes are required")
+		}
+	} else {
+		op.Starts, _ = c.constInts(1, "Slice starts")
+		op.Ends, _ = c.constInts(2, "Slice ends")
+		op.Axes, _ = c.constInts(3, "Slice axes")
+		op.Steps, _ = c.constInts(4, "Slice steps")
+		if c.in(1) == "" || c.in(2) == "" {
+			c.fail("the starts and ends inputs are required")
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	n := len(op.Starts)
+	if len(op.Ends) != n || (op.Axes != nil && len(op.Axes) != n) || (op.Steps != nil && len(op.Steps) != n) {
+		return c.errf("starts %v, ends %v, axes %v and steps %v must have the same length", op.Starts, op.Ends, op.Axes, op.Steps)
+	}
+	if op.Axes == nil {
+		op.Axes = make([]int64, n)
+		for i := range op.Axes {
+			op.Axes[i] = int64(i)
+		}
+	}
+	if op.Steps == nil {
+		op.Steps = fill(n, 1)
+	}
+	for _, s := range op.Steps {
+		if s == 0 {
+			return c.errf("a slice step is 0")
+		}
+	}
+	op.Axes = c.normAxes(op.Axes, c.rankOr(0), "axis")
+	return c.emit(op, []string{c.in(0)}, c.out1())
+}
+
+func convConstant(c *nodeCtx) error {
+	outs := c.out1()
+	if c.err != nil {
+		return c.err
+	}
+	name := outs[0]
+	var t *canon.Tensor
+	switch {
+	case c.has("value"):
+		a := c.attr("value", onnxpb.AttributeProto_TENSOR)
+		if a == nil {
+			return c.err
+		}
+		var err error
+		tp := a.GetT()
+		if t, err = c.im.tr.convert(tp, tp.RawData, tp.RawData != nil); err != nil {
+			return c.errf("%v", err)
+		}
+		t.Name = name
+	case c.has("value_float"):
+		t = canon.NewFloat32Tensor(name, []int64{}, []float32{c.float("value_float", 0)})
+	case c.has("value_floats"):
+		v := c.floats("value_floats")
+		t = canon.NewFloat32Tensor(name, []int64{int64(len(v))}, v)
+	case c.has("value_int"):
+		t = canon.NewInt64Tensor(name, []int64{}, []int64{c.int("value_int", 0)})
+	case c.has("value_ints"):
+		t = canon.NewInt64Tensor(name, nil, c.ints("value_ints"))
+	case c.has("sparse_value"):
+		return c.errf("sparse constants are not supported; densify the model first")
+	case c.has("value_string"), c.has("value_strings"):
+		return c.errf("string constants are not supported by modelbridge")
+	default:
+		return c.errf("the node has no value attribute")
+	}
+	return c.emit(&canon.Constant{Value: t}, nil, outs)
+}
+
+func convReduceMean(c *nodeCtx) error {
+	keep := c.int("keepdims", 1) != 0
+	axes, _ := c.axesAttrOrInput(18, "ReduceMean axes")
+	if len(axes) == 0 {
+		if c.im.opset >= 18 && c.int("noop_with_empty_axes", 0) != 0 {
+			return c.emit(&canon.Identity{}, []string{c.in(0)}, c.out1())
+		}
+		axes = nil // all axes
+	}
+	axes = c.normAxes(axes, c.rankOr(0), "axis")
+	return c.emit(&canon.ReduceMean{Axes: axes, KeepDims: keep}, []string{c.in(0)}, c.out1())
+}
+
+// ---- resampling ----
+
+func convUpsample(c *nodeCtx) error {
+	if mode := c.str("mode", "nearest"); mode != "nearest" {
+		c.fail("mode %q is not supported: modelbridge converts nearest-neighbour resampling only", mode)
+	}
+	var scales []float32
+	if c.im.opset < 9 {
+		scales = c.floats("scales")
+		if scales == nil {
+			c.fail("the scales attribute is required")
+		}
+	} else if v, ok := c.constFloats(1, "Upsample scales"); ok {
+		scales = toF32(v)
+	} else if c.err == nil {
+		c.fail("the scales input is required")
+	}
+	// Upsample maps output index i to floor(i / scale).
+	return c.emit(&canon.Resize{Scales: scales, CoordTransform: canon.Asymmetric, Nearest: canon.Floor}, []string{c.in(0)}, c.out1())
+}
+
+var coordModes = map[string]canon.CoordTransform{
+	"half_pixel": canon.HalfPixel, "asymmetric": canon.Asymmetric, "align_corners": canon.AlignCorners,
+	"pytorch_half_pixel": canon.PytorchHalfPixel, "tf_half_pixel_for_nn": canon.TFHalfPixelForNN,
+}
+
+var nearestModes = map[string]canon.NearestMode{
+	"round_prefer_floor": canon.RoundPreferFloor, "round_prefer_ceil": canon.RoundPreferCeil,
+	"floor": canon.Floor, "ceil": canon.Ceil,
+}
+
+func convResize(c *nodeCtx) error {
+	if mode := c.str("mode", "nearest"); mode != "nearest" {
+		return c.errf("mode %q is not supported: modelbridge converts nearest-neighbour Resize only; re-export with mode=nearest or keep this part of the model outside the conversion", mode)
+	}
+	op := &canon.Resize{CoordTransform: canon.Asymmetric, Nearest: canon.Floor}
+	if c.im.opset < 11 {
+		// Resize-10 has no coordinate or rounding modes: it maps output
+		// index i to floor(i / scale), like Upsample.
+		v, ok := c.constFloats(1, "Resize scales")
+		if !ok && c.err == nil {
+			c.fail("the scales input is required")
+		}
+		op.Scales = toF32(v)
+		return c.emit(op, []string{c.in(0)}, c.out1())
+	}
+	ct := c.str("coordinate_transformation_mode", "half_pixel")
+	m, ok := coordModes[ct]
+	if !ok {
+		return c.errf("coordinate_transformation_mode %q is not supported (supported: %s)", ct, strings.Join(sortedKeys(coordModes), ", "))
+	}
+	op.CoordTransform = m
+	nm := c.str("nearest_mode", "round_prefer_floor")
+	n, ok := nearestModes[nm]
+	if !ok {
+		return c.errf("nearest_mode %q is not supported (supported: %s)", nm, strings.Join(sortedKeys(nearestModes), ", "))
+	}
+	op.Nearest = n
+	if c.in(2) != "" {
+		if v, ok := c.constFloats(2, "Resize scales"); ok && len(v) > 0 {
+			op.Scales = toF32(v)
+		}
+	}
+	if c.in(3) != "" {
+		if v, ok := c.constInts(3, "Resize sizes"); ok && len(v) > 0 {
+			op.Sizes = v
+		}
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if (op.Scales == nil) == (op.Sizes == nil) {
+		return c.errf("exactly one of the scales and sizes inputs must be given")
+	}
+	if c.im.opset >= 18 {
+		if p := c.str("keep_aspect_ratio_policy", "stretch"); p != "stretch" && op.Sizes != nil {
+			return c.errf("keep_aspect_ratio_policy %q is not supported (only stretch)", p)
+		}
+		if axes := c.ints("axes"); axes != nil {
+			if err := c.expandResizeAxes(op, axes); err != nil {
+				return err
+			}
+		}
+	}
+	return c.emit(op, []string{c.in(0)}, c.out1())
+}
+
+// expandResizeAxes turns opset-18 per-axis scales/sizes into full-rank ones.
+func (c *nodeCtx) expandResizeAxes(op *canon.Resize, axes []int64) error {
+	r := c.needRank(0, "Resize with axes")
+	axes = c.normAxes(axes, r, "axis")
+	if c.err != nil {
+		return c.err
+	}
+	n := len(op.Scales) + len(op.Sizes)
+	if n != len(axes) {
+		return c.errf("axes %v do not match %d scales/sizes", axes, n)
+	}
+	if op.Scales != nil {
+		full := make([]float32, r)
+		for i := range full {
+			full[i] = 1
+		}
+		for i, a := range axes {
+			full[a] = op.Scales[i]
+		}
+		op.Scales = full
+		return nil
+	}
+	x := c.info(0)
+	full := make([]int64, r)
+	for i := range full {
+		full[i] = x.Shape[i].Size
+	}
+	for i, a := range axes {
+		full[a] = op.Sizes[i]
+	}
+	for i, s := range full {
+		if s < 0 {
+			return c.errf("axis %d of input %q has unknown size, needed to complete the sizes input", i, c.in(0))
+		}
+	}
+	op.Sizes = full
+	return nil
+}

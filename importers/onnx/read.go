@@ -1,0 +1,144 @@
+// Package onnximport reads ONNX models (IR 3..10, default-domain opsets
+// 7..21) into canonical graphs. Weights are not copied: the model file is
+// memory-mapped and initializers' raw data point into the mapping, which the
+// returned graph's Close releases.
+package onnximport
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/onnxpb"
+)
+
+// Supported ranges of the ONNX IR version and the default-domain opset.
+// Opset 22 only widened type constraints of the ops converted here. Files
+// below opset 7 are read when each op they use has kept its semantics since
+// then (see minOpset).
+const (
+	MinIRVersion = 3
+	MaxIRVersion = 10
+	MinOpset     = 1
+	MaxOpset     = 22
+)
+
+func init() {
+	formats.RegisterImporter(&formats.Importer{
+		Name:       "onnx",
+		Extensions: []string{".onnx"},
+		Sniff:      Sniff,
+		Read:       Read,
+	})
+}
+
+// Read imports the ONNX model at path. The graph's initializers may point
+// into a mapping of the file: call g.Close when done with the graph.
+func Read(path string, opts formats.ReadOptions) (_ *canon.Graph, err error) {
+	m, err := openMapping(path)
+	if err != nil {
+		return nil, err
+	}
+	g := &canon.Graph{}
+	g.AddResource(m)
+	defer func() {
+		if err != nil {
+			g.Close() // releases the mapping: nothing may point into it now
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+	}()
+	defer func() {
+		// Hostile input must produce an error, never a crash of the
+		// caller; every check is meant to run before this can trigger.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error while importing (please report it with the model): %v", r)
+		}
+	}()
+	im := &importer{
+		path: path,
+		g:    g,
+		opts: opts,
+		tr:   &tensorReader{baseDir: filepath.Dir(path), g: g},
+	}
+	if err := im.read(m.data); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (im *importer) read(data []byte) error {
+	if len(data) == 0 {
+		return errors.New("the file is empty")
+	}
+	rest, graphBytes, err := splitModel(data)
+	if err != nil {
+		return err
+	}
+	mp := new(onnxpb.ModelProto)
+	if err := proto.Unmarshal(rest, mp); err != nil {
+		return fmt.Errorf("not a valid ONNX model: %v", err)
+	}
+	if err := im.readHeader(mp); err != nil {
+		return err
+	}
+	grest, initBytes, err := splitGraph(graphBytes)
+	if err != nil {
+		return err
+	}
+	gp := new(onnxpb.GraphProto)
+	if err := proto.Unmarshal(grest, gp); err != nil {
+		return fmt.Errorf("not a valid ONNX graph: %v", err)
+	}
+	inits := make([]*canon.Tensor, 0, len(initBytes))
+	for i, b := range initBytes {
+		t, err := decodeTensor(b, im.tr)
+		if err != nil {
+			return fmt.Errorf("initializer %d: %w", i, err)
+		}
+		if t.Name == "" {
+			return fmt.Errorf("initializer %d has no name", i)
+		}
+		inits = append(inits, t)
+	}
+	return im.convertGraph(gp, inits)
+}
+
+func (im *importer) readHeader(mp *onnxpb.ModelProto) error {
+	ir := mp.GetIrVersion()
+	if ir < MinIRVersion || ir > MaxIRVersion {
+		return fmt.Errorf("ONNX IR version %d is outside the supported range %d..%d; re-export the model with a supported version", ir, MinIRVersion, MaxIRVersion)
+	}
+	opset := int64(-1)
+	for _, o := range mp.OpsetImport {
+		if d := o.GetDomain(); d == "" || d == "ai.onnx" {
+			opset = o.GetVersion()
+		}
+	}
+	if opset < 0 {
+		if ir >= 3 {
+			return errors.New("the model imports no default-domain (ai.onnx) opset")
+		}
+	}
+	if opset < MinOpset || opset > MaxOpset {
+		return fmt.Errorf("default-domain opset %d is outside the supported range %d..%d; convert the model with onnx.version_converter or re-export it", opset, MinOpset, MaxOpset)
+	}
+	im.opset = opset
+	im.g.Meta = canon.Metadata{
+		Producer:        mp.GetProducerName(),
+		ProducerVersion: mp.GetProducerVersion(),
+		SourceFormat:    "onnx",
+		SourceIRVersion: ir,
+		SourceOpset:     opset,
+		Domain:          mp.GetDomain(),
+		ModelVersion:    mp.GetModelVersion(),
+		DocString:       mp.GetDocString(),
+	}
+	for _, kv := range mp.MetadataProps {
+		im.g.Meta.Props = append(im.g.Meta.Props, canon.KeyValue{Key: kv.GetKey(), Value: kv.GetValue()})
+	}
+	return nil
+}

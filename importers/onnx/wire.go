@@ -1,0 +1,149 @@
+package onnximport
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// The functions here walk the protobuf wire format by hand so that the big
+// byte fields (initializers' raw_data) are never copied: everything else is
+// small and goes through proto.Unmarshal.
+
+// field is one top-level field of a message: its number, wire type and the
+// bytes of the whole field (tag included), plus, for length-delimited
+// fields, the payload.
+type field struct {
+	num     protowire.Number
+	typ     protowire.Type
+	whole   []byte
+	payload []byte
+}
+
+// walk calls fn for every top-level field of msg, stopping at the first
+// error. It never reads past msg.
+func walk(msg []byte, fn func(f field) error) error {
+	for len(msg) > 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
+			return wireErr(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, msg[n:])
+		if m < 0 {
+			return wireErr(m)
+		}
+		f := field{num: num, typ: typ, whole: msg[:n+m]}
+		if typ == protowire.BytesType {
+			v, k := protowire.ConsumeBytes(msg[n:])
+			if k < 0 {
+				return wireErr(k)
+			}
+			f.payload = v
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+		msg = msg[n+m:]
+	}
+	return nil
+}
+
+func wireErr(n int) error {
+	return fmt.Errorf("corrupt protobuf data (%v): the file is truncated or is not what it claims to be", protowire.ParseError(n))
+}
+
+// splitModel separates a ModelProto into the graph field's payload and the
+// remaining fields.
+func splitModel(msg []byte) (rest, graph []byte, err error) {
+	seen := false
+	err = walk(msg, func(f field) error {
+		if f.num == 7 && f.typ == protowire.BytesType {
+			if seen {
+				return errors.New("the model holds more than one graph field; it is not a valid ONNX model")
+			}
+			seen = true
+			graph = f.payload
+			return nil
+		}
+		rest = append(rest, f.whole...)
+		return nil
+	})
+	if err == nil && !seen {
+		err = errors.New("the file holds no graph: it is not an ONNX model, or it is truncated")
+	}
+	return rest, graph, err
+}
+
+// splitGraph separates a GraphProto into its initializers' encoded
+// TensorProtos and the remaining fields.
+func splitGraph(msg []byte) (rest []byte, inits [][]byte, err error) {
+	err = walk(msg, func(f field) error {
+		if f.num == 5 && f.typ == protowire.BytesType {
+			inits = append(inits, f.payload)
+			return nil
+		}
+		rest = append(rest, f.whole...)
+		return nil
+	})
+	return rest, inits, err
+}
+
+// splitTensor separates a TensorProto into raw_data (aliasing msg) and the
+// remaining fields. hasRaw reports whether raw_data was present at all.
+func splitTensor(msg []byte) (rest, raw []byte, hasRaw bool, err error) {
+	err = walk(msg, func(f field) error {
+		if f.num == 9 && f.typ == protowire.BytesType {
+			raw, hasRaw = f.payload, true // last one wins, as in proto.Unmarshal
+			return nil
+		}
+		rest = append(rest, f.whole...)
+		return nil
+	})
+	return rest, raw, hasRaw, err
+}
+
+// modelFields lists ModelProto's field numbers with their wire types, for
+// sniffing.
+var modelFields = map[protowire.Number]protowire.Type{
+	1: protowire.VarintType, 2: protowire.BytesType, 3: protowire.BytesType,
+	4: protowire.BytesType, 5: protowire.VarintType, 6: protowire.BytesType,
+	7: protowire.BytesType, 8: protowire.BytesType, 14: protowire.BytesType,
+	20: protowire.BytesType, 25: protowire.BytesType,
+}
+
+// Sniff reports whether head looks like the start of an ONNX ModelProto.
+// ONNX has no magic number; writers emit ir_version (field 1, tag 0x08)
+// first, so the head must start with it, hold a plausible IR version, and
+// continue with well-formed ModelProto fields. Zip (PK) and pickle (0x80)
+// files fail at the first byte; a bare TensorProto fails because its second
+// field (dims again, or data_type) repeats field 1 or has the wrong wire type.
+func Sniff(head []byte) bool {
+	if len(head) < 2 || head[0] != 0x08 {
+		return false
+	}
+	ir, n := protowire.ConsumeVarint(head[1:])
+	if n < 0 || ir < 1 || ir > 64 {
+		return false
+	}
+	b := head[1+n:]
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		want, ok := modelFields[num]
+		if !ok || want != typ || num == 1 {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			// A field running past the head is fine (the graph usually
+			// does); a malformed one is not.
+			return errors.Is(protowire.ParseError(m), io.ErrUnexpectedEOF)
+		}
+		b = b[n+m:]
+	}
+	return true
+}

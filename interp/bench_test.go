@@ -1,0 +1,189 @@
+package interp
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+)
+
+// netBuilder assembles canonical graphs with random weights.
+type netBuilder struct {
+	g   *canon.Graph
+	r   *rand.Rand
+	seq int
+}
+
+func newNetBuilder(input string, shape ...int64) *netBuilder {
+	g := &canon.Graph{Name: "bench"}
+	g.Inputs = []canon.ValueInfo{{Name: input, DType: canon.Float32, Shape: canon.DimsOf(shape...), RankKnown: true}}
+	return &netBuilder{g: g, r: rand.New(rand.NewSource(1))}
+}
+
+func (b *netBuilder) name(kind string) string {
+	b.seq++
+	return fmt.Sprintf("%s_%d", kind, b.seq)
+}
+
+func (b *netBuilder) weight(layout canon.Layout, scale float32, shape ...int64) string {
+	n := canon.NumElements(shape)
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = (b.r.Float32()*2 - 1) * scale
+	}
+	t := canon.NewFloat32Tensor(b.name("w"), shape, v)
+	t.Layout = layout
+	b.g.Initializers = append(b.g.Initializers, t)
+	return t.Name
+}
+
+func (b *netBuilder) node(op canon.Op, ins ...string) string {
+	out := b.name(op.Kind() + "_out")
+	b.g.Nodes = append(b.g.Nodes, &canon.Node{Name: b.name(op.Kind()), Op: op, Inputs: ins, Outputs: []string{out}})
+	return out
+}
+
+func (b *netBuilder) conv(x string, cin, cout, k, stride, pad, group int64, bias bool) string {
+	fan := float32(cin / group * k * k)
+	w := b.weight("OIHW", 1/sqrt32(fan), cout, cin/group, k, k)
+	ins := []string{x, w}
+	if bias {
+		ins = append(ins, b.weight("O", 0.1, cout))
+	}
+	return b.node(&canon.Conv{Strides: []int64{stride, stride}, Dilations: []int64{1, 1}, PadsBegin: []int64{pad, pad}, PadsEnd: []int64{pad, pad}, Group: group}, ins...)
+}
+
+func (b *netBuilder) bn(x string, c int64) string {
+	scale := b.weight("C", 0.2, c)
+	bias := b.weight("C", 0.1, c)
+	mean := b.weight("C", 0.1, c)
+	v := make([]float32, c)
+	for i := range v {
+		v[i] = 0.5 + b.r.Float32()
+	}
+	vt := canon.NewFloat32Tensor(b.name("var"), []int64{c}, v)
+	vt.Layout = "C"
+	b.g.Initializers = append(b.g.Initializers, vt)
+	return b.node(&canon.BatchNorm{Epsilon: 1e-5}, x, scale, bias, mean, vt.Name)
+}
+
+func (b *netBuilder) relu(x string) string { return b.node(&canon.Unary{Fn: canon.Relu}, x) }
+
+func sqrt32(x float32) float32 {
+	z := x
+	for range 20 {
+		z = (z + x/z) / 2
+	}
+	return z
+}
+
+// resnet18 builds torchvision's resnet18 (BatchNorm kept as nodes).
+func resnet18() *canon.Graph {
+	b := newNetBuilder("data", 1, 3, 224, 224)
+	x := b.relu(b.bn(b.conv("data", 3, 64, 7, 2, 3, 1, false), 64))
+	x = b.node(&canon.MaxPool{Kernel: []int64{3, 3}, Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}}, x)
+	cin := int64(64)
+	for stage, cout := range []int64{64, 128, 256, 512} {
+		for blk := 0; blk < 2; blk++ {
+			stride := int64(1)
+			if stage > 0 && blk == 0 {
+				stride = 2
+			}
+			y := b.relu(b.bn(b.conv(x, cin, cout, 3, stride, 1, 1, false), cout))
+			y = b.bn(b.conv(y, cout, cout, 3, 1, 1, 1, false), cout)
+			short := x
+			if stride != 1 || cin != cout {
+				short = b.bn(b.conv(x, cin, cout, 1, stride, 0, 1, false), cout)
+			}
+			x = b.relu(b.node(&canon.Binary{Fn: canon.Add}, y, short))
+			cin = cout
+		}
+	}
+	x = b.node(&canon.GlobalAveragePool{}, x)
+	x = b.node(&canon.Flatten{Axis: 1}, x)
+	x = b.node(&canon.Linear{Alpha: 1, Beta: 1}, x, b.weight("OI", 0.05, 1000, 512), b.weight("", 0.1, 1000))
+	b.g.Outputs = []canon.ValueInfo{{Name: x, DType: canon.Float32}}
+	return b.g
+}
+
+// peakMB reads the process's peak resident set size (VmHWM) in MB.
+func peakMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+func benchGraph(b *testing.B, g *canon.Graph, shape ...int64) {
+	p, err := New(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := randTensor(rand.New(rand.NewSource(7)), "x", ints(shape)...)
+	inputs := map[string]*canon.Tensor{g.Inputs[0].Name: in}
+	if _, err := p.Run(inputs); err != nil { // warm the buffer pool
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := p.Run(inputs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+	b.ReportMetric(peakMB(), "peak-MB")
+}
+
+func BenchmarkResNet18(b *testing.B) {
+	benchGraph(b, resnet18(), 1, 3, 224, 224)
+}
+
+// BenchmarkResNet18ONNX runs torchvision's resnet18 exported to ONNX at
+// $MODELBRIDGE_RESNET18_ONNX (default /tmp/resnet18.onnx), for a side by
+// side comparison with ONNX Runtime on the same file.
+func BenchmarkResNet18ONNX(b *testing.B) {
+	path := os.Getenv("MODELBRIDGE_RESNET18_ONNX")
+	if path == "" {
+		path = "/tmp/resnet18.onnx"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("skipping: %s not found (export torchvision resnet18 to ONNX there)", path)
+	}
+	g, err := onnximport.Read(path, formats.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	benchGraph(b, g, 1, 3, 224, 224)
+}
+
+func BenchmarkGroupedConv(b *testing.B) {
+	nb := newNetBuilder("x", 1, 256, 56, 56)
+	y := nb.conv("x", 256, 256, 3, 1, 1, 32, true)
+	nb.g.Outputs = []canon.ValueInfo{{Name: y, DType: canon.Float32}}
+	benchGraph(b, nb.g, 1, 256, 56, 56)
+}
+
+func BenchmarkGroupedConvTranspose(b *testing.B) {
+	nb := newNetBuilder("x", 1, 128, 28, 28)
+	w := nb.weight("IOHW", 0.05, 128, 16, 4, 4)
+	y := nb.node(&canon.ConvTranspose{Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}, OutputPadding: []int64{0, 0}, Group: 4}, "x", w, nb.weight("O", 0.1, 64))
+	nb.g.Outputs = []canon.ValueInfo{{Name: y, DType: canon.Float32}}
+	benchGraph(b, nb.g, 1, 128, 28, 28)
+}

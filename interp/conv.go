@@ -1,0 +1,480 @@
+package interp
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// geom3 describes a convolution-like window over up to three spatial axes.
+// 1-D and 2-D problems are padded to 3-D with leading axes of size 1, so
+// one loop nest serves every rank.
+type geom3 struct {
+	in, k, out [3]int
+	s, d, pb   [3]int
+	pe         [3]int
+}
+
+// newGeom3 fills the spatial geometry of an input of shape (N, C, spatial...)
+// from attributes that are either empty (defaults) or one value per axis.
+func newGeom3(xshape []int, k, strides, dilations, padsBegin, padsEnd []int64) (*geom3, error) {
+	sp := len(xshape) - 2
+	if sp < 1 || sp > 3 {
+		return nil, fmt.Errorf("input has shape %v: want 1 to 3 spatial axes after (N, C)", xshape)
+	}
+	if len(k) != sp {
+		return nil, fmt.Errorf("kernel has %d spatial axes, input %v has %d", len(k), xshape, sp)
+	}
+	g := &geom3{}
+	for i := range 3 {
+		g.in[i], g.k[i], g.s[i], g.d[i] = 1, 1, 1, 1
+	}
+	off := 3 - sp
+	get := func(name string, v []int64, def int64, min int64) ([]int64, error) {
+		if len(v) == 0 {
+			v = make([]int64, sp)
+			for i := range v {
+				v[i] = def
+			}
+		}
+		if len(v) != sp {
+			return nil, fmt.Errorf("%s %v: want %d values, one per spatial axis", name, v, sp)
+		}
+		for _, x := range v {
+			if x < min || x > 1<<24 {
+				return nil, fmt.Errorf("%s %v: values must be >= %d", name, v, min)
+			}
+		}
+		return v, nil
+	}
+	var err error
+	if k, err = get("kernel", k, 1, 1); err != nil {
+		return nil, err
+	}
+	if strides, err = get("strides", strides, 1, 1); err != nil {
+		return nil, err
+	}
+	if dilations, err = get("dilations", dilations, 1, 1); err != nil {
+		return nil, err
+	}
+	if padsBegin, err = get("pads_begin", padsBegin, 0, 0); err != nil {
+		return nil, err
+	}
+	if padsEnd, err = get("pads_end", padsEnd, 0, 0); err != nil {
+		return nil, err
+	}
+	for i := range sp {
+		g.in[off+i] = xshape[2+i]
+		g.k[off+i] = int(k[i])
+		g.s[off+i] = int(strides[i])
+		g.d[off+i] = int(dilations[i])
+		g.pb[off+i] = int(padsBegin[i])
+		g.pe[off+i] = int(padsEnd[i])
+	}
+	return g, nil
+}
+
+func (g *geom3) kernelSize() int { return g.k[0] * g.k[1] * g.k[2] }
+func (g *geom3) inSize() int     { return g.in[0] * g.in[1] * g.in[2] }
+func (g *geom3) outSize() int    { return g.out[0] * g.out[1] * g.out[2] }
+
+// convOut sets the output size of a convolution (floor mode).
+func (g *geom3) convOut() error {
+	for i := range 3 {
+		ext := (g.k[i]-1)*g.d[i] + 1
+		span := g.in[i] + g.pb[i] + g.pe[i] - ext
+		if span < 0 {
+			return fmt.Errorf("kernel extent %d is larger than the padded input %d on spatial axis %d", ext, g.in[i]+g.pb[i]+g.pe[i], i)
+		}
+		g.out[i] = span/g.s[i] + 1
+	}
+	return nil
+}
+
+// outShape is (n, c, out spatial...) with the rank of x.
+func (g *geom3) outShape(xshape []int, n, c int) []int {
+	sp := len(xshape) - 2
+	out := []int{n, c}
+	return append(out, g.out[3-sp:]...)
+}
+
+// validRange returns the o in [0, n) for which o*s + off lies in [0, size).
+func validRange(n, s, off, size int) (lo, hi int) {
+	if off < 0 {
+		lo = (-off + s - 1) / s
+	}
+	if size-1-off < 0 {
+		return 0, 0
+	}
+	hi = min(n, (size-1-off)/s+1)
+	if lo > hi {
+		lo = hi
+	}
+	return lo, hi
+}
+
+// im2col writes rows [r0, r1) of the column matrix for one image and group:
+// row (c, kz, ky, kx) holds, for every output position, the input element
+// that kernel tap meets (0 in the padding). x holds the group's channels.
+func im2col(g *geom3, x, col []float32, r0, r1 int) {
+	K := g.kernelSize()
+	P := g.outSize()
+	inPlane := g.inSize()
+	D, H, W := g.in[0], g.in[1], g.in[2]
+	OD, OH, OW := g.out[0], g.out[1], g.out[2]
+	for r := r0; r < r1; r++ {
+		c, kr := r/K, r%K
+		kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
+		plane := x[c*inPlane : (c+1)*inPlane]
+		row := col[r*P : (r+1)*P]
+		offx := kx*g.d[2] - g.pb[2]
+		lo, hi := validRange(OW, g.s[2], offx, W)
+		for oz := 0; oz < OD; oz++ {
+			iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
+			blk := row[oz*OH*OW : (oz+1)*OH*OW]
+			if iz < 0 || iz >= D {
+				clear(blk)
+				continue
+			}
+			for oy := 0; oy < OH; oy++ {
+				iy := oy*g.s[1] - g.pb[1] + ky*g.d[1]
+				dst := blk[oy*OW : (oy+1)*OW]
+				if iy < 0 || iy >= H {
+					clear(dst)
+					continue
+				}
+				src := plane[(iz*H+iy)*W : (iz*H+iy+1)*W]
+				clear(dst[:lo])
+				clear(dst[hi:])
+				if g.s[2] == 1 {
+					copy(dst[lo:hi], src[lo+offx:hi+offx])
+				} else {
+					sw := g.s[2]
+					for ox := lo; ox < hi; ox++ {
+						dst[ox] = src[ox*sw+offx]
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2im adds rows [r0, r1) of a transposed convolution's column matrix
+// (row (c, kz, ky, kx), one column per input position) into the output
+// planes y, skipping positions cropped by the pads.
+func col2im(g *geom3, col, y []float32, r0, r1 int) {
+	K := g.kernelSize()
+	P := g.inSize()
+	outPlane := g.outSize()
+	D, H, W := g.in[0], g.in[1], g.in[2]
+	OD, OH, OW := g.out[0], g.out[1], g.out[2]
+	for r := r0; r < r1; r++ {
+		c, kr := r/K, r%K
+		kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
+		plane := y[c*outPlane : (c+1)*outPlane]
+		row := col[r*P : (r+1)*P]
+		offx := kx*g.d[2] - g.pb[2]
+		lo, hi := validRange(W, g.s[2], offx, OW)
+		for iz := 0; iz < D; iz++ {
+			oz := iz*g.s[0] - g.pb[0] + kz*g.d[0]
+			if oz < 0 || oz >= OD {
+				continue
+			}
+			for iy := 0; iy < H; iy++ {
+				oy := iy*g.s[1] - g.pb[1] + ky*g.d[1]
+				if oy < 0 || oy >= OH {
+					continue
+				}
+				src := row[(iz*H+iy)*W : (iz*H+iy+1)*W]
+				dst := plane[(oz*OH+oy)*OW : (oz*OH+oy+1)*OW]
+				sw := g.s[2]
+				for ix := lo; ix < hi; ix++ {
+					dst[ix*sw+offx] += src[ix]
+				}
+			}
+		}
+	}
+}
+
+// weightAndBias fetches and checks W (rank of X, float) and optional bias.
+func weightAndBias(x *exec, xin *tensor) (w, b *tensor, err error) {
+	if err := needFloat(xin, "X"); err != nil {
+		return nil, nil, err
+	}
+	w = x.in(1)
+	if err := needFloat(w, "W"); err != nil {
+		return nil, nil, err
+	}
+	if len(w.shape) != len(xin.shape) {
+		return nil, nil, fmt.Errorf("W has shape %v, X has shape %v: ranks differ", w.shape, xin.shape)
+	}
+	b = x.in(2)
+	if b != nil {
+		if err := needFloat(b, "bias"); err != nil {
+			return nil, nil, err
+		}
+	}
+	return w, b, nil
+}
+
+func runConv(x *exec, op *canon.Conv) error {
+	xin := x.in(0)
+	w, bias, err := weightAndBias(x, xin)
+	if err != nil {
+		return err
+	}
+	if len(xin.shape) < 3 {
+		return fmt.Errorf("X has shape %v, want (N, C, spatial...)", xin.shape)
+	}
+	g, err := newGeom3(xin.shape, toI64(w.shape[2:]), op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd)
+	if err != nil {
+		return err
+	}
+	if err := g.convOut(); err != nil {
+		return err
+	}
+	groups := int(op.Group)
+	if groups <= 0 {
+		groups = 1
+	}
+	n, cin, cout := xin.shape[0], xin.shape[1], w.shape[0]
+	if cin%groups != 0 || cout%groups != 0 {
+		return fmt.Errorf("group %d does not divide input channels %d and output channels %d", groups, cin, cout)
+	}
+	cing, coutg := cin/groups, cout/groups
+	if w.shape[1] != cing {
+		return fmt.Errorf("W has shape %v (layout OI+spatial): want %d input channels per group (X has %d channels, group %d)", w.shape, cing, cin, groups)
+	}
+	if bias != nil && len(bias.f) != cout {
+		return fmt.Errorf("bias has shape %v, want [%d]", bias.shape, cout)
+	}
+	y := x.newF(g.outShape(xin.shape, n, cout))
+	K := g.kernelSize()
+	P, inP := g.outSize(), g.inSize()
+	kc := cing * K
+	if n*cout*P == 0 {
+		x.set(0, y)
+		return nil
+	}
+	if kc == 0 {
+		clear(y.f)
+	} else if cing == 1 && coutg == 1 {
+		convDepthwise(g, xin.f, w.f, y.f, n, cout)
+	} else {
+		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}
+		tasks := n * groups
+		gemmTask := func(col []float32, task int) {
+			img, gr := task/groups, task%groups
+			xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
+			b := xg
+			if !pointwise {
+				b = col
+				im2col(g, xg, col, 0, kc)
+			}
+			gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, y.f[(img*cout+gr*coutg)*P:(img*cout+(gr+1)*coutg)*P], P, 0)
+		}
+		if groups > 1 && tasks > 1 {
+			// Many small GEMMs: one goroutine per task, each with its own
+			// column buffer.
+			nw := min(runtime.GOMAXPROCS(0), tasks)
+			cols := make([][]float32, nw)
+			if !pointwise {
+				for i := range cols {
+					cols[i] = x.scratch(kc * P)
+				}
+			}
+			parallelTasks(tasks, nw, func(wk, t int) { gemmTask(cols[wk], t) })
+			for _, c := range cols {
+				x.release(c)
+			}
+		} else {
+			// Large GEMMs: gonum parallelizes them itself; im2col is split
+			// across workers here.
+			var col []float32
+			if !pointwise {
+				col = x.scratch(kc * P)
+			}
+			for t := 0; t < tasks; t++ {
+				img, gr := t/groups, t%groups
+				xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
+				b := xg
+				if !pointwise {
+					parallelFor(kc, P, func(lo, hi int) { im2col(g, xg, col, lo, hi) })
+					b = col
+				}
+				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, y.f[(img*cout+gr*coutg)*P:(img*cout+(gr+1)*coutg)*P], P, 0)
+			}
+			x.release(col)
+		}
+	}
+	if bias != nil {
+		addChannelBias(y.f, bias.f, n, cout, P)
+	}
+	x.set(0, y)
+	return nil
+}
+
+// convDepthwise handles convolutions with one input and one output channel
+// per group directly: a GEMM with K = kernel size would be all overhead.
+func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
+	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
+	D, H, W := g.in[0], g.in[1], g.in[2]
+	OD, OH, OW := g.out[0], g.out[1], g.out[2]
+	parallelFor(n*c, P*K, func(p0, p1 int) {
+		for p := p0; p < p1; p++ {
+			ch := p % c
+			src := x[p*inP : (p+1)*inP]
+			dst := y[p*P : (p+1)*P]
+			clear(dst)
+			for kr := 0; kr < K; kr++ {
+				kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
+				wv := w[ch*K+kr]
+				offx := kx*g.d[2] - g.pb[2]
+				lo, hi := validRange(OW, g.s[2], offx, W)
+				sw := g.s[2]
+				for oz := 0; oz < OD; oz++ {
+					iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
+					if iz < 0 || iz >= D {
+						continue
+					}
+					for oy := 0; oy < OH; oy++ {
+						iy := oy*g.s[1] - g.pb[1] + ky*g.d[1]
+						if iy < 0 || iy >= H {
+							continue
+						}
+						srow := src[(iz*H+iy)*W : (iz*H+iy+1)*W]
+						drow := dst[(oz*OH+oy)*OW : (oz*OH+oy+1)*OW]
+						if sw == 1 {
+							s := srow[lo+offx : hi+offx]
+							d := drow[lo:hi]
+							for i := range d {
+								d[i] += wv * s[i]
+							}
+						} else {
+							for ox := lo; ox < hi; ox++ {
+								drow[ox] += wv * srow[ox*sw+offx]
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func addChannelBias(y, b []float32, n, c, p int) {
+	for i := 0; i < n*c; i++ {
+		bv := b[i%c]
+		row := y[i*p : (i+1)*p]
+		for j := range row {
+			row[j] += bv
+		}
+	}
+}
+
+func runConvTranspose(x *exec, op *canon.ConvTranspose) error {
+	xin := x.in(0)
+	w, bias, err := weightAndBias(x, xin)
+	if err != nil {
+		return err
+	}
+	if len(xin.shape) < 3 {
+		return fmt.Errorf("X has shape %v, want (N, C, spatial...)", xin.shape)
+	}
+	g, err := newGeom3(xin.shape, toI64(w.shape[2:]), op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd)
+	if err != nil {
+		return err
+	}
+	sp := len(xin.shape) - 2
+	outPad := op.OutputPadding
+	if len(outPad) == 0 {
+		outPad = make([]int64, sp)
+	}
+	if len(outPad) != sp {
+		return fmt.Errorf("output_padding %v: want %d values", outPad, sp)
+	}
+	for i := range 3 {
+		op := 0
+		if j := i - (3 - sp); j >= 0 {
+			op = int(outPad[j])
+		}
+		if op < 0 {
+			return fmt.Errorf("output_padding %v is negative", outPad)
+		}
+		g.out[i] = (g.in[i]-1)*g.s[i] + (g.k[i]-1)*g.d[i] + 1 + op - g.pb[i] - g.pe[i]
+		if g.out[i] <= 0 {
+			return fmt.Errorf("output size %d on spatial axis %d is not positive (pads too large)", g.out[i], i)
+		}
+	}
+	groups := int(op.Group)
+	if groups <= 0 {
+		groups = 1
+	}
+	n, cin := xin.shape[0], xin.shape[1]
+	if w.shape[0] != cin {
+		return fmt.Errorf("W has shape %v (layout IO+spatial): want %d input channels, as X %v", w.shape, cin, xin.shape)
+	}
+	if cin%groups != 0 {
+		return fmt.Errorf("group %d does not divide input channels %d", groups, cin)
+	}
+	cing, coutg := cin/groups, w.shape[1]
+	cout := coutg * groups
+	if bias != nil && len(bias.f) != cout {
+		return fmt.Errorf("bias has shape %v, want [%d]", bias.shape, cout)
+	}
+	y := x.newZF(g.outShape(xin.shape, n, cout))
+	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
+	rows := coutg * K
+	if n*cout*P > 0 && rows*inP > 0 && cing > 0 {
+		tasks := n * groups
+		task := func(col []float32, t int, par bool) {
+			img, gr := t/groups, t%groups
+			xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
+			// col (coutg*K, inP) = W_gᵀ · X_g, with W_g (cing, coutg*K).
+			mul := gemm
+			if !par {
+				mul = gemmSerial
+			}
+			mul(true, false, rows, inP, cing, 1, w.f[gr*cing*rows:(gr+1)*cing*rows], rows, xg, inP, col, inP, 0)
+			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+			if par {
+				// Split by output channel so no two workers add into the
+				// same plane.
+				parallelFor(coutg, K*inP, func(lo, hi int) { col2im(g, col, yg, lo*K, hi*K) })
+			} else {
+				col2im(g, col, yg, 0, rows)
+			}
+		}
+		if tasks > 1 && groups > 1 {
+			nw := min(runtime.GOMAXPROCS(0), tasks)
+			cols := make([][]float32, nw)
+			for i := range cols {
+				cols[i] = x.scratch(rows * inP)
+			}
+			parallelTasks(tasks, nw, func(wk, t int) { task(cols[wk], t, false) })
+			for _, c := range cols {
+				x.release(c)
+			}
+		} else {
+			col := x.scratch(rows * inP)
+			for t := 0; t < tasks; t++ {
+				task(col, t, true)
+			}
+			x.release(col)
+		}
+	}
+	if bias != nil {
+		addChannelBias(y.f, bias.f, n, cout, P)
+	}
+	x.set(0, y)
+	return nil
+}
+
+func toI64(s []int) []int64 {
+	out := make([]int64, len(s))
+	for i, v := range s {
+		out[i] = int64(v)
+	}
+	return out
+}

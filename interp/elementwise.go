@@ -1,0 +1,494 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+type binFn uint8
+
+const (
+	binAdd binFn = binFn(canon.Add)
+	binSub binFn = binFn(canon.Sub)
+	binMul binFn = binFn(canon.Mul)
+	binDiv binFn = binFn(canon.Div)
+	// binPRelu is a >= 0 ? a : a*b, with b (the slope) broadcast to a.
+	binPRelu binFn = 100
+)
+
+// broadcastShape applies NumPy's rules.
+func broadcastShape(a, b []int) ([]int, error) {
+	r := max(len(a), len(b))
+	out := make([]int, r)
+	for i := range r {
+		da, db := 1, 1
+		if j := i - (r - len(a)); j >= 0 {
+			da = a[j]
+		}
+		if j := i - (r - len(b)); j >= 0 {
+			db = b[j]
+		}
+		switch {
+		case da == db || db == 1:
+			out[i] = da
+		case da == 1:
+			out[i] = db
+		default:
+			return nil, fmt.Errorf("shapes %v and %v do not broadcast", a, b)
+		}
+	}
+	return out, nil
+}
+
+// bcastPlan walks an output of shape out row by row, giving the offsets of
+// the matching elements of operands a and b. Adjacent axes that broadcast
+// the same way are merged so rows are as long as possible.
+type bcastPlan struct {
+	dims   []int // merged output dims; the last is the row length
+	sa, sb []int // strides (0 on broadcast axes)
+}
+
+func newBcast(out, a, b []int) bcastPlan {
+	r := len(out)
+	strides := func(s []int) []int {
+		st := make([]int, r)
+		acc := 1
+		for i := r - 1; i >= 0; i-- {
+			j := i - (r - len(s))
+			if j >= 0 && s[j] != 1 {
+				st[i] = acc
+				acc *= s[j]
+			}
+		}
+		return st
+	}
+	sa, sb := strides(a), strides(b)
+	p := bcastPlan{}
+	for i := range r {
+		if out[i] == 1 {
+			continue
+		}
+		if n := len(p.dims); n > 0 && p.sa[n-1] == sa[i]*out[i] && p.sb[n-1] == sb[i]*out[i] {
+			p.dims[n-1] *= out[i]
+			p.sa[n-1], p.sb[n-1] = sa[i], sb[i]
+			continue
+		}
+		p.dims = append(p.dims, out[i])
+		p.sa = append(p.sa, sa[i])
+		p.sb = append(p.sb, sb[i])
+	}
+	if len(p.dims) == 0 {
+		p.dims, p.sa, p.sb = []int{1}, []int{0}, []int{0}
+	}
+	return p
+}
+
+// rows calls f for each output row: output offset, a offset, b offset.
+// The row length is p.dims[last], with strides p.sa[last], p.sb[last].
+func (p bcastPlan) rows(f func(o, oa, ob int)) {
+	r := len(p.dims)
+	n := p.dims[r-1]
+	outer := 1
+	for _, d := range p.dims[:r-1] {
+		outer *= d
+	}
+	idx := make([]int, r)
+	oa, ob := 0, 0
+	for row := 0; row < outer; row++ {
+		f(row*n, oa, ob)
+		for k := r - 2; k >= 0; k-- {
+			idx[k]++
+			oa += p.sa[k]
+			ob += p.sb[k]
+			if idx[k] < p.dims[k] {
+				break
+			}
+			oa -= p.sa[k] * p.dims[k]
+			ob -= p.sb[k] * p.dims[k]
+			idx[k] = 0
+		}
+	}
+}
+
+func runBinary(x *exec, fn binFn) error {
+	a, b := x.in(0), x.in(1)
+	if a.isFloat() != b.isFloat() || (!a.isFloat() && a.dt != b.dt && fn != binPRelu) {
+		return fmt.Errorf("operands have different dtypes %s and %s", a.dt, b.dt)
+	}
+	shape, err := broadcastShape(a.shape, b.shape)
+	if err != nil {
+		return err
+	}
+	if fn == binPRelu && !shapeEq(shape, a.shape) {
+		return fmt.Errorf("slope of shape %v does not broadcast to X of shape %v", b.shape, a.shape)
+	}
+	// Write in place into an operand that is dead after this node.
+	var out *tensor
+	if shapeEq(shape, a.shape) {
+		out = x.take(0)
+	}
+	if out == nil && shapeEq(shape, b.shape) && fn != binPRelu {
+		out = x.take(1)
+	}
+	if out == nil {
+		out = x.newLike(a, shape)
+	}
+	out.shape = shape
+	p := newBcast(shape, a.shape, b.shape)
+	last := len(p.dims) - 1
+	n, sa, sb := p.dims[last], p.sa[last], p.sb[last]
+	if numel(shape) == 0 {
+		x.set(0, out)
+		return nil
+	}
+	if a.isFloat() {
+		p.rows(func(o, oa, ob int) {
+			binRow(fn, out.f[o:o+n], a.f[oa:], b.f[ob:], sa, sb)
+		})
+		x.set(0, out)
+		return nil
+	}
+	if fn == binDiv {
+		for _, v := range b.i {
+			if v == 0 {
+				x.p.pool.put(out)
+				return fmt.Errorf("integer division by zero")
+			}
+		}
+	}
+	p.rows(func(o, oa, ob int) {
+		binRowInt(fn, out.i[o:o+n], a.i[oa:], b.i[ob:], sa, sb)
+	})
+	out.dt = a.dt
+	wrapInts(out.dt, out.i)
+	x.set(0, out)
+	return nil
+}
+
+// binRow computes one output row; sa and sb are 0 (broadcast) or 1.
+// Aliasing between d and a or b is safe: element i is read before written.
+func binRow(fn binFn, d, a, b []float32, sa, sb int) {
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:len(d)], b[:len(d)]
+		switch fn {
+		case binAdd:
+			for i := range d {
+				d[i] = a[i] + b[i]
+			}
+		case binSub:
+			for i := range d {
+				d[i] = a[i] - b[i]
+			}
+		case binMul:
+			for i := range d {
+				d[i] = a[i] * b[i]
+			}
+		case binDiv:
+			for i := range d {
+				d[i] = a[i] / b[i]
+			}
+		case binPRelu:
+			for i := range d {
+				if v := a[i]; v < 0 {
+					d[i] = v * b[i]
+				} else {
+					d[i] = v
+				}
+			}
+		}
+	case sb == 0:
+		a = a[:len(d)*sa]
+		bv := b[0]
+		if sa == 0 {
+			var v float32
+			switch fn {
+			case binAdd:
+				v = a[0] + bv
+			case binSub:
+				v = a[0] - bv
+			case binMul:
+				v = a[0] * bv
+			case binDiv:
+				v = a[0] / bv
+			case binPRelu:
+				v = a[0]
+				if v < 0 {
+					v *= bv
+				}
+			}
+			for i := range d {
+				d[i] = v
+			}
+			return
+		}
+		switch fn {
+		case binAdd:
+			for i := range d {
+				d[i] = a[i] + bv
+			}
+		case binSub:
+			for i := range d {
+				d[i] = a[i] - bv
+			}
+		case binMul:
+			for i := range d {
+				d[i] = a[i] * bv
+			}
+		case binDiv:
+			for i := range d {
+				d[i] = a[i] / bv
+			}
+		case binPRelu:
+			for i := range d {
+				if v := a[i]; v < 0 {
+					d[i] = v * bv
+				} else {
+					d[i] = v
+				}
+			}
+		}
+	default: // sa == 0, sb == 1
+		av := a[0]
+		b = b[:len(d)]
+		switch fn {
+		case binAdd:
+			for i := range d {
+				d[i] = av + b[i]
+			}
+		case binSub:
+			for i := range d {
+				d[i] = av - b[i]
+			}
+		case binMul:
+			for i := range d {
+				d[i] = av * b[i]
+			}
+		case binDiv:
+			for i := range d {
+				d[i] = av / b[i]
+			}
+		case binPRelu:
+			for i := range d {
+				if av < 0 {
+					d[i] = av * b[i]
+				} else {
+					d[i] = av
+				}
+			}
+		}
+	}
+}
+
+// binRowInt is binRow for integers; Div truncates toward zero (as ONNX
+// Runtime and C do). The caller has ruled out division by zero.
+func binRowInt(fn binFn, d, a, b []int64, sa, sb int) {
+	for i := range d {
+		av, bv := a[i*sa], b[i*sb]
+		switch fn {
+		case binAdd:
+			d[i] = av + bv
+		case binSub:
+			d[i] = av - bv
+		case binMul:
+			d[i] = av * bv
+		case binDiv:
+			if bv == -1 {
+				d[i] = -av // avoids the MinInt64 / -1 trap
+			} else {
+				d[i] = av / bv
+			}
+		case binPRelu:
+			if av < 0 {
+				d[i] = av * bv
+			} else {
+				d[i] = av
+			}
+		}
+	}
+}
+
+type unaryFn uint8
+
+const (
+	uRelu      = unaryFn(canon.Relu)
+	uSigmoid   = unaryFn(canon.Sigmoid)
+	uTanh      = unaryFn(canon.Tanh)
+	uHardSwish = unaryFn(canon.HardSwish)
+	uLeakyRelu = unaryFn(100 + iota)
+	uClip
+	uHardSigmoid
+)
+
+type unaryOp struct {
+	fn   unaryFn
+	a, b float32
+}
+
+func runUnary(x *exec, op unaryOp) error {
+	in := x.in(0)
+	if !in.isFloat() {
+		return unaryInt(x, in, op)
+	}
+	out := x.take(0)
+	if out == nil {
+		out = x.newF(in.shape)
+	}
+	unaryF(op, out.f, in.f)
+	x.set(0, out)
+	return nil
+}
+
+func unaryF(op unaryOp, d, s []float32) {
+	s = s[:len(d)]
+	switch op.fn {
+	case uRelu:
+		for i, v := range s {
+			d[i] = max(v, 0)
+		}
+	case uSigmoid:
+		for i, v := range s {
+			d[i] = float32(1 / (1 + math.Exp(-float64(v))))
+		}
+	case uTanh:
+		for i, v := range s {
+			d[i] = float32(math.Tanh(float64(v)))
+		}
+	case uHardSwish:
+		for i, v := range s {
+			d[i] = v * max(0, min(1, v/6+0.5))
+		}
+	case uLeakyRelu:
+		for i, v := range s {
+			if v < 0 {
+				v *= op.a
+			}
+			d[i] = v
+		}
+	case uClip:
+		lo, hi := op.a, op.b
+		for i, v := range s {
+			if v < lo {
+				v = lo
+			}
+			if v > hi {
+				v = hi
+			}
+			d[i] = v
+		}
+	case uHardSigmoid:
+		for i, v := range s {
+			d[i] = max(0, min(1, op.a*v+op.b))
+		}
+	}
+}
+
+func unaryInt(x *exec, in *tensor, op unaryOp) error {
+	var lo, hi int64 = math.MinInt64, math.MaxInt64
+	switch op.fn {
+	case uRelu:
+		lo = 0
+	case uClip:
+		if !math.IsInf(float64(op.a), -1) {
+			lo = int64(math.Ceil(float64(op.a)))
+		}
+		if !math.IsInf(float64(op.b), 1) {
+			hi = int64(math.Floor(float64(op.b)))
+		}
+	default:
+		return fmt.Errorf("input is %s, want a floating-point tensor", in.dt)
+	}
+	out := x.take(0)
+	if out == nil {
+		out = x.newI(in.dt, in.shape)
+	}
+	for i, v := range in.i {
+		out.i[i] = min(max(v, lo), hi)
+	}
+	x.set(0, out)
+	return nil
+}
+
+func runSoftmax(x *exec, op *canon.Softmax) error {
+	in := x.in(0)
+	if err := needFloat(in, "input"); err != nil {
+		return err
+	}
+	axis, err := normAxis(op.Axis, len(in.shape))
+	if err != nil {
+		return err
+	}
+	outer, n := numel(in.shape[:axis]), in.shape[axis]
+	inner := numel(in.shape[axis+1:])
+	out := x.take(0)
+	if out == nil {
+		out = x.newF(in.shape)
+	}
+	for o := 0; o < outer; o++ {
+		for j := 0; j < inner; j++ {
+			base := o*n*inner + j
+			m := float32(math.Inf(-1))
+			for k := 0; k < n; k++ {
+				m = max(m, in.f[base+k*inner])
+			}
+			var sum float64
+			for k := 0; k < n; k++ {
+				e := math.Exp(float64(in.f[base+k*inner] - m))
+				out.f[base+k*inner] = float32(e)
+				sum += e
+			}
+			inv := 1 / sum
+			for k := 0; k < n; k++ {
+				out.f[base+k*inner] = float32(float64(out.f[base+k*inner]) * inv)
+			}
+		}
+	}
+	x.set(0, out)
+	return nil
+}
+
+func runBatchNorm(x *exec, op *canon.BatchNorm) error {
+	in := x.in(0)
+	if err := needFloat(in, "X"); err != nil {
+		return err
+	}
+	if len(in.shape) < 2 {
+		return fmt.Errorf("X has shape %v, want rank >= 2 (N, C, ...)", in.shape)
+	}
+	c := in.shape[1]
+	names := [...]string{"", "scale", "bias", "mean", "var"}
+	var ps [5][]float32
+	for k := 1; k <= 4; k++ {
+		t := x.in(k)
+		if err := needFloat(t, names[k]); err != nil {
+			return err
+		}
+		if len(t.f) != c {
+			return fmt.Errorf("%s has shape %v, want [%d] (channels of X %v)", names[k], t.shape, c, in.shape)
+		}
+		ps[k] = t.f
+	}
+	scale, shift := make([]float32, c), make([]float32, c)
+	for i := range c {
+		s := float64(ps[1][i]) / math.Sqrt(float64(ps[4][i])+float64(op.Epsilon))
+		scale[i] = float32(s)
+		shift[i] = float32(float64(ps[2][i]) - float64(ps[3][i])*s)
+	}
+	out := x.take(0)
+	if out == nil {
+		out = x.newF(in.shape)
+	}
+	inner := numel(in.shape[2:])
+	for nc := 0; nc < in.shape[0]*c; nc++ {
+		s, b := scale[nc%c], shift[nc%c]
+		src := in.f[nc*inner : (nc+1)*inner]
+		dst := out.f[nc*inner : (nc+1)*inner]
+		for i, v := range src {
+			dst[i] = v*s + b
+		}
+	}
+	x.set(0, out)
+	return nil
+}

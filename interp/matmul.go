@@ -1,0 +1,145 @@
+package interp
+
+import (
+	"fmt"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+func runLinear(x *exec, op *canon.Linear) error {
+	a, w, c := x.in(0), x.in(1), x.in(2)
+	if err := needFloat(a, "A"); err != nil {
+		return err
+	}
+	if err := needFloat(w, "W"); err != nil {
+		return err
+	}
+	if len(a.shape) != 2 {
+		return fmt.Errorf("A has shape %v, want (M, K)", a.shape)
+	}
+	if len(w.shape) != 2 || w.shape[1] != a.shape[1] {
+		return fmt.Errorf("W has shape %v (layout OI), want (N, %d) to match A %v", w.shape, a.shape[1], a.shape)
+	}
+	m, k, n := a.shape[0], a.shape[1], w.shape[0]
+	y := x.newF([]int{m, n})
+	beta := float32(0)
+	if c != nil && op.Beta != 0 {
+		if err := needFloat(c, "C"); err != nil {
+			return err
+		}
+		if err := broadcastInto(y.f, []int{m, n}, c); err != nil {
+			return fmt.Errorf("C: %v", err)
+		}
+		beta = op.Beta
+	}
+	if m*n > 0 {
+		gemm(false, true, m, n, k, op.Alpha, a.f, k, w.f, k, y.f, n, beta)
+	}
+	x.set(0, y)
+	return nil
+}
+
+// broadcastInto fills dst (of shape) with t broadcast to shape.
+func broadcastInto(dst []float32, shape []int, t *tensor) error {
+	bs, err := broadcastShape(shape, t.shape)
+	if err != nil || !shapeEq(bs, shape) {
+		return fmt.Errorf("shape %v does not broadcast to %v", t.shape, shape)
+	}
+	p := newBcast(shape, shape, t.shape)
+	last := len(p.dims) - 1
+	n, sb := p.dims[last], p.sb[last]
+	p.rows(func(o, _, ob int) {
+		d := dst[o : o+n]
+		if sb == 0 {
+			v := t.f[ob]
+			for i := range d {
+				d[i] = v
+			}
+		} else {
+			copy(d, t.f[ob:ob+n])
+		}
+	})
+	return nil
+}
+
+func runMatMul(x *exec) error {
+	a, b := x.in(0), x.in(1)
+	if a.isFloat() != b.isFloat() {
+		return fmt.Errorf("operands have different dtypes %s and %s", a.dt, b.dt)
+	}
+	if len(a.shape) == 0 || len(b.shape) == 0 {
+		return fmt.Errorf("operands must have rank >= 1, have %v and %v", a.shape, b.shape)
+	}
+	as, bs := a.shape, b.shape
+	if len(as) == 1 {
+		as = []int{1, as[0]}
+	}
+	if len(bs) == 1 {
+		bs = []int{bs[0], 1}
+	}
+	m, k := as[len(as)-2], as[len(as)-1]
+	k2, n := bs[len(bs)-2], bs[len(bs)-1]
+	if k != k2 {
+		return fmt.Errorf("shapes %v and %v: inner dimensions %d and %d differ", a.shape, b.shape, k, k2)
+	}
+	batch, err := broadcastShape(as[:len(as)-2], bs[:len(bs)-2])
+	if err != nil {
+		return err
+	}
+	outShape := append(append([]int{}, batch...), m, n)
+	var final []int
+	final = append(final, batch...)
+	if len(a.shape) > 1 {
+		final = append(final, m)
+	}
+	if len(b.shape) > 1 {
+		final = append(final, n)
+	}
+	y := x.newLike(a, final)
+	if numel(outShape) == 0 {
+		x.set(0, y)
+		return nil
+	}
+	nb := numel(batch)
+	offA, offB := make([]int, 0, nb), make([]int, 0, nb)
+	if len(batch) == 0 {
+		offA, offB = append(offA, 0), append(offB, 0)
+	} else {
+		p := newBcast(batch, as[:len(as)-2], bs[:len(bs)-2])
+		last := len(p.dims) - 1
+		rl, sa, sb := p.dims[last], p.sa[last], p.sb[last]
+		p.rows(func(_, oa, ob int) {
+			for i := 0; i < rl; i++ {
+				offA = append(offA, (oa+i*sa)*m*k)
+				offB = append(offB, (ob+i*sb)*k*n)
+			}
+		})
+	}
+	if !a.isFloat() {
+		for bi := range nb {
+			av, bv, yv := a.i[offA[bi]:], b.i[offB[bi]:], y.i[bi*m*n:]
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					var s int64
+					for l := 0; l < k; l++ {
+						s += av[i*k+l] * bv[l*n+j]
+					}
+					yv[i*n+j] = s
+				}
+			}
+		}
+		wrapInts(y.dt, y.i)
+		x.set(0, y)
+		return nil
+	}
+	if nb > 1 && numel(bs[:len(bs)-2]) == 1 && numel(as[:len(as)-2]) == nb {
+		// One shared right operand: fold the batch into M.
+		gemm(false, false, nb*m, n, k, 1, a.f, k, b.f, n, y.f, n, 0)
+	} else {
+		for bi := range nb {
+			gemm(false, false, m, n, k, 1, a.f[offA[bi]:offA[bi]+m*k], k, b.f[offB[bi]:offB[bi]+k*n], n, y.f[bi*m*n:(bi+1)*m*n], n, 0)
+		}
+	}
+	x.set(0, y)
+	return nil
+}

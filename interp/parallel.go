@@ -1,0 +1,76 @@
+package interp
+
+import (
+	"runtime"
+	"sync"
+)
+
+// parallelFor splits [0, n) into contiguous chunks, one per worker, when
+// the work (n items of about cost flops each) is large enough to pay for
+// goroutines.
+func parallelFor(n int, cost int, f func(lo, hi int)) {
+	w := workersFor(n, cost)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		lo, hi := n*k/w, n*(k+1)/w
+		if lo == hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// parallelTasks runs f(worker, task) for every task in [0, n), with tasks
+// handed out dynamically to w workers; each worker has its own index so it
+// can use private scratch memory.
+func parallelTasks(n, w int, f func(worker, task int)) {
+	if w <= 1 || n <= 1 {
+		for t := 0; t < n; t++ {
+			f(0, t)
+		}
+		return
+	}
+	var (
+		mu   sync.Mutex
+		next int
+		wg   sync.WaitGroup
+	)
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				t := next
+				next++
+				mu.Unlock()
+				if t >= n {
+					return
+				}
+				f(k, t)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// workersFor is how many goroutines n items of the given cost deserve.
+func workersFor(n, cost int) int {
+	const minWork = 1 << 15 // below this, goroutine start-up dominates
+	w := runtime.GOMAXPROCS(0)
+	if total := n * max(cost, 1); total < minWork*2 {
+		return 1
+	} else if t := total / minWork; t < w {
+		w = t
+	}
+	return min(w, n)
+}

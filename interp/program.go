@@ -1,0 +1,488 @@
+// Package interp is modelbridge's reference interpreter: it runs any
+// canonical graph on the CPU in float32 (other floating dtypes are converted
+// at the edges; integer tensors stay int64 where ops need them). It is the
+// ground truth that importers, optimizer passes and exporters are checked
+// against, so correctness comes first; convolutions and matrix products use
+// im2col and gonum's blas32 GEMM so real models run in reasonable time.
+package interp
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Program is a graph planned for execution: constants are decoded once and
+// every value's last consumer is known, so intermediate buffers return to a
+// pool as soon as they are dead and later nodes reuse them.
+//
+// A Program is not safe for concurrent use: Run may be called many times,
+// but from one goroutine at a time. The graph must stay open (not Closed)
+// while the Program is used, since constants may alias its tensor data.
+type Program struct {
+	g      *canon.Graph
+	slots  int
+	consts []*tensor // by slot; nil for values computed at run time
+	inputs []inputSlot
+	outs   []outputSlot
+	steps  []*step
+	pool   *pool
+}
+
+type inputSlot struct {
+	info  canon.ValueInfo
+	slot  int
+	deflt *canon.Tensor // an initializer of the same name, used when the input is not given
+}
+
+type outputSlot struct {
+	name string
+	dt   canon.DType
+	slot int
+}
+
+// step is one node ready to run.
+type step struct {
+	node *canon.Node
+	in   []int // slot per input; -1 for an absent optional input
+	out  []int // slot per output; -1 for an unused output
+	// owned[k] reports that input k is dead after this step and the step
+	// may take over (and overwrite) its buffer.
+	owned []bool
+	// release lists the slots whose last use is this step.
+	release []int
+	run     kernel
+}
+
+// kernel executes one node: it reads x.in(k) and sets x.set(k, ...).
+type kernel func(x *exec) error
+
+// New plans the execution of g.
+func New(g *canon.Graph) (*Program, error) {
+	if g == nil {
+		return nil, fmt.Errorf("interp: nil graph")
+	}
+	p := &Program{g: g, pool: newPool()}
+	ids := map[string]int{}
+	slotOf := func(name string) int {
+		if id, ok := ids[name]; ok {
+			return id
+		}
+		ids[name] = p.slots
+		p.slots++
+		p.consts = append(p.consts, nil)
+		return p.slots - 1
+	}
+	inits := g.InitializerIndex()
+	isInput := map[string]bool{}
+	for _, in := range g.Inputs {
+		if isInput[in.Name] {
+			return nil, fmt.Errorf("graph input %q is listed twice", in.Name)
+		}
+		isInput[in.Name] = true
+		p.inputs = append(p.inputs, inputSlot{info: in, slot: slotOf(in.Name), deflt: inits[in.Name]})
+	}
+	for _, t := range g.Initializers {
+		if isInput[t.Name] {
+			continue // an input with a default; the caller may override it
+		}
+		ct, err := fromCanon(t, true)
+		if err != nil {
+			return nil, fmt.Errorf("initializer %q: %v", t.Name, err)
+		}
+		p.consts[slotOf(t.Name)] = ct
+	}
+	defined := map[string]bool{}
+	for name := range ids {
+		defined[name] = true
+	}
+	for i, n := range g.Nodes {
+		if n == nil || n.Op == nil {
+			return nil, fmt.Errorf("node %d: missing op", i)
+		}
+		s := &step{node: n}
+		for k, in := range n.Inputs {
+			if in == "" {
+				s.in = append(s.in, -1)
+				continue
+			}
+			if !defined[in] {
+				return nil, fmt.Errorf("%s: input %d %q is not defined by an earlier node, a graph input or an initializer", nodeName(n), k, in)
+			}
+			s.in = append(s.in, slotOf(in))
+		}
+		for _, o := range n.Outputs {
+			if o == "" {
+				s.out = append(s.out, -1)
+				continue
+			}
+			if defined[o] {
+				return nil, fmt.Errorf("%s: output %q is defined twice", nodeName(n), o)
+			}
+			defined[o] = true
+			s.out = append(s.out, slotOf(o))
+		}
+		if err := checkLayouts(n, inits); err != nil {
+			return nil, err
+		}
+		run, err := compile(n, s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", nodeName(n), err)
+		}
+		s.run = run
+		p.steps = append(p.steps, s)
+	}
+	keep := make([]bool, p.slots) // graph outputs are never released
+	for _, o := range g.Outputs {
+		if !defined[o.Name] {
+			return nil, fmt.Errorf("graph output %q is not computed by any node", o.Name)
+		}
+		p.outs = append(p.outs, outputSlot{name: o.Name, dt: o.DType, slot: ids[o.Name]})
+		keep[ids[o.Name]] = true
+	}
+	// Constant nodes are evaluated once, here.
+	for _, s := range p.steps {
+		if c, ok := s.node.Op.(*canon.Constant); ok && s.out[0] >= 0 {
+			if c.Value == nil {
+				return nil, fmt.Errorf("%s: no value", nodeName(s.node))
+			}
+			t, err := fromCanon(c.Value, true)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", nodeName(s.node), err)
+			}
+			p.consts[s.out[0]] = t
+		}
+	}
+	last := make([]int, p.slots)
+	for i := range last {
+		last[i] = -1
+	}
+	for i, s := range p.steps {
+		for _, id := range s.in {
+			if id >= 0 {
+				last[id] = i
+			}
+		}
+	}
+	for i, s := range p.steps {
+		s.owned = make([]bool, len(s.in))
+		for k, id := range s.in {
+			if id < 0 || last[id] != i || keep[id] || p.consts[id] != nil {
+				continue
+			}
+			n := 0
+			for _, id2 := range s.in {
+				if id2 == id {
+					n++
+				}
+			}
+			s.owned[k] = n == 1 // a value read twice by one node is not overwritten
+			if !contains(s.release, id) {
+				s.release = append(s.release, id)
+			}
+		}
+		// Outputs nobody reads die at once.
+		for _, id := range s.out {
+			if id >= 0 && last[id] < 0 && !keep[id] {
+				s.release = append(s.release, id)
+			}
+		}
+	}
+	return p, nil
+}
+
+// checkLayouts rejects a weight whose declared layout is not the one its
+// role requires: the kernels index weights by the canonical layout only.
+func checkLayouts(n *canon.Node, inits map[string]*canon.Tensor) error {
+	specs := n.Op.Signature().Inputs
+	for k, name := range n.Inputs {
+		if k >= len(specs) || name == "" {
+			continue
+		}
+		t := inits[name]
+		if t == nil || t.Layout == "" {
+			continue
+		}
+		want, ok := canon.LayoutFor(specs[k].Role, len(t.Shape))
+		if ok && t.Layout != want {
+			return fmt.Errorf("%s: weight %q has layout %s, want %s for its role as %s", nodeName(n), name, t.Layout, want, specs[k].Name)
+		}
+	}
+	return nil
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func nodeName(n *canon.Node) string {
+	kind := "?"
+	if n.Op != nil {
+		kind = n.Op.Kind()
+	}
+	return fmt.Sprintf("node %q (%s)", n.Name, kind)
+}
+
+// Run executes g once on inputs; see Program.Run.
+func Run(g *canon.Graph, inputs map[string]*canon.Tensor) (map[string]*canon.Tensor, error) {
+	p, err := New(g)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(inputs)
+}
+
+// Run executes the program. inputs are keyed by graph input name and must
+// match the declared dtype and shape (unknown dimensions accept any size).
+// The result maps each graph output name to a tensor of the declared dtype.
+func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor, error) {
+	vals := make([]*tensor, p.slots)
+	copy(vals, p.consts)
+	defer func() {
+		for id, t := range vals {
+			if t != nil && p.consts[id] == nil {
+				p.pool.put(t)
+			}
+		}
+	}()
+	for name := range inputs {
+		found := false
+		for _, in := range p.inputs {
+			found = found || in.info.Name == name
+		}
+		if !found {
+			return nil, fmt.Errorf("input %q: the graph has no such input (inputs: %s)", name, p.inputNames())
+		}
+	}
+	for _, in := range p.inputs {
+		ct := inputs[in.info.Name]
+		if ct == nil {
+			ct = in.deflt
+		}
+		if ct == nil {
+			return nil, fmt.Errorf("input %q: missing (want %s%s)", in.info.Name, in.info.DType, fmtDims(in.info))
+		}
+		if err := checkInput(in.info, ct); err != nil {
+			return nil, err
+		}
+		t, err := fromCanon(ct, false)
+		if err != nil {
+			return nil, fmt.Errorf("input %q: %v", in.info.Name, err)
+		}
+		vals[in.slot] = t
+	}
+	x := &exec{p: p, vals: vals}
+	for _, s := range p.steps {
+		if _, ok := s.node.Op.(*canon.Constant); ok {
+			continue
+		}
+		x.s = s
+		if err := x.runStep(); err != nil {
+			return nil, err
+		}
+		for _, id := range s.release {
+			if vals[id] != nil {
+				p.pool.put(vals[id])
+				vals[id] = nil
+			}
+		}
+	}
+	out := make(map[string]*canon.Tensor, len(p.outs))
+	for _, o := range p.outs {
+		t := vals[o.slot]
+		if t == nil {
+			return nil, fmt.Errorf("graph output %q was not computed", o.name)
+		}
+		ct, err := toCanon(t, o.name, o.dt)
+		if err != nil {
+			return nil, err
+		}
+		out[o.name] = ct
+	}
+	return out, nil
+}
+
+func (x *exec) runStep() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			// Last line of defence: kernels check their inputs, so a panic
+			// here is a bug; report it against the node rather than crash.
+			err = fmt.Errorf("%s: internal error: %v\n%s", nodeName(x.s.node), r, debug.Stack())
+		}
+	}()
+	for k, id := range x.s.in {
+		if id >= 0 && x.vals[id] == nil {
+			return fmt.Errorf("%s: input %q has no value", nodeName(x.s.node), x.s.node.Inputs[k])
+		}
+	}
+	if err := x.s.run(x); err != nil {
+		return fmt.Errorf("%s: %v", nodeName(x.s.node), err)
+	}
+	return nil
+}
+
+func (p *Program) inputNames() string {
+	var names []string
+	for _, in := range p.inputs {
+		names = append(names, fmt.Sprintf("%q", in.info.Name))
+	}
+	return strings.Join(names, ", ")
+}
+
+func fmtDims(v canon.ValueInfo) string {
+	if !v.RankKnown {
+		return "[?]"
+	}
+	parts := make([]string, len(v.Shape))
+	for i, d := range v.Shape {
+		switch {
+		case d.Known():
+			parts[i] = fmt.Sprint(d.Size)
+		case d.Param != "":
+			parts[i] = d.Param
+		default:
+			parts[i] = "?"
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func checkInput(info canon.ValueInfo, ct *canon.Tensor) error {
+	if info.DType != canon.Undefined && ct.DType != info.DType {
+		return fmt.Errorf("input %q: dtype %s expected, got %s", info.Name, info.DType, ct.DType)
+	}
+	if err := ct.CheckData(); err != nil {
+		return fmt.Errorf("input %q: %v", info.Name, err)
+	}
+	if !info.RankKnown {
+		return nil
+	}
+	ok := len(ct.Shape) == len(info.Shape)
+	for i := 0; ok && i < len(ct.Shape); i++ {
+		ok = !info.Shape[i].Known() || info.Shape[i].Size == ct.Shape[i]
+	}
+	if !ok {
+		return fmt.Errorf("input %q: shape %s expected, got %v", info.Name, fmtDims(info), ct.Shape)
+	}
+	return nil
+}
+
+// exec is the state of one Run.
+type exec struct {
+	p    *Program
+	vals []*tensor
+	s    *step
+}
+
+// in returns input k, or nil when the optional input is absent.
+func (x *exec) in(k int) *tensor {
+	if k >= len(x.s.in) || x.s.in[k] < 0 {
+		return nil
+	}
+	return x.vals[x.s.in[k]]
+}
+
+// take returns input k if this step may overwrite it (it is dead
+// afterwards), detaching it from its slot; otherwise nil.
+func (x *exec) take(k int) *tensor {
+	if k >= len(x.s.in) || !x.s.owned[k] {
+		return nil
+	}
+	t := x.vals[x.s.in[k]]
+	x.vals[x.s.in[k]] = nil
+	return t
+}
+
+// nout is the number of output slots the node lists.
+func (x *exec) nout() int { return len(x.s.out) }
+
+// set stores output k; an unused output is returned to the pool.
+func (x *exec) set(k int, t *tensor) {
+	if k >= len(x.s.out) || x.s.out[k] < 0 {
+		x.p.pool.put(t)
+		return
+	}
+	x.vals[x.s.out[k]] = t
+}
+
+// newF returns a float tensor of the given shape with unspecified content.
+func (x *exec) newF(shape []int) *tensor {
+	return &tensor{dt: canon.Float32, shape: shape, f: x.p.pool.getF(numel(shape))}
+}
+
+// newZF returns a zero-filled float tensor.
+func (x *exec) newZF(shape []int) *tensor {
+	t := x.newF(shape)
+	clear(t.f)
+	return t
+}
+
+// newI returns an int64-stored tensor of dtype dt.
+func (x *exec) newI(dt canon.DType, shape []int) *tensor {
+	return &tensor{dt: dt, shape: shape, i: x.p.pool.getI(numel(shape))}
+}
+
+// newLike returns a tensor with t's storage kind and dtype.
+func (x *exec) newLike(t *tensor, shape []int) *tensor {
+	if t.isFloat() {
+		return x.newF(shape)
+	}
+	return x.newI(t.dt, shape)
+}
+
+// pool recycles buffers by exact length: a model's intermediate values come
+// in few distinct sizes, so exact matching reuses nearly everything.
+type pool struct {
+	f map[int][][]float32
+	i map[int][][]int64
+}
+
+func newPool() *pool { return &pool{f: map[int][][]float32{}, i: map[int][][]int64{}} }
+
+func (p *pool) getF(n int) []float32 {
+	if l := p.f[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.f[n] = l[:len(l)-1]
+		return b
+	}
+	return make([]float32, n)
+}
+
+func (p *pool) getI(n int) []int64 {
+	if l := p.i[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.i[n] = l[:len(l)-1]
+		return b
+	}
+	return make([]int64, n)
+}
+
+func (p *pool) put(t *tensor) {
+	if t == nil {
+		return
+	}
+	if t.f != nil && len(t.f) > 0 {
+		p.f[len(t.f)] = append(p.f[len(t.f)], t.f)
+	}
+	if t.i != nil && len(t.i) > 0 {
+		p.i[len(t.i)] = append(p.i[len(t.i)], t.i)
+	}
+	t.f, t.i = nil, nil
+}
+
+// scratch returns a float buffer of n elements for temporary use; give it
+// back with release.
+func (x *exec) scratch(n int) []float32 { return x.p.pool.getF(n) }
+
+func (x *exec) release(b []float32) {
+	if len(b) > 0 {
+		x.p.pool.f[len(b)] = append(x.p.pool.f[len(b)], b)
+	}
+}

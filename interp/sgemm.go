@@ -1,0 +1,220 @@
+package interp
+
+import (
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// Blocking of the packed GEMM (Goto & van de Geijn): a kc×16 panel of B
+// stays in L1 while it meets every 6-row panel of an mc×kc block of A,
+// which stays in L2.
+const (
+	gemmMR = 6
+	gemmNR = 16
+	gemmKC = 256
+	gemmMC = 120
+	gemmNC = 3072
+)
+
+var packPool = sync.Pool{New: func() any { return new([]float32) }}
+
+func getPack(n int) *[]float32 {
+	p := packPool.Get().(*[]float32)
+	if cap(*p) < n {
+		*p = make([]float32, n)
+	}
+	*p = (*p)[:n]
+	return p
+}
+
+// gemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices,
+// where op(A) is m×k and op(B) is k×n, using all cores for large products.
+func gemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if !hasFMA {
+		gemmBlas(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, beta)
+		return
+	}
+	w := runtime.GOMAXPROCS(0)
+	if w <= 1 || m*n*k < 1<<18 {
+		gemmSerial(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, beta)
+		return
+	}
+	// Split C into w disjoint slabs along its longer side, aligned to the
+	// micro-tile so no slab gets a ragged edge it need not have.
+	var wg sync.WaitGroup
+	if n >= m {
+		step := (n/w + gemmNR - 1) / gemmNR * gemmNR
+		for j := 0; j < n; j += step {
+			nb := min(step, n-j)
+			bj := b[j:]
+			if tb {
+				bj = b[j*ldb:]
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				gemmSerial(ta, tb, m, nb, k, alpha, a, lda, bj, ldb, c[j:], ldc, beta)
+			}()
+		}
+	} else {
+		step := (m/w + gemmMR - 1) / gemmMR * gemmMR
+		for i := 0; i < m; i += step {
+			mb := min(step, m-i)
+			ai := a[i*lda:]
+			if ta {
+				ai = a[i:]
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				gemmSerial(ta, tb, mb, n, k, alpha, ai, lda, b, ldb, c[i*ldc:], ldc, beta)
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+// gemmSerial is gemm on the calling goroutine only (for callers that
+// already run one task per core).
+func gemmSerial(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if !hasFMA {
+		gemmBlas(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, beta)
+		return
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+			} else {
+				for j := range row {
+					row[j] *= beta
+				}
+			}
+		}
+	}
+	if k == 0 || alpha == 0 {
+		return
+	}
+	pb := getPack(gemmKC * ((min(n, gemmNC) + gemmNR - 1) / gemmNR * gemmNR))
+	pa := getPack(gemmKC * ((min(m, gemmMC) + gemmMR - 1) / gemmMR * gemmMR))
+	defer packPool.Put(pb)
+	defer packPool.Put(pa)
+	bufB, bufA := *pb, *pa
+	var tmp [gemmMR * gemmNR]float32
+	for jc := 0; jc < n; jc += gemmNC {
+		nb := min(gemmNC, n-jc)
+		for pc := 0; pc < k; pc += gemmKC {
+			kb := min(gemmKC, k-pc)
+			packB(tb, b, ldb, pc, jc, kb, nb, bufB)
+			for ic := 0; ic < m; ic += gemmMC {
+				mb := min(gemmMC, m-ic)
+				packA(ta, a, lda, ic, pc, mb, kb, alpha, bufA)
+				for jr := 0; jr < nb; jr += gemmNR {
+					bp := bufB[jr*kb : (jr+gemmNR)*kb]
+					nr := min(gemmNR, nb-jr)
+					for ir := 0; ir < mb; ir += gemmMR {
+						ap := bufA[ir*kb : (ir+gemmMR)*kb]
+						mr := min(gemmMR, mb-ir)
+						off := (ic+ir)*ldc + jc + jr
+						if mr == gemmMR && nr == gemmNR {
+							microKernel(kb, ap, bp, c[off:], ldc)
+							continue
+						}
+						// Ragged edge: compute the full tile aside.
+						clear(tmp[:])
+						microKernel(kb, ap, bp, tmp[:], gemmNR)
+						for i := 0; i < mr; i++ {
+							crow := c[off+i*ldc : off+i*ldc+nr]
+							for j := range crow {
+								crow[j] += tmp[i*gemmNR+j]
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// packB copies op(B)[pc:pc+kb, jc:jc+nb] into panels of 16 columns, each
+// stored k-major; the last panel is zero-padded.
+func packB(tb bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
+	for j0 := 0; j0 < nb; j0 += gemmNR {
+		nr := min(gemmNR, nb-j0)
+		panel := dst[j0*kb : (j0+gemmNR)*kb]
+		for p := 0; p < kb; p++ {
+			d := panel[p*gemmNR : (p+1)*gemmNR]
+			if !tb {
+				src := b[(pc+p)*ldb+jc+j0:]
+				copy(d[:nr], src[:nr])
+			} else {
+				for j := 0; j < nr; j++ {
+					d[j] = b[(jc+j0+j)*ldb+pc+p]
+				}
+			}
+			clear(d[nr:])
+		}
+	}
+}
+
+// packA copies alpha·op(A)[ic:ic+mb, pc:pc+kb] into panels of 6 rows,
+// each stored k-major; the last panel is zero-padded.
+func packA(ta bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []float32) {
+	for i0 := 0; i0 < mb; i0 += gemmMR {
+		mr := min(gemmMR, mb-i0)
+		panel := dst[i0*kb : (i0+gemmMR)*kb]
+		if mr < gemmMR {
+			clear(panel)
+		}
+		for i := 0; i < mr; i++ {
+			r := ic + i0 + i
+			if !ta {
+				src := a[r*lda+pc : r*lda+pc+kb]
+				for p, v := range src {
+					panel[p*gemmMR+i] = alpha * v
+				}
+			} else {
+				for p := 0; p < kb; p++ {
+					panel[p*gemmMR+i] = alpha * a[(pc+p)*lda+r]
+				}
+			}
+		}
+	}
+}
+
+// gemmBlas is the portable fallback.
+func gemmBlas(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+	if k == 0 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+		return
+	}
+	tA, tB := blas.NoTrans, blas.NoTrans
+	ar, ac := m, k
+	if ta {
+		tA, ar, ac = blas.Trans, k, m
+	}
+	br, bc := k, n
+	if tb {
+		tB, br, bc = blas.Trans, n, k
+	}
+	blas32.Gemm(tA, tB, alpha,
+		blas32.General{Rows: ar, Cols: ac, Stride: lda, Data: a},
+		blas32.General{Rows: br, Cols: bc, Stride: ldb, Data: b},
+		beta,
+		blas32.General{Rows: m, Cols: n, Stride: ldc, Data: c})
+}

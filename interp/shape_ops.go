@@ -1,0 +1,658 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// gatherAxes fills dst (row-major, shape len(maps[k]) per axis) with
+// src[maps[0][i0], maps[1][i1], ...]; an index of -1 on any axis yields
+// fill. Slice, Pad and Resize are all this one loop with different maps.
+func gatherAxes[T float32 | int64](dst, src []T, srcShape []int, maps [][]int, fill T) {
+	r := len(maps)
+	if r == 0 {
+		dst[0] = src[0]
+		return
+	}
+	str := make([]int, r)
+	acc := 1
+	for k := r - 1; k >= 0; k-- {
+		str[k] = acc
+		acc *= srcShape[k]
+	}
+	last := maps[r-1]
+	n := len(last)
+	if len(dst) == 0 {
+		return
+	}
+	idx := make([]int, r)
+	for o := 0; o < len(dst); o += n {
+		base, ok := 0, true
+		for k := 0; k < r-1; k++ {
+			m := maps[k][idx[k]]
+			if m < 0 {
+				ok = false
+				break
+			}
+			base += m * str[k]
+		}
+		row := dst[o : o+n]
+		if !ok {
+			for i := range row {
+				row[i] = fill
+			}
+		} else {
+			for i, m := range last {
+				if m < 0 {
+					row[i] = fill
+				} else {
+					row[i] = src[base+m]
+				}
+			}
+		}
+		for k := r - 2; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < len(maps[k]) {
+				break
+			}
+			idx[k] = 0
+		}
+	}
+}
+
+func (x *exec) gatherT(src *tensor, maps [][]int, fill float32) *tensor {
+	shape := make([]int, len(maps))
+	for k, m := range maps {
+		shape[k] = len(m)
+	}
+	out := x.newLike(src, shape)
+	if src.isFloat() {
+		gatherAxes(out.f, src.f, src.shape, maps, fill)
+	} else {
+		gatherAxes(out.i, src.i, src.shape, maps, int64(fill))
+	}
+	return out
+}
+
+// reshaped returns input 0's data under a new shape: its own buffer when
+// it is dead after this node, a copy otherwise.
+func (x *exec) reshaped(shape []int) *tensor {
+	in := x.in(0)
+	if t := x.take(0); t != nil {
+		t.shape = shape
+		return t
+	}
+	out := x.newLike(in, shape)
+	copy(out.f, in.f)
+	copy(out.i, in.i)
+	return out
+}
+
+func runIdentity(x *exec) error {
+	x.set(0, x.reshaped(x.in(0).shape))
+	return nil
+}
+
+func runDropout(x *exec) error {
+	in := x.in(0)
+	shape := in.shape
+	x.set(0, x.reshaped(shape))
+	if x.nout() > 1 && x.s.out[1] >= 0 {
+		m := x.newI(canon.Bool, shape)
+		for i := range m.i {
+			m.i[i] = 1
+		}
+		x.set(1, m)
+	}
+	return nil
+}
+
+func runReshape(x *exec, op *canon.Reshape) error {
+	in := x.in(0)
+	target := op.Shape
+	if target == nil {
+		st := x.in(1)
+		if st == nil {
+			return fmt.Errorf("no target shape: neither the Shape attribute nor the second input is set")
+		}
+		if st.isFloat() || len(st.shape) != 1 {
+			return fmt.Errorf("target shape input is %s%v, want a 1-D integer tensor", st.dt, st.shape)
+		}
+		target = st.i
+	}
+	shape := make([]int, len(target))
+	infer, known := -1, 1
+	for i, d := range target {
+		switch {
+		case d == 0 && !op.AllowZero:
+			if i >= len(in.shape) {
+				return fmt.Errorf("target %v copies axis %d (0) but the input %v has rank %d", target, i, in.shape, len(in.shape))
+			}
+			shape[i] = in.shape[i]
+		case d == -1:
+			if infer >= 0 {
+				return fmt.Errorf("target %v has more than one -1", target)
+			}
+			infer = i
+			continue
+		case d < 0 || d > math.MaxInt32*64:
+			return fmt.Errorf("target %v has invalid dimension %d", target, d)
+		default:
+			shape[i] = int(d)
+		}
+		known *= shape[i]
+	}
+	n := in.size()
+	if infer >= 0 {
+		if known == 0 || n%known != 0 {
+			return fmt.Errorf("cannot reshape %v (%d elements) into %v", in.shape, n, target)
+		}
+		shape[infer] = n / known
+	} else if known != n {
+		return fmt.Errorf("cannot reshape %v (%d elements) into %v (%d elements)", in.shape, n, target, known)
+	}
+	x.set(0, x.reshaped(shape))
+	return nil
+}
+
+func runFlatten(x *exec, op *canon.Flatten) error {
+	in := x.in(0)
+	r := len(in.shape)
+	axis := int(op.Axis)
+	if axis < 0 {
+		axis += r
+	}
+	if axis < 0 || axis > r {
+		return fmt.Errorf("axis %d is out of range for rank %d", op.Axis, r)
+	}
+	x.set(0, x.reshaped([]int{numel(in.shape[:axis]), numel(in.shape[axis:])}))
+	return nil
+}
+
+func runSqueeze(x *exec, op *canon.Squeeze) error {
+	in := x.in(0)
+	drop := make([]bool, len(in.shape))
+	if len(op.Axes) == 0 {
+		for i, d := range in.shape {
+			drop[i] = d == 1
+		}
+	}
+	for _, a := range op.Axes {
+		ax, err := normAxis(a, len(in.shape))
+		if err != nil {
+			return err
+		}
+		if in.shape[ax] != 1 {
+			return fmt.Errorf("cannot squeeze axis %d of shape %v: size is not 1", a, in.shape)
+		}
+		drop[ax] = true
+	}
+	shape := []int{}
+	for i, d := range in.shape {
+		if !drop[i] {
+			shape = append(shape, d)
+		}
+	}
+	x.set(0, x.reshaped(shape))
+	return nil
+}
+
+func runUnsqueeze(x *exec, op *canon.Unsqueeze) error {
+	in := x.in(0)
+	r := len(in.shape) + len(op.Axes)
+	axes, err := sortedAxes(op.Axes, r)
+	if err != nil {
+		return err
+	}
+	shape := make([]int, 0, r)
+	j, k := 0, 0
+	for i := 0; i < r; i++ {
+		if k < len(axes) && axes[k] == i {
+			shape = append(shape, 1)
+			k++
+			continue
+		}
+		shape = append(shape, in.shape[j])
+		j++
+	}
+	x.set(0, x.reshaped(shape))
+	return nil
+}
+
+func runConcat(x *exec, op *canon.Concat) error {
+	var ins []*tensor
+	for k := range x.s.in {
+		if t := x.in(k); t != nil {
+			ins = append(ins, t)
+		}
+	}
+	if len(ins) == 0 {
+		return fmt.Errorf("no inputs")
+	}
+	first := ins[0]
+	axis, err := normAxis(op.Axis, len(first.shape))
+	if err != nil {
+		return err
+	}
+	shape := append([]int{}, first.shape...)
+	shape[axis] = 0
+	for k, t := range ins {
+		if t.isFloat() != first.isFloat() || (!t.isFloat() && t.dt != first.dt) {
+			return fmt.Errorf("input %d is %s, input 0 is %s", k, t.dt, first.dt)
+		}
+		if len(t.shape) != len(shape) {
+			return fmt.Errorf("input %d has shape %v, input 0 has %v: ranks differ", k, t.shape, first.shape)
+		}
+		for i, d := range t.shape {
+			if i != axis && d != shape[i] {
+				return fmt.Errorf("input %d has shape %v, input 0 has %v: they differ outside axis %d", k, t.shape, first.shape, axis)
+			}
+		}
+		shape[axis] += t.shape[axis]
+	}
+	out := x.newLike(first, shape)
+	outer := numel(shape[:axis])
+	rowOut := numel(shape[axis:])
+	off := 0
+	for _, t := range ins {
+		chunk := numel(t.shape[axis:])
+		for o := 0; o < outer; o++ {
+			if first.isFloat() {
+				copy(out.f[o*rowOut+off:o*rowOut+off+chunk], t.f[o*chunk:(o+1)*chunk])
+			} else {
+				copy(out.i[o*rowOut+off:o*rowOut+off+chunk], t.i[o*chunk:(o+1)*chunk])
+			}
+		}
+		off += chunk
+	}
+	x.set(0, out)
+	return nil
+}
+
+func runSplit(x *exec, op *canon.Split) error {
+	in := x.in(0)
+	axis, err := normAxis(op.Axis, len(in.shape))
+	if err != nil {
+		return err
+	}
+	dim := in.shape[axis]
+	sizes := op.Sizes
+	if sizes == nil {
+		// Equal parts; the last may be smaller (opset 18 rule).
+		n := x.nout()
+		part := (dim + n - 1) / n
+		for k := 0; k < n; k++ {
+			sizes = append(sizes, int64(max(0, min(part, dim-k*part))))
+		}
+	}
+	if len(sizes) != x.nout() {
+		return fmt.Errorf("split sizes %v: want %d values, one per output", sizes, x.nout())
+	}
+	total := int64(0)
+	for _, s := range sizes {
+		if s < 0 {
+			return fmt.Errorf("split sizes %v: negative size", sizes)
+		}
+		total += s
+	}
+	if total != int64(dim) {
+		return fmt.Errorf("split sizes %v add up to %d, axis %d of %v has %d", sizes, total, axis, in.shape, dim)
+	}
+	outer, inner := numel(in.shape[:axis]), numel(in.shape[axis+1:])
+	start := 0
+	for k, s := range sizes {
+		shape := append([]int{}, in.shape...)
+		shape[axis] = int(s)
+		out := x.newLike(in, shape)
+		chunk := int(s) * inner
+		for o := 0; o < outer; o++ {
+			src := o*dim*inner + start*inner
+			if in.isFloat() {
+				copy(out.f[o*chunk:(o+1)*chunk], in.f[src:src+chunk])
+			} else {
+				copy(out.i[o*chunk:(o+1)*chunk], in.i[src:src+chunk])
+			}
+		}
+		start += int(s)
+		x.set(k, out)
+	}
+	return nil
+}
+
+func runTranspose(x *exec, op *canon.Transpose) error {
+	in := x.in(0)
+	r := len(in.shape)
+	perm := op.Perm
+	if perm == nil {
+		for i := r - 1; i >= 0; i-- {
+			perm = append(perm, int64(i))
+		}
+	}
+	if len(perm) != r {
+		return fmt.Errorf("perm %v has %d entries, input %v has rank %d", perm, len(perm), in.shape, r)
+	}
+	seen := make([]bool, r)
+	shape := make([]int, r)
+	for i, p := range perm {
+		if p < 0 || p >= int64(r) || seen[p] {
+			return fmt.Errorf("perm %v is not a permutation of 0..%d", perm, r-1)
+		}
+		seen[p] = true
+		shape[i] = in.shape[p]
+	}
+	out := x.newLike(in, shape)
+	istr := make([]int, r)
+	acc := 1
+	for k := r - 1; k >= 0; k-- {
+		istr[k] = acc
+		acc *= in.shape[k]
+	}
+	ostr := make([]int, r) // input stride for each output axis
+	for i, p := range perm {
+		ostr[i] = istr[p]
+	}
+	if in.isFloat() {
+		permute(out.f, in.f, shape, ostr)
+	} else {
+		permute(out.i, in.i, shape, ostr)
+	}
+	x.set(0, out)
+	return nil
+}
+
+// permute writes dst (row-major, shape) from src read with per-axis strides.
+func permute[T float32 | int64](dst, src []T, shape, str []int) {
+	r := len(shape)
+	if len(dst) == 0 {
+		return
+	}
+	if r == 0 {
+		dst[0] = src[0]
+		return
+	}
+	n, s := shape[r-1], str[r-1]
+	idx := make([]int, r)
+	off := 0
+	for o := 0; o < len(dst); o += n {
+		row := dst[o : o+n]
+		if s == 1 {
+			copy(row, src[off:off+n])
+		} else {
+			for i := range row {
+				row[i] = src[off+i*s]
+			}
+		}
+		for k := r - 2; k >= 0; k-- {
+			idx[k]++
+			off += str[k]
+			if idx[k] < shape[k] {
+				break
+			}
+			off -= str[k] * shape[k]
+			idx[k] = 0
+		}
+	}
+}
+
+func runPad(x *exec, op *canon.Pad) error {
+	in := x.in(0)
+	r := len(in.shape)
+	if len(op.PadsBegin) != r || len(op.PadsEnd) != r {
+		return fmt.Errorf("pads %v/%v: want %d values each, one per axis of %v", op.PadsBegin, op.PadsEnd, r, in.shape)
+	}
+	maps := make([][]int, r)
+	for k := range r {
+		d := in.shape[k]
+		pb, pe := int(op.PadsBegin[k]), int(op.PadsEnd[k])
+		n := d + pb + pe
+		if n < 0 || op.PadsBegin[k] > math.MaxInt32 || op.PadsEnd[k] > math.MaxInt32 {
+			return fmt.Errorf("pads %d/%d on axis %d of %v leave a negative size", pb, pe, k, in.shape)
+		}
+		if op.Mode != canon.PadConstant && d == 0 && n > 0 {
+			return fmt.Errorf("%s padding of an empty axis %d", op.Mode, k)
+		}
+		if op.Mode == canon.PadReflect && d == 1 && (pb > 0 || pe > 0) {
+			return fmt.Errorf("reflect padding needs at least 2 elements on axis %d of %v", k, in.shape)
+		}
+		m := make([]int, n)
+		for o := range m {
+			i := o - pb
+			if i >= 0 && i < d {
+				m[o] = i
+				continue
+			}
+			switch op.Mode {
+			case canon.PadConstant:
+				m[o] = -1
+			case canon.PadEdge:
+				m[o] = min(max(i, 0), d-1)
+			case canon.PadReflect:
+				period := 2 * (d - 1)
+				i %= period
+				if i < 0 {
+					i += period
+				}
+				if i >= d {
+					i = period - i
+				}
+				m[o] = i
+			}
+		}
+		maps[k] = m
+	}
+	x.set(0, x.gatherT(in, maps, op.Value))
+	return nil
+}
+
+func runSlice(x *exec, op *canon.Slice) error {
+	in := x.in(0)
+	r := len(in.shape)
+	if len(op.Ends) != len(op.Starts) || (op.Axes != nil && len(op.Axes) != len(op.Starts)) || (op.Steps != nil && len(op.Steps) != len(op.Starts)) {
+		return fmt.Errorf("starts %v, ends %v, axes %v, steps %v: lengths differ", op.Starts, op.Ends, op.Axes, op.Steps)
+	}
+	maps := make([][]int, r)
+	for k := range r {
+		maps[k] = iota0(in.shape[k])
+	}
+	done := make([]bool, r)
+	for j := range op.Starts {
+		axis := int64(j)
+		if op.Axes != nil {
+			axis = op.Axes[j]
+		}
+		a, err := normAxis(axis, r)
+		if err != nil {
+			return err
+		}
+		if done[a] {
+			return fmt.Errorf("axes %v repeat axis %d", op.Axes, a)
+		}
+		done[a] = true
+		step := int64(1)
+		if op.Steps != nil {
+			step = op.Steps[j]
+		}
+		if step == 0 {
+			return fmt.Errorf("step on axis %d is 0", a)
+		}
+		d := int64(in.shape[a])
+		start, end := op.Starts[j], op.Ends[j]
+		if start < 0 {
+			start += d
+		}
+		if end < 0 {
+			end += d
+		}
+		if step > 0 {
+			start = min(max(start, 0), d)
+			end = min(max(end, 0), d)
+		} else {
+			start = min(max(start, -1), d-1)
+			end = min(max(end, -1), d-1)
+		}
+		var m []int
+		for i := start; (step > 0 && i < end) || (step < 0 && i > end); i += step {
+			m = append(m, int(i))
+		}
+		if m == nil {
+			m = []int{}
+		}
+		maps[a] = m
+	}
+	x.set(0, x.gatherT(in, maps, 0))
+	return nil
+}
+
+func iota0(n int) []int {
+	m := make([]int, n)
+	for i := range m {
+		m[i] = i
+	}
+	return m
+}
+
+func runGather(x *exec, op *canon.Gather) error {
+	data, ind := x.in(0), x.in(1)
+	if ind.isFloat() {
+		return fmt.Errorf("indices are %s, want integers", ind.dt)
+	}
+	axis, err := normAxis(op.Axis, len(data.shape))
+	if err != nil {
+		return err
+	}
+	dim := int64(data.shape[axis])
+	shape := append(append(append([]int{}, data.shape[:axis]...), ind.shape...), data.shape[axis+1:]...)
+	outer, inner := numel(data.shape[:axis]), numel(data.shape[axis+1:])
+	idx := make([]int, len(ind.i))
+	for j, v := range ind.i {
+		if v < -dim || v >= dim {
+			return fmt.Errorf("index %d is out of range for axis %d of size %d", v, axis, dim)
+		}
+		if v < 0 {
+			v += dim
+		}
+		idx[j] = int(v)
+	}
+	out := x.newLike(data, shape)
+	for o := 0; o < outer; o++ {
+		for j, v := range idx {
+			src := (o*int(dim) + v) * inner
+			dst := (o*len(idx) + j) * inner
+			if data.isFloat() {
+				copy(out.f[dst:dst+inner], data.f[src:src+inner])
+			} else {
+				copy(out.i[dst:dst+inner], data.i[src:src+inner])
+			}
+		}
+	}
+	x.set(0, out)
+	return nil
+}
+
+func runShape(x *exec, op *canon.ShapeOf) error {
+	in := x.in(0)
+	r := int64(len(in.shape))
+	clamp := func(v int64) int64 {
+		if v < 0 {
+			v += r
+		}
+		return min(max(v, 0), r)
+	}
+	start, end := clamp(op.Start), clamp(op.End)
+	var dims []int64
+	for i := start; i < end; i++ {
+		dims = append(dims, int64(in.shape[i]))
+	}
+	out := x.newI(canon.Int64, []int{len(dims)})
+	copy(out.i, dims)
+	x.set(0, out)
+	return nil
+}
+
+func runResize(x *exec, op *canon.Resize) error {
+	in := x.in(0)
+	r := len(in.shape)
+	scales := make([]float64, r)
+	outShape := make([]int, r)
+	switch {
+	case op.Sizes != nil:
+		if len(op.Sizes) != r {
+			return fmt.Errorf("sizes %v: want %d values, one per axis of %v", op.Sizes, r, in.shape)
+		}
+		for k, s := range op.Sizes {
+			if s < 0 || s > math.MaxInt32 {
+				return fmt.Errorf("sizes %v: invalid size %d", op.Sizes, s)
+			}
+			outShape[k] = int(s)
+			if in.shape[k] > 0 {
+				scales[k] = float64(s) / float64(in.shape[k])
+			}
+		}
+	case op.Scales != nil:
+		if len(op.Scales) != r {
+			return fmt.Errorf("scales %v: want %d values, one per axis of %v", op.Scales, r, in.shape)
+		}
+		for k, s := range op.Scales {
+			if !(s > 0) || math.IsInf(float64(s), 0) {
+				return fmt.Errorf("scales %v: scale %v is not positive", op.Scales, s)
+			}
+			scales[k] = float64(s)
+			outShape[k] = int(math.Floor(float64(in.shape[k]) * float64(s)))
+		}
+	default:
+		return fmt.Errorf("neither scales nor sizes is set")
+	}
+	maps := make([][]int, r)
+	for k := range r {
+		n, d, sc := outShape[k], in.shape[k], scales[k]
+		m := make([]int, n)
+		for o := range m {
+			var c float64
+			fo := float64(o)
+			switch op.CoordTransform {
+			case canon.HalfPixel:
+				c = (fo+0.5)/sc - 0.5
+			case canon.Asymmetric:
+				c = fo / sc
+			case canon.AlignCorners:
+				if n > 1 {
+					c = fo * float64(d-1) / float64(n-1)
+				}
+			case canon.PytorchHalfPixel:
+				if n > 1 {
+					c = (fo+0.5)/sc - 0.5
+				}
+			case canon.TFHalfPixelForNN:
+				c = (fo + 0.5) / sc
+			}
+			var i float64
+			switch op.Nearest {
+			case canon.RoundPreferFloor:
+				if c-math.Floor(c) == 0.5 {
+					i = math.Floor(c)
+				} else {
+					i = math.Round(c)
+				}
+			case canon.RoundPreferCeil:
+				if c-math.Floor(c) == 0.5 {
+					i = math.Ceil(c)
+				} else {
+					i = math.Round(c)
+				}
+			case canon.Floor:
+				i = math.Floor(c)
+			case canon.Ceil:
+				i = math.Ceil(c)
+			}
+			m[o] = int(min(max(i, 0), float64(d-1)))
+		}
+		if d == 0 && n > 0 {
+			return fmt.Errorf("cannot resize empty axis %d to %d", k, n)
+		}
+		maps[k] = m
+	}
+	x.set(0, x.gatherT(in, maps, 0))
+	return nil
+}

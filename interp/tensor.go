@@ -1,0 +1,297 @@
+package interp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// tensor is the interpreter's working value: dense row-major data held
+// either as float32 (every floating dtype, converted at the edges) or as
+// int64 (every integer dtype and bool). dt is canon.Float32 for float
+// storage; for int64 storage it is the integer (or Bool) dtype the value
+// stands for, so integer arithmetic can wrap at the right width.
+type tensor struct {
+	dt    canon.DType
+	shape []int
+	f     []float32
+	i     []int64
+}
+
+func (t *tensor) isFloat() bool { return t.dt == canon.Float32 }
+
+// size is the number of elements.
+func (t *tensor) size() int {
+	if t.isFloat() {
+		return len(t.f)
+	}
+	return len(t.i)
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+func shapeEq(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// storageDType is the dtype a value of declared dtype d has inside the
+// interpreter.
+func storageDType(d canon.DType) canon.DType {
+	if d.IsFloat() {
+		return canon.Float32
+	}
+	return d
+}
+
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// toShape converts and checks a canon shape.
+func toShape(s []int64) ([]int, error) {
+	if canon.NumElements(s) < 0 || canon.NumElements(s) > math.MaxInt32*int64(64) {
+		return nil, fmt.Errorf("shape %v is negative or too large", s)
+	}
+	out := make([]int, len(s))
+	for i, d := range s {
+		out[i] = int(d)
+	}
+	return out, nil
+}
+
+// fromCanon converts a canon tensor. When view is set, f32 data that is
+// suitably aligned is used in place (never written: constants only).
+func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
+	if err := ct.CheckData(); err != nil {
+		return nil, err
+	}
+	shape, err := toShape(ct.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("tensor %q: %v", ct.Name, err)
+	}
+	n := numel(shape)
+	b := ct.Data
+	t := &tensor{dt: storageDType(ct.DType), shape: shape}
+	switch ct.DType {
+	case canon.Float32:
+		if view && littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+			t.f = unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+			return t, nil
+		}
+		t.f = make([]float32, n)
+		for i := range t.f {
+			t.f[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	case canon.Float16:
+		t.f = make([]float32, n)
+		for i := range t.f {
+			t.f[i] = canon.HalfToFloat32(binary.LittleEndian.Uint16(b[2*i:]))
+		}
+	case canon.BFloat16:
+		t.f = make([]float32, n)
+		for i := range t.f {
+			t.f[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16)
+		}
+	case canon.Float64:
+		t.f = make([]float32, n)
+		for i := range t.f {
+			t.f[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+	case canon.Int8, canon.Int16, canon.Int32, canon.Int64, canon.Uint8, canon.Uint16, canon.Uint32, canon.Uint64, canon.Bool:
+		v, err := ct.Int64s()
+		if err != nil {
+			return nil, err
+		}
+		if ct.DType == canon.Bool {
+			for i := range v {
+				if v[i] != 0 {
+					v[i] = 1
+				}
+			}
+		}
+		t.i = v
+	default:
+		return nil, fmt.Errorf("tensor %q: dtype %s is not supported", ct.Name, ct.DType)
+	}
+	return t, nil
+}
+
+// toCanon converts t to a canon tensor of dtype dt (t's own dtype when dt is
+// Undefined).
+func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
+	if dt == canon.Undefined {
+		dt = t.dt
+	}
+	n := t.size()
+	shape := make([]int64, len(t.shape))
+	for i, d := range t.shape {
+		shape[i] = int64(d)
+	}
+	out := &canon.Tensor{Name: name, DType: dt, Shape: shape}
+	if dt.Size() == 0 {
+		return nil, fmt.Errorf("output %q: dtype %s is not supported", name, dt)
+	}
+	b := make([]byte, n*dt.Size())
+	out.Data = b
+	if t.isFloat() {
+		for i, x := range t.f {
+			putFloat(b, i, dt, x)
+		}
+		return out, nil
+	}
+	for i, x := range t.i {
+		if dt.IsFloat() {
+			putFloat(b, i, dt, float32(x))
+			if dt == canon.Float64 {
+				binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(float64(x)))
+			}
+			continue
+		}
+		putInt(b, i, dt, x)
+	}
+	return out, nil
+}
+
+func putFloat(b []byte, i int, dt canon.DType, x float32) {
+	switch dt {
+	case canon.Float32:
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	case canon.Float16:
+		binary.LittleEndian.PutUint16(b[2*i:], float32ToHalf(x))
+	case canon.BFloat16:
+		binary.LittleEndian.PutUint16(b[2*i:], float32ToBF16(x))
+	case canon.Float64:
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(float64(x)))
+	case canon.Bool:
+		if x != 0 {
+			b[i] = 1
+		}
+	default:
+		// Float results declared as integers (e.g. MaxPool on u8 data
+		// that was pooled in float32): truncate like a C cast.
+		var v int64
+		if !math.IsNaN(float64(x)) {
+			v = int64(x)
+		}
+		putInt(b, i, dt, v)
+	}
+}
+
+func putInt(b []byte, i int, dt canon.DType, x int64) {
+	switch dt {
+	case canon.Int8, canon.Uint8:
+		b[i] = byte(x)
+	case canon.Bool:
+		if x != 0 {
+			b[i] = 1
+		}
+	case canon.Int16, canon.Uint16:
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(x))
+	case canon.Int32, canon.Uint32:
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	case canon.Int64, canon.Uint64:
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+}
+
+// wrapInts reduces int64 results to the range of dtype dt, as arithmetic
+// in that dtype would have (two's complement wrap-around).
+func wrapInts(dt canon.DType, v []int64) {
+	switch dt {
+	case canon.Int8:
+		for i, x := range v {
+			v[i] = int64(int8(x))
+		}
+	case canon.Uint8:
+		for i, x := range v {
+			v[i] = int64(uint8(x))
+		}
+	case canon.Int16:
+		for i, x := range v {
+			v[i] = int64(int16(x))
+		}
+	case canon.Uint16:
+		for i, x := range v {
+			v[i] = int64(uint16(x))
+		}
+	case canon.Int32:
+		for i, x := range v {
+			v[i] = int64(int32(x))
+		}
+	case canon.Uint32:
+		for i, x := range v {
+			v[i] = int64(uint32(x))
+		}
+	case canon.Bool:
+		for i, x := range v {
+			if x != 0 {
+				v[i] = 1
+			}
+		}
+	}
+}
+
+// float32ToHalf converts to IEEE binary16 with round-to-nearest-even.
+func float32ToHalf(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23) & 0xff
+	mant := b & 0x7fffff
+	if exp == 0xff { // Inf or NaN
+		if mant != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		if e < -10 {
+			return sign
+		}
+		mant |= 0x800000
+		shift := uint32(14 - e)
+		h := mant >> shift
+		rem := mant & (1<<shift - 1)
+		half := uint32(1) << (shift - 1)
+		if rem > half || (rem == half && h&1 == 1) {
+			h++
+		}
+		return sign | uint16(h)
+	}
+	h := uint32(e)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
+		h++ // may carry into the exponent, which is still correct
+	}
+	return sign | uint16(h)
+}
+
+func float32ToBF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if f != f {
+		return uint16(b>>16) | 0x40
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}

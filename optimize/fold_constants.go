@@ -1,0 +1,204 @@
+package optimize
+
+import (
+	"fmt"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// maxFoldElements bounds the tensors constant folding creates: folding an
+// Expand or a Tile into a huge initializer would trade a cheap op for a
+// model many times bigger.
+const maxFoldElements = 1 << 20
+
+// foldConstants replaces nodes whose outputs are fixed before the graph runs
+// by initializers. Outputs that shape inference already computed (Shape of a
+// static shape, the shape arithmetic after it) are taken from g.Values; other
+// nodes whose inputs are all constant are run through the interpreter.
+// Outputs that are graph outputs stay computed by nodes.
+func foldConstants(g *canon.Graph) (bool, error) {
+	if err := g.Infer(); err != nil {
+		return false, err
+	}
+	ix := newIndex(g)
+	known := map[string]*canon.Tensor{} // constants found so far, by value name
+	for name, t := range ix.inits {
+		known[name] = t
+	}
+	dead := map[*canon.Node]bool{}
+	var added []*canon.Tensor
+	for _, n := range g.Nodes {
+		if len(n.Outputs) == 0 || anyOutput(ix, n) {
+			continue
+		}
+		outs, err := constOutputs(g, n, known)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", nodeRef(n), err)
+		}
+		if outs == nil {
+			continue
+		}
+		for i, o := range n.Outputs {
+			if o == "" {
+				continue
+			}
+			t := *outs[i] // share the data, set the name
+			t.Name = o
+			known[o] = &t
+			added = append(added, &t)
+		}
+		dead[n] = true
+	}
+	if len(dead) == 0 {
+		return false, nil
+	}
+	removeNodes(g, dead)
+	g.Initializers = append(g.Initializers, added...)
+	for _, t := range added {
+		if t.Layout == "" {
+			layoutByUse(g, t)
+		}
+	}
+	return true, nil
+}
+
+func anyOutput(ix *index, n *canon.Node) bool {
+	for _, o := range n.Outputs {
+		if ix.isOutput[o] {
+			return true
+		}
+	}
+	return false
+}
+
+// constOutputs returns the values of n's outputs when they are constant and
+// small enough to store, or nil.
+func constOutputs(g *canon.Graph, n *canon.Node, known map[string]*canon.Tensor) ([]*canon.Tensor, error) {
+	if c, ok := n.Op.(*canon.Constant); ok {
+		if c.Value == nil || c.Value.CheckData() != nil {
+			return nil, nil
+		}
+		return []*canon.Tensor{c.Value}, nil
+	}
+	// Inference may know the result without running anything.
+	fromInfer := make([]*canon.Tensor, len(n.Outputs))
+	all := true
+	for i, o := range n.Outputs {
+		if o == "" {
+			continue
+		}
+		v := g.Values[o]
+		if v.Const == nil || v.Const.CheckData() != nil {
+			all = false
+			break
+		}
+		fromInfer[i] = v.Const
+	}
+	if all {
+		return fromInfer, nil
+	}
+	inputs := make([]*canon.Tensor, len(n.Inputs))
+	for i, in := range n.Inputs {
+		if in == "" {
+			continue
+		}
+		t := known[in]
+		if t == nil {
+			return nil, nil
+		}
+		if !foldableDType(t.DType) {
+			return nil, nil
+		}
+		inputs[i] = t
+	}
+	if len(n.Inputs) == 0 {
+		return nil, nil
+	}
+	var outInfo []canon.ValueInfo
+	for _, o := range n.Outputs {
+		if o == "" {
+			continue
+		}
+		v := g.Values[o]
+		s, ok := v.StaticShape()
+		if !ok || canon.NumElements(s) < 0 || canon.NumElements(s) > maxFoldElements || !foldableDType(v.DType) {
+			return nil, nil
+		}
+		outInfo = append(outInfo, canon.ValueInfo{Name: o, DType: v.DType, Shape: canon.DimsOf(s...), RankKnown: true})
+	}
+	return evalNode(n, inputs, outInfo)
+}
+
+// foldableDType lists the dtypes the interpreter carries without
+// conversion, so that a folded value is bit-identical to the computed one.
+func foldableDType(d canon.DType) bool {
+	switch d {
+	case canon.Float32, canon.Int64, canon.Int32, canon.Bool:
+		return true
+	}
+	return false
+}
+
+// evalNode runs one node on constant inputs with the interpreter: a tiny
+// graph whose initializers are the inputs.
+func evalNode(n *canon.Node, inputs []*canon.Tensor, outs []canon.ValueInfo) ([]*canon.Tensor, error) {
+	sub := &canon.Graph{Name: "fold", Nodes: []*canon.Node{cloneNode(n)}, Outputs: outs}
+	seen := map[string]bool{}
+	for i, in := range n.Inputs {
+		if in == "" || seen[in] {
+			continue
+		}
+		seen[in] = true
+		t := *inputs[i]
+		t.Name = in
+		t.Layout = inputs[i].Layout
+		sub.Initializers = append(sub.Initializers, &t)
+	}
+	res, err := interp.Run(sub, nil)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating constant node: %w", err)
+	}
+	out := make([]*canon.Tensor, len(n.Outputs))
+	for i, o := range n.Outputs {
+		if o == "" {
+			continue
+		}
+		t := res[o]
+		if t == nil {
+			return nil, fmt.Errorf("interpreter returned no value for %q", o)
+		}
+		want := outs[indexOf(outs, o)]
+		if t.DType != want.DType {
+			return nil, nil // not bit-exact to fold; leave it computed
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+func indexOf(vs []canon.ValueInfo, name string) int {
+	for i, v := range vs {
+		if v.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// layoutByUse gives a new constant the layout its readers' roles require,
+// so that a folded weight is labelled like an imported one.
+func layoutByUse(g *canon.Graph, t *canon.Tensor) {
+	for _, n := range g.Nodes {
+		specs := n.Op.Signature().Inputs
+		for k, in := range n.Inputs {
+			if in != t.Name || k >= len(specs) {
+				continue
+			}
+			if l, ok := canon.LayoutFor(specs[k].Role, len(t.Shape)); ok {
+				t.Layout = l
+				return
+			}
+		}
+	}
+}

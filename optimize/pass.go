@@ -1,0 +1,171 @@
+// Package optimize rewrites canonical graphs into cheaper equivalent ones:
+// an ordered table of named passes run to a fixpoint with validation after
+// each, a cost model (FLOPs, bytes moved, kernel launches), a cost-based
+// backtracking search over graph substitutions in the spirit of TASO, and
+// verification of every result against the original with the interpreter.
+//
+// Every pass is exact: it changes how a result is computed, never what is
+// computed (beyond float32 rounding of folded weights, which are computed in
+// float64 and rounded once). Graph outputs keep their names, order and count.
+package optimize
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Pass is one named graph rewrite. Run reports whether it changed g.
+type Pass struct {
+	Name string
+	Doc  string
+	Run  func(g *canon.Graph) (changed bool, err error)
+}
+
+// Passes lists every pass in the default pipeline order: cleanups first so
+// that folds see through Identity/Dropout, constant folding before the
+// pattern passes that need constant weights, dead code last.
+func Passes() []Pass {
+	return []Pass{
+		{Name: "eliminate_identity", Doc: "remove Identity and inference-mode Dropout nodes", Run: eliminateIdentity},
+		{Name: "eliminate_noop", Doc: "remove Reshape to the same shape, identity Transpose, zero Pad, full Slice and one-input Concat; compose consecutive Transposes and merge consecutive Reshapes", Run: eliminateNoop},
+		{Name: "fold_constants", Doc: "evaluate nodes whose inputs are all constant (including Shape of a static shape) and store the results as initializers (up to 1M elements each)", Run: foldConstants},
+		{Name: "fold_bn", Doc: "fold BatchNormalization into the preceding Conv, ConvTranspose (group by group), Linear, or MatMul with a constant weight", Run: foldBN},
+		{Name: "fuse_bias_add", Doc: "fold an Add (or Sub) of a per-output-channel constant into the bias of the preceding Conv, ConvTranspose, Linear or constant-weight MatMul", Run: fuseBiasAdd},
+		{Name: "fuse_scale_mul", Doc: "fold a Mul by a per-output-channel constant into the weights and bias of the preceding Conv, ConvTranspose or Linear", Run: fuseScaleMul},
+		{Name: "sink_transposes", Doc: "cancel Transpose pairs around elementwise ops (NHWC wrappers) and Transpose pairs that compose to the identity", Run: sinkTransposes},
+		{Name: "merge_parallel_convs", Doc: "merge convs that read the same input (same strides, dilations, groups 1) into one conv and a Split, enlarging smaller kernels with zeros, where the cost model says it pays", Run: MergeParallelConvsPass(false).Run},
+		{Name: "regroup_conv", Doc: "rewrite a grouped conv with fewer groups (block-diagonal zero-filled weights) where the cost model says it pays", Run: RegroupConvPass(0, false).Run},
+		{Name: "eliminate_dead", Doc: "remove nodes whose outputs are unused and initializers nobody reads", Run: eliminateDead},
+	}
+}
+
+// PassNames lists the pass names in default order.
+func PassNames() []string {
+	var out []string
+	for _, p := range Passes() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// Pipeline selects passes by name, in the order given. An empty or nil list
+// means every pass in default order.
+func Pipeline(names []string) ([]Pass, error) {
+	all := Passes()
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []Pass
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(all, func(p Pass) bool { return p.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown pass %q (valid passes: %s)", name, strings.Join(PassNames(), ", "))
+		}
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// PipelineOptions tunes RunPipeline.
+type PipelineOptions struct {
+	// MaxIterations bounds the rounds over the pass list (default 10).
+	MaxIterations int
+	// AfterPass, when set, is called after every pass run that changed the
+	// graph, once the graph has been validated.
+	AfterPass func(pass string, g *canon.Graph)
+}
+
+// PassStat counts what one pass did during a pipeline run.
+type PassStat struct {
+	Name    string `json:"name"`
+	Runs    int    `json:"runs"`
+	Changed int    `json:"changed"`
+}
+
+// PipelineStats describes a pipeline run.
+type PipelineStats struct {
+	Iterations int        `json:"iterations"`
+	Passes     []PassStat `json:"passes"`
+	// Converged is false when MaxIterations ran out before a fixpoint.
+	Converged bool `json:"converged"`
+}
+
+// RunPipeline runs passes in order, repeatedly, until none changes the graph
+// (or MaxIterations rounds). After every pass that changed something the
+// graph is validated and its outputs are checked to be exactly the ones it
+// had; an error names the pass.
+func RunPipeline(g *canon.Graph, passes []Pass, opts PipelineOptions) (PipelineStats, error) {
+	maxIt := opts.MaxIterations
+	if maxIt <= 0 {
+		maxIt = 10
+	}
+	st := PipelineStats{Passes: make([]PassStat, len(passes))}
+	for i, p := range passes {
+		st.Passes[i].Name = p.Name
+	}
+	if g == nil {
+		return st, fmt.Errorf("optimize: nil graph")
+	}
+	outs := outputNames(g)
+	for it := 0; it < maxIt; it++ {
+		st.Iterations = it + 1
+		any := false
+		for i, p := range passes {
+			changed, err := runPass(p, g)
+			st.Passes[i].Runs++
+			if err != nil {
+				return st, err
+			}
+			if !changed {
+				continue
+			}
+			any = true
+			st.Passes[i].Changed++
+			if err := checkAfter(p.Name, g, outs); err != nil {
+				return st, err
+			}
+			if opts.AfterPass != nil {
+				opts.AfterPass(p.Name, g)
+			}
+		}
+		if !any {
+			st.Converged = true
+			return st, nil
+		}
+	}
+	return st, nil
+}
+
+// runPass runs one pass, turning a panic into an error that names it: a bug
+// in one rewrite must not take the caller down.
+func runPass(p Pass, g *canon.Graph) (changed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			changed, err = false, fmt.Errorf("pass %s: internal error: %v", p.Name, r)
+		}
+	}()
+	if p.Run == nil {
+		return false, fmt.Errorf("pass %s: no Run function", p.Name)
+	}
+	changed, err = p.Run(g)
+	if err != nil {
+		err = fmt.Errorf("pass %s: %w", p.Name, err)
+	}
+	return changed, err
+}
+
+// checkAfter validates g after a pass and checks that the graph outputs are
+// exactly the ones it had.
+func checkAfter(pass string, g *canon.Graph, outs []string) error {
+	if got := outputNames(g); !slices.Equal(got, outs) {
+		return fmt.Errorf("pass %s changed the graph outputs from %v to %v", pass, outs, got)
+	}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("pass %s left an invalid graph: %w", pass, err)
+	}
+	return nil
+}
