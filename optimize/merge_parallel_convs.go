@@ -161,7 +161,7 @@ func (s mergeSite) geometry(g *canon.Graph, ix *index) (*mergeGeom, error) {
 // original conv outputs. Existing node structs are not modified (the search
 // shares them between candidate graphs). It returns the new conv's output
 // type so that callers can record it.
-func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite) (canon.ValueInfo, error) {
+func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite, mk weightMaker) (canon.ValueInfo, error) {
 	geo, err := s.geometry(g, ix)
 	if err != nil {
 		return canon.ValueInfo{}, err
@@ -181,49 +181,76 @@ func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite) (canon.ValueI
 		}
 	}
 	wshape := append([]int64{total, cin}, geo.kernel...)
-	wout := make([]float64, canon.NumElements(wshape))
-	bout := make([]float64, total)
-	kstr := rowMajorStrides(wshape)
-	var oc0 int64
-	for i, c := range s.convs {
-		wt := ix.constant(c.Inputs[1])
-		w, err := f32Values(wt)
-		if err != nil {
-			return canon.ValueInfo{}, err
-		}
-		src := rowMajorStrides(wt.Shape)
-		idx := make([]int64, len(wt.Shape))
-		for f := range w {
-			rem := int64(f)
-			for a := range idx {
-				idx[a] = rem / src[a]
-				rem %= src[a]
-			}
-			dst := (oc0+idx[0])*kstr[0] + idx[1]*kstr[1]
-			for a := 0; a < ns; a++ {
-				dst += (idx[2+a] + geo.offsets[i][a]) * kstr[2+a]
-			}
-			wout[dst] = w[f]
-		}
+	var srcs []*canon.Tensor
+	for _, c := range s.convs {
+		srcs = append(srcs, ix.constant(c.Inputs[1]))
 		if len(c.Inputs) > 2 && c.Inputs[2] != "" {
-			b, err := f32Values(ix.constant(c.Inputs[2]))
-			if err != nil || int64(len(b)) != sizes[i] {
-				return canon.ValueInfo{}, fmt.Errorf("bias of %s", nodeRef(c))
-			}
-			copy(bout[oc0:], b)
+			srcs = append(srcs, ix.constant(c.Inputs[2]))
+		} else {
+			srcs = append(srcs, nil)
 		}
-		oc0 += sizes[i]
+	}
+	fillW := func() ([]float64, error) {
+		wout := make([]float64, canon.NumElements(wshape))
+		kstr := rowMajorStrides(wshape)
+		var oc0 int64
+		for i, c := range s.convs {
+			wt := srcs[2*i]
+			w, err := f32Values(wt)
+			if err != nil {
+				return nil, err
+			}
+			src := rowMajorStrides(wt.Shape)
+			idx := make([]int64, len(wt.Shape))
+			for f := range w {
+				rem := int64(f)
+				for a := range idx {
+					idx[a] = rem / src[a]
+					rem %= src[a]
+				}
+				dst := (oc0+idx[0])*kstr[0] + idx[1]*kstr[1]
+				for a := 0; a < ns; a++ {
+					dst += (idx[2+a] + geo.offsets[i][a]) * kstr[2+a]
+				}
+				wout[dst] = w[f]
+			}
+			oc0 += sizes[i]
+			_ = c
+		}
+		return wout, nil
+	}
+	fillB := func() ([]float64, error) {
+		bout := make([]float64, total)
+		var oc0 int64
+		for i, c := range s.convs {
+			if bt := srcs[2*i+1]; bt != nil {
+				b, err := f32Values(bt)
+				if err != nil || int64(len(b)) != sizes[i] {
+					return nil, fmt.Errorf("bias of %s", nodeRef(c))
+				}
+				copy(bout[oc0:], b)
+			}
+			oc0 += sizes[i]
+		}
+		return bout, nil
 	}
 	first := s.convs[0]
 	op0 := first.Op.(*canon.Conv)
-	wname := nm.fresh(first.Name + "_merged_W")
+	tag := fmt.Sprintf("merge %v %v", geo.kernel, geo.offsets)
 	layout, _ := canon.LayoutFor(canon.RoleConvWeight, len(wshape))
-	g.Initializers = append(g.Initializers, f32Tensor(wname, wshape, layout, wout))
-	inputs := []string{s.x, wname}
+	wt, err := mk(nm.fresh(first.Name+"_merged_W"), wshape, layout, srcs, tag+" W", fillW)
+	if err != nil {
+		return canon.ValueInfo{}, err
+	}
+	g.Initializers = append(g.Initializers, wt)
+	inputs := []string{s.x, wt.Name}
 	if hasBias {
-		bname := nm.fresh(first.Name + "_merged_B")
-		g.Initializers = append(g.Initializers, f32Tensor(bname, []int64{total}, "O", bout))
-		inputs = append(inputs, bname)
+		bt, err := mk(nm.fresh(first.Name+"_merged_B"), []int64{total}, "O", srcs, tag+" B", fillB)
+		if err != nil {
+			return canon.ValueInfo{}, err
+		}
+		g.Initializers = append(g.Initializers, bt)
+		inputs = append(inputs, bt.Name)
 	}
 	mid := nm.fresh(first.Outputs[0] + "_merged")
 	conv := &canon.Node{
@@ -289,7 +316,7 @@ func MergeParallelConvsPass(force bool) Pass {
 					if !force && !mergePays(g, ix, s) {
 						continue
 					}
-					info, err := applyMerge(g, ix, nm, s)
+					info, err := applyMerge(g, ix, nm, s, eagerWeight)
 					if err != nil {
 						continue
 					}
@@ -318,7 +345,7 @@ func mergePays(g *canon.Graph, ix *index, s mergeSite) bool {
 	scratch.Initializers = nil
 	nm := &namer{used: map[string]bool{}}
 	nm.addGraph(g)
-	mi, err := applyMerge(scratch, ix, nm, s)
+	mi, err := applyMerge(scratch, ix, nm, s, shapeOnlyWeight)
 	if err != nil {
 		return false
 	}

@@ -42,7 +42,7 @@ func findRegroupSites(g *canon.Graph, ix *index) []regroupSite {
 // conv with G/f groups it belongs to group g/f, whose input slice starts at
 // (g/f)*f*(C/G), so weight column ci moves to (g%f)*(C/G) + ci; every other
 // column of the widened weight is zero, so the result is unchanged.
-func regroup(ix *index, nm *namer, s regroupSite) (*canon.Node, *canon.Tensor, error) {
+func regroup(ix *index, nm *namer, s regroupSite, mk weightMaker) (*canon.Node, *canon.Tensor, error) {
 	n := s.conv
 	op := n.Op.(*canon.Conv)
 	wt := ix.constant(n.Inputs[1])
@@ -53,9 +53,8 @@ func regroup(ix *index, nm *namer, s regroupSite) (*canon.Node, *canon.Tensor, e
 	if f < 1 || G%f != 0 {
 		return nil, nil, fmt.Errorf("%s: factor %d does not divide %d groups", nodeRef(n), f, G)
 	}
-	w, err := f32Values(wt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", nodeRef(n), err)
+	if wt.DType != canon.Float32 || len(wt.Shape) < 3 {
+		return nil, nil, fmt.Errorf("%s: weight %q is %s%v, want an f32 conv weight", nodeRef(n), wt.Name, wt.DType, wt.Shape)
 	}
 	O, cg := wt.Shape[0], wt.Shape[1]
 	if O%G != 0 {
@@ -65,15 +64,26 @@ func regroup(ix *index, nm *namer, s regroupSite) (*canon.Node, *canon.Tensor, e
 	og := O / G
 	ncg := cg * f
 	shape := append([]int64{O, ncg}, wt.Shape[2:]...)
-	nw := make([]float64, O*ncg*k)
-	for oc := int64(0); oc < O; oc++ {
-		col0 := ((oc / og) % f) * cg
-		for ci := int64(0); ci < cg; ci++ {
-			copy(nw[(oc*ncg+col0+ci)*k:(oc*ncg+col0+ci+1)*k], w[(oc*cg+ci)*k:(oc*cg+ci+1)*k])
+	fill := func() ([]float64, error) {
+		w, err := f32Values(wt)
+		if err != nil {
+			return nil, err
 		}
+		nw := make([]float64, O*ncg*k)
+		for oc := int64(0); oc < O; oc++ {
+			col0 := ((oc / og) % f) * cg
+			for ci := int64(0); ci < cg; ci++ {
+				copy(nw[(oc*ncg+col0+ci)*k:(oc*ncg+col0+ci+1)*k], w[(oc*cg+ci)*k:(oc*cg+ci+1)*k])
+			}
+		}
+		return nw, nil
 	}
 	layout, _ := canon.LayoutFor(canon.RoleConvWeight, len(shape))
-	t := f32Tensor(nm.fresh(fmt.Sprintf("%s_g%d", wt.Name, G/f)), shape, layout, nw)
+	t, err := mk(nm.fresh(fmt.Sprintf("%s_g%d", wt.Name, G/f)), shape, layout,
+		[]*canon.Tensor{wt}, fmt.Sprintf("regroup %d/%d", G, f), fill)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", nodeRef(n), err)
+	}
 	nn := cloneNode(n)
 	nop := *op
 	nop.Group = G / f
@@ -118,7 +128,7 @@ func RegroupConvPass(factor int64, force bool) Pass {
 				if factor != 0 && s.factor != factor {
 					continue
 				}
-				nn, t, err := regroup(ix, nm, s)
+				nn, t, err := regroup(ix, nm, s, shapeOnlyWeight)
 				if err != nil {
 					continue
 				}
@@ -132,7 +142,7 @@ func RegroupConvPass(factor int64, force bool) Pass {
 				}
 			}
 			for _, c := range order {
-				nn, t, err := regroup(ix, nm, best[c])
+				nn, t, err := regroup(ix, nm, best[c], eagerWeight)
 				if err != nil {
 					return false, err
 				}

@@ -98,7 +98,7 @@ func TestCheckDetectsDifferences(t *testing.T) {
 	a := writeModel(t, dir, "a.onnx", base)
 
 	changed := proto.Clone(base).(*onnxpb.ModelProto)
-	changed.Graph.Initializer[0].RawData[0] ^= 0x40 // perturb one weight
+	changed.Graph.Initializer[0].RawData[3] ^= 0x80 // flip the sign of one weight
 	b := writeModel(t, dir, "b.onnx", changed)
 	code, stdout, _ := cli(t, "check", a, b, "--random")
 	if code != 1 || !strings.Contains(stdout, "DIFFERS") {
@@ -107,6 +107,7 @@ func TestCheckDetectsDifferences(t *testing.T) {
 
 	otherInput := proto.Clone(base).(*onnxpb.ModelProto)
 	otherInput.Graph.Input[0].Type.GetTensorType().Shape.Dim[2] = &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: 6}}
+	otherInput.Graph.Output[0].Type.GetTensorType().Shape.Dim[2] = &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: 6}}
 	c := writeModel(t, dir, "c.onnx", otherInput)
 	code, _, stderr := cli(t, "check", a, c, "--random")
 	if code != 2 || !strings.Contains(stderr, "shape") {
@@ -184,7 +185,7 @@ func TestBadModels(t *testing.T) {
 		{"cycle", mutate(func(m *onnxpb.ModelProto) {
 			m.Graph.Node[0].Input[0] = "Y" // conv reads relu's output, relu reads conv's
 		}), "cycle"},
-		{"unknown_op", mutate(func(m *onnxpb.ModelProto) { m.Graph.Node[1].OpType = "NonMaxSuppression" }), "NonMaxSuppression"},
+		{"unknown_op", mutate(func(m *onnxpb.ModelProto) { m.Graph.Node[1].OpType = proto.String("NonMaxSuppression") }), "NonMaxSuppression"},
 		{"external_escape", mutate(func(m *onnxpb.ModelProto) {
 			w := m.Graph.Initializer[0]
 			w.RawData = nil

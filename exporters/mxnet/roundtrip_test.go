@@ -26,6 +26,11 @@ var roundTrips = []struct {
 	{"tutorial_autoencoder/Autoencoder-symbol.json", map[string][]int64{"input": {2, 784}}},
 	{"tutorial_cnn/Neural_Net-symbol.json", map[string][]int64{"data": {2, 1, 28, 28}}},
 	{"tutorial_fc/Neural_Net-symbol.json", map[string][]int64{"data": {2, 784}}},
+	// Symbol-only: the weights are graph inputs, typed by __shape__ on re-import.
+	{"symbols/resnet18_v1-symbol.json", map[string][]int64{"data": {1, 3, 224, 224}}},
+	{"symbols/squeezenet1.0-symbol.json", map[string][]int64{"data": {1, 3, 224, 224}}},
+	{"symbols/vgg_like-symbol.json", map[string][]int64{"data": {1, 3, 224, 224}}},
+	{"symbols/mlp-symbol.json", map[string][]int64{"data": {1, 1, 28, 28}}},
 }
 
 // TestRoundTrip checks MXNet -> canon -> MXNet -> canon gives the same graph

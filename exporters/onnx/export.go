@@ -92,6 +92,9 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if opset < MinOpset || opset > MaxOpset {
 		return nil, fmt.Errorf("%s: cannot write ONNX opset %d; this exporter writes opsets %d to %d", path, opset, MinOpset, MaxOpset)
 	}
+	if err := checkGraph(g); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	types, inferred := valueTypes(g)
 	b := &builder{g: g, opset: opset, taken: map[string]bool{}, types: types, inferred: inferred}
 	reserveNames(b.taken, g)
@@ -138,6 +141,24 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 		return nil, err
 	}
 	return &writeInfo{expanded: b.expanded, external: external}, nil
+}
+
+// checkGraph rejects nil parts, which would otherwise crash the writer.
+func checkGraph(g *canon.Graph) error {
+	if g == nil {
+		return fmt.Errorf("no graph to write")
+	}
+	for i, n := range g.Nodes {
+		if n == nil || n.Op == nil {
+			return fmt.Errorf("node %d has no operation; the graph is malformed (run validation)", i)
+		}
+	}
+	for i, t := range g.Initializers {
+		if t == nil {
+			return fmt.Errorf("initializer %d is nil; the graph is malformed (run validation)", i)
+		}
+	}
+	return nil
 }
 
 // reserveNames marks every name the graph already uses, so generated names

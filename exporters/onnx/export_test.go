@@ -389,6 +389,20 @@ func TestAutoExternal(t *testing.T) {
 	}
 }
 
+func TestMalformed(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.onnx")
+	g := smallGraph(&canon.Identity{})
+	g.Nodes = append(g.Nodes, nil)
+	for _, bad := range []*canon.Graph{nil, g, {Nodes: []*canon.Node{{Name: "n", Op: &canon.Concat{}, Outputs: []string{"y"}}}}} {
+		if err := Write(bad, p, formats.WriteOptions{}); err == nil {
+			t.Errorf("malformed graph written")
+		}
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Error("file left behind")
+	}
+}
+
 func TestRegistered(t *testing.T) {
 	e, err := formats.FindExporter("x/model.ONNX", "")
 	if err != nil || e.Name != "onnx" {

@@ -184,6 +184,10 @@ type builder struct {
 	opts       formats.ReadOptions
 }
 
+// roleParam marks a weight input whose canonical slot carries no layout
+// (a Linear bias, a PReLU slope): it must come from the params file.
+const roleParam canon.Role = 200
+
 // initUse records how the first consumer shaped an initializer, so that a
 // second consumer wanting it differently is caught.
 type initUse struct {
@@ -408,7 +412,7 @@ func (b *builder) checkShape(t *canon.Tensor, want []int64, consumer string) err
 		ok = want[i] < 0 || want[i] == t.Shape[i]
 	}
 	if !ok {
-		return fmt.Errorf("node %s: parameter %s in %s has shape %v, but the node needs %v", consumer, t.Name, filepath.Base(b.paramsFile), t.Shape, fmtShape(want))
+		return fmt.Errorf("node %s: parameter %s in %s has shape %s, but the node needs %s", consumer, t.Name, filepath.Base(b.paramsFile), fmtShape(t.Shape), fmtShape(want))
 	}
 	return nil
 }

@@ -736,7 +736,7 @@ func convPRelu(b *builder, c *nodeCtx) ([]string, error) {
 		return nil, c.errf("PReLU input has rank %d, want at least 2", len(xs))
 	}
 	ch := xs[1]
-	g, err := b.param(c, 1, canon.RoleData, nil)
+	g, err := b.param(c, 1, roleParam, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -986,7 +986,7 @@ func convFC(b *builder, c *nodeCtx) ([]string, error) {
 	}
 	bias := ""
 	if !noBias {
-		if bias, err = b.param(c, 2, canon.RoleData, []int64{nh}); err != nil {
+		if bias, err = b.param(c, 2, roleParam, []int64{nh}); err != nil {
 			return nil, err
 		}
 	}

@@ -235,7 +235,7 @@ func TestBadInputs(t *testing.T) {
 		path func() string
 		want []string
 	}{
-		{"truncated params", func() string { return write("trunc.params", good[:len(good)/2]) }, []string{"trunc.params", "array 2", "byte offset", "truncated"}},
+		{"truncated params", func() string { return write("trunc.params", good[:len(good)/2]) }, []string{"trunc.params", "array 0", "byte offset", "truncated"}},
 		{"wrong magic", func() string {
 			b := bytes.Clone(good[:64])
 			b[0] = 0x13
@@ -254,7 +254,7 @@ func TestBadInputs(t *testing.T) {
 		}, []string{"dims.params", "array 0"}},
 		{"shape mismatch", func() string {
 			return checkpoint(t, fcSym, map[string]*canon.Tensor{"arg:w": f32s([]int64{3, 2}, 1, 2, 3, 4, 5, 6), "arg:b": f32s([]int64{2}, 0, 0)})
-		}, []string{"node op", "parameter w", "(3 2)", "(2, 2)"}},
+		}, []string{"node op", "parameter w", "(3, 2)", "(2, 2)"}},
 		{"missing param", func() string {
 			return checkpoint(t, fcSym, map[string]*canon.Tensor{"arg:w": f32s([]int64{2, 2}, 1, 2, 3, 4)})
 		}, []string{"node op", "parameter b", "m-0000.params"}},
@@ -309,5 +309,48 @@ func TestSymbolOnlyWeightsBecomeInputs(t *testing.T) {
 func TestSniff(t *testing.T) {
 	if !Sniff([]byte("{\n  \"nodes\": [")) || Sniff([]byte("{\"graph\": 1}")) || !Sniff(append([]byte{0x12, 1, 0, 0, 0, 0, 0, 0}, make([]byte, 8)...)) {
 		t.Error("sniff")
+	}
+}
+
+// TestHostileParams mutates a real file in many ways: every result must be
+// an error or a valid list, never a panic.
+func TestHostileParams(t *testing.T) {
+	for _, f := range []string{"tutorial_sparse/mod-10.params", "mtcnn/det1-0001.params", "go_test/go_test-0001.params"} {
+		good, err := os.ReadFile(mxFixture(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cut := 0; cut < min(len(good), 400); cut++ {
+			if _, err := mxparams.Parse(good[:cut], f); err == nil {
+				t.Fatalf("%s cut at %d: no error", f, cut)
+			}
+		}
+		for i := 0; i < min(len(good), 300); i++ {
+			for _, v := range []byte{0, 0xff, 0x7f, 0x80, 3} {
+				b := bytes.Clone(good)
+				b[i] = v
+				mxparams.Parse(b, f) // must not panic
+			}
+		}
+	}
+}
+
+func TestHostileSymbols(t *testing.T) {
+	for _, s := range []string{
+		`{"nodes":[{"op":"null","name":"data","inputs":[]}],"heads":[[0,5,0]]}`,
+		`{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"relu","name":"r","inputs":[[0,0,0]]}],"heads":[[1,3,0]]}`,
+		`{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"SliceChannel","name":"s","attrs":{"num_outputs":"99999999"},"inputs":[[0,0,0]]}],"heads":[[1,0,0]]}`,
+		`{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"Reshape","name":"s","attrs":{"shape":"(-4,-1,-1)"},"inputs":[[0,0,0]]}],"heads":[[1,0,0]]}`,
+		`{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"Concat","name":"c","inputs":[]}],"heads":[[1,0,0]]}`,
+		`{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"Convolution","name":"c","attrs":{"kernel":"(3,3)","num_filter":"0"},"inputs":[[0,0,0]]}],"heads":[[1,0,0]]}`,
+		`{"nodes":[],"heads":[]}`,
+		`[]`,
+		`{"nodes":[null],"heads":[[0,0]]}`,
+		`{"nodes":[{"op":"null","name":"data","inputs":[[0,0]]}],"heads":[[0,0]]}`,
+	} {
+		sym := checkpoint(t, s, nil)
+		if _, err := Read(sym, formats.ReadOptions{InputShapes: map[string][]int64{"data": {1, 4, 2, 2}}}); err == nil {
+			t.Errorf("no error for %s", s)
+		}
 	}
 }
