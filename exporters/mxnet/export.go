@@ -96,6 +96,14 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 		return err
 	}
 	defer fs.Abort()
+	if params == nil {
+		// No weights (a symbol-only import): the symbol alone, as MXNet
+		// users share architectures.
+		if _, err := fs.Write(sym); err != nil {
+			return fmt.Errorf("cannot write %s: %w", symPath, err)
+		}
+		return fs.Commit()
+	}
 	fp, err := atomicfile.Create(paramsPath)
 	if err != nil {
 		return err
@@ -114,7 +122,8 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	return fs.Commit()
 }
 
-// Encode renders the symbol JSON and the params file in memory.
+// Encode renders the symbol JSON and the params file in memory; params is
+// nil when the graph has no weights at all.
 func Encode(g *canon.Graph) (symbol, params []byte, err error) {
 	if err := g.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("cannot export an invalid graph: %w", err)
@@ -165,6 +174,9 @@ func Encode(g *canon.Graph) (symbol, params []byte, err error) {
 	symbol, err = json.MarshalIndent(js, "", "  ")
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(e.ptens) == 0 && len(g.Initializers) == 0 {
+		return symbol, nil, nil
 	}
 	var pb bytes.Buffer
 	if err := mxparams.Write(&pb, e.pnames, e.ptens); err != nil {

@@ -385,6 +385,13 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 	}
 	if !given && want != nil {
 		shape, given = want, true
+	} else if given && len(want) == len(shape) && !b.userShape(name) {
+		// Gluon writes 0 for dims it defers; the consumer may know them.
+		for i, d := range shape {
+			if d < 0 {
+				shape[i] = want[i]
+			}
+		}
 	}
 	if given {
 		vi.RankKnown = true
@@ -401,6 +408,11 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 	b.g.Inputs = append(b.g.Inputs, vi)
 	b.vals[name] = vi
 	return name, nil
+}
+
+func (b *builder) userShape(name string) bool {
+	_, ok := b.opts.InputShapes[name]
+	return ok
 }
 
 func (b *builder) checkShape(t *canon.Tensor, want []int64, consumer string) error {

@@ -354,3 +354,22 @@ func TestHostileSymbols(t *testing.T) {
 		}
 	}
 }
+
+func TestConvolutionNHWC(t *testing.T) {
+	// NHWC data, OHWI weight (1, 1, 1, 3): y = x·(1, 2, 3) per pixel.
+	sym := checkpoint(t, oneOp("Convolution", `{"kernel":"(1,1)","num_filter":"1","no_bias":"True","layout":"NHWC"}`, "w"), map[string]*canon.Tensor{
+		"arg:w": f32s([]int64{1, 1, 1, 3}, 1, 2, 3),
+	})
+	x := arange([]int64{1, 1, 2, 3})
+	expect(t, run(t, sym, x), []int64{1, 1, 2, 1}, 0*1+1*2+2*3, 3*1+4*2+5*3)
+}
+
+func TestPReluPerChannel(t *testing.T) {
+	sym := checkpoint(t, oneOp("LeakyReLU", `{"act_type":"prelu"}`, "g"), map[string]*canon.Tensor{
+		"arg:g": f32s([]int64{2}, 0.5, 0.25),
+	})
+	x := f32s([]int64{1, 2, 1, 2}, -2, 2, -4, 4)
+	expect(t, run(t, sym, x), []int64{1, 2, 1, 2}, -1, 2, -1, 4)
+	rrelu := checkpoint(t, oneOp("LeakyReLU", `{"act_type":"rrelu","lower_bound":"0.1","upper_bound":"0.3"}`), nil)
+	expect(t, run(t, rrelu, f32s([]int64{2}, -10, 3)), []int64{2}, -2, 3)
+}

@@ -1,0 +1,131 @@
+package optimize
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Options tunes Optimize. The zero value runs the default pipeline without
+// search and without verification; callers that write results should set
+// Verify (the CLI does by default).
+type Options struct {
+	// Passes names the pipeline passes in order; nil means Passes().
+	Passes []string
+	// Search runs the cost-based search after the pipeline.
+	Search bool
+	Alpha  float64 // search: default 1.05
+	Budget int     // search: expansions, default 100
+	// Verify compares the result with the original through the
+	// interpreter; on a mismatch the pipeline is replayed pass by pass to
+	// name the pass that broke the model.
+	Verify  bool
+	Samples int     // random input sets (default 2)
+	Seed    uint64  // default 1
+	RTol    float64 // default 1e-4
+	ATol    float64 // default 1e-5
+	// InputShapes sets unknown input dimensions for verification.
+	InputShapes map[string][]int64
+	// MaxIterations bounds the pipeline's rounds (default 10).
+	MaxIterations int
+}
+
+func (o *Options) defaults() {
+	if o.Samples <= 0 {
+		o.Samples = 2
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.RTol <= 0 {
+		o.RTol = 1e-4
+	}
+	if o.ATol <= 0 {
+		o.ATol = 1e-5
+	}
+}
+
+// Report describes an optimization.
+type Report struct {
+	Before      CostReport    `json:"before"`
+	After       CostReport    `json:"after"`
+	NodesBefore int           `json:"nodes_before"`
+	NodesAfter  int           `json:"nodes_after"`
+	Pipeline    PipelineStats `json:"pipeline"`
+	Search      *SearchStats  `json:"search,omitempty"`
+	Verified    bool          `json:"verified"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+}
+
+// Optimize returns an optimized copy of g (g itself is not modified; the
+// copy shares g's weight data, so g must stay open while it is used).
+func Optimize(g *canon.Graph, opts Options) (*canon.Graph, Report, error) {
+	t0 := time.Now()
+	opts.defaults()
+	var rep Report
+	if g == nil {
+		return nil, rep, fmt.Errorf("optimize: nil graph")
+	}
+	passes, err := Pipeline(opts.Passes)
+	if err != nil {
+		return nil, rep, err
+	}
+	orig := Clone(g)
+	if rep.Before, err = GraphCost(orig); err != nil {
+		return nil, rep, err
+	}
+	rep.NodesBefore = len(orig.Nodes)
+	opt := Clone(g)
+	rep.Pipeline, err = RunPipeline(opt, passes, PipelineOptions{MaxIterations: opts.MaxIterations})
+	if err != nil {
+		return nil, rep, err
+	}
+	if opts.Search {
+		res, st, err := Search(opt, SearchOptions{Alpha: opts.Alpha, Budget: opts.Budget})
+		if err != nil {
+			return nil, rep, err
+		}
+		if err := res.Validate(); err != nil {
+			return nil, rep, fmt.Errorf("search produced an invalid graph: %w", err)
+		}
+		rep.Search = &st
+		opt = res
+	}
+	if rep.After, err = GraphCost(opt); err != nil {
+		return nil, rep, err
+	}
+	rep.NodesAfter = len(opt.Nodes)
+	if opts.Verify {
+		if err := VerifyShapes(orig, opt, opts.InputShapes, opts.Seed, opts.Samples, opts.RTol, opts.ATol); err != nil {
+			return nil, rep, blame(g, passes, opts, err)
+		}
+		rep.Verified = true
+	}
+	rep.Elapsed = time.Since(t0)
+	return opt, rep, nil
+}
+
+// blame replays the pipeline one pass run at a time, verifying after each
+// change, and names the first pass whose result differs from the original.
+func blame(g *canon.Graph, passes []Pass, opts Options, verr error) error {
+	orig := Clone(g)
+	work := Clone(g)
+	var culprit string
+	var cerr error
+	_, _ = RunPipeline(work, passes, PipelineOptions{MaxIterations: opts.MaxIterations, AfterPass: func(name string, cur *canon.Graph) {
+		if culprit != "" {
+			return
+		}
+		if err := VerifyShapes(orig, cur, opts.InputShapes, opts.Seed, opts.Samples, opts.RTol, opts.ATol); err != nil {
+			culprit, cerr = name, err
+		}
+	}})
+	if culprit != "" {
+		return fmt.Errorf("optimized model does not match the original after pass %s: %w", culprit, cerr)
+	}
+	if opts.Search {
+		return fmt.Errorf("optimized model does not match the original after the search (every pipeline pass verified): %w", verr)
+	}
+	return fmt.Errorf("optimized model does not match the original: %w", verr)
+}

@@ -1,0 +1,93 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// Verify runs orig and opt with the interpreter on samples sets of random
+// inputs (seeded, so failures reproduce) and compares every output. An
+// output matches when max|got - want| <= atol + rtol * max|want|: the error
+// is judged against the output's scale, since refolded weights move
+// rounding by a few ulps of the largest terms, not of each element.
+func Verify(orig, opt *canon.Graph, seed uint64, samples int, rtol, atol float64) error {
+	return VerifyShapes(orig, opt, nil, seed, samples, rtol, atol)
+}
+
+// VerifyShapes is Verify with concrete shapes for inputs whose dimensions
+// are unknown (by input name; unknown dims default to 1).
+func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64, samples int, rtol, atol float64) error {
+	if samples <= 0 {
+		samples = 1
+	}
+	if len(orig.Outputs) != len(opt.Outputs) {
+		return fmt.Errorf("verify: the optimized graph has %d outputs, the original %d", len(opt.Outputs), len(orig.Outputs))
+	}
+	for i := range orig.Outputs {
+		if orig.Outputs[i].Name != opt.Outputs[i].Name {
+			return fmt.Errorf("verify: output %d is %q in the optimized graph, %q in the original", i, opt.Outputs[i].Name, orig.Outputs[i].Name)
+		}
+	}
+	pa, err := interp.New(orig)
+	if err != nil {
+		return fmt.Errorf("verify: original graph: %w", err)
+	}
+	pb, err := interp.New(opt)
+	if err != nil {
+		return fmt.Errorf("verify: optimized graph: %w", err)
+	}
+	for s := 0; s < samples; s++ {
+		in, err := tensorfile.Random(orig.Inputs, shapes, seed+uint64(s))
+		if err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		want, err := pa.Run(in)
+		if err != nil {
+			return fmt.Errorf("verify: running the original graph: %w", err)
+		}
+		got, err := pb.Run(in)
+		if err != nil {
+			return fmt.Errorf("verify: running the optimized graph: %w", err)
+		}
+		for _, o := range orig.Outputs {
+			if err := closeEnough(got[o.Name], want[o.Name], rtol, atol); err != nil {
+				return fmt.Errorf("verify: output %q (random inputs, seed %d): %w", o.Name, seed+uint64(s), err)
+			}
+		}
+	}
+	return nil
+}
+
+// closeEnough applies the scale-aware tolerance.
+func closeEnough(got, want *canon.Tensor, rtol, atol float64) error {
+	if got == nil || want == nil {
+		return fmt.Errorf("missing value")
+	}
+	if got.DType != want.DType {
+		return fmt.Errorf("dtype %s, want %s", got.DType, want.DType)
+	}
+	r, err := compare.Tensors(got, want, 0, 0)
+	if err != nil {
+		return err
+	}
+	w, err := want.Float64s()
+	if err != nil {
+		return err
+	}
+	scale := 0.0
+	for _, x := range w {
+		if a := math.Abs(x); a > scale && !math.IsInf(a, 0) {
+			scale = a
+		}
+	}
+	if math.IsNaN(r.MaxAbs) || r.MaxAbs > atol+rtol*scale {
+		return fmt.Errorf("max abs error %.3g exceeds %.3g (atol %.3g + rtol %.3g × max|want| %.3g); worst element %v: %.8g, want %.8g",
+			r.MaxAbs, atol+rtol*scale, atol, rtol, scale, r.Worst, r.WorstGot, r.WorstWant)
+	}
+	return nil
+}
