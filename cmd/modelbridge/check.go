@@ -69,7 +69,7 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				enc.Encode(rep)
-			} else if len(rep.Outputs) > 0 {
+			} else if err == nil {
 				printCheck(cmd.OutOrStdout(), rep)
 			}
 			if err != nil {

@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	// Formats register themselves with the formats registry.
+	_ "github.com/modelbridge/modelbridge/exporters/mxnet"
 	_ "github.com/modelbridge/modelbridge/exporters/onnx"
+	_ "github.com/modelbridge/modelbridge/importers/mxnet"
 	_ "github.com/modelbridge/modelbridge/importers/onnx"
 )
 

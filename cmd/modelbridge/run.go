@@ -41,7 +41,11 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 	}
 	switch {
 	case f.random:
-		return tensorfile.Random(g.Inputs, shapes, seed)
+		in, err := tensorfile.Random(g.Inputs, shapes, seed)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		return in, nil
 	case f.dir != "":
 		return tensorfile.LoadDir(f.dir, g.Inputs)
 	case len(f.files) > 0:
