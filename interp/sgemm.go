@@ -3,6 +3,7 @@ package interp
 import (
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -21,10 +22,17 @@ const (
 
 var packPool = sync.Pool{New: func() any { return new([]float32) }}
 
+// getPack returns a buffer of n floats starting on a 64-byte boundary, so
+// the kernel's 32-byte loads never straddle cache lines.
 func getPack(n int) *[]float32 {
 	p := packPool.Get().(*[]float32)
 	if cap(*p) < n {
-		*p = make([]float32, n)
+		raw := make([]float32, n+16)
+		off := int(uintptr(unsafe.Pointer(&raw[0]))%64) / 4
+		if off != 0 {
+			off = 16 - off
+		}
+		*p = raw[off:off]
 	}
 	*p = (*p)[:n]
 	return p
@@ -198,7 +206,11 @@ func gemmBlas(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b [
 		for i := 0; i < m; i++ {
 			row := c[i*ldc : i*ldc+n]
 			for j := range row {
-				row[j] *= beta
+				if beta == 0 {
+					row[j] = 0 // C may hold recycled garbage, even NaN
+				} else {
+					row[j] *= beta
+				}
 			}
 		}
 		return

@@ -293,7 +293,7 @@ func WriteCostTable(w io.Writer, before, after CostReport) error {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "op\tnodes\t\tGFLOP\t\tMB\t\tlaunches\t\tms\t\t")
+	fmt.Fprintln(tw, "op\tnodes\tafter\tGFLOP\tafter\tMB\tafter\tlaunches\tafter\tms\tafter\t")
 	row := func(name string, x, y OpCost) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.4f\t%.4f\t%.3f\t%.3f\t%d\t%d\t%.3f\t%.3f\t\n", name,
 			x.Count, y.Count, x.FLOPs/1e9, y.FLOPs/1e9, x.Bytes/1e6, y.Bytes/1e6,
@@ -306,7 +306,7 @@ func WriteCostTable(w io.Writer, before, after CostReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "(columns: before, after; model: time = tileFLOPs/%.3g + bytes/%.3g + launches*%.3g + groupGEMMs*%.3g s)\n",
+	_, err := fmt.Fprintf(w, "(model: time = tileFLOPs/%.3g + bytes/%.3g + launches*%.3g + groupGEMMs*%.3g s)\n",
 		before.Machine.FLOPsPerSecond, before.Machine.BytesPerSecond, before.Machine.LaunchSeconds, before.Machine.GroupSeconds)
 	return err
 }

@@ -63,14 +63,20 @@ type Report struct {
 func Optimize(g *canon.Graph, opts Options) (*canon.Graph, Report, error) {
 	t0 := time.Now()
 	opts.defaults()
-	var rep Report
 	if g == nil {
-		return nil, rep, fmt.Errorf("optimize: nil graph")
+		return nil, Report{}, fmt.Errorf("optimize: nil graph")
 	}
 	passes, err := Pipeline(opts.Passes)
 	if err != nil {
-		return nil, rep, err
+		return nil, Report{}, err
 	}
+	return optimizeWith(g, passes, opts, t0)
+}
+
+// optimizeWith is Optimize with an explicit pass list.
+func optimizeWith(g *canon.Graph, passes []Pass, opts Options, t0 time.Time) (*canon.Graph, Report, error) {
+	var rep Report
+	var err error
 	orig := Clone(g)
 	if rep.Before, err = GraphCost(orig); err != nil {
 		return nil, rep, err

@@ -2,6 +2,8 @@ package onnximport
 
 import (
 	"bytes"
+	"runtime"
+	"time"
 	"encoding/binary"
 	"math"
 	"math/rand"
@@ -391,6 +393,14 @@ func FuzzRead(f *testing.F) {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		tm := time.AfterFunc(5*time.Second, func() {
+			os.WriteFile("/tmp/hang.bin", b, 0o644)
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			os.WriteFile("/tmp/hang.stack", buf[:n], 0o644)
+			os.Exit(3)
+		})
+		defer tm.Stop()
 		g, err := Read(p, formats.ReadOptions{})
 		if err != nil {
 			if strings.Contains(err.Error(), "internal error") {

@@ -1,0 +1,61 @@
+package optimize
+
+import (
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// resnext50 builds a ResNeXt-style network of blocks bottleneck blocks
+// (32 groups in the 3x3 conv), with a stem conv and a parallel-conv pair
+// (1x1 and 3x3 sharing an input) every tenth block.
+func resnext50(blocks int) *canon.Graph {
+	b := newGB(42)
+	x := b.input("x", 1, 64, 8, 8)
+	y := b.relu(b.bn(b.conv(x, 64, 64, 3, 1, 1, 1, 1, false), 64, 1e-5))
+	for i := 0; i < blocks; i++ {
+		y = b.resnextBlock(y, 64, 128, 32, 8)
+		if i%10 == 9 {
+			a := b.conv(y, 64, 32, 1, 1, 0, 1, 1, true)
+			c := b.conv(y, 64, 32, 3, 1, 1, 1, 1, true)
+			y = b.node(&canon.Concat{Axis: 1}, a, c)
+		}
+	}
+	return b.output(y)
+}
+
+func TestSearchResNeXt(t *testing.T) {
+	g := resnext50(3)
+	opt, rep, err := Optimize(g, Options{Search: true, Budget: 30, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Search == nil || rep.Search.BestCost > rep.Search.StartCost {
+		t.Fatalf("search stats %+v", rep.Search)
+	}
+	t.Logf("search: %d expansions, %d generated, %d duplicates, %.3f -> %.3f ms, applied %v",
+		rep.Search.Expansions, rep.Search.Generated, rep.Search.Duplicates, rep.Search.StartCost*1e3, rep.Search.BestCost*1e3, rep.Search.Applied)
+	if len(rep.Search.Applied) == 0 {
+		t.Error("the search found nothing to improve in a ResNeXt graph")
+	}
+	_ = opt
+}
+
+func BenchmarkSearchResNeXt50Blocks(b *testing.B) {
+	g := resnext50(50)
+	passes, _ := Pipeline(nil)
+	if _, err := RunPipeline(g, passes, PipelineOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, st, err := Search(g, SearchOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.Logf("%d nodes: %d expansions, %d candidates (%d duplicates, %d queued), %.3f -> %.3f ms modelled, in %v",
+				len(g.Nodes), st.Expansions, st.Generated, st.Duplicates, st.Queued, st.StartCost*1e3, st.BestCost*1e3, st.Elapsed)
+		}
+	}
+}
