@@ -64,6 +64,7 @@ type searchEnv struct {
 	ops     map[canon.Op]uint64
 	digests map[*canon.Tensor]uint64
 	pending map[*canon.Tensor]func() ([]float64, error)
+	scratch map[string]uint64 // reused by hash
 }
 
 // lazyWeight registers a weight whose values are computed only if it ends
@@ -155,7 +156,11 @@ func strHash(s string) uint64 {
 // on node order or on the names of intermediate values, so the same graph
 // reached by two rewrite orders is recognised.
 func (env *searchEnv) hash(g *canon.Graph) uint64 {
-	val := make(map[string]uint64, len(g.Nodes)*2+len(g.Initializers))
+	if env.scratch == nil {
+		env.scratch = make(map[string]uint64, len(g.Nodes)*2+len(g.Initializers))
+	}
+	val := env.scratch
+	clear(val)
 	for _, in := range g.Inputs {
 		val[in.Name] = mix(1, strHash(in.Name))
 	}

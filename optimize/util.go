@@ -81,10 +81,13 @@ func (ix *index) onlyFeeds(v string, n *canon.Node) bool {
 }
 
 // namer hands out value, node and tensor names that are not used yet.
-type namer struct{ used map[string]bool }
+type namer struct {
+	used map[string]bool
+	next map[string]int // next suffix to try per base: keeps fresh O(1) in long searches
+}
 
 func newNamer(g *canon.Graph) *namer {
-	nm := &namer{used: map[string]bool{}}
+	nm := &namer{used: map[string]bool{}, next: map[string]int{}}
 	nm.addGraph(g)
 	return nm
 }
@@ -118,10 +121,14 @@ func (nm *namer) fresh(base string) string {
 		nm.used[base] = true
 		return base
 	}
-	for i := 1; ; i++ {
+	if nm.next == nil {
+		nm.next = map[string]int{}
+	}
+	for i := max(nm.next[base], 1); ; i++ {
 		c := fmt.Sprintf("%s_%d", base, i)
 		if !nm.used[c] {
 			nm.used[c] = true
+			nm.next[base] = i + 1
 			return c
 		}
 	}

@@ -38,19 +38,22 @@ func init() {
 
 // Read imports the ONNX model at path. The graph's initializers may point
 // into a mapping of the file: call g.Close when done with the graph.
-func Read(path string, opts formats.ReadOptions) (_ *canon.Graph, err error) {
+func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	m, err := openMapping(path)
 	if err != nil {
 		return nil, err
 	}
 	g := &canon.Graph{}
 	g.AddResource(m)
-	defer func() {
-		if err != nil {
-			g.Close() // releases the mapping: nothing may point into it now
-			err = fmt.Errorf("%s: %w", path, err)
-		}
-	}()
+	if err := readData(path, m.data, opts, g); err != nil {
+		g.Close() // releases the mapping: nothing may point into it now
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// readData imports the model held in data (which g's resources keep alive).
+func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph) (err error) {
 	defer func() {
 		// Hostile input must produce an error, never a crash of the
 		// caller; every check is meant to run before this can trigger.
@@ -64,10 +67,7 @@ func Read(path string, opts formats.ReadOptions) (_ *canon.Graph, err error) {
 		opts: opts,
 		tr:   &tensorReader{baseDir: filepath.Dir(path), g: g},
 	}
-	if err := im.read(m.data); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return im.read(data)
 }
 
 func (im *importer) read(data []byte) error {
