@@ -73,7 +73,7 @@ func TestEliminateIdentityAndNoop(t *testing.T) {
 	y = b.node(&canon.Transpose{Perm: []int64{0, 1, 3, 2}}, y) // composes to one Transpose
 	y = b.node(&canon.Reshape{Shape: []int64{6, -1}}, y)
 	y = b.node(&canon.Reshape{Shape: []int64{3, 2, 20}}, y) // merged with the one above
-	y = b.node(&canon.Identity{}, y)                         // a graph output: kept by renaming
+	y = b.node(&canon.Identity{}, y)                        // a graph output: kept by renaming
 	opt := runPasses(t, b.output(y), "eliminate_identity", "eliminate_noop")
 	wantOps(t, opt, map[string]int{"Identity": 0, "Dropout": 0, "Pad": 0, "Slice": 0, "Transpose": 1, "Reshape": 1, "Relu": 1})
 	if len(opt.Nodes) != 3 {

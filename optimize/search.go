@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -328,6 +329,16 @@ func Search(g *canon.Graph, opts SearchOptions) (*canon.Graph, SearchStats, erro
 					st.Queued++
 				}
 			}
+		}
+		// Only the best `remaining` candidates can still be expanded: new
+		// ones only push the others further down. Dropping the rest keeps
+		// memory (and GC time) bounded by the budget, without changing
+		// the result.
+		if remaining := budget - st.Expansions; q.Len() > 2*remaining+16 {
+			sort.Sort(*q)
+			clear((*q)[remaining:])
+			*q = (*q)[:remaining]
+			heap.Init(q)
 		}
 	}
 	out := best.g

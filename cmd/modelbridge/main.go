@@ -81,7 +81,7 @@ thing as the original.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
-	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newVersionCmd())
+	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newOptimizeCmd(), newVersionCmd())
 	return root
 }
 

@@ -14,7 +14,6 @@ import (
 
 // importer holds the state of one import.
 type importer struct {
-	path  string
 	opts  formats.ReadOptions
 	g     *canon.Graph
 	tr    *tensorReader
@@ -140,10 +139,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 	if err := im.assignLayouts(); err != nil {
 		return err
 	}
-	if err := g.Infer(); err != nil {
-		return err
-	}
-	return g.Validate()
+	return g.Validate() // structure, layouts, then full shape inference
 }
 
 // constInfo is the type of an initializer or constant tensor.

@@ -61,12 +61,7 @@ func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph
 			err = fmt.Errorf("internal error while importing (please report it with the model): %v", r)
 		}
 	}()
-	im := &importer{
-		path: path,
-		g:    g,
-		opts: opts,
-		tr:   &tensorReader{baseDir: filepath.Dir(path), g: g},
-	}
+	im := &importer{g: g, opts: opts, tr: &tensorReader{baseDir: filepath.Dir(path), g: g}}
 	return im.read(data)
 }
 
@@ -119,9 +114,7 @@ func (im *importer) readHeader(mp *onnxpb.ModelProto) error {
 		}
 	}
 	if opset < 0 {
-		if ir >= 3 {
-			return errors.New("the model imports no default-domain (ai.onnx) opset")
-		}
+		return errors.New("the model imports no default-domain (ai.onnx) opset; it is not a valid ONNX model")
 	}
 	if opset < MinOpset || opset > MaxOpset {
 		return fmt.Errorf("default-domain opset %d is outside the supported range %d..%d; convert the model with onnx.version_converter or re-export it", opset, MinOpset, MaxOpset)

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/optimize"
+)
+
+// optimizeReport is the --json schema of `optimize`. Field names are stable.
+type optimizeReport struct {
+	In      string          `json:"in"`
+	Out     string          `json:"out"`
+	Format  string          `json:"format"`
+	Passes  []string        `json:"passes"`
+	Written bool            `json:"written"`
+	Bytes   int64           `json:"bytes,omitempty"`
+	Report  optimize.Report `json:"report"`
+}
+
+func newOptimizeCmd() *cobra.Command {
+	var rf readFlags
+	var passes []string
+	var list, search, noVerify, verbose, asJSON bool
+	var alpha float64
+	var budget, samples, opset int
+	var to string
+	cmd := &cobra.Command{
+		Use:   "optimize IN OUT",
+		Short: "Optimize a model (fold BatchNorm, fuse, eliminate, merge convs, ...) and verify it",
+		Long: `optimize reads IN, rewrites it with the graph optimizer and writes OUT.
+
+The default pipeline runs every pass (see --list) to a fixpoint, validating
+the graph after each change. --search adds a cost-based backtracking search
+over conv merging and regrouping (TASO-style): candidates cheaper than
+--alpha times the best so far are explored, for --budget expansions.
+
+The result is verified by default: the original and the optimized model run
+in the reference interpreter on random inputs and every output must match
+(max|a-b| <= 1e-5 + 1e-4 * max|b|). When verification fails, the pipeline is
+replayed pass by pass to name the pass that broke the model, and nothing is
+written.`,
+		Example: `  modelbridge optimize model.onnx model.opt.onnx
+  modelbridge optimize model.onnx out.onnx --passes fold_bn,eliminate_dead --verbose
+  modelbridge optimize resnext.onnx out.onnx --search --alpha 1.05 --budget 200
+  modelbridge optimize --list`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if list {
+				return exactArgs(0)(cmd, args)
+			}
+			return exactArgs(2)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			if list {
+				return listPasses(out)
+			}
+			in, outPath := args[0], args[1]
+			if formats.SameFile(in, outPath) {
+				return usageErrorf("refusing to overwrite the input %s; choose another output path", in)
+			}
+			if _, err := optimize.Pipeline(passes); err != nil {
+				return usageErrorf("--passes: %v", err)
+			}
+			if alpha < 1 {
+				return usageErrorf("--alpha %g: must be at least 1 (1.05 keeps candidates up to 5%% worse than the best)", alpha)
+			}
+			if budget < 1 || samples < 1 {
+				return usageErrorf("--budget and --samples must be positive")
+			}
+			exp, err := formats.FindExporter(outPath, to)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			shapes, err := tensorfile.ParseShapes(rf.inputShapes)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			g, _, err := rf.load(in)
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			opt, rep, err := optimize.Optimize(g, optimize.Options{
+				Passes: passes, Search: search, Alpha: alpha, Budget: budget,
+				Verify: !noVerify, Samples: samples, InputShapes: shapes,
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w (nothing written)", in, err)
+			}
+			if err := exp.Write(opt, outPath, formats.WriteOptions{Opset: opset}); err != nil {
+				return err
+			}
+			jr := optimizeReport{In: in, Out: outPath, Format: exp.Name, Passes: passes, Written: true, Report: rep}
+			if len(jr.Passes) == 0 {
+				jr.Passes = optimize.PassNames()
+			}
+			if st, err := os.Stat(outPath); err == nil {
+				jr.Bytes = st.Size()
+			}
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(jr)
+			}
+			printOptimize(out, jr, verbose)
+			return nil
+		},
+	}
+	rf.register(cmd)
+	f := cmd.Flags()
+	f.StringSliceVar(&passes, "passes", nil, "comma-separated passes to run, in order (default: all, see --list)")
+	f.BoolVar(&list, "list", false, "describe the passes and exit")
+	f.BoolVar(&search, "search", false, "run the cost-based search after the pipeline")
+	f.Float64Var(&alpha, "alpha", 1.05, "search: explore candidates costing less than alpha × the best so far")
+	f.IntVar(&budget, "budget", 100, "search: number of candidate expansions")
+	f.BoolVar(&noVerify, "no-verify", false, "skip checking the result against the original with the interpreter")
+	f.IntVar(&samples, "samples", 2, "random input sets used for verification")
+	f.BoolVar(&verbose, "verbose", false, "print what each pass did and the cost table before and after")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
+	f.IntVar(&opset, "opset", 0, "ONNX opset to write (11 to 17; default 13)")
+	return cmd
+}
+
+func listPasses(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PASS\tWHAT IT DOES (default order)")
+	for _, p := range optimize.Passes() {
+		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Doc)
+	}
+	fmt.Fprintln(tw, "\nSEARCH SUBSTITUTION\t")
+	for _, s := range optimize.Substitutions() {
+		fmt.Fprintf(tw, "%s\t%s\n", s.Name, s.Doc)
+	}
+	return tw.Flush()
+}
+
+func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
+	rep := r.Report
+	before, after := rep.Before.Cost(), rep.After.Cost()
+	change := 0.0
+	if before > 0 {
+		change = (after - before) / before * 100
+	}
+	fmt.Fprintf(w, "optimized %s: %d -> %d nodes, %d -> %d launches, modelled %.3f -> %.3f ms (%+.1f%%)\n",
+		r.In, rep.NodesBefore, rep.NodesAfter, rep.Before.Total.Launches, rep.After.Total.Launches, before*1e3, after*1e3, change)
+	if verbose {
+		fmt.Fprintf(w, "pipeline: %d rounds\n", rep.Pipeline.Iterations)
+		for _, p := range rep.Pipeline.Passes {
+			if p.Changed > 0 {
+				fmt.Fprintf(w, "  %-22s changed the graph in %d of %d runs\n", p.Name, p.Changed, p.Runs)
+			}
+		}
+		if s := rep.Search; s != nil {
+			fmt.Fprintf(w, "search: %d expansions, %d candidates (%d duplicates), %.3f -> %.3f ms in %v; applied: %s\n",
+				s.Expansions, s.Generated, s.Duplicates, s.StartCost*1e3, s.BestCost*1e3, s.Elapsed.Round(1e6), strings.Join(s.Applied, ", "))
+		}
+		optimize.WriteCostTable(w, rep.Before, rep.After)
+	}
+	if rep.Verified {
+		fmt.Fprintln(w, "verified: outputs match the original on random inputs")
+	} else {
+		fmt.Fprintln(w, "not verified (--no-verify)")
+	}
+	fmt.Fprintf(w, "wrote %s (%s, %d nodes, %s)\n", r.Out, r.Format, rep.NodesAfter, humanBytes(r.Bytes))
+}
