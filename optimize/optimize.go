@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -104,6 +105,10 @@ func optimizeWith(g *canon.Graph, passes []Pass, opts Options, t0 time.Time) (*c
 	rep.NodesAfter = len(opt.Nodes)
 	if opts.Verify {
 		if err := VerifyShapes(orig, opt, opts.InputShapes, opts.Seed, opts.Samples, opts.RTol, opts.ATol); err != nil {
+			var ue *UnverifiableError
+			if errors.As(err, &ue) {
+				return nil, rep, fmt.Errorf("cannot verify the optimized model: %w", err)
+			}
 			return nil, rep, blame(g, passes, opts, err)
 		}
 		rep.Verified = true

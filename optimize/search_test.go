@@ -57,13 +57,35 @@ func BenchmarkSearchResNeXt50Blocks(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		_, st, err := Search(g, SearchOptions{})
+		res, st, err := Search(g, SearchOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if i == 0 {
+			b.StopTimer()
+			if err := Verify(g, res, 1, 1, 1e-4, 1e-5); err != nil {
+				b.Fatalf("search result differs: %v", err)
+			}
+			b.StartTimer()
 			b.Logf("%d nodes: %d expansions, %d candidates (%d duplicates, %d queued), %.3f -> %.3f ms modelled, in %v",
 				len(g.Nodes), st.Expansions, st.Generated, st.Duplicates, st.Queued, st.StartCost*1e3, st.BestCost*1e3, st.Elapsed)
 		}
 	}
+}
+
+// The search merges parallel convs where the cost model says it pays, and
+// the merged graph (with lazily computed weights) is verified.
+func TestSearchMerges(t *testing.T) {
+	b := newGB(43)
+	x := b.input("x", 1, 8, 5, 5)
+	a := b.conv(x, 8, 8, 3, 1, 1, 1, 1, true)
+	c := b.conv(x, 8, 8, 3, 1, 1, 1, 1, false)
+	d := b.conv(x, 8, 4, 1, 1, 0, 1, 1, true)
+	y := b.node(&canon.Concat{Axis: 1}, a, b.relu(c), d)
+	opt, rep, err := Optimize(b.output(y), Options{Passes: exactPasses, Search: true, Budget: 10, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("applied %v, %.4f -> %.4f ms", rep.Search.Applied, rep.Search.StartCost*1e3, rep.Search.BestCost*1e3)
+	wantOps(t, opt, map[string]int{"Split": 1})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,6 +95,10 @@ written.`,
 				Verify: !noVerify, Samples: samples, InputShapes: shapes,
 			})
 			if err != nil {
+				var ue *optimize.UnverifiableError
+				if errors.As(err, &ue) {
+					return fmt.Errorf("%s: %w (nothing written; give --input-shape, or skip the check with --no-verify)", in, err)
+				}
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
 			if err := exp.Write(opt, outPath, formats.WriteOptions{Opset: opset}); err != nil {
