@@ -280,3 +280,22 @@ func writeModel(t *testing.T, dir, name string, m *onnxpb.ModelProto) string {
 	}
 	return p
 }
+
+func TestConvertOptimize(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "opt.onnx")
+	code, stdout, stderr := cli(t, "convert", tinyModel, out, "--optimize")
+	if code != 0 || !strings.Contains(stdout, "optimized") {
+		t.Fatalf("convert --optimize: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, stdout, _ = cli(t, "inspect", out, "--json")
+	var rep inspectReport
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil {
+		t.Fatalf("inspect of the optimized model: exit %d", code)
+	}
+	if rep.Ops["BatchNormalization"] != 0 {
+		t.Errorf("BatchNormalization left after --optimize: %v", rep.Ops)
+	}
+	if code, stdout, _ := cli(t, "check", tinyModel, out, "--random", "--samples", "2"); code != 0 {
+		t.Errorf("optimized model differs from the original:\n%s", stdout)
+	}
+}
