@@ -87,7 +87,9 @@ func (c *inferCtx) infer() ([]ValueInfo, error) {
 		return one(c.matMul())
 	case *Binary:
 		return one(c.binary(op))
-	case *Unary, *LeakyRelu, *Clip, *HardSigmoid:
+	case *Clip:
+		return one(c.clip())
+	case *Unary, *LeakyRelu, *HardSigmoid:
 		return one(c.elementwise())
 	case *PRelu:
 		return one(c.prelu())
@@ -104,7 +106,7 @@ func (c *inferCtx) infer() ([]ValueInfo, error) {
 	case *Concat:
 		return one(c.concat(op))
 	case *Split:
-		return c.split(op)
+		return c.dynSplit(op)
 	case *Reshape:
 		return one(c.reshape(op))
 	case *Flatten:
@@ -112,13 +114,13 @@ func (c *inferCtx) infer() ([]ValueInfo, error) {
 	case *Transpose:
 		return one(c.transpose(op))
 	case *Squeeze:
-		return one(c.squeeze(op))
+		return one(c.dynSqueeze(op))
 	case *Unsqueeze:
-		return one(c.unsqueeze(op))
+		return one(c.dynUnsqueeze(op))
 	case *Pad:
-		return one(c.pad(op))
+		return one(c.dynPad(op))
 	case *Slice:
-		return one(c.slice(op))
+		return one(c.dynSlice(op))
 	case *Gather:
 		return one(c.gather(op))
 	case *ShapeOf:
@@ -137,7 +139,7 @@ func (c *inferCtx) infer() ([]ValueInfo, error) {
 		mask := ValueInfo{DType: Bool, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}
 		return []ValueInfo{out, mask}, nil
 	case *Resize:
-		return one(c.resize(op))
+		return one(c.dynResize(op))
 	}
 	return nil, c.errf("no shape inference for op kind %s (%T)", opKind(c.n.Op), c.n.Op)
 }

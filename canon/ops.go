@@ -171,6 +171,10 @@ func (*PRelu) Kind() string         { return "PRelu" }
 func (*PRelu) Signature() Signature { return sig(1, inX, InputSpec{Name: "Slope"}) }
 
 // Clip bounds X to [Min, Max]; absent bounds are -Inf/+Inf.
+//
+// A bound computed at run time is the optional input Min or Max instead: a
+// scalar of X's dtype. The attribute for that bound must then stay unset
+// (-Inf for Min, +Inf for Max); validation rejects a node that has both.
 type Clip struct {
 	Min float32
 	Max float32
@@ -179,8 +183,10 @@ type Clip struct {
 // NewClip returns an unbounded Clip.
 func NewClip() *Clip { return &Clip{Min: float32(math.Inf(-1)), Max: float32(math.Inf(1))} }
 
-func (*Clip) Kind() string         { return "Clip" }
-func (*Clip) Signature() Signature { return sig(1, inX) }
+func (*Clip) Kind() string { return "Clip" }
+func (*Clip) Signature() Signature {
+	return sig(1, inX, InputSpec{Name: "Min", Optional: true}, InputSpec{Name: "Max", Optional: true})
+}
 
 // HardSigmoid is max(0, min(1, Alpha*x + Beta)).
 type HardSigmoid struct {
@@ -265,6 +271,10 @@ func (*Concat) Signature() Signature {
 }
 
 // Split cuts X along Axis into len(Sizes) outputs of the given sizes.
+//
+// Sizes computed at run time are the optional input Sizes instead (a 1-D
+// i64 tensor with one entry per output); the attribute is then nil, and
+// validation rejects a node that has both.
 type Split struct {
 	Axis  int64
 	Sizes []int64
@@ -272,7 +282,7 @@ type Split struct {
 
 func (*Split) Kind() string { return "Split" }
 func (*Split) Signature() Signature {
-	return Signature{Inputs: []InputSpec{inX}, MinOutputs: 1, MaxOutputs: -1}
+	return Signature{Inputs: []InputSpec{inX, {Name: "Sizes", Optional: true}}, MinOutputs: 1, MaxOutputs: -1}
 }
 
 // Reshape gives X a new shape. When Shape is set it is the constant target
@@ -306,21 +316,33 @@ type Transpose struct {
 func (*Transpose) Kind() string         { return "Transpose" }
 func (*Transpose) Signature() Signature { return sig(1, inX) }
 
-// Squeeze removes the listed size-1 axes (every size-1 axis when Axes is nil).
+// Squeeze removes the listed size-1 axes (every size-1 axis when Axes is
+// nil and there is no Axes input).
+//
+// Axes computed at run time are the optional input Axes instead (a 1-D i64
+// tensor; empty means every size-1 axis); the attribute is then nil, and
+// validation rejects a node that has both.
 type Squeeze struct {
 	Axes []int64
 }
 
 func (*Squeeze) Kind() string         { return "Squeeze" }
-func (*Squeeze) Signature() Signature { return sig(1, inX) }
+func (*Squeeze) Signature() Signature { return sig(1, inX, inAxes) }
 
 // Unsqueeze inserts size-1 axes at the listed positions of the output.
+//
+// Axes computed at run time are the optional input Axes instead (a 1-D i64
+// tensor); the attribute is then nil, and validation rejects a node that
+// has both.
 type Unsqueeze struct {
 	Axes []int64
 }
 
 func (*Unsqueeze) Kind() string         { return "Unsqueeze" }
-func (*Unsqueeze) Signature() Signature { return sig(1, inX) }
+func (*Unsqueeze) Signature() Signature { return sig(1, inX, inAxes) }
+
+// inAxes is the optional run-time axes input of Squeeze and Unsqueeze.
+var inAxes = InputSpec{Name: "Axes", Optional: true}
 
 // PadMode is how Pad fills the border.
 type PadMode uint8
@@ -336,18 +358,35 @@ var padModeNames = [...]string{PadConstant: "constant", PadReflect: "reflect", P
 func (m PadMode) String() string { return padModeNames[m] }
 
 // Pad adds PadsBegin/PadsEnd elements on every axis (negative values crop).
+//
+// Pads computed at run time are the optional input Pads instead: a 1-D i64
+// tensor of the begin pads followed by the end pads, over every axis of X,
+// or over Axes when Axes is set (Axes is only meaningful with the Pads
+// input). PadsBegin and PadsEnd are then nil. A fill value computed at run
+// time is the optional input Value (a scalar of X's dtype); the Value
+// attribute is then 0. Validation rejects an attribute and an input for the
+// same parameter.
 type Pad struct {
 	Mode      PadMode
 	PadsBegin []int64
 	PadsEnd   []int64
 	Value     float32
+	Axes      []int64
 }
 
-func (*Pad) Kind() string         { return "Pad" }
-func (*Pad) Signature() Signature { return sig(1, inX) }
+func (*Pad) Kind() string { return "Pad" }
+func (*Pad) Signature() Signature {
+	return sig(1, inX, InputSpec{Name: "Pads", Optional: true}, InputSpec{Name: "Value", Optional: true})
+}
 
 // Slice takes [Starts, Ends) with Steps along Axes (ONNX clamping rules;
-// negative indices count from the end).
+// negative indices count from the end). Axes nil means the leading axes,
+// Steps nil means steps of 1.
+//
+// Each of the four parameters may instead be computed at run time: the
+// optional input of the same name (a 1-D i64 tensor), in which case its
+// attribute is nil. Validation rejects an attribute and an input for the
+// same parameter.
 type Slice struct {
 	Starts []int64
 	Ends   []int64
@@ -355,8 +394,11 @@ type Slice struct {
 	Steps  []int64
 }
 
-func (*Slice) Kind() string         { return "Slice" }
-func (*Slice) Signature() Signature { return sig(1, inX) }
+func (*Slice) Kind() string { return "Slice" }
+func (*Slice) Signature() Signature {
+	opt := func(n string) InputSpec { return InputSpec{Name: n, Optional: true} }
+	return sig(1, inX, opt("Starts"), opt("Ends"), opt("Axes"), opt("Steps"))
+}
 
 // Gather takes entries of Data along Axis at Indices (negative indices count
 // from the end).
@@ -437,8 +479,13 @@ var nearestNames = [...]string{RoundPreferFloor: "round_prefer_floor", RoundPref
 func (n NearestMode) String() string { return nearestNames[n] }
 
 // Resize is nearest-neighbour resampling. Exactly one of Scales (one per
-// axis) and Sizes (the output shape) is set. ONNX Upsample and Resize-10 are
-// imported as Asymmetric + Floor.
+// axis) and Sizes (the output shape) is given. ONNX Upsample and Resize-10
+// are imported as Asymmetric + Floor.
+//
+// Scales or Sizes computed at run time are the optional input of that name
+// instead (Scales a 1-D f32 tensor, Sizes a 1-D i64 tensor, one entry per
+// axis); the attribute is then nil. Validation requires exactly one of the
+// four to be given.
 type Resize struct {
 	Scales         []float32
 	Sizes          []int64
@@ -446,5 +493,7 @@ type Resize struct {
 	Nearest        NearestMode
 }
 
-func (*Resize) Kind() string         { return "Resize" }
-func (*Resize) Signature() Signature { return sig(1, inX) }
+func (*Resize) Kind() string { return "Resize" }
+func (*Resize) Signature() Signature {
+	return sig(1, inX, InputSpec{Name: "Scales", Optional: true}, InputSpec{Name: "Sizes", Optional: true})
+}

@@ -331,6 +331,9 @@ func checkAttrs(n *Node) error {
 		}
 		return nil
 	}
+	if err := checkDynamicParams(n); err != nil {
+		return err
+	}
 	switch op := n.Op.(type) {
 	case *Conv:
 		if op.Group < 1 {
@@ -375,6 +378,9 @@ func checkAttrs(n *Node) error {
 			return errf("unknown activation function code %d", op.Fn)
 		}
 	case *Split:
+		if hasInput(n, 1) {
+			return nil
+		}
 		if len(op.Sizes) == 0 {
 			return errf("Sizes is empty")
 		}
@@ -406,8 +412,17 @@ func checkAttrs(n *Node) error {
 			return errf("PadsBegin %v and PadsEnd %v must have one entry per axis", op.PadsBegin, op.PadsEnd)
 		}
 	case *Slice:
-		if len(op.Ends) != len(op.Starts) || (op.Axes != nil && len(op.Axes) != len(op.Starts)) || (op.Steps != nil && len(op.Steps) != len(op.Starts)) {
-			return errf("Starts %v, Ends %v, Axes %v and Steps %v must have the same length", op.Starts, op.Ends, op.Axes, op.Steps)
+		// Only the parameters given as attributes can be compared here; a
+		// run-time input is checked against them when its value is known.
+		n0 := -1
+		for i, v := range [][]int64{op.Starts, op.Ends, op.Axes, op.Steps} {
+			if hasInput(n, i+1) || (v == nil && i >= 2) {
+				continue
+			}
+			if n0 >= 0 && len(v) != n0 {
+				return errf("Starts %v, Ends %v, Axes %v and Steps %v must have the same length", op.Starts, op.Ends, op.Axes, op.Steps)
+			}
+			n0 = len(v)
 		}
 		for _, s := range op.Steps {
 			if s == 0 {
@@ -425,8 +440,14 @@ func checkAttrs(n *Node) error {
 			return errf("%v", err)
 		}
 	case *Resize:
-		if (op.Scales == nil) == (op.Sizes == nil) {
-			return errf("needs exactly one of Scales %v and Sizes %v", op.Scales, op.Sizes)
+		given := 0
+		for _, b := range []bool{op.Scales != nil, op.Sizes != nil, hasInput(n, 1), hasInput(n, 2)} {
+			if b {
+				given++
+			}
+		}
+		if given != 1 {
+			return errf("needs exactly one of Scales %v, Sizes %v, a scales input and a sizes input", op.Scales, op.Sizes)
 		}
 		for _, s := range op.Scales {
 			if !(s > 0) || math.IsInf(float64(s), 0) {
@@ -439,6 +460,56 @@ func checkAttrs(n *Node) error {
 		if int(op.CoordTransform) >= len(coordNames) || int(op.Nearest) >= len(nearestNames) {
 			return errf("unknown coordinate transform %d or nearest mode %d", op.CoordTransform, op.Nearest)
 		}
+	}
+	return nil
+}
+
+// hasInput reports whether n's optional input i is given.
+func hasInput(n *Node, i int) bool { return i < len(n.Inputs) && n.Inputs[i] != "" }
+
+// checkDynamicParams rejects a node that gives the same parameter both as an
+// attribute and as a run-time input: the canonical form has one source.
+func checkDynamicParams(n *Node) error {
+	both := func(i int, attr string, set bool) error {
+		if set && hasInput(n, i) {
+			return nodeErrorf(n, "has both a %s attribute and a %s input %q; give one", attr, attr, n.Inputs[i])
+		}
+		return nil
+	}
+	switch op := n.Op.(type) {
+	case *Clip:
+		if err := both(1, "Min", !math.IsInf(float64(op.Min), -1)); err != nil {
+			return err
+		}
+		return both(2, "Max", !math.IsInf(float64(op.Max), 1))
+	case *Pad:
+		if err := both(1, "Pads", op.PadsBegin != nil || op.PadsEnd != nil); err != nil {
+			return err
+		}
+		if op.Axes != nil && !hasInput(n, 1) {
+			return nodeErrorf(n, "has Axes %v but no Pads input; Axes only places a run-time Pads input, constant pads list every axis", op.Axes)
+		}
+		return both(2, "Value", math.Float32bits(op.Value) != 0)
+	case *Slice:
+		for i, a := range []struct {
+			name string
+			v    []int64
+		}{{"Starts", op.Starts}, {"Ends", op.Ends}, {"Axes", op.Axes}, {"Steps", op.Steps}} {
+			if err := both(i+1, a.name, a.v != nil); err != nil {
+				return err
+			}
+		}
+	case *Split:
+		return both(1, "Sizes", op.Sizes != nil)
+	case *Squeeze:
+		return both(1, "Axes", op.Axes != nil)
+	case *Unsqueeze:
+		return both(1, "Axes", op.Axes != nil)
+	case *Resize:
+		if err := both(1, "Scales", op.Scales != nil); err != nil {
+			return err
+		}
+		return both(2, "Sizes", op.Sizes != nil)
 	}
 	return nil
 }

@@ -33,6 +33,9 @@ type WriteOptions struct {
 	Opset int
 	// ExternalData asks for weights in a separate file beside the model.
 	ExternalData bool
+	// Progress, when set, is called as tensor bytes are written, with the
+	// bytes written so far and the total; commands draw a progress bar.
+	Progress func(done, total int64)
 }
 
 // Importer reads one model format into canonical form.

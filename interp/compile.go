@@ -54,7 +54,7 @@ func compile(n *canon.Node, s *step) (kernel, error) {
 	case *canon.LeakyRelu:
 		return func(x *exec) error { return runUnary(x, unaryOp{fn: uLeakyRelu, a: op.Alpha}) }, nil
 	case *canon.Clip:
-		return func(x *exec) error { return runUnary(x, unaryOp{fn: uClip, a: op.Min, b: op.Max}) }, nil
+		return func(x *exec) error { return runClip(x, op) }, nil
 	case *canon.HardSigmoid:
 		return func(x *exec) error { return runUnary(x, unaryOp{fn: uHardSigmoid, a: op.Alpha, b: op.Beta}) }, nil
 	case *canon.Softmax:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,9 +13,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
-	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/testfix"
-	"google.golang.org/protobuf/proto"
 )
 
 // isUnsupported reports an importer refusal of a feature modelbridge does
@@ -90,9 +87,6 @@ func compareONNX(got, want *canon.Tensor, rtol, atol float64) error {
 func runDataSet(t *testing.T, p *Program, g *canon.Graph, dir string) (got, want []*canon.Tensor) {
 	t.Helper()
 	inFiles := tensorFiles(t, dir, "input")
-	if len(inFiles) > len(g.Inputs) {
-		inFiles = inFiles[:len(g.Inputs)] // the rest were pinned as initializers
-	}
 	if len(inFiles) != len(g.Inputs) {
 		t.Fatalf("%s: %d input files for %d graph inputs", dir, len(inFiles), len(g.Inputs))
 	}
@@ -129,7 +123,7 @@ func TestONNXNodeConformance(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatalf("no conformance cases under %s", dir)
 	}
-	passed, failed, skipped, pinned := 0, 0, 0, 0
+	passed, failed, skipped := 0, 0, 0
 	for _, path := range cases {
 		name := filepath.Base(filepath.Dir(path))
 		ok := t.Run(name, func(t *testing.T) {
@@ -138,31 +132,19 @@ func TestONNXNodeConformance(t *testing.T) {
 				t.Fatal("no test_data_set_* folders")
 			}
 			g, err := onnximport.Read(path, formats.ReadOptions{})
-			pin := false
-			if err != nil && strings.Contains(err.Error(), "must be a constant") {
-				pin = true
-				pinned++
-			} else if err != nil {
+			if err != nil {
 				if isUnsupported(err) {
 					skipped++
 					t.Skipf("unsupported: %v", err)
 				}
 				t.Fatal(err)
-			} else {
-				defer g.Close()
+			}
+			defer g.Close()
+			p, err := New(g)
+			if err != nil {
+				t.Fatal(err)
 			}
 			for _, set := range sets {
-				if pin {
-					g, err = onnximport.Read(pinInputs(t, path, set), formats.ReadOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer g.Close()
-				}
-				p, err := New(g)
-				if err != nil {
-					t.Fatal(err)
-				}
 				got, want := runDataSet(t, p, g, set)
 				for i := range want {
 					if err := compareONNX(got[i], want[i], 1e-3, 1e-7); err != nil {
@@ -176,8 +158,7 @@ func TestONNXNodeConformance(t *testing.T) {
 		}
 	}
 	passed = len(cases) - failed - skipped
-	t.Logf("onnx-node: %d passed, %d failed, %d skipped (unsupported op)", passed, failed, skipped)
-	t.Logf("onnx-node: %d of the cases ran with their parameter inputs pinned as initializers", pinned)
+	t.Logf("onnx-node: %d passed, %d failed, %d skipped (unsupported op); every case ran as shipped, parameter inputs included", passed, failed, skipped)
 }
 
 func TestTorchFixtures(t *testing.T) {
@@ -231,48 +212,4 @@ func TestTorchFixtures(t *testing.T) {
 			}
 		})
 	}
-}
-
-// pinInputs writes a copy of model.onnx in which every graph input but the
-// first becomes an initializer holding that input's value from the data
-// set. The importer only accepts constant pads, axes, starts, scales... and
-// the conformance models feed them as inputs; pinned, the same cases still
-// test the interpreter's semantics.
-func pinInputs(t *testing.T, model, set string) string {
-	t.Helper()
-	raw, err := os.ReadFile(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m onnxpb.ModelProto
-	if err := proto.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	files := tensorFiles(t, set, "input")
-	ins := m.GetGraph().GetInput()
-	if len(files) != len(ins) {
-		t.Fatalf("%s: %d input files for %d graph inputs", set, len(files), len(ins))
-	}
-	for i := 1; i < len(ins); i++ {
-		b, err := os.ReadFile(files[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tp onnxpb.TensorProto
-		if err := proto.Unmarshal(b, &tp); err != nil {
-			t.Fatal(err)
-		}
-		tp.Name = proto.String(ins[i].GetName())
-		m.Graph.Initializer = append(m.Graph.Initializer, &tp)
-	}
-	m.Graph.Input = ins[:1]
-	out, err := proto.Marshal(&m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "model.onnx")
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -8,10 +8,10 @@ package interp
 
 import (
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
 
 // Program is a graph planned for execution: constants are decoded once and
@@ -314,7 +314,7 @@ func (x *exec) runStep() (err error) {
 		if r := recover(); r != nil {
 			// Last line of defence: kernels check their inputs, so a panic
 			// here is a bug; report it against the node rather than crash.
-			err = fmt.Errorf("%s: internal error: %v\n%s", nodeName(x.s.node), r, debug.Stack())
+			err = panicerr.New(nodeName(x.s.node), r)
 		}
 	}()
 	for k, id := range x.s.in {

@@ -173,13 +173,17 @@ func runFlatten(x *exec, op *canon.Flatten) error {
 
 func runSqueeze(x *exec, op *canon.Squeeze) error {
 	in := x.in(0)
+	axes, err := x.intsParam(1, op.Axes, "axes")
+	if err != nil {
+		return err
+	}
 	drop := make([]bool, len(in.shape))
-	if len(op.Axes) == 0 {
+	if len(axes) == 0 {
 		for i, d := range in.shape {
 			drop[i] = d == 1
 		}
 	}
-	for _, a := range op.Axes {
+	for _, a := range axes {
 		ax, err := normAxis(a, len(in.shape))
 		if err != nil {
 			return err
@@ -201,8 +205,12 @@ func runSqueeze(x *exec, op *canon.Squeeze) error {
 
 func runUnsqueeze(x *exec, op *canon.Unsqueeze) error {
 	in := x.in(0)
-	r := len(in.shape) + len(op.Axes)
-	axes, err := sortedAxes(op.Axes, r)
+	list, err := x.intsParam(1, op.Axes, "axes")
+	if err != nil {
+		return err
+	}
+	r := len(in.shape) + len(list)
+	axes, err := sortedAxes(list, r)
 	if err != nil {
 		return err
 	}
@@ -278,7 +286,10 @@ func runSplit(x *exec, op *canon.Split) error {
 		return err
 	}
 	dim := in.shape[axis]
-	sizes := op.Sizes
+	sizes, err := x.intsParam(1, op.Sizes, "split sizes")
+	if err != nil {
+		return err
+	}
 	if sizes == nil {
 		// Equal parts; the last may be smaller (opset 18 rule).
 		n := x.nout()
@@ -399,6 +410,14 @@ func permute[T float32 | int64](dst, src []T, shape, str []int) {
 func runPad(x *exec, op *canon.Pad) error {
 	in := x.in(0)
 	r := len(in.shape)
+	op, err := x.padParams(op, r)
+	if err != nil {
+		return err
+	}
+	value, err := x.scalarParam(2, in, "value")
+	if err != nil {
+		return err
+	}
 	if len(op.PadsBegin) != r || len(op.PadsEnd) != r {
 		return fmt.Errorf("pads %v/%v: want %d values each, one per axis of %v", op.PadsBegin, op.PadsEnd, r, in.shape)
 	}
@@ -442,12 +461,33 @@ func runPad(x *exec, op *canon.Pad) error {
 		}
 		maps[k] = m
 	}
-	x.set(0, x.gatherT(in, maps, op.Value))
+	switch {
+	case value == nil:
+		x.set(0, x.gatherT(in, maps, op.Value))
+	case in.isFloat():
+		x.set(0, x.gatherT(in, maps, value.f[0]))
+	default: // an integer fill value stays exact
+		out := x.newLike(in, mapShape(maps))
+		gatherAxes(out.i, in.i, in.shape, maps, value.i[0])
+		x.set(0, out)
+	}
 	return nil
+}
+
+func mapShape(maps [][]int) []int {
+	shape := make([]int, len(maps))
+	for k, m := range maps {
+		shape[k] = len(m)
+	}
+	return shape
 }
 
 func runSlice(x *exec, op *canon.Slice) error {
 	in := x.in(0)
+	op, err := x.sliceParams(op)
+	if err != nil {
+		return err
+	}
 	r := len(in.shape)
 	if len(op.Ends) != len(op.Starts) || (op.Axes != nil && len(op.Axes) != len(op.Starts)) || (op.Steps != nil && len(op.Steps) != len(op.Starts)) {
 		return fmt.Errorf("starts %v, ends %v, axes %v, steps %v: lengths differ", op.Starts, op.Ends, op.Axes, op.Steps)
@@ -573,6 +613,10 @@ func runShape(x *exec, op *canon.ShapeOf) error {
 
 func runResize(x *exec, op *canon.Resize) error {
 	in := x.in(0)
+	op, err := x.resizeParams(op)
+	if err != nil {
+		return err
+	}
 	r := len(in.shape)
 	scales := make([]float64, r)
 	outShape := make([]int, r)

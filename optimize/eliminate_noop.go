@@ -51,9 +51,10 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 				}
 			}
 		case *canon.Pad:
-			noop = allZeroInts(op.PadsBegin) && allZeroInts(op.PadsEnd)
+			// Pads given as a run-time input leave the attributes nil.
+			noop = len(n.Inputs) == 1 && allZeroInts(op.PadsBegin) && allZeroInts(op.PadsEnd)
 		case *canon.Slice:
-			noop = sameStaticShape(g, x, y) && allOnes(op.Steps)
+			noop = len(n.Inputs) == 1 && sameStaticShape(g, x, y) && allOnes(op.Steps)
 		case *canon.Concat:
 			noop = len(n.Inputs) == 1
 		}

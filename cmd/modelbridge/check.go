@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/interp"
 )
@@ -61,7 +62,9 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples}
-			err := runCheck(&rep, &rfA, &rfB, &inf)
+			bar := newBar(cmd, "checking", int64(samples), progress.Count)
+			err := runCheck(&rep, &rfA, &rfB, &inf, bar)
+			bar.Finish()
 			if asJSON {
 				if err != nil {
 					rep.Error = err.Error()
@@ -91,7 +94,7 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 	return cmd
 }
 
-func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags) error {
+func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progress.Bar) error {
 	if rep.Samples < 1 {
 		return usageErrorf("--samples must be at least 1")
 	}
@@ -182,6 +185,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags) error {
 				rep.OK = false
 			}
 		}
+		bar.Set(int64(s + 1))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
 )
@@ -16,6 +17,10 @@ func newConvertCmd() *cobra.Command {
 	var to string
 	var opset int
 	var external, optimizeToo, noVerify bool
+	var bf batchFlags
+	var weightsPath string
+	var allowPartial bool
+	var kernelLayout string
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert a model to another format (or re-write it at another opset)",
@@ -24,9 +29,18 @@ Formats come from the file contents and extensions, or from --from/--to.
 The output appears only when the whole conversion succeeded; an existing
 file at OUT is left untouched on failure, and IN is never overwritten.`,
 		Example: `  modelbridge convert testdata/tiny_convnet.onnx /tmp/tiny_convnet.onnx --opset 11
-  modelbridge convert big.onnx out.onnx --external-data`,
-		Args: exactArgs(2),
+  modelbridge convert big.onnx out.onnx --external-data
+  modelbridge convert --batch models/ --to onnx --out converted/ -j 4`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if bf.dir != "" {
+				return exactArgs(0)(cmd, args)
+			}
+			return exactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if bf.dir != "" {
+				return runBatch(cmd, &bf, &rf, to, formats.WriteOptions{Opset: opset, ExternalData: external})
+			}
 			in, out := args[0], args[1]
 			if formats.SameFile(in, out) {
 				return usageErrorf("refusing to overwrite the input %s; choose another output path", in)
@@ -40,6 +54,18 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			defer g.Close()
+			if weightsPath != "" {
+				w, err := loadWeights(weightsPath, rf.key)
+				if err != nil {
+					return err
+				}
+				defer w.Close()
+				rep, err := bindWeights(g, w, allowPartial)
+				if err != nil {
+					return fmt.Errorf("%s: %w (nothing written)", weightsPath, err)
+				}
+				rep.write(cmd.OutOrStdout())
+			}
 			if optimizeToo {
 				shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
 				opt, rep, err := optimize.Optimize(g, optimize.Options{Verify: !noVerify, InputShapes: shapes})
@@ -51,7 +77,15 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				// opt shares g's weight data; g stays open until the write is done.
 				g = opt
 			}
-			if err := exp.Write(g, out, formats.WriteOptions{Opset: opset, ExternalData: external}); err != nil {
+			if kernelLayout != "" {
+				if err := applyKernelLayout(g, exp.Name, kernelLayout); err != nil {
+					return err
+				}
+			}
+			bar := newBar(cmd, "writing "+out, 0, progress.Bytes)
+			err = exp.Write(g, out, formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()})
+			bar.Finish()
+			if err != nil {
 				return err
 			}
 			st, err := os.Stat(out)
@@ -62,6 +96,10 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 		},
 	}
 	rf.register(cmd)
+	bf.register(cmd)
+	cmd.Flags().StringVar(&weightsPath, "weights", "", "replace IN's initializers by name with the tensors of this file (a state dict .pt, .safetensors, ...)")
+	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "with --weights: bind the names that match even if some are missing, extra or mismatched")
+	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")
 	cmd.Flags().StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	cmd.Flags().IntVar(&opset, "opset", 0, "ONNX opset to write (11 to 17; default 13)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")

@@ -13,8 +13,13 @@ import (
 	// Formats register themselves with the formats registry.
 	_ "github.com/modelbridge/modelbridge/exporters/mxnet"
 	_ "github.com/modelbridge/modelbridge/exporters/onnx"
+	_ "github.com/modelbridge/modelbridge/exporters/safetensors"
+	_ "github.com/modelbridge/modelbridge/exporters/torch"
 	_ "github.com/modelbridge/modelbridge/importers/mxnet"
 	_ "github.com/modelbridge/modelbridge/importers/onnx"
+	_ "github.com/modelbridge/modelbridge/importers/safetensors"
+	_ "github.com/modelbridge/modelbridge/importers/torch"
+	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
 )
 
 // Version is the release of this build.
@@ -58,11 +63,11 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(stderr, "modelbridge:", ee.err)
+			printError(root, stderr, ee.err, ee.code)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "modelbridge:", err)
+	printError(root, stderr, err, exitFailure)
 	return exitFailure
 }
 
@@ -81,6 +86,9 @@ thing as the original.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
+	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over a second)")
+	addDebugFlag(root)
+	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd())
 	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newOptimizeCmd(), newVersionCmd())
 	return root
 }
@@ -99,7 +107,9 @@ func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the modelbridge version",
-		Args:  exactArgs(0),
+		Example: `  modelbridge version
+  modelbridge --version`,
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintln(cmd.OutOrStdout(), "modelbridge", Version)
 			return nil

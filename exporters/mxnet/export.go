@@ -358,6 +358,15 @@ func (e *exporter) node(n *canon.Node) error {
 		}
 		return e.finish(out, e.add(op, out, attrs, 1, in...))
 	}
+	switch n.Op.(type) {
+	case *canon.Clip, *canon.Pad, *canon.Slice, *canon.Split, *canon.Squeeze, *canon.Unsqueeze, *canon.Resize:
+		// MXNet symbols take these parameters as attributes only.
+		for _, x := range n.Inputs[1:] {
+			if x != "" {
+				return fmt.Errorf("parameter %q is computed at run time; MXNet symbols take it only as a constant attribute", x)
+			}
+		}
+	}
 	switch op := n.Op.(type) {
 	case *canon.Constant:
 		return nil // written as a parameter where it is used

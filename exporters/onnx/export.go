@@ -137,7 +137,7 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 		}
 	}
 
-	if err := writeFiles(path, filepath.Join(filepath.Dir(path), dataName), headBytes, graphBytes, lay, external); err != nil {
+	if err := writeFiles(path, filepath.Join(filepath.Dir(path), dataName), headBytes, graphBytes, lay, external, opts.Progress); err != nil {
 		return nil, err
 	}
 	return &writeInfo{expanded: b.expanded, external: external}, nil
@@ -412,7 +412,22 @@ func modelSize(head, graphBytes []byte, lay *layout) int64 {
 }
 
 // writeFiles streams the model (and the external data file) atomically.
-func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, external bool) error {
+func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, external bool, progress func(done, total int64)) error {
+	var done, total int64
+	for _, it := range lay.tensors {
+		if it.inline {
+			total += int64(len(it.data))
+		}
+	}
+	for _, e := range lay.extents {
+		total += int64(len(e.data))
+	}
+	report := func(n int) {
+		if progress != nil {
+			done += int64(n)
+			progress(done, total)
+		}
+	}
 	mf, err := atomicfile.Create(path)
 	if err != nil {
 		return err
@@ -437,6 +452,9 @@ func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, ext
 		}
 		if err := it.writeTo(mf); err != nil {
 			return werr(err)
+		}
+		if it.inline {
+			report(len(it.data))
 		}
 	}
 	if !external {
@@ -463,6 +481,7 @@ func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, ext
 		if _, err := df.Write(e.data); err != nil {
 			return fmt.Errorf("cannot write %s: %w", dataPath, err)
 		}
+		report(len(e.data))
 		pos = e.offset + int64(len(e.data))
 	}
 	// Two renames cannot be one atomic step: keep a hard link to the old

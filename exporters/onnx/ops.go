@@ -271,6 +271,11 @@ func (b *builder) node(n *canon.Node) error {
 				return b.opError(n, "the dtype of input %q is unknown, and Clip bounds must have the input's dtype; run shape inference first", ins[0])
 			}
 		}
+		if err := b.dynamicParams(n, 11); err != nil {
+			return err
+		}
+		// A bound computed at run time is already a tensor of the data's dtype.
+		lo, hi = in(n, 1), in(n, 2)
 		if !math.IsInf(float64(op.Min), -1) {
 			v, ok := scalarBytes(dt, op.Min)
 			if !ok {
@@ -332,6 +337,13 @@ func (b *builder) node(n *canon.Node) error {
 		b.emit(name, "Concat", ins, outs, attrInt("axis", op.Axis))
 
 	case *canon.Split:
+		if sizes := in(n, 1); sizes != "" {
+			if err := b.dynamicParams(n, 13); err != nil {
+				return err
+			}
+			b.emit(name, "Split", []string{ins[0], sizes}, outs, attrInt("axis", op.Axis))
+			return nil
+		}
 		if len(op.Sizes) != len(outs) {
 			return b.opError(n, "has %d outputs but %d split sizes %v", len(outs), len(op.Sizes), op.Sizes)
 		}
@@ -351,24 +363,31 @@ func (b *builder) node(n *canon.Node) error {
 		b.emit(name, "Transpose", ins, outs, attrInts("perm", op.Perm))
 
 	case *canon.Squeeze:
-		b.axesOp(n, "Squeeze", op.Axes)
+		return b.axesOp(n, "Squeeze", op.Axes)
 
 	case *canon.Unsqueeze:
-		if len(op.Axes) == 0 {
+		if len(op.Axes) == 0 && in(n, 1) == "" {
 			return b.opError(n, "Unsqueeze needs at least one axis")
 		}
-		b.axesOp(n, "Unsqueeze", op.Axes)
+		return b.axesOp(n, "Unsqueeze", op.Axes)
 
 	case *canon.Pad:
 		return b.pad(n, op)
 
 	case *canon.Slice:
-		inputs := []string{ins[0], b.i64Param(n, "starts", op.Starts), b.i64Param(n, "ends", op.Ends), "", ""}
-		if len(op.Axes) > 0 {
-			inputs[3] = b.i64Param(n, "axes", op.Axes)
+		if err := b.dynamicParams(n, 10); err != nil {
+			return err
 		}
-		if len(op.Steps) > 0 {
-			inputs[4] = b.i64Param(n, "steps", op.Steps)
+		// Each parameter is its run-time input when the node has one, else
+		// a generated initializer (starts and ends are required).
+		inputs := []string{ins[0], in(n, 1), in(n, 2), in(n, 3), in(n, 4)}
+		for i, p := range []struct {
+			name string
+			v    []int64
+		}{{"starts", op.Starts}, {"ends", op.Ends}, {"axes", op.Axes}, {"steps", op.Steps}} {
+			if inputs[i+1] == "" && (i < 2 || len(p.v) > 0) {
+				inputs[i+1] = b.i64Param(n, p.name, p.v)
+			}
 		}
 		b.emit(name, "Slice", inputs, outs)
 
@@ -427,17 +446,37 @@ func (b *builder) kernelShape(w string) []int64 {
 }
 
 // axesOp writes Squeeze/Unsqueeze: axes are an attribute before opset 13
-// and an input from 13.
-func (b *builder) axesOp(n *canon.Node, opType string, axes []int64) {
+// and an input from 13; axes computed at run time need opset 13.
+func (b *builder) axesOp(n *canon.Node, opType string, axes []int64) error {
+	if dyn := in(n, 1); dyn != "" {
+		if err := b.dynamicParams(n, 13); err != nil {
+			return err
+		}
+		b.emit(n.Name, opType, []string{n.Inputs[0], dyn}, n.Outputs)
+		return nil
+	}
 	if len(axes) == 0 { // Squeeze of every size-1 axis
 		b.emit(n.Name, opType, n.Inputs[:1], n.Outputs)
-		return
+		return nil
 	}
 	if b.opset >= 13 {
 		b.emit(n.Name, opType, []string{n.Inputs[0], b.i64Param(n, "axes", axes)}, n.Outputs)
-		return
+		return nil
 	}
 	b.emit(n.Name, opType, n.Inputs[:1], n.Outputs, attrInts("axes", axes))
+	return nil
+}
+
+// dynamicParams refuses a node with parameters computed at run time (its
+// inputs after X) when the target opset has them only as attributes: min
+// is the opset from which ONNX takes them as inputs.
+func (b *builder) dynamicParams(n *canon.Node, min int) error {
+	for _, x := range n.Inputs[1:] {
+		if x != "" && b.opset < min {
+			return b.needOpset(n, fmt.Sprintf("%s with parameter %q computed at run time", n.Op.Kind(), x), min)
+		}
+	}
+	return nil
 }
 
 func (b *builder) softmax(n *canon.Node, op *canon.Softmax) error {
@@ -516,10 +555,19 @@ func (b *builder) pad(n *canon.Node, op *canon.Pad) error {
 	if len(op.PadsBegin) != len(op.PadsEnd) {
 		return b.opError(n, "has %d begin pads but %d end pads", len(op.PadsBegin), len(op.PadsEnd))
 	}
-	inputs := []string{x, b.i64Param(n, "pads", concat(op.PadsBegin, op.PadsEnd)), ""}
+	if err := b.dynamicParams(n, 11); err != nil {
+		return err
+	}
+	inputs := []string{x, in(n, 1), in(n, 2)}
+	if inputs[1] == "" {
+		inputs[1] = b.i64Param(n, "pads", concat(op.PadsBegin, op.PadsEnd))
+	} else if op.Axes != nil {
+		// Pad-18 added the axes input that places run-time pads on some axes.
+		return b.needOpset(n, fmt.Sprintf("Pad with run-time pads %q over axes %v", inputs[1], op.Axes), 18)
+	}
 	// A zero constant is ONNX's default; only a different value needs an
 	// input, which must have the data's dtype.
-	if op.Mode == canon.PadConstant && math.Float32bits(op.Value) != 0 {
+	if inputs[2] == "" && op.Mode == canon.PadConstant && math.Float32bits(op.Value) != 0 {
 		dt := b.dtype(x)
 		if dt == canon.Undefined {
 			return b.opError(n, "the dtype of input %q is unknown, and the pad value must have it; run shape inference first", x)
@@ -562,8 +610,18 @@ func (b *builder) shape(n *canon.Node, op *canon.ShapeOf) error {
 }
 
 func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
-	if (len(op.Scales) == 0) == (len(op.Sizes) == 0) {
+	dynScales, dynSizes := in(n, 1), in(n, 2)
+	given := 0
+	for _, ok := range []bool{len(op.Scales) > 0, len(op.Sizes) > 0, dynScales != "", dynSizes != ""} {
+		if ok {
+			given++
+		}
+	}
+	if given != 1 {
 		return b.opError(n, "Resize needs exactly one of scales and sizes")
+	}
+	if err := b.dynamicParams(n, 11); err != nil {
+		return err
 	}
 	if op.CoordTransform == canon.TFHalfPixelForNN && b.opset > 12 {
 		return b.opError(n, "coordinate_transformation_mode tf_half_pixel_for_nn exists only in opsets 11 and 12 (the target is opset %d); choose opset 11 or 12", b.opset)
@@ -574,13 +632,19 @@ func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
 	if b.opset < 13 {
 		roi = b.f32Param(n, "roi", []int64{0}, nil)
 	}
-	if len(op.Scales) > 0 {
+	switch {
+	case dynScales != "":
+		scales = dynScales
+	case len(op.Scales) > 0:
 		scales = b.f32Param(n, "scales", []int64{int64(len(op.Scales))}, op.Scales)
-	} else {
+	default:
 		if b.opset < 13 {
 			scales = b.f32Param(n, "scales", []int64{0}, nil)
 		}
-		sizes = b.i64Param(n, "sizes", op.Sizes)
+		sizes = dynSizes
+		if sizes == "" {
+			sizes = b.i64Param(n, "sizes", op.Sizes)
+		}
 	}
 	b.emit(n.Name, "Resize", []string{n.Inputs[0], roi, scales, sizes}, n.Outputs,
 		attrString("mode", "nearest"),

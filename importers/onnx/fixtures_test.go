@@ -1,16 +1,12 @@
 package onnximport
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
@@ -31,7 +27,7 @@ func TestONNXNodeFixtures(t *testing.T) {
 	for _, path := range cases {
 		name := filepath.Base(filepath.Dir(path))
 		t.Run(name, func(t *testing.T) {
-			g, err := Read(freezeParams(t, path), formats.ReadOptions{})
+			g, err := Read(path, formats.ReadOptions{})
 			if want, ok := unsupportedFixture[name]; ok {
 				if err == nil {
 					g.Close()
@@ -122,78 +118,4 @@ func head(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b[:min(len(b), 512)]
-}
-
-// paramSlots are the inputs of ops that modelbridge needs as constants.
-// ONNX's conformance cases feed them as graph inputs, with their values in
-// test_data_set_0; freezeParams turns those inputs into initializers, as a
-// user would before converting.
-var paramSlots = map[string]bool{
-	"Clip": true, "Pad": true, "Resize": true, "Slice": true, "Split": true,
-	"Squeeze": true, "Unsqueeze": true, "ReduceMean": true, "Upsample": true,
-}
-
-// freezeParams returns the model path to import: the original, or a copy
-// in a temporary folder whose parameter inputs are initializers.
-func freezeParams(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mp := new(onnxpb.ModelProto)
-	if err := proto.Unmarshal(data, mp); err != nil {
-		t.Fatal(err)
-	}
-	gp := mp.Graph
-	freeze := map[string]bool{}
-	for _, n := range gp.Node {
-		if paramSlots[n.GetOpType()] {
-			for _, in := range n.Input[1:] {
-				freeze[in] = true
-			}
-		}
-	}
-	inits := map[string]bool{}
-	for _, t := range gp.Initializer {
-		inits[t.GetName()] = true
-	}
-	var keep []*onnxpb.ValueInfoProto
-	frozen := 0
-	idx := 0 // test data files number the inputs that are not initializers
-	for _, vi := range gp.Input {
-		if inits[vi.GetName()] {
-			keep = append(keep, vi)
-			continue
-		}
-		if freeze[vi.GetName()] {
-			tb, err := os.ReadFile(filepath.Join(filepath.Dir(path), "test_data_set_0", fmt.Sprintf("input_%d.pb", idx)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tp := new(onnxpb.TensorProto)
-			if err := proto.Unmarshal(tb, tp); err != nil {
-				t.Fatal(err)
-			}
-			tp.Name = proto.String(vi.GetName())
-			gp.Initializer = append(gp.Initializer, tp)
-			frozen++
-		} else {
-			keep = append(keep, vi)
-		}
-		idx++
-	}
-	if frozen == 0 {
-		return path
-	}
-	gp.Input = keep
-	out, err := proto.Marshal(mp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "model.onnx")
-	if err := os.WriteFile(p, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

@@ -159,6 +159,23 @@ func (c *nodeCtx) constIn(i int, what string) *canon.Tensor {
 	return v.Const
 }
 
+// dynamic reports whether optional input i is given but its value is only
+// known at run time (not an initializer, a Constant or inferable). Such a
+// parameter becomes the canonical op's run-time input; a known one is
+// folded into the op's attribute, the preferred canonical form.
+func (c *nodeCtx) dynamic(i int) bool {
+	x := c.in(i)
+	return x != "" && c.im.vals[x].Const == nil
+}
+
+// dynIn returns input i's name when it is dynamic, "" otherwise.
+func (c *nodeCtx) dynIn(i int) string {
+	if c.dynamic(i) {
+		return c.in(i)
+	}
+	return ""
+}
+
 func (c *nodeCtx) constInts(i int, what string) ([]int64, bool) {
 	t := c.constIn(i, what)
 	if t == nil {

@@ -453,11 +453,16 @@ func convClip(c *nodeCtx) error {
 	if c.im.opset < 11 {
 		op.Min = c.float("min", op.Min)
 		op.Max = c.float("max", op.Max)
-	} else {
+		return c.emit(op, []string{c.in(0)}, c.out1())
+	}
+	// Opset 11 made the bounds inputs; a bound computed at run time stays one.
+	if !c.dynamic(1) {
 		op.Min = float32(c.constScalar(1, "Clip min", math.Inf(-1)))
+	}
+	if !c.dynamic(2) {
 		op.Max = float32(c.constScalar(2, "Clip max", math.Inf(1)))
 	}
-	return c.emit(op, []string{c.in(0)}, c.out1())
+	return c.emit(op, []string{c.in(0), c.dynIn(1), c.dynIn(2)}, c.out1())
 }
 
 func convSoftmax(c *nodeCtx) error {
@@ -566,6 +571,8 @@ func convSplit(c *nodeCtx) error {
 	var sizes []int64
 	if c.im.opset < 13 {
 		sizes = c.ints("split")
+	} else if c.dynamic(1) {
+		return c.emit(&canon.Split{Axis: axis}, []string{c.in(0), c.in(1)}, outs)
 	} else if c.in(1) != "" {
 		sizes, _ = c.constInts(1, "split sizes")
 	}
@@ -615,6 +622,9 @@ func (c *nodeCtx) axesAttrOrInput(attrBefore int64, what string) ([]int64, bool)
 }
 
 func convSqueeze(c *nodeCtx) error {
+	if c.im.opset >= 13 && c.dynamic(1) {
+		return c.emit(&canon.Squeeze{}, []string{c.in(0), c.in(1)}, c.out1())
+	}
 	axes, _ := c.axesAttrOrInput(13, "Squeeze axes")
 	if len(axes) == 0 {
 		axes = nil // every size-1 axis
@@ -624,6 +634,9 @@ func convSqueeze(c *nodeCtx) error {
 }
 
 func convUnsqueeze(c *nodeCtx) error {
+	if c.im.opset >= 13 && c.dynamic(1) {
+		return c.emit(&canon.Unsqueeze{}, []string{c.in(0), c.in(1)}, c.out1())
+	}
 	axes, ok := c.axesAttrOrInput(13, "Unsqueeze axes")
 	if !ok && c.err == nil {
 		c.fail("axes are required")
@@ -663,6 +676,7 @@ func convPad(c *nodeCtx) error {
 		c.fail("mode %q is not supported (constant, reflect and edge are)", mode)
 	}
 	var pads []int64
+	ins := []string{c.in(0)}
 	if c.im.opset < 11 {
 		pads = c.ints("pads")
 		op.Value = c.float("value", 0)
@@ -670,14 +684,30 @@ func convPad(c *nodeCtx) error {
 			c.fail("the pads attribute is required")
 		}
 	} else {
-		pads, _ = c.constInts(1, "pads")
-		op.Value = float32(c.constScalar(2, "constant_value", 0))
+		if !c.dynamic(1) {
+			pads, _ = c.constInts(1, "pads")
+		}
+		if !c.dynamic(2) {
+			op.Value = float32(c.constScalar(2, "constant_value", 0))
+		}
 		if c.in(1) == "" {
 			c.fail("the pads input is required")
 		}
+		ins = append(ins, c.dynIn(1), c.dynIn(2))
 	}
 	if c.err != nil {
 		return c.err
+	}
+	if c.dynamic(1) {
+		// Pads computed at run time: they cover every axis, or the constant axes.
+		if c.im.opset >= 18 && c.in(3) != "" {
+			axes, _ := c.constInts(3, "Pad axes")
+			op.Axes = c.normAxes(axes, c.rankOr(0), "axis")
+			if c.err != nil {
+				return c.err
+			}
+		}
+		return c.emit(op, ins, c.out1())
 	}
 	if len(pads)%2 != 0 {
 		return c.errf("pads %v must have an even length (begins then ends)", pads)
@@ -709,21 +739,27 @@ func convPad(c *nodeCtx) error {
 			op.PadsBegin[a], op.PadsEnd[a] = pads[i], pads[half+i]
 		}
 	}
-	return c.emit(op, []string{c.in(0)}, c.out1())
+	return c.emit(op, ins, c.out1())
 }
 
 func convSlice(c *nodeCtx) error {
 	op := &canon.Slice{}
+	ins := []string{c.in(0), "", "", "", ""}
 	if c.im.opset < 10 {
 		op.Starts, op.Ends, op.Axes = c.ints("starts"), c.ints("ends"), c.ints("axes")
 		if op.Starts == nil || op.Ends == nil {
 			c.fail("the starts and ends attributes are required")
 		}
 	} else {
-		op.Starts, _ = c.constInts(1, "Slice starts")
-		op.Ends, _ = c.constInts(2, "Slice ends")
-		op.Axes, _ = c.constInts(3, "Slice axes")
-		op.Steps, _ = c.constInts(4, "Slice steps")
+		// Each parameter computed at run time stays an input of the same slot.
+		fields := []*[]int64{&op.Starts, &op.Ends, &op.Axes, &op.Steps}
+		for i, what := range []string{"Slice starts", "Slice ends", "Slice axes", "Slice steps"} {
+			if c.dynamic(i + 1) {
+				ins[i+1] = c.in(i + 1)
+			} else {
+				*fields[i], _ = c.constInts(i+1, what)
+			}
+		}
 		if c.in(1) == "" || c.in(2) == "" {
 			c.fail("the starts and ends inputs are required")
 		}
@@ -731,17 +767,27 @@ func convSlice(c *nodeCtx) error {
 	if c.err != nil {
 		return c.err
 	}
-	n := len(op.Starts)
-	if len(op.Ends) != n || (op.Axes != nil && len(op.Axes) != n) || (op.Steps != nil && len(op.Steps) != n) {
-		return c.errf("starts %v, ends %v, axes %v and steps %v must have the same length", op.Starts, op.Ends, op.Axes, op.Steps)
+	// The number of sliced axes, from the parameters known now.
+	n := -1
+	for i, v := range [][]int64{op.Starts, op.Ends, op.Axes, op.Steps} {
+		if ins[i+1] != "" || (v == nil && i >= 2) {
+			continue
+		}
+		if n >= 0 && len(v) != n {
+			return c.errf("starts %v, ends %v, axes %v and steps %v must have the same length", op.Starts, op.Ends, op.Axes, op.Steps)
+		}
+		n = len(v)
 	}
-	if op.Axes == nil {
+	if n < 0 {
+		return c.emit(op, ins, c.out1()) // every parameter is computed at run time
+	}
+	if op.Axes == nil && ins[3] == "" {
 		op.Axes = make([]int64, n)
 		for i := range op.Axes {
 			op.Axes[i] = int64(i)
 		}
 	}
-	if op.Steps == nil {
+	if op.Steps == nil && ins[4] == "" {
 		op.Steps = fill(n, 1)
 	}
 	for _, s := range op.Steps {
@@ -750,7 +796,7 @@ func convSlice(c *nodeCtx) error {
 		}
 	}
 	op.Axes = c.normAxes(op.Axes, c.rankOr(0), "axis")
-	return c.emit(op, []string{c.in(0)}, c.out1())
+	return c.emit(op, ins, c.out1())
 }
 
 func convConstant(c *nodeCtx) error {
@@ -816,6 +862,9 @@ func convUpsample(c *nodeCtx) error {
 		if scales == nil {
 			c.fail("the scales attribute is required")
 		}
+	} else if c.dynamic(1) {
+		op := &canon.Resize{CoordTransform: canon.Asymmetric, Nearest: canon.Floor}
+		return c.emit(op, []string{c.in(0), c.in(1)}, c.out1())
 	} else if v, ok := c.constFloats(1, "Upsample scales"); ok {
 		scales = toF32(v)
 	} else if c.err == nil {
@@ -843,6 +892,9 @@ func convResize(c *nodeCtx) error {
 	if c.im.opset < 11 {
 		// Resize-10 has no coordinate or rounding modes: it maps output
 		// index i to floor(i / scale), like Upsample.
+		if c.dynamic(1) {
+			return c.emit(op, []string{c.in(0), c.in(1)}, c.out1())
+		}
 		v, ok := c.constFloats(1, "Resize scales")
 		if !ok && c.err == nil {
 			c.fail("the scales input is required")
@@ -862,12 +914,15 @@ func convResize(c *nodeCtx) error {
 		return c.errf("nearest_mode %q is not supported (supported: %s)", nm, strings.Join(sortedKeys(nearestModes), ", "))
 	}
 	op.Nearest = n
-	if c.in(2) != "" {
+	// Scales or sizes computed at run time stay inputs; a constant empty
+	// tensor (how opsets 11-12 leave scales out) counts as absent.
+	ins := []string{c.in(0), c.dynIn(2), c.dynIn(3)}
+	if c.in(2) != "" && !c.dynamic(2) {
 		if v, ok := c.constFloats(2, "Resize scales"); ok && len(v) > 0 {
 			op.Scales = toF32(v)
 		}
 	}
-	if c.in(3) != "" {
+	if c.in(3) != "" && !c.dynamic(3) {
 		if v, ok := c.constInts(3, "Resize sizes"); ok && len(v) > 0 {
 			op.Sizes = v
 		}
@@ -875,20 +930,29 @@ func convResize(c *nodeCtx) error {
 	if c.err != nil {
 		return c.err
 	}
-	if (op.Scales == nil) == (op.Sizes == nil) {
-		return c.errf("exactly one of the scales and sizes inputs must be given")
+	given := 0
+	for _, b := range []bool{op.Scales != nil, op.Sizes != nil, ins[1] != "", ins[2] != ""} {
+		if b {
+			given++
+		}
+	}
+	if given != 1 {
+		return c.errf("exactly one of the scales and sizes inputs must be given (a scales input computed at run time cannot be left empty)")
 	}
 	if c.im.opset >= 18 {
-		if p := c.str("keep_aspect_ratio_policy", "stretch"); p != "stretch" && op.Sizes != nil {
+		if p := c.str("keep_aspect_ratio_policy", "stretch"); p != "stretch" && (op.Sizes != nil || ins[2] != "") {
 			return c.errf("keep_aspect_ratio_policy %q is not supported (only stretch)", p)
 		}
 		if axes := c.ints("axes"); axes != nil {
+			if ins[1] != "" || ins[2] != "" {
+				return c.errf("Resize with the axes attribute needs constant scales or sizes; %q is computed at run time", ins[1]+ins[2])
+			}
 			if err := c.expandResizeAxes(op, axes); err != nil {
 				return err
 			}
 		}
 	}
-	return c.emit(op, []string{c.in(0)}, c.out1())
+	return c.emit(op, ins, c.out1())
 }
 
 // expandResizeAxes turns opset-18 per-axis scales/sizes into full-rank ones.

@@ -14,6 +14,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
 
 // Supported ranges of the ONNX IR version and the default-domain opset.
@@ -58,7 +59,7 @@ func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph
 		// Hostile input must produce an error, never a crash of the
 		// caller; every check is meant to run before this can trigger.
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error while importing (please report it with the model): %v", r)
+			err = panicerr.New("importing", r)
 		}
 	}()
 	im := &importer{g: g, opts: opts, tr: &tensorReader{baseDir: filepath.Dir(path), g: g}}

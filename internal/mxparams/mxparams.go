@@ -38,9 +38,11 @@ const (
 // maxRank bounds the rank read from a file; MXNet itself allows far fewer.
 const maxRank = 32
 
-// maxDensified bounds the dense size a sparse array may expand to, so that a
-// tiny hostile file cannot ask for terabytes.
-const maxDensified = 4 << 30
+// DensifyLimit bounds the dense bytes the sparse arrays of a fileSize-byte
+// file may expand to: 32 MiB plus 64 bytes per byte of file, so that a
+// tiny hostile file cannot ask for gigabytes while real sparse weights
+// (a few percent of rows stored) still load.
+func DensifyLimit(fileSize int) int64 { return 32<<20 + 64*int64(fileSize) }
 
 // Array is one array of a list file, always dense.
 type Array struct {
@@ -116,6 +118,8 @@ type reader struct {
 	off  int
 	file string
 	what string // the record being read, for errors
+	// densifyBudget is what is left of DensifyLimit for this file.
+	densifyBudget int64
 }
 
 var errShort = errors.New("file ends early")
@@ -195,7 +199,7 @@ func (r *reader) shape(legacy bool, rank uint32, allowUnknown bool) ([]int64, er
 
 // Parse decodes a list file held in b; file names it in errors.
 func Parse(b []byte, file string) ([]*Array, error) {
-	r := &reader{b: b, file: file}
+	r := &reader{b: b, file: file, densifyBudget: DensifyLimit(len(b))}
 	magic, err := r.u64()
 	if err != nil {
 		return nil, err
@@ -447,9 +451,10 @@ func (r *reader) sparse(a *Array, dt canon.DType, shape, sshape []int64, nad int
 	}
 	dense := &canon.Tensor{DType: dt, Shape: shape}
 	size := dense.ByteSize()
-	if size < 0 || size > maxDensified {
-		return nil, r.fail("sparse array of shape %v is too large to densify (%d bytes)", shape, size)
+	if size < 0 || size > r.densifyBudget {
+		return nil, r.fail("sparse %s array of shape %v would need %d bytes once densified, over the %d bytes allowed for a %d-byte file (corrupt file, or sparse weights too large to convert)", dt, shape, size, DensifyLimit(len(r.b)), len(r.b))
 	}
+	r.densifyBudget -= size
 	dense.Data = make([]byte, size)
 	es := int64(dt.Size())
 	if a.Storage == StorageRowSparse {

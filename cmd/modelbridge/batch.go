@@ -1,0 +1,307 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/progress"
+)
+
+// batchFlags are the options of `convert --batch`.
+type batchFlags struct {
+	dir       string
+	out       string
+	jobs      int
+	recursive bool
+	asJSON    bool
+}
+
+func (b *batchFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&b.dir, "batch", "", "convert every model in this folder (then give no IN OUT; needs --to and --out)")
+	f.StringVar(&b.out, "out", "", "with --batch: folder for the converted models (created if missing)")
+	f.IntVarP(&b.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "with --batch: conversions run in parallel")
+	f.BoolVarP(&b.recursive, "recursive", "r", false, "with --batch: also convert models in subfolders")
+	f.BoolVar(&b.asJSON, "json", false, "with --batch: print the summary as JSON")
+}
+
+// batchReport is the --json schema of `convert --batch`. Field names are
+// stable (docs/json.md).
+type batchReport struct {
+	Dir       string      `json:"dir"`
+	To        string      `json:"to"`
+	Out       string      `json:"out"`
+	Jobs      int         `json:"jobs"`
+	Files     []batchFile `json:"files"`
+	Converted int         `json:"converted"`
+	Failed    int         `json:"failed"`
+	OK        bool        `json:"ok"`
+	Seconds   float64     `json:"seconds"`
+}
+
+// batchFile is the outcome of one model.
+type batchFile struct {
+	File    string  `json:"file"`
+	Format  string  `json:"format,omitempty"`
+	Status  string  `json:"status"` // "ok" or "failed"
+	Output  string  `json:"output,omitempty"`
+	Nodes   int     `json:"nodes,omitempty"`
+	Bytes   int64   `json:"bytes,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+}
+
+const (
+	statusOK     = "ok"
+	statusFailed = "failed"
+)
+
+// batchJob is one model to convert.
+type batchJob struct {
+	in, out string
+}
+
+func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo formats.WriteOptions) error {
+	if to == "" {
+		return usageErrorf("--batch needs --to FORMAT (one of %s)", joinNames(formats.ExporterNames()))
+	}
+	if b.out == "" {
+		return usageErrorf("--batch needs --out FOLDER for the converted models")
+	}
+	if b.jobs < 1 {
+		return usageErrorf("-j %d: need at least one job", b.jobs)
+	}
+	exp, err := formats.FindExporter("", to)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if _, err := rf.options(); err != nil {
+		return err
+	}
+	if st, err := os.Stat(b.dir); err != nil {
+		return usageErrorf("--batch %s: %v", b.dir, err)
+	} else if !st.IsDir() {
+		return usageErrorf("--batch %s is a file; give a folder (or convert IN OUT for one model)", b.dir)
+	}
+	models, err := findModels(b.dir, b.recursive)
+	if err != nil {
+		return err
+	}
+	if len(models) == 0 {
+		hint := ""
+		if !b.recursive {
+			hint = "; add -r to look in subfolders"
+		}
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s: no model files found (formats: %s)%s", b.dir, joinNames(formats.ImporterNames()), hint)}
+	}
+	if err := os.MkdirAll(b.out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	jobs := planOutputs(b.dir, b.out, models, exp.Extensions[0])
+
+	rep := batchReport{Dir: b.dir, To: exp.Name, Out: b.out, Jobs: b.jobs, Files: make([]batchFile, len(jobs))}
+	bar := newBar(cmd, "converting", int64(len(jobs)), progress.Count)
+	start := time.Now()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(b.jobs, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				rep.Files[i] = convertOne(rf, exp, jobs[i], wo)
+				bar.Add(1)
+			}
+		}()
+	}
+	for i := range jobs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	bar.Finish()
+	rep.Seconds = time.Since(start).Seconds()
+	for _, f := range rep.Files {
+		if f.Status == statusOK {
+			rep.Converted++
+		} else {
+			rep.Failed++
+		}
+	}
+	rep.OK = rep.Failed == 0
+
+	out := cmd.OutOrStdout()
+	if b.asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printBatch(out, rep)
+	}
+	if !rep.OK {
+		// The table already names each failure; the exit status is enough.
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d conversions failed", rep.Failed, len(rep.Files))}
+	}
+	return nil
+}
+
+// convertOne converts a single model. A panic in an importer or exporter
+// is reported as that file's failure instead of ending the whole batch.
+func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.WriteOptions) (res batchFile) {
+	start := time.Now()
+	res = batchFile{File: job.in, Output: job.out, Status: statusFailed}
+	defer func() {
+		if r := recover(); r != nil {
+			res.Status = statusFailed
+			res.Error = fmt.Sprintf("%s: internal error: %v (please report this)", job.in, r)
+		}
+		res.Seconds = time.Since(start).Seconds()
+		if res.Status != statusOK {
+			res.Output = ""
+		}
+	}()
+	if formats.SameFile(job.in, job.out) {
+		res.Error = "the output would overwrite the input; choose another --out"
+		return res
+	}
+	g, imp, err := rf.load(job.in)
+	if imp != nil {
+		res.Format = imp.Name
+	}
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	defer g.Close()
+	if err := exp.Write(g, job.out, wo); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.Status = statusOK
+	res.Nodes = len(g.Nodes)
+	if st, err := os.Stat(job.out); err == nil {
+		res.Bytes = st.Size()
+	}
+	return res
+}
+
+// paramsSuffix matches MXNet's checkpoint weights names: prefix-0000.params.
+var paramsSuffix = regexp.MustCompile(`-\d+\.params$`)
+
+// findModels lists the files in dir (and below it, when recursive) that a
+// registered importer recognizes by contents or extension. An MXNet
+// prefix-NNNN.params beside its prefix-symbol.json belongs to that symbol
+// file and is not listed on its own. Hidden files and folders are skipped.
+func findModels(dir string, recursive bool) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if path != dir && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if _, err := formats.FindImporter(path, ""); err != nil {
+			return nil
+		}
+		if loc := paramsSuffix.FindStringIndex(path); loc != nil {
+			if _, err := os.Stat(path[:loc[0]] + "-symbol.json"); err == nil {
+				return nil
+			}
+		}
+		files = append(files, path)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--batch: %w", err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// modelStem is a model's file name without its format's extension
+// ("resnet-symbol.json" -> "resnet", "a.onnx" -> "a").
+func modelStem(name string) string {
+	if loc := paramsSuffix.FindStringIndex(name); loc != nil && loc[0] > 0 {
+		return name[:loc[0]]
+	}
+	const sym = "-symbol.json"
+	if strings.HasSuffix(strings.ToLower(name), sym) && len(name) > len(sym) {
+		return name[:len(name)-len(sym)]
+	}
+	if e := filepath.Ext(name); e != "" && len(e) < len(name) {
+		return name[:len(name)-len(e)]
+	}
+	return name
+}
+
+// planOutputs names each model's output in outDir, keeping the subfolder
+// structure below dir. When two models would get the same output (a.onnx and
+// a.pt), the later one keeps its full name (a.pt.onnx).
+func planOutputs(dir, outDir string, models []string, ext string) []batchJob {
+	jobs := make([]batchJob, len(models))
+	taken := map[string]bool{}
+	for i, m := range models {
+		rel, err := filepath.Rel(dir, m)
+		if err != nil {
+			rel = filepath.Base(m)
+		}
+		sub, name := filepath.Split(rel)
+		out := filepath.Join(outDir, sub, modelStem(name)+ext)
+		if taken[out] {
+			out = filepath.Join(outDir, sub, name+ext)
+		}
+		taken[out] = true
+		jobs[i] = batchJob{in: m, out: out}
+	}
+	return jobs
+}
+
+// oneLine is the first line of an error message, for the summary table.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func printBatch(w io.Writer, r batchReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tSTATUS\tOUTPUT\tDETAIL")
+	for _, f := range r.Files {
+		if f.Status == statusOK {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %d nodes, %s\n", f.File, f.Status, f.Output, f.Format, f.Nodes, humanBytes(f.Bytes))
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t-\t%s\n", f.File, f.Status, strings.TrimPrefix(oneLine(f.Error), f.File+": "))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d converted, %d failed, %d jobs, %.1fs\n", r.Converted, r.Failed, r.Jobs, r.Seconds)
+}

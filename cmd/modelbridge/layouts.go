@@ -1,0 +1,393 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// layoutsReport is the --json schema of `layouts`. Field names are stable
+// (docs/json.md).
+type layoutsReport struct {
+	File         string        `json:"file"`
+	Format       string        `json:"format"`
+	KernelLayout string        `json:"kernel_layout,omitempty"`
+	Weights      []layoutEntry `json:"weights"`
+}
+
+// layoutEntry is one weight: its canonical layout, who uses it, and how
+// each framework names and orders it.
+type layoutEntry struct {
+	Name   string  `json:"name"`
+	DType  string  `json:"dtype"`
+	Shape  []int64 `json:"shape"`
+	Layout string  `json:"layout"`
+	// Role is conv_weight, deconv_weight, linear_weight, channel, bias,
+	// linear_bias, data or unused.
+	Role       string    `json:"role"`
+	UsedBy     []string  `json:"used_by"`
+	Group      int64     `json:"group,omitempty"`
+	Frameworks spellings `json:"frameworks"`
+	Preview    *permuted `json:"kernel_layout_preview,omitempty"`
+}
+
+// spellings says how ONNX, PyTorch, MXNet and TVM name a weight and order
+// its axes.
+type spellings struct {
+	ONNX    string `json:"onnx"`
+	PyTorch string `json:"pytorch"`
+	MXNet   string `json:"mxnet"`
+	TVM     string `json:"tvm"`
+}
+
+// permuted is a weight's shape in the layout asked for with --kernel-layout.
+type permuted struct {
+	Layout string  `json:"layout,omitempty"`
+	Shape  []int64 `json:"shape,omitempty"`
+	Note   string  `json:"note,omitempty"`
+}
+
+func newLayoutsCmd() *cobra.Command {
+	var rf readFlags
+	var asJSON bool
+	var kernel string
+	cmd := &cobra.Command{
+		Use:   "layouts MODEL",
+		Short: "List every weight with its canonical layout and each framework's name for it",
+		Long: `layouts lists the model's weights: shape, canonical layout (axis letters:
+O output channels, I input channels, C channels of a per-channel vector,
+D/H/W spatial axes), the nodes that use them, and how ONNX, PyTorch, MXNet
+and TVM name and order that weight.
+
+Convolution kernels are OIHW and transposed-convolution kernels IOHW, as in
+ONNX, PyTorch and MXNet. Old TVM Relay labelled conv2d_transpose kernels
+"OIHW" although their data is IOHW; the listing says so.
+
+--kernel-layout previews the shapes convolution kernels would have in
+another layout (the axis order is computed from the letters).`,
+		Example: `  modelbridge layouts testdata/tiny_convnet.onnx
+  modelbridge layouts testdata/tiny_convnet.onnx --kernel-layout HWIO
+  modelbridge layouts model.onnx --json | jq '.weights[] | select(.role=="deconv_weight")'`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if kernel != "" {
+				if err := checkKernelLayout(kernel); err != nil {
+					return usageErrorf("--kernel-layout %s: %v", kernel, err)
+				}
+			}
+			g, imp, err := rf.load(args[0])
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			rep := buildLayoutsReport(args[0], imp.Name, g, canon.Layout(kernel))
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printLayouts(cmd.OutOrStdout(), rep)
+			return nil
+		},
+	}
+	rf.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&kernel, "kernel-layout", "", "preview convolution kernel shapes in this layout (e.g. HWIO, HWOI, OHWI)")
+	return cmd
+}
+
+// checkKernelLayout accepts a kernel layout made of O, I and one spatial
+// letter set (W, HW or DHW), each letter once.
+func checkKernelLayout(l string) error {
+	letters := strings.Split(l, "")
+	seen := map[string]bool{}
+	for _, c := range letters {
+		if !strings.Contains("OIDHW", c) {
+			return fmt.Errorf("unknown axis letter %q (use O, I and the spatial letters D, H, W)", c)
+		}
+		if seen[c] {
+			return fmt.Errorf("axis letter %q appears twice", c)
+		}
+		seen[c] = true
+	}
+	if !seen["O"] || !seen["I"] {
+		return fmt.Errorf("a kernel layout needs both O and I")
+	}
+	spatial := strings.NewReplacer("O", "", "I", "").Replace(l)
+	if want := canon.SpatialLetters(len(spatial)); want == "" || !sameLetters(spatial, want) {
+		return fmt.Errorf("spatial letters must be W, HW or DHW")
+	}
+	return nil
+}
+
+func sameLetters(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, c := range a {
+		if !strings.ContainsRune(b, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// weightUse is one node input slot that reads a weight.
+type weightUse struct {
+	node *canon.Node
+	spec canon.InputSpec
+}
+
+func weightUses(g *canon.Graph) map[string][]weightUse {
+	uses := map[string][]weightUse{}
+	for _, n := range g.Nodes {
+		specs := n.Op.Signature().Inputs
+		for i, in := range n.Inputs {
+			if in == "" || len(specs) == 0 {
+				continue
+			}
+			spec := specs[min(i, len(specs)-1)]
+			uses[in] = append(uses[in], weightUse{node: n, spec: spec})
+		}
+	}
+	return uses
+}
+
+func buildLayoutsReport(path, format string, g *canon.Graph, kernel canon.Layout) layoutsReport {
+	rep := layoutsReport{File: path, Format: format, KernelLayout: string(kernel), Weights: []layoutEntry{}}
+	uses := weightUses(g)
+	for _, t := range g.Initializers {
+		e := layoutEntry{Name: t.Name, DType: t.DType.String(), Shape: t.Shape, Layout: string(t.Layout), Role: "unused", UsedBy: []string{}}
+		us := uses[t.Name]
+		for _, u := range us {
+			e.UsedBy = append(e.UsedBy, nodeTitle(u.node))
+		}
+		if len(us) > 0 {
+			e.Role, e.Group, e.Frameworks = describeUse(g, t, us[0])
+		}
+		if kernel != "" && (e.Role == "conv_weight" || e.Role == "deconv_weight") {
+			e.Preview = previewKernel(t, kernel)
+		}
+		rep.Weights = append(rep.Weights, e)
+	}
+	return rep
+}
+
+func nodeTitle(n *canon.Node) string {
+	if n.Name == "" {
+		return n.Op.Kind()
+	}
+	return n.Name + " (" + n.Op.Kind() + ")"
+}
+
+// previewKernel gives the shape t would have in layout to, or says why the
+// layout does not apply (a 2-D layout for a 1-D kernel).
+func previewKernel(t *canon.Tensor, to canon.Layout) *permuted {
+	perm, err := canon.Permutation(t.Layout, to)
+	if err != nil {
+		return &permuted{Note: fmt.Sprintf("kept as %s: %s does not fit a %d-D kernel", t.Layout, to, len(t.Shape))}
+	}
+	shape := make([]int64, len(perm))
+	for i, p := range perm {
+		shape[i] = t.Shape[p]
+	}
+	return &permuted{Layout: string(to), Shape: shape}
+}
+
+// spatialNames returns the kernel axis names for n spatial axes in the
+// style of a framework's documentation.
+func spatialNames(n int, upper bool) string {
+	names := map[int]string{1: "kW", 2: "kH, kW", 3: "kD, kH, kW"}[n]
+	if names == "" {
+		names = "k..."
+	}
+	if !upper {
+		names = strings.ToLower(names)
+	}
+	return names
+}
+
+// describeUse names the weight's role and its spelling in each framework,
+// from the first node that reads it.
+func describeUse(g *canon.Graph, t *canon.Tensor, u weightUse) (string, int64, spellings) {
+	kind := u.node.Op.Kind()
+	nsp := len(t.Shape) - 2
+	sp, spl := spatialNames(nsp, true), spatialNames(nsp, false)
+	dim := fmt.Sprintf("%dd", max(nsp, 1))
+	switch u.spec.Role {
+	case canon.RoleConvWeight:
+		group := int64(1)
+		if c, ok := u.node.Op.(*canon.Conv); ok {
+			group = c.Group
+		}
+		return "conv_weight", group, spellings{
+			ONNX:    "Conv W (M, C/group, " + sp + ")",
+			PyTorch: "Conv" + dim + ".weight (out_channels, in_channels/groups, " + sp + ")",
+			MXNet:   "Convolution weight (num_filter, C/num_group, " + spl + ")",
+			TVM:     fmt.Sprintf("nn.conv%s kernel_layout=%q", dim, t.Layout),
+		}
+	case canon.RoleDeconvWeight:
+		group := int64(1)
+		if c, ok := u.node.Op.(*canon.ConvTranspose); ok {
+			group = c.Group
+		}
+		return "deconv_weight", group, spellings{
+			ONNX:    "ConvTranspose W (C, M/group, " + sp + ")",
+			PyTorch: "ConvTranspose" + dim + ".weight (in_channels, out_channels/groups, " + sp + ")",
+			MXNet:   "Deconvolution weight (C_in, num_filter/num_group, " + spl + ")",
+			TVM: fmt.Sprintf("nn.conv%s_transpose kernel_layout=%q; Relay before apache/tvm#9336 (2021) labelled it %q for the same data",
+				dim, t.Layout, strings.Replace(string(t.Layout), "IO", "OI", 1)),
+		}
+	case canon.RoleLinearWeight:
+		return "linear_weight", 0, spellings{
+			ONNX:    "Gemm B (N, K) with transB=1; MatMul B is (K, N)",
+			PyTorch: "Linear.weight (out_features, in_features)",
+			MXNet:   "FullyConnected weight (num_hidden, input_dim)",
+			TVM:     "nn.dense weight (units, input_dim)",
+		}
+	case canon.RoleChannel:
+		slots := map[string][4]string{
+			"Scale": {"scale", "weight", "gamma", "gamma"},
+			"Bias":  {"B", "bias", "beta", "beta"},
+			"Mean":  {"input_mean", "running_mean", "moving_mean", "moving_mean"},
+			"Var":   {"input_var", "running_var", "moving_var", "moving_var"},
+		}
+		s := slots[u.spec.Name]
+		bn := "BatchNorm2d"
+		if x, ok := g.Values[u.node.Inputs[0]]; ok && x.RankKnown && len(x.Shape) >= 2 && len(x.Shape) <= 5 {
+			bn = fmt.Sprintf("BatchNorm%dd", max(len(x.Shape)-2, 1))
+		}
+		return "channel", 0, spellings{
+			ONNX:    "BatchNormalization " + s[0] + " (C)",
+			PyTorch: bn + "." + s[1] + " (num_features)",
+			MXNet:   "BatchNorm " + s[2] + " (C)",
+			TVM:     "nn.batch_norm " + s[3] + " (C)",
+		}
+	case canon.RoleBias:
+		if kind == "ConvTranspose" {
+			return "bias", 0, spellings{
+				ONNX:    "ConvTranspose B (M)",
+				PyTorch: "ConvTranspose" + convDims(g, u.node) + ".bias (out_channels)",
+				MXNet:   "Deconvolution bias (num_filter)",
+				TVM:     "nn.bias_add after nn.conv" + convDims(g, u.node) + "_transpose (axis=1)",
+			}
+		}
+		return "bias", 0, spellings{
+			ONNX:    kind + " B (M)",
+			PyTorch: "Conv" + convDims(g, u.node) + ".bias (out_channels)",
+			MXNet:   "Convolution bias (num_filter)",
+			TVM:     "nn.bias_add after nn.conv" + convDims(g, u.node) + " (axis=1)",
+		}
+	}
+	if kind == "Linear" && u.spec.Name == "C" {
+		return "linear_bias", 0, spellings{
+			ONNX:    "Gemm C (N)",
+			PyTorch: "Linear.bias (out_features)",
+			MXNet:   "FullyConnected bias (num_hidden)",
+			TVM:     "nn.bias_add after nn.dense",
+		}
+	}
+	return "data", 0, spellings{
+		ONNX:    kind + " input " + u.spec.Name,
+		PyTorch: "-",
+		MXNet:   "-",
+		TVM:     "-",
+	}
+}
+
+// convDims is "1d", "2d" or "3d" from a convolution's weight rank.
+func convDims(g *canon.Graph, n *canon.Node) string {
+	if len(n.Inputs) > 1 {
+		if w, ok := g.Values[n.Inputs[1]]; ok && w.RankKnown && len(w.Shape) >= 3 {
+			return fmt.Sprintf("%dd", len(w.Shape)-2)
+		}
+	}
+	return "2d"
+}
+
+func printLayouts(w io.Writer, r layoutsReport) {
+	fmt.Fprintf(w, "%s (%s): %d weights\n", r.File, r.Format, len(r.Weights))
+	for _, e := range r.Weights {
+		layout := e.Layout
+		if layout == "" {
+			layout = "-"
+		}
+		fmt.Fprintf(w, "\n%s  %s %v  %s  %s", e.Name, e.DType, e.Shape, layout, e.Role)
+		if e.Group > 1 {
+			fmt.Fprintf(w, " (group %d)", e.Group)
+		}
+		fmt.Fprintln(w)
+		if len(e.UsedBy) > 0 {
+			fmt.Fprintf(w, "  used by  %s\n", strings.Join(e.UsedBy, ", "))
+		}
+		if e.Role == "unused" {
+			continue
+		}
+		f := e.Frameworks
+		for _, row := range [][2]string{{"ONNX", f.ONNX}, {"PyTorch", f.PyTorch}, {"MXNet", f.MXNet}, {"TVM", f.TVM}} {
+			if row[1] != "-" {
+				fmt.Fprintf(w, "  %-8s %s\n", row[0], row[1])
+			}
+		}
+		if p := e.Preview; p != nil {
+			if p.Note != "" {
+				fmt.Fprintf(w, "  %-8s %s\n", r.KernelLayout, p.Note)
+			} else {
+				fmt.Fprintf(w, "  %-8s %v\n", r.KernelLayout, p.Shape)
+			}
+		}
+	}
+}
+
+// applyKernelLayout rewrites g's convolution kernels into layout to before
+// a weights-only export (convert --kernel-layout). Only safetensors can
+// say which layout a tensor is in (its __metadata__ records
+// "layout.<tensor>"); ONNX and MXNet operators require OIHW/IOHW, and a
+// PyTorch state dict has no place to declare a layout, so those are refused
+// rather than written with weights their readers would misinterpret.
+func applyKernelLayout(g *canon.Graph, exporter string, to string) error {
+	if err := checkKernelLayout(to); err != nil {
+		return usageErrorf("--kernel-layout %s: %v", to, err)
+	}
+	if exporter != "safetensors" {
+		return usageErrorf("--kernel-layout: %s cannot declare a non-canonical kernel layout (its readers expect OIHW for Conv and IOHW for ConvTranspose); write .safetensors, which records each tensor's layout in its metadata, or preview with 'modelbridge layouts MODEL --kernel-layout %s'", exporter, to)
+	}
+	n, err := permuteKernels(g, canon.Layout(to))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return usageErrorf("--kernel-layout %s: no convolution kernel in the model has %d spatial axes", to, len(to)-2)
+	}
+	return nil
+}
+
+// permuteKernels replaces every convolution and transposed-convolution
+// weight whose axes fit layout to with a permuted copy, records the layout
+// in the graph's metadata, and returns how many were changed.
+func permuteKernels(g *canon.Graph, to canon.Layout) (int, error) {
+	uses := weightUses(g)
+	n := 0
+	for i, t := range g.Initializers {
+		us := uses[t.Name]
+		if len(us) == 0 || (us[0].spec.Role != canon.RoleConvWeight && us[0].spec.Role != canon.RoleDeconvWeight) {
+			continue
+		}
+		if _, err := canon.Permutation(t.Layout, to); err != nil {
+			continue // another rank (a 1-D kernel when to is 2-D): kept as is
+		}
+		p, err := canon.PermuteTensor(t, to)
+		if err != nil {
+			return n, err
+		}
+		g.Initializers[i] = p
+		g.Meta.Props = append(g.Meta.Props, canon.KeyValue{Key: "layout." + t.Name, Value: string(to)})
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,162 @@
+package torchexport
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/atomicfile"
+)
+
+func init() {
+	formats.RegisterExporter(&formats.Exporter{
+		Name:       "torch",
+		Extensions: []string{".pt", ".pth"},
+		Write:      Write,
+	})
+}
+
+// Result says what an export wrote and how weights were renamed.
+type Result struct {
+	Files   []string
+	Renames []Rename
+}
+
+// Write is the registered exporter: a path ending in .pt or .pth gets the
+// state dict only; any other path is a folder that receives model.py,
+// weights.pt and README.
+func Write(g *canon.Graph, path string, _ formats.WriteOptions) error {
+	_, err := Export(g, path)
+	return err
+}
+
+// IsWeightsOnly reports whether path names a single state-dict file.
+func IsWeightsOnly(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".pt" || ext == ".pth"
+}
+
+// Export writes g for PyTorch at path (see Write) and returns the files
+// written and the original -> state-dict name of every weight. Nothing is
+// written when the graph cannot be expressed.
+func Export(g *canon.Graph, path string) (*Result, error) {
+	if IsWeightsOnly(path) {
+		entries, renames := WeightEntries(g)
+		if err := WriteStateDict(path, entries); err != nil {
+			return nil, err
+		}
+		return &Result{Files: []string{path}, Renames: renames}, nil
+	}
+	mod, err := Generate(g)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create output folder: %w", err)
+	}
+	weights := filepath.Join(path, "weights.pt")
+	if err := WriteStateDict(weights, mod.Entries); err != nil {
+		return nil, err
+	}
+	modelPy := filepath.Join(path, "model.py")
+	if err := writeText(modelPy, mod.Source); err != nil {
+		return nil, err
+	}
+	readme := filepath.Join(path, "README")
+	if err := writeText(readme, readmeText(g, mod)); err != nil {
+		return nil, err
+	}
+	return &Result{Files: []string{modelPy, weights, readme}, Renames: mod.Renames}, nil
+}
+
+// WeightEntries is the state dict written for a weights-only export. A
+// graph read from PyTorch keeps its keys, order and tensors exactly; any
+// other graph gets the keys model.py would use (falling back to names made
+// from the initializers when its ops cannot be written as torch code).
+func WeightEntries(g *canon.Graph) ([]Entry, []Rename) {
+	if g.Meta.SourceFormat != "torch" {
+		if mod, err := Generate(g); err == nil {
+			return mod.Entries, mod.Renames
+		}
+	}
+	keys := nameSet{}
+	var entries []Entry
+	var renames []Rename
+	for _, t := range g.Initializers {
+		key := t.Name
+		if g.Meta.SourceFormat != "torch" && !ValidStateKey(key) {
+			key = sanitize(key)
+			if key == "" {
+				key = "tensor"
+			}
+		}
+		if keys[key] {
+			key = keys.claim(key)
+		} else {
+			keys[key] = true
+		}
+		entries = append(entries, Entry{Key: key, Tensor: t})
+		renames = append(renames, Rename{From: t.Name, To: key})
+	}
+	return entries, renames
+}
+
+func writeText(path, text string) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.W.WriteString(text); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+func readmeText(g *canon.Graph, mod *Module) string {
+	var ins, outs []string
+	for _, v := range g.Inputs {
+		ins = append(ins, v.Name+" "+fmtValue(v))
+	}
+	for _, v := range g.Outputs {
+		outs = append(outs, v.Name+" "+fmtValue(v))
+	}
+	return fmt.Sprintf(`This folder holds a PyTorch version of the model, written by modelbridge.
+
+  model.py    class Model(nn.Module): the layers and the forward pass
+  weights.pt  the state dict (torch.load reads it; %d tensors)
+
+Load and run (PyTorch 1.13 or newer):
+
+  import torch
+  from model import Model
+  model = Model()                      # built in eval mode
+  model.load_state_dict(torch.load("weights.pt"), strict=True)
+  with torch.no_grad():
+      y = model(x)
+
+Inputs:  %s
+Outputs: %s
+
+Call model.train() before fine-tuning: BatchNorm layers then update their
+running statistics (momentum 0.1, PyTorch's default).
+`, len(mod.Entries), strings.Join(ins, ", "), strings.Join(outs, ", "))
+}
+
+func fmtValue(v canon.ValueInfo) string {
+	var dims []string
+	for _, d := range v.Shape {
+		switch {
+		case d.Known():
+			dims = append(dims, fmt.Sprint(d.Size))
+		case d.Param != "":
+			dims = append(dims, d.Param)
+		default:
+			dims = append(dims, "?")
+		}
+	}
+	return fmt.Sprintf("%s[%s]", v.DType, strings.Join(dims, ", "))
+}

@@ -1,0 +1,111 @@
+package torchexport
+
+import (
+	"strconv"
+	"strings"
+)
+
+// pythonKeywords cannot be attribute names written as `self.x`.
+var pythonKeywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true, "assert": true, "async": true,
+	"await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true,
+	"else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true,
+	"import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true,
+	"pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true,
+}
+
+// moduleAttrs are nn.Module's own attributes: a submodule or tensor under
+// one of these names would shadow a method torch relies on.
+var moduleAttrs = map[string]bool{
+	"training": true, "forward": true, "to": true, "cuda": true, "cpu": true, "eval": true, "train": true,
+	"state_dict": true, "load_state_dict": true, "parameters": true, "buffers": true, "children": true,
+	"modules": true, "apply": true, "float": true, "double": true, "half": true, "type": true,
+	"register_buffer": true, "register_parameter": true, "add_module": true, "named_modules": true,
+	"named_parameters": true, "named_buffers": true, "named_children": true, "zero_grad": true,
+	"requires_grad_": true, "extra_repr": true, "dump_patches": true, "get_submodule": true,
+	"get_parameter": true, "get_buffer": true, "share_memory": true, "bfloat16": true,
+}
+
+// isIdentifier reports whether s is an ASCII Python identifier.
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isIndex reports whether s is a decimal index such as nn.Sequential uses.
+func isIndex(s string) bool {
+	if s == "" || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	_, err := strconv.ParseUint(s, 10, 31)
+	return err == nil
+}
+
+// validComponent is a name that can be an attribute of a module.
+func validComponent(s string, first bool) bool {
+	if isIndex(s) {
+		return !first
+	}
+	return isIdentifier(s) && !pythonKeywords[s] && !moduleAttrs[s] && !strings.HasPrefix(s, "_")
+}
+
+// ValidStateKey reports whether name is usable as-is as a state-dict key of
+// the generated module: dot-separated identifiers or indices, the first an
+// identifier (e.g. "features.0.weight", "conv1.bias").
+func ValidStateKey(name string) bool {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		if !validComponent(p, i == 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitize turns an arbitrary name into one module attribute: runs of
+// characters outside [A-Za-z0-9_] become "_", and names that would start
+// with a digit or clash with Python or nn.Module get a prefix.
+func sanitize(name string) string {
+	var b strings.Builder
+	under := false
+	for _, c := range name {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b.WriteRune(c)
+			under = false
+		} else if !under {
+			b.WriteByte('_')
+			under = true
+		}
+	}
+	s := strings.Trim(b.String(), "_")
+	if s == "" {
+		return ""
+	}
+	if s[0] >= '0' && s[0] <= '9' || pythonKeywords[s] || moduleAttrs[s] {
+		s = "m_" + s
+	}
+	return s
+}
+
+// nameSet hands out unique names.
+type nameSet map[string]bool
+
+// claim returns base, or base_1, base_2, ... if taken, and marks it used.
+func (s nameSet) claim(base string) string {
+	name := base
+	for i := 1; s[name]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	s[name] = true
+	return name
+}

@@ -1,0 +1,155 @@
+package torchscript
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// archive gives access to the entries of one TorchScript zip. Every entry
+// lives under a single top-level folder whose name need not match the file
+// name (torch.jit.save names it after the file stem, but files get renamed).
+type archive struct {
+	path    string
+	prefix  string // "<folder>/"
+	entries map[string]*zip.File
+	// mapped is the whole file, mapped read-only (or nil when mapping
+	// failed); stored entries are sliced from it without copying.
+	mapped []byte
+}
+
+// maxDeflateRatio bounds how much a deflated entry may claim to expand:
+// deflate cannot exceed about 1032:1, so a larger claim is a corrupt or
+// hostile header.
+const maxDeflateRatio = 1100
+
+func openArchive(zr *zip.Reader, path string) (*archive, error) {
+	a := &archive{path: path, entries: map[string]*zip.File{}}
+	for _, f := range zr.File {
+		name := f.Name
+		if strings.HasSuffix(name, "/") {
+			continue
+		}
+		i := strings.IndexByte(name, '/')
+		if i <= 0 {
+			continue
+		}
+		if rest := name[i+1:]; rest == "data.pkl" || rest == "constants.pkl" || strings.HasPrefix(rest, "code/") {
+			p := name[:i+1]
+			if a.prefix != "" && a.prefix != p {
+				return nil, fmt.Errorf("%s: the archive holds two TorchScript folders (%s and %s); it is not one torch.jit.save file", path, strings.TrimSuffix(a.prefix, "/"), strings.TrimSuffix(p, "/"))
+			}
+			a.prefix = p
+		}
+	}
+	if a.prefix == "" {
+		return nil, fmt.Errorf("%s: not a TorchScript archive (no <folder>/data.pkl and <folder>/code/); if it is a torch.save file, read it as a state dict", path)
+	}
+	for _, f := range zr.File {
+		if strings.HasPrefix(f.Name, a.prefix) {
+			a.entries[f.Name[len(a.prefix):]] = f
+		}
+	}
+	if _, ok := a.entries["data.pkl"]; !ok {
+		return nil, fmt.Errorf("%s: TorchScript archive has no %sdata.pkl (the module's attributes and weights); the file is incomplete", path, a.prefix)
+	}
+	if m, err := mapFile(path); err == nil {
+		a.mapped = m
+	}
+	return a, nil
+}
+
+// Close unmaps the file.
+func (a *archive) Close() error {
+	if a.mapped == nil {
+		return nil
+	}
+	err := syscall.Munmap(a.mapped)
+	a.mapped = nil
+	return err
+}
+
+// has reports whether the archive holds an entry (a path below the folder).
+func (a *archive) has(name string) bool {
+	_, ok := a.entries[name]
+	return ok
+}
+
+// read returns an entry's bytes. Stored entries point into the mapped file
+// (read-only); deflated ones are inflated with the declared size as a bound.
+func (a *archive) read(name string) ([]byte, error) {
+	f, ok := a.entries[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: missing entry %s%s", a.path, a.prefix, name)
+	}
+	size := f.UncompressedSize64
+	if size > 1<<40 {
+		return nil, fmt.Errorf("%s: entry %s%s declares %d bytes; the header is corrupt", a.path, a.prefix, name, size)
+	}
+	if f.Method == zip.Store && a.mapped != nil {
+		off, err := f.DataOffset()
+		if err != nil {
+			return nil, fmt.Errorf("%s: entry %s%s: %v", a.path, a.prefix, name, err)
+		}
+		if f.CompressedSize64 != size || off < 0 || uint64(off)+size > uint64(len(a.mapped)) {
+			return nil, fmt.Errorf("%s: entry %s%s claims %d bytes at offset %d, past the end of the %d-byte file (truncated?)", a.path, a.prefix, name, size, off, len(a.mapped))
+		}
+		return a.mapped[off : uint64(off)+size], nil
+	}
+	if f.Method != zip.Store && size > maxDeflateRatio*f.CompressedSize64+1024 {
+		return nil, fmt.Errorf("%s: entry %s%s claims to expand %d bytes into %d; the header is corrupt", a.path, a.prefix, name, f.CompressedSize64, size)
+	}
+	if a.mapped != nil && f.CompressedSize64 > uint64(len(a.mapped)) {
+		return nil, fmt.Errorf("%s: entry %s%s claims %d compressed bytes in a %d-byte file (truncated?)", a.path, a.prefix, name, f.CompressedSize64, len(a.mapped))
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%s: entry %s%s: %v", a.path, a.prefix, name, err)
+	}
+	defer rc.Close()
+	buf := make([]byte, size)
+	if _, err := io.ReadFull(rc, buf); err != nil {
+		return nil, fmt.Errorf("%s: entry %s%s: %v (the file is truncated or corrupt)", a.path, a.prefix, name, err)
+	}
+	// Reading to the end checks the CRC and that nothing follows.
+	var one [1]byte
+	if n, err := rc.Read(one[:]); n != 0 || (err != nil && err != io.EOF) {
+		if err == nil {
+			err = fmt.Errorf("more data than the %d bytes declared", size)
+		}
+		return nil, fmt.Errorf("%s: entry %s%s: %v", a.path, a.prefix, name, err)
+	}
+	return buf, nil
+}
+
+// codeFiles lists the code/ sources, as archive-relative paths.
+func (a *archive) codeFiles() []string {
+	var out []string
+	for name := range a.entries {
+		if strings.HasPrefix(name, "code/") && strings.HasSuffix(name, ".py") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// mapFile maps path read-only.
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if size <= 0 || size != int64(int(size)) {
+		return nil, fmt.Errorf("%s: cannot map %d bytes", path, size)
+	}
+	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+}

@@ -1,0 +1,225 @@
+package torchscript
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// builder accumulates the canonical graph as the code runs.
+type builder struct {
+	a      *archive
+	g      *canon.Graph
+	vals   map[string]canon.ValueInfo
+	used   map[string]bool
+	inits  map[*tensorRef]string
+	consts int
+}
+
+func newBuilder(a *archive) *builder {
+	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, inits: map[*tensorRef]string{}}
+}
+
+// unique returns base, or base_N when base is taken.
+func (b *builder) unique(base string) string {
+	if base == "" {
+		base = "v"
+	}
+	name := base
+	for i := 1; b.used[name]; i++ {
+		name = base + "_" + strconv.Itoa(i)
+	}
+	b.used[name] = true
+	return name
+}
+
+// addInput declares a graph input.
+func (b *builder) addInput(name string, shape []int64) *tensorVal {
+	vi := canon.ValueInfo{Name: b.unique(name), DType: canon.Float32}
+	if shape != nil {
+		vi.Shape = canon.DimsOf(shape...)
+		vi.RankKnown = true
+	}
+	b.g.Inputs = append(b.g.Inputs, vi)
+	b.vals[vi.Name] = vi
+	return &tensorVal{name: vi.Name, info: vi}
+}
+
+// valueName makes t a graph value and returns its name: weights and
+// constants become initializers on first use, in the layout role asks for.
+func (b *builder) valueName(t *tensorVal, role canon.Role) (string, error) {
+	switch {
+	case t.name != "":
+		return t.name, nil
+	case t.ref != nil:
+		if name, ok := b.inits[t.ref]; ok {
+			b.setLayout(name, role)
+			return name, nil
+		}
+		loaded, err := t.ref.load(b.a, t.path)
+		if err != nil {
+			return "", err
+		}
+		init := *loaded
+		init.Name = b.unique(t.path)
+		b.g.Initializers = append(b.g.Initializers, &init)
+		b.inits[t.ref] = init.Name
+		b.vals[init.Name] = canon.ValueInfo{Name: init.Name, DType: init.DType, Shape: canon.DimsOf(init.Shape...), RankKnown: true, Const: &init}
+		b.setLayout(init.Name, role)
+		return init.Name, nil
+	case t.konst != nil:
+		init := *t.konst
+		b.consts++
+		init.Name = b.unique("const")
+		b.g.Initializers = append(b.g.Initializers, &init)
+		vi := canon.ValueInfo{Name: init.Name, DType: init.DType, Shape: canon.DimsOf(init.Shape...), RankKnown: true, Const: &init}
+		b.vals[init.Name] = vi
+		*t = tensorVal{name: init.Name, info: vi}
+		b.setLayout(init.Name, role)
+		return init.Name, nil
+	}
+	return "", fmt.Errorf("internal error: empty tensor value")
+}
+
+// setLayout gives an initializer the layout its consumer needs.
+func (b *builder) setLayout(name string, role canon.Role) {
+	for _, t := range b.g.Initializers {
+		if t.Name == name {
+			if l, ok := canon.LayoutFor(role, len(t.Shape)); ok && t.Layout == "" {
+				t.Layout = l
+			}
+			return
+		}
+	}
+}
+
+// info is the inferred type of a tensor value.
+func (b *builder) info(t *tensorVal) canon.ValueInfo {
+	switch {
+	case t.name != "":
+		return b.vals[t.name]
+	case t.ref != nil:
+		return canon.ValueInfo{DType: t.ref.storage.dtype, Shape: canon.DimsOf(t.ref.size...), RankKnown: true}
+	case t.konst != nil:
+		return canon.ValueInfo{DType: t.konst.DType, Shape: canon.DimsOf(t.konst.Shape...), RankKnown: true, Const: t.konst}
+	}
+	return canon.ValueInfo{}
+}
+
+// emit adds a node reading ins (nil for an absent optional input) and
+// returns its nOut outputs, typed by shape inference.
+func (b *builder) emit(scope string, op canon.Op, ins []*tensorVal, nOut int) ([]*tensorVal, error) {
+	specs := op.Signature().Inputs
+	n := &canon.Node{Op: op, Inputs: make([]string, len(ins))}
+	infos := make([]canon.ValueInfo, len(ins))
+	for i, t := range ins {
+		if t == nil {
+			continue
+		}
+		role := canon.RoleData
+		if i < len(specs) && !specs[i].Variadic {
+			role = specs[i].Role
+		}
+		name, err := b.valueName(t, role)
+		if err != nil {
+			return nil, err
+		}
+		n.Inputs[i] = name
+		infos[i] = b.vals[name]
+	}
+	base := op.Kind()
+	if scope != "" {
+		base = scope + "." + op.Kind()
+	}
+	n.Name = b.unique(base)
+	for i := 0; i < nOut; i++ {
+		if i == 0 {
+			n.Outputs = append(n.Outputs, n.Name)
+		} else {
+			n.Outputs = append(n.Outputs, b.unique(n.Name+":"+strconv.Itoa(i)))
+		}
+	}
+	outs, err := canon.InferNode(n, infos)
+	if err != nil {
+		return nil, err
+	}
+	b.g.Nodes = append(b.g.Nodes, n)
+	res := make([]*tensorVal, nOut)
+	for i, o := range outs {
+		b.vals[o.Name] = o
+		res[i] = &tensorVal{name: o.Name, info: o}
+	}
+	return res, nil
+}
+
+// emit1 is emit for single-output ops.
+func (b *builder) emit1(scope string, op canon.Op, ins ...*tensorVal) (*tensorVal, error) {
+	out, err := b.emit(scope, op, ins, 1)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// setOutputs names the graph outputs: "output" for one, "output_<i>" for
+// several. A value produced by a node is renamed in place; an input or
+// weight returned as is goes through an Identity.
+func (b *builder) setOutputs(outs []*tensorVal) error {
+	producer := map[string]*canon.Node{}
+	for _, n := range b.g.Nodes {
+		for _, o := range n.Outputs {
+			producer[o] = n
+		}
+	}
+	renamed := map[string]string{}
+	for i, t := range outs {
+		want := "output"
+		if len(outs) > 1 {
+			want = "output_" + strconv.Itoa(i)
+		}
+		if b.used[want] {
+			want = b.unique(want)
+		} else {
+			b.used[want] = true
+		}
+		src, err := b.valueName(t, canon.RoleData)
+		if err != nil {
+			return err
+		}
+		if to, done := renamed[src]; done {
+			src = to
+		} else if p, ok := producer[src]; ok {
+			b.rename(p, src, want)
+			renamed[src] = want
+			continue
+		}
+		id, err := b.emit("", &canon.Identity{}, []*tensorVal{{name: src, info: b.vals[src]}}, 1)
+		if err != nil {
+			return err
+		}
+		b.rename(b.g.Nodes[len(b.g.Nodes)-1], id[0].name, want)
+	}
+	return nil
+}
+
+// rename changes the name of value from (an output of p) everywhere.
+func (b *builder) rename(p *canon.Node, from, to string) {
+	for i, o := range p.Outputs {
+		if o == from {
+			p.Outputs[i] = to
+		}
+	}
+	for _, n := range b.g.Nodes {
+		for i, in := range n.Inputs {
+			if in == from {
+				n.Inputs[i] = to
+			}
+		}
+	}
+	vi := b.vals[from]
+	vi.Name = to
+	b.vals[to] = vi
+	delete(b.vals, from)
+	b.g.Outputs = append(b.g.Outputs, vi)
+}

@@ -1,0 +1,609 @@
+package torchscript
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// scalar is a number known at import: a Python int/float or a one-element
+// constant tensor (NumToTensor of a static size).
+type scalar struct {
+	f        float64
+	isInt    bool
+	isTensor bool
+}
+
+func scalarOf(v value) (scalar, bool) {
+	switch x := v.(type) {
+	case int64:
+		return scalar{f: float64(x), isInt: true}, true
+	case float64:
+		return scalar{f: x}, true
+	case bool:
+		if x {
+			return scalar{f: 1, isInt: true}, true
+		}
+		return scalar{isInt: true}, true
+	case *tensorVal:
+		if x.konst != nil && x.konst.NumElements() == 1 {
+			if n, ok := scalarInt64(x.konst); ok {
+				return scalar{f: float64(n), isInt: true, isTensor: true}, true
+			}
+			if fs, err := x.konst.Float64s(); err == nil && len(fs) == 1 {
+				return scalar{f: fs[0], isTensor: true}, true
+			}
+		}
+	}
+	return scalar{}, false
+}
+
+func (s scalar) value() value {
+	if s.isTensor {
+		if s.isInt {
+			return &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{int64(s.f)})}
+		}
+		return &tensorVal{konst: canon.NewFloat32Tensor("", []int64{}, []float32{float32(s.f)})}
+	}
+	if s.isInt {
+		return int64(s.f)
+	}
+	return s.f
+}
+
+// foldScalar computes op on two numbers known at import.
+func foldScalar(fn string, a, b scalar) (value, error) {
+	r := scalar{isInt: a.isInt && b.isInt, isTensor: a.isTensor || b.isTensor}
+	switch fn {
+	case "add":
+		r.f = a.f + b.f
+	case "sub":
+		r.f = a.f - b.f
+	case "mul":
+		r.f = a.f * b.f
+	case "div":
+		if b.f == 0 {
+			return nil, fmt.Errorf("division by zero")
+		}
+		r.f = a.f / b.f
+		r.isInt = false
+	case "floor_divide":
+		if b.f == 0 {
+			return nil, fmt.Errorf("division by zero")
+		}
+		r.f = math.Floor(a.f / b.f)
+	default:
+		return nil, fmt.Errorf("cannot fold %s", fn)
+	}
+	return r.value(), nil
+}
+
+// binaryOp maps add/sub/mul/div (and their in-place forms): tensors become
+// a Binary node, numbers known at import are computed.
+func binaryOp(fn canon.BinaryFn, fold string) opHandler {
+	return func(c *opCall) (value, error) {
+		schema := []string{"input", "other"}
+		switch fn {
+		case canon.Add, canon.Sub:
+			schema = append(schema, "alpha=1")
+		case canon.Div:
+			schema = append(schema, "rounding_mode=None")
+		}
+		if err := c.bind(schema...); err != nil {
+			return nil, err
+		}
+		if fn == canon.Div && !c.isNone(2) {
+			return nil, c.errf("rounding_mode is not supported")
+		}
+		other := c.bound[1]
+		if fn == canon.Add || fn == canon.Sub {
+			alpha, err := c.float(2)
+			if err != nil {
+				return nil, err
+			}
+			if alpha != 1 {
+				if s, ok := scalarOf(other); ok {
+					s.f *= alpha
+					other = s.value()
+				} else {
+					t, err := c.tensor(1)
+					if err != nil {
+						return nil, err
+					}
+					if other, err = c.b().emit1(c.scope, &canon.Binary{Fn: canon.Mul}, t, &tensorVal{konst: scalarTensor(alpha, c.b().info(t).DType)}); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		sa, okA := scalarOf(c.bound[0])
+		sb, okB := scalarOf(other)
+		if okA && okB {
+			return foldScalar(fold, sa, sb)
+		}
+		a, aIsT := c.bound[0].(*tensorVal)
+		b, bIsT := other.(*tensorVal)
+		switch {
+		case aIsT && !bIsT && okB:
+			b = &tensorVal{konst: scalarTensor(sb.f, c.b().info(a).DType)}
+		case bIsT && !aIsT && okA:
+			a = &tensorVal{konst: scalarTensor(sa.f, c.b().info(b).DType)}
+		case !aIsT || !bIsT:
+			return nil, c.errf("unsupported operands %s and %s", typeName(c.bound[0]), typeName(other))
+		}
+		return c.b().emit1(c.scope, &canon.Binary{Fn: fn}, a, b)
+	}
+}
+
+func opFloorDivide(c *opCall) (value, error) {
+	if err := c.bind("input", "other"); err != nil {
+		return nil, err
+	}
+	sa, okA := scalarOf(c.bound[0])
+	sb, okB := scalarOf(c.bound[1])
+	if !okA || !okB {
+		return nil, c.errf("only numbers known at import are supported (give --input-shape when they come from tensor sizes)")
+	}
+	return foldScalar("floor_divide", sa, sb)
+}
+
+func opNumToTensor(c *opCall) (value, error) {
+	if err := c.bind("a"); err != nil {
+		return nil, err
+	}
+	s, ok := scalarOf(c.bound[0])
+	if !ok || s.isTensor {
+		return nil, c.errf("argument must be a number known at import, got %s", typeName(c.bound[0]))
+	}
+	s.isTensor = true
+	return s.value(), nil
+}
+
+func opInt(c *opCall) (value, error) {
+	if err := c.bind("x"); err != nil {
+		return nil, err
+	}
+	s, ok := scalarOf(c.bound[0])
+	if !ok {
+		return nil, c.errf("argument must be a number known at import, got %s (give --input-shape when it comes from a tensor size)", typeName(c.bound[0]))
+	}
+	return int64(s.f), nil
+}
+
+func opFloat(c *opCall) (value, error) {
+	if err := c.bind("x"); err != nil {
+		return nil, err
+	}
+	s, ok := scalarOf(c.bound[0])
+	if !ok {
+		return nil, c.errf("argument must be a number known at import, got %s", typeName(c.bound[0]))
+	}
+	return s.f, nil
+}
+
+func opLen(c *opCall) (value, error) {
+	if err := c.bind("x"); err != nil {
+		return nil, err
+	}
+	switch x := c.bound[0].(type) {
+	case *listVal:
+		return int64(len(x.items)), nil
+	case *tupleVal:
+		return int64(len(x.items)), nil
+	}
+	return nil, c.errf("len of a %s is not supported", typeName(c.bound[0]))
+}
+
+func opGetattr(c *opCall) (value, error) {
+	if err := c.bind("obj", "name"); err != nil {
+		return nil, err
+	}
+	name, ok := c.bound[1].(string)
+	if !ok {
+		return nil, c.errf("attribute name must be a string")
+	}
+	return c.in.attribute(c.bound[0], name)
+}
+
+func opAnnotate(c *opCall) (value, error) {
+	if err := c.bind("type", "value"); err != nil {
+		return nil, err
+	}
+	return c.bound[1], nil
+}
+
+func opCat(c *opCall) (value, error) {
+	if err := c.bind("tensors", "dim=0"); err != nil {
+		return nil, err
+	}
+	var items []value
+	switch l := c.bound[0].(type) {
+	case *listVal:
+		items = l.items
+	case *tupleVal:
+		items = l.items
+	default:
+		return nil, c.errf("tensors must be a list")
+	}
+	if len(items) == 0 {
+		return nil, c.errf("nothing to concatenate")
+	}
+	ins := make([]*tensorVal, len(items))
+	for i, it := range items {
+		t, ok := it.(*tensorVal)
+		if !ok {
+			return nil, c.errf("element %d is a %s, not a Tensor", i, typeName(it))
+		}
+		ins[i] = t
+	}
+	d, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	if d < 0 {
+		r, err := c.rankOf(ins[0], "the first input")
+		if err != nil {
+			return nil, err
+		}
+		if d, err = c.axis(d, r); err != nil {
+			return nil, err
+		}
+	}
+	return c.b().emit1(c.scope, &canon.Concat{Axis: d}, ins...)
+}
+
+// splitInto emits a Split into sizes along axis d and returns the pieces.
+func splitInto(c *opCall, x *tensorVal, d int64, sizes []int64) (value, error) {
+	outs, err := c.b().emit(c.scope, &canon.Split{Axis: d, Sizes: sizes}, []*tensorVal{x}, len(sizes))
+	if err != nil {
+		return nil, err
+	}
+	items := make([]value, len(outs))
+	for i, o := range outs {
+		items[i] = o
+	}
+	return &listVal{items: items}, nil
+}
+
+func splitAxis(c *opCall, x *tensorVal, di int) (int64, int64, error) {
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return 0, 0, err
+	}
+	d, err := c.int(di)
+	if err != nil {
+		return 0, 0, err
+	}
+	if d, err = c.axis(d, len(shape)); err != nil {
+		return 0, 0, err
+	}
+	return d, shape[d], nil
+}
+
+func opChunk(c *opCall) (value, error) {
+	if err := c.bind("input", "chunks", "dim=0"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	chunks, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	if chunks <= 0 || chunks > 1<<16 {
+		return nil, c.errf("chunks must be positive, got %d", chunks)
+	}
+	d, n, err := splitAxis(c, x, 2)
+	if err != nil {
+		return nil, err
+	}
+	each := (n + chunks - 1) / chunks
+	var sizes []int64
+	for left := n; left > 0; left -= each {
+		sizes = append(sizes, min(each, left))
+	}
+	if len(sizes) == 0 {
+		sizes = []int64{0}
+	}
+	return splitInto(c, x, d, sizes)
+}
+
+func opSplit(c *opCall) (value, error) {
+	if err := c.bind("input", "split_size", "dim=0"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	d, n, err := splitAxis(c, x, 2)
+	if err != nil {
+		return nil, err
+	}
+	if each, ok := toInt(c.bound[1]); ok {
+		if each <= 0 {
+			return nil, c.errf("split_size must be positive")
+		}
+		var sizes []int64
+		for left := n; left > 0; left -= each {
+			sizes = append(sizes, min(each, left))
+		}
+		return splitInto(c, x, d, sizes)
+	}
+	sizes, err := c.ints(1, 0)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, s := range sizes {
+		total += s
+	}
+	if total != n {
+		return nil, c.errf("sizes %v do not add up to %d", sizes, n)
+	}
+	return splitInto(c, x, d, sizes)
+}
+
+func opView(c *opCall) (value, error) {
+	if err := c.bind("input", "size"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := c.ints(1, 0)
+	if err != nil {
+		return nil, err
+	}
+	zero := false
+	for _, s := range shape {
+		zero = zero || s == 0
+	}
+	return c.b().emit1(c.scope, &canon.Reshape{Shape: shape, AllowZero: zero}, x)
+}
+
+func opFlatten(c *opCall) (value, error) {
+	if err := c.bind("input", "start_dim=0", "end_dim=-1"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	start, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	end, err := c.int(2)
+	if err != nil {
+		return nil, err
+	}
+	if start == 1 && end == -1 {
+		return c.b().emit1(c.scope, &canon.Flatten{Axis: 1}, x)
+	}
+	if start == 0 && end == -1 {
+		return c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{-1}}, x)
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if start, err = c.axis(start, len(shape)); err != nil {
+		return nil, err
+	}
+	if end, err = c.axis(end, len(shape)); err != nil {
+		return nil, err
+	}
+	if end < start {
+		return nil, c.errf("end_dim comes before start_dim")
+	}
+	target := append([]int64{}, shape[:start]...)
+	target = append(target, canon.NumElements(shape[start:end+1]))
+	target = append(target, shape[end+1:]...)
+	return c.b().emit1(c.scope, &canon.Reshape{Shape: target, AllowZero: true}, x)
+}
+
+func opSize(c *opCall) (value, error) {
+	if err := c.bind("input", "dim=None"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	vi := c.b().info(x)
+	if c.isNone(1) {
+		shape, err := c.shapeOf(x, "the input")
+		if err != nil {
+			return nil, err
+		}
+		items := make([]value, len(shape))
+		for i, s := range shape {
+			items[i] = s
+		}
+		return &listVal{items: items}, nil
+	}
+	d, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	if !vi.RankKnown {
+		return nil, c.errf("the shape of the input is not known at import; give the input shape (--input-shape NAME=D1,D2,...)")
+	}
+	if d, err = c.axis(d, len(vi.Shape)); err != nil {
+		return nil, err
+	}
+	if !vi.Shape[d].Known() {
+		return nil, c.errf("dimension %d of the input is not known at import; give the input shape (--input-shape NAME=D1,D2,...)", d)
+	}
+	return vi.Shape[d].Size, nil
+}
+
+func opTranspose(c *opCall) (value, error) {
+	if err := c.bind("input", "dim0", "dim1"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.rankOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	d0, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	d1, err := c.int(2)
+	if err != nil {
+		return nil, err
+	}
+	if d0, err = c.axis(d0, r); err != nil {
+		return nil, err
+	}
+	if d1, err = c.axis(d1, r); err != nil {
+		return nil, err
+	}
+	perm := make([]int64, r)
+	for i := range perm {
+		perm[i] = int64(i)
+	}
+	perm[d0], perm[d1] = perm[d1], perm[d0]
+	return c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, x)
+}
+
+func opT(c *opCall) (value, error) {
+	if err := c.bind("input"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.rankOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if r < 2 {
+		return x, nil
+	}
+	if r != 2 {
+		return nil, c.errf("t() needs a tensor of rank at most 2")
+	}
+	return c.b().emit1(c.scope, &canon.Transpose{Perm: []int64{1, 0}}, x)
+}
+
+func opPermute(c *opCall) (value, error) {
+	if err := c.bind("input", "dims"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	perm, err := c.ints(1, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := range perm {
+		if perm[i], err = c.axis(perm[i], len(perm)); err != nil {
+			return nil, err
+		}
+	}
+	return c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, x)
+}
+
+func opContiguous(c *opCall) (value, error) {
+	if err := c.bind("input", "memory_format=0"); err != nil {
+		return nil, err
+	}
+	return c.tensor(0)
+}
+
+func opMean(c *opCall) (value, error) {
+	if err := c.bind("input", "dim=None", "keepdim=False", "dtype=None"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	if !c.isNone(3) {
+		return nil, c.errf("a dtype argument is not supported")
+	}
+	keep, err := c.bool(2)
+	if err != nil {
+		return nil, err
+	}
+	var axes []int64
+	if !c.isNone(1) {
+		if axes, err = c.ints(1, 0); err != nil {
+			return nil, err
+		}
+		if r, err := c.rankOf(x, "the input"); err == nil {
+			for i := range axes {
+				if axes[i], err = c.axis(axes[i], r); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return c.b().emit1(c.scope, &canon.ReduceMean{Axes: axes, KeepDims: keep}, x)
+}
+
+func opUnsqueeze(c *opCall) (value, error) {
+	if err := c.bind("input", "dim"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	if d < 0 {
+		r, err := c.rankOf(x, "the input")
+		if err != nil {
+			return nil, err
+		}
+		if d, err = c.axis(d, r+1); err != nil {
+			return nil, err
+		}
+	}
+	return c.b().emit1(c.scope, &canon.Unsqueeze{Axes: []int64{d}}, x)
+}
+
+func opSqueeze(c *opCall) (value, error) {
+	if err := c.bind("input", "dim=None"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	if c.isNone(1) {
+		return c.b().emit1(c.scope, &canon.Squeeze{}, x)
+	}
+	d, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.rankOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if d, err = c.axis(d, r); err != nil {
+		return nil, err
+	}
+	if vi := c.b().info(x); vi.Shape[d].Known() && vi.Shape[d].Size != 1 {
+		return x, nil // torch.squeeze leaves a non-1 dimension alone
+	}
+	return c.b().emit1(c.scope, &canon.Squeeze{Axes: []int64{d}}, x)
+}

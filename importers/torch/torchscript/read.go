@@ -1,0 +1,225 @@
+// Package torchscript imports TorchScript archives (torch.jit.trace and
+// straight-line torch.jit.script modules, as torch.jit.save writes them)
+// into canonical graphs.
+//
+// It reads data.pkl (the module tree and its weights) and constants.pkl
+// with a safe unpickler, parses the serialized Python in code/, and runs
+// the root module's forward symbolically: each torch operator becomes
+// canonical nodes, submodule calls are inlined with self bound to the
+// submodule object, and integer arithmetic on tensor sizes is computed from
+// the inferred shapes. Control flow and operators without a canonical form
+// are refused with the code/ file and line.
+//
+// Graph inputs are named after forward's parameters (x, argument_1, ...),
+// are float32, and take their shapes from ReadOptions.InputShapes (the
+// archive does not record them). Outputs are "output", or "output_0",
+// "output_1", ... when forward returns a tuple. Weights keep their module
+// paths ("features.0.weight").
+package torchscript
+
+import (
+	"archive/zip"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/pickle"
+)
+
+// ReadFile opens a TorchScript archive and imports it.
+func ReadFile(path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable zip archive (%v); the file is truncated or not a TorchScript file", path, err)
+	}
+	return Read(zr, path, opts)
+}
+
+// Read imports the TorchScript archive zr, read from path.
+func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
+	a, err := openArchive(zr, path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	root, err := unpickleArchive(a, "data.pkl", "data")
+	if err != nil {
+		return nil, err
+	}
+	rootObj, ok := root.(*pickle.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s: %sdata.pkl holds a %s, not a scripted module object", path, a.prefix, pickle.TypeName(root))
+	}
+	rv, err := fromPickle(rootObj, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	module := rv.(*moduleVal)
+	var constants []value
+	if a.has("constants.pkl") {
+		cv, err := unpickleArchive(a, "constants.pkl", "constants")
+		if err != nil {
+			return nil, err
+		}
+		tup, ok := cv.(*pickle.Tuple)
+		if !ok {
+			return nil, fmt.Errorf("%s: %sconstants.pkl holds a %s, not a tuple", path, a.prefix, pickle.TypeName(cv))
+		}
+		for i, it := range tup.Items {
+			v, err := fromPickle(it, fmt.Sprintf("CONSTANTS.c%d", i))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			if t, ok := v.(*tensorVal); ok {
+				// Constants are small; load them now so that size arithmetic
+				// can use their values.
+				k, err := t.ref.load(a, t.path)
+				if err != nil {
+					return nil, err
+				}
+				v = &tensorVal{konst: k}
+			}
+			constants = append(constants, v)
+		}
+	}
+	b := newBuilder(a)
+	in := &evaluator{b: b, src: newSources(a), constants: constants}
+	cls, err := in.src.class(module.qualifiedClass())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fwd, ok := cls.methods["forward"]
+	if !ok {
+		var names []string
+		for n := range cls.methods {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("%s: module %s has no forward method (methods: %s); only modules with a forward can be imported", path, module.qualifiedClass(), strings.Join(names, ", "))
+	}
+	args, err := declareInputs(b, fwd, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	result, err := in.call(fwd, module, args, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	outs, err := flattenOutputs(result)
+	if err != nil {
+		return nil, fmt.Errorf("%s: forward: %w", path, err)
+	}
+	if err := b.setOutputs(outs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	g = b.g
+	g.Name = module.class.Name
+	g.Meta = canon.Metadata{Producer: "pytorch", SourceFormat: "torchscript"}
+	g.AddResource(a)
+	if err := g.Validate(); err != nil {
+		g.Close()
+		return nil, fmt.Errorf("%s: imported graph is invalid: %w", path, err)
+	}
+	return g, nil
+}
+
+// declareInputs makes forward's tensor parameters the graph inputs.
+func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions) ([]value, error) {
+	if len(fwd.params) == 0 {
+		return nil, fmt.Errorf("%s:%d: forward has no self parameter", fwd.file, fwd.line)
+	}
+	params := fwd.params[1:]
+	known := map[string]bool{}
+	var args []value
+	for _, p := range params {
+		known[p.name] = true
+		if !isTensorAnnotation(p.annotation) {
+			return nil, fmt.Errorf("%s:%d: forward parameter %s has type %s; only Tensor inputs are supported", fwd.file, fwd.line, p.name, annotationText(p.annotation))
+		}
+		shape := opts.InputShapes[p.name]
+		for _, d := range shape {
+			if d <= 0 {
+				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
+			}
+		}
+		args = append(args, b.addInput(p.name, shape))
+	}
+	for name := range opts.InputShapes {
+		if !known[name] {
+			var names []string
+			for _, p := range params {
+				names = append(names, p.name)
+			}
+			return nil, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", name, strings.Join(names, ", "))
+		}
+	}
+	return args, nil
+}
+
+func isTensorAnnotation(e expr) bool {
+	n, ok := e.(*nameExpr)
+	return e == nil || (ok && n.name == "Tensor")
+}
+
+func annotationText(e expr) string {
+	switch x := e.(type) {
+	case *nameExpr:
+		return x.name
+	case *attrExpr:
+		return annotationText(x.x) + "." + x.name
+	case *subscriptExpr:
+		return annotationText(x.x) + "[" + annotationText(x.index) + "]"
+	case *tupleExpr:
+		var parts []string
+		for _, it := range x.items {
+			parts = append(parts, annotationText(it))
+		}
+		return strings.Join(parts, ", ")
+	}
+	return "?"
+}
+
+// flattenOutputs turns forward's result into the graph outputs.
+func flattenOutputs(v value) ([]*tensorVal, error) {
+	switch x := v.(type) {
+	case *tensorVal:
+		return []*tensorVal{x}, nil
+	case *tupleVal, *listVal:
+		var items []value
+		if t, ok := x.(*tupleVal); ok {
+			items = t.items
+		} else {
+			items = x.(*listVal).items
+		}
+		var out []*tensorVal
+		for i, it := range items {
+			t, ok := it.(*tensorVal)
+			if !ok {
+				return nil, fmt.Errorf("returns a %s as element %d; only tensors (or tuples of tensors) can be graph outputs", typeName(it), i)
+			}
+			out = append(out, t)
+		}
+		if len(out) == 0 {
+			return nil, errors.New("returns an empty tuple")
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("returns a %s; only tensors (or tuples of tensors) can be graph outputs", typeName(v))
+}

@@ -1,0 +1,153 @@
+package torchimport
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// viewKey identifies a tensor's exact view of a storage: two state-dict
+// names with the same key are tied weights and share one Data slice.
+type viewKey struct {
+	st     *storage
+	offset int64
+	shape  string
+	stride string
+}
+
+// materializer turns tensor records into canonical tensors, reading each
+// storage once and keeping tied views tied.
+type materializer struct {
+	bigEndian bool
+	// maxGather bounds the bytes a strided view may expand to, relative to
+	// the file, so that a tiny hostile file cannot ask for terabytes.
+	maxGather int64
+	views     map[viewKey]*canon.Tensor
+	// Ties lists (name, first name) for tensors sharing another's data.
+	Ties [][2]string
+}
+
+func newMaterializer(fileSize int64, bigEndian bool) *materializer {
+	return &materializer{bigEndian: bigEndian, maxGather: 4*fileSize + 1<<20, views: map[viewKey]*canon.Tensor{}}
+}
+
+func (mz *materializer) tensor(name string, rec *tensorRecord) (*canon.Tensor, error) {
+	st := rec.Storage.Base
+	if st.Type.DType == canon.Undefined {
+		return nil, fmt.Errorf("tensor %q has dtype %s, which modelbridge does not support (complex and quantized tensors cannot be converted; convert it to a real dtype in PyTorch first)", name, st.Type.describe())
+	}
+	key := viewKey{st: st, offset: rec.Storage.Offset + rec.Offset, shape: fmt.Sprint(rec.Size), stride: fmt.Sprint(rec.Stride)}
+	if first, ok := mz.views[key]; ok {
+		mz.Ties = append(mz.Ties, [2]string{name, first.Name})
+		return &canon.Tensor{Name: name, DType: first.DType, Shape: append([]int64(nil), first.Shape...), Data: first.Data}, nil
+	}
+	data, err := mz.viewBytes(rec)
+	if err != nil {
+		return nil, fmt.Errorf("tensor %q (%s%v, stride %v, offset %d): %w", name, st.Type.DType, rec.Size, rec.Stride, rec.Offset, err)
+	}
+	t := &canon.Tensor{Name: name, DType: st.Type.DType, Shape: append([]int64{}, rec.Size...), Data: data}
+	mz.views[key] = t
+	return t, nil
+}
+
+// viewBytes returns the view's elements densely packed, little-endian: a
+// slice of the storage when the view is contiguous, else a gather.
+func (mz *materializer) viewBytes(rec *tensorRecord) ([]byte, error) {
+	sv := rec.Storage
+	es := int64(sv.Base.Type.Size)
+	numel := canon.NumElements(rec.Size)
+	if numel < 0 || numel > math.MaxInt64/es {
+		return nil, fmt.Errorf("shape overflows")
+	}
+	if numel == 0 {
+		return []byte{}, nil
+	}
+	// Highest element index the view touches, relative to the storage view.
+	last := rec.Offset
+	for i, d := range rec.Size {
+		s := rec.Stride[i]
+		if s != 0 && d-1 > (math.MaxInt64-last)/s {
+			return nil, fmt.Errorf("strides overflow")
+		}
+		last += (d - 1) * s
+	}
+	if last >= sv.Numel {
+		return nil, fmt.Errorf("view reaches element %d of a storage of %d elements (file corrupt)", last, sv.Numel)
+	}
+	raw, err := sv.Base.bytes()
+	if err != nil {
+		return nil, err
+	}
+	start := sv.Offset + rec.Offset
+	var out []byte
+	if isContiguous(rec.Size, rec.Stride) {
+		out = raw[start*es : (start+numel)*es : (start+numel)*es]
+	} else {
+		if numel*es > mz.maxGather {
+			return nil, fmt.Errorf("strided view expands to %d bytes, far more than the file holds; refusing", numel*es)
+		}
+		out = gather(raw[start*es:], int(es), rec.Size, rec.Stride)
+	}
+	if mz.bigEndian && es > 1 {
+		out = swapBytes(out, int(es))
+	}
+	return out, nil
+}
+
+func isContiguous(size, stride []int64) bool {
+	want := int64(1)
+	for i := len(size) - 1; i >= 0; i-- {
+		if size[i] != 1 && stride[i] != want {
+			return false
+		}
+		want *= size[i]
+	}
+	return true
+}
+
+// gather copies a strided view into a new row-major buffer; innermost runs
+// with stride 1 are copied in one go.
+func gather(src []byte, es int, size, stride []int64) []byte {
+	rank := len(size)
+	numel := canon.NumElements(size)
+	out := make([]byte, 0, numel*int64(es))
+	inner := int64(1)
+	if rank > 0 && stride[rank-1] == 1 {
+		inner = size[rank-1]
+		rank--
+	}
+	idx := make([]int64, rank)
+	for {
+		off := int64(0)
+		for i := 0; i < rank; i++ {
+			off += idx[i] * stride[i]
+		}
+		if inner > 1 || (len(size) > rank) {
+			out = append(out, src[off*int64(es):(off+inner)*int64(es)]...)
+		} else {
+			out = append(out, src[off*int64(es):(off+1)*int64(es)]...)
+		}
+		i := rank - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < size[i] {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return out
+		}
+	}
+}
+
+func swapBytes(b []byte, es int) []byte {
+	out := make([]byte, len(b))
+	for i := 0; i+es <= len(b); i += es {
+		for j := 0; j < es; j++ {
+			out[i+j] = b[i+es-1-j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,54 @@
+package graphdraw
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// ErrNoGraphviz means Graphviz's dot program is not on PATH.
+var ErrNoGraphviz = errors.New("Graphviz is not installed (no 'dot' on PATH): install graphviz (apt-get install graphviz, brew install graphviz) or write .dot or .html")
+
+// dotTimeout bounds a Graphviz run; huge graphs can take long, but never
+// forever.
+const dotTimeout = 2 * time.Minute
+
+// FindDot returns the path of Graphviz's dot, or ErrNoGraphviz.
+func FindDot() (string, error) {
+	p, err := exec.LookPath("dot")
+	if err != nil {
+		return "", ErrNoGraphviz
+	}
+	return p, nil
+}
+
+// DotToSVG runs Graphviz (dot -Tsvg) on a DOT description.
+func DotToSVG(ctx context.Context, dotPath string, src []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, dotTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, dotPath, "-Tsvg")
+	cmd.Stdin = bytes.NewReader(src)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if ctx.Err() != nil {
+			msg = fmt.Sprintf("gave up after %v", dotTimeout)
+		}
+		return nil, fmt.Errorf("graphviz (%s -Tsvg) failed: %v: %s", dotPath, err, msg)
+	}
+	return out.Bytes(), nil
+}
+
+// stripProlog removes the XML declaration and DOCTYPE that Graphviz puts
+// before <svg>, so the SVG can be inlined in HTML.
+func stripProlog(svg []byte) []byte {
+	if i := bytes.Index(svg, []byte("<svg")); i > 0 {
+		return svg[i:]
+	}
+	return svg
+}

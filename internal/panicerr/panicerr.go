@@ -1,0 +1,42 @@
+// Package panicerr turns a recovered panic into an error whose message is
+// one line (where it happened and the panic value) and which keeps the
+// goroutine's stack for `modelbridge --debug`.
+package panicerr
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Error is a recovered panic.
+type Error struct {
+	// Where names the component (and node or file) that panicked.
+	Where string
+	// Value is what was passed to panic.
+	Value any
+	stack []byte
+}
+
+// New records a panic value recovered in where, with the current stack;
+// call it from the deferred function that recovered.
+func New(where string, value any) *Error {
+	return &Error{Where: where, Value: value, stack: debug.Stack()}
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("internal error: %v (please report it with the model; run with --debug for the stack)", e.Value)
+	if e.Where != "" {
+		msg = e.Where + ": " + msg
+	}
+	return msg
+}
+
+// Unwrap exposes a panic value that is itself an error (a runtime error,
+// for instance).
+func (e *Error) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// StackTrace is the stack of the goroutine at the time of the panic.
+func (e *Error) StackTrace() []byte { return e.stack }

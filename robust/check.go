@@ -1,0 +1,99 @@
+// Package robust holds the damaged-files corpus test, which runs every
+// importer over truncated, bit-flipped, absurdly sized and deeply nested
+// files made from real fixtures, and the small helpers the readers' fuzz
+// targets share: fixture seeds and the checks a successful read must pass.
+package robust
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/testfix"
+)
+
+// SlackBytes is the allowance on top of the per-input-byte factor: small
+// computed tensors (a BatchNorm's unit gamma, shape constants) need no
+// counterpart in the file.
+const SlackBytes = 1 << 20
+
+// MaxBytesPerInputByte bounds how much tensor data a reader may produce per
+// byte of input: a varint in a typed ONNX field (1 byte) becomes an int64
+// (8 bytes); nothing legitimate expands more.
+const MaxBytesPerInputByte = 8
+
+// Seeds returns the contents of the shared fixture files matching the glob
+// patterns (relative to the fixtures folder) that are at most maxSize
+// bytes, sorted by path. It returns nil when the fixtures are absent, so a
+// fuzz target still runs from its built-in seeds on a fresh clone.
+func Seeds(maxSize int64, patterns ...string) [][]byte {
+	dir := filepath.Join(testfix.SharedDir(), "fixtures")
+	var paths []string
+	for _, p := range patterns {
+		m, _ := filepath.Glob(filepath.Join(dir, p))
+		paths = append(paths, m...)
+	}
+	sort.Strings(paths)
+	var out [][]byte
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() || st.Size() > maxSize {
+			continue
+		}
+		if b, err := os.ReadFile(p); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// TensorBytes is the total data size of g's initializers and constant ops.
+func TensorBytes(g *canon.Graph) int64 {
+	var n int64
+	for _, t := range g.Initializers {
+		n += int64(len(t.Data))
+	}
+	for _, nd := range g.Nodes {
+		if c, ok := nd.Op.(*canon.Constant); ok && c.Value != nil {
+			n += int64(len(c.Value.Data))
+		}
+	}
+	return n
+}
+
+// CheckGraph runs what a caller does after a successful read (validation
+// and shape inference; their errors are fine, panics are not) and fails t
+// when the graph holds more tensor data than inputBytes of file can
+// justify.
+func CheckGraph(t testing.TB, g *canon.Graph, inputBytes int) {
+	t.Helper()
+	CheckGraphLimit(t, g, inputBytes, int64(inputBytes)*MaxBytesPerInputByte+SlackBytes)
+}
+
+// CheckGraphLimit is CheckGraph with an explicit limit on tensor bytes, for
+// formats that legitimately compute data (densified sparse arrays).
+func CheckGraphLimit(t testing.TB, g *canon.Graph, inputBytes int, limit int64) {
+	t.Helper()
+	_ = g.Validate()
+	_ = g.Infer()
+	if got := TensorBytes(g); got > limit {
+		t.Fatalf("a %d-byte input produced %d bytes of tensors (limit %d)", inputBytes, got, limit)
+	}
+}
+
+// CheckError fails t when err reports a panic the reader recovered from.
+// (Names from the file may hold newlines; the CLI prints every error on one
+// line, which the damaged-files test checks.)
+func CheckError(t testing.TB, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "internal error") || strings.Contains(msg, "panic") {
+		t.Fatalf("reader failed internally: %v", err)
+	}
+}

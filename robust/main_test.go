@@ -1,0 +1,34 @@
+package robust
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
+)
+
+// modelbridgeBin is the modelbridge command built once for the corpus test, so
+// that damaged files go through exactly what a user runs.
+var modelbridgeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "modelbridge-robust-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	modelbridgeBin = filepath.Join(dir, "modelbridge")
+	build := exec.Command("go", "build", "-o", modelbridgeBin, "./cmd/modelbridge")
+	build.Dir = testfix.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building modelbridge: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
