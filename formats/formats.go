@@ -36,6 +36,9 @@ type WriteOptions struct {
 	// Progress, when set, is called as tensor bytes are written, with the
 	// bytes written so far and the total; commands draw a progress bar.
 	Progress func(done, total int64)
+	// Verbose, when set, receives a description of decisions the exporter
+	// made that a user may want to know (e.g. how weights were renamed).
+	Verbose io.Writer
 }
 
 // Importer reads one model format into canonical form.

@@ -188,6 +188,10 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.W
 		return res
 	}
 	defer g.Close()
+	if err := os.MkdirAll(filepath.Dir(job.out), 0o755); err != nil {
+		res.Error = err.Error()
+		return res
+	}
 	if err := exp.Write(g, job.out, wo); err != nil {
 		res.Error = err.Error()
 		return res

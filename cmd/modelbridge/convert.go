@@ -16,7 +16,7 @@ func newConvertCmd() *cobra.Command {
 	var rf readFlags
 	var to string
 	var opset int
-	var external, optimizeToo, noVerify bool
+	var external, optimizeToo, noVerify, verbose bool
 	var bf batchFlags
 	var weightsPath string
 	var allowPartial bool
@@ -83,7 +83,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				}
 			}
 			bar := newBar(cmd, "writing "+out, 0, progress.Bytes)
-			err = exp.Write(g, out, formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()})
+			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
+			if verbose {
+				wopts.Verbose = cmd.OutOrStdout()
+			}
+			err = exp.Write(g, out, wopts)
 			bar.Finish()
 			if err != nil {
 				return err
@@ -102,6 +106,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")
 	cmd.Flags().StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	cmd.Flags().IntVar(&opset, "opset", 0, "ONNX opset to write (11 to 17; default 13)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")

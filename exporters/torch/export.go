@@ -28,9 +28,19 @@ type Result struct {
 // Write is the registered exporter: a path ending in .pt or .pth gets the
 // state dict only; any other path is a folder that receives model.py,
 // weights.pt and README.
-func Write(g *canon.Graph, path string, _ formats.WriteOptions) error {
-	_, err := Export(g, path)
-	return err
+func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
+	res, err := Export(g, path)
+	if err != nil {
+		return err
+	}
+	if opts.Verbose != nil {
+		for _, r := range res.Renames {
+			if r.From != r.To {
+				fmt.Fprintf(opts.Verbose, "weight %s -> %s\n", r.From, r.To)
+			}
+		}
+	}
+	return nil
 }
 
 // IsWeightsOnly reports whether path names a single state-dict file.
