@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -23,8 +24,34 @@ type ReadOptions struct {
 	Params string
 	// Key selects the state dict inside a checkpoint (PyTorch).
 	Key string
-	// InputShapes overrides or fills input shapes, by input name.
+	// InputShapes overrides or fills input shapes, by input name or by
+	// position ("#0" is the first graph input); see ShapeFor.
 	InputShapes map[string][]int64
+}
+
+// ShapeFor returns the shape given for graph input number index, named name.
+func (o ReadOptions) ShapeFor(name string, index int) ([]int64, bool) {
+	if s, ok := o.InputShapes[name]; ok {
+		return s, true
+	}
+	s, ok := o.InputShapes["#"+strconv.Itoa(index)]
+	return s, ok
+}
+
+// UnknownShapeKeys lists the InputShapes keys that name none of the inputs.
+func (o ReadOptions) UnknownShapeKeys(inputs []string) []string {
+	known := map[string]bool{}
+	for i, n := range inputs {
+		known[n], known["#"+strconv.Itoa(i)] = true, true
+	}
+	var out []string
+	for k := range o.InputShapes {
+		if !known[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // WriteOptions tune an exporter. Fields a format does not use are ignored.

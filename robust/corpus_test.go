@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // flipCount is how many bit-flipped copies of each base file are tried.

@@ -110,7 +110,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 		return err
 	}
 	defer ga.Close()
-	gb, _, err := rfB.load(rep.B)
+	gb, err := loadCounterpart(rep.B, rfB, ga)
 	if err != nil {
 		return err
 	}
@@ -266,4 +266,34 @@ func printCheck(w io.Writer, r checkReport) {
 		fmt.Fprintf(w, "%-28s %v  max abs %.3g  max rel %.3g  worst at %v (a=%.7g b=%.7g)  %s\n",
 			name, o.Shape, o.MaxAbs, o.MaxRel, o.Worst, o.WorstWant, o.WorstGot, status)
 	}
+}
+
+// loadCounterpart reads B. --input-shape names A's inputs, and B may name
+// its inputs differently (a traced.pt calls its input "x" where the ONNX
+// export says "input"), so when B does not take A's names, B's inputs get
+// A's static shapes by position.
+func loadCounterpart(path string, rf *readFlags, ga *canon.Graph) (*canon.Graph, error) {
+	g, _, firstErr := rf.load(path)
+	if firstErr == nil {
+		return g, nil
+	}
+	var specs []string
+	for i, in := range ga.Inputs {
+		shape, ok := in.StaticShape()
+		if !ok {
+			return nil, firstErr
+		}
+		dims := make([]string, len(shape))
+		for j, d := range shape {
+			dims[j] = fmt.Sprint(d)
+		}
+		specs = append(specs, fmt.Sprintf("#%d=%s", i, strings.Join(dims, ",")))
+	}
+	positional := *rf
+	positional.inputShapes = specs
+	g, _, err := positional.load(path)
+	if err != nil {
+		return nil, firstErr
+	}
+	return g, nil
 }

@@ -54,6 +54,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			defer g.Close()
+			if err := refuseInputOverwrite(in, out, exp, g, rf.params); err != nil {
+				return err
+			}
 			if weightsPath != "" {
 				w, err := loadWeights(weightsPath, rf.key)
 				if err != nil {

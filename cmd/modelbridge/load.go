@@ -22,7 +22,7 @@ func (r *readFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.from, "from", "", "input format (default: from the file's contents and extension; one of "+joinNames(formats.ImporterNames())+")")
 	cmd.Flags().StringVar(&r.params, "params", "", "weights file to pair with a graph file (MXNet .params)")
 	cmd.Flags().StringVar(&r.key, "key", "", "key of the state dict inside a checkpoint (PyTorch)")
-	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... for graphs whose inputs have unknown sizes (repeatable)")
+	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... (or #N=... for input N) for graphs whose inputs have unknown sizes (repeatable)")
 }
 
 func (r *readFlags) options() (formats.ReadOptions, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 const tinyModel = "../../testdata/tiny_convnet.onnx"
@@ -297,5 +299,33 @@ func TestConvertOptimize(t *testing.T) {
 	}
 	if code, stdout, _ := cli(t, "check", tinyModel, out, "--random", "--samples", "2"); code != 0 {
 		t.Errorf("optimized model differs from the original:\n%s", stdout)
+	}
+}
+
+// TestCheckTracedAgainstONNX compares each PyTorch fixture's TorchScript
+// archive with its ONNX export in both directions; the two name their input
+// differently, so shapes pass from A to B by position.
+func TestCheckTracedAgainstONNX(t *testing.T) {
+	fix := testfix.Fixtures(t)
+	dirs, _ := filepath.Glob(filepath.Join(fix, "torch", "*"))
+	for _, d := range dirs {
+		traced, onnx := filepath.Join(d, "traced.pt"), filepath.Join(d, "model.onnx")
+		data := filepath.Join(d, "test_data_set_0")
+		t.Run(filepath.Base(d), func(t *testing.T) {
+			if code, stdout, stderr := cli(t, "check", onnx, traced, "--inputs", data); code != 0 {
+				t.Errorf("check model.onnx traced.pt: exit %d\n%s%s", code, stdout, stderr)
+			}
+			in, err := tensorfile.Load(filepath.Join(data, "input_0.pb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape := make([]string, len(in.Shape))
+			for i, s := range in.Shape {
+				shape[i] = fmt.Sprint(s)
+			}
+			if code, stdout, stderr := cli(t, "check", traced, onnx, "--random", "--input-shape", "x="+strings.Join(shape, ",")); code != 0 {
+				t.Errorf("check traced.pt model.onnx: exit %d\n%s%s", code, stdout, stderr)
+			}
+		})
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelbridge/modelbridge/canon"
 	_ "github.com/modelbridge/modelbridge/exporters/safetensors"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/testfix"
@@ -440,5 +439,3 @@ func TestONNXWriterReportsProgress(t *testing.T) {
 		}
 	}
 }
-
-var _ = canon.Float32

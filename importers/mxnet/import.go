@@ -51,7 +51,9 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	head := make([]byte, 16)
 	n, _ := io.ReadFull(f, head)
 	f.Close()
-	if mxparams.IsList(head[:n]) {
+	// A damaged .params file gets the params reader's error, not the
+	// symbol parser's.
+	if mxparams.IsList(head[:n]) || strings.HasSuffix(strings.ToLower(path), ".params") {
 		return ReadParams(path)
 	}
 	return ReadSymbol(path, opts)

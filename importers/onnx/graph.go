@@ -73,21 +73,19 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		if err != nil {
 			return fmt.Errorf("graph input %q: %w", name, err)
 		}
-		if shape, ok := im.opts.InputShapes[name]; ok {
+		if shape, ok := im.opts.ShapeFor(name, len(g.Inputs)); ok {
 			v.Shape, v.RankKnown = canon.DimsOf(shape...), true
 		}
 		g.Inputs = append(g.Inputs, v)
 		im.names[name] = true
 		im.vals[name] = v
 	}
-	for name := range im.opts.InputShapes {
-		if !seenIn[name] || im.inits[name] != nil {
-			var have []string
-			for _, v := range g.Inputs {
-				have = append(have, v.Name)
-			}
-			return fmt.Errorf("an input shape was given for %q, but the model has no such input (inputs: %s)", name, strings.Join(have, ", "))
-		}
+	var have []string
+	for _, v := range g.Inputs {
+		have = append(have, v.Name)
+	}
+	if unknown := im.opts.UnknownShapeKeys(have); len(unknown) > 0 {
+		return fmt.Errorf("an input shape was given for %q, but the model has no such input (inputs: %s)", unknown[0], strings.Join(have, ", "))
 	}
 
 	for _, vi := range gp.Output {

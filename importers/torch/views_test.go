@@ -37,7 +37,11 @@ func writeSynth(t *testing.T, ts []synthTensor, deflate bool, extraGlobal string
 		if _, ok := sizes[x.Key]; !ok {
 			keys = append(keys, x.Key)
 		}
-		sizes[x.Key] = int(x.Numel) * 4
+		es := 4
+		if strings.HasPrefix(x.StorageType, "Complex") {
+			es = 8
+		}
+		sizes[x.Key] = int(x.Numel) * es
 	}
 	fill := func(_ string, buf []byte) { copy(buf, iota32(len(buf)/4)) }
 	if err := writeTorchZip(path, "any_folder_name", statePickle(ts, extraGlobal), keys, sizes, fill, deflate); err != nil {

@@ -153,7 +153,7 @@ func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions) ([]value,
 		if !isTensorAnnotation(p.annotation) {
 			return nil, fmt.Errorf("%s:%d: forward parameter %s has type %s; only Tensor inputs are supported", fwd.file, fwd.line, p.name, annotationText(p.annotation))
 		}
-		shape := opts.InputShapes[p.name]
+		shape, _ := opts.ShapeFor(p.name, len(args))
 		for _, d := range shape {
 			if d <= 0 {
 				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
@@ -161,14 +161,12 @@ func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions) ([]value,
 		}
 		args = append(args, b.addInput(p.name, shape))
 	}
-	for name := range opts.InputShapes {
-		if !known[name] {
-			var names []string
-			for _, p := range params {
-				names = append(names, p.name)
-			}
-			return nil, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", name, strings.Join(names, ", "))
-		}
+	var names []string
+	for _, p := range params {
+		names = append(names, p.name)
+	}
+	if unknown := opts.UnknownShapeKeys(names); len(unknown) > 0 {
+		return nil, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", unknown[0], strings.Join(names, ", "))
 	}
 	return args, nil
 }
