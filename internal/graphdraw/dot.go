@@ -78,7 +78,7 @@ func boxTable(b *Box) string {
 		row(esc(a), "left")
 	}
 	for _, wr := range b.Weights {
-		row(`<font face="monospace" point-size="9">`+esc(wr.String())+`</font>`, "left")
+		row(`<font face="Courier" point-size="9">`+esc(wr.String())+`</font>`, "left")
 	}
 	if b.Kind == OpBox {
 		for _, o := range b.Outputs {
