@@ -95,9 +95,8 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err != nil {
 				return err
 			}
-			st, err := os.Stat(out)
-			if err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %d nodes, %s)\n", out, exp.Name, len(g.Nodes), humanBytes(st.Size()))
+			if size, err := outputSize(out); err == nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %d nodes, %s)\n", out, exp.Name, len(g.Nodes), humanBytes(size))
 			}
 			return nil
 		},
@@ -114,4 +113,27 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")
 	return cmd
+}
+
+// outputSize is the size of a written file, or of the files in a written
+// folder (the torch exporter writes model.py, weights.pt and README).
+func outputSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		if err != nil {
+			return 0, err
+		}
+		return st.Size(), nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			total += info.Size()
+		}
+	}
+	return total, nil
 }
