@@ -178,3 +178,51 @@ func HalfToFloat32(h uint16) float32 {
 	}
 	return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
 }
+
+// Float32ToHalf converts to IEEE binary16 with round-to-nearest-even.
+func Float32ToHalf(f float32) uint16 {
+	bits := math.Float32bits(f)
+	sign := uint16(bits>>16) & 0x8000
+	exp := int32(bits>>23) & 0xff
+	mant := bits & 0x7fffff
+	if exp == 0xff { // Inf or NaN
+		if mant != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		if e < -10 {
+			return sign
+		}
+		mant |= 0x800000
+		shift := uint32(14 - e)
+		half := mant >> shift
+		rem := mant & (1<<shift - 1)
+		mid := uint32(1) << (shift - 1)
+		if rem > mid || (rem == mid && half&1 == 1) {
+			half++
+		}
+		return sign | uint16(half)
+	}
+	half := uint32(e)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && half&1 == 1) {
+		half++ // may carry into the exponent, which is still correct
+	}
+	return sign | uint16(half)
+}
+
+// Float32ToBFloat16 converts to bfloat16 with round-to-nearest-even.
+func Float32ToBFloat16(f float32) uint16 {
+	bits := math.Float32bits(f)
+	if f != f {
+		return uint16(bits>>16) | 0x40
+	}
+	bits += 0x7fff + (bits>>16)&1
+	return uint16(bits >> 16)
+}

@@ -175,9 +175,9 @@ func putFloat(b []byte, i int, dt canon.DType, x float32) {
 	case canon.Float32:
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	case canon.Float16:
-		binary.LittleEndian.PutUint16(b[2*i:], float32ToHalf(x))
+		binary.LittleEndian.PutUint16(b[2*i:], canon.Float32ToHalf(x))
 	case canon.BFloat16:
-		binary.LittleEndian.PutUint16(b[2*i:], float32ToBF16(x))
+		binary.LittleEndian.PutUint16(b[2*i:], canon.Float32ToBFloat16(x))
 	case canon.Float64:
 		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(float64(x)))
 	case canon.Bool:
@@ -247,51 +247,4 @@ func wrapInts(dt canon.DType, v []int64) {
 			}
 		}
 	}
-}
-
-// float32ToHalf converts to IEEE binary16 with round-to-nearest-even.
-func float32ToHalf(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int32(b>>23) & 0xff
-	mant := b & 0x7fffff
-	if exp == 0xff { // Inf or NaN
-		if mant != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		if e < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint32(14 - e)
-		h := mant >> shift
-		rem := mant & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || (rem == half && h&1 == 1) {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(e)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
-		h++ // may carry into the exponent, which is still correct
-	}
-	return sign | uint16(h)
-}
-
-func float32ToBF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	if f != f {
-		return uint16(b>>16) | 0x40
-	}
-	b += 0x7fff + (b>>16)&1
-	return uint16(b >> 16)
 }

@@ -254,7 +254,7 @@ func TestScalarEncodings(t *testing.T) {
 		f float32
 		h uint16
 	}{{0, 0}, {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {1e9, 0x7c00}, {float32(math.Inf(-1)), 0xfc00}, {5.960464477539063e-08, 1}, {0.5, 0x3800}} {
-		if got := float32ToHalf(c.f); got != c.h {
+		if got := canon.Float32ToHalf(c.f); got != c.h {
 			t.Errorf("half(%v) = %#x, want %#x", c.f, got, c.h)
 		}
 		if c.h != 0x7c00 && canon.HalfToFloat32(c.h) != c.f {

@@ -147,9 +147,9 @@ func scalarBytes(d canon.DType, v float32) (b []byte, ok bool) {
 	case canon.Float64:
 		binary.LittleEndian.PutUint64(b, math.Float64bits(f))
 	case canon.Float16:
-		binary.LittleEndian.PutUint16(b, float32ToHalf(v))
+		binary.LittleEndian.PutUint16(b, canon.Float32ToHalf(v))
 	case canon.BFloat16:
-		binary.LittleEndian.PutUint16(b, float32ToBF16(v))
+		binary.LittleEndian.PutUint16(b, canon.Float32ToBFloat16(v))
 	case canon.Int8:
 		b[0] = byte(int8(clampInt(f, math.MinInt8, math.MaxInt8)))
 	case canon.Uint8:
@@ -185,52 +185,4 @@ func clampInt(f, lo, hi float64) int64 {
 		return math.MaxInt64
 	}
 	return int64(f)
-}
-
-// float32ToHalf converts to IEEE binary16 with round-to-nearest-even.
-func float32ToHalf(f float32) uint16 {
-	bits := math.Float32bits(f)
-	sign := uint16(bits>>16) & 0x8000
-	exp := int32(bits>>23) & 0xff
-	mant := bits & 0x7fffff
-	if exp == 0xff { // Inf or NaN
-		if mant != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		if e < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint32(14 - e)
-		half := mant >> shift
-		rem := mant & (1<<shift - 1)
-		mid := uint32(1) << (shift - 1)
-		if rem > mid || (rem == mid && half&1 == 1) {
-			half++
-		}
-		return sign | uint16(half)
-	}
-	half := uint32(e)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && half&1 == 1) {
-		half++ // may carry into the exponent, which is still correct
-	}
-	return sign | uint16(half)
-}
-
-// float32ToBF16 converts to bfloat16 with round-to-nearest-even.
-func float32ToBF16(f float32) uint16 {
-	bits := math.Float32bits(f)
-	if f != f {
-		return uint16(bits>>16) | 0x40
-	}
-	bits += 0x7fff + (bits>>16)&1
-	return uint16(bits >> 16)
 }
