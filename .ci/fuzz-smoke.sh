@@ -20,7 +20,7 @@ for target in \
 	name=${target%%:*}
 	pkg=${target#*:}
 	echo "fuzz-smoke: $name ($pkg, $fuzztime)"
-	if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -parallel 1 "$pkg"; then
+	if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -fuzzminimizetime 5s -parallel 1 "$pkg"; then
 		echo "fuzz-smoke: $name FAILED; the failing input is under $pkg/testdata/fuzz/$name" >&2
 		status=1
 	fi
