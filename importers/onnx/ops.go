@@ -330,11 +330,14 @@ func convConvTranspose(c *nodeCtx) error {
 				op.OutputPadding[i] -= total
 				total = 0
 			}
+			// The ONNX spec puts the odd pixel at the end only for
+			// SAME_UPPER; output_shape without auto_pad (NOTSET) and
+			// SAME_LOWER put it at the beginning, as ONNX Runtime does.
 			small, big := total/2, total-total/2
-			if autoPad == "SAME_LOWER" {
-				op.PadsBegin[i], op.PadsEnd[i] = big, small
-			} else {
+			if autoPad == "SAME_UPPER" {
 				op.PadsBegin[i], op.PadsEnd[i] = small, big
+			} else {
+				op.PadsBegin[i], op.PadsEnd[i] = big, small
 			}
 		}
 	}
