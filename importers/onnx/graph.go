@@ -242,10 +242,10 @@ func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
 				continue
 			}
 			if j, dup := producer[o]; dup {
-				return nil, fmt.Errorf("value %q is produced by two nodes (%q and %q)", o, nodes[j].GetName(), n.GetName())
+				return nil, fmt.Errorf("value %q is produced by two nodes (%s and %s)", o, nodeLabel(nodes[j], j), nodeLabel(n, i))
 			}
 			if _, ok := im.vals[o]; ok {
-				return nil, fmt.Errorf("node %q (%s) writes %q, which is already a graph input or initializer", n.GetName(), n.GetOpType(), o)
+				return nil, fmt.Errorf("%s writes %q, which is already a graph input or initializer", nodeLabel(n, i), o)
 			}
 			producer[o] = i
 		}
@@ -267,7 +267,7 @@ func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
 				continue
 			}
 			if _, ok := im.vals[in]; !ok {
-				return nil, fmt.Errorf("node %q (%s) reads %q, which is not a graph input, an initializer or any node's output; the model is incomplete", n.GetName(), n.GetOpType(), in)
+				return nil, fmt.Errorf("%s reads %q, which is not a graph input, an initializer or any node's output; the model is incomplete", nodeLabel(n, i), in)
 			}
 		}
 	}
@@ -291,7 +291,7 @@ func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
 	if len(order) != len(nodes) {
 		for i, n := range nodes {
 			if pending[i] > 0 {
-				return nil, fmt.Errorf("node %q (%s) is part of a cycle: its inputs depend on its own outputs; ONNX graphs must be acyclic", n.GetName(), n.GetOpType())
+				return nil, fmt.Errorf("%s is part of a cycle: its inputs depend on its own outputs; ONNX graphs must be acyclic", nodeLabel(n, i))
 			}
 		}
 	}
@@ -477,4 +477,13 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// nodeLabel names a node of the file for an error message; unnamed nodes
+// are identified by their position in the file.
+func nodeLabel(n *onnxpb.NodeProto, index int) string {
+	if n.GetName() != "" {
+		return fmt.Sprintf("node %q (%s)", n.GetName(), n.GetOpType())
+	}
+	return fmt.Sprintf("node #%d (%s, unnamed)", index, n.GetOpType())
 }

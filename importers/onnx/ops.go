@@ -33,6 +33,12 @@ func init() {
 		"LeakyRelu": func(c *nodeCtx) error {
 			return c.emit(&canon.LeakyRelu{Alpha: c.float("alpha", 0.01)}, []string{c.in(0)}, c.out1())
 		},
+		"Softplus": simple(func() canon.Op { return &canon.Unary{Fn: canon.Softplus} }),
+		"Softsign": simple(func() canon.Op { return &canon.Unary{Fn: canon.Softsign} }),
+		"Elu": func(c *nodeCtx) error {
+			return c.emit(&canon.Elu{Alpha: c.float("alpha", 1)}, []string{c.in(0)}, c.out1())
+		},
+		"Selu": convSelu,
 		"HardSigmoid": func(c *nodeCtx) error {
 			return c.emit(&canon.HardSigmoid{Alpha: c.float("alpha", 0.2), Beta: c.float("beta", 0.5)}, []string{c.in(0)}, c.out1())
 		},
@@ -114,6 +120,18 @@ var minOpset = map[string]int64{
 	"Squeeze": 1, "Unsqueeze": 1, "Constant": 1, "ReduceMean": 1, "Clip": 1, "Slice": 1,
 	"Flatten": 1, "Split": 2, "Pad": 2, "Concat": 4, "Reshape": 5,
 	"Resize": 10, "HardSwish": 14,
+	"Elu": 1, "Selu": 1, "Softplus": 1, "Softsign": 1,
+}
+
+// convSelu applies the defaults of the opset in use: Selu-1 declared
+// 4-digit constants, Selu-6 the float32 roundings of the exact ones.
+func convSelu(c *nodeCtx) error {
+	alpha, gamma := canon.SeluAlpha, canon.SeluGamma
+	if c.im.opset < 6 {
+		alpha, gamma = 1.6732, 1.0507
+	}
+	op := &canon.Selu{Alpha: c.float("alpha", alpha), Gamma: c.float("gamma", gamma)}
+	return c.emit(op, []string{c.in(0)}, c.out1())
 }
 
 // simple converts ops without attributes whose inputs map one to one.
