@@ -8,6 +8,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -312,6 +313,10 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 func (x *exec) runStep() (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if lim, ok := r.(*limitError); ok {
+				err = fmt.Errorf("%s: %v", nodeName(x.s.node), lim)
+				return
+			}
 			// Last line of defence: kernels check their inputs, so a panic
 			// here is a bug; report it against the node rather than crash.
 			err = panicerr.New(nodeName(x.s.node), r)
@@ -412,9 +417,45 @@ func (x *exec) set(k int, t *tensor) {
 	x.vals[x.s.out[k]] = t
 }
 
+// MaxTensorBytes bounds a single tensor the interpreter creates. A model
+// whose shapes come from its inputs or parameters (a Resize by 1e6, a Pad
+// of 2^40) could otherwise ask for terabytes and kill the process.
+var MaxTensorBytes int64 = 16 << 30
+
+// limitError is raised (as a panic, caught by runStep) when a tensor would
+// exceed MaxTensorBytes.
+type limitError struct {
+	shape []int
+	bytes int64
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("output of shape %v needs %.1f GiB, more than the interpreter's limit of %.0f GiB per tensor; check the input shapes and the op's parameters",
+		e.shape, float64(e.bytes)/(1<<30), float64(MaxTensorBytes)/(1<<30))
+}
+
+// checkedNumel is numel with overflow and MaxTensorBytes checks, for
+// elements of elemSize bytes.
+func checkedNumel(shape []int, elemSize int64) int {
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 {
+			panic(&limitError{shape: shape, bytes: math.MaxInt64})
+		}
+		if d != 0 && n > math.MaxInt64/int64(d) {
+			panic(&limitError{shape: shape, bytes: math.MaxInt64})
+		}
+		n *= int64(d)
+	}
+	if n > MaxTensorBytes/elemSize {
+		panic(&limitError{shape: shape, bytes: n * elemSize})
+	}
+	return int(n)
+}
+
 // newF returns a float tensor of the given shape with unspecified content.
 func (x *exec) newF(shape []int) *tensor {
-	return &tensor{dt: canon.Float32, shape: shape, f: x.p.pool.getF(numel(shape))}
+	return &tensor{dt: canon.Float32, shape: shape, f: x.p.pool.getF(checkedNumel(shape, 4))}
 }
 
 // newZF returns a zero-filled float tensor.
@@ -426,7 +467,7 @@ func (x *exec) newZF(shape []int) *tensor {
 
 // newI returns an int64-stored tensor of dtype dt.
 func (x *exec) newI(dt canon.DType, shape []int) *tensor {
-	return &tensor{dt: dt, shape: shape, i: x.p.pool.getI(numel(shape))}
+	return &tensor{dt: dt, shape: shape, i: x.p.pool.getI(checkedNumel(shape, 8))}
 }
 
 // newLike returns a tensor with t's storage kind and dtype.
