@@ -105,6 +105,10 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if rfB.from == "" {
 		rfB.from = rfA.from
 	}
+	if err := inf.shapesFromFiles(rfA); err != nil {
+		return err
+	}
+	rfB.inputShapes = rfA.inputShapes
 	ga, _, err := rfA.load(rep.A)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
@@ -327,5 +328,39 @@ func TestCheckTracedAgainstONNX(t *testing.T) {
 				t.Errorf("check traced.pt model.onnx: exit %d\n%s%s", code, stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestRunTakesShapesFromInputFiles: an MXNet symbol does not record input
+// shapes; the tensor given with --input supplies them.
+func TestRunTakesShapesFromInputFiles(t *testing.T) {
+	fix := testfix.Fixtures(t)
+	dir := t.TempDir()
+	in := canon.NewFloat32Tensor("data", []int64{1, 3, 12, 12}, make([]float32, 3*12*12))
+	inPath := filepath.Join(dir, "data.pb")
+	if err := tensorfile.Save(in, inPath); err != nil {
+		t.Fatal(err)
+	}
+	sym := filepath.Join(fix, "mxnet", "mtcnn", "det1-symbol.json")
+	code, stdout, stderr := cli(t, "run", sym, "--input", "data="+inPath, "--out", filepath.Join(dir, "out"))
+	if code != 0 || !strings.Contains(stdout, "prob1") {
+		t.Fatalf("run on an MXNet symbol with --input: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestRunModelWithoutInputs: a graph of constants runs with no input flags.
+func TestRunModelWithoutInputs(t *testing.T) {
+	m := smallModel()
+	m.Graph.Node = []*onnxpb.NodeProto{{Name: proto.String("id"), OpType: proto.String("Identity"), Input: []string{"W"}, Output: []string{"Y"}}}
+	m.Graph.Input = nil
+	m.Graph.Output[0].Type.GetTensorType().Shape.Dim = m.Graph.Output[0].Type.GetTensorType().Shape.Dim[:0]
+	for _, d := range []int64{3, 2, 3, 3} {
+		m.Graph.Output[0].Type.GetTensorType().Shape.Dim = append(m.Graph.Output[0].Type.GetTensorType().Shape.Dim,
+			&onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
+	}
+	dir := t.TempDir()
+	model := writeModel(t, dir, "consts.onnx", m)
+	if code, stdout, stderr := cli(t, "run", model, "--out", filepath.Join(dir, "out")); code != 0 {
+		t.Fatalf("run on a model without inputs: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

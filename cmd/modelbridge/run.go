@@ -80,6 +80,9 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 		}
 		return out, nil
 	}
+	if len(g.Inputs) == 0 {
+		return map[string]*canon.Tensor{}, nil // a model of constants needs none
+	}
 	return nil, usageErrorf("no inputs given: use --input NAME=FILE, --inputs DIR or --random")
 }
 
@@ -107,6 +110,9 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if outDir == "" {
 				return usageErrorf("--out DIR is required")
+			}
+			if err := inf.shapesFromFiles(&rf); err != nil {
+				return err
 			}
 			g, _, err := rf.load(args[0])
 			if err != nil {
@@ -157,4 +163,31 @@ func summarize(t *canon.Tensor) string {
 		lo, hi, sum = min(lo, x), max(hi, x), sum+x
 	}
 	return fmt.Sprintf("min %.6g max %.6g mean %.6g", lo, hi, sum/float64(len(v)))
+}
+
+// shapesFromFiles adds the shapes of --input NAME=FILE tensors to the read
+// options, for formats whose files do not record input shapes (MXNet
+// symbols, TorchScript); an explicit --input-shape wins.
+func (f *inputFlags) shapesFromFiles(rf *readFlags) error {
+	given := map[string]bool{}
+	for _, s := range rf.inputShapes {
+		name, _, _ := strings.Cut(s, "=")
+		given[name] = true
+	}
+	for _, spec := range f.files {
+		name, file, ok := strings.Cut(spec, "=")
+		if !ok || given[name] {
+			continue
+		}
+		t, err := tensorfile.Load(file)
+		if err != nil {
+			return fmt.Errorf("input %q: %w", name, err)
+		}
+		dims := make([]string, len(t.Shape))
+		for i, d := range t.Shape {
+			dims[i] = fmt.Sprint(d)
+		}
+		rf.inputShapes = append(rf.inputShapes, name+"="+strings.Join(dims, ","))
+	}
+	return nil
 }
