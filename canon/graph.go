@@ -82,6 +82,9 @@ type Metadata struct {
 	DocString       string
 	// Props holds free-form key/value metadata, in file order.
 	Props []KeyValue
+	// Notes are what a user should hear about how the file was read: data
+	// that was densified, entries that were skipped. Commands print them.
+	Notes []string
 }
 
 // KeyValue is one metadata property.

@@ -54,6 +54,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			defer g.Close()
+			for _, n := range g.Meta.Notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, n)
+			}
 			if err := refuseInputOverwrite(in, out, exp, g, rf.params); err != nil {
 				return err
 			}

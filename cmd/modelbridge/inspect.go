@@ -27,6 +27,9 @@ type inspectReport struct {
 	Ops             map[string]int `json:"ops"`
 	Params          paramsReport   `json:"params"`
 	Weights         []weightReport `json:"weights"`
+	// Notes say how the file was read where a user should know (densified
+	// sparse arrays, skipped checkpoint entries).
+	Notes []string `json:"notes,omitempty"`
 }
 
 type valueReport struct {
@@ -87,7 +90,7 @@ func buildInspectReport(path, format string, g *canon.Graph) inspectReport {
 		File: path, Format: format,
 		Producer: g.Meta.Producer, ProducerVersion: g.Meta.ProducerVersion,
 		IRVersion: g.Meta.SourceIRVersion, Opset: g.Meta.SourceOpset,
-		Nodes: len(g.Nodes), Ops: map[string]int{},
+		Nodes: len(g.Nodes), Ops: map[string]int{}, Notes: g.Meta.Notes,
 	}
 	for _, v := range g.Inputs {
 		rep.Inputs = append(rep.Inputs, describeValue(v))
@@ -176,6 +179,9 @@ func printInspect(w io.Writer, r inspectReport) {
 	sort.Strings(dts)
 	for _, k := range dts {
 		fmt.Fprintf(w, "  %-24s %s\n", k, humanBytes(r.Params.ByDType[k]))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note:      %s\n", n)
 	}
 	if len(r.Weights) > 0 {
 		fmt.Fprintln(w, "weights:")

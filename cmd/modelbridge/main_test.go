@@ -364,3 +364,17 @@ func TestRunModelWithoutInputs(t *testing.T) {
 		t.Fatalf("run on a model without inputs: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestInspectShowsNotes: a sparse MXNet array is made dense, and the user
+// is told so.
+func TestInspectShowsNotes(t *testing.T) {
+	fix := testfix.Fixtures(t)
+	code, stdout, _ := cli(t, "inspect", filepath.Join(fix, "mxnet", "tutorial_sparse", "mod-10.params"), "--json")
+	var rep inspectReport
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil {
+		t.Fatalf("inspect: exit %d", code)
+	}
+	if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "dense") {
+		t.Fatalf("no note about densified sparse arrays: %v", rep.Notes)
+	}
+}

@@ -92,6 +92,7 @@ func ReadParams(path string) (*canon.Graph, error) {
 func addArrayNotes(g *canon.Graph, a *mxparams.Array) {
 	if a.Storage != mxparams.StorageDefault {
 		g.Meta.Props = append(g.Meta.Props, canon.KeyValue{Key: "densified:" + a.Tensor.Name, Value: mxparams.StorageName(a.Storage)})
+		g.Meta.Notes = append(g.Meta.Notes, fmt.Sprintf("%s was stored as %s and has been made dense", a.Tensor.Name, mxparams.StorageName(a.Storage)))
 	}
 	if a.Prefix() == "aux" {
 		g.Meta.Props = append(g.Meta.Props, canon.KeyValue{Key: "aux:" + a.Tensor.Name, Value: "auxiliary state"})

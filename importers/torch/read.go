@@ -157,6 +157,11 @@ func build(path string, m *mmapfile.Mapping, c *collection, bigEndian bool) (*ca
 		g.Initializers = append(g.Initializers, t)
 	}
 	g.Meta.Props = append(g.Meta.Props, c.Props...)
+	for _, p := range c.Props {
+		if name, ok := strings.CutPrefix(p.Key, "torch.skipped."); ok {
+			g.Meta.Notes = append(g.Meta.Notes, fmt.Sprintf("skipped %s (not a tensor): %s", name, p.Value))
+		}
+	}
 	for _, tie := range mz.Ties {
 		g.Meta.Props = append(g.Meta.Props, canon.KeyValue{Key: "torch.tied." + tie[0], Value: tie[1]})
 	}
