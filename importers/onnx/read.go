@@ -1,7 +1,13 @@
 // Package onnximport reads ONNX models (IR 3..10, default-domain opsets
-// 7..21) into canonical graphs. Weights are not copied: the model file is
-// memory-mapped and initializers' raw data point into the mapping, which the
-// returned graph's Close releases.
+// 1..22 where the ops used kept their meaning) into canonical graphs.
+// Weights are not copied: the model file is memory-mapped and initializers'
+// raw data point into the mapping, which the returned graph's Close releases.
+//
+// An initializer that is also listed as a graph input (required before IR 4,
+// and how torch.onnx's keep_initializers_as_inputs writes every weight) is
+// read as a weight, not as an input: treating every weight as a runtime
+// input would stop BatchNorm folding and make `check` feed random weights.
+// Such names are therefore not graph inputs of the canonical graph.
 package onnximport
 
 import (
