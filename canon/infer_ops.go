@@ -89,7 +89,7 @@ func (c *inferCtx) infer() ([]ValueInfo, error) {
 		return one(c.binary(op))
 	case *Clip:
 		return one(c.clip())
-	case *Unary, *LeakyRelu, *HardSigmoid:
+	case *Unary, *LeakyRelu, *HardSigmoid, *Elu, *Selu:
 		return one(c.elementwise())
 	case *PRelu:
 		return one(c.prelu())

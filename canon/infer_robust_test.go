@@ -49,7 +49,7 @@ func TestInferNodeNeverPanics(t *testing.T) {
 		func() Op { return &Linear{} },
 		func() Op { return &MatMul{} },
 		func() Op { return &Binary{Fn: BinaryFn(r.Intn(6))} },
-		func() Op { return &Unary{Fn: UnaryFn(r.Intn(6))} },
+		func() Op { return &Unary{Fn: UnaryFn(r.Intn(8))} },
 		func() Op { return &PRelu{} },
 		func() Op { return &Softmax{Axis: num()} },
 		func() Op { return &MaxPool{list(), list(), list(), list(), list(), r.Intn(2) == 0} },

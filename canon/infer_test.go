@@ -154,6 +154,10 @@ var inferCases = []inferCase{
 	{"clip", NewClip(), []ValueInfo{withParam(f32(-1, 2), 0, "N")}, 0, "f32[N 2]"},
 	{"leaky", &LeakyRelu{Alpha: 0.1}, []ValueInfo{f32(3)}, 0, "f32[3]"},
 	{"hardsigmoid", &HardSigmoid{Alpha: 0.2, Beta: 0.5}, []ValueInfo{f32(3)}, 0, "f32[3]"},
+	{"softplus", &Unary{Fn: Softplus}, []ValueInfo{withParam(f32(-1, 2), 0, "N")}, 0, "f32[N 2]"},
+	{"softsign", &Unary{Fn: Softsign}, []ValueInfo{f32(2, 3)}, 0, "f32[2 3]"},
+	{"elu", &Elu{Alpha: 1}, []ValueInfo{f32(4)}, 0, "f32[4]"},
+	{"selu", &Selu{Alpha: SeluAlpha, Gamma: SeluGamma}, []ValueInfo{withParam(f32(-1, 5), 0, "B")}, 0, "f32[B 5]"},
 	{"prelu", &PRelu{}, []ValueInfo{f32(1, 8, 4, 4), f32(8, 1, 1)}, 0, "f32[1 8 4 4]"},
 	{"prelu bad", &PRelu{}, []ValueInfo{f32(1, 8, 4, 4), f32(3, 1, 1)}, 0, `ERR Slope "in1" has shape [3 1 1], which does not broadcast to input X [1 8 4 4]`},
 	{"softmax", &Softmax{Axis: -1}, []ValueInfo{f32(2, 10)}, 0, "f32[2 10]"},
@@ -298,7 +302,7 @@ func TestInferCoversEveryOp(t *testing.T) {
 	for _, tc := range inferCases {
 		seen[fmt.Sprintf("%T", tc.op)] = true
 	}
-	for _, op := range []Op{&Conv{}, &ConvTranspose{}, &BatchNorm{}, &Linear{}, &MatMul{}, &Binary{}, &Unary{}, &LeakyRelu{}, &PRelu{},
+	for _, op := range []Op{&Conv{}, &ConvTranspose{}, &BatchNorm{}, &Linear{}, &MatMul{}, &Binary{}, &Unary{}, &LeakyRelu{}, &Elu{}, &Selu{}, &PRelu{},
 		&Clip{}, &HardSigmoid{}, &Softmax{}, &MaxPool{}, &AveragePool{}, &GlobalAveragePool{}, &GlobalMaxPool{}, &ReduceMean{},
 		&Concat{}, &Split{}, &Reshape{}, &Flatten{}, &Transpose{}, &Squeeze{}, &Unsqueeze{}, &Pad{}, &Slice{}, &Gather{},
 		&ShapeOf{}, &Constant{}, &Identity{}, &Dropout{}, &Resize{}} {

@@ -142,9 +142,13 @@ const (
 	Sigmoid
 	Tanh
 	HardSwish
+	// Softplus is log(1 + exp(x)).
+	Softplus
+	// Softsign is x / (1 + |x|).
+	Softsign
 )
 
-var unaryNames = [...]string{Relu: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh", HardSwish: "HardSwish"}
+var unaryNames = [...]string{Relu: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh", HardSwish: "HardSwish", Softplus: "Softplus", Softsign: "Softsign"}
 
 func (f UnaryFn) String() string { return unaryNames[f] }
 
@@ -163,6 +167,32 @@ type LeakyRelu struct {
 
 func (*LeakyRelu) Kind() string         { return "LeakyRelu" }
 func (*LeakyRelu) Signature() Signature { return sig(1, inX) }
+
+// Elu is x for x > 0, Alpha*(exp(x)-1) otherwise (ONNX Elu; default Alpha 1).
+type Elu struct {
+	Alpha float32
+}
+
+func (*Elu) Kind() string         { return "Elu" }
+func (*Elu) Signature() Signature { return sig(1, inX) }
+
+// Selu is Gamma*x for x > 0, Gamma*Alpha*(exp(x)-1) otherwise. The
+// constants are attributes because ONNX lets a model set them; ONNX's
+// defaults, PyTorch's and MXNet's fixed constants all round to SeluAlpha and
+// SeluGamma in float32.
+type Selu struct {
+	Alpha float32
+	Gamma float32
+}
+
+// SeluAlpha and SeluGamma are ONNX's default Selu constants.
+const (
+	SeluAlpha float32 = 1.67326319217681884765625
+	SeluGamma float32 = 1.05070102214813232421875
+)
+
+func (*Selu) Kind() string         { return "Selu" }
+func (*Selu) Signature() Signature { return sig(1, inX) }
 
 // PRelu is x for x >= 0, Slope*x otherwise, Slope broadcast to X.
 type PRelu struct{}

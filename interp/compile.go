@@ -47,12 +47,16 @@ func compile(n *canon.Node, s *step) (kernel, error) {
 	case *canon.PRelu:
 		return func(x *exec) error { return runBinary(x, binPRelu) }, nil
 	case *canon.Unary:
-		if op.Fn > canon.HardSwish {
+		if op.Fn > canon.Softsign {
 			return nil, fmt.Errorf("unknown unary function %d", op.Fn)
 		}
 		return func(x *exec) error { return runUnary(x, unaryOp{fn: unaryFn(op.Fn)}) }, nil
 	case *canon.LeakyRelu:
 		return func(x *exec) error { return runUnary(x, unaryOp{fn: uLeakyRelu, a: op.Alpha}) }, nil
+	case *canon.Elu:
+		return func(x *exec) error { return runUnary(x, unaryOp{fn: uElu, a: op.Alpha}) }, nil
+	case *canon.Selu:
+		return func(x *exec) error { return runUnary(x, unaryOp{fn: uSelu, a: op.Alpha, b: op.Gamma}) }, nil
 	case *canon.Clip:
 		return func(x *exec) error { return runClip(x, op) }, nil
 	case *canon.HardSigmoid:

@@ -317,9 +317,13 @@ const (
 	uSigmoid   = unaryFn(canon.Sigmoid)
 	uTanh      = unaryFn(canon.Tanh)
 	uHardSwish = unaryFn(canon.HardSwish)
+	uSoftplus  = unaryFn(canon.Softplus)
+	uSoftsign  = unaryFn(canon.Softsign)
 	uLeakyRelu = unaryFn(100 + iota)
 	uClip
 	uHardSigmoid
+	uElu  // a = Alpha
+	uSelu // a = Alpha, b = Gamma
 )
 
 type unaryOp struct {
@@ -382,7 +386,42 @@ func unaryF(op unaryOp, d, s []float32) {
 		for i, v := range s {
 			d[i] = max(0, min(1, op.a*v+op.b))
 		}
+	case uSoftplus:
+		for i, v := range s {
+			d[i] = softplus(v)
+		}
+	case uSoftsign:
+		for i, v := range s {
+			d[i] = v / (1 + float32(math.Abs(float64(v))))
+		}
+	case uElu:
+		for i, v := range s {
+			d[i] = elu(v, op.a)
+		}
+	case uSelu:
+		for i, v := range s {
+			d[i] = op.b * elu(v, op.a)
+		}
 	}
+}
+
+// softplus is log(1+exp(x)) written as max(x,0) + log1p(exp(-|x|)), which
+// neither overflows for large x nor loses the small tail for very negative x.
+func softplus(v float32) float32 {
+	x := float64(v)
+	if x > 30 {
+		return v // log1p(exp(-30)) is below float32 resolution at 30
+	}
+	return float32(max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))))
+}
+
+// elu is x for x > 0, alpha*(exp(x)-1) otherwise; Expm1 keeps precision
+// near zero.
+func elu(v, alpha float32) float32 {
+	if v > 0 {
+		return v
+	}
+	return alpha * float32(math.Expm1(float64(v)))
 }
 
 func unaryInt(x *exec, in *tensor, op unaryOp) error {

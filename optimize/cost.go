@@ -215,6 +215,8 @@ type CostReport struct {
 	Nodes   int      `json:"nodes"`
 	Rows    []OpCost `json:"ops"`
 	Total   OpCost   `json:"total"`
+	// PerNode lists every node, most expensive first.
+	PerNode []NodeRow `json:"per_node"`
 }
 
 // Cost is the scalar the search minimizes: modelled seconds.
@@ -244,7 +246,9 @@ func GraphCostWith(g *canon.Graph, m Machine) (CostReport, error) {
 		}
 		r.add(c, m)
 		rep.Total.add(c, m)
+		rep.PerNode = append(rep.PerNode, NodeRow{Node: n.Name, Op: k, FLOPs: c.FLOPs, Bytes: c.Bytes, Launches: c.Launches, Seconds: c.Seconds(m)})
 	}
+	sortNodeRows(rep.PerNode)
 	for _, r := range rows {
 		rep.Rows = append(rep.Rows, *r)
 	}

@@ -44,6 +44,11 @@ func TestTorchFixtures(t *testing.T) {
 				WriteCostTable(os.Stderr, rep.Before, rep.After)
 			}
 			checkNoFoldable(t, opt)
+			tb, ta := countOps(g)["Transpose"], countOps(opt)["Transpose"]
+			t.Logf("%s: %d -> %d Transposes", name, tb, ta)
+			if ta > tb {
+				t.Errorf("the pipeline added Transposes: %d -> %d", tb, ta)
+			}
 
 			td := filepath.Join(filepath.Dir(path), "test_data_set_0")
 			in, err := tensorfile.LoadDir(td, g.Inputs)

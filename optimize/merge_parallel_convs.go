@@ -7,6 +7,16 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
+// Only group-1 convs are merged, deliberately. Convs with the same group
+// count G > 1 could share one grouped conv whose weights hold each conv's
+// filters group by group, but its output channels then come out
+// group-interleaved (group 0 of every conv, then group 1, ...), so a Split
+// can no longer hand each conv its outputs as one contiguous slice: the
+// merged conv would need a channel permutation (a Gather, or a
+// Reshape/Transpose/Reshape) after it, which costs a full extra pass over
+// the output and usually eats the launch saved. Grouped and depthwise convs
+// are left to regroup_conv.
+
 // mergeSite is a set of Convs (in graph order) reading the same input with
 // the same strides and dilations, group 1, constant f32 weights and equal
 // output spatial sizes.

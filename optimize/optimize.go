@@ -18,6 +18,9 @@ type Options struct {
 	Search bool
 	Alpha  float64 // search: default 1.05
 	Budget int     // search: expansions, default 100
+	// Progress, when set, follows the search: called per expansion with
+	// the expansions done and the budget (see SearchOptions.Progress).
+	Progress func(done, total int64)
 	// Verify compares the result with the original through the
 	// interpreter; on a mismatch the pipeline is replayed pass by pass to
 	// name the pass that broke the model.
@@ -89,7 +92,7 @@ func optimizeWith(g *canon.Graph, passes []Pass, opts Options, t0 time.Time) (*c
 		return nil, rep, err
 	}
 	if opts.Search {
-		res, st, err := Search(opt, SearchOptions{Alpha: opts.Alpha, Budget: opts.Budget})
+		res, st, err := Search(opt, SearchOptions{Alpha: opts.Alpha, Budget: opts.Budget, Progress: opts.Progress})
 		if err != nil {
 			return nil, rep, err
 		}

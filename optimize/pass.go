@@ -35,8 +35,8 @@ func Passes() []Pass {
 		{Name: "fold_bn", Doc: "fold BatchNormalization into the preceding Conv, ConvTranspose (group by group), Linear, or MatMul with a constant weight", Run: foldBN},
 		{Name: "fuse_bias_add", Doc: "fold an Add (or Sub) of a per-output-channel constant into the bias of the preceding Conv, ConvTranspose, Linear or constant-weight MatMul", Run: fuseBiasAdd},
 		{Name: "fuse_scale_mul", Doc: "fold a Mul by a per-output-channel constant into the weights and bias of the preceding Conv, ConvTranspose or Linear", Run: fuseScaleMul},
-		{Name: "sink_transposes", Doc: "cancel Transpose pairs around elementwise ops (NHWC wrappers) and Transpose pairs that compose to the identity", Run: sinkTransposes},
-		{Name: "merge_parallel_convs", Doc: "merge convs that read the same input (same strides, dilations, groups 1) into one conv and a Split, enlarging smaller kernels with zeros, where the cost model says it pays", Run: MergeParallelConvsPass(false).Run},
+		{Name: "sink_transposes", Doc: "push Transposes down through elementwise ops (constants are stored permuted, inputs carrying the same Transpose drop it), Concat, Split, Softmax, ReduceMean and Pad, cancelling or merging them with the Transposes they meet (tf2onnx's NHWC wrappers around convs); a move is made only when it leaves fewer Transposes, or as many moving fewer elements", Run: sinkTransposes},
+		{Name: "merge_parallel_convs", Doc: "merge convs that read the same input (same strides and dilations) into one conv and a Split, enlarging smaller kernels with zeros, where the cost model says it pays; group-1 convs only: a merged grouped conv interleaves its outputs by group, so a Split could not separate them without an extra channel permutation", Run: MergeParallelConvsPass(false).Run},
 		{Name: "regroup_conv", Doc: "rewrite a grouped conv with fewer groups (block-diagonal zero-filled weights) where the cost model says it pays", Run: RegroupConvPass(0, false).Run},
 		{Name: "eliminate_dead", Doc: "remove nodes whose outputs are unused and initializers nobody reads", Run: eliminateDead},
 	}

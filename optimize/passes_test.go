@@ -155,12 +155,12 @@ func TestSinkTransposes(t *testing.T) {
 	wantOps(t, opt, map[string]int{"Transpose": 0, "Relu": 1, "Sigmoid": 1})
 }
 
-// A Transpose pair around an op that is not elementwise must stay.
-func TestSinkTransposesKeepsSoftmax(t *testing.T) {
+// A Transpose pair around an op that cannot run untransposed must stay.
+func TestSinkTransposesKeepsMatMul(t *testing.T) {
 	b := newGB(14)
 	x := b.input("x", 2, 3, 4)
 	y := b.node(&canon.Transpose{Perm: []int64{0, 2, 1}}, x)
-	y = b.node(&canon.Softmax{Axis: 2}, y)
+	y = b.node(&canon.MatMul{}, y, b.randW("", -1, 1, 3, 3))
 	y = b.node(&canon.Transpose{Perm: []int64{0, 2, 1}}, y)
 	opt := runPasses(t, b.output(y), "sink_transposes")
 	wantOps(t, opt, map[string]int{"Transpose": 2})

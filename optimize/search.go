@@ -22,6 +22,10 @@ type SearchOptions struct {
 	Budget int
 	// Machine weighs the cost model (default DefaultMachine).
 	Machine *Machine
+	// Progress, when set, is called after every expansion with the
+	// expansions done and the budget, and once more with done == total
+	// when the search ends (it may end early, when no candidate is left).
+	Progress func(done, total int64)
 }
 
 // SearchStats describes a search.
@@ -49,7 +53,7 @@ type Substitution struct {
 // Substitutions lists the search's rewrites.
 func Substitutions() []Substitution {
 	return []Substitution{
-		{Name: "merge_parallel_convs", Doc: "merge the convs sharing an input into one conv + Split", Run: subMerge},
+		{Name: "merge_parallel_convs", Doc: "merge the group-1 convs sharing an input into one conv + Split (grouped convs are not merged: their merged outputs would be interleaved by group)", Run: subMerge},
 		{Name: "regroup_conv", Doc: "rewrite a grouped conv with G/f groups", Run: subRegroup},
 	}
 }
@@ -306,6 +310,9 @@ func Search(g *canon.Graph, opts SearchOptions) (*canon.Graph, SearchStats, erro
 	for q.Len() > 0 && st.Expansions < budget {
 		cur := heap.Pop(q).(*candidate)
 		st.Expansions++
+		if opts.Progress != nil {
+			opts.Progress(int64(st.Expansions), int64(budget))
+		}
 		for _, sub := range subs {
 			cands, err := runSubstitution(sub, cur.g, env)
 			if err != nil {
@@ -341,6 +348,9 @@ func Search(g *canon.Graph, opts SearchOptions) (*canon.Graph, SearchStats, erro
 			heap.Init(q)
 		}
 	}
+	if opts.Progress != nil {
+		opts.Progress(int64(budget), int64(budget))
+	}
 	out := best.g
 	out.Values = nil
 	out.Inputs = cloneInfos(out.Inputs)
@@ -356,7 +366,7 @@ func Search(g *canon.Graph, opts SearchOptions) (*canon.Graph, SearchStats, erro
 	// Nodes may be shared with other candidates: give the result its own.
 	res := Clone(out)
 	st.BestCost = best.cost
-	st.Applied = best.path
+	st.Applied = append([]string{}, best.path...) // [] rather than null in JSON
 	st.Elapsed = time.Since(start)
 	return res, st, nil
 }

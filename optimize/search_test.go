@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -88,4 +89,59 @@ func TestSearchMerges(t *testing.T) {
 	}
 	t.Logf("applied %v, %.4f -> %.4f ms", rep.Search.Applied, rep.Search.StartCost*1e3, rep.Search.BestCost*1e3)
 	wantOps(t, opt, map[string]int{"Split": 1})
+}
+
+// Progress follows the search expansion by expansion, against the budget,
+// and ends at done == total.
+func TestSearchProgress(t *testing.T) {
+	b := newGB(44)
+	x := b.input("x", 1, 8, 5, 5)
+	a := b.conv(x, 8, 8, 3, 1, 1, 1, 1, true)
+	c := b.conv(x, 8, 8, 1, 1, 0, 1, 1, false)
+	g := b.output(b.node(&canon.Concat{Axis: 1}, a, c))
+	var calls [][2]int64
+	_, rep, err := Optimize(g, Options{Passes: exactPasses, Search: true, Budget: 7, Progress: func(done, total int64) {
+		calls = append(calls, [2]int64{done, total})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != rep.Search.Expansions+1 {
+		t.Fatalf("%d progress calls for %d expansions, want one each and a final one", len(calls), rep.Search.Expansions)
+	}
+	for i, c := range calls {
+		if c[1] != 7 || (i > 0 && c[0] < calls[i-1][0]) || c[0] > 7 {
+			t.Fatalf("call %d = %v: want done rising to total 7", i, c)
+		}
+	}
+	if last := calls[len(calls)-1]; last[0] != last[1] {
+		t.Errorf("last call %v: want done == total", last)
+	}
+}
+
+func TestWriteNodeTable(t *testing.T) {
+	b := newGB(45)
+	x := b.input("x", 1, 4, 6, 6)
+	y := x
+	for range 25 {
+		y = b.relu(y)
+	}
+	y = b.conv(y, 4, 8, 3, 1, 1, 1, 1, true)
+	rep, err := GraphCost(b.output(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	if err := WriteNodeTable(&sb, "before", rep, 20); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	// title, header, 20 rows, "(6 more)", total
+	if len(lines) != 24 || !strings.Contains(lines[len(lines)-2], "(6 more)") || !strings.HasPrefix(strings.TrimSpace(lines[len(lines)-1]), "total") {
+		t.Fatalf("unexpected table:\n%s", out)
+	}
+	if !strings.Contains(lines[2], "Conv") {
+		t.Errorf("the conv should be the most expensive node:\n%s", out)
+	}
 }

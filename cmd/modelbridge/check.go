@@ -105,14 +105,11 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if rfB.from == "" {
 		rfB.from = rfA.from
 	}
-	if err := inf.shapesFromFiles(rfA); err != nil {
-		return err
-	}
-	rfB.inputShapes = rfA.inputShapes
-	ga, _, err := rfA.load(rep.A)
+	ga, err := inf.loadModel(rfA, rep.A)
 	if err != nil {
 		return err
 	}
+	rfB.inputShapes = rfA.inputShapes
 	defer ga.Close()
 	gb, err := loadCounterpart(rep.B, rfB, ga)
 	if err != nil {

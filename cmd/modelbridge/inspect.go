@@ -144,7 +144,7 @@ func shapeString(s []any) string {
 func printInspect(w io.Writer, r inspectReport) {
 	fmt.Fprintf(w, "file:      %s\nformat:    %s\n", r.File, r.Format)
 	if r.Producer != "" {
-		fmt.Fprintf(w, "producer:  %s %s\n", r.Producer, r.ProducerVersion)
+		fmt.Fprintf(w, "producer:  %s\n", strings.TrimSpace(r.Producer+" "+r.ProducerVersion))
 	}
 	if r.IRVersion != 0 || r.Opset != 0 {
 		fmt.Fprintf(w, "ir/opset:  %d / %d\n", r.IRVersion, r.Opset)

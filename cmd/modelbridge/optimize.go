@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
 )
@@ -90,10 +91,15 @@ written.`,
 				return err
 			}
 			defer g.Close()
+			var bar *progress.Bar
+			if search {
+				bar = newBar(cmd, "searching", int64(budget), progress.Count)
+			}
 			opt, rep, err := optimize.Optimize(g, optimize.Options{
-				Passes: passes, Search: search, Alpha: alpha, Budget: budget,
+				Passes: passes, Search: search, Alpha: alpha, Budget: budget, Progress: bar.Func(),
 				Verify: !noVerify, Samples: samples, InputShapes: shapes,
 			})
+			bar.Finish()
 			if err != nil {
 				var ue *optimize.UnverifiableError
 				if errors.As(err, &ue) {
@@ -129,7 +135,7 @@ written.`,
 	f.IntVar(&budget, "budget", 100, "search: number of candidate expansions")
 	f.BoolVar(&noVerify, "no-verify", false, "skip checking the result against the original with the interpreter")
 	f.IntVar(&samples, "samples", 2, "random input sets used for verification")
-	f.BoolVar(&verbose, "verbose", false, "print what each pass did and the cost table before and after")
+	f.BoolVar(&verbose, "verbose", false, "print what each pass did, the per-op cost table and the 20 most expensive nodes, before and after")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	f.IntVar(&opset, "opset", 0, "ONNX opset to write (11 to 17; default 13)")
@@ -149,6 +155,9 @@ func listPasses(w io.Writer) error {
 	return tw.Flush()
 }
 
+// verboseTopNodes is how many of the most expensive nodes --verbose lists.
+const verboseTopNodes = 20
+
 func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
 	rep := r.Report
 	before, after := rep.Before.Cost(), rep.After.Cost()
@@ -166,10 +175,18 @@ func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
 			}
 		}
 		if s := rep.Search; s != nil {
+			applied := "nothing"
+			if len(s.Applied) > 0 {
+				applied = strings.Join(s.Applied, ", ")
+			}
 			fmt.Fprintf(w, "search: %d expansions, %d candidates (%d duplicates), %.3f -> %.3f ms in %v; applied: %s\n",
-				s.Expansions, s.Generated, s.Duplicates, s.StartCost*1e3, s.BestCost*1e3, s.Elapsed.Round(1e6), strings.Join(s.Applied, ", "))
+				s.Expansions, s.Generated, s.Duplicates, s.StartCost*1e3, s.BestCost*1e3, s.Elapsed.Round(1e6), applied)
 		}
 		optimize.WriteCostTable(w, rep.Before, rep.After)
+		fmt.Fprintln(w)
+		optimize.WriteNodeTable(w, "before", rep.Before, verboseTopNodes)
+		fmt.Fprintln(w)
+		optimize.WriteNodeTable(w, "after", rep.After, verboseTopNodes)
 	}
 	if rep.Verified {
 		fmt.Fprintln(w, "verified: outputs match the original on random inputs")

@@ -111,10 +111,7 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			if outDir == "" {
 				return usageErrorf("--out DIR is required")
 			}
-			if err := inf.shapesFromFiles(&rf); err != nil {
-				return err
-			}
-			g, _, err := rf.load(args[0])
+			g, err := inf.loadModel(&rf, args[0])
 			if err != nil {
 				return err
 			}
@@ -163,6 +160,48 @@ func summarize(t *canon.Tensor) string {
 		lo, hi, sum = min(lo, x), max(hi, x), sum+x
 	}
 	return fmt.Sprintf("min %.6g max %.6g mean %.6g", lo, hi, sum/float64(len(v)))
+}
+
+// loadModel reads a model for run/check. Formats that do not record input
+// shapes (MXNet symbols, TorchScript) take them from the --input files when
+// the model cannot be read, or has inputs of unknown shape, without them; a
+// model that declares its shapes keeps them, so a wrong input file is
+// reported as such.
+func (f *inputFlags) loadModel(rf *readFlags, path string) (*canon.Graph, error) {
+	g, _, err := rf.load(path)
+	if len(f.files) == 0 {
+		return g, err
+	}
+	if err == nil {
+		static := true
+		for _, in := range g.Inputs {
+			if _, ok := in.StaticShape(); !ok {
+				static = false
+			}
+		}
+		if static {
+			return g, nil
+		}
+	}
+	withShapes := *rf
+	if serr := f.shapesFromFiles(&withShapes); serr != nil {
+		if g != nil {
+			g.Close()
+		}
+		return nil, serr
+	}
+	g2, _, err2 := withShapes.load(path)
+	if err2 != nil {
+		if err == nil {
+			return g, nil // keep the model as declared; gather reports the input
+		}
+		return nil, err
+	}
+	if g != nil {
+		g.Close()
+	}
+	*rf = withShapes
+	return g2, nil
 }
 
 // shapesFromFiles adds the shapes of --input NAME=FILE tensors to the read

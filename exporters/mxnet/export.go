@@ -403,13 +403,22 @@ func (e *exporter) node(n *canon.Node) error {
 	case *canon.Binary:
 		return e.binary(n, op)
 	case *canon.Unary:
-		act := map[canon.UnaryFn]string{canon.Relu: "relu", canon.Sigmoid: "sigmoid", canon.Tanh: "tanh"}[op.Fn]
+		act := map[canon.UnaryFn]string{canon.Relu: "relu", canon.Sigmoid: "sigmoid", canon.Tanh: "tanh", canon.Softplus: "softrelu", canon.Softsign: "softsign"}[op.Fn]
 		if act == "" {
 			return fmt.Errorf("MXNet 1.x has no %s activation", op.Fn)
 		}
 		return single("Activation", map[string]string{"act_type": act}, n.Inputs[0])
 	case *canon.LeakyRelu:
 		return single("LeakyReLU", map[string]string{"act_type": "leaky", "slope": f32(op.Alpha)}, n.Inputs[0])
+	case *canon.Elu:
+		return single("LeakyReLU", map[string]string{"act_type": "elu", "slope": f32(op.Alpha)}, n.Inputs[0])
+	case *canon.Selu:
+		// MXNet's SELU has fixed constants; other ones are written as
+		// Gamma * elu(Alpha), which is the same function.
+		if op.Alpha == canon.SeluAlpha && op.Gamma == canon.SeluGamma {
+			return single("LeakyReLU", map[string]string{"act_type": "selu"}, n.Inputs[0])
+		}
+		return e.scaledElu(n, op)
 	case *canon.PRelu:
 		return e.prelu(n)
 	case *canon.Clip:
@@ -953,4 +962,16 @@ func permute(t *canon.Tensor, perm []int, lay canon.Layout) *canon.Tensor {
 		}
 	}
 	return out
+}
+
+// scaledElu writes a Selu whose constants are not MXNet's fixed ones as
+// LeakyReLU(elu, slope=Alpha) followed by _mul_scalar(Gamma).
+func (e *exporter) scaledElu(n *canon.Node, op *canon.Selu) error {
+	x, err := e.value(n.Inputs[0])
+	if err != nil {
+		return err
+	}
+	out := n.Outputs[0]
+	elu := ref{e.add("LeakyReLU", out+"_elu", map[string]string{"act_type": "elu", "slope": f32(op.Alpha)}, 1, x), 0}
+	return e.finish(out, e.add("_mul_scalar", out, map[string]string{"scalar": f32(op.Gamma)}, 1, elu))
 }

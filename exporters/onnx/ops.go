@@ -257,6 +257,12 @@ func (b *builder) node(n *canon.Node) error {
 	case *canon.LeakyRelu:
 		b.emit(name, "LeakyRelu", ins, outs, attrFloat("alpha", op.Alpha))
 
+	case *canon.Elu:
+		b.emit(name, "Elu", ins, outs, attrFloat("alpha", op.Alpha))
+
+	case *canon.Selu:
+		b.emit(name, "Selu", ins, outs, attrFloat("alpha", op.Alpha), attrFloat("gamma", op.Gamma))
+
 	case *canon.PRelu:
 		b.emit(name, "PRelu", ins, outs)
 

@@ -43,8 +43,21 @@ func (gen *generator) emit(n *canon.Node) error {
 	case *canon.Binary:
 		return gen.binary(op)
 	case *canon.Unary:
-		f := map[canon.UnaryFn]string{canon.Relu: "torch.relu", canon.Sigmoid: "torch.sigmoid", canon.Tanh: "torch.tanh", canon.HardSwish: "F.hardswish"}[op.Fn]
+		f := map[canon.UnaryFn]string{canon.Relu: "torch.relu", canon.Sigmoid: "torch.sigmoid", canon.Tanh: "torch.tanh", canon.HardSwish: "F.hardswish",
+			canon.Softplus: "F.softplus", canon.Softsign: "F.softsign"}[op.Fn]
+		if f == "" {
+			return gen.fail("activation %s has no PyTorch counterpart here", op.Fn)
+		}
 		return gen.call(f+"(%s)", 0)
+	case *canon.Elu:
+		return gen.call("F.elu(%s, alpha="+pyFloat(op.Alpha)+")", 0)
+	case *canon.Selu:
+		// F.selu's fixed constants round to exactly SeluAlpha and SeluGamma
+		// in float32; other constants get the same formula spelled out.
+		if op.Alpha == canon.SeluAlpha && op.Gamma == canon.SeluGamma {
+			return gen.call("F.selu(%s)", 0)
+		}
+		return gen.call(pyFloat(op.Gamma)+" * F.elu(%s, alpha="+pyFloat(op.Alpha)+")", 0)
 	case *canon.LeakyRelu:
 		return gen.call("F.leaky_relu(%s, negative_slope="+pyFloat(op.Alpha)+")", 0)
 	case *canon.PRelu:

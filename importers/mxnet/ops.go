@@ -111,14 +111,21 @@ func init() {
 	}
 }
 
-// unsupported explains ops that have no canonical form yet.
+// unsupported explains activation types that have no canonical form yet
+// (gelu is LeakyReLU's erf form; log_sigmoid and mish are MXNet 2.x
+// Activation types).
 var unsupported = map[string]string{
-	"softrelu": "softrelu (log(1+exp(x))) has no canonical op yet",
-	"softsign": "softsign (x/(1+|x|)) has no canonical op yet",
-	"elu":      "elu has no canonical op yet",
-	"selu":     "selu has no canonical op yet",
-	"gelu":     "gelu has no canonical op yet",
+	"gelu":        "gelu (x*Phi(x), with erf) has no canonical op yet",
+	"log_sigmoid": "log_sigmoid has no canonical op yet",
+	"mish":        "mish has no canonical op yet",
 }
+
+// MXNet's fixed SELU constants (src/operator/leaky_relu-inl.h); as float32
+// they equal canon.SeluAlpha and canon.SeluGamma.
+const (
+	mxnetSeluAlpha  = 1.6732632423543772848170429916717
+	mxnetSeluLambda = 1.0507009873554804934193349852946
+)
 
 func (b *builder) convertNode(idx int, n *node) ([]string, error) {
 	c := &nodeCtx{idx: idx, n: n, a: attrs{m: n.merged, node: n.Name, op: n.Op}}
@@ -685,6 +692,10 @@ func convActivation(b *builder, c *nodeCtx) ([]string, error) {
 		return single(b, c, &canon.Unary{Fn: canon.Sigmoid})
 	case "tanh":
 		return single(b, c, &canon.Unary{Fn: canon.Tanh})
+	case "softrelu":
+		return single(b, c, &canon.Unary{Fn: canon.Softplus})
+	case "softsign":
+		return single(b, c, &canon.Unary{Fn: canon.Softsign})
 	}
 	if why, ok := unsupported[t]; ok {
 		return nil, c.errf("act_type=%s is not supported: %s", t, why)
@@ -714,6 +725,11 @@ func convLeakyReLU(b *builder, c *nodeCtx) ([]string, error) {
 		return single(b, c, &canon.LeakyRelu{Alpha: float32((lo + hi) / 2)})
 	case "prelu":
 		return convPRelu(b, c)
+	case "elu":
+		return single(b, c, &canon.Elu{Alpha: float32(slope)})
+	case "selu":
+		// SELU ignores slope: its constants are fixed.
+		return single(b, c, &canon.Selu{Alpha: mxnetSeluAlpha, Gamma: mxnetSeluLambda})
 	}
 	if why, ok := unsupported[t]; ok {
 		return nil, c.errf("act_type=%s is not supported: %s", t, why)

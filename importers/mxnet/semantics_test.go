@@ -205,6 +205,37 @@ func TestUpSamplingNearest(t *testing.T) {
 	expect(t, run(t, sym, f32s([]int64{1, 1, 1, 2}, 1, 2)), []int64{1, 1, 2, 4}, 1, 1, 2, 2, 1, 1, 2, 2)
 }
 
+// TestUpSamplingNearestPerChannel checks scale-2 nearest upsampling of a
+// 2-channel 2x2 map: every input pixel becomes a 2x2 block. By numpy:
+//
+//	u = np.arange(8).reshape(1, 2, 2, 2); u.repeat(2, axis=2).repeat(2, axis=3).ravel()
+func TestUpSamplingNearestPerChannel(t *testing.T) {
+	sym := checkpoint(t, oneOp("UpSampling", `{"scale":"2","sample_type":"nearest","num_args":"1"}`), nil)
+	expect(t, run(t, sym, arange([]int64{1, 2, 2, 2})), []int64{1, 2, 4, 4},
+		0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3,
+		4, 4, 5, 5, 4, 4, 5, 5, 6, 6, 7, 7, 6, 6, 7, 7)
+}
+
+// TestSoftmaxActivationModes checks both modes of SoftmaxActivation on
+// x = [0, 1, 2, 3, -1, 0.5, 4, -2] of shape (1, 2, 2, 2). Values by numpy
+// (float64, rounded to float32):
+//
+//	instance: f = x.reshape(1, -1); e = np.exp(f - f.max(1, keepdims=True)); e / e.sum(1, keepdims=True)
+//	channel:  e = np.exp(x - x.max(1, keepdims=True)); e / e.sum(1, keepdims=True)
+func TestSoftmaxActivationModes(t *testing.T) {
+	x := f32s([]int64{1, 2, 2, 2}, 0, 1, 2, 3, -1, 0.5, 4, -2)
+	instance := checkpoint(t, oneOp("SoftmaxActivation", `{}`), nil) // mode defaults to instance
+	expect(t, run(t, instance, x), []int64{1, 2, 2, 2},
+		0.011371007, 0.030909602, 0.08402101, 0.22839278, 0.0041831597, 0.01874762, 0.62083596, 0.0015388984)
+	channel := checkpoint(t, oneOp("SoftmaxActivation", `{"mode":"channel"}`), nil)
+	expect(t, run(t, channel, x), []int64{1, 2, 2, 2},
+		0.7310586, 0.62245935, 0.11920292, 0.9933072, 0.26894143, 0.37754068, 0.8807971, 0.006692851)
+	// instance normalizes each batch item on its own:
+	//	f = np.arange(8.).reshape(2, -1); e = np.exp(f - f.max(1, keepdims=True)); e / e.sum(1, keepdims=True)
+	expect(t, run(t, instance, arange([]int64{2, 1, 2, 2})), []int64{2, 1, 2, 2},
+		0.032058604, 0.087144315, 0.23688282, 0.6439143, 0.032058604, 0.087144315, 0.23688282, 0.6439143)
+}
+
 func TestFloatToHalf(t *testing.T) {
 	for _, f := range []float32{0, 1, -2.5, 65504, 6.1035156e-05, 5.9604645e-08, 0.1, 1e-3} {
 		h := FloatToHalf(f)
@@ -266,7 +297,7 @@ func TestBadInputs(t *testing.T) {
 			return checkpoint(t, `{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"relu","name":"a","inputs":[["x",0,0]]}],"arg_nodes":[0],"heads":[[1,0,0]]}`, nil)
 		}, []string{"m-symbol.json"}},
 		{"unknown op", func() string { return checkpoint(t, oneOp("FancyOp", `{}`), nil) }, []string{"node op", `"FancyOp"`, "not supported"}},
-		{"unsupported activation", func() string { return checkpoint(t, oneOp("Activation", `{"act_type":"softrelu"}`), nil) }, []string{"node op", "softrelu"}},
+		{"unsupported activation", func() string { return checkpoint(t, oneOp("LeakyReLU", `{"act_type":"gelu"}`), nil) }, []string{"node op", "act_type=gelu", "not supported"}},
 		{"bad tuple", func() string { return checkpoint(t, oneOp("Pooling", `{"kernel":"(2,x)"}`), nil) }, []string{"node op", "kernel"}},
 	}
 	for _, c := range cases {

@@ -31,6 +31,9 @@ func init() {
 		"torch.hardsigmoid":         opHardsigmoid,
 		"torch.silu":                opSilu,
 		"torch.leaky_relu":          opLeakyRelu,
+		"torch.softplus":            opSoftplus,
+		"torch.elu":                 opElu,
+		"torch.selu":                opSelu,
 		"torch.softmax":             opSoftmax,
 		"torch.max_pool1d":          opMaxPool(1),
 		"torch.max_pool2d":          opMaxPool(2),
@@ -76,7 +79,7 @@ func init() {
 		"annotate":                  opAnnotate,
 	}
 	for _, name := range []string{"relu", "sigmoid", "tanh", "hardswish", "hardtanh", "hardsigmoid", "silu",
-		"leaky_relu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
+		"leaky_relu", "elu", "selu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
 		opTable["torch."+name+"_"] = inPlace(opTable["torch."+name])
 	}
 }

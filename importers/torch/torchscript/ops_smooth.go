@@ -1,0 +1,68 @@
+package torchscript
+
+import "github.com/modelbridge/modelbridge/canon"
+
+// opSoftplus is aten::softplus(self, beta=1, threshold=20), which returns x
+// itself where beta*x > threshold. With beta 1 and a threshold of 20 or
+// more that shortcut changes nothing in float32 (log1p(exp(-20)) is far
+// below x's last bit), so it is canonical Softplus; other forms are refused.
+func opSoftplus(c *opCall) (value, error) {
+	if err := c.bind("input", "beta=1", "threshold=20"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	beta, err := c.float(1)
+	if err != nil {
+		return nil, err
+	}
+	threshold, err := c.float(2)
+	if err != nil {
+		return nil, err
+	}
+	if beta != 1 || threshold < 20 {
+		return nil, c.errf("softplus with beta=%g, threshold=%g is not supported (only beta=1 with threshold >= 20)", beta, threshold)
+	}
+	return c.b().emit1(c.scope, &canon.Unary{Fn: canon.Softplus}, x)
+}
+
+// opElu is aten::elu(self, alpha=1, scale=1, input_scale=1):
+// scale*x for x > 0, scale*alpha*(exp(input_scale*x)-1) otherwise. A scale
+// other than 1 is exactly canonical Selu(alpha, gamma=scale).
+func opElu(c *opCall) (value, error) {
+	if err := c.bind("input", "alpha=1", "scale=1", "input_scale=1"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	var p [3]float64
+	for i := range p {
+		if p[i], err = c.float(1 + i); err != nil {
+			return nil, err
+		}
+	}
+	alpha, scale, inScale := p[0], p[1], p[2]
+	if inScale != 1 {
+		return nil, c.errf("elu with input_scale=%g is not supported (only 1)", inScale)
+	}
+	if scale == 1 {
+		return c.b().emit1(c.scope, &canon.Elu{Alpha: float32(alpha)}, x)
+	}
+	return c.b().emit1(c.scope, &canon.Selu{Alpha: float32(alpha), Gamma: float32(scale)}, x)
+}
+
+// opSelu is aten::selu, whose fixed constants are ONNX's defaults in float32.
+func opSelu(c *opCall) (value, error) {
+	if err := c.bind("input"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Selu{Alpha: canon.SeluAlpha, Gamma: canon.SeluGamma}, x)
+}

@@ -1,0 +1,78 @@
+package interp
+
+import (
+	"math"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// activationInput is shared by the hand-computed activation tests below.
+var activationInput = []float32{-3, -1, -0.5, 0, 0.5, 1, 2, 40, -40}
+
+// The expected values were computed independently in float64 with numpy:
+//
+//	x = np.array([-3, -1, -0.5, 0, 0.5, 1, 2, 40, -40], dtype=np.float64)
+//	softplus = np.log1p(np.exp(x))
+//	softsign = x / (1 + np.abs(x))
+//	elu(a)   = np.where(x > 0, x, a * (np.exp(x) - 1))
+//	selu     = 1.0507009873554804934193349852946 * elu(1.6732632423543772848170429916717)
+//
+// and rounded to float32.
+func TestActivationsHandComputed(t *testing.T) {
+	cases := []struct {
+		name string
+		op   canon.Op
+		want []float32
+	}{
+		{"softplus", &canon.Unary{Fn: canon.Softplus}, []float32{0.048587352, 0.3132617, 0.474077, 0.6931472, 0.974077, 1.3132616, 2.126928, 40, 4.248354e-18}},
+		{"softsign", &canon.Unary{Fn: canon.Softsign}, []float32{-0.75, -0.5, -0.33333334, 0, 0.33333334, 0.5, 0.6666667, 0.9756098, -0.9756098}},
+		{"elu alpha 1", &canon.Elu{Alpha: 1}, []float32{-0.95021296, -0.63212055, -0.39346933, 0, 0.5, 1, 2, 40, -1}},
+		{"elu alpha 0.25", &canon.Elu{Alpha: 0.25}, []float32{-0.23755324, -0.15803014, -0.09836733, 0, 0.5, 1, 2, 40, -0.25}},
+		{"selu", &canon.Selu{Alpha: canon.SeluAlpha, Gamma: canon.SeluGamma}, []float32{-1.6705687, -1.1113307, -0.6917582, 0, 0.5253505, 1.050701, 2.101402, 42.028038, -1.7580993}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := canon.NewFloat32Tensor("x", []int64{3, 3}, activationInput)
+			out, err := Run(graphOf(c.op, map[string]*canon.Tensor{"x": x}, []string{"x"}, nil), map[string]*canon.Tensor{"x": x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertClose(t, c.name, floats(t, out["y"]), c.want, 1e-6)
+		})
+	}
+}
+
+// TestSoftplusExtremes checks that softplus neither overflows for large
+// inputs nor rounds the tiny tail of very negative inputs to a wrong value.
+func TestSoftplusExtremes(t *testing.T) {
+	big := float32(1e30)
+	for _, c := range []struct{ in, want float32 }{
+		{big, big},
+		{100, 100},
+		{89, 89}, // exp(89) overflows float32 but not the float64 we compute in
+		{-20, 2.0611537e-09},
+		{float32(math.Inf(1)), float32(math.Inf(1))},
+		{float32(math.Inf(-1)), 0},
+	} {
+		if got := softplus(c.in); math.Abs(float64(got-c.want)) > 1e-6*math.Abs(float64(c.want)) && got != c.want {
+			t.Errorf("softplus(%g) = %g, want %g", c.in, got, c.want)
+		}
+	}
+	if got := softplus(float32(math.NaN())); !math.IsNaN(float64(got)) {
+		t.Errorf("softplus(NaN) = %g, want NaN", got)
+	}
+}
+
+// TestActivationsRejectIntegers: these activations are only defined for
+// floating-point tensors, so an integer input is an error, not a cast.
+func TestActivationsRejectIntegers(t *testing.T) {
+	x := canon.NewInt64Tensor("x", []int64{2}, []int64{-1, 1})
+	for _, op := range []canon.Op{&canon.Unary{Fn: canon.Softplus}, &canon.Unary{Fn: canon.Softsign}, &canon.Elu{Alpha: 1}, &canon.Selu{Alpha: 1, Gamma: 1}} {
+		g := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x"}, nil)
+		g.Outputs[0].DType = canon.Int64
+		if _, err := Run(g, map[string]*canon.Tensor{"x": x}); err == nil {
+			t.Errorf("%s on i64: no error", op.Kind())
+		}
+	}
+}
