@@ -61,7 +61,8 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
   modelbridge check model.onnx converted.onnx --inputs test_data_set_0 --rtol 1e-4 --json`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples}
+			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples,
+				Inputs: describeInputs(&inf, samples), Outputs: []outputReport{}}
 			bar := newBar(cmd, "checking", int64(samples), progress.Count)
 			err := runCheck(&rep, &rfA, &rfB, &inf, bar)
 			bar.Finish()

@@ -83,6 +83,7 @@ thing as the original.`,
 		SilenceErrors: true,
 		Version:       Version,
 	}
+	root.SetVersionTemplate("modelbridge {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
 	})
