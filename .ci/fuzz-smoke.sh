@@ -1,7 +1,11 @@
 #!/bin/sh
 # Runs every reader's fuzz target briefly (FUZZTIME, default 10s each, one
-# worker) so that CI catches a crash the seed corpora or a short random
-# walk can reach. Long runs are done by hand:
+# worker; about 2.5 minutes in all) so that CI catches a crash the committed
+# seed corpora (testdata/fuzz/<target>) or a short random walk can reach.
+# FuzzRead (onnx, in memory) and FuzzUnpickle (single pickles with the
+# test allow-list) overlap FuzzReadModelFile and FuzzDecode but reach the
+# decoders without the file and mapping layers, so they run too.
+# Long runs are done by hand:
 #   go test -run '^$' -fuzz '^FuzzReadModelFile$' -fuzztime 5m ./importers/onnx
 set -eu
 cd "$(dirname "$0")/.."
@@ -11,10 +15,13 @@ for target in \
 	FuzzReadModelFile:./importers/onnx \
 	FuzzReadExternalData:./importers/onnx \
 	FuzzReadTensorFile:./importers/onnx \
+	FuzzRead:./importers/onnx \
+	FuzzRead:./importers/safetensors \
 	FuzzRead:./internal/npy \
 	FuzzParse:./internal/mxparams \
 	FuzzReadCheckpoint:./importers/mxnet \
 	FuzzDecode:./internal/pickle \
+	FuzzUnpickle:./internal/pickle \
 	FuzzReadFile:./importers/torch \
 	FuzzCode:./importers/torch/torchscript; do
 	name=${target%%:*}

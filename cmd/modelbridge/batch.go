@@ -54,14 +54,17 @@ type batchReport struct {
 
 // batchFile is the outcome of one model.
 type batchFile struct {
-	File    string  `json:"file"`
-	Format  string  `json:"format,omitempty"`
-	Status  string  `json:"status"` // "ok" or "failed"
-	Output  string  `json:"output,omitempty"`
-	Nodes   int     `json:"nodes,omitempty"`
-	Bytes   int64   `json:"bytes,omitempty"`
-	Seconds float64 `json:"seconds"`
-	Error   string  `json:"error,omitempty"`
+	File   string `json:"file"`
+	Format string `json:"format,omitempty"`
+	Status string `json:"status"` // "ok" or "failed"
+	Output string `json:"output,omitempty"`
+	Nodes  int    `json:"nodes,omitempty"`
+	Bytes  int64  `json:"bytes,omitempty"`
+	// WeightsOnly is set when the output holds only the weights (a torch
+	// state dict of a model without nodes).
+	WeightsOnly bool    `json:"weights_only,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	Error       string  `json:"error,omitempty"`
 }
 
 const (
@@ -188,6 +191,17 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.W
 		return res
 	}
 	defer g.Close()
+	if exp.Name == "torch" {
+		// The torch exporter writes a state dict for a .pt path and a
+		// module folder (model.py, weights.pt, README) otherwise: a graph
+		// gets its folder, so that its computation is not dropped.
+		if len(g.Nodes) > 0 {
+			job.out = strings.TrimSuffix(job.out, filepath.Ext(job.out))
+			res.Output = job.out
+		} else {
+			res.WeightsOnly = true
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(job.out), 0o755); err != nil {
 		res.Error = err.Error()
 		return res
@@ -198,10 +212,28 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.W
 	}
 	res.Status = statusOK
 	res.Nodes = len(g.Nodes)
-	if st, err := os.Stat(job.out); err == nil {
-		res.Bytes = st.Size()
-	}
+	res.Bytes = outputBytes(job.out)
 	return res
+}
+
+// outputBytes is the size of an output file, or of the files in an output
+// folder.
+func outputBytes(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	if !st.IsDir() {
+		return st.Size()
+	}
+	var n int64
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && !e.IsDir() {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // paramsSuffix matches MXNet's checkpoint weights names: prefix-0000.params.
@@ -300,7 +332,9 @@ func printBatch(w io.Writer, r batchReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tSTATUS\tOUTPUT\tDETAIL")
 	for _, f := range r.Files {
-		if f.Status == statusOK {
+		if f.Status == statusOK && f.WeightsOnly {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, weights only, %s\n", f.File, f.Status, f.Output, f.Format, humanBytes(f.Bytes))
+		} else if f.Status == statusOK {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %d nodes, %s\n", f.File, f.Status, f.Output, f.Format, f.Nodes, humanBytes(f.Bytes))
 		} else {
 			fmt.Fprintf(tw, "%s\t%s\t-\t%s\n", f.File, f.Status, strings.TrimPrefix(oneLine(f.Error), f.File+": "))

@@ -57,7 +57,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			for _, n := range g.Meta.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, n)
 			}
-			if err := refuseInputOverwrite(in, out, exp, g, rf.params); err != nil {
+			if err := refuseInputOverwrite(in, out, exp, g, rf.params, weightsPath); err != nil {
 				return err
 			}
 			if weightsPath != "" {

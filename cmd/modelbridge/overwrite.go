@@ -15,9 +15,10 @@ import (
 // refuseInputOverwrite fails when writing out with exp would replace any
 // file the input model consists of: the model itself, its MXNet params
 // file, or its ONNX external data (`convert a.onnx b.onnx` where a's
-// weights live in b.onnx.data). Atomic writes would keep the conversion
-// itself safe, but the user's input would be gone.
-func refuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph, params string) error {
+// weights live in b.onnx.data), or the --weights file (weights, "" when
+// none) with its own external data. Atomic writes would keep the
+// conversion itself safe, but the user's input would be gone.
+func refuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph, params, weights string) error {
 	// Only files that exist can be part of the input; checking them first
 	// spares reading the model again in the usual case.
 	var outputs []string
@@ -36,7 +37,29 @@ func refuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph,
 			}
 		}
 	}
+	for _, src := range weightsFiles(weights) {
+		for _, o := range outputs {
+			if formats.SameFile(src, o) {
+				return usageErrorf("refusing to overwrite %s, which is part of the --weights input %s; choose another output path", o, weights)
+			}
+		}
+	}
 	return nil
+}
+
+// weightsFiles lists the files a --weights input consists of: the file
+// and, for an ONNX model, the external data it names.
+func weightsFiles(weights string) []string {
+	if weights == "" {
+		return nil
+	}
+	files := []string{weights}
+	if strings.EqualFold(filepath.Ext(weights), ".onnx") {
+		for _, loc := range externalDataLocations(weights) {
+			files = append(files, filepath.Join(filepath.Dir(weights), loc))
+		}
+	}
+	return files
 }
 
 // outputFiles lists the files exp may write for out.

@@ -109,3 +109,53 @@ func TestDebugShowsPanicStack(t *testing.T) {
 		t.Fatalf("detail lacks the panic chain or stack:\n%s", out)
 	}
 }
+
+// convert must not replace the --weights file it binds, whatever the
+// output format, nor the external data of an ONNX --weights file.
+func TestConvertRefusesWeightsInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"s.pt", "w.safetensors"} {
+		w := filepath.Join(dir, name)
+		if code, _, stderr := cli(t, "convert", "-q", tinyModel, w); code != 0 {
+			t.Fatal(stderr)
+		}
+		before := mustRead(t, w)
+		code, stdout, stderr := cli(t, "convert", tinyModel, "--weights", w, w)
+		if code != exitUsage || !strings.Contains(stderr, "refusing to overwrite "+w+", which is part of the --weights input") {
+			t.Fatalf("%s: exit %d, stdout %q, stderr %q", name, code, stdout, stderr)
+		}
+		if strings.Contains(stdout, "wrote") || !bytes.Equal(mustRead(t, w), before) {
+			t.Fatalf("%s: the --weights file was changed", name)
+		}
+	}
+
+	// An ONNX --weights file whose weights live in o.onnx.data (same
+	// name length, so the protobuf stays valid).
+	w, out := filepath.Join(dir, "w.onnx"), filepath.Join(dir, "o.onnx")
+	if code, _, stderr := cli(t, "convert", "-q", tinyModel, w, "--external-data"); code != 0 {
+		t.Fatal(stderr)
+	}
+	model := bytes.ReplaceAll(mustRead(t, w), []byte("w.onnx.data"), []byte("o.onnx.data"))
+	if err := os.WriteFile(w, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(w+".data", out+".data"); err != nil {
+		t.Fatal(err)
+	}
+	before := mustRead(t, out+".data")
+	code, _, stderr := cli(t, "convert", "-q", tinyModel, "--weights", w, out)
+	if code != exitUsage || !strings.Contains(stderr, "refusing to overwrite "+out+".data") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if !bytes.Equal(mustRead(t, out+".data"), before) {
+		t.Fatal("the --weights input's external data was changed")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("an output was written")
+	}
+
+	// A distinct output path still works.
+	if code, _, stderr := cli(t, "convert", "-q", tinyModel, "--weights", filepath.Join(dir, "w.safetensors"), filepath.Join(dir, "ok.onnx")); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -112,7 +112,7 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	if _, err := fs.Write(sym); err != nil {
 		return fmt.Errorf("cannot write %s: %w", symPath, err)
 	}
-	if _, err := fp.Write(params); err != nil {
+	if err := writeWithProgress(fp, params, tensorBytes(g), opts.Progress); err != nil {
 		return fmt.Errorf("cannot write %s: %w", paramsPath, err)
 	}
 	// Params first: a symbol without its weights is the worse half-state.

@@ -81,7 +81,7 @@ func Header(g *canon.Graph) ([]byte, error) {
 
 // Write writes g's initializers to path. Graph nodes, inputs and outputs
 // are not part of the format; only the weights are written.
-func Write(g *canon.Graph, path string, _ formats.WriteOptions) error {
+func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	header, err := Header(g)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -99,9 +99,17 @@ func Write(g *canon.Graph, path string, _ formats.WriteOptions) error {
 	if _, err := f.Write(header); err != nil {
 		return err
 	}
+	var total, done int64
+	for _, t := range g.Initializers {
+		total += int64(len(t.Data))
+	}
 	for _, t := range g.Initializers {
 		if _, err := f.Write(t.Data); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
+		}
+		done += int64(len(t.Data))
+		if opts.Progress != nil {
+			opts.Progress(done, total)
 		}
 	}
 	return f.Commit()

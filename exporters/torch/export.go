@@ -29,7 +29,7 @@ type Result struct {
 // state dict only; any other path is a folder that receives model.py,
 // weights.pt and README.
 func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
-	res, err := Export(g, path)
+	res, err := ExportProgress(g, path, opts.Progress)
 	if err != nil {
 		return err
 	}
@@ -53,9 +53,15 @@ func IsWeightsOnly(path string) bool {
 // written and the original -> state-dict name of every weight. Nothing is
 // written when the graph cannot be expressed.
 func Export(g *canon.Graph, path string) (*Result, error) {
+	return ExportProgress(g, path, nil)
+}
+
+// ExportProgress is Export, reporting the weight bytes written to progress
+// (when not nil) as formats.WriteOptions.Progress describes.
+func ExportProgress(g *canon.Graph, path string, progress func(done, total int64)) (*Result, error) {
 	if IsWeightsOnly(path) {
 		entries, renames := WeightEntries(g)
-		if err := WriteStateDict(path, entries); err != nil {
+		if err := WriteStateDictProgress(path, entries, progress); err != nil {
 			return nil, err
 		}
 		return &Result{Files: []string{path}, Renames: renames}, nil
@@ -68,7 +74,7 @@ func Export(g *canon.Graph, path string) (*Result, error) {
 		return nil, fmt.Errorf("cannot create output folder: %w", err)
 	}
 	weights := filepath.Join(path, "weights.pt")
-	if err := WriteStateDict(weights, mod.Entries); err != nil {
+	if err := WriteStateDictProgress(weights, mod.Entries, progress); err != nil {
 		return nil, err
 	}
 	modelPy := filepath.Join(path, "model.py")

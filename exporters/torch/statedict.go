@@ -55,12 +55,19 @@ func ArchiveName(path string) string {
 // atomically: torch.load(path) gives an OrderedDict with the same keys, in
 // order, and the same dtypes, shapes and bytes.
 func WriteStateDict(path string, entries []Entry) error {
+	return WriteStateDictProgress(path, entries, nil)
+}
+
+// WriteStateDictProgress is WriteStateDict, calling progress (when not nil)
+// after each storage is written with the tensor bytes written so far and
+// their total.
+func WriteStateDictProgress(path string, entries []Entry, progress func(done, total int64)) error {
 	f, err := atomicfile.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	if err := writeStateDict(f, ArchiveName(path), entries); err != nil {
+	if err := writeStateDict(f, ArchiveName(path), entries, progress); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Commit()
@@ -237,7 +244,7 @@ func (z *alignedZip) add(name string, data []byte) error {
 	return err
 }
 
-func writeStateDict(w io.Writer, archive string, entries []Entry) error {
+func writeStateDict(w io.Writer, archive string, entries []Entry, progress func(done, total int64)) error {
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		if seen[e.Key] {
@@ -260,9 +267,17 @@ func writeStateDict(w io.Writer, archive string, entries []Entry) error {
 	if err := z.add(archive+"/byteorder", []byte("little")); err != nil {
 		return err
 	}
+	var total, done int64
+	for _, st := range storages {
+		total += int64(len(st.data))
+	}
 	for _, st := range storages {
 		if err := z.add(archive+"/data/"+st.key, st.data); err != nil {
 			return fmt.Errorf("storage %s: %w", st.key, err)
+		}
+		done += int64(len(st.data))
+		if progress != nil {
+			progress(done, total)
 		}
 	}
 	if err := z.add(archive+"/version", []byte("3\n")); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 func f32s(vs ...float32) []byte {
@@ -122,12 +123,16 @@ func TestBadFiles(t *testing.T) {
 	if _, err := Read(path, formats.ReadOptions{}); err == nil || !strings.Contains(err.Error(), "truncated or corrupt") {
 		t.Errorf("short storage: %v", err)
 	}
-	// Every truncation of real files fails cleanly.
-	fix := filepath.Join("..", "..", "..", "shared", "fixtures", "torch", "tiny_convnet")
+}
+
+// TestTruncatedAndCorruptFixtures: every truncation of real state dicts
+// fails cleanly, and flipped bytes never panic.
+func TestTruncatedAndCorruptFixtures(t *testing.T) {
+	fix := filepath.Join(testfix.Fixtures(t), "torch", "tiny_convnet")
 	for _, name := range []string{"state_dict.pt", "state_dict_legacy.pt"} {
 		data, err := os.ReadFile(filepath.Join(fix, name))
 		if err != nil {
-			continue
+			t.Fatal(err)
 		}
 		dir := t.TempDir()
 		for _, n := range []int{0, 3, 20, 100, len(data) / 3, len(data) / 2, len(data) - 100, len(data) - 1} {

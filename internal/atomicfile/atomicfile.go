@@ -6,9 +6,14 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 )
 
 // File is an output being written. Write through W (buffered), then call
@@ -22,8 +27,7 @@ type File struct {
 
 // Create starts writing target.
 func Create(target string) (*File, error) {
-	dir := filepath.Dir(target)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	f, err := createTemp(target)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", target, err)
 	}
@@ -33,7 +37,9 @@ func Create(target string) (*File, error) {
 // Write implements io.Writer.
 func (a *File) Write(p []byte) (int, error) { return a.W.Write(p) }
 
-// Commit flushes, syncs and renames the file into place.
+// Commit flushes, syncs and renames the file into place, then syncs the
+// folder so that the rename itself survives a crash. A replaced file keeps
+// its permission bits; a new one gets 0644 (less the umask).
 func (a *File) Commit() error {
 	if a.done {
 		return fmt.Errorf("%s: already committed", a.target)
@@ -47,8 +53,7 @@ func (a *File) Commit() error {
 		err = cerr
 	}
 	if err == nil {
-		// CreateTemp makes files 0600; give the output the usual mode.
-		err = os.Chmod(a.f.Name(), 0o644)
+		err = keepMode(a.f.Name(), a.target)
 	}
 	if err == nil {
 		err = os.Rename(a.f.Name(), a.target)
@@ -57,7 +62,51 @@ func (a *File) Commit() error {
 		os.Remove(a.f.Name())
 		return fmt.Errorf("cannot write %s: %w", a.target, err)
 	}
+	if err := syncDir(filepath.Dir(a.target)); err != nil {
+		return fmt.Errorf("wrote %s but cannot sync its folder: %w", a.target, err)
+	}
 	return nil
+}
+
+// createTemp makes a hidden, unused file beside target with mode 0644
+// (less the umask, as for any new file); os.CreateTemp would make it 0600.
+func createTemp(target string) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".tmp-")
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
+}
+
+// keepMode gives tmp the permission bits of target when target is an
+// existing regular file, so that replacing a file does not change who may
+// read or run it.
+func keepMode(tmp, target string) error {
+	st, err := os.Stat(target)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	return os.Chmod(tmp, st.Mode().Perm())
+}
+
+// syncDir makes a rename in dir durable. Filesystems that cannot sync a
+// folder report EINVAL (or ENOTSUP); that is no error for the caller.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) {
+		return nil
+	}
+	return err
 }
 
 // Abort discards the temporary file unless Commit succeeded.

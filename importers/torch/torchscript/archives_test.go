@@ -30,8 +30,6 @@ func TestThirdPartyArchives(t *testing.T) {
 		{file: "foo.pt", inputs: []string{"x", "y"}, outputs: []string{"output"}},
 		{file: "foo1.pt", inputs: []string{"x", "y"}, outputs: []string{"output"}},
 		{file: "foo2.pt", inputs: []string{"x", "y"}, outputs: []string{"output_0", "output_1"}},
-		{file: "file.pt", wantErr: "has no forward method"},
-		{file: "file_multi.pt", wantErr: "has no forward method"},
 		{file: "foo3.pt", controlFlow: true, wantErr: "code/__torch__.py:10: for i in range(torch.size(x, 0)):"},
 		{file: "foo4.pt", wantErr: "forward parameter x has type Tuple[float, float, int]; only Tensor inputs"},
 		{file: "foo5.pt", wantErr: "forward parameter xs has type List[str]; only Tensor inputs"},
@@ -66,6 +64,44 @@ func TestThirdPartyArchives(t *testing.T) {
 			}
 			if got := names(g.Outputs); strings.Join(got, ",") != strings.Join(c.outputs, ",") {
 				t.Errorf("outputs %v, want %v", got, c.outputs)
+			}
+		})
+	}
+}
+
+// TestParametersOnlyArchives: torch.jit.save of a module holding only
+// parameters (no forward) imports as its weights, with a note saying so.
+// The values are what torch.jit.load(...).state_dict() holds.
+func TestParametersOnlyArchives(t *testing.T) {
+	dir := filepath.Join(testfix.Fixtures(t), "torch-files", "torchscript")
+	cases := []struct {
+		file string
+		want map[string][]float64
+	}{
+		{"file.pt", map[string][]float64{"0": {1.3, 29.7}}},
+		{"file_multi.pt", map[string][]float64{"ts1": {1.3, 29.7}, "ts2": {2.1, 31.2}}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			g, err := ReadFile(filepath.Join(dir, c.file), formats.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			if len(g.Nodes) != 0 || len(g.Inputs) != 0 || len(g.Initializers) != len(c.want) {
+				t.Fatalf("got %d nodes, %d inputs, %d weights; want 0, 0, %d", len(g.Nodes), len(g.Inputs), len(g.Initializers), len(c.want))
+			}
+			for _, w := range g.Initializers {
+				vals, err := w.Float64s()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want, ok := c.want[w.Name]; !ok || w.DType != canon.Float64 || len(vals) != len(want) || vals[0] != want[0] || vals[1] != want[1] {
+					t.Errorf("weight %s (%s) = %v, want f64 %v", w.Name, w.DType, vals, c.want[w.Name])
+				}
+			}
+			if len(g.Meta.Notes) != 1 || !strings.Contains(g.Meta.Notes[0], "no forward method, so only its weights were read") {
+				t.Errorf("notes %q do not say that only weights were read", g.Meta.Notes)
 			}
 		})
 	}

@@ -15,10 +15,13 @@ type builder struct {
 	used   map[string]bool
 	inits  map[*tensorRef]string
 	consts int
+	// syms names the run-time dimensions of values made by dynamic views
+	// (see dynInt).
+	syms map[string][]string
 }
 
 func newBuilder(a *archive) *builder {
-	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, inits: map[*tensorRef]string{}}
+	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, inits: map[*tensorRef]string{}, syms: map[string][]string{}}
 }
 
 // unique returns base, or base_N when base is taken.

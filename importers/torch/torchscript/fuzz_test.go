@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,16 +12,21 @@ import (
 	"github.com/modelbridge/modelbridge/robust"
 )
 
-// FuzzCode imports the traced tiny_convnet fixture with its top-level
+// fuzzArchive is the traced tiny_convnet (made by torch.jit.trace, 22 KB)
+// committed beside the corpus, so that the target runs on a fresh clone
+// and a crasher replays in the same archive everywhere.
+const fuzzArchive = "testdata/fuzz/tiny_convnet_traced.pt"
+
+// FuzzCode imports the traced tiny_convnet archive with its top-level
 // code/__torch__.py replaced by arbitrary text, so that the lexer, parser
 // and evaluator of TorchScript source see hostile input through the real
-// import path. It needs the shared fixtures for the archive around the code.
+// import path. Seeds: the archive's own code, the committed corpus, and the
+// top-level code of the shared TorchScript fixtures when present.
 func FuzzCode(f *testing.F) {
-	seeds := robust.Seeds(64<<10, "torch/tiny_convnet/traced.pt")
-	if len(seeds) == 0 {
-		f.Skip("skipping: shared fixtures not found (the code fuzzer needs torch/tiny_convnet/traced.pt)")
+	archive, err := os.ReadFile(fuzzArchive)
+	if err != nil {
+		f.Fatal(err)
 	}
-	archive := seeds[0]
 	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
 	if err != nil {
 		f.Fatal(err)
@@ -47,6 +53,11 @@ func FuzzCode(f *testing.F) {
 		f.Fatal("traced.pt has no code/__torch__.py")
 	}
 	f.Add(entries[target])
+	for _, b := range robust.Seeds(64<<10, "torch-files/torchscript/*.pt") {
+		if code, ok := topLevelCode(b); ok {
+			f.Add(code)
+		}
+	}
 	f.Add([]byte("def forward(self, x):\n    return (((x)))\n"))
 	f.Fuzz(func(t *testing.T, code []byte) {
 		var buf bytes.Buffer
@@ -77,4 +88,24 @@ func FuzzCode(f *testing.F) {
 			g.Close()
 		}
 	})
+}
+
+// topLevelCode returns the code/__torch__.py of a TorchScript archive.
+func topLevelCode(archive []byte) ([]byte, bool) {
+	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	if err != nil {
+		return nil, false
+	}
+	for _, e := range zr.File {
+		if strings.HasSuffix(e.Name, "/code/__torch__.py") {
+			rc, err := e.Open()
+			if err != nil {
+				return nil, false
+			}
+			defer rc.Close()
+			b, err := io.ReadAll(rc)
+			return b, err == nil
+		}
+	}
+	return nil, false
 }

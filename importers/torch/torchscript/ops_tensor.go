@@ -82,6 +82,12 @@ func foldScalar(fn string, a, b scalar) (value, error) {
 // binaryOp maps add/sub/mul/div (and their in-place forms): tensors become
 // a Binary node, numbers known at import are computed.
 func binaryOp(fn canon.BinaryFn, fold string) opHandler {
+	return binaryOpOrder(fn, fold, false)
+}
+
+// binaryOpOrder is binaryOp; reverse is for rsub(input, other, alpha),
+// which computes other - alpha*input.
+func binaryOpOrder(fn canon.BinaryFn, fold string, reverse bool) opHandler {
 	return func(c *opCall) (value, error) {
 		schema := []string{"input", "other"}
 		switch fn {
@@ -96,44 +102,54 @@ func binaryOp(fn canon.BinaryFn, fold string) opHandler {
 		if fn == canon.Div && !c.isNone(2) {
 			return nil, c.errf("rounding_mode is not supported")
 		}
-		other := c.bound[1]
+		left, right := c.bound[0], c.bound[1]
+		if reverse {
+			left, right = right, left
+		}
 		if fn == canon.Add || fn == canon.Sub {
 			alpha, err := c.float(2)
 			if err != nil {
 				return nil, err
 			}
 			if alpha != 1 {
-				if s, ok := scalarOf(other); ok {
-					s.f *= alpha
-					other = s.value()
-				} else {
-					t, err := c.tensor(1)
-					if err != nil {
-						return nil, err
-					}
-					if other, err = c.b().emit1(c.scope, &canon.Binary{Fn: canon.Mul}, t, &tensorVal{konst: scalarTensor(alpha, c.b().info(t).DType)}); err != nil {
-						return nil, err
-					}
+				if right, err = scaleBy(c, right, alpha); err != nil {
+					return nil, err
 				}
 			}
 		}
-		sa, okA := scalarOf(c.bound[0])
-		sb, okB := scalarOf(other)
+		sa, okA := scalarOf(left)
+		sb, okB := scalarOf(right)
 		if okA && okB {
 			return foldScalar(fold, sa, sb)
 		}
-		a, aIsT := c.bound[0].(*tensorVal)
-		b, bIsT := other.(*tensorVal)
-		switch {
-		case aIsT && !bIsT && okB:
-			b = &tensorVal{konst: scalarTensor(sb.f, c.b().info(a).DType)}
-		case bIsT && !aIsT && okA:
-			a = &tensorVal{konst: scalarTensor(sa.f, c.b().info(b).DType)}
-		case !aIsT || !bIsT:
-			return nil, c.errf("unsupported operands %s and %s", typeName(c.bound[0]), typeName(other))
+		a, aIsT := left.(*tensorVal)
+		b, bIsT := right.(*tensorVal)
+		if (!aIsT && !okA) || (!bIsT && !okB) {
+			return nil, c.errf("unsupported operands %s and %s", typeName(left), typeName(right))
+		}
+		a, b, err := promoteOperands(c, a, b, left, right)
+		if err != nil {
+			return nil, err
 		}
 		return c.b().emit1(c.scope, &canon.Binary{Fn: fn}, a, b)
 	}
+}
+
+// scaleBy multiplies a number or tensor by alpha (the alpha of add/sub).
+func scaleBy(c *opCall, v value, alpha float64) (value, error) {
+	if s, ok := scalarOf(v); ok {
+		s.f *= alpha
+		return s.value(), nil
+	}
+	t, ok := v.(*tensorVal)
+	if !ok {
+		return nil, c.errf("cannot scale a %s by alpha", typeName(v))
+	}
+	a, k, err := promoteOperands(c, t, nil, nil, alpha)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Binary{Fn: canon.Mul}, a, k)
 }
 
 func opFloorDivide(c *opCall) (value, error) {
@@ -152,6 +168,9 @@ func opNumToTensor(c *opCall) (value, error) {
 	if err := c.bind("a"); err != nil {
 		return nil, err
 	}
+	if d, ok := c.bound[0].(*dynInt); ok {
+		return d, nil // int(NumToTensor(size)) gives the size back
+	}
 	s, ok := scalarOf(c.bound[0])
 	if !ok || s.isTensor {
 		return nil, c.errf("argument must be a number known at import, got %s", typeName(c.bound[0]))
@@ -163,6 +182,9 @@ func opNumToTensor(c *opCall) (value, error) {
 func opInt(c *opCall) (value, error) {
 	if err := c.bind("x"); err != nil {
 		return nil, err
+	}
+	if d, ok := c.bound[0].(*dynInt); ok {
+		return d, nil
 	}
 	s, ok := scalarOf(c.bound[0])
 	if !ok {
@@ -267,7 +289,7 @@ func splitInto(c *opCall, x *tensorVal, d int64, sizes []int64) (value, error) {
 }
 
 func splitAxis(c *opCall, x *tensorVal, di int) (int64, int64, error) {
-	shape, err := c.shapeOf(x, "the input")
+	r, err := c.rankOf(x, "the input")
 	if err != nil {
 		return 0, 0, err
 	}
@@ -275,10 +297,15 @@ func splitAxis(c *opCall, x *tensorVal, di int) (int64, int64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if d, err = c.axis(d, len(shape)); err != nil {
+	if d, err = c.axis(d, r); err != nil {
 		return 0, 0, err
 	}
-	return d, shape[d], nil
+	// Only the split dimension needs a size known at import.
+	size := c.b().info(x).Shape[d]
+	if !size.Known() {
+		return 0, 0, c.errf("dimension %d of the input, which is split, is not known at import; give the input shape (--input-shape NAME=D1,D2,...)", d)
+	}
+	return d, size.Size, nil
 }
 
 func opChunk(c *opCall) (value, error) {
@@ -354,6 +381,9 @@ func opView(c *opCall) (value, error) {
 	x, err := c.tensor(0)
 	if err != nil {
 		return nil, err
+	}
+	if items, ok := listItems(c.bound[1]); ok && hasDynInt(items) {
+		return dynamicView(c, x, items)
 	}
 	shape, err := c.ints(1, 0)
 	if err != nil {
@@ -438,7 +468,10 @@ func opSize(c *opCall) (value, error) {
 		return nil, err
 	}
 	if !vi.Shape[d].Known() {
-		return nil, c.errf("dimension %d of the input is not known at import; give the input shape (--input-shape NAME=D1,D2,...)", d)
+		if x.name == "" {
+			return nil, c.errf("dimension %d of the input is not known at import", d)
+		}
+		return dynamicSize(c, x, d)
 	}
 	return vi.Shape[d].Size, nil
 }
@@ -474,7 +507,12 @@ func opTranspose(c *opCall) (value, error) {
 		perm[i] = int64(i)
 	}
 	perm[d0], perm[d1] = perm[d1], perm[d0]
-	return c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, x)
+	out, err := c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, x)
+	if err != nil {
+		return nil, err
+	}
+	c.b().permuteSymbols(x, out, perm)
+	return out, nil
 }
 
 func opT(c *opCall) (value, error) {
@@ -606,4 +644,23 @@ func opSqueeze(c *opCall) (value, error) {
 		return x, nil // torch.squeeze leaves a non-1 dimension alone
 	}
 	return c.b().emit1(c.scope, &canon.Squeeze{Axes: []int64{d}}, x)
+}
+
+func listItems(v value) ([]value, bool) {
+	switch x := v.(type) {
+	case *listVal:
+		return x.items, true
+	case *tupleVal:
+		return x.items, true
+	}
+	return nil, false
+}
+
+func hasDynInt(items []value) bool {
+	for _, it := range items {
+		if _, ok := it.(*dynInt); ok {
+			return true
+		}
+	}
+	return false
 }

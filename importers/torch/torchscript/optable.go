@@ -53,6 +53,7 @@ func init() {
 		"torch.sub":                 binaryOp(canon.Sub, "sub"),
 		"torch.mul":                 binaryOp(canon.Mul, "mul"),
 		"torch.div":                 binaryOp(canon.Div, "div"),
+		"torch.rsub":                binaryOpOrder(canon.Sub, "sub", true),
 		"torch.floor_divide":        opFloorDivide,
 		"torch.cat":                 opCat,
 		"torch.chunk":               opChunk,

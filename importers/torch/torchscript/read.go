@@ -106,13 +106,24 @@ func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (g *canon.Graph
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	fwd, ok := cls.methods["forward"]
-	if !ok {
+	if !ok && len(cls.methods) > 0 {
 		var names []string
 		for n := range cls.methods {
 			names = append(names, n)
 		}
 		sort.Strings(names)
 		return nil, fmt.Errorf("%s: module %s has no forward method (methods: %s); only modules with a forward can be imported", path, module.qualifiedClass(), strings.Join(names, ", "))
+	}
+	if !ok {
+		// torch.jit.save of a module that only holds parameters: read its
+		// weights, as a state dict would be read.
+		if err := readWeightsOnly(b, module); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if unknown := opts.UnknownShapeKeys(nil); len(unknown) > 0 {
+			return nil, fmt.Errorf("%s: --input-shape names %s, but module %s has no forward method and so no inputs", path, unknown[0], module.qualifiedClass())
+		}
+		return finishGraph(b, a, module, path, fmt.Sprintf("module %s has no forward method, so only its weights were read (%d tensors)", module.qualifiedClass(), len(b.g.Initializers)))
 	}
 	args, err := declareInputs(b, fwd, opts)
 	if err != nil {
@@ -129,9 +140,18 @@ func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (g *canon.Graph
 	if err := b.setOutputs(outs); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	g = b.g
+	return finishGraph(b, a, module, path, "")
+}
+
+// finishGraph names and validates the imported graph; note, when not
+// empty, is added to its Notes.
+func finishGraph(b *builder, a *archive, module *moduleVal, path, note string) (*canon.Graph, error) {
+	g := b.g
 	g.Name = module.class.Name
 	g.Meta = canon.Metadata{Producer: "pytorch", SourceFormat: "torchscript"}
+	if note != "" {
+		g.Meta.Notes = append(g.Meta.Notes, note)
+	}
 	g.AddResource(a)
 	if err := g.Validate(); err != nil {
 		g.Close()

@@ -88,6 +88,8 @@ func typeName(v value) string {
 		return "method " + x.fn.name
 	case *constantsVal:
 		return "CONSTANTS"
+	case *dynInt:
+		return "int (known at run time)"
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -1,0 +1,45 @@
+package mxnetexport
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+)
+
+// TestWriteReportsProgress: the params writer reports progress in tensor
+// bytes, ending at the total of the weights.
+func TestWriteReportsProgress(t *testing.T) {
+	w := canon.NewFloat32Tensor("w", []int64{1, 3}, []float32{1, 2, 3})
+	g := &canon.Graph{
+		Name:         "m",
+		Inputs:       []canon.ValueInfo{{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(2, 3), RankKnown: true}},
+		Initializers: []*canon.Tensor{w},
+		Nodes:        []*canon.Node{{Name: "add", Op: &canon.Binary{Fn: canon.Add}, Inputs: []string{"x", "w"}, Outputs: []string{"y"}}},
+		Outputs:      []canon.ValueInfo{{Name: "y", DType: canon.Float32, Shape: canon.DimsOf(2, 3), RankKnown: true}},
+	}
+	var calls [][2]int64
+	opts := formats.WriteOptions{Progress: func(done, total int64) { calls = append(calls, [2]int64{done, total}) }}
+	if err := Write(g, filepath.Join(t.TempDir(), "m-symbol.json"), opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 || calls[len(calls)-1] != [2]int64{12, 12} {
+		t.Errorf("progress calls %v, want the last to be [12 12]", calls)
+	}
+}
+
+// TestWriteWithProgressChunks: a large params file reports several
+// growing steps.
+func TestWriteWithProgressChunks(t *testing.T) {
+	data := make([]byte, 2*progressChunk+10)
+	var buf bytes.Buffer
+	var calls [][2]int64
+	if err := writeWithProgress(&buf, data, 1000, func(d, tot int64) { calls = append(calls, [2]int64{d, tot}) }); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != len(data) || len(calls) != 3 || calls[2] != [2]int64{1000, 1000} || calls[0][0] >= calls[1][0] {
+		t.Errorf("wrote %d bytes, calls %v", buf.Len(), calls)
+	}
+}
