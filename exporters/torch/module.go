@@ -96,9 +96,9 @@ func Generate(g *canon.Graph) (*Module, error) {
 	}
 	var outs []string
 	for _, o := range g.Outputs {
-		e, ok := gen.expr[o.Name]
-		if !ok {
-			return nil, fmt.Errorf("graph output %q is not computed by any node", o.Name)
+		e, err := gen.outputExpr(o.Name)
+		if err != nil {
+			return nil, err
 		}
 		outs = append(outs, e)
 	}
@@ -341,10 +341,16 @@ func (gen *generator) access(path string) string {
 // register adds an __init__ line putting value at path.
 func (gen *generator) register(path, value string, buffer bool) {
 	if !strings.Contains(path, ".") {
-		if buffer {
+		switch {
+		case buffer:
 			gen.init = append(gen.init, fmt.Sprintf("self.register_buffer(%s, %s)", pyString(path), value))
-		} else {
+		case isIdentifier(path):
 			gen.init = append(gen.init, fmt.Sprintf("self.%s = %s", path, value))
+		case strings.HasPrefix(value, "nn.Parameter("):
+			gen.init = append(gen.init, fmt.Sprintf("self.register_parameter(%s, %s)", pyString(path), value))
+		default:
+			// An index such as nn.Sequential's children use ("3").
+			gen.init = append(gen.init, fmt.Sprintf("self.add_module(%s, %s)", pyString(path), value))
 		}
 		return
 	}

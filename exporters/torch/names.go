@@ -51,21 +51,21 @@ func isIndex(s string) bool {
 	return err == nil
 }
 
-// validComponent is a name that can be an attribute of a module.
-func validComponent(s string, first bool) bool {
+// validComponent is a name that can be an attribute of a module: an
+// identifier, or an index as nn.Sequential names its children.
+func validComponent(s string) bool {
 	if isIndex(s) {
-		return !first
+		return true
 	}
 	return isIdentifier(s) && !pythonKeywords[s] && !moduleAttrs[s] && !strings.HasPrefix(s, "_")
 }
 
 // ValidStateKey reports whether name is usable as-is as a state-dict key of
-// the generated module: dot-separated identifiers or indices, the first an
-// identifier (e.g. "features.0.weight", "conv1.bias").
+// the generated module: dot-separated identifiers or indices (e.g.
+// "features.0.weight", "conv1.bias", or "0.weight" from an nn.Sequential).
 func ValidStateKey(name string) bool {
-	parts := strings.Split(name, ".")
-	for i, p := range parts {
-		if !validComponent(p, i == 0) {
+	for _, p := range strings.Split(name, ".") {
+		if !validComponent(p) {
 			return false
 		}
 	}

@@ -26,6 +26,9 @@ func (gen *generator) emit(n *canon.Node) error {
 			}
 		}
 	}
+	if err := gen.checkDTypes(n); err != nil {
+		return err
+	}
 	if p, ok := n.Op.(*canon.Pad); ok && p.Axes != nil {
 		return gen.fail("pads on selected axes are not supported; pads must cover every axis")
 	}
@@ -156,6 +159,11 @@ func (gen *generator) emit(n *canon.Node) error {
 // small enough to be written inline.
 func allConst(gen *generator, n *canon.Node) bool {
 	if _, ok := n.Op.(*canon.Constant); ok {
+		return false
+	}
+	// A shape the graph returns is read from the input at run time, so
+	// the model also answers for input sizes other than the declared one.
+	if _, ok := n.Op.(*canon.ShapeOf); ok && gen.isGraphOutput(n.Outputs...) {
 		return false
 	}
 	for _, o := range n.Outputs {
@@ -471,11 +479,27 @@ func perChannel(slope, x []int64) bool {
 
 func (gen *generator) clip(op *canon.Clip) error {
 	var args []string
-	if !math.IsInf(float64(op.Min), -1) {
-		args = append(args, "min="+pyFloat(op.Min))
-	}
-	if !math.IsInf(float64(op.Max), 1) {
-		args = append(args, "max="+pyFloat(op.Max))
+	if dt, ok := gen.inDType(0); ok && dt.IsInt() {
+		// Float bounds would make torch.clamp return float32; integer
+		// bounds keep the dtype. Bounds beyond the dtype's range clip
+		// nothing and are left out (torch rejects them).
+		lo, hi, known := intRange(dt)
+		if !known {
+			return gen.fail("clipping %s values has no PyTorch form", dt)
+		}
+		if b := math.Ceil(float64(op.Min)); b > lo {
+			args = append(args, "min="+strconv.FormatFloat(b, 'f', 0, 64))
+		}
+		if b := math.Floor(float64(op.Max)); b < hi {
+			args = append(args, "max="+strconv.FormatFloat(b, 'f', 0, 64))
+		}
+	} else {
+		if !math.IsInf(float64(op.Min), -1) {
+			args = append(args, "min="+pyFloat(op.Min))
+		}
+		if !math.IsInf(float64(op.Max), 1) {
+			args = append(args, "max="+pyFloat(op.Max))
+		}
 	}
 	if len(args) == 0 {
 		return gen.alias()
@@ -491,6 +515,15 @@ func (gen *generator) pool(kind string, kernel, strides, dils, pb, pe []int64, c
 	x, err := gen.in(0)
 	if err != nil {
 		return err
+	}
+	cast := ""
+	if kind == "max" {
+		if cast, err = gen.poolCast(); err != nil {
+			return err
+		}
+		if cast != "" {
+			x += ".to(torch." + cast + ")"
+		}
 	}
 	padding := pyInts(pb, true)
 	sym := samePads(pb, pe)
@@ -543,6 +576,10 @@ func (gen *generator) pool(kind string, kernel, strides, dils, pb, pe []int64, c
 				return gen.fail("torch's ceil-mode output size %d on axis %d differs from the graph's %d", out, 2+i, want[2+i])
 			}
 		}
+	}
+	if cast != "" {
+		dt, _ := gen.inDType(0)
+		expr += ".to(" + torchDTypes[dt] + ")"
 	}
 	gen.assign(expr)
 	return nil

@@ -1,0 +1,191 @@
+package torchexport
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
+)
+
+// sweepDriver loads every exported folder in one Python process, strictly
+// loads weights.pt, runs the model on the .npy inputs and saves the outputs
+// (cast to a NumPy-representable dtype) as .npy.
+const sweepDriver = `
+import importlib.util, json, sys, traceback
+import numpy as np
+import torch
+
+jobs = json.load(open(sys.argv[1]))
+errors = []
+for i, job in enumerate(jobs):
+    try:
+        spec = importlib.util.spec_from_file_location("sweep_model_%d" % i, job["dir"] + "/model.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        model = mod.Model()
+        model.load_state_dict(torch.load(job["dir"] + "/weights.pt"), strict=True)
+        ins = [torch.from_numpy(np.load(p)) for p in job["inputs"]]
+        with torch.no_grad():
+            outs = model(*ins)
+        if not isinstance(outs, tuple):
+            outs = (outs,)
+        if len(outs) != len(job["outputs"]):
+            raise RuntimeError("model returned %d outputs, want %d" % (len(outs), len(job["outputs"])))
+        for o, p in zip(outs, job["outputs"]):
+            np.save(p, np.ascontiguousarray(o.numpy()))
+        errors.append("")
+    except Exception:
+        errors.append(traceback.format_exc())
+json.dump(errors, open(sys.argv[2], "w"))
+`
+
+type sweepJob struct {
+	Dir     string   `json:"dir"`
+	Inputs  []string `json:"inputs"`
+	Outputs []string `json:"outputs"`
+	name    string
+	want    []*canon.Tensor
+}
+
+// TestONNXNodeModelsRunInTorch exports every ONNX backend node test the
+// exporter accepts, runs the generated model.py in real PyTorch and compares
+// with the stored reference outputs. A model the exporter refuses must be
+// refused with an error naming a node or value; anything that exports must
+// run and match.
+func TestONNXNodeModelsRunInTorch(t *testing.T) {
+	fix := testfix.Fixtures(t)
+	py := torchPython(t)
+	models, _ := filepath.Glob(filepath.Join(fix, "onnx-node", "*", "model.onnx"))
+	if len(models) == 0 {
+		t.Skip("skipping: no onnx-node fixtures")
+	}
+	root := t.TempDir()
+	var jobs []*sweepJob
+	refused, notImported := 0, 0
+	for _, m := range models {
+		name := filepath.Base(filepath.Dir(m))
+		g, err := onnximport.Read(m, formats.ReadOptions{})
+		if err != nil {
+			t.Logf("not imported %s: %v", name, err)
+			notImported++
+			continue
+		}
+		job, err := sweepExport(g, m, filepath.Join(root, name))
+		g.Close()
+		if err != nil {
+			var unsup *unsupportedError
+			if !errors.As(err, &unsup) && !strings.Contains(err.Error(), `"`) {
+				t.Errorf("%s: refusal does not name a node or value: %v", name, err)
+			}
+			t.Logf("refused %s: %v", name, err)
+			refused++
+			continue
+		}
+		job.name = name
+		jobs = append(jobs, job)
+	}
+	jobsPath := filepath.Join(root, "jobs.json")
+	b, _ := json.Marshal(jobs)
+	if err := os.WriteFile(jobsPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	driver := filepath.Join(root, "driver.py")
+	if err := os.WriteFile(driver, []byte(sweepDriver), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reportPath := filepath.Join(root, "report.json")
+	if out, err := exec.Command(py, driver, jobsPath, reportPath).CombinedOutput(); err != nil {
+		t.Fatalf("driver failed: %v\n%s", err, out)
+	}
+	var report []string
+	rb, err := os.ReadFile(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rb, &report); err != nil || len(report) != len(jobs) {
+		t.Fatalf("bad report (%v): %s", err, rb)
+	}
+	matched := 0
+	for i, job := range jobs {
+		if report[i] != "" {
+			t.Errorf("%s: PyTorch failed on the exported model:\n%s", job.name, report[i])
+			continue
+		}
+		ok := true
+		for k, want := range job.want {
+			got, err := npy.ReadFile(job.Outputs[k])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.DType != want.DType {
+				t.Errorf("%s: output %d has dtype %s, want %s", job.name, k, got.DType, want.DType)
+				ok = false
+				continue
+			}
+			res, err := compare.Tensors(got, want, 1e-3, 1e-5)
+			if err != nil || !res.OK {
+				t.Errorf("%s: output %d differs from the stored reference: %v %+v", job.name, k, err, res)
+				ok = false
+			}
+		}
+		if ok {
+			matched++
+		}
+	}
+	t.Logf("%d onnx-node models: %d not imported, %d refused by the exporter, %d export, %d run in PyTorch and match",
+		len(models), notImported, refused, len(jobs), matched)
+}
+
+// sweepExport exports one imported node test to dir and writes its
+// inputs as .npy files.
+func sweepExport(g *canon.Graph, model, dir string) (*sweepJob, error) {
+	data := filepath.Join(filepath.Dir(model), "test_data_set_0")
+	inputs, err := tensorfile.LoadDir(data, g.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := Export(g, dir); err != nil {
+		return nil, err
+	}
+	job := &sweepJob{Dir: dir, Inputs: []string{}, Outputs: []string{}}
+	for i, v := range g.Inputs {
+		p := filepath.Join(dir, "input_"+strconv.Itoa(i)+".npy")
+		if err := writeNpy(p, inputs[v.Name]); err != nil {
+			return nil, err
+		}
+		job.Inputs = append(job.Inputs, p)
+	}
+	for i := range g.Outputs {
+		want, err := tensorfile.Load(filepath.Join(data, tensorfile.OutputFileName(i)))
+		if err != nil {
+			return nil, err
+		}
+		job.want = append(job.want, want)
+		job.Outputs = append(job.Outputs, filepath.Join(dir, "output_"+strconv.Itoa(i)+".npy"))
+	}
+	return job, nil
+}
+
+func writeNpy(path string, t *canon.Tensor) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := npy.Write(f, t); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
