@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/robust"
 )
@@ -19,11 +20,11 @@ import (
 func padToMapping(b []byte) []byte {
 	out := append([]byte{}, b...)
 	out = protowire.AppendTag(out, 1000, protowire.BytesType)
-	return protowire.AppendBytes(out, make([]byte, mmapMin))
+	return protowire.AppendBytes(out, make([]byte, mmapfile.MinMapped))
 }
 
 // FuzzReadModelFile reads arbitrary bytes as a model file through Read, the
-// path the CLI takes: files with an odd last byte are padded past mmapMin
+// path the CLI takes: files with an odd last byte are padded past mmapfile.MinMapped
 // so that the memory-mapped path is fuzzed as well as the in-memory one.
 func FuzzReadModelFile(f *testing.F) {
 	good, _ := proto.Marshal(convModel().model())

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
@@ -46,13 +47,13 @@ func init() {
 // Read imports the ONNX model at path. The graph's initializers may point
 // into a mapping of the file: call g.Close when done with the graph.
 func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
-	m, err := openMapping(path)
+	m, err := mmapfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	g := &canon.Graph{}
 	g.AddResource(m)
-	if err := readData(path, m.data, opts, g); err != nil {
+	if err := readData(path, m.Data, opts, g); err != nil {
 		g.Close() // releases the mapping: nothing may point into it now
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

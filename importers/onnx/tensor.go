@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 )
 
@@ -49,7 +50,7 @@ type tensorReader struct {
 	// g, when set, owns the mappings of external data files; without it
 	// external data is read into memory.
 	g     *canon.Graph
-	files map[string]*mapping
+	files map[string]*mmapfile.Mapping
 }
 
 // ReadTensorProto converts one TensorProto. Raw data is used in place
@@ -233,21 +234,21 @@ func (r *tensorReader) external(tp *onnxpb.TensorProto, want int64) ([]byte, err
 	if r.g != nil {
 		m := r.files[path]
 		if m == nil {
-			m, err = openMapping(path)
+			m, err = mmapfile.Open(path)
 			if err != nil {
 				return nil, fmt.Errorf("external data file %s: %v", loc, err)
 			}
 			if r.files == nil {
-				r.files = map[string]*mapping{}
+				r.files = map[string]*mmapfile.Mapping{}
 			}
 			r.files[path] = m
 			r.g.AddResource(m)
 		}
-		size := int64(len(m.data))
+		size := int64(len(m.Data))
 		if offset > size || length > size-offset {
 			return nil, fmt.Errorf("external data range [%d, %d+%d) lies past the end of %s (%d bytes); the data file is truncated or belongs to another model", offset, offset, length, loc, size)
 		}
-		return m.data[offset : offset+length], nil
+		return m.Data[offset : offset+length], nil
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -9,8 +9,10 @@ import (
 	"syscall"
 )
 
-// mmapMin is the size below which a file is simply read into memory.
-const mmapMin = 64 << 10
+// MinMapped is the size below which a file is simply read into memory: a
+// mapping costs a system call and a page-table entry per page, which only
+// pays off for weights-sized files.
+const MinMapped = 64 << 10
 
 // Mapping is a read-only view of a whole file, memory-mapped when large so
 // that tensor data can point into it without a copy.
@@ -47,7 +49,7 @@ func Open(path string) (*Mapping, error) {
 		return nil, fmt.Errorf("%s is a folder, not a file", path)
 	}
 	size := st.Size()
-	if size >= mmapMin && size == int64(int(size)) {
+	if size >= MinMapped && size == int64(int(size)) {
 		data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err == nil {
 			return &Mapping{Data: data, mapped: true}, nil
