@@ -426,7 +426,10 @@ func runPad(x *exec, op *canon.Pad) error {
 		d := in.shape[k]
 		pb, pe := int(op.PadsBegin[k]), int(op.PadsEnd[k])
 		n := d + pb + pe
-		if n < 0 || op.PadsBegin[k] > math.MaxInt32 || op.PadsEnd[k] > math.MaxInt32 {
+		if op.PadsBegin[k] > math.MaxInt32 || op.PadsEnd[k] > math.MaxInt32 {
+			return fmt.Errorf("pads %d/%d on axis %d of %v are too large (more than 2^31 elements)", op.PadsBegin[k], op.PadsEnd[k], k, in.shape)
+		}
+		if n < 0 {
 			return fmt.Errorf("pads %d/%d on axis %d of %v leave a negative size", pb, pe, k, in.shape)
 		}
 		if op.Mode != canon.PadConstant && d == 0 && n > 0 {
