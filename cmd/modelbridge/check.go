@@ -141,6 +141,19 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 		return fmt.Errorf("%s: %w", rep.B, err)
 	}
 	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
+	// Random inputs for an input A leaves unshaped (a TorchScript archive
+	// records no shapes) take the shape B declares for its counterpart.
+	for i, a := range ga.Inputs {
+		if _, given := shapes[a.Name]; given {
+			continue
+		}
+		if _, ok := a.StaticShape(); ok {
+			continue
+		}
+		if s, ok := gb.Inputs[inMap[i]].StaticShape(); ok {
+			shapes[a.Name] = s
+		}
+	}
 	rep.Inputs = describeInputs(inf, rep.Samples)
 	rep.OK = true
 	rep.Outputs = make([]outputReport, len(ga.Outputs))

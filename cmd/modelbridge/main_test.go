@@ -327,6 +327,10 @@ func TestCheckTracedAgainstONNX(t *testing.T) {
 			if code, stdout, stderr := cli(t, "check", traced, onnx, "--random", "--input-shape", "x="+strings.Join(shape, ",")); code != 0 {
 				t.Errorf("check traced.pt model.onnx: exit %d\n%s%s", code, stdout, stderr)
 			}
+			// Without --input-shape, A's unshaped input takes B's declared shape.
+			if code, stdout, stderr := cli(t, "check", traced, onnx, "--random"); code != 0 {
+				t.Errorf("check traced.pt model.onnx --random: exit %d\n%s%s", code, stdout, stderr)
+			}
 		})
 	}
 }
