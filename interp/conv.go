@@ -264,6 +264,7 @@ func runConv(x *exec, op *canon.Conv) error {
 	} else {
 		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}
 		tasks := n * groups
+		pre := x.packedWeights(1, groups, coutg, kc, w.f)
 		gemmTask := func(col []float32, task int) {
 			img, gr := task/groups, task%groups
 			xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
@@ -272,7 +273,12 @@ func runConv(x *exec, op *canon.Conv) error {
 				b = col
 				im2col(g, xg, col, 0, kc)
 			}
-			gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, y.f[(img*cout+gr*coutg)*P:(img*cout+(gr+1)*coutg)*P], P, 0)
+			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+			if pre != nil {
+				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0)
+				return
+			}
+			gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 		}
 		if groups > 1 && tasks > 1 {
 			// Many small GEMMs: one goroutine per task, each with its own
@@ -303,7 +309,12 @@ func runConv(x *exec, op *canon.Conv) error {
 					parallelFor(kc, P, func(lo, hi int) { im2col(g, xg, col, lo, hi) })
 					b = col
 				}
-				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, y.f[(img*cout+gr*coutg)*P:(img*cout+(gr+1)*coutg)*P], P, 0)
+				yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+				if pre != nil {
+					gemmPacked(pre[gr], false, P, b, P, yg, P, 0)
+					continue
+				}
+				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 			}
 			x.release(col)
 		}

@@ -60,6 +60,10 @@ func runPool(x *exec, a *poolAttrs) error {
 }
 
 func poolPlane(g *geom3, a *poolAttrs, src, dst []float32) {
+	if a.max && g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 {
+		maxPlane2D(g, src, dst)
+		return
+	}
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
 	negInf := float32(math.Inf(-1))
@@ -229,4 +233,51 @@ func sortedAxes(axes []int64, rank int) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxPlane2D is poolPlane for 2-D max pooling: windows that lie wholly
+// inside the input (nearly all of them) skip the bounds and padding
+// bookkeeping of the general loop.
+func maxPlane2D(g *geom3, src, dst []float32) {
+	H, W := g.in[1], g.in[2]
+	OH, OW := g.out[1], g.out[2]
+	kh, kw, sh, sw, dh, dw := g.k[1], g.k[2], g.s[1], g.s[2], g.d[1], g.d[2]
+	negInf := float32(math.Inf(-1))
+	for oy := 0; oy < OH; oy++ {
+		y0 := oy*sh - g.pb[1]
+		rowInside := y0 >= 0 && y0+(kh-1)*dh < H
+		out := dst[oy*OW : (oy+1)*OW]
+		for ox := range out {
+			x0 := ox*sw - g.pb[2]
+			m := negInf
+			if rowInside && x0 >= 0 && x0+(kw-1)*dw < W {
+				for ky := 0; ky < kh; ky++ {
+					row := src[(y0+ky*dh)*W+x0:]
+					for kx := 0; kx < kw; kx++ {
+						if v := row[kx*dw]; v > m || v != v {
+							m = v
+						}
+					}
+				}
+				out[ox] = m
+				continue
+			}
+			for ky := 0; ky < kh; ky++ {
+				iy := y0 + ky*dh
+				if iy < 0 || iy >= H {
+					continue
+				}
+				for kx := 0; kx < kw; kx++ {
+					ix := x0 + kx*dw
+					if ix < 0 || ix >= W {
+						continue
+					}
+					if v := src[iy*W+ix]; v > m || v != v {
+						m = v
+					}
+				}
+			}
+			out[ox] = m
+		}
+	}
 }

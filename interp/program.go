@@ -55,6 +55,9 @@ type step struct {
 	// release lists the slots whose last use is this step.
 	release []int
 	run     kernel
+	// packed caches the weight matrices of a constant input, packed for
+	// the GEMM kernel on first use (one per group).
+	packed []*packedA
 }
 
 // kernel executes one node: it reads x.in(k) and sets x.set(k, ...).
@@ -526,4 +529,22 @@ func (x *exec) release(b []float32) {
 	if len(b) > 0 {
 		x.p.pool.f[len(b)] = append(x.p.pool.f[len(b)], b)
 	}
+}
+
+// packedWeights returns input k's matrix, one m×kc block per group, packed
+// for gemmPacked, when input k is a constant and the packed kernel is in
+// use; it returns nil otherwise. The packing is done once per Program.
+func (x *exec) packedWeights(k, groups, m, kc int, w []float32) []*packedA {
+	if !hasFMA || k >= len(x.s.in) || x.s.in[k] < 0 || x.p.consts[x.s.in[k]] == nil {
+		return nil
+	}
+	if len(x.s.packed) == groups && x.s.packed[0].m == m && x.s.packed[0].k == kc {
+		return x.s.packed
+	}
+	packed := make([]*packedA, groups)
+	for gr := range packed {
+		packed[gr] = newPackedA(false, m, kc, 1, w[gr*m*kc:(gr+1)*m*kc], kc)
+	}
+	x.s.packed = packed
+	return packed
 }

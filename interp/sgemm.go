@@ -98,26 +98,117 @@ func gemmSerial(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b
 		gemmBlas(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, beta)
 		return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-			} else {
-				for j := range row {
-					row[j] *= beta
-				}
+	if alpha == 0 {
+		scaleC(m, n, c, ldc, beta)
+		return
+	}
+	pa := getPack(gemmKC * ((min(m, gemmMC) + gemmMR - 1) / gemmMR * gemmMR))
+	defer packPool.Put(pa)
+	bufA := *pa
+	gemmCore(tb, m, n, k, b, ldb, c, ldc, beta, func(pc, ic, mb, kb int) []float32 {
+		packA(ta, a, lda, ic, pc, mb, kb, alpha, bufA)
+		return bufA
+	})
+}
+
+// packedA is op(A)·alpha packed once into the panels gemmCore reads, so a
+// constant weight matrix (a convolution's W) is not re-packed on every run.
+type packedA struct {
+	m, k int
+	// blocks[pc/gemmKC] holds all m rows (in 6-row panels, k-major) for
+	// that slice of k.
+	blocks [][]float32
+}
+
+func newPackedA(ta bool, m, k int, alpha float32, a []float32, lda int) *packedA {
+	p := &packedA{m: m, k: k}
+	mp := (m + gemmMR - 1) / gemmMR * gemmMR
+	for pc := 0; pc < k; pc += gemmKC {
+		kb := min(gemmKC, k-pc)
+		buf := make([]float32, mp*kb)
+		packA(ta, a, lda, 0, pc, m, kb, alpha, buf)
+		p.blocks = append(p.blocks, buf)
+	}
+	return p
+}
+
+// gemmPacked is gemm with a pre-packed A, using all cores for large
+// products.
+func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+	m, k := pa.m, pa.k
+	if m == 0 || n == 0 {
+		return
+	}
+	w := runtime.GOMAXPROCS(0)
+	if w <= 1 || m*n*k < 1<<18 {
+		gemmPackedSerial(pa, 0, m, tb, n, b, ldb, c, ldc, beta)
+		return
+	}
+	var wg sync.WaitGroup
+	if n >= m {
+		step := (n/w + gemmNR - 1) / gemmNR * gemmNR
+		for j := 0; j < n; j += step {
+			nb := min(step, n-j)
+			bj := b[j:]
+			if tb {
+				bj = b[j*ldb:]
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				gemmPackedSerial(pa, 0, m, tb, nb, bj, ldb, c[j:], ldc, beta)
+			}()
+		}
+	} else {
+		// Row slabs start on panel boundaries so they can address the
+		// packed panels directly.
+		step := (m/w + gemmMR - 1) / gemmMR * gemmMR
+		for i := 0; i < m; i += step {
+			mb := min(step, m-i)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				gemmPackedSerial(pa, i, mb, tb, n, b, ldb, c[i*ldc:], ldc, beta)
+			}()
+		}
+	}
+	wg.Wait()
+}
+
+// gemmPackedSerial computes rows r0..r0+m of C from the packed A.
+func gemmPackedSerial(pa *packedA, r0, m int, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+	gemmCore(tb, m, n, pa.k, b, ldb, c, ldc, beta, func(pc, ic, mb, kb int) []float32 {
+		return pa.blocks[pc/gemmKC][(r0+ic)*kb:]
+	})
+}
+
+// scaleC sets C = beta·C (beta 0 clears, since C may hold garbage).
+func scaleC(m, n int, c []float32, ldc int, beta float32) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+		} else {
+			for j := range row {
+				row[j] *= beta
 			}
 		}
 	}
-	if k == 0 || alpha == 0 {
+}
+
+// gemmCore runs the blocked loops; panelA returns the packed rows
+// ic..ic+mb of op(A)·alpha for k-slice pc..pc+kb.
+func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32) {
+	scaleC(m, n, c, ldc, beta)
+	if k == 0 {
 		return
 	}
 	pb := getPack(gemmKC * ((min(n, gemmNC) + gemmNR - 1) / gemmNR * gemmNR))
-	pa := getPack(gemmKC * ((min(m, gemmMC) + gemmMR - 1) / gemmMR * gemmMR))
 	defer packPool.Put(pb)
-	defer packPool.Put(pa)
-	bufB, bufA := *pb, *pa
+	bufB := *pb
 	var tmp [gemmMR * gemmNR]float32
 	for jc := 0; jc < n; jc += gemmNC {
 		nb := min(gemmNC, n-jc)
@@ -126,7 +217,7 @@ func gemmSerial(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b
 			packB(tb, b, ldb, pc, jc, kb, nb, bufB)
 			for ic := 0; ic < m; ic += gemmMC {
 				mb := min(gemmMC, m-ic)
-				packA(ta, a, lda, ic, pc, mb, kb, alpha, bufA)
+				bufA := panelA(pc, ic, mb, kb)
 				for jr := 0; jr < nb; jr += gemmNR {
 					bp := bufB[jr*kb : (jr+gemmNR)*kb]
 					nr := min(gemmNR, nb-jr)
