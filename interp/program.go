@@ -30,7 +30,14 @@ type Program struct {
 	outs   []outputSlot
 	steps  []*step
 	pool   *pool
+	// packedBytes counts the memory held by pre-packed weights, bounded by
+	// maxPackedBytes so big models do not keep a second copy of everything.
+	packedBytes int64
 }
+
+// maxPackedBytes bounds the pre-packed weight copies of one Program; past
+// it, weights are packed on every call as other matrices are.
+const maxPackedBytes = 256 << 20
 
 type inputSlot struct {
 	info  canon.ValueInfo
@@ -541,6 +548,11 @@ func (x *exec) packedWeights(k, groups, m, kc int, w []float32) []*packedA {
 	if len(x.s.packed) == groups && x.s.packed[0].m == m && x.s.packed[0].k == kc {
 		return x.s.packed
 	}
+	size := int64(groups) * int64((m+gemmMR-1)/gemmMR*gemmMR) * int64(kc) * 4
+	if x.s.packed == nil && x.p.packedBytes+size > maxPackedBytes {
+		return nil
+	}
+	x.p.packedBytes += size
 	packed := make([]*packedA, groups)
 	for gr := range packed {
 		packed[gr] = newPackedA(false, m, kc, 1, w[gr*m*kc:(gr+1)*m*kc], kc)
