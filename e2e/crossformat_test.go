@@ -116,14 +116,20 @@ func TestMXNetToONNXInORT(t *testing.T) {
 func TestTorchONNXToMXNet(t *testing.T) {
 	fix := filepath.Join(testfixFixtures(t), "torch")
 	models, _ := filepath.Glob(filepath.Join(fix, "*", "model.onnx"))
+	if len(models) == 0 {
+		t.Fatalf("no torch fixtures under %s", fix)
+	}
 	for _, m := range models {
 		name := filepath.Base(filepath.Dir(m))
 		t.Run(name, func(t *testing.T) {
 			g := load(t, m, "onnx", formats.ReadOptions{})
 			out := filepath.Join(t.TempDir(), name+"-symbol.json")
-			exp, _ := formats.FindExporter(out, "mxnet")
+			exp, err := formats.FindExporter(out, "mxnet")
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := exp.Write(g, out, formats.WriteOptions{}); err != nil {
-				t.Skipf("not expressible in MXNet: %v", err)
+				t.Fatalf("MXNet export: %v", err)
 			}
 			mx := load(t, out, "mxnet", formats.ReadOptions{})
 			data := filepath.Join(filepath.Dir(m), "test_data_set_0")

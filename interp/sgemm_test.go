@@ -52,9 +52,19 @@ func TestGemmMatchesNaive(t *testing.T) {
 							want[i*ldc+j] = alpha*s + beta*want[i*ldc+j]
 						}
 					}
+					c0 := append([]float32{}, c...)
 					gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, beta)
 					assertClose(t, "gemm", c, want, 1e-4)
-					gemmBlas(ta, tb, m, n, k, alpha, a, lda, b, ldb, append([]float32{}, c...), ldc, beta) // the fallback accepts the same arguments
+					// The portable fallback (machines without AVX2/FMA) must agree too.
+					cb := append([]float32{}, c0...)
+					gemmBlas(ta, tb, m, n, k, alpha, a, lda, b, ldb, cb, ldc, beta)
+					assertClose(t, "gemmBlas", cb, want, 1e-4)
+					// And the pre-packed path used for constant conv weights.
+					if !ta && hasFMA {
+						cp := append([]float32{}, c0...)
+						gemmPacked(newPackedA(false, m, k, alpha, a, lda), tb, n, b, ldb, cp, ldc, beta)
+						assertClose(t, "gemmPacked", cp, want, 1e-4)
+					}
 				})
 			}
 		}
