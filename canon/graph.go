@@ -85,6 +85,10 @@ type Metadata struct {
 	// Notes are what a user should hear about how the file was read: data
 	// that was densified, entries that were skipped. Commands print them.
 	Notes []string
+	// WeightsMissing marks a graph read without its weights (an MXNet
+	// symbol with no params file): its weights are graph inputs. It can be
+	// inspected and drawn, not converted or run as if it were the model.
+	WeightsMissing bool
 }
 
 // KeyValue is one metadata property.

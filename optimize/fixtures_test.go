@@ -22,7 +22,7 @@ func TestTorchFixtures(t *testing.T) {
 	dir := filepath.Join(testfix.Fixtures(t), "torch")
 	models, err := filepath.Glob(filepath.Join(dir, "*", "model.onnx"))
 	if err != nil || len(models) == 0 {
-		t.Skipf("no torch fixtures in %s", dir)
+		t.Fatalf("no torch/*/model.onnx fixtures in %s (err %v); the fixture folder is incomplete", dir, err)
 	}
 	sort.Strings(models)
 	for _, path := range models {

@@ -87,6 +87,11 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 	if b.jobs < 1 {
 		return usageErrorf("-j %d: need at least one job", b.jobs)
 	}
+	if inAbs, err1 := filepath.Abs(b.dir); err1 == nil {
+		if outAbs, err2 := filepath.Abs(b.out); err2 == nil && (outAbs == inAbs || strings.HasPrefix(outAbs, inAbs+string(filepath.Separator)) && b.recursive) {
+			return usageErrorf("--out %s is inside the input folder %s: its outputs would be read as inputs next time; choose another folder", b.out, b.dir)
+		}
+	}
 	exp, err := formats.FindExporter("", to)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -191,6 +196,10 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.W
 		return res
 	}
 	defer g.Close()
+	if err := requireModel(job.in, g, true); err != nil {
+		res.Error = err.Error()
+		return res
+	}
 	if exp.Name == "torch" {
 		// The torch exporter writes a state dict for a .pt path and a
 		// module folder (model.py, weights.pt, README) otherwise: a graph

@@ -96,6 +96,9 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 }
 
 func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progress.Bar) error {
+	if rep.RTol < 0 || rep.ATol < 0 {
+		return usageErrorf("--rtol and --atol must not be negative")
+	}
 	if rep.Samples < 1 {
 		return usageErrorf("--samples must be at least 1")
 	}
@@ -117,10 +120,18 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 		return err
 	}
 	defer gb.Close()
+	for _, m := range []struct {
+		path string
+		g    *canon.Graph
+	}{{rep.A, ga}, {rep.B, gb}} {
+		if err := requireModel(m.path, m.g, false); err != nil {
+			return err
+		}
+	}
 
 	inMap, err := matchValues("input", ga.Inputs, gb.Inputs)
 	if err != nil {
-		return err
+		return notComparable("%s vs %s: %v", rep.A, rep.B, err)
 	}
 	for i, a := range ga.Inputs {
 		b := gb.Inputs[inMap[i]]
@@ -130,7 +141,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	}
 	outMap, err := matchValues("output", ga.Outputs, gb.Outputs)
 	if err != nil {
-		return err
+		return notComparable("%s vs %s: %v", rep.A, rep.B, err)
 	}
 	pa, err := interp.New(ga)
 	if err != nil {
@@ -219,7 +230,7 @@ func describeInputs(inf *inputFlags, samples int) string {
 // A, else by position when the counts agree.
 func matchValues(what string, a, b []canon.ValueInfo) ([]int, error) {
 	if len(a) != len(b) {
-		return nil, notComparable("A has %d %ss (%s), B has %d (%s)", len(a), what, names(a), len(b), names(b))
+		return nil, fmt.Errorf("A has %d %ss (%s), B has %d (%s); check compares models with the same %ss", len(a), what, names(a), len(b), names(b), what)
 	}
 	idx := map[string]int{}
 	for i, v := range b {

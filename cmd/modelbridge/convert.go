@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
@@ -49,11 +50,20 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
+			if exp.Name != "onnx" && (opset != 0 || external) {
+				return usageErrorf("--opset and --external-data apply to ONNX output; %s is written as %s", out, exp.Name)
+			}
+			if opset != 0 && (opset < onnxexport.MinOpset || opset > onnxexport.MaxOpset) {
+				return usageErrorf("--opset %d: modelbridge writes ONNX opsets %d to %d", opset, onnxexport.MinOpset, onnxexport.MaxOpset)
+			}
 			g, _, err := rf.load(in)
 			if err != nil {
 				return err
 			}
 			defer g.Close()
+			if err := requireModel(in, g, true); err != nil {
+				return err
+			}
 			for _, n := range g.Meta.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, n)
 			}
@@ -99,7 +109,14 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			if size, err := outputSize(out); err == nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %d nodes, %s)\n", out, exp.Name, len(g.Nodes), humanBytes(size))
+				what := fmt.Sprintf("%d nodes", len(g.Nodes))
+				if len(g.Nodes) == 0 {
+					what = fmt.Sprintf("weights only, %d tensors", len(g.Initializers))
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %s, %s)\n", out, exp.Name, what, humanBytes(size))
+			}
+			if size, err := outputSize(out + ".data"); err == nil && external {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (external weights, %s)\n", out+".data", humanBytes(size))
 			}
 			return nil
 		},
@@ -111,7 +128,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")
 	cmd.Flags().StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	cmd.Flags().IntVar(&opset, "opset", 0, "ONNX opset to write (11 to 17; default 13)")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "describe what the exporter decided (e.g. how weights were renamed)")
+	cmd.Flags().BoolVar(&verbose, "verbose", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")

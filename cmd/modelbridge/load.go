@@ -60,3 +60,16 @@ func joinNames(names []string) string {
 	}
 	return s
 }
+
+// requireModel refuses graphs that cannot stand for the model in run, check,
+// optimize and convert: weights without a graph, and a graph without its
+// weights.
+func requireModel(path string, g *canon.Graph, weightsOnlyOK bool) error {
+	if g.Meta.WeightsMissing {
+		return fmt.Errorf("%s: the model's weights were not found (no matching -NNNN.params file beside it); pass --params FILE, or use inspect/graph to look at the graph alone", path)
+	}
+	if !weightsOnlyOK && len(g.Nodes) == 0 && len(g.Outputs) == 0 {
+		return fmt.Errorf("%s holds only weights (%d tensors, no graph); this command needs a model", path, len(g.Initializers))
+	}
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -59,6 +60,9 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		err = &exitError{code: exitUsage, err: err}
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

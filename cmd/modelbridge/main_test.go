@@ -309,6 +309,9 @@ func TestConvertOptimize(t *testing.T) {
 func TestCheckTracedAgainstONNX(t *testing.T) {
 	fix := testfix.Fixtures(t)
 	dirs, _ := filepath.Glob(filepath.Join(fix, "torch", "*"))
+	if len(dirs) == 0 {
+		t.Fatalf("no torch/* fixture folders under %s", fix)
+	}
 	for _, d := range dirs {
 		traced, onnx := filepath.Join(d, "traced.pt"), filepath.Join(d, "model.onnx")
 		data := filepath.Join(d, "test_data_set_0")
@@ -380,5 +383,48 @@ func TestInspectShowsNotes(t *testing.T) {
 	}
 	if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "dense") {
 		t.Fatalf("no note about densified sparse arrays: %v", rep.Notes)
+	}
+}
+
+// TestRefusesWhatIsNotAModel: weights without a graph cannot be run, a graph
+// without its weights cannot be converted, and mistakes in the command line
+// are usage errors.
+func TestRefusesWhatIsNotAModel(t *testing.T) {
+	fix := testfix.Fixtures(t)
+	dir := t.TempDir()
+	sym := filepath.Join(dir, "Neural_Net-symbol.json")
+	b, err := os.ReadFile(filepath.Join(fix, "mxnet", "tutorial_cnn", "Neural_Net-symbol.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(sym, b, 0o644)
+	out := filepath.Join(dir, "lonely.onnx")
+	if code, _, stderr := cli(t, "convert", sym, out, "--input-shape", "data=1,1,28,28"); code != 1 || !strings.Contains(stderr, "--params") {
+		t.Errorf("convert of a symbol without params: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an output was written for a model without weights")
+	}
+	if code, stdout, _ := cli(t, "inspect", sym, "--input-shape", "data=1,1,28,28"); code != 0 || !strings.Contains(stdout, "mxnet") {
+		t.Errorf("inspect of a symbol alone: exit %d", code)
+	}
+	st := filepath.Join(dir, "w.safetensors")
+	if code, _, stderr := cli(t, "convert", filepath.Join(fix, "torch", "tiny_convnet", "state_dict.pt"), st); code != 0 {
+		t.Fatalf("convert state dict: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "run", st, "--random", "--out", filepath.Join(dir, "r")); code != 1 || !strings.Contains(stderr, "only weights") {
+		t.Errorf("run on weights only: exit %d: %s", code, stderr)
+	}
+	if code, _, _ := cli(t, "frobnicate"); code != 2 {
+		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+	if code, _, stderr := cli(t, "convert", tinyModel, filepath.Join(dir, "x.onnx"), "--opset", "9"); code != 2 || !strings.Contains(stderr, "11 to 17") {
+		t.Errorf("--opset 9: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "convert", tinyModel, filepath.Join(dir, "no", "such", "x.onnx")); code != 1 || !strings.Contains(stderr, "does not exist") {
+		t.Errorf("output in a missing folder: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "check", tinyModel, tinyModel, "--random", "--rtol", "-1"); code != 2 {
+		t.Errorf("negative tolerance: exit %d: %s", code, stderr)
 	}
 }

@@ -91,6 +91,9 @@ written.`,
 				return err
 			}
 			defer g.Close()
+			if err := requireModel(in, g, false); err != nil {
+				return err
+			}
 			var bar *progress.Bar
 			if search {
 				bar = newBar(cmd, "searching", int64(budget), progress.Count)

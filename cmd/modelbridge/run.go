@@ -116,6 +116,9 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 				return err
 			}
 			defer g.Close()
+			if err := requireModel(args[0], g, false); err != nil {
+				return err
+			}
 			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
 			inputs, err := inf.gather(g, shapes, inf.seed)
 			if err != nil {

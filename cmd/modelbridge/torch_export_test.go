@@ -113,6 +113,9 @@ func TestTorchExportRunsInTorch(t *testing.T) {
 	var cases []*torchCase
 
 	onnxModels, _ := filepath.Glob(filepath.Join(fix, "torch", "*", "model.onnx"))
+	if len(onnxModels) == 0 {
+		t.Fatalf("no torch/*/model.onnx fixtures under %s", fix)
+	}
 	for _, m := range onnxModels {
 		name := filepath.Base(filepath.Dir(m))
 		g, _, err := formats.Read(m, "onnx", formats.ReadOptions{})
@@ -161,7 +164,7 @@ func TestTorchExportRunsInTorch(t *testing.T) {
 		cases = append(cases, c)
 	}
 	if len(cases) == 0 {
-		t.Skip("no fixtures found")
+		t.Fatalf("no export cases built from the fixtures under %s", fix)
 	}
 
 	var jobs []torchJob
@@ -308,7 +311,7 @@ func TestTorchStateDictRoundTrip(t *testing.T) {
 	fix := testfix.Fixtures(t)
 	files, _ := filepath.Glob(filepath.Join(fix, "torch", "*", "state_dict.pt"))
 	if len(files) == 0 {
-		t.Skip("no torch state dict fixtures")
+		t.Fatalf("no torch/*/state_dict.pt fixtures under %s", fix)
 	}
 	for _, f := range files {
 		name := filepath.Base(filepath.Dir(f))

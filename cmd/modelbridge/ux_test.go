@@ -71,9 +71,10 @@ func TestGraphSVGAndHTML(t *testing.T) {
 		t.Fatal("built-in SVG lacks the weights")
 	}
 
-	if _, err := exec.LookPath("dot"); err != nil {
-		t.Log("Graphviz not installed: skipping the Graphviz SVG (apt-get install graphviz)")
-	} else {
+	t.Run("graphviz", func(t *testing.T) {
+		if _, err := exec.LookPath("dot"); err != nil {
+			t.Skip("skipping: Graphviz not installed (apt-get install graphviz)")
+		}
 		out := filepath.Join(dir, "tiny.svg")
 		code, stdout, stderr := cli(t, "graph", tinyModel, "-o", out)
 		if code != 0 || !strings.Contains(stdout, "Graphviz") {
@@ -84,7 +85,7 @@ func TestGraphSVGAndHTML(t *testing.T) {
 		if !strings.Contains(string(b), "IOHW") {
 			t.Fatal("Graphviz SVG lacks the deconv layout")
 		}
-	}
+	})
 
 	// HTML is self-contained: inline SVG and script, nothing fetched.
 	page := filepath.Join(dir, "tiny.html")

@@ -69,7 +69,7 @@ func TestONNXNodeModelsRunInTorch(t *testing.T) {
 	py := torchPython(t)
 	models, _ := filepath.Glob(filepath.Join(fix, "onnx-node", "*", "model.onnx"))
 	if len(models) == 0 {
-		t.Skip("skipping: no onnx-node fixtures")
+		t.Fatalf("no onnx-node/*/model.onnx fixtures under %s; the fixture folder is incomplete", fix)
 	}
 	root := t.TempDir()
 	var jobs []*sweepJob

@@ -225,6 +225,7 @@ func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opt
 		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "params_file", Value: filepath.Base(paramsFile)})
 	} else {
 		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "weights", Value: "absent"})
+		b.g.Meta.WeightsMissing = true
 	}
 	needed, err := b.reachable()
 	if err != nil {

@@ -84,6 +84,9 @@ func TestTorchFixtures(t *testing.T) {
 func checkTensorFiles(t *testing.T, dir string) {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*", "*.pb"))
+	if len(files) == 0 {
+		t.Fatalf("%s: no test_data_set_*/*.pb tensor files beside the model; the fixture folder is incomplete", dir)
+	}
 	for _, f := range files {
 		tt, err := ReadTensorFile(f)
 		if err != nil {

@@ -66,6 +66,9 @@ func TestReferenceOutputs(t *testing.T) {
 			checked++
 		})
 	}
+	if checked == 0 {
+		t.Fatalf("no fixture was checked against its reference outputs (%d model.onnx files under %s)", len(paths), fx)
+	}
 	t.Logf("%d fixtures match their reference outputs", checked)
 }
 

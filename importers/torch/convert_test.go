@@ -17,6 +17,9 @@ func TestStateDictToSafetensorsBitExact(t *testing.T) {
 	fix := testfix.Fixtures(t)
 	files, _ := filepath.Glob(filepath.Join(fix, "torch", "*", "state_dict*.pt"))
 	more, _ := filepath.Glob(filepath.Join(fix, "torch-files", "gopickle", "*bfloat16*"))
+	if len(files) == 0 || len(more) == 0 {
+		t.Fatalf("fixtures incomplete: %d torch/*/state_dict*.pt and %d torch-files/gopickle/*bfloat16* files under %s", len(files), len(more), fix)
+	}
 	for _, f := range append(files, more...) {
 		g := readOK(t, f, formats.ReadOptions{})
 		out := filepath.Join(t.TempDir(), "w.safetensors")

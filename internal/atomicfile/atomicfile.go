@@ -27,6 +27,12 @@ type File struct {
 
 // Create starts writing target.
 func Create(target string) (*File, error) {
+	if st, err := os.Stat(target); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("cannot write %s: it is a folder; give a file name", target)
+	}
+	if st, err := os.Stat(filepath.Dir(target)); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("cannot write %s: folder %s does not exist; create it first", target, filepath.Dir(target))
+	}
 	f, err := createTemp(target)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", target, err)

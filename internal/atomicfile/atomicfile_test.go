@@ -158,14 +158,13 @@ func TestFailedCommitLeavesNoTemp(t *testing.T) {
 	}
 	noTemps(t, parent)
 
-	// The rename itself fails: a non-empty folder is in the way.
+	// A folder is in the way: refused before anything is written.
 	blocked := filepath.Join(parent, "blocked")
 	if err := os.MkdirAll(filepath.Join(blocked, "inside"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err = write(t, blocked, "data")
-	if err == nil || !strings.Contains(err.Error(), blocked) {
-		t.Fatalf("Commit error %v, want one naming %s", err, blocked)
+	if _, err := Create(blocked); err == nil || !strings.Contains(err.Error(), blocked) || !strings.Contains(err.Error(), "folder") {
+		t.Fatalf("Create error %v, want one naming %s as a folder", err, blocked)
 	}
 	noTemps(t, parent, "blocked")
 	noTemps(t, blocked, "inside")

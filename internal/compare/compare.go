@@ -15,8 +15,8 @@ type Result struct {
 	MaxAbs float64 `json:"max_abs_error"`
 	// MaxRel is the largest |a-b| / |b| over elements with b != 0.
 	MaxRel float64 `json:"max_rel_error"`
-	// Worst is the element with the largest excess over the tolerance (or
-	// the largest absolute error when all are within it).
+	// Worst is the element with the largest error relative to its
+	// tolerance (atol + rtol*|want|).
 	Worst      []int64 `json:"worst_index"`
 	WorstGot   float64 `json:"worst_got"`
 	WorstWant  float64 `json:"worst_want"`
@@ -39,7 +39,9 @@ func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
 		return Result{}, err
 	}
 	r := Result{Elements: int64(len(a)), OK: true}
-	worst, worstExcess := -1, math.Inf(-1)
+	// The worst element is the one with the largest error relative to its
+	// own tolerance, so it is the first to fail as tolerances tighten.
+	worst, worstScore := -1, math.Inf(-1)
 	for i := range a {
 		x, y := a[i], b[i]
 		if math.IsNaN(x) && math.IsNaN(y) {
@@ -60,13 +62,22 @@ func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
 				r.MaxRel = rel
 			}
 		}
-		excess := d - (atol + rtol*math.Abs(y))
-		if excess > 0 {
+		tol := atol + rtol*math.Abs(y)
+		if math.IsInf(y, 0) || math.IsNaN(y) {
+			// An unmatched non-finite reference (the equal cases were
+			// skipped above) must fail: rtol*|y| would be Inf or NaN.
+			tol = atol
+		}
+		if d > tol {
 			r.Mismatched++
 			r.OK = false
 		}
-		if excess > worstExcess {
-			worst, worstExcess = i, excess
+		score := d
+		if tol > 0 {
+			score = d / tol
+		}
+		if score > worstScore {
+			worst, worstScore = i, score
 		}
 	}
 	if worst >= 0 {

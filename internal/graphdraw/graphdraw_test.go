@@ -67,8 +67,12 @@ func TestAttributesAreReadFromTheOp(t *testing.T) {
 
 func TestDiffMarksRemovedChangedAdded(t *testing.T) {
 	a, b := convBN(false), convBN(true)
-	a.Validate()
-	b.Validate()
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	d := Diff(a, b)
 	status := map[string]Status{}
 	notes := map[string]string{}
@@ -127,7 +131,9 @@ func TestDiffPairsUnnamedNodesByKindAndInputs(t *testing.T) {
 
 func TestRenderersProduceDocuments(t *testing.T) {
 	g := convBN(false)
-	g.Validate()
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	d := Diff(g, convBN(true))
 	var dot, svg, page bytes.Buffer
 	if err := WriteDOT(&dot, d); err != nil {

@@ -28,7 +28,7 @@ func tracedModels(t *testing.T) []tracedModel {
 	root := filepath.Join(testfix.Fixtures(t), "torch")
 	dirs, err := filepath.Glob(filepath.Join(root, "*", "traced.pt"))
 	if err != nil || len(dirs) == 0 {
-		t.Skipf("no traced.pt fixtures under %s", root)
+		t.Fatalf("no traced.pt fixtures under %s (err %v); the fixture folder is incomplete", root, err)
 	}
 	sort.Strings(dirs)
 	var out []tracedModel
