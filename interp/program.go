@@ -371,7 +371,7 @@ func fmtDims(v canon.ValueInfo) string {
 
 func checkInput(info canon.ValueInfo, ct *canon.Tensor) error {
 	if info.DType != canon.Undefined && ct.DType != info.DType {
-		return fmt.Errorf("input %q: dtype %s expected, got %s", info.Name, info.DType, ct.DType)
+		return fmt.Errorf("input %q: dtype %s expected, got %s (save the input as %s)", info.Name, info.DType, ct.DType, info.DType)
 	}
 	if err := ct.CheckData(); err != nil {
 		return fmt.Errorf("input %q: %v", info.Name, err)
