@@ -105,7 +105,9 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if rep.Samples > 1 && !inf.random {
 		return usageErrorf("--samples needs --random")
 	}
-	rfB.params, rfB.key, rfB.inputShapes = "", "", rfA.inputShapes
+	// --params and --key describe A; B gets A's format unless --from-b says
+	// otherwise, and the input shapes A was read with (see loadCounterpart).
+	rfB.params, rfB.key = "", ""
 	if rfB.from == "" {
 		rfB.from = rfA.from
 	}
@@ -113,8 +115,8 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if err != nil {
 		return err
 	}
-	rfB.inputShapes = rfA.inputShapes
 	defer ga.Close()
+	rfB.inputShapes = rfA.inputShapes
 	gb, err := loadCounterpart(rep.B, rfB, ga)
 	if err != nil {
 		return err

@@ -19,6 +19,25 @@ type inputFlags struct {
 	dir    string
 	random bool
 	seed   uint64
+	// loaded keeps --input files read for their shapes, so that they are
+	// read once.
+	loaded map[string]*canon.Tensor
+}
+
+// load reads an --input file once.
+func (f *inputFlags) load(file string) (*canon.Tensor, error) {
+	if t, ok := f.loaded[file]; ok {
+		return t, nil
+	}
+	t, err := tensorfile.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	if f.loaded == nil {
+		f.loaded = map[string]*canon.Tensor{}
+	}
+	f.loaded[file] = t
+	return t, nil
 }
 
 func (f *inputFlags) register(cmd *cobra.Command) {
@@ -66,7 +85,7 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 			if !known[name] {
 				return nil, usageErrorf("--input %q: the model has no input %q (inputs: %s)", spec, name, inputNames(g))
 			}
-			t, err := tensorfile.Load(file)
+			t, err := f.load(file)
 			if err != nil {
 				return nil, fmt.Errorf("input %q: %w", name, err)
 			}
@@ -221,7 +240,7 @@ func (f *inputFlags) shapesFromFiles(rf *readFlags) error {
 		if !ok || given[name] {
 			continue
 		}
-		t, err := tensorfile.Load(file)
+		t, err := f.load(file)
 		if err != nil {
 			return fmt.Errorf("input %q: %w", name, err)
 		}

@@ -6,6 +6,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -27,7 +28,7 @@ type Result struct {
 
 // Tensors compares got against want. Shapes must be equal; NaN matches NaN.
 func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
-	if !sameShape(got.Shape, want.Shape) {
+	if !slices.Equal(got.Shape, want.Shape) {
 		return Result{}, fmt.Errorf("shape %v differs from the reference shape %v", got.Shape, want.Shape)
 	}
 	a, err := got.Float64s()
@@ -90,7 +91,7 @@ func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
 // RelativeToMax is max|a-b| / max|b|, a scale-aware error for whole outputs
 // (used for the "relative error 1e-4" criterion on model outputs).
 func RelativeToMax(got, want *canon.Tensor) (float64, error) {
-	if !sameShape(got.Shape, want.Shape) {
+	if !slices.Equal(got.Shape, want.Shape) {
 		return 0, fmt.Errorf("shape %v differs from the reference shape %v", got.Shape, want.Shape)
 	}
 	a, err := got.Float64s()
@@ -110,18 +111,6 @@ func RelativeToMax(got, want *canon.Tensor) (float64, error) {
 		return maxDiff, nil
 	}
 	return maxDiff / maxRef, nil
-}
-
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func unravel(i int64, shape []int64) []int64 {
