@@ -11,6 +11,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -39,7 +40,7 @@ const smoothActivationsSymbol = `{
 // smooth activation to ONNX, runs it in ONNX Runtime and compares with the
 // interpreter on the MXNet graph.
 func TestMXNetSmoothActivationsInORT(t *testing.T) {
-	runner := testfixORT(t)
+	runner := testfix.ORTRunner(t)
 	dir := t.TempDir()
 	sym := filepath.Join(dir, "acts-symbol.json")
 	if err := os.WriteFile(sym, []byte(smoothActivationsSymbol), 0o644); err != nil {

@@ -18,6 +18,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -63,8 +64,8 @@ func write(t *testing.T, g *canon.Graph, path, format string) {
 // ONNX file in ONNX Runtime and the MXNet files in the interpreter, and
 // compares the two.
 func TestMXNetToONNXInORT(t *testing.T) {
-	fix := filepath.Join(testfixFixtures(t), "mxnet")
-	runner := testfixORT(t)
+	fix := filepath.Join(testfix.Fixtures(t), "mxnet")
+	runner := testfix.ORTRunner(t)
 	for _, c := range mxnetCheckpoints {
 		t.Run(filepath.Dir(c.symbol)+"/"+filepath.Base(c.symbol), func(t *testing.T) {
 			dir := t.TempDir()
@@ -114,7 +115,7 @@ func TestMXNetToONNXInORT(t *testing.T) {
 // checkpoint, reads it back, and checks the interpreter still reproduces
 // PyTorch's stored output.
 func TestTorchONNXToMXNet(t *testing.T) {
-	fix := filepath.Join(testfixFixtures(t), "torch")
+	fix := filepath.Join(testfix.Fixtures(t), "torch")
 	models, _ := filepath.Glob(filepath.Join(fix, "*", "model.onnx"))
 	if len(models) == 0 {
 		t.Fatalf("no torch fixtures under %s", fix)
