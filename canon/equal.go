@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 )
 
 // Equal reports nil when a and b are the same model: same inputs and
@@ -95,10 +96,10 @@ func equalNode(a, b *Node) error {
 	if ka != kb || reflect.TypeOf(a.Op) != reflect.TypeOf(b.Op) {
 		return fmt.Errorf("%q: kind %s vs %s", a.Name, ka, kb)
 	}
-	if !equalStrings(a.Inputs, b.Inputs) {
+	if !slices.Equal(a.Inputs, b.Inputs) {
 		return fmt.Errorf("%q (%s): inputs %q vs %q", a.Name, ka, a.Inputs, b.Inputs)
 	}
-	if !equalStrings(a.Outputs, b.Outputs) {
+	if !slices.Equal(a.Outputs, b.Outputs) {
 		return fmt.Errorf("%q (%s): outputs %q vs %q", a.Name, ka, a.Outputs, b.Outputs)
 	}
 	if isNilOp(a.Op) || isNilOp(b.Op) {
@@ -115,18 +116,6 @@ func equalNode(a, b *Node) error {
 		return fmt.Errorf("%q (%s): attribute %s: %w", a.Name, ka, field, err)
 	}
 	return nil
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 var tensorPtrType = reflect.TypeOf((*Tensor)(nil))
@@ -218,7 +207,7 @@ func equalTensor(a, b *Tensor) error {
 		return fmt.Errorf("name %q vs %q", a.Name, b.Name)
 	case a.DType != b.DType:
 		return fmt.Errorf("tensor %q: dtype %s vs %s", a.Name, a.DType, b.DType)
-	case !equalInts(a.Shape, b.Shape):
+	case !slices.Equal(a.Shape, b.Shape):
 		return fmt.Errorf("tensor %q: shape %v vs %v", a.Name, a.Shape, b.Shape)
 	case a.Layout != b.Layout:
 		return fmt.Errorf("tensor %q: layout %q vs %q", a.Name, a.Layout, b.Layout)
@@ -234,16 +223,4 @@ func equalTensor(a, b *Tensor) error {
 		return fmt.Errorf("tensor %q: data differs at element %d (byte %d)", a.Name, i/sz, i)
 	}
 	return nil
-}
-
-func equalInts(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -114,18 +114,24 @@ func validRange(n, s, off, size int) (lo, hi int) {
 	return lo, hi
 }
 
+// tap splits a column-matrix row index into its channel and kernel offsets
+// (c, kz, ky, kx).
+func (g *geom3) tap(r int) (c, kz, ky, kx int) {
+	K := g.kernelSize()
+	c, kr := r/K, r%K
+	return c, kr / (g.k[1] * g.k[2]), (kr / g.k[2]) % g.k[1], kr % g.k[2]
+}
+
 // im2col writes rows [r0, r1) of the column matrix for one image and group:
 // row (c, kz, ky, kx) holds, for every output position, the input element
 // that kernel tap meets (0 in the padding). x holds the group's channels.
 func im2col(g *geom3, x, col []float32, r0, r1 int) {
-	K := g.kernelSize()
 	P := g.outSize()
 	inPlane := g.inSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
 	for r := r0; r < r1; r++ {
-		c, kr := r/K, r%K
-		kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
+		c, kz, ky, kx := g.tap(r)
 		plane := x[c*inPlane : (c+1)*inPlane]
 		row := col[r*P : (r+1)*P]
 		offx := kx*g.d[2] - g.pb[2]
@@ -164,14 +170,12 @@ func im2col(g *geom3, x, col []float32, r0, r1 int) {
 // (row (c, kz, ky, kx), one column per input position) into the output
 // planes y, skipping positions cropped by the pads.
 func col2im(g *geom3, col, y []float32, r0, r1 int) {
-	K := g.kernelSize()
 	P := g.inSize()
 	outPlane := g.outSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
 	for r := r0; r < r1; r++ {
-		c, kr := r/K, r%K
-		kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
+		c, kz, ky, kx := g.tap(r)
 		plane := y[c*outPlane : (c+1)*outPlane]
 		row := col[r*P : (r+1)*P]
 		offx := kx*g.d[2] - g.pb[2]

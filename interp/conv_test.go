@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -130,7 +131,7 @@ func TestConvMatchesNaive(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, ws := naiveConv(floats(t, x), c.xs, floats(t, w), c.ws, bv, c.st, c.dl, c.pb, c.pe, c.group)
-			if got := ints(out["y"].Shape); !shapeEq(got, ws) {
+			if got := ints(out["y"].Shape); !slices.Equal(got, ws) {
 				t.Fatalf("shape %v, want %v", got, ws)
 			}
 			assertClose(t, "conv", floats(t, out["y"]), want, 1e-4)
@@ -173,7 +174,7 @@ func TestConvTransposeMatchesNaive(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, ws := naiveConvTranspose(floats(t, x), c.xs, floats(t, w), c.ws, bv, c.st, c.dl, c.pb, c.pe, c.outPad, c.group)
-			if got := ints(out["y"].Shape); !shapeEq(got, ws) {
+			if got := ints(out["y"].Shape); !slices.Equal(got, ws) {
 				t.Fatalf("shape %v, want %v", got, ws)
 			}
 			assertClose(t, "convtranspose", floats(t, out["y"]), want, 1e-4)

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -121,15 +122,15 @@ func runBinary(x *exec, fn binFn) error {
 	if err != nil {
 		return err
 	}
-	if fn == binPRelu && !shapeEq(shape, a.shape) {
+	if fn == binPRelu && !slices.Equal(shape, a.shape) {
 		return fmt.Errorf("slope of shape %v does not broadcast to X of shape %v", b.shape, a.shape)
 	}
 	// Write in place into an operand that is dead after this node.
 	var out *tensor
-	if shapeEq(shape, a.shape) {
+	if slices.Equal(shape, a.shape) {
 		out = x.take(0)
 	}
-	if out == nil && shapeEq(shape, b.shape) && fn != binPRelu {
+	if out == nil && slices.Equal(shape, b.shape) && fn != binPRelu {
 		out = x.take(1)
 	}
 	if out == nil {

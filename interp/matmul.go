@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -42,7 +43,7 @@ func runLinear(x *exec, op *canon.Linear) error {
 // broadcastInto fills dst (of shape) with t broadcast to shape.
 func broadcastInto(dst []float32, shape []int, t *tensor) error {
 	bs, err := broadcastShape(shape, t.shape)
-	if err != nil || !shapeEq(bs, shape) {
+	if err != nil || !slices.Equal(bs, shape) {
 		return fmt.Errorf("shape %v does not broadcast to %v", t.shape, shape)
 	}
 	p := newBcast(shape, shape, t.shape)

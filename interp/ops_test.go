@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,7 +86,7 @@ func TestPoolingMatchesNaive(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, ys := naivePool(floats(t, x), c.xs, c.k, c.s, c.d, c.pb, c.pe, c.ceil, c.isMax, c.includePad)
-		if got := ints(out["y"].Shape); !shapeEq(got, ys) {
+		if got := ints(out["y"].Shape); !slices.Equal(got, ys) {
 			t.Fatalf("%+v: shape %v, want %v", c, got, ys)
 		}
 		assertClose(t, "pool", floats(t, out["y"]), want, 1e-5)

@@ -48,40 +48,46 @@ func gemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []flo
 		gemmBlas(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, beta)
 		return
 	}
+	gemmSlabs(m, n, k, func(i, mb, j, nb int) {
+		ai, bj := a[i:], b[j:]
+		if !ta {
+			ai = a[i*lda:]
+		}
+		if tb {
+			bj = b[j*ldb:]
+		}
+		gemmSerial(ta, tb, mb, nb, k, alpha, ai, lda, bj, ldb, c[i*ldc+j:], ldc, beta)
+	})
+}
+
+// gemmSlabs runs f(i, mb, j, nb) on disjoint slabs of an m×n product (rows
+// i..i+mb, columns j..j+nb), in parallel when the product is large. It
+// splits C along its longer side, aligned to the micro-tile so no slab gets
+// a ragged edge it need not have (row slabs then also start on packed-panel
+// boundaries).
+func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 	w := runtime.GOMAXPROCS(0)
 	if w <= 1 || m*n*k < 1<<18 {
-		gemmSerial(ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc, beta)
+		f(0, m, 0, n)
 		return
 	}
-	// Split C into w disjoint slabs along its longer side, aligned to the
-	// micro-tile so no slab gets a ragged edge it need not have.
 	var wg sync.WaitGroup
 	if n >= m {
-		step := (n/w + gemmNR - 1) / gemmNR * gemmNR
+		step := (n + w*gemmNR - 1) / (w * gemmNR) * gemmNR
 		for j := 0; j < n; j += step {
-			nb := min(step, n-j)
-			bj := b[j:]
-			if tb {
-				bj = b[j*ldb:]
-			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				gemmSerial(ta, tb, m, nb, k, alpha, a, lda, bj, ldb, c[j:], ldc, beta)
+				f(0, m, j, min(step, n-j))
 			}()
 		}
 	} else {
-		step := (m/w + gemmMR - 1) / gemmMR * gemmMR
+		step := (m + w*gemmMR - 1) / (w * gemmMR) * gemmMR
 		for i := 0; i < m; i += step {
-			mb := min(step, m-i)
-			ai := a[i*lda:]
-			if ta {
-				ai = a[i:]
-			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				gemmSerial(ta, tb, mb, n, k, alpha, ai, lda, b, ldb, c[i*ldc:], ldc, beta)
+				f(i, min(step, m-i), 0, n)
 			}()
 		}
 	}
@@ -139,40 +145,13 @@ func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, 
 	if m == 0 || n == 0 {
 		return
 	}
-	w := runtime.GOMAXPROCS(0)
-	if w <= 1 || m*n*k < 1<<18 {
-		gemmPackedSerial(pa, 0, m, tb, n, b, ldb, c, ldc, beta)
-		return
-	}
-	var wg sync.WaitGroup
-	if n >= m {
-		step := (n/w + gemmNR - 1) / gemmNR * gemmNR
-		for j := 0; j < n; j += step {
-			nb := min(step, n-j)
-			bj := b[j:]
-			if tb {
-				bj = b[j*ldb:]
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				gemmPackedSerial(pa, 0, m, tb, nb, bj, ldb, c[j:], ldc, beta)
-			}()
+	gemmSlabs(m, n, k, func(i, mb, j, nb int) {
+		bj := b[j:]
+		if tb {
+			bj = b[j*ldb:]
 		}
-	} else {
-		// Row slabs start on panel boundaries so they can address the
-		// packed panels directly.
-		step := (m/w + gemmMR - 1) / gemmMR * gemmMR
-		for i := 0; i < m; i += step {
-			mb := min(step, m-i)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				gemmPackedSerial(pa, i, mb, tb, n, b, ldb, c[i*ldc:], ldc, beta)
-			}()
-		}
-	}
-	wg.Wait()
+		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta)
+	})
 }
 
 // gemmPackedSerial computes rows r0..r0+m of C from the packed A.

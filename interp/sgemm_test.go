@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math/rand"
+	"runtime"
 	"testing"
 )
 
@@ -67,6 +68,28 @@ func TestGemmMatchesNaive(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// A product with fewer columns than workers (a long dot product) must
+// still split into non-empty slabs: a zero slab width once looped forever.
+func TestGemmNarrowLongProduct(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	k := 1 << 18
+	a, b := make([]float32, k), make([]float32, k)
+	for i := range a {
+		a[i], b[i] = 1, 1
+	}
+	for _, packed := range []bool{false, true} {
+		c := []float32{0}
+		if packed {
+			gemmPacked(newPackedA(false, 1, k, 1, a, k), false, 1, b, 1, c, 1, 0)
+		} else {
+			gemm(false, false, 1, 1, k, 1, a, k, b, 1, c, 1, 0)
+		}
+		if c[0] != float32(k) {
+			t.Fatalf("packed=%v: got %v, want %d", packed, c[0], k)
 		}
 	}
 }

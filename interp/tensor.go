@@ -39,18 +39,6 @@ func numel(shape []int) int {
 	return n
 }
 
-func shapeEq(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // storageDType is the dtype a value of declared dtype d has inside the
 // interpreter.
 func storageDType(d canon.DType) canon.DType {
@@ -217,34 +205,29 @@ func putInt(b []byte, i int, dt canon.DType, x int64) {
 func wrapInts(dt canon.DType, v []int64) {
 	switch dt {
 	case canon.Int8:
-		for i, x := range v {
-			v[i] = int64(int8(x))
-		}
+		wrapAs[int8](v)
 	case canon.Uint8:
-		for i, x := range v {
-			v[i] = int64(uint8(x))
-		}
+		wrapAs[uint8](v)
 	case canon.Int16:
-		for i, x := range v {
-			v[i] = int64(int16(x))
-		}
+		wrapAs[int16](v)
 	case canon.Uint16:
-		for i, x := range v {
-			v[i] = int64(uint16(x))
-		}
+		wrapAs[uint16](v)
 	case canon.Int32:
-		for i, x := range v {
-			v[i] = int64(int32(x))
-		}
+		wrapAs[int32](v)
 	case canon.Uint32:
-		for i, x := range v {
-			v[i] = int64(uint32(x))
-		}
+		wrapAs[uint32](v)
 	case canon.Bool:
 		for i, x := range v {
 			if x != 0 {
 				v[i] = 1
 			}
 		}
+	}
+}
+
+// wrapAs truncates every value to integer type T and widens it back.
+func wrapAs[T int8 | uint8 | int16 | uint16 | int32 | uint32](v []int64) {
+	for i, x := range v {
+		v[i] = int64(T(x))
 	}
 }
