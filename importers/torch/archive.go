@@ -124,17 +124,9 @@ func (a *zipArchive) persistentLoad(pid pickle.Value) (pickle.Value, error) {
 	if !ok || len(t.Items) < 5 || t.Items[0] != "storage" {
 		return nil, fmt.Errorf("unsupported persistent id %s (want ('storage', type, key, location, numel))", pickle.Format(pid))
 	}
-	typ, ok := t.Items[1].(*storageType)
-	if !ok {
-		return nil, fmt.Errorf("persistent id %s: %s is not a storage type", pickle.Format(pid), pickle.TypeName(t.Items[1]))
-	}
-	key, err := pidString(t.Items[2], "storage key")
+	typ, key, numel, err := storageFields(pid, t)
 	if err != nil {
 		return nil, err
-	}
-	numel, ok := t.Items[4].(int64)
-	if !ok || numel < 0 {
-		return nil, fmt.Errorf("persistent id %s: bad element count", pickle.Format(pid))
 	}
 	if st, ok := a.storages[key]; ok {
 		if st.Type != typ && st.Type.Name != typ.Name {
@@ -168,4 +160,22 @@ func hasCode(zr *zip.Reader, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// storageFields reads the type, key and element count of a ('storage',
+// type, key, location, numel, ...) persistent id; t is pid, already checked
+// to hold at least five items.
+func storageFields(pid pickle.Value, t *pickle.Tuple) (typ *storageType, key string, numel int64, err error) {
+	typ, ok := t.Items[1].(*storageType)
+	if !ok {
+		return nil, "", 0, fmt.Errorf("persistent id %s: %s is not a storage type", pickle.Format(pid), pickle.TypeName(t.Items[1]))
+	}
+	if key, err = pidString(t.Items[2], "storage key"); err != nil {
+		return nil, "", 0, err
+	}
+	numel, ok = t.Items[4].(int64)
+	if !ok || numel < 0 {
+		return nil, "", 0, fmt.Errorf("persistent id %s: bad element count", pickle.Format(pid))
+	}
+	return typ, key, numel, nil
 }

@@ -139,17 +139,9 @@ func (lf *legacyFile) persistentLoad(pid pickle.Value) (pickle.Value, error) {
 	if len(t.Items) < 6 {
 		return nil, fmt.Errorf("persistent id %s: want ('storage', type, key, location, numel, view)", pickle.Format(pid))
 	}
-	typ, ok := t.Items[1].(*storageType)
-	if !ok {
-		return nil, fmt.Errorf("persistent id %s: %s is not a storage type", pickle.Format(pid), pickle.TypeName(t.Items[1]))
-	}
-	key, err := pidString(t.Items[2], "storage key")
+	typ, key, numel, err := storageFields(pid, t)
 	if err != nil {
 		return nil, err
-	}
-	numel, ok := t.Items[4].(int64)
-	if !ok || numel < 0 {
-		return nil, fmt.Errorf("persistent id %s: bad element count", pickle.Format(pid))
 	}
 	st := lf.storages[key]
 	if st == nil {

@@ -30,11 +30,12 @@ const FormatName = "torch"
 
 // ReadTorchScript reads a TorchScript archive (a torch zip whose folder has
 // a code/ entry). The TorchScript package sets it from its init function.
-// zr reads the memory-mapped file; the mapping stays valid until the
-// returned graph is closed (Read adds it to the graph's resources), and is
-// released by Read if ReadTorchScript fails. path is the file name for
-// messages; opts are the caller's read options, unchanged.
-var ReadTorchScript func(zr *zip.Reader, path string, opts formats.ReadOptions) (*canon.Graph, error)
+// zr reads data, the memory-mapped file, so the reader need not map it
+// again; the mapping stays valid until the returned graph is closed (Read
+// adds it to the graph's resources), and is released by Read if
+// ReadTorchScript fails. path is the file name for messages; opts are the
+// caller's read options, unchanged.
+var ReadTorchScript func(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error)
 
 func init() {
 	formats.RegisterImporter(&formats.Importer{
@@ -104,7 +105,7 @@ func read(path string, m *mmapfile.Mapping, opts formats.ReadOptions) (*canon.Gr
 			if ReadTorchScript == nil {
 				return nil, fmt.Errorf("%s is a TorchScript archive (it has a %scode/ folder); TorchScript archives need the TorchScript reader, which this build of modelbridge does not include", path, prefix)
 			}
-			return ReadTorchScript(zr, path, opts)
+			return ReadTorchScript(zr, m.Data, path, opts)
 		}
 		a, err := newZipArchive(path, m, zr, prefix)
 		if err != nil {

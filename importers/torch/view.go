@@ -3,6 +3,7 @@ package torchimport
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -80,17 +81,21 @@ func (mz *materializer) viewBytes(rec *tensorRecord) ([]byte, error) {
 		return nil, err
 	}
 	start := sv.Offset + rec.Offset
-	var out []byte
 	if isContiguous(rec.Size, rec.Stride) {
-		out = raw[start*es : (start+numel)*es : (start+numel)*es]
-	} else {
-		if numel*es > mz.maxGather {
-			return nil, fmt.Errorf("strided view expands to %d bytes, far more than the file holds; refusing", numel*es)
+		out := raw[start*es : (start+numel)*es : (start+numel)*es]
+		if mz.bigEndian && es > 1 {
+			// out is the file's (or a shared storage's) bytes: swap a copy.
+			out = swapBytes(out, int(es))
 		}
-		out = gather(raw[start*es:], int(es), rec.Size, rec.Stride)
+		return out, nil
 	}
+	if numel*es > mz.maxGather {
+		return nil, fmt.Errorf("strided view expands to %d bytes, far more than the file holds; refusing", numel*es)
+	}
+	out := gather(raw[start*es:], int(es), rec.Size, rec.Stride)
 	if mz.bigEndian && es > 1 {
-		out = swapBytes(out, int(es))
+		// The gathered buffer is this view's own: swap it in place.
+		swapInPlace(out, int(es))
 	}
 	return out, nil
 }
@@ -142,6 +147,14 @@ func gather(src []byte, es int, size, stride []int64) []byte {
 	}
 }
 
+// swapInPlace reverses the bytes of each es-byte element of b.
+func swapInPlace(b []byte, es int) {
+	for i := 0; i+es <= len(b); i += es {
+		slices.Reverse(b[i : i+es])
+	}
+}
+
+// swapBytes returns a copy of b with each es-byte element reversed.
 func swapBytes(b []byte, es int) []byte {
 	out := make([]byte, len(b))
 	for i := 0; i+es <= len(b); i += es {

@@ -215,6 +215,17 @@ func (d *decoder) pop() (Value, error) {
 	return v, nil
 }
 
+// pop2 pops the top two values, returning them in stack order (below, top).
+func (d *decoder) pop2() (below, top Value, err error) {
+	if top, err = d.pop(); err != nil {
+		return nil, nil, err
+	}
+	if below, err = d.pop(); err != nil {
+		return nil, nil, err
+	}
+	return below, top, nil
+}
+
 func (d *decoder) top() (Value, error) {
 	n := len(d.stack)
 	if n == 0 || (len(d.marks) > 0 && d.marks[len(d.marks)-1] >= n) {

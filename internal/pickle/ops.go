@@ -516,11 +516,7 @@ func (d *decoder) step(op byte) error {
 		}
 		return d.global(module, name)
 	case opStackGlobal:
-		nv, err := d.pop()
-		if err != nil {
-			return err
-		}
-		mv, err := d.pop()
+		mv, nv, err := d.pop2()
 		if err != nil {
 			return err
 		}
@@ -530,12 +526,9 @@ func (d *decoder) step(op byte) error {
 			return fmt.Errorf("STACK_GLOBAL needs two strings, got %s and %s", TypeName(mv), TypeName(nv))
 		}
 		return d.global(module, name)
-	case opReduce:
-		argv, err := d.pop()
-		if err != nil {
-			return err
-		}
-		fn, err := d.pop()
+	case opReduce, opNewObj:
+		// REDUCE calls a callable and NEWOBJ a class; both go through call.
+		fn, argv, err := d.pop2()
 		if err != nil {
 			return err
 		}
@@ -548,34 +541,12 @@ func (d *decoder) step(op byte) error {
 			return err
 		}
 		d.push(v)
-	case opNewObj:
-		argv, err := d.pop()
-		if err != nil {
-			return err
-		}
-		cls, err := d.pop()
-		if err != nil {
-			return err
-		}
-		args, err := argsOf(argv)
-		if err != nil {
-			return err
-		}
-		v, err := d.call(cls, args, nil)
-		if err != nil {
-			return err
-		}
-		d.push(v)
 	case opNewObjEx:
 		kv, err := d.pop()
 		if err != nil {
 			return err
 		}
-		argv, err := d.pop()
-		if err != nil {
-			return err
-		}
-		cls, err := d.pop()
+		cls, argv, err := d.pop2()
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,9 @@ type archive struct {
 	// mapped is the whole file, mapped read-only (or nil when mapping
 	// failed); stored entries are sliced from it without copying.
 	mapped []byte
+	// borrowed is set when mapped belongs to the caller (the torch
+	// importer's mapping), which releases it; Close then leaves it alone.
+	borrowed bool
 }
 
 // maxDeflateRatio bounds how much a deflated entry may claim to expand:
@@ -26,7 +29,9 @@ type archive struct {
 // hostile header.
 const maxDeflateRatio = 1100
 
-func openArchive(zr *zip.Reader, path string) (*archive, error) {
+// openArchive indexes zr. data, when not nil, is the whole file that zr
+// reads, owned by the caller; otherwise the file is mapped here.
+func openArchive(zr *zip.Reader, path string, data []byte) (*archive, error) {
 	a := &archive{path: path, entries: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		name := f.Name
@@ -56,15 +61,18 @@ func openArchive(zr *zip.Reader, path string) (*archive, error) {
 	if _, ok := a.entries["data.pkl"]; !ok {
 		return nil, fmt.Errorf("%s: TorchScript archive has no %sdata.pkl (the module's attributes and weights); the file is incomplete", path, a.prefix)
 	}
-	if m, err := mapFile(path); err == nil {
+	if data != nil {
+		a.mapped, a.borrowed = data, true
+	} else if m, err := mapFile(path); err == nil {
 		a.mapped = m
 	}
 	return a, nil
 }
 
-// Close unmaps the file.
+// Close unmaps the file, unless the mapping is the caller's.
 func (a *archive) Close() error {
-	if a.mapped == nil {
+	if a.mapped == nil || a.borrowed {
+		a.mapped = nil
 		return nil
 	}
 	err := syscall.Munmap(a.mapped)

@@ -101,6 +101,15 @@ func (c *opCall) isNone(i int) bool {
 	return ok
 }
 
+// bindInput binds the arguments to schema and returns the first one, which
+// must be a tensor (the prologue of most operators).
+func (c *opCall) bindInput(schema ...string) (*tensorVal, error) {
+	if err := c.bind(schema...); err != nil {
+		return nil, err
+	}
+	return c.tensor(0)
+}
+
 func (c *opCall) tensor(i int) (*tensorVal, error) {
 	t, ok := c.bound[i].(*tensorVal)
 	if !ok {

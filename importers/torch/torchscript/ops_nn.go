@@ -115,10 +115,7 @@ func clone(s []int64) []int64 { return append([]int64{}, s...) }
 // opBatchNorm maps torch.batch_norm(input, weight, bias, running_mean,
 // running_var, training, momentum, eps, cudnn_enabled).
 func opBatchNorm(c *opCall) (value, error) {
-	if err := c.bind("input", "weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", "cudnn_enabled=True"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "weight", "bias", "running_mean", "running_var", "training", "momentum", "eps", "cudnn_enabled=True")
 	if err != nil {
 		return nil, err
 	}
@@ -232,10 +229,7 @@ func clipOp(c *opCall, iMin, iMax int) (value, error) {
 }
 
 func opHardsigmoid(c *opCall) (value, error) {
-	if err := c.bind("input"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input")
 	if err != nil {
 		return nil, err
 	}
@@ -244,10 +238,7 @@ func opHardsigmoid(c *opCall) (value, error) {
 
 // opSilu is x * sigmoid(x).
 func opSilu(c *opCall) (value, error) {
-	if err := c.bind("input"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input")
 	if err != nil {
 		return nil, err
 	}
@@ -259,10 +250,7 @@ func opSilu(c *opCall) (value, error) {
 }
 
 func opLeakyRelu(c *opCall) (value, error) {
-	if err := c.bind("input", "negative_slope=0.01"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "negative_slope=0.01")
 	if err != nil {
 		return nil, err
 	}
@@ -274,10 +262,7 @@ func opLeakyRelu(c *opCall) (value, error) {
 }
 
 func opSoftmax(c *opCall) (value, error) {
-	if err := c.bind("input", "dim", "dtype=None"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "dim", "dtype=None")
 	if err != nil {
 		return nil, err
 	}
@@ -299,10 +284,7 @@ func opSoftmax(c *opCall) (value, error) {
 // opLinear maps torch.linear(input, weight, bias): Linear when the input is
 // 2-D, otherwise MatMul with the transposed weight plus the bias.
 func opLinear(c *opCall) (value, error) {
-	if err := c.bind("input", "weight", "bias=None"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "weight", "bias=None")
 	if err != nil {
 		return nil, err
 	}
@@ -390,10 +372,7 @@ func opMatmul(c *opCall) (value, error) {
 }
 
 func opDropout(c *opCall) (value, error) {
-	if err := c.bind("input", "p=0.5", "train=False"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "p=0.5", "train=False")
 	if err != nil {
 		return nil, err
 	}

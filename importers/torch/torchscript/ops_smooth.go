@@ -7,10 +7,7 @@ import "github.com/modelbridge/modelbridge/canon"
 // more that shortcut changes nothing in float32 (log1p(exp(-20)) is far
 // below x's last bit), so it is canonical Softplus; other forms are refused.
 func opSoftplus(c *opCall) (value, error) {
-	if err := c.bind("input", "beta=1", "threshold=20"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "beta=1", "threshold=20")
 	if err != nil {
 		return nil, err
 	}
@@ -32,10 +29,7 @@ func opSoftplus(c *opCall) (value, error) {
 // scale*x for x > 0, scale*alpha*(exp(input_scale*x)-1) otherwise. A scale
 // other than 1 is exactly canonical Selu(alpha, gamma=scale).
 func opElu(c *opCall) (value, error) {
-	if err := c.bind("input", "alpha=1", "scale=1", "input_scale=1"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "alpha=1", "scale=1", "input_scale=1")
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +51,7 @@ func opElu(c *opCall) (value, error) {
 
 // opSelu is aten::selu, whose fixed constants are ONNX's defaults in float32.
 func opSelu(c *opCall) (value, error) {
-	if err := c.bind("input"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input")
 	if err != nil {
 		return nil, err
 	}

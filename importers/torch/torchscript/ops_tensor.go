@@ -309,10 +309,7 @@ func splitAxis(c *opCall, x *tensorVal, di int) (int64, int64, error) {
 }
 
 func opChunk(c *opCall) (value, error) {
-	if err := c.bind("input", "chunks", "dim=0"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "chunks", "dim=0")
 	if err != nil {
 		return nil, err
 	}
@@ -339,10 +336,7 @@ func opChunk(c *opCall) (value, error) {
 }
 
 func opSplit(c *opCall) (value, error) {
-	if err := c.bind("input", "split_size", "dim=0"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "split_size", "dim=0")
 	if err != nil {
 		return nil, err
 	}
@@ -375,10 +369,7 @@ func opSplit(c *opCall) (value, error) {
 }
 
 func opView(c *opCall) (value, error) {
-	if err := c.bind("input", "size"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "size")
 	if err != nil {
 		return nil, err
 	}
@@ -397,10 +388,7 @@ func opView(c *opCall) (value, error) {
 }
 
 func opFlatten(c *opCall) (value, error) {
-	if err := c.bind("input", "start_dim=0", "end_dim=-1"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "start_dim=0", "end_dim=-1")
 	if err != nil {
 		return nil, err
 	}
@@ -438,10 +426,7 @@ func opFlatten(c *opCall) (value, error) {
 }
 
 func opSize(c *opCall) (value, error) {
-	if err := c.bind("input", "dim=None"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "dim=None")
 	if err != nil {
 		return nil, err
 	}
@@ -477,10 +462,7 @@ func opSize(c *opCall) (value, error) {
 }
 
 func opTranspose(c *opCall) (value, error) {
-	if err := c.bind("input", "dim0", "dim1"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "dim0", "dim1")
 	if err != nil {
 		return nil, err
 	}
@@ -516,10 +498,7 @@ func opTranspose(c *opCall) (value, error) {
 }
 
 func opT(c *opCall) (value, error) {
-	if err := c.bind("input"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input")
 	if err != nil {
 		return nil, err
 	}
@@ -537,10 +516,7 @@ func opT(c *opCall) (value, error) {
 }
 
 func opPermute(c *opCall) (value, error) {
-	if err := c.bind("input", "dims"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "dims")
 	if err != nil {
 		return nil, err
 	}
@@ -564,10 +540,7 @@ func opContiguous(c *opCall) (value, error) {
 }
 
 func opMean(c *opCall) (value, error) {
-	if err := c.bind("input", "dim=None", "keepdim=False", "dtype=None"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "dim=None", "keepdim=False", "dtype=None")
 	if err != nil {
 		return nil, err
 	}
@@ -595,10 +568,7 @@ func opMean(c *opCall) (value, error) {
 }
 
 func opUnsqueeze(c *opCall) (value, error) {
-	if err := c.bind("input", "dim"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "dim")
 	if err != nil {
 		return nil, err
 	}
@@ -619,10 +589,7 @@ func opUnsqueeze(c *opCall) (value, error) {
 }
 
 func opSqueeze(c *opCall) (value, error) {
-	if err := c.bind("input", "dim=None"); err != nil {
-		return nil, err
-	}
-	x, err := c.tensor(0)
+	x, err := c.bindInput("input", "dim=None")
 	if err != nil {
 		return nil, err
 	}

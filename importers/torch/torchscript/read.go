@@ -49,8 +49,20 @@ func ReadFile(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 }
 
 // Read imports the TorchScript archive zr, read from path.
-func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
-	a, err := openArchive(zr, path)
+func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	return read(zr, nil, path, opts)
+}
+
+// ReadMapped imports the TorchScript archive zr whose whole file is data
+// (already mapped or read by the caller), so the file is not mapped a
+// second time. Weights may point into data: the caller keeps it valid
+// until the returned graph is closed, and releases it.
+func ReadMapped(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	return read(zr, data, path, opts)
+}
+
+func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
+	a, err := openArchive(zr, path, data)
 	if err != nil {
 		return nil, err
 	}
