@@ -4,9 +4,9 @@ import (
 	"archive/zip"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
+
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 )
 
 // archive gives access to the entries of one TorchScript zip. Every entry
@@ -19,9 +19,9 @@ type archive struct {
 	// mapped is the whole file, mapped read-only (or nil when mapping
 	// failed); stored entries are sliced from it without copying.
 	mapped []byte
-	// borrowed is set when mapped belongs to the caller (the torch
-	// importer's mapping), which releases it; Close then leaves it alone.
-	borrowed bool
+	// own is the mapping this archive made itself and releases on Close;
+	// it is nil when mapped belongs to the caller (the torch importer).
+	own *mmapfile.Mapping
 }
 
 // maxDeflateRatio bounds how much a deflated entry may claim to expand:
@@ -62,21 +62,21 @@ func openArchive(zr *zip.Reader, path string, data []byte) (*archive, error) {
 		return nil, fmt.Errorf("%s: TorchScript archive has no %sdata.pkl (the module's attributes and weights); the file is incomplete", path, a.prefix)
 	}
 	if data != nil {
-		a.mapped, a.borrowed = data, true
-	} else if m, err := mapFile(path); err == nil {
-		a.mapped = m
+		a.mapped = data
+	} else if m, err := mmapfile.Open(path); err == nil {
+		a.mapped, a.own = m.Data, m
 	}
 	return a, nil
 }
 
 // Close unmaps the file, unless the mapping is the caller's.
 func (a *archive) Close() error {
-	if a.mapped == nil || a.borrowed {
-		a.mapped = nil
+	a.mapped = nil
+	if a.own == nil {
 		return nil
 	}
-	err := syscall.Munmap(a.mapped)
-	a.mapped = nil
+	err := a.own.Close()
+	a.own = nil
 	return err
 }
 
@@ -142,22 +142,4 @@ func (a *archive) codeFiles() []string {
 		}
 	}
 	return out
-}
-
-// mapFile maps path read-only.
-func mapFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
-	if size <= 0 || size != int64(int(size)) {
-		return nil, fmt.Errorf("%s: cannot map %d bytes", path, size)
-	}
-	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 }
