@@ -85,6 +85,10 @@ type Metadata struct {
 	// Notes are what a user should hear about how the file was read: data
 	// that was densified, entries that were skipped. Commands print them.
 	Notes []string
+	// SourceFiles lists every file the importer read besides the one it
+	// was given (ONNX external data, an MXNet params file), so that
+	// commands can refuse to overwrite any part of their input.
+	SourceFiles []string
 	// WeightsMissing marks a graph read without its weights (an MXNet
 	// symbol with no params file): its weights are graph inputs. It can be
 	// inspected and drawn, not converted or run as if it were the model.

@@ -85,6 +85,17 @@ type Exporter struct {
 	Extensions []string
 	// Write must leave no partial output behind on error.
 	Write func(g *canon.Graph, path string, opts WriteOptions) error
+	// OutputFiles lists every file Write may create or replace for path
+	// (nil means just path), so commands can refuse to overwrite inputs.
+	OutputFiles func(g *canon.Graph, path string) []string
+}
+
+// Outputs lists the files e may write for path.
+func (e *Exporter) Outputs(g *canon.Graph, path string) []string {
+	if e.OutputFiles == nil {
+		return []string{path}
+	}
+	return e.OutputFiles(g, path)
 }
 
 var (

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelbridge/modelbridge/canon"
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/progress"
@@ -67,15 +68,17 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			for _, n := range g.Meta.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, n)
 			}
-			if err := refuseInputOverwrite(in, out, exp, g, rf.params, weightsPath); err != nil {
-				return err
-			}
+			var w *canon.Graph
 			if weightsPath != "" {
-				w, err := loadWeights(weightsPath, rf.key)
-				if err != nil {
+				if w, err = loadWeights(weightsPath, rf.key); err != nil {
 					return err
 				}
 				defer w.Close()
+			}
+			if err := refuseInputOverwrite(in, out, exp, g, weightsPath, w); err != nil {
+				return err
+			}
+			if w != nil {
 				rep, err := bindWeights(g, w, allowPartial)
 				if err != nil {
 					return fmt.Errorf("%s: %w (nothing written)", weightsPath, err)

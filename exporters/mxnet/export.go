@@ -30,6 +30,10 @@ func init() {
 		Name:       "mxnet",
 		Extensions: []string{"-symbol.json"},
 		Write:      Write,
+		OutputFiles: func(g *canon.Graph, path string) []string {
+			sym, params := Paths(path, g.Name)
+			return []string{sym, params}
+		},
 	})
 }
 
@@ -295,11 +299,11 @@ func (e *exporter) weight(name string, want canon.Layout) (ref, error) {
 	if !ok || t.Layout == "" || t.Layout == want {
 		return e.value(name)
 	}
-	perm, err := canon.Permutation(t.Layout, want)
+	pt, err := canon.PermuteTensor(t, want)
 	if err != nil {
 		return ref{}, err
 	}
-	return e.param(name, permute(t, perm, want))
+	return e.param(name, pt)
 }
 
 // finish records the single output of the node just added under value.
@@ -548,13 +552,9 @@ func (e *exporter) conv(n *canon.Node, op *canon.Conv) error {
 		return err
 	}
 	in := []ref{x, wr}
-	noBias := len(n.Inputs) < 3 || n.Inputs[2] == ""
-	if !noBias {
-		b, err := e.value(n.Inputs[2])
-		if err != nil {
-			return err
-		}
-		in = append(in, b)
+	in, noBias, err := e.appendBias(n, in)
+	if err != nil {
+		return err
 	}
 	attrs := map[string]string{
 		"kernel": tuple(ws[2:]), "stride": tuple(op.Strides), "dilate": tuple(op.Dilations), "pad": tuple(pad),
@@ -591,13 +591,9 @@ func (e *exporter) deconv(n *canon.Node, op *canon.ConvTranspose) error {
 		return err
 	}
 	in = append(in, wr)
-	noBias := len(n.Inputs) < 3 || n.Inputs[2] == ""
-	if !noBias {
-		b, err := e.value(n.Inputs[2])
-		if err != nil {
-			return err
-		}
-		in = append(in, b)
+	in, noBias, err := e.appendBias(n, in)
+	if err != nil {
+		return err
 	}
 	attrs := map[string]string{
 		"kernel": tuple(ws[2:]), "stride": tuple(op.Strides), "dilate": tuple(op.Dilations), "pad": tuple(op.PadsBegin),
@@ -605,6 +601,19 @@ func (e *exporter) deconv(n *canon.Node, op *canon.ConvTranspose) error {
 		"no_bias": boolean(noBias),
 	}
 	return e.finish(n.Outputs[0], e.add("Deconvolution", n.Outputs[0], attrs, 1, in...))
+}
+
+// appendBias appends a conv node's optional bias (input 2) to in and
+// reports whether it was absent, for MXNet's no_bias attribute.
+func (e *exporter) appendBias(n *canon.Node, in []ref) ([]ref, bool, error) {
+	if len(n.Inputs) < 3 || n.Inputs[2] == "" {
+		return in, true, nil
+	}
+	b, err := e.value(n.Inputs[2])
+	if err != nil {
+		return nil, false, err
+	}
+	return append(in, b), false, nil
 }
 
 func (e *exporter) linear(n *canon.Node, op *canon.Linear) error {
@@ -930,38 +939,6 @@ func (e *exporter) resize(n *canon.Node, op *canon.Resize) error {
 	}
 	attrs := map[string]string{"scale": strconv.Itoa(int(scales[2])), "sample_type": "nearest", "num_args": "1"}
 	return e.finish(n.Outputs[0], e.add("UpSampling", n.Outputs[0], attrs, 1, x))
-}
-
-// permute returns t transposed by perm, in layout lay.
-func permute(t *canon.Tensor, perm []int, lay canon.Layout) *canon.Tensor {
-	r := len(t.Shape)
-	out := &canon.Tensor{Name: t.Name, DType: t.DType, Layout: lay, Shape: make([]int64, r)}
-	for i, p := range perm {
-		out.Shape[i] = t.Shape[p]
-	}
-	es := int64(t.DType.Size())
-	strides := make([]int64, r)
-	s := es
-	for i := r - 1; i >= 0; i-- {
-		strides[i] = s
-		s *= t.Shape[i]
-	}
-	out.Data = make([]byte, len(t.Data))
-	idx := make([]int64, r)
-	for k := int64(0); k < t.NumElements(); k++ {
-		src := int64(0)
-		for i := 0; i < r; i++ {
-			src += idx[i] * strides[perm[i]]
-		}
-		copy(out.Data[k*es:(k+1)*es], t.Data[src:src+es])
-		for i := r - 1; i >= 0; i-- {
-			if idx[i]++; idx[i] < out.Shape[i] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-	return out
 }
 
 // scaledElu writes a Selu whose constants are not MXNet's fixed ones as

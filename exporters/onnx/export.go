@@ -50,6 +50,8 @@ func init() {
 		Name:       "onnx",
 		Extensions: []string{".onnx"},
 		Write:      Write,
+		// External data is also chosen automatically for big models.
+		OutputFiles: func(_ *canon.Graph, path string) []string { return []string{path, path + ".data"} },
 	})
 }
 

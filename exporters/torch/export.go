@@ -16,6 +16,9 @@ func init() {
 		Name:       "torch",
 		Extensions: []string{".pt", ".pth"},
 		Write:      Write,
+		OutputFiles: func(_ *canon.Graph, path string) []string {
+			return []string{path, filepath.Join(path, "weights.pt"), filepath.Join(path, "model.py"), filepath.Join(path, "README")}
+		},
 	})
 }
 

@@ -243,7 +243,7 @@ func (gen *generator) conv(op *canon.Conv) error {
 		x = "F.pad(" + x + ", " + fpad(op.PadsBegin, op.PadsEnd) + ")"
 		padding = "0"
 	}
-	hasBias := len(gen.node.Inputs) > 2 && gen.node.Inputs[2] != ""
+	hasBias := gen.hasBias()
 	dim := strconv.Itoa(nsp) + "d"
 	if w != nil && w.DType == canon.Float32 && gen.ownedInits(canon.Float32, 1, 2) {
 		params := []layerParam{{"weight", 1}, {"bias", 2}}
@@ -255,19 +255,33 @@ func (gen *generator) conv(op *canon.Conv) error {
 		gen.assign(gen.access(path) + "(" + x + ")")
 		return nil
 	}
-	wE, err := gen.in(1)
+	wE, bE, err := gen.weightBiasExprs()
 	if err != nil {
 		return err
-	}
-	bE := "None"
-	if hasBias {
-		if bE, err = gen.in(2); err != nil {
-			return err
-		}
 	}
 	gen.assign(fmt.Sprintf("F.conv%s(%s, %s, %s, stride=%s, padding=%s, dilation=%s, groups=%d)", dim, x, wE, bE,
 		pyInts(op.Strides, true), padding, pyInts(op.Dilations, true), op.Group))
 	return nil
+}
+
+// hasBias reports whether the conv node's optional third input is present.
+func (gen *generator) hasBias() bool {
+	return len(gen.node.Inputs) > 2 && gen.node.Inputs[2] != ""
+}
+
+// weightBiasExprs returns the functional-call expressions for a conv node's
+// weight and bias; a missing bias is Python's None.
+func (gen *generator) weightBiasExprs() (w, b string, err error) {
+	if w, err = gen.in(1); err != nil {
+		return "", "", err
+	}
+	b = "None"
+	if gen.hasBias() {
+		if b, err = gen.in(2); err != nil {
+			return "", "", err
+		}
+	}
+	return w, b, nil
 }
 
 // layerEntries gives the layer's tensors their keys path.suffix.
@@ -312,7 +326,7 @@ func (gen *generator) convTranspose(op *canon.ConvTranspose) error {
 		}
 		crop = append(crop, strconv.FormatInt(b, 10)+":"+end)
 	}
-	hasBias := len(gen.node.Inputs) > 2 && gen.node.Inputs[2] != ""
+	hasBias := gen.hasBias()
 	dim := strconv.Itoa(nsp) + "d"
 	var expr string
 	if w != nil && w.DType == canon.Float32 && gen.ownedInits(canon.Float32, 1, 2) {
@@ -324,15 +338,9 @@ func (gen *generator) convTranspose(op *canon.ConvTranspose) error {
 		gen.layerEntries(path, params)
 		expr = gen.access(path) + "(" + x + ")"
 	} else {
-		wE, err := gen.in(1)
+		wE, bE, err := gen.weightBiasExprs()
 		if err != nil {
 			return err
-		}
-		bE := "None"
-		if hasBias {
-			if bE, err = gen.in(2); err != nil {
-				return err
-			}
 		}
 		expr = fmt.Sprintf("F.conv_transpose%s(%s, %s, %s, stride=%s, padding=%s, output_padding=%s, groups=%d, dilation=%s)",
 			dim, x, wE, bE, pyInts(op.Strides, true), pyInts(sym, true), pyInts(op.OutputPadding, true), op.Group, pyInts(op.Dilations, true))

@@ -223,6 +223,7 @@ func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opt
 			b.params[a.Tensor.Name] = a
 		}
 		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "params_file", Value: filepath.Base(paramsFile)})
+		b.g.Meta.SourceFiles = append(b.g.Meta.SourceFiles, paramsFile)
 	} else {
 		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "weights", Value: "absent"})
 		b.g.Meta.WeightsMissing = true

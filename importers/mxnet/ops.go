@@ -258,40 +258,6 @@ func toInt64(p []int) []int64 {
 	return out
 }
 
-// permuteTensor returns t transposed by perm (out axis i = in axis perm[i]).
-func permuteTensor(t *canon.Tensor, perm []int, layout canon.Layout) *canon.Tensor {
-	r := len(t.Shape)
-	out := &canon.Tensor{Name: t.Name, DType: t.DType, Layout: layout, Shape: make([]int64, r)}
-	for i, p := range perm {
-		out.Shape[i] = t.Shape[p]
-	}
-	es := int64(t.DType.Size())
-	inStrides := make([]int64, r)
-	s := es
-	for i := r - 1; i >= 0; i-- {
-		inStrides[i] = s
-		s *= t.Shape[i]
-	}
-	out.Data = make([]byte, len(t.Data))
-	idx := make([]int64, r)
-	n := t.NumElements()
-	for k := int64(0); k < n; k++ {
-		src := int64(0)
-		for i := 0; i < r; i++ {
-			src += idx[i] * inStrides[perm[i]]
-		}
-		copy(out.Data[k*es:(k+1)*es], t.Data[src:src+es])
-		for i := r - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < out.Shape[i] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-	return out
-}
-
 // weight fetches a weight stored in MXNet layout fileLayout and returns it
 // in canonical layout canonLayout: initializers are permuted, computed
 // weights get a Transpose node.
@@ -313,7 +279,12 @@ func (b *builder) weight(c *nodeCtx, k int, role canon.Role, wantCanon []int64, 
 		if u.node != c.n.Name {
 			return "", c.errf("weight %s in layout %s is shared with node %s; cannot permute it for both", w, fileLayout, u.node)
 		}
-		nt := permuteTensor(u.t, back, canon.Layout(canonLayout))
+		inFile := *u.t
+		inFile.Layout = canon.Layout(fileLayout)
+		nt, err := canon.PermuteTensor(&inFile, canon.Layout(canonLayout))
+		if err != nil {
+			return "", c.errf("%v", err)
+		}
 		*u.t = *nt
 		vi := b.vals[w]
 		vi.Shape = canon.DimsOf(nt.Shape...)
@@ -332,29 +303,36 @@ func dimAt(s []int64, ok bool, axis int) int64 {
 	return s[axis]
 }
 
+// filterAttrs reads the num_filter, num_group and no_bias attributes that
+// Convolution and Deconvolution share; only no_bias's default differs.
+func filterAttrs(c *nodeCtx, noBiasDefault bool) (nf, group int64, noBias bool, err error) {
+	if err = c.a.required("num_filter"); err != nil {
+		return
+	}
+	if nf, err = c.a.int("num_filter", 0); err != nil {
+		return
+	}
+	if group, err = c.a.int("num_group", 1); err != nil {
+		return
+	}
+	if noBias, err = c.a.bool("no_bias", noBiasDefault); err != nil {
+		return
+	}
+	if nf <= 0 || group <= 0 || nf%group != 0 {
+		err = c.errf("num_filter %d must be a positive multiple of num_group %d", nf, group)
+	}
+	return
+}
+
 func convConv(b *builder, c *nodeCtx) ([]string, error) {
 	kernel, stride, dilate, pad, err := spatialAttrs(c, true)
 	if err != nil {
 		return nil, err
 	}
 	nd := len(kernel)
-	if err := c.a.required("num_filter"); err != nil {
-		return nil, err
-	}
-	nf, err := c.a.int("num_filter", 0)
+	nf, group, noBias, err := filterAttrs(c, false)
 	if err != nil {
 		return nil, err
-	}
-	group, err := c.a.int("num_group", 1)
-	if err != nil {
-		return nil, err
-	}
-	noBias, err := c.a.bool("no_bias", false)
-	if err != nil {
-		return nil, err
-	}
-	if nf <= 0 || group <= 0 || nf%group != 0 {
-		return nil, c.errf("num_filter %d must be a positive multiple of num_group %d", nf, group)
 	}
 	from, to, err := dataLayout(c, nd)
 	if err != nil {
@@ -410,24 +388,10 @@ func convDeconv(b *builder, c *nodeCtx) ([]string, error) {
 		return nil, err
 	}
 	nd := len(kernel)
-	if err := c.a.required("num_filter"); err != nil {
-		return nil, err
-	}
-	nf, err := c.a.int("num_filter", 0)
-	if err != nil {
-		return nil, err
-	}
-	group, err := c.a.int("num_group", 1)
-	if err != nil {
-		return nil, err
-	}
 	// Unlike Convolution, Deconvolution has no bias unless asked.
-	noBias, err := c.a.bool("no_bias", true)
+	nf, group, noBias, err := filterAttrs(c, true)
 	if err != nil {
 		return nil, err
-	}
-	if nf <= 0 || group <= 0 || nf%group != 0 {
-		return nil, c.errf("num_filter %d must be a positive multiple of num_group %d", nf, group)
 	}
 	adj, err := c.a.ints("adj", nil)
 	if err != nil {

@@ -243,6 +243,7 @@ func (r *tensorReader) external(tp *onnxpb.TensorProto, want int64) ([]byte, err
 			}
 			r.files[path] = m
 			r.g.AddResource(m)
+			r.g.Meta.SourceFiles = append(r.g.Meta.SourceFiles, path)
 		}
 		size := int64(len(m.Data))
 		if offset > size || length > size-offset {

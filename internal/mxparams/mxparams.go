@@ -314,16 +314,9 @@ func (r *reader) array() (*Array, error) {
 		if a.Version == 2 && len(shape) == 0 || a.Version == 3 && (shape == nil || hasUnknown(shape)) {
 			return r.none(a)
 		}
-		if err := r.context(a); err != nil {
-			return nil, err
-		}
-		flag, err := r.u32()
+		dt, err := r.contextAndDType(a)
 		if err != nil {
 			return nil, err
-		}
-		dt, ok := DTypeOf(int32(flag))
-		if !ok {
-			return nil, r.fail("unknown MXNet type flag %d", int32(flag))
 		}
 		if nad > 0 {
 			return r.sparse(a, dt, shape, sshape, nad)
@@ -347,16 +340,9 @@ func (r *reader) array() (*Array, error) {
 	if len(shape) == 0 {
 		return r.none(a)
 	}
-	if err := r.context(a); err != nil {
-		return nil, err
-	}
-	flag, err := r.u32()
+	dt, err := r.contextAndDType(a)
 	if err != nil {
 		return nil, err
-	}
-	dt, ok := DTypeOf(int32(flag))
-	if !ok {
-		return nil, r.fail("unknown MXNet type flag %d", int32(flag))
 	}
 	return r.dense(a, dt, shape)
 }
@@ -387,6 +373,23 @@ func (r *reader) context(a *Array) error {
 	}
 	a.DevType, a.DevID = int32(dt), int32(id)
 	return nil
+}
+
+// contextAndDType reads the device context and the element type flag that
+// follow the shape in every record version.
+func (r *reader) contextAndDType(a *Array) (canon.DType, error) {
+	if err := r.context(a); err != nil {
+		return 0, err
+	}
+	flag, err := r.u32()
+	if err != nil {
+		return 0, err
+	}
+	dt, ok := DTypeOf(int32(flag))
+	if !ok {
+		return 0, r.fail("unknown MXNet type flag %d", int32(flag))
+	}
+	return dt, nil
 }
 
 func (r *reader) dense(a *Array, dt canon.DType, shape []int64) (*Array, error) {
