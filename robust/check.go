@@ -5,6 +5,7 @@
 package robust
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
@@ -94,6 +96,10 @@ func CheckError(t testing.TB, err error) {
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "internal error") || strings.Contains(msg, "panic") {
+		var pe *panicerr.Error
+		if errors.As(err, &pe) {
+			t.Fatalf("reader failed internally: %v\n%s", err, pe.StackTrace())
+		}
 		t.Fatalf("reader failed internally: %v", err)
 	}
 }

@@ -182,6 +182,12 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 // ---- convolutions and pooling ----
 
 // windowAttrs are the attributes convolutions and pools share.
+// maxWindowValue bounds kernel sizes, strides, dilations and pads; real
+// models stay far below it, and products of two such values fit in int64.
+const maxWindowValue = 1 << 30
+
+func inWindowRange(v int64) bool { return v >= 0 && v <= maxWindowValue }
+
 type windowAttrs struct {
 	kernel, strides, dilations, padsBegin, padsEnd []int64
 	autoPad                                        string
@@ -209,19 +215,24 @@ func (c *nodeCtx) readWindow(kernel []int64, dilationsOK bool) windowAttrs {
 		w.dilations = get("dilations", nsp, 1)
 	}
 	pads := get("pads", 2*nsp, 0)
+	w.padsBegin, w.padsEnd = pads[:nsp], pads[nsp:]
 	for i := 0; i < nsp; i++ {
 		if kernel[i] <= 0 || w.strides[i] <= 0 || w.dilations[i] <= 0 {
 			c.fail("kernel %v, strides %v and dilations %v must be positive", kernel, w.strides, w.dilations)
-			break
+			return w
+		}
+		// Bounded so that window arithmetic cannot overflow int64.
+		if kernel[i] > maxWindowValue || w.strides[i] > maxWindowValue || w.dilations[i] > maxWindowValue {
+			c.fail("kernel %v, strides %v or dilations %v exceed %d", kernel, w.strides, w.dilations, int64(maxWindowValue))
+			return w
 		}
 	}
-	w.padsBegin, w.padsEnd = pads[:nsp], pads[nsp:]
 	w.autoPad = c.str("auto_pad", "NOTSET")
 	switch w.autoPad {
 	case "NOTSET", "":
 		for _, p := range pads {
-			if p < 0 {
-				c.fail("pads %v must not be negative", pads)
+			if p < 0 || p > maxWindowValue {
+				c.fail("pads %v must lie in [0, %d]", pads, int64(maxWindowValue))
 				break
 			}
 		}
@@ -233,6 +244,10 @@ func (c *nodeCtx) readWindow(kernel []int64, dilationsOK bool) windowAttrs {
 			break
 		}
 		for i := 0; i < nsp; i++ {
+			if in[i] > maxWindowValue {
+				c.fail("auto_pad %s needs spatial sizes up to %d; input 0 has %v", w.autoPad, int64(maxWindowValue), in)
+				return w
+			}
 			out := (in[i] + w.strides[i] - 1) / w.strides[i]
 			total := max(0, (out-1)*w.strides[i]+(kernel[i]-1)*w.dilations[i]+1-in[i])
 			small, big := total/2, total-total/2
@@ -305,6 +320,9 @@ func convConvTranspose(c *nodeCtx) error {
 	// SAME formula does not apply: read the window with auto_pad off.
 	autoPad := c.str("auto_pad", "NOTSET")
 	w := c.readWindow(k, true)
+	if c.err != nil {
+		return c.err
+	}
 	if autoPad != "VALID" && autoPad != "NOTSET" && autoPad != "" {
 		w.padsBegin, w.padsEnd = fill(nsp, 0), fill(nsp, 0)
 	}
@@ -338,6 +356,12 @@ func convConvTranspose(c *nodeCtx) error {
 		if len(outShape) != nsp {
 			c.fail("output_shape %v has %d values, want %d", outShape, len(outShape), nsp)
 			return c.err
+		}
+		for i := 0; i < nsp; i++ {
+			if !inWindowRange(in[i]) || !inWindowRange(outShape[i]) || !inWindowRange(op.OutputPadding[i]) {
+				c.fail("input sizes %v, output_shape %v and output_padding %v must lie in [0, %d]", in, outShape, op.OutputPadding, int64(maxWindowValue))
+				return c.err
+			}
 		}
 		for i := 0; i < nsp; i++ {
 			// ONNX: total = s*(in-1) + output_padding + ((k-1)*d+1) - out.
@@ -835,6 +859,9 @@ func convConstant(c *nodeCtx) error {
 		}
 		var err error
 		tp := a.GetT()
+		if tp == nil {
+			return c.errf("attribute value is a TENSOR attribute without a tensor; the file is damaged")
+		}
 		if t, err = c.im.tr.convert(tp, tp.RawData, tp.RawData != nil); err != nil {
 			return c.errf("%v", err)
 		}

@@ -337,6 +337,27 @@ func TestBadModels(t *testing.T) {
 		s.outputs = append(s.outputs, vinfo("idx", tInt64, 1, 3, 5, 5))
 		wantErr(t, s.model(), `node "mp" (MaxPool)`, "Indices")
 	})
+	t.Run("zero stride with auto_pad", func(t *testing.T) {
+		s := convModel()
+		s.nodes[0] = node("Conv", "conv", []string{"x", "w", "b"}, []string{"c"}, aInts("strides", 0, 0), aStr("auto_pad", "SAME_UPPER"))
+		wantErr(t, s.model(), `node "conv" (Conv)`, "must be positive")
+	})
+	t.Run("absurd stride", func(t *testing.T) {
+		s := convModel()
+		s.nodes[0] = node("Conv", "conv", []string{"x", "w", "b"}, []string{"c"}, aInts("strides", 1<<62, 1), aStr("auto_pad", "SAME_LOWER"))
+		wantErr(t, s.model(), `node "conv" (Conv)`, "exceed")
+	})
+	t.Run("absurd pads", func(t *testing.T) {
+		s := convModel()
+		s.nodes[0] = node("Conv", "conv", []string{"x", "w", "b"}, []string{"c"}, aInts("pads", 1<<40, 0, 0, 0))
+		wantErr(t, s.model(), `node "conv" (Conv)`, "must lie in")
+	})
+	t.Run("constant without tensor", func(t *testing.T) {
+		s := convModel()
+		s.nodes = append([]*onnxpb.NodeProto{node("Constant", "k", nil, []string{"kv"},
+			&onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum()})}, s.nodes...)
+		wantErr(t, s.model(), `node "k" (Constant)`, "without a tensor")
+	})
 	t.Run("resize linear", func(t *testing.T) {
 		s := convModel()
 		s.nodes[1] = node("Resize", "rs", []string{"c", "", "sc"}, []string{"y"}, aStr("mode", "linear"))
