@@ -162,6 +162,9 @@ func (c *inferCtx) concatConst(axis int, out []Dim) *Tensor {
 	}
 	outer := NumElements(s[:axis])
 	inner := NumElements(s[axis+1:])
+	if NumElements(s) == 0 {
+		outer = 0 // empty, though a leading axis may be huge: skip the loop
+	}
 	res := make([]int64, 0, NumElements(s))
 	for o := int64(0); o < outer; o++ {
 		for i, v := range c.in {
@@ -224,6 +227,9 @@ func (c *inferCtx) gatherConst(data ValueInfo, axis int, ids []int64, out []Dim)
 		return nil
 	}
 	outer, n, inner := NumElements(ds[:axis]), ds[axis], NumElements(ds[axis+1:])
+	if NumElements(s) == 0 {
+		outer = 0 // empty, though a leading axis may be huge: skip the loop
+	}
 	res := make([]int64, 0, NumElements(s))
 	for o := int64(0); o < outer; o++ {
 		for _, id := range ids {

@@ -27,6 +27,9 @@ type importer struct {
 	nodeNames map[string]bool
 	// transposed caches (K,N) Gemm weights stored as (N,K) by source name.
 	transposed map[string]string
+	// transposedData caches transposed weight data by the bytes it came
+	// from, for weights read under several names (see transposeData).
+	transposedData map[transposeKey][]byte
 	// derivedSet names initializers created by the import itself.
 	derivedSet map[string]bool
 }
@@ -352,51 +355,54 @@ func (im *importer) derived(name string) bool { return im.derivedSet[name] }
 // pruneDead removes nodes and initializers that the import itself made
 // unused (Constant nodes and initializers folded into attributes, Gemm
 // weights replaced by transposed copies). Values unused in the file stay.
+// The nodes are in topological order, so one pass from the end sees every
+// consumer of a node before the node: a chain of folded nodes goes in
+// linear time, not one node per pass over the graph.
 func (im *importer) pruneDead() {
 	g := im.g
-	for {
-		used := map[string]bool{}
-		for _, n := range g.Nodes {
-			for _, in := range n.Inputs {
-				used[in] = true
+	used := map[string]bool{}
+	for _, o := range g.Outputs {
+		used[o.Name] = true
+	}
+	madeDead := func(name string) bool { return !used[name] && im.uses[name] > 0 }
+	keep := make([]bool, len(g.Nodes))
+	for i := len(g.Nodes) - 1; i >= 0; i-- {
+		n := g.Nodes[i]
+		dead := len(n.Outputs) > 0
+		for _, o := range n.Outputs {
+			if o != "" && !madeDead(o) {
+				dead = false
 			}
 		}
-		for _, o := range g.Outputs {
-			used[o.Name] = true
+		if dead {
+			continue
 		}
-		madeDead := func(name string) bool { return !used[name] && im.uses[name] > 0 }
-		changed := false
-		nodes := g.Nodes[:0]
-		for _, n := range g.Nodes {
-			dead := len(n.Outputs) > 0
-			for _, o := range n.Outputs {
-				if o != "" && !madeDead(o) {
-					dead = false
-				}
-			}
-			if dead {
-				changed = true
-				continue
-			}
-			nodes = append(nodes, n)
-		}
-		for i := len(nodes); i < len(g.Nodes); i++ {
-			g.Nodes[i] = nil
-		}
-		g.Nodes = nodes
-		inits := g.Initializers[:0]
-		for _, t := range g.Initializers {
-			if madeDead(t.Name) || (im.derived(t.Name) && !used[t.Name]) {
-				changed = true
-				continue
-			}
-			inits = append(inits, t)
-		}
-		g.Initializers = inits
-		if !changed {
-			return
+		keep[i] = true
+		for _, in := range n.Inputs {
+			used[in] = true
 		}
 	}
+	nodes := g.Nodes[:0]
+	for i, n := range g.Nodes {
+		if keep[i] {
+			nodes = append(nodes, n)
+		}
+	}
+	for i := len(nodes); i < len(g.Nodes); i++ {
+		g.Nodes[i] = nil
+	}
+	g.Nodes = nodes
+	inits := g.Initializers[:0]
+	for _, t := range g.Initializers {
+		if madeDead(t.Name) || (im.derived(t.Name) && !used[t.Name]) {
+			continue
+		}
+		inits = append(inits, t)
+	}
+	for i := len(inits); i < len(g.Initializers); i++ {
+		g.Initializers[i] = nil
+	}
+	g.Initializers = inits
 }
 
 // assignLayouts gives every initializer read in a weight role the layout

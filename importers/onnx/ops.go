@@ -471,13 +471,7 @@ func (c *nodeCtx) transposedInit(t *canon.Tensor) string {
 		c.fail("%v", err)
 		return t.Name
 	}
-	rows, cols, size := int(t.Shape[0]), int(t.Shape[1]), t.DType.Size()
-	data := make([]byte, len(t.Data))
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			copy(data[(j*rows+i)*size:(j*rows+i+1)*size], t.Data[(i*cols+j)*size:])
-		}
-	}
+	data := im.transposeData(t)
 	shape := []int64{t.Shape[1], t.Shape[0]}
 	if im.uses[t.Name] == 1 && !im.outputs[t.Name] {
 		t.Data, t.Shape = data, shape
@@ -489,6 +483,41 @@ func (c *nodeCtx) transposedInit(t *canon.Tensor) string {
 	im.addInit(nt, t.Name)
 	im.transposed[t.Name] = nt.Name
 	return nt.Name
+}
+
+// transposeKey identifies a 2-D weight's bytes, which Identity aliases
+// share with the weight they name.
+type transposeKey struct {
+	data       *byte
+	rows, cols int64
+	dtype      canon.DType
+}
+
+// transposeData returns t's data transposed (t is 2-D and consistent).
+// Aliases of one weight share one transposed copy: otherwise each Identity
+// of a big weight read as Gemm B would cost a copy of it, so that a small
+// file could make the import allocate without bound.
+func (im *importer) transposeData(t *canon.Tensor) []byte {
+	if len(t.Data) == 0 {
+		// An empty weight may still declare a huge dimension: no loop.
+		return []byte{}
+	}
+	key := transposeKey{&t.Data[0], t.Shape[0], t.Shape[1], t.DType}
+	if d, ok := im.transposedData[key]; ok {
+		return d
+	}
+	rows, cols, size := int(t.Shape[0]), int(t.Shape[1]), t.DType.Size()
+	data := make([]byte, len(t.Data))
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			copy(data[(j*rows+i)*size:(j*rows+i+1)*size], t.Data[(i*cols+j)*size:])
+		}
+	}
+	if im.transposedData == nil {
+		im.transposedData = map[transposeKey][]byte{}
+	}
+	im.transposedData[key] = data
+	return data
 }
 
 // ---- activations ----

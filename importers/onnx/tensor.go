@@ -16,6 +16,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
 
 // onnxDTypes maps TensorProto.DataType to canonical dtypes.
@@ -63,12 +64,18 @@ func ReadTensorProto(tp *onnxpb.TensorProto, baseDir string) (*canon.Tensor, err
 
 // ReadTensorFile reads a serialized TensorProto (such as a conformance
 // test's test_data_set_0/input_0.pb). The tensor is named as in the file.
-func ReadTensorFile(path string) (*canon.Tensor, error) {
+func ReadTensorFile(path string) (t *canon.Tensor, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	t, err := decodeTensor(data, &tensorReader{baseDir: filepath.Dir(path)})
+	defer func() {
+		// As in Read: a hostile file must give an error, never a crash.
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("%s: %w", path, panicerr.New("reading the tensor", r))
+		}
+	}()
+	t, err = decodeTensor(data, &tensorReader{baseDir: filepath.Dir(path)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -32,12 +32,16 @@ type collection struct {
 	Tensors []namedRecord
 	Props   []canon.KeyValue
 	seen    map[any]bool
+	// holds caches containsTensor for containers: a pickle can share one
+	// list or dict many times through its memo, and without the cache a
+	// few hundred bytes of nested sharing take exponential time to search.
+	holds map[any]bool
 }
 
 // collect picks the state dict inside root (by key, a conventional
 // checkpoint key, or root itself) and flattens it.
 func collect(root pickle.Value, key string) (*collection, error) {
-	c := &collection{seen: map[any]bool{}}
+	c := &collection{seen: map[any]bool{}, holds: map[any]bool{}}
 	if rec, ok := root.(*tensorRecord); ok {
 		c.Tensors = append(c.Tensors, namedRecord{singleTensorName, rec})
 		return c, nil
@@ -63,7 +67,7 @@ func collect(root pickle.Value, key string) (*collection, error) {
 	}
 	if !hasDirectTensor(d) {
 		for _, k := range stateDictKeys {
-			if v, ok := d.Get(k); ok && containsTensor(v, 0) {
+			if v, ok := d.Get(k); ok && c.containsTensor(v, 0) {
 				c.Props = append(c.Props, canon.KeyValue{Key: "torch.key", Value: k})
 				c.skipOthers(d, k)
 				if err := c.walk(v, "", 0); err != nil {
@@ -98,7 +102,7 @@ func (c *collection) skipOthers(d *pickle.Dict, chosen string) {
 }
 
 func (c *collection) skip(name string, v pickle.Value) {
-	c.Props = append(c.Props, canon.KeyValue{Key: "torch.skipped." + name, Value: summarize(v)})
+	c.Props = append(c.Props, canon.KeyValue{Key: "torch.skipped." + name, Value: c.summarize(v)})
 }
 
 func (c *collection) walk(v pickle.Value, prefix string, depth int) error {
@@ -137,7 +141,7 @@ func (c *collection) walk(v pickle.Value, prefix string, depth int) error {
 		} else {
 			items = x.(*pickle.Tuple).Items
 		}
-		if !containsTensor(x, 0) {
+		if !c.containsTensor(x, 0) {
 			c.skip(prefix, v)
 			return nil
 		}
@@ -166,30 +170,35 @@ func hasDirectTensor(d *pickle.Dict) bool {
 	return false
 }
 
-func containsTensor(v pickle.Value, depth int) bool {
+// containsTensor reports whether v holds a tensor within maxNesting levels.
+// Each container is searched once per collection (a container reached
+// again while it is being searched, through a cycle, counts as holding
+// none, since the first visit covers it).
+func (c *collection) containsTensor(v pickle.Value, depth int) bool {
 	if depth > maxNesting {
 		return false
 	}
+	var items []pickle.Value
 	switch x := v.(type) {
 	case *tensorRecord:
 		return true
 	case *pickle.Dict:
-		for _, it := range x.Values {
-			if containsTensor(it, depth+1) {
-				return true
-			}
-		}
+		items = x.Values
 	case *pickle.List:
-		for _, it := range x.Items {
-			if containsTensor(it, depth+1) {
-				return true
-			}
-		}
+		items = x.Items
 	case *pickle.Tuple:
-		for _, it := range x.Items {
-			if containsTensor(it, depth+1) {
-				return true
-			}
+		items = x.Items
+	default:
+		return false
+	}
+	if found, done := c.holds[v]; done {
+		return found
+	}
+	c.holds[v] = false
+	for _, it := range items {
+		if c.containsTensor(it, depth+1) {
+			c.holds[v] = true
+			return true
 		}
 	}
 	return false
@@ -241,27 +250,34 @@ func keyList(d *pickle.Dict) string {
 	return strings.Join(ks, ", ")
 }
 
-// summarize describes a skipped value: scalars verbatim, containers by size.
-func summarize(v pickle.Value) string {
+// maxSummary bounds the text kept for one skipped value: a pickle can
+// name one long string or structure from many entries through its memo.
+const maxSummary = 200
+
+// summarize describes a skipped value: scalars verbatim (up to maxSummary
+// bytes), containers by size.
+func (c *collection) summarize(v pickle.Value) string {
 	switch x := v.(type) {
-	case string:
-		return x
 	case *pickle.Dict:
-		return fmt.Sprintf("dict with %d entries%s", x.Len(), tensorNote(x))
+		return fmt.Sprintf("dict with %d entries%s", x.Len(), c.tensorNote(x))
 	case *pickle.List:
-		return fmt.Sprintf("list of %d%s", len(x.Items), tensorNote(x))
+		return fmt.Sprintf("list of %d%s", len(x.Items), c.tensorNote(x))
 	case *tensorRecord:
 		return fmt.Sprintf("tensor %v", x.Size)
 	}
-	s := pickle.Format(v)
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	s, ok := v.(string)
+	if !ok {
+		s = pickle.Format(v)
+	}
+	if len(s) > maxSummary {
+		// A copy, so that the prop does not keep a long string alive.
+		s = strings.Clone(s[:maxSummary]) + "..."
 	}
 	return s
 }
 
-func tensorNote(v pickle.Value) string {
-	if containsTensor(v, 0) {
+func (c *collection) tensorNote(v pickle.Value) string {
+	if c.containsTensor(v, 0) {
 		return " (holds tensors; select it with --key)"
 	}
 	return ""

@@ -22,6 +22,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 	"github.com/modelbridge/modelbridge/internal/pickle"
 )
 
@@ -88,7 +89,14 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	return g, nil
 }
 
-func read(path string, m *mmapfile.Mapping, opts formats.ReadOptions) (*canon.Graph, error) {
+func read(path string, m *mmapfile.Mapping, opts formats.ReadOptions) (g *canon.Graph, err error) {
+	defer func() {
+		// Hostile input must produce an error, never a crash of the
+		// caller; every check is meant to run before this can trigger.
+		if r := recover(); r != nil {
+			g, err = nil, panicerr.New(path, r)
+		}
+	}()
 	var root pickle.Value
 	bigEndian := false
 	switch {

@@ -21,16 +21,23 @@ type viewKey struct {
 // storage once and keeping tied views tied.
 type materializer struct {
 	bigEndian bool
-	// maxGather bounds the bytes a strided view may expand to, relative to
-	// the file, so that a tiny hostile file cannot ask for terabytes.
+	// maxGather bounds the bytes strided views (and big-endian copies) may
+	// expand to in all, relative to the file, so that a tiny hostile file
+	// cannot ask for terabytes; gathered is what they have used.
 	maxGather int64
-	views     map[viewKey]*canon.Tensor
+	gathered  int64
+	// maxTotal bounds the data of all tensors, ties and views of one
+	// storage included (they share bytes here, but every consumer that
+	// writes the graph out pays for each), and total is what they hold.
+	maxTotal int64
+	total    int64
+	views    map[viewKey]*canon.Tensor
 	// Ties lists (name, first name) for tensors sharing another's data.
 	Ties [][2]string
 }
 
 func newMaterializer(fileSize int64, bigEndian bool) *materializer {
-	return &materializer{bigEndian: bigEndian, maxGather: 4*fileSize + 1<<20, views: map[viewKey]*canon.Tensor{}}
+	return &materializer{bigEndian: bigEndian, maxGather: 4*fileSize + 1<<20, maxTotal: 8*fileSize + 1<<20, views: map[viewKey]*canon.Tensor{}}
 }
 
 func (mz *materializer) tensor(name string, rec *tensorRecord) (*canon.Tensor, error) {
@@ -40,6 +47,9 @@ func (mz *materializer) tensor(name string, rec *tensorRecord) (*canon.Tensor, e
 	}
 	key := viewKey{st: st, offset: rec.Storage.Offset + rec.Offset, shape: fmt.Sprint(rec.Size), stride: fmt.Sprint(rec.Stride)}
 	if first, ok := mz.views[key]; ok {
+		if err := mz.charge(name, int64(len(first.Data))); err != nil {
+			return nil, err
+		}
 		mz.Ties = append(mz.Ties, [2]string{name, first.Name})
 		return &canon.Tensor{Name: name, DType: first.DType, Shape: append([]int64(nil), first.Shape...), Data: first.Data}, nil
 	}
@@ -47,9 +57,30 @@ func (mz *materializer) tensor(name string, rec *tensorRecord) (*canon.Tensor, e
 	if err != nil {
 		return nil, fmt.Errorf("tensor %q (%s%v, stride %v, offset %d): %w", name, st.Type.DType, rec.Size, rec.Stride, rec.Offset, err)
 	}
+	if err := mz.charge(name, int64(len(data))); err != nil {
+		return nil, err
+	}
 	t := &canon.Tensor{Name: name, DType: st.Type.DType, Shape: append([]int64{}, rec.Size...), Data: data}
 	mz.views[key] = t
 	return t, nil
+}
+
+// charge counts n bytes of tensor data against the file's budget.
+func (mz *materializer) charge(name string, n int64) error {
+	mz.total += n
+	if mz.total > mz.maxTotal {
+		return fmt.Errorf("tensor %q brings the tensors to %d bytes, more than 8 times the file's size: the file views its storages far more often than torch.save writes them (corrupt or hostile); refusing", name, mz.total)
+	}
+	return nil
+}
+
+// gatherBudget counts n bytes a view copies against the file's budget.
+func (mz *materializer) gatherBudget(n int64) error {
+	if n > mz.maxGather-mz.gathered {
+		return fmt.Errorf("strided views expand to %d bytes, far more than the file holds; refusing", mz.gathered+n)
+	}
+	mz.gathered += n
+	return nil
 }
 
 // viewBytes returns the view's elements densely packed, little-endian: a
@@ -85,12 +116,15 @@ func (mz *materializer) viewBytes(rec *tensorRecord) ([]byte, error) {
 		out := raw[start*es : (start+numel)*es : (start+numel)*es]
 		if mz.bigEndian && es > 1 {
 			// out is the file's (or a shared storage's) bytes: swap a copy.
+			if err := mz.gatherBudget(numel * es); err != nil {
+				return nil, err
+			}
 			out = swapBytes(out, int(es))
 		}
 		return out, nil
 	}
-	if numel*es > mz.maxGather {
-		return nil, fmt.Errorf("strided view expands to %d bytes, far more than the file holds; refusing", numel*es)
+	if err := mz.gatherBudget(numel * es); err != nil {
+		return nil, err
 	}
 	out := gather(raw[start*es:], int(es), rec.Size, rec.Stride)
 	if mz.bigEndian && es > 1 {

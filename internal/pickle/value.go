@@ -166,6 +166,15 @@ func (d *Dict) SetState(state Value) error {
 
 const maxKeyBytes = 4096
 
+// maxKeyBits bounds int dict keys: 13,600 bits is about maxKeyBytes
+// decimal digits.
+const maxKeyBits = 13600
+
+// maxFormatBits bounds the ints Format writes out in decimal; longer ones
+// are described by size, since converting a long int to decimal takes
+// time that grows faster than its length.
+const maxFormatBits = 1024
+
 // hashKey encodes a hashable value so that keys Python considers equal
 // (1, 1.0 and True) map to the same string.
 func hashKey(v Value, depth int) (string, error) {
@@ -183,6 +192,11 @@ func hashKey(v Value, depth int) (string, error) {
 	case int64:
 		return "i" + strconv.FormatInt(x, 10), nil
 	case *big.Int:
+		// Refuse by size before converting: decimal conversion of a long
+		// int takes time that grows faster than its length.
+		if x.BitLen() > maxKeyBits {
+			return "", fmt.Errorf("dict key is an int of %d bits, longer than the %d this reader accepts", x.BitLen(), maxKeyBits)
+		}
 		return "i" + x.String(), nil
 	case float64:
 		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
@@ -297,7 +311,11 @@ func format(sb *strings.Builder, v Value, depth int) {
 	case int64:
 		sb.WriteString(strconv.FormatInt(x, 10))
 	case *big.Int:
-		sb.WriteString(x.String())
+		if x.BitLen() > maxFormatBits {
+			fmt.Fprintf(sb, "<int of %d bits>", x.BitLen())
+		} else {
+			sb.WriteString(x.String())
+		}
 	case float64:
 		sb.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 	case string:

@@ -22,6 +22,40 @@ type archive struct {
 	// own is the mapping this archive made itself and releases on Close;
 	// it is nil when mapped belongs to the caller (the torch importer).
 	own *mmapfile.Mapping
+	// counted lists the entries read so far and inputBytes is their size:
+	// the measure of the file that bounds the tensor data an import may
+	// make (tensorBytes), so that a small hostile archive cannot expand
+	// into gigabytes through broadcast views or repeated weights.
+	counted     map[string]bool
+	inputBytes  int64
+	tensorBytes int64
+}
+
+// maxTensorBytesPerInputByte is how much tensor data an import may make
+// per byte of the entries it read, plus tensorSlackBytes for small
+// computed constants.
+const (
+	maxTensorBytesPerInputByte = 8
+	tensorSlackBytes           = 1 << 20
+)
+
+// fits reports an error when n more bytes of tensor data would exceed
+// what the archive's size allows; what names the tensor. The error does
+// not name the file: callers add it.
+func (a *archive) fits(what string, n int64) error {
+	if limit := maxTensorBytesPerInputByte*a.inputBytes + tensorSlackBytes; n < 0 || n > limit-a.tensorBytes {
+		return fmt.Errorf("%s would bring the tensor data to more than %d bytes, %d times what the archive's entries hold: the archive is corrupt or hostile; refusing", what, limit, maxTensorBytesPerInputByte)
+	}
+	return nil
+}
+
+// charge counts n bytes of tensor data the import made.
+func (a *archive) charge(what string, n int64) error {
+	if err := a.fits(what, n); err != nil {
+		return err
+	}
+	a.tensorBytes += n
+	return nil
 }
 
 // maxDeflateRatio bounds how much a deflated entry may claim to expand:
@@ -32,7 +66,7 @@ const maxDeflateRatio = 1100
 // openArchive indexes zr. data, when not nil, is the whole file that zr
 // reads, owned by the caller; otherwise the file is mapped here.
 func openArchive(zr *zip.Reader, path string, data []byte) (*archive, error) {
-	a := &archive{path: path, entries: map[string]*zip.File{}}
+	a := &archive{path: path, entries: map[string]*zip.File{}, counted: map[string]bool{}}
 	for _, f := range zr.File {
 		name := f.Name
 		if strings.HasSuffix(name, "/") {
@@ -105,6 +139,7 @@ func (a *archive) read(name string) ([]byte, error) {
 		if f.CompressedSize64 != size || off < 0 || uint64(off)+size > uint64(len(a.mapped)) {
 			return nil, fmt.Errorf("%s: entry %s%s claims %d bytes at offset %d, past the end of the %d-byte file (truncated?)", a.path, a.prefix, name, size, off, len(a.mapped))
 		}
+		a.count(name, size)
 		return a.mapped[off : uint64(off)+size], nil
 	}
 	if f.Method != zip.Store && size > maxDeflateRatio*f.CompressedSize64+1024 {
@@ -130,7 +165,16 @@ func (a *archive) read(name string) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%s: entry %s%s: %v", a.path, a.prefix, name, err)
 	}
+	a.count(name, size)
 	return buf, nil
+}
+
+// count adds an entry read to the archive's input size, once.
+func (a *archive) count(name string, size uint64) {
+	if !a.counted[name] {
+		a.counted[name] = true
+		a.inputBytes += int64(size)
+	}
 }
 
 // codeFiles lists the code/ sources, as archive-relative paths.

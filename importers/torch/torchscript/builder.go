@@ -9,10 +9,13 @@ import (
 
 // builder accumulates the canonical graph as the code runs.
 type builder struct {
-	a      *archive
-	g      *canon.Graph
-	vals   map[string]canon.ValueInfo
-	used   map[string]bool
+	a    *archive
+	g    *canon.Graph
+	vals map[string]canon.ValueInfo
+	used map[string]bool
+	// suffix is the next _N unique tries for a base name, so that naming
+	// the n-th node of one kind does not scan n taken names.
+	suffix map[string]int
 	inits  map[*tensorRef]string
 	consts int
 	// syms names the run-time dimensions of values made by dynamic views
@@ -21,7 +24,7 @@ type builder struct {
 }
 
 func newBuilder(a *archive) *builder {
-	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, inits: map[*tensorRef]string{}, syms: map[string][]string{}}
+	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, suffix: map[string]int{}, inits: map[*tensorRef]string{}, syms: map[string][]string{}}
 }
 
 // unique returns base, or base_N when base is taken.
@@ -30,9 +33,11 @@ func (b *builder) unique(base string) string {
 		base = "v"
 	}
 	name := base
-	for i := 1; b.used[name]; i++ {
+	i := max(b.suffix[base], 1)
+	for ; b.used[name]; i++ {
 		name = base + "_" + strconv.Itoa(i)
 	}
+	b.suffix[base] = i
 	b.used[name] = true
 	return name
 }
@@ -72,6 +77,9 @@ func (b *builder) valueName(t *tensorVal, role canon.Role) (string, error) {
 		b.setLayout(init.Name, role)
 		return init.Name, nil
 	case t.konst != nil:
+		if err := b.a.charge("a constant", int64(len(t.konst.Data))); err != nil {
+			return "", err
+		}
 		init := *t.konst
 		b.consts++
 		init.Name = b.unique("const")
@@ -167,12 +175,18 @@ func (b *builder) emit1(scope string, op canon.Op, ins ...*tensorVal) (*tensorVa
 
 // setOutputs names the graph outputs: "output" for one, "output_<i>" for
 // several. A value produced by a node is renamed in place; an input or
-// weight returned as is goes through an Identity.
+// weight returned as is goes through an Identity. Renaming is done in one
+// pass over the graph at the end, so that many outputs (a Split into
+// thousands of pieces, returned) cost linear time.
 func (b *builder) setOutputs(outs []*tensorVal) error {
-	producer := map[string]*canon.Node{}
+	type slot struct {
+		n *canon.Node
+		i int
+	}
+	producer := map[string]slot{}
 	for _, n := range b.g.Nodes {
-		for _, o := range n.Outputs {
-			producer[o] = n
+		for i, o := range n.Outputs {
+			producer[o] = slot{n, i}
 		}
 	}
 	renamed := map[string]string{}
@@ -193,33 +207,33 @@ func (b *builder) setOutputs(outs []*tensorVal) error {
 		if to, done := renamed[src]; done {
 			src = to
 		} else if p, ok := producer[src]; ok {
-			b.rename(p, src, want)
+			p.n.Outputs[p.i] = want
 			renamed[src] = want
+			b.renameValue(src, want)
 			continue
 		}
 		id, err := b.emit("", &canon.Identity{}, []*tensorVal{{name: src, info: b.vals[src]}}, 1)
 		if err != nil {
 			return err
 		}
-		b.rename(b.g.Nodes[len(b.g.Nodes)-1], id[0].name, want)
+		b.g.Nodes[len(b.g.Nodes)-1].Outputs[0] = want
+		b.renameValue(id[0].name, want)
+	}
+	if len(renamed) > 0 {
+		for _, n := range b.g.Nodes {
+			for i, in := range n.Inputs {
+				if to, ok := renamed[in]; ok {
+					n.Inputs[i] = to
+				}
+			}
+		}
 	}
 	return nil
 }
 
-// rename changes the name of value from (an output of p) everywhere.
-func (b *builder) rename(p *canon.Node, from, to string) {
-	for i, o := range p.Outputs {
-		if o == from {
-			p.Outputs[i] = to
-		}
-	}
-	for _, n := range b.g.Nodes {
-		for i, in := range n.Inputs {
-			if in == from {
-				n.Inputs[i] = to
-			}
-		}
-	}
+// renameValue moves the type of value from to the name to and makes it a
+// graph output.
+func (b *builder) renameValue(from, to string) {
 	vi := b.vals[from]
 	vi.Name = to
 	b.vals[to] = vi

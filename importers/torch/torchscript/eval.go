@@ -10,8 +10,23 @@ import (
 // a deeper chain is a recursive (or hostile) program.
 const maxCallDepth = 100
 
-// maxSteps bounds the statements run in one import.
-const maxSteps = 1 << 22
+// maxSteps bounds the statements run in one import. Within it, an import
+// may run baseSteps plus stepsPerCodeByte for each byte of code/ source
+// parsed: each inlined call is a line of source, but a few kilobytes of
+// functions that each call the next sixteen times would otherwise run
+// millions of statements, each adding a node (traced models run about one
+// statement per hundred bytes of source).
+const (
+	maxSteps         = 1 << 22
+	baseSteps        = 1 << 14
+	stepsPerCodeByte = 16
+)
+
+// stepLimit is how many statements the import may run, given the source
+// parsed so far.
+func (in *evaluator) stepLimit() int {
+	return int(min(maxSteps, baseSteps+stepsPerCodeByte*in.src.codeBytes))
+}
 
 // evaluator runs the serialized code symbolically: tensor ops become graph
 // nodes, integer and list arithmetic on static values is computed.
@@ -118,8 +133,8 @@ func (in *evaluator) call(fn *funcDef, self *moduleVal, args []value, kwargs map
 	}
 	for _, s := range fn.body {
 		in.steps++
-		if in.steps > maxSteps {
-			return nil, fmt.Errorf("%s:%d: more than %d statements executed; giving up", fn.file, s.stmtLine(), maxSteps)
+		if limit := in.stepLimit(); in.steps > limit {
+			return nil, &sourceError{file: fn.file, line: s.stmtLine(), err: fmt.Errorf("more than %d statements executed for %d bytes of code/ source (calls that fan out into far more work than the source spells out); giving up", limit, in.src.codeBytes)}
 		}
 		switch st := s.(type) {
 		case *controlStmt:

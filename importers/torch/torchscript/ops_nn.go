@@ -154,6 +154,12 @@ func opBatchNorm(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if scale == nil || shift == nil {
+		// Both are made below; check the size first.
+		if err := c.b().a.fits("the unit scale and zero shift", 8*ch[0]); err != nil {
+			return nil, c.errf("%v", err)
+		}
+	}
 	if scale == nil {
 		scale = &tensorVal{konst: filled(ch[0], 1)}
 	}

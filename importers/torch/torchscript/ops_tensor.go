@@ -308,6 +308,9 @@ func splitAxis(c *opCall, x *tensorVal, di int) (int64, int64, error) {
 	return d, size.Size, nil
 }
 
+// maxSplitPieces bounds the outputs of one chunk or split.
+const maxSplitPieces = 1 << 16
+
 func opChunk(c *opCall) (value, error) {
 	x, err := c.bindInput("input", "chunks", "dim=0")
 	if err != nil {
@@ -317,8 +320,8 @@ func opChunk(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if chunks <= 0 || chunks > 1<<16 {
-		return nil, c.errf("chunks must be positive, got %d", chunks)
+	if chunks <= 0 || chunks > maxSplitPieces {
+		return nil, c.errf("chunks must be between 1 and %d, got %d", maxSplitPieces, chunks)
 	}
 	d, n, err := splitAxis(c, x, 2)
 	if err != nil {
@@ -347,6 +350,9 @@ func opSplit(c *opCall) (value, error) {
 	if each, ok := toInt(c.bound[1]); ok {
 		if each <= 0 {
 			return nil, c.errf("split_size must be positive")
+		}
+		if (n+each-1)/each > maxSplitPieces {
+			return nil, c.errf("splitting %d elements into pieces of %d makes more than %d pieces", n, each, maxSplitPieces)
 		}
 		var sizes []int64
 		for left := n; left > 0; left -= each {

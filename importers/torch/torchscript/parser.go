@@ -53,6 +53,18 @@ func parseSource(file, src string) (*sourceFile, error) {
 	return sf, nil
 }
 
+// nest enters one more level of expression nesting, or fails when there
+// are too many; unnest leaves it.
+func (p *parser) nest() error {
+	p.depth++
+	if p.depth > maxNesting {
+		return p.errf("expression nested too deeply")
+	}
+	return nil
+}
+
+func (p *parser) unnest() { p.depth-- }
+
 func (p *parser) peek() token { return p.toks[p.pos] }
 
 func (p *parser) next() token {
@@ -456,6 +468,10 @@ func (p *parser) binary(level int) (expr, error) {
 	}
 	if level == 2 && p.atName("not") { // "not" binds looser than comparisons
 		line := p.next().line
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
+		defer p.unnest()
 		x, err := p.binary(level)
 		if err != nil {
 			return nil, err
@@ -466,6 +482,9 @@ func (p *parser) binary(level int) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each operator of a chain (a + b + c ...) nests the tree one level
+	// deeper on the left, and evaluation recurses through it: count it.
+	defer func(depth int) { p.depth = depth }(p.depth)
 	for {
 		t := p.peek()
 		matched := ""
@@ -480,6 +499,9 @@ func (p *parser) binary(level int) (expr, error) {
 			return a, nil
 		}
 		p.pos++
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
 		if matched == "is" && p.atName("not") {
 			p.pos++
 			matched = "is not"
@@ -512,6 +534,10 @@ func (p *parser) unary() (expr, error) {
 	}
 	if p.atOp("**") {
 		t := p.next()
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
+		defer p.unnest()
 		y, err := p.unary()
 		if err != nil {
 			return nil, err
@@ -526,7 +552,15 @@ func (p *parser) postfix() (expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Like operator chains, each .name, (...) and [...] nests the tree
+	// one level deeper.
+	defer func(depth int) { p.depth = depth }(p.depth)
 	for {
+		if p.atOp(".") || p.atOp("(") || p.atOp("[") {
+			if err := p.nest(); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case p.atOp("."):
 			t := p.next()
@@ -618,11 +652,15 @@ func (p *parser) atom() (expr, error) {
 		return &floatLit{line: t.line, v: v}, nil
 	case tokString:
 		p.pos++
-		s := t.text
-		for p.at(tokString) { // implicit concatenation
-			s += p.next().text
+		if !p.at(tokString) {
+			return &stringLit{line: t.line, v: t.text}, nil
 		}
-		return &stringLit{line: t.line, v: s}, nil
+		var sb strings.Builder // implicit concatenation
+		sb.WriteString(t.text)
+		for p.at(tokString) {
+			sb.WriteString(p.next().text)
+		}
+		return &stringLit{line: t.line, v: sb.String()}, nil
 	case tokOp:
 		switch t.text {
 		case "(":

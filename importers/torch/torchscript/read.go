@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 	"github.com/modelbridge/modelbridge/internal/pickle"
 )
 
@@ -71,6 +72,13 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 			a.Close()
 		}
 	}()
+	// Registered after the cleanup above so that it runs first: a
+	// recovered panic becomes the error that makes the cleanup run.
+	defer func() {
+		if r := recover(); r != nil {
+			g, err = nil, panicerr.New(path, r)
+		}
+	}()
 	root, err := unpickleArchive(a, "data.pkl", "data")
 	if err != nil {
 		return nil, err
@@ -79,7 +87,8 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 	if !ok {
 		return nil, fmt.Errorf("%s: %sdata.pkl holds a %s, not a scripted module object", path, a.prefix, pickle.TypeName(root))
 	}
-	rv, err := fromPickle(rootObj, "")
+	conv := newConverter()
+	rv, err := conv.fromPickle(rootObj, "")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -95,7 +104,7 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 			return nil, fmt.Errorf("%s: %sconstants.pkl holds a %s, not a tuple", path, a.prefix, pickle.TypeName(cv))
 		}
 		for i, it := range tup.Items {
-			v, err := fromPickle(it, fmt.Sprintf("CONSTANTS.c%d", i))
+			v, err := conv.fromPickle(it, fmt.Sprintf("CONSTANTS.c%d", i))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}

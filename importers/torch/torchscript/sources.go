@@ -11,6 +11,9 @@ import (
 type sources struct {
 	a      *archive
 	parsed map[string]*sourceFile // by module name
+	// codeBytes is the size of the code/ files parsed so far, which bounds
+	// how many statements the evaluator may run.
+	codeBytes int64
 }
 
 func newSources(a *archive) *sources { return &sources{a: a, parsed: map[string]*sourceFile{}} }
@@ -30,6 +33,7 @@ func (s *sources) file(module string) (*sourceFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.codeBytes += int64(len(raw))
 	sf, err := parseSource(path, string(raw))
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot parse TorchScript source: %w", s.a.path, err)

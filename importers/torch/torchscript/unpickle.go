@@ -3,6 +3,7 @@ package torchscript
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -189,7 +190,9 @@ func (t *tensorRef) load(a *archive, name string) (*canon.Tensor, error) {
 	last := t.offset
 	if numel > 0 {
 		for i, s := range t.size {
-			if t.stride[i] > 0 && s-1 > (1<<62)/t.stride[i] {
+			// Bound the sum, not each term: terms that fit can still add
+			// up past int64 and wrap around to a small index.
+			if t.stride[i] > 0 && s-1 > (math.MaxInt64-last)/t.stride[i] {
 				return nil, fmt.Errorf("%s: tensor %s: strides %v overflow", a.path, name, t.stride)
 			}
 			last += (s - 1) * t.stride[i]
@@ -197,6 +200,12 @@ func (t *tensorRef) load(a *archive, name string) (*canon.Tensor, error) {
 		if last >= t.storage.numel || last < 0 {
 			return nil, fmt.Errorf("%s: tensor %s: view (offset %d, size %v, stride %v) reaches past its storage of %d elements", a.path, name, t.offset, t.size, t.stride, t.storage.numel)
 		}
+	}
+	if numel > math.MaxInt64/es {
+		return nil, fmt.Errorf("%s: tensor %s: shape %v overflows", a.path, name, t.size)
+	}
+	if err := a.charge("tensor "+name, numel*es); err != nil {
+		return nil, fmt.Errorf("%s: %w", a.path, err)
 	}
 	out := &canon.Tensor{Name: name, DType: t.storage.dtype, Shape: append([]int64{}, t.size...)}
 	if isContiguous(t.size, t.stride) {

@@ -51,6 +51,7 @@ type moduleVal struct {
 	path  string // attribute path from the root ("" for the root)
 	attrs *pickle.Dict
 	cache map[string]value
+	conv  *converter // converts attributes on first use
 }
 
 // qualifiedClass is the class's full name, e.g. __torch__.torch.nn.modules.conv.Conv2d.
@@ -94,8 +95,27 @@ func typeName(v value) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// maxValueNesting bounds how deep the lists and tuples of a module's
+// attributes and constants nest; a list that contains itself (which a
+// pickle can build) is refused when it reaches it.
+const maxValueNesting = 100
+
+// converter turns decoded pickle values into evaluator values. A list or
+// tuple that the pickle shares through its memo (a few bytes for each
+// reference) is converted once, so that nesting shared lists cannot make
+// the conversion exponential.
+type converter struct {
+	done map[any]value
+}
+
+func newConverter() *converter { return &converter{done: map[any]value{}} }
+
 // fromPickle converts a decoded attribute value of a module object.
-func fromPickle(v pickle.Value, path string) (value, error) {
+func (cv *converter) fromPickle(v pickle.Value, path string) (value, error) {
+	return cv.convert(v, path, 0)
+}
+
+func (cv *converter) convert(v pickle.Value, path string, depth int) (value, error) {
 	switch x := v.(type) {
 	case pickle.None:
 		return noneVal{}, nil
@@ -111,19 +131,34 @@ func fromPickle(v pickle.Value, path string) (value, error) {
 		if d == nil {
 			d = pickle.NewDict()
 		}
-		return &moduleVal{class: x.Class, path: path, attrs: d, cache: map[string]value{}}, nil
-	case *pickle.List:
-		return convertItems(x.Items, path, func(items []value) value { return &listVal{items: items} })
-	case *pickle.Tuple:
-		return convertItems(x.Items, path, func(items []value) value { return &tupleVal{items: items} })
+		return &moduleVal{class: x.Class, path: path, attrs: d, cache: map[string]value{}, conv: cv}, nil
+	case *pickle.List, *pickle.Tuple:
+		if done, ok := cv.done[v]; ok {
+			return done, nil
+		}
+		if depth >= maxValueNesting {
+			return nil, fmt.Errorf("attribute %s: lists and tuples nested more than %d deep (a list that contains itself?)", path, maxValueNesting)
+		}
+		var out value
+		var err error
+		if l, ok := x.(*pickle.List); ok {
+			out, err = cv.convertItems(l.Items, path, depth, func(items []value) value { return &listVal{items: items} })
+		} else {
+			out, err = cv.convertItems(x.(*pickle.Tuple).Items, path, depth, func(items []value) value { return &tupleVal{items: items} })
+		}
+		if err != nil {
+			return nil, err
+		}
+		cv.done[v] = out
+		return out, nil
 	}
 	return nil, fmt.Errorf("attribute %s holds a %s, which this importer does not use", path, pickle.TypeName(v))
 }
 
-func convertItems(in []pickle.Value, path string, mk func([]value) value) (value, error) {
+func (cv *converter) convertItems(in []pickle.Value, path string, depth int, mk func([]value) value) (value, error) {
 	out := make([]value, len(in))
 	for i, it := range in {
-		v, err := fromPickle(it, fmt.Sprintf("%s.%d", path, i))
+		v, err := cv.convert(it, fmt.Sprintf("%s.%d", path, i), depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +180,7 @@ func (m *moduleVal) attr(name string) (value, bool, error) {
 	if m.path != "" {
 		p = m.path + "." + name
 	}
-	v, err := fromPickle(raw, p)
+	v, err := m.conv.fromPickle(raw, p)
 	if err != nil {
 		return nil, true, err
 	}

@@ -14,10 +14,25 @@ const maxWeightDepth = 200
 // named by their attribute paths, as a state dict would be read.
 func readWeightsOnly(b *builder, root *moduleVal) error {
 	seen := map[*tensorRef]bool{}
+	// walked holds the modules (by their attribute dicts) and lists
+	// already walked: a pickle can share one object many times through
+	// its memo, and walking every path would take exponential time.
+	walked := map[any]bool{}
 	var walk func(v value, depth int) error
 	walk = func(v value, depth int) error {
 		if depth > maxWeightDepth {
 			return fmt.Errorf("module tree nests more than %d levels", maxWeightDepth)
+		}
+		var key any = v
+		if m, ok := v.(*moduleVal); ok {
+			key = m.attrs
+		}
+		switch v.(type) {
+		case *moduleVal, *listVal, *tupleVal:
+			if walked[key] {
+				return nil
+			}
+			walked[key] = true
 		}
 		switch x := v.(type) {
 		case *tensorVal:
