@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
@@ -52,16 +53,38 @@ func Seeds(maxSize int64, patterns ...string) [][]byte {
 	return out
 }
 
-// TensorBytes is the total data size of g's initializers and constant ops.
+// TensorBytes is the memory held by g's initializers and constant ops:
+// tensors that share bytes (aliases of one weight, views of one storage,
+// external-data entries over one range) count those bytes once.
 func TensorBytes(g *canon.Graph) int64 {
-	var n int64
+	type span struct{ start, end uintptr }
+	var spans []span
+	add := func(b []byte) {
+		if len(b) > 0 {
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+			spans = append(spans, span{p, p + uintptr(len(b))})
+		}
+	}
 	for _, t := range g.Initializers {
-		n += int64(len(t.Data))
+		add(t.Data)
 	}
 	for _, nd := range g.Nodes {
 		if c, ok := nd.Op.(*canon.Constant); ok && c.Value != nil {
-			n += int64(len(c.Value.Data))
+			add(c.Value.Data)
 		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	var n int64
+	var end uintptr
+	for _, s := range spans {
+		if s.start < end {
+			if s.end <= end {
+				continue
+			}
+			s.start = end
+		}
+		n += int64(s.end - s.start)
+		end = s.end
 	}
 	return n
 }
