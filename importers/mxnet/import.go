@@ -19,6 +19,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/mxparams"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
 
 func init() {
@@ -43,7 +44,14 @@ func Sniff(head []byte) bool {
 // Read imports path: a params file alone gives a weights-only graph; a
 // symbol file is paired with opts.Params or the newest `<prefix>-NNNN.params`
 // beside it, or read alone (weights become graph inputs).
-func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
+func Read(path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
+	defer func() {
+		// Hostile input must produce an error, never a crash of the
+		// caller; every check is meant to run before this can trigger.
+		if r := recover(); r != nil {
+			g, err = nil, panicerr.New(path, r)
+		}
+	}()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -159,12 +167,16 @@ func ReadSymbol(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 		}
 	}
 	var arrays []*mxparams.Array
+	paramsSize := int64(0)
 	if paramsPath != "" {
 		if arrays, err = mxparams.ReadFile(paramsPath); err != nil {
 			return nil, err
 		}
+		if st, err := os.Stat(paramsPath); err == nil {
+			paramsSize = st.Size()
+		}
 	}
-	g, err := convert(sym, path, paramsPath, arrays, opts)
+	g, err := convert(sym, path, paramsPath, arrays, opts, madeBudget(int64(len(data)), paramsSize))
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +197,9 @@ type builder struct {
 	outs       [][]string                 // canonical values of each node's outputs
 	taken      map[string]bool            // value and node names in use
 	opts       formats.ReadOptions
+	// budget is what is left of madeBudget (budget0) for tensors the
+	// importer creates.
+	budget, budget0 int64
 }
 
 // roleParam marks a weight input whose canonical slot carries no layout
@@ -198,9 +213,34 @@ type initUse struct {
 	node string
 }
 
-func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opts formats.ReadOptions) (*canon.Graph, error) {
+// madeSlack is the data the importer may always create itself (unit
+// scales, copies of shared weights) on top of what the checkpoint's size
+// justifies.
+const madeSlack = 1 << 20
+
+// madeBudget bounds the tensor data the importer creates for a checkpoint
+// of the given sizes: a corrupt shape or attribute (a channel count of
+// 10^12) must give an error, not an allocation of that size. Real
+// checkpoints stay far below it: what it builds is a small fraction of
+// the weights the params file holds.
+func madeBudget(symbolBytes, paramsBytes int64) int64 {
+	return madeSlack + 8*symbolBytes + 7*paramsBytes
+}
+
+// reserve takes the data of a tensor the importer is about to create from
+// the budget, or explains why it cannot.
+func (b *builder) reserve(c *nodeCtx, what string, dt canon.DType, shape []int64) error {
+	n := (&canon.Tensor{DType: dt, Shape: shape}).ByteSize()
+	if n < 0 || n > b.budget {
+		return c.errf("the %s, %s%s, would need more data than this checkpoint can justify (%d bytes left of the %d allowed); the input shape or an attribute is corrupt", what, dt, fmtShape(shape), b.budget, b.budget0)
+	}
+	b.budget -= n
+	return nil
+}
+
+func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opts formats.ReadOptions, budget int64) (*canon.Graph, error) {
 	b := &builder{
-		file: file, paramsFile: paramsFile, sym: sym, opts: opts,
+		file: file, paramsFile: paramsFile, sym: sym, opts: opts, budget: budget, budget0: budget,
 		g:          &canon.Graph{Name: checkpointPrefix(filepath.Base(file))},
 		vals:       map[string]canon.ValueInfo{},
 		used:       map[string]bool{},

@@ -487,6 +487,9 @@ func convBatchNorm(b *builder, c *nodeCtx) ([]string, error) {
 		if axis < 0 || axis >= int64(len(xs)) {
 			return nil, c.errf("axis %d is out of range for rank %d", axis, len(xs))
 		}
+		if len(xs) < 2 {
+			return nil, c.errf("BatchNorm over axis %d needs an input of rank 2 or more, the input has rank %d", axis, len(xs))
+		}
 	}
 	ch := dimAt(xs, ok, int(axis))
 	want := []int64{ch}
@@ -508,6 +511,9 @@ func convBatchNorm(b *builder, c *nodeCtx) ([]string, error) {
 			if v := b.sym.Nodes[c.n.Inputs[1].Node]; v.Op == "null" && !b.taken[v.Name] {
 				name = v.Name
 			}
+		}
+		if err := b.reserve(c, "unit scale of fix_gamma", dt, []int64{ch}); err != nil {
+			return nil, err
 		}
 		t, err := filled(name, dt, []int64{ch}, 1)
 		if err != nil {
@@ -535,16 +541,16 @@ func convBatchNorm(b *builder, c *nodeCtx) ([]string, error) {
 		out := b.fresh(c.n.Name)
 		return []string{out}, b.emit(out, op, []string{x, gamma, beta, mean, variance}, out)
 	}
-	perm := make([]int64, len(xs))
-	inv := make([]int64, len(xs))
-	perm[0], perm[1] = 0, axis
-	k := 2
-	for i := int64(1); i < int64(len(xs)); i++ {
+	// Move axis to position 1, keeping the other axes in order (axis 0
+	// swaps with axis 1).
+	var others []int64
+	for i := int64(0); i < int64(len(xs)); i++ {
 		if i != axis {
-			perm[k] = i
-			k++
+			others = append(others, i)
 		}
 	}
+	perm := append([]int64{others[0], axis}, others[1:]...)
+	inv := make([]int64, len(xs))
 	for i, p := range perm {
 		inv[p] = int64(i)
 	}
@@ -730,6 +736,9 @@ func convPRelu(b *builder, c *nodeCtx) ([]string, error) {
 	if u, ok := b.inits[g]; ok && len(u.t.Shape) == 1 {
 		if u.node != c.n.Name {
 			// Shared by several nodes: reshape a copy.
+			if err := b.reserve(c, "reshaped copy of the shared slope "+g, u.t.DType, u.t.Shape); err != nil {
+				return nil, err
+			}
 			t := *u.t
 			t.Name = g + "_" + c.n.Name
 			t.Shape = target
@@ -787,6 +796,9 @@ func convPooling(b *builder, c *nodeCtx) ([]string, error) {
 	xs, ok := b.shapeOf(x)
 	nd := len(kernel)
 	if global && ok {
+		if len(xs) < 3 {
+			return nil, c.errf("global pooling needs an input of rank 3 or more (N, C, spatial...), the input has rank %d", len(xs))
+		}
 		nd = len(xs) - 2
 	}
 	from, to := "", ""
@@ -812,6 +824,9 @@ func convPooling(b *builder, c *nodeCtx) ([]string, error) {
 			s, err := b.staticShape(x, c.n.Name, "global sum pooling")
 			if err != nil {
 				return nil, err
+			}
+			if len(s) < 3 {
+				return nil, c.errf("global sum pooling needs an input of rank 3 or more, the input has rank %d", len(s))
 			}
 			scale = float64(canon.NumElements(s[2:]))
 		}
@@ -926,6 +941,9 @@ func convFC(b *builder, c *nodeCtx) ([]string, error) {
 		return nil, err
 	}
 	xs, ok := b.shapeOf(x)
+	if ok && len(xs) == 0 {
+		return nil, c.errf("FullyConnected needs an input of rank 1 or more, the input %s is a scalar", x)
+	}
 	k := int64(-1)
 	var restore []int64
 	switch {
@@ -951,6 +969,9 @@ func convFC(b *builder, c *nodeCtx) ([]string, error) {
 		s, err := b.staticShape(x, c.n.Name, "FullyConnected with flatten=False on a rank > 2 input")
 		if err != nil {
 			return nil, err
+		}
+		if len(s) == 0 {
+			return nil, c.errf("FullyConnected needs an input of rank 1 or more, the input %s is a scalar", x)
 		}
 		k = s[len(s)-1]
 		f := b.fresh(c.n.Name + "_2d")

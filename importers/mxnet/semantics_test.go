@@ -404,3 +404,50 @@ func TestPReluPerChannel(t *testing.T) {
 	rrelu := checkpoint(t, oneOp("LeakyReLU", `{"act_type":"rrelu","lower_bound":"0.1","upper_bound":"0.3"}`), nil)
 	expect(t, run(t, rrelu, f32s([]int64{2}, -10, 3)), []int64{2}, -2, 3)
 }
+
+// TestHostileShapes covers symbols that once crashed the importer: shapes
+// come only from the file (a variable's __shape__, a reduction to a
+// scalar), as in the fuzz target. Each must give an error naming the node.
+func TestHostileShapes(t *testing.T) {
+	data := func(shape string) string {
+		return `{"op":"null","name":"data","attrs":{"__shape__":"` + shape + `"},"inputs":[]}`
+	}
+	sym := func(nodes ...string) string {
+		return `{"nodes":[` + strings.Join(nodes, ",") + `],"arg_nodes":[0],"heads":[[` + string(rune('0'+len(nodes)-1)) + `,0,0]],"attrs":{"mxnet_version":["int",10300]}}`
+	}
+	cases := []struct{ name, sym, want string }{
+		{"FullyConnected on a scalar", sym(data("(2,3)"),
+			`{"op":"mean","name":"m","inputs":[[0,0,0]]}`,
+			`{"op":"FullyConnected","name":"fc","attrs":{"num_hidden":"2"},"inputs":[[1,0,0]]}`), "scalar"},
+		{"FullyConnected flatten=False on a scalar", sym(data("(2,3)"),
+			`{"op":"mean","name":"m","inputs":[[0,0,0]]}`,
+			`{"op":"FullyConnected","name":"fc","attrs":{"num_hidden":"2","flatten":"False"},"inputs":[[1,0,0]]}`), "scalar"},
+		{"BatchNorm axis 0 of rank 1", sym(data("(3,)"),
+			`{"op":"BatchNorm","name":"bn","attrs":{"axis":"0","fix_gamma":"False"},"inputs":[[0,0,0]]}`), "rank 2 or more"},
+		{"BatchNorm with a huge channel count", sym(data("(1,140737488355328)"),
+			`{"op":"BatchNorm","name":"bn","attrs":{"fix_gamma":"True"},"inputs":[[0,0,0]]}`), "unit scale"},
+		{"BatchNorm with a large channel count", sym(data("(1,100000000)"),
+			`{"op":"BatchNorm","name":"bn","attrs":{"fix_gamma":"True"},"inputs":[[0,0,0]]}`), "unit scale"},
+		{"global sum pooling of rank 1", sym(data("(4,)"),
+			`{"op":"Pooling","name":"p","attrs":{"global_pool":"True","pool_type":"sum"},"inputs":[[0,0,0]]}`), "rank 3 or more"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(checkpoint(t, c.sym, nil), formats.ReadOptions{})
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "internal error") {
+				t.Fatalf("want an error mentioning %q, got %v", c.want, err)
+			}
+		})
+	}
+}
+
+// TestBatchNormAxis0 normalizes over axis 0 of an NC input: the axis must
+// be moved to position 1 and back.
+func TestBatchNormAxis0(t *testing.T) {
+	sym := checkpoint(t, oneOp("BatchNorm", `{"axis":"0","fix_gamma":"False","eps":"0"}`, "g", "b", "m", "v"), map[string]*canon.Tensor{
+		"arg:g": f32s([]int64{2}, 1, 2), "arg:b": f32s([]int64{2}, 0, 10),
+		"aux:m": f32s([]int64{2}, 0, 0), "aux:v": f32s([]int64{2}, 1, 1),
+	})
+	x := f32s([]int64{2, 3}, 1, 2, 3, 4, 5, 6)
+	expect(t, run(t, sym, x), []int64{2, 3}, 1, 2, 3, 18, 20, 22)
+}

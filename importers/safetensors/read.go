@@ -14,6 +14,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
 
 // MaxHeader bounds the JSON header, as the reference implementation does.
@@ -57,13 +58,24 @@ func Read(path string, _ formats.ReadOptions) (*canon.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := parse(path, m.Data)
+	g, err := parseRecovered(path, m.Data)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
 	g.AddResource(m)
 	return g, nil
+}
+
+// parseRecovered is parse with a recovered panic turned into an error:
+// hostile input must never crash the caller.
+func parseRecovered(path string, data []byte) (g *canon.Graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			g, err = nil, panicerr.New(path, r)
+		}
+	}()
+	return parse(path, data)
 }
 
 func parse(path string, data []byte) (*canon.Graph, error) {
