@@ -45,13 +45,8 @@ func Sniff(head []byte) bool {
 // symbol file is paired with opts.Params or the newest `<prefix>-NNNN.params`
 // beside it, or read alone (weights become graph inputs).
 func Read(path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
-	defer func() {
-		// Hostile input must produce an error, never a crash of the
-		// caller; every check is meant to run before this can trigger.
-		if r := recover(); r != nil {
-			g, err = nil, panicerr.New(path, r)
-		}
-	}()
+	// Every check is meant to run before a panic could; this is the net.
+	defer panicerr.Recover(path, &err)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

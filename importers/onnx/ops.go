@@ -181,13 +181,13 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 
 // ---- convolutions and pooling ----
 
-// windowAttrs are the attributes convolutions and pools share.
 // maxWindowValue bounds kernel sizes, strides, dilations and pads; real
 // models stay far below it, and products of two such values fit in int64.
 const maxWindowValue = 1 << 30
 
 func inWindowRange(v int64) bool { return v >= 0 && v <= maxWindowValue }
 
+// windowAttrs are the attributes convolutions and pools share.
 type windowAttrs struct {
 	kernel, strides, dilations, padsBegin, padsEnd []int64
 	autoPad                                        string

@@ -62,13 +62,8 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 
 // readData imports the model held in data (which g's resources keep alive).
 func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph) (err error) {
-	defer func() {
-		// Hostile input must produce an error, never a crash of the
-		// caller; every check is meant to run before this can trigger.
-		if r := recover(); r != nil {
-			err = panicerr.New("importing", r)
-		}
-	}()
+	// Every check is meant to run before a panic could; this is the net.
+	defer panicerr.Recover("importing", &err)
 	im := &importer{g: g, opts: opts, tr: &tensorReader{baseDir: filepath.Dir(path), g: g}}
 	return im.read(data)
 }

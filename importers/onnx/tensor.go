@@ -69,12 +69,7 @@ func ReadTensorFile(path string) (t *canon.Tensor, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		// As in Read: a hostile file must give an error, never a crash.
-		if r := recover(); r != nil {
-			t, err = nil, fmt.Errorf("%s: %w", path, panicerr.New("reading the tensor", r))
-		}
-	}()
+	defer panicerr.Recover(path+": reading the tensor", &err)
 	t, err = decodeTensor(data, &tensorReader{baseDir: filepath.Dir(path)})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -58,7 +58,7 @@ func Read(path string, _ formats.ReadOptions) (*canon.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := parseRecovered(path, m.Data)
+	g, err := parse(path, m.Data)
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -67,18 +67,9 @@ func Read(path string, _ formats.ReadOptions) (*canon.Graph, error) {
 	return g, nil
 }
 
-// parseRecovered is parse with a recovered panic turned into an error:
-// hostile input must never crash the caller.
-func parseRecovered(path string, data []byte) (g *canon.Graph, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			g, err = nil, panicerr.New(path, r)
-		}
-	}()
-	return parse(path, data)
-}
-
-func parse(path string, data []byte) (*canon.Graph, error) {
+func parse(path string, data []byte) (_ *canon.Graph, err error) {
+	// Every check is meant to run before a panic could; this is the net.
+	defer panicerr.Recover(path, &err)
 	if len(data) < 8 {
 		return nil, fmt.Errorf("%s: %d bytes is too short for a safetensors file", path, len(data))
 	}

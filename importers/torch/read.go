@@ -90,13 +90,8 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 }
 
 func read(path string, m *mmapfile.Mapping, opts formats.ReadOptions) (g *canon.Graph, err error) {
-	defer func() {
-		// Hostile input must produce an error, never a crash of the
-		// caller; every check is meant to run before this can trigger.
-		if r := recover(); r != nil {
-			g, err = nil, panicerr.New(path, r)
-		}
-	}()
+	// Every check is meant to run before a panic could; this is the net.
+	defer panicerr.Recover(path, &err)
 	var root pickle.Value
 	bigEndian := false
 	switch {

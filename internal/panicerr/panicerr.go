@@ -40,3 +40,13 @@ func (e *Error) Unwrap() error {
 
 // StackTrace is the stack of the goroutine at the time of the panic.
 func (e *Error) StackTrace() []byte { return e.stack }
+
+// Recover, deferred directly by a function with a named error result,
+// turns a panic in that function into *err (a *Error naming where), so
+// that hostile input gives the caller an error instead of a crash. The
+// function's other results are then meaningless, as with any error.
+func Recover(where string, err *error) {
+	if r := recover(); r != nil {
+		*err = New(where, r)
+	}
+}

@@ -74,11 +74,7 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 	}()
 	// Registered after the cleanup above so that it runs first: a
 	// recovered panic becomes the error that makes the cleanup run.
-	defer func() {
-		if r := recover(); r != nil {
-			g, err = nil, panicerr.New(path, r)
-		}
-	}()
+	defer panicerr.Recover(path, &err)
 	root, err := unpickleArchive(a, "data.pkl", "data")
 	if err != nil {
 		return nil, err
