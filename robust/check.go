@@ -14,19 +14,17 @@ import (
 	"unsafe"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/databudget"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
-// SlackBytes is the allowance on top of the per-input-byte factor: small
-// computed tensors (a BatchNorm's unit gamma, shape constants) need no
-// counterpart in the file.
-const SlackBytes = 1 << 20
-
-// MaxBytesPerInputByte bounds how much tensor data a reader may produce per
-// byte of input: a varint in a typed ONNX field (1 byte) becomes an int64
-// (8 bytes); nothing legitimate expands more.
-const MaxBytesPerInputByte = 8
+// SlackBytes and MaxBytesPerInputByte are the readers' own data budget
+// (internal/databudget), which a successful read must stay within.
+const (
+	SlackBytes           = databudget.SlackBytes
+	MaxBytesPerInputByte = databudget.PerInputByte
+)
 
 // Seeds returns the contents of the shared fixture files matching the glob
 // patterns (relative to the fixtures folder) that are at most maxSize

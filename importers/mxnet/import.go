@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/databudget"
 	"github.com/modelbridge/modelbridge/internal/mxparams"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
@@ -192,9 +193,8 @@ type builder struct {
 	outs       [][]string                 // canonical values of each node's outputs
 	taken      map[string]bool            // value and node names in use
 	opts       formats.ReadOptions
-	// budget is what is left of madeBudget (budget0) for tensors the
-	// importer creates.
-	budget, budget0 int64
+	// budget counts the tensors the importer creates (see madeBudget).
+	budget databudget.Budget
 }
 
 // roleParam marks a weight input whose canonical slot carries no layout
@@ -208,34 +208,31 @@ type initUse struct {
 	node string
 }
 
-// madeSlack is the data the importer may always create itself (unit
-// scales, copies of shared weights) on top of what the checkpoint's size
-// justifies.
-const madeSlack = 1 << 20
-
-// madeBudget bounds the tensor data the importer creates for a checkpoint
-// of the given sizes: a corrupt shape or attribute (a channel count of
-// 10^12) must give an error, not an allocation of that size. Real
-// checkpoints stay far below it: what it builds is a small fraction of
-// the weights the params file holds.
-func madeBudget(symbolBytes, paramsBytes int64) int64 {
-	return madeSlack + 8*symbolBytes + 7*paramsBytes
+// madeBudget bounds the tensor data the importer creates (unit scales,
+// copies of shared weights) for a checkpoint of the given sizes: a corrupt
+// shape or attribute (a channel count of 10^12) must give an error, not an
+// allocation of that size. The params' own arrays count against the
+// checkpoint's budget. Real checkpoints stay far below it: what the
+// importer builds is a small fraction of the weights.
+func madeBudget(symbolBytes, paramsBytes int64) databudget.Budget {
+	b := databudget.ForInput(symbolBytes + paramsBytes)
+	b.Used = paramsBytes
+	return b
 }
 
 // reserve takes the data of a tensor the importer is about to create from
 // the budget, or explains why it cannot.
 func (b *builder) reserve(c *nodeCtx, what string, dt canon.DType, shape []int64) error {
 	n := (&canon.Tensor{DType: dt, Shape: shape}).ByteSize()
-	if n < 0 || n > b.budget {
-		return c.errf("the %s, %s%s, would need more data than this checkpoint can justify (%d bytes left of the %d allowed); the input shape or an attribute is corrupt", what, dt, fmtShape(shape), b.budget, b.budget0)
+	if !b.budget.Take(n) {
+		return c.errf("the %s, %s%s, would need more data than this checkpoint can justify (%d bytes left of the %d allowed); the input shape or an attribute is corrupt", what, dt, fmtShape(shape), b.budget.Limit-b.budget.Used, b.budget.Limit)
 	}
-	b.budget -= n
 	return nil
 }
 
-func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opts formats.ReadOptions, budget int64) (*canon.Graph, error) {
+func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opts formats.ReadOptions, budget databudget.Budget) (*canon.Graph, error) {
 	b := &builder{
-		file: file, paramsFile: paramsFile, sym: sym, opts: opts, budget: budget, budget0: budget,
+		file: file, paramsFile: paramsFile, sym: sym, opts: opts, budget: budget,
 		g:          &canon.Graph{Name: checkpointPrefix(filepath.Base(file))},
 		vals:       map[string]canon.ValueInfo{},
 		used:       map[string]bool{},

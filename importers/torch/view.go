@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/databudget"
 )
 
 // viewKey identifies a tensor's exact view of a storage: two state-dict
@@ -21,23 +22,22 @@ type viewKey struct {
 // storage once and keeping tied views tied.
 type materializer struct {
 	bigEndian bool
-	// maxGather bounds the bytes strided views (and big-endian copies) may
-	// expand to in all, relative to the file, so that a tiny hostile file
-	// cannot ask for terabytes; gathered is what they have used.
-	maxGather int64
-	gathered  int64
-	// maxTotal bounds the data of all tensors, ties and views of one
-	// storage included (they share bytes here, but every consumer that
-	// writes the graph out pays for each), and total is what they hold.
-	maxTotal int64
-	total    int64
-	views    map[viewKey]*canon.Tensor
+	// copies bounds the bytes strided views and big-endian swaps copy,
+	// half the data budget, so that a tiny hostile file cannot ask for
+	// terabytes of memory.
+	copies databudget.Budget
+	// data bounds the data of all tensors, ties and views of one storage
+	// included (they share bytes here, but every consumer that writes the
+	// graph out pays for each).
+	data  databudget.Budget
+	views map[viewKey]*canon.Tensor
 	// Ties lists (name, first name) for tensors sharing another's data.
 	Ties [][2]string
 }
 
 func newMaterializer(fileSize int64, bigEndian bool) *materializer {
-	return &materializer{bigEndian: bigEndian, maxGather: 4*fileSize + 1<<20, maxTotal: 8*fileSize + 1<<20, views: map[viewKey]*canon.Tensor{}}
+	copies := databudget.Budget{Limit: databudget.PerInputByte/2*fileSize + databudget.SlackBytes}
+	return &materializer{bigEndian: bigEndian, copies: copies, data: databudget.ForInput(fileSize), views: map[viewKey]*canon.Tensor{}}
 }
 
 func (mz *materializer) tensor(name string, rec *tensorRecord) (*canon.Tensor, error) {
@@ -67,19 +67,17 @@ func (mz *materializer) tensor(name string, rec *tensorRecord) (*canon.Tensor, e
 
 // charge counts n bytes of tensor data against the file's budget.
 func (mz *materializer) charge(name string, n int64) error {
-	mz.total += n
-	if mz.total > mz.maxTotal {
-		return fmt.Errorf("tensor %q brings the tensors to %d bytes, more than 8 times the file's size: the file views its storages far more often than torch.save writes them (corrupt or hostile); refusing", name, mz.total)
+	if !mz.data.Take(n) {
+		return fmt.Errorf("tensor %q brings the tensors to %d bytes, more than %d times the file's size: the file views its storages far more often than torch.save writes them (corrupt or hostile); refusing", name, mz.data.Used+n, databudget.PerInputByte)
 	}
 	return nil
 }
 
 // gatherBudget counts n bytes a view copies against the file's budget.
 func (mz *materializer) gatherBudget(n int64) error {
-	if n > mz.maxGather-mz.gathered {
-		return fmt.Errorf("strided views expand to %d bytes, far more than the file holds; refusing", mz.gathered+n)
+	if !mz.copies.Take(n) {
+		return fmt.Errorf("strided views expand to %d bytes, far more than the file holds; refusing", mz.copies.Used+n)
 	}
-	mz.gathered += n
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/modelbridge/modelbridge/internal/databudget"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 )
 
@@ -22,29 +23,20 @@ type archive struct {
 	// own is the mapping this archive made itself and releases on Close;
 	// it is nil when mapped belongs to the caller (the torch importer).
 	own *mmapfile.Mapping
-	// counted lists the entries read so far and inputBytes is their size:
-	// the measure of the file that bounds the tensor data an import may
-	// make (tensorBytes), so that a small hostile archive cannot expand
-	// into gigabytes through broadcast views or repeated weights.
-	counted     map[string]bool
-	inputBytes  int64
-	tensorBytes int64
+	// counted lists the entries read so far; their size is the measure of
+	// the file that bounds the tensor data an import may make (data), so
+	// that a small hostile archive cannot expand into gigabytes through
+	// broadcast views or repeated weights.
+	counted map[string]bool
+	data    databudget.Budget
 }
-
-// maxTensorBytesPerInputByte is how much tensor data an import may make
-// per byte of the entries it read, plus tensorSlackBytes for small
-// computed constants.
-const (
-	maxTensorBytesPerInputByte = 8
-	tensorSlackBytes           = 1 << 20
-)
 
 // fits reports an error when n more bytes of tensor data would exceed
 // what the archive's size allows; what names the tensor. The error does
 // not name the file: callers add it.
 func (a *archive) fits(what string, n int64) error {
-	if limit := maxTensorBytesPerInputByte*a.inputBytes + tensorSlackBytes; n < 0 || n > limit-a.tensorBytes {
-		return fmt.Errorf("%s would bring the tensor data to more than %d bytes, %d times what the archive's entries hold: the archive is corrupt or hostile; refusing", what, limit, maxTensorBytesPerInputByte)
+	if !a.data.Fits(n) {
+		return fmt.Errorf("%s would bring the tensor data to more than %d bytes, %d times what the archive's entries hold: the archive is corrupt or hostile; refusing", what, a.data.Limit, databudget.PerInputByte)
 	}
 	return nil
 }
@@ -54,7 +46,7 @@ func (a *archive) charge(what string, n int64) error {
 	if err := a.fits(what, n); err != nil {
 		return err
 	}
-	a.tensorBytes += n
+	a.data.Used += n
 	return nil
 }
 
@@ -66,7 +58,7 @@ const maxDeflateRatio = 1100
 // openArchive indexes zr. data, when not nil, is the whole file that zr
 // reads, owned by the caller; otherwise the file is mapped here.
 func openArchive(zr *zip.Reader, path string, data []byte) (*archive, error) {
-	a := &archive{path: path, entries: map[string]*zip.File{}, counted: map[string]bool{}}
+	a := &archive{path: path, entries: map[string]*zip.File{}, counted: map[string]bool{}, data: databudget.ForInput(0)}
 	for _, f := range zr.File {
 		name := f.Name
 		if strings.HasSuffix(name, "/") {
@@ -173,7 +165,7 @@ func (a *archive) read(name string) ([]byte, error) {
 func (a *archive) count(name string, size uint64) {
 	if !a.counted[name] {
 		a.counted[name] = true
-		a.inputBytes += int64(size)
+		a.data.AddInput(int64(size))
 	}
 }
 
