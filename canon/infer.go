@@ -31,7 +31,7 @@ func InferNode(n *Node, in []ValueInfo) ([]ValueInfo, error) {
 	if err := checkAttrs(n); err != nil {
 		return nil, err
 	}
-	c := &inferCtx{n: n, in: in}
+	c := &InferCtx{n: n, in: in}
 	outs, err := c.infer()
 	if err != nil {
 		return nil, err

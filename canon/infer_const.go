@@ -68,7 +68,7 @@ func staticSmall(dims []Dim) ([]int64, bool) {
 
 // reshapeConst carries x's constant content over to a new shape with the
 // same elements (Reshape, Flatten, Squeeze, Unsqueeze).
-func (c *inferCtx) reshapeConst(x ValueInfo, out []Dim) *Tensor {
+func (c *InferCtx) reshapeConst(x ValueInfo, out []Dim) *Tensor {
 	t := constOf(x)
 	if t == nil {
 		return nil
@@ -106,7 +106,7 @@ func broadcastIndex(i int64, out, in []int64) int64 {
 	return j
 }
 
-func (c *inferCtx) binaryConst(fn BinaryFn, a, b *Tensor, out []Dim) (*Tensor, error) {
+func (c *InferCtx) binaryConst(fn BinaryFn, a, b *Tensor, out []Dim) (*Tensor, error) {
 	s, ok := staticSmall(out)
 	if !ok {
 		return nil, nil
@@ -141,7 +141,7 @@ func (c *inferCtx) binaryConst(fn BinaryFn, a, b *Tensor, out []Dim) (*Tensor, e
 	return makeIntConst(c.outName(0), a.DType, s, res), nil
 }
 
-func (c *inferCtx) concatConst(axis int, out []Dim) *Tensor {
+func (c *InferCtx) concatConst(axis int, out []Dim) *Tensor {
 	s, ok := staticSmall(out)
 	if !ok {
 		return nil
@@ -178,7 +178,7 @@ func (c *inferCtx) concatConst(axis int, out []Dim) *Tensor {
 	return makeIntConst(c.outName(0), dt, s, res)
 }
 
-func (c *inferCtx) sliceConst(op *Slice, x ValueInfo, axes []int, steps []int64, out []Dim) *Tensor {
+func (c *InferCtx) sliceConst(op *Slice, x ValueInfo, axes []int, steps []int64, out []Dim) *Tensor {
 	if constOf(x) == nil {
 		return nil
 	}
@@ -213,7 +213,7 @@ func (c *inferCtx) sliceConst(op *Slice, x ValueInfo, axes []int, steps []int64,
 	return makeIntConst(c.outName(0), x.Const.DType, s, res)
 }
 
-func (c *inferCtx) gatherConst(data ValueInfo, axis int, ids []int64, out []Dim) *Tensor {
+func (c *InferCtx) gatherConst(data ValueInfo, axis int, ids []int64, out []Dim) *Tensor {
 	if constOf(data) == nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import "math"
 
 // paramInts checks run-time integer parameter input i (a 1-D i64 tensor)
 // and returns its value when known before run time.
-func (c *inferCtx) paramInts(i int, what string) ([]int64, bool, error) {
+func (c *InferCtx) paramInts(i int, what string) ([]int64, bool, error) {
 	p := c.in[i]
 	if p.DType != Undefined && p.DType != Int64 && p.DType != Int32 {
 		return nil, false, c.errf("%s input %q is %s, want i64", what, c.n.Inputs[i], p.DType)
@@ -32,7 +32,7 @@ func (c *inferCtx) paramInts(i int, what string) ([]int64, bool, error) {
 }
 
 // paramLen is the entry count of 1-D parameter input i, or -1 when unknown.
-func (c *inferCtx) paramLen(i int) int64 {
+func (c *InferCtx) paramLen(i int) int64 {
 	p := c.in[i]
 	if !p.RankKnown || len(p.Shape) != 1 || !p.Shape[0].Known() {
 		return -1
@@ -42,13 +42,13 @@ func (c *inferCtx) paramLen(i int) int64 {
 
 // checkEffective validates the attributes of op, an effective copy of the
 // node's op with known run-time parameters filled in.
-func (c *inferCtx) checkEffective(op Op) error {
+func (c *InferCtx) checkEffective(op Op) error {
 	return checkAttrs(&Node{Name: c.n.Name, Op: op, Inputs: c.n.Inputs[:1], Outputs: c.n.Outputs})
 }
 
 // scalarParam checks that run-time input i is a one-element tensor of X's
 // dtype (Clip bounds, Pad's fill value).
-func (c *inferCtx) scalarParam(i int, what string) error {
+func (c *InferCtx) scalarParam(i int, what string) error {
 	if !c.present(i) {
 		return nil
 	}
@@ -62,7 +62,7 @@ func (c *inferCtx) scalarParam(i int, what string) error {
 	return nil
 }
 
-func (c *inferCtx) clip() (ValueInfo, error) {
+func (c *InferCtx) clip() (ValueInfo, error) {
 	if err := c.scalarParam(1, "Min"); err != nil {
 		return ValueInfo{}, err
 	}
@@ -72,7 +72,7 @@ func (c *inferCtx) clip() (ValueInfo, error) {
 	return c.elementwise()
 }
 
-func (c *inferCtx) dynPad(op *Pad) (ValueInfo, error) {
+func (c *InferCtx) dynPad(op *Pad) (ValueInfo, error) {
 	if err := c.scalarParam(2, "Value"); err != nil {
 		return ValueInfo{}, err
 	}
@@ -140,7 +140,7 @@ func (c *inferCtx) dynPad(op *Pad) (ValueInfo, error) {
 	return c.pad(&eff)
 }
 
-func (c *inferCtx) padAxesWord(axes []int64) string {
+func (c *InferCtx) padAxesWord(axes []int64) string {
 	if axes == nil {
 		return "every axis of input X"
 	}
@@ -148,7 +148,7 @@ func (c *inferCtx) padAxesWord(axes []int64) string {
 }
 
 // normAxesList normalizes axes against rank r, refusing repeats.
-func (c *inferCtx) normAxesList(axes []int64, r int) ([]int64, error) {
+func (c *InferCtx) normAxesList(axes []int64, r int) ([]int64, error) {
 	out := make([]int64, len(axes))
 	for i, a := range axes {
 		ax, ok := normAxis(a, r)
@@ -172,7 +172,7 @@ func containsInt64(s []int64, v int64) bool {
 	return false
 }
 
-func (c *inferCtx) dynSlice(op *Slice) (ValueInfo, error) {
+func (c *InferCtx) dynSlice(op *Slice) (ValueInfo, error) {
 	eff := *op
 	fields := []*[]int64{&eff.Starts, &eff.Ends, &eff.Axes, &eff.Steps}
 	names := []string{"Starts", "Ends", "Axes", "Steps"}
@@ -231,7 +231,7 @@ func (c *inferCtx) dynSlice(op *Slice) (ValueInfo, error) {
 	return shaped(x.DType, out), nil
 }
 
-func (c *inferCtx) dynSplit(op *Split) ([]ValueInfo, error) {
+func (c *InferCtx) dynSplit(op *Split) ([]ValueInfo, error) {
 	if !c.present(1) {
 		return c.split(op)
 	}
@@ -270,7 +270,7 @@ func (c *inferCtx) dynSplit(op *Split) ([]ValueInfo, error) {
 	return outs, nil
 }
 
-func (c *inferCtx) dynSqueeze(op *Squeeze) (ValueInfo, error) {
+func (c *InferCtx) dynSqueeze(op *Squeeze) (ValueInfo, error) {
 	if !c.present(1) {
 		return c.squeeze(op)
 	}
@@ -289,7 +289,7 @@ func (c *inferCtx) dynSqueeze(op *Squeeze) (ValueInfo, error) {
 	return c.squeeze(&eff)
 }
 
-func (c *inferCtx) dynUnsqueeze(op *Unsqueeze) (ValueInfo, error) {
+func (c *InferCtx) dynUnsqueeze(op *Unsqueeze) (ValueInfo, error) {
 	if !c.present(1) {
 		return c.unsqueeze(op)
 	}
@@ -309,7 +309,7 @@ func (c *inferCtx) dynUnsqueeze(op *Unsqueeze) (ValueInfo, error) {
 	return c.unsqueeze(&eff)
 }
 
-func (c *inferCtx) dynResize(op *Resize) (ValueInfo, error) {
+func (c *InferCtx) dynResize(op *Resize) (ValueInfo, error) {
 	x := c.in[0]
 	eff := *op
 	known := true

@@ -5,23 +5,23 @@ import (
 	"math"
 )
 
-// inferCtx carries one node and its input types through an op's inference.
-type inferCtx struct {
+// InferCtx carries one node and its input types through an op's inference.
+type InferCtx struct {
 	n  *Node
 	in []ValueInfo
 }
 
-func (c *inferCtx) errf(format string, args ...any) error {
+func (c *InferCtx) errf(format string, args ...any) error {
 	return nodeErrorf(c.n, format, args...)
 }
 
 // present reports whether optional input i is given.
-func (c *inferCtx) present(i int) bool {
+func (c *InferCtx) present(i int) bool {
 	return i < len(c.n.Inputs) && c.n.Inputs[i] != ""
 }
 
 // slot names input i by its signature slot, e.g. "input X" or "W".
-func (c *inferCtx) slot(i int) string {
+func (c *InferCtx) slot(i int) string {
 	specs := c.n.Op.Signature().Inputs
 	switch {
 	case len(specs) == 0:
@@ -36,7 +36,7 @@ func (c *inferCtx) slot(i int) string {
 }
 
 // outName is the name of output i, used to name computed constants.
-func (c *inferCtx) outName(i int) string {
+func (c *InferCtx) outName(i int) string {
 	if i < len(c.n.Outputs) {
 		return c.n.Outputs[i]
 	}
@@ -44,7 +44,7 @@ func (c *inferCtx) outName(i int) string {
 }
 
 // needRank fails unless input i has the given rank (or an unknown rank).
-func (c *inferCtx) needRank(i, rank int, why string) error {
+func (c *InferCtx) needRank(i, rank int, why string) error {
 	v := c.in[i]
 	if v.RankKnown && len(v.Shape) != rank {
 		return c.errf("%s has rank %d (shape %s), %s needs rank %d", c.slot(i), len(v.Shape), fmtShape(v), why, rank)
@@ -53,7 +53,7 @@ func (c *inferCtx) needRank(i, rank int, why string) error {
 }
 
 // sameDType fails when two inputs have different known dtypes.
-func (c *inferCtx) sameDType(i, j int) error {
+func (c *InferCtx) sameDType(i, j int) error {
 	a, b := c.in[i].DType, c.in[j].DType
 	if a != Undefined && b != Undefined && a != b {
 		return c.errf("%s is %s but %s is %s; %s needs equal types", c.slot(i), a, c.slot(j), b, opKind(c.n.Op))
@@ -61,7 +61,7 @@ func (c *inferCtx) sameDType(i, j int) error {
 	return nil
 }
 
-func (c *inferCtx) overflow(what string) error {
+func (c *InferCtx) overflow(what string) error {
 	return c.errf("%s overflows int64", what)
 }
 
@@ -72,83 +72,41 @@ func one(v ValueInfo, err error) ([]ValueInfo, error) {
 	return []ValueInfo{v}, nil
 }
 
-// infer dispatches on the op kind.
-func (c *inferCtx) infer() ([]ValueInfo, error) {
-	switch op := c.n.Op.(type) {
-	case *Conv:
-		return one(c.conv(op))
-	case *ConvTranspose:
-		return one(c.convTranspose(op))
-	case *BatchNorm:
-		return one(c.batchNorm())
-	case *Linear:
-		return one(c.linear())
-	case *MatMul:
-		return one(c.matMul())
-	case *Binary:
-		return one(c.binary(op))
-	case *Clip:
-		return one(c.clip())
-	case *Unary, *LeakyRelu, *HardSigmoid, *Elu, *Selu:
-		return one(c.elementwise())
-	case *PRelu:
-		return one(c.prelu())
-	case *Softmax:
-		return one(c.softmax(op))
-	case *MaxPool:
-		return one(c.pool(op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode))
-	case *AveragePool:
-		return one(c.pool(op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode))
-	case *GlobalAveragePool, *GlobalMaxPool:
-		return one(c.globalPool())
-	case *ReduceMean:
-		return one(c.reduceMean(op))
-	case *Concat:
-		return one(c.concat(op))
-	case *Split:
-		return c.dynSplit(op)
-	case *Reshape:
-		return one(c.reshape(op))
-	case *Flatten:
-		return one(c.flatten(op))
-	case *Transpose:
-		return one(c.transpose(op))
-	case *Squeeze:
-		return one(c.dynSqueeze(op))
-	case *Unsqueeze:
-		return one(c.dynUnsqueeze(op))
-	case *Pad:
-		return one(c.dynPad(op))
-	case *Slice:
-		return one(c.dynSlice(op))
-	case *Gather:
-		return one(c.gather(op))
-	case *ShapeOf:
-		return one(c.shapeOf(op))
-	case *Constant:
-		t := op.Value
-		return one(ValueInfo{DType: t.DType, Shape: DimsOf(t.Shape...), RankKnown: true, Const: t}, nil)
-	case *Identity:
-		v := c.in[0]
-		v.Name = ""
-		v.Const = constOf(v)
-		return one(v, nil)
-	case *Dropout:
-		x := c.in[0]
-		out := ValueInfo{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}
-		mask := ValueInfo{DType: Bool, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}
-		return []ValueInfo{out, mask}, nil
-	case *Resize:
-		return one(c.dynResize(op))
+// infer runs the op's own inference from the registry.
+func (c *InferCtx) infer() ([]ValueInfo, error) {
+	d := DefOf(c.n.Op)
+	if d == nil {
+		return nil, c.errf("no shape inference for op kind %s (%T): it is not a registered canonical op", opKind(c.n.Op), c.n.Op)
 	}
-	return nil, c.errf("no shape inference for op kind %s (%T)", opKind(c.n.Op), c.n.Op)
+	return d.Infer(c)
+}
+
+// Node is the node being inferred.
+func (c *InferCtx) Node() *Node { return c.n }
+
+// In is the type of input i (the zero ValueInfo for an absent input).
+func (c *InferCtx) In(i int) ValueInfo {
+	if i < len(c.in) {
+		return c.in[i]
+	}
+	return ValueInfo{}
+}
+
+// Errorf is an error naming the node.
+func (c *InferCtx) Errorf(format string, args ...any) error { return c.errf(format, args...) }
+
+// SameAsInput is the type of an op whose single output has input i's dtype
+// and shape.
+func (c *InferCtx) SameAsInput(i int) ([]ValueInfo, error) {
+	x := c.In(i)
+	return []ValueInfo{{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}}, nil
 }
 
 // ---- convolutions and pooling ----
 
 // spatialRank decides how many spatial axes a conv-like node has: from the
 // weight's rank, else the data's, else the attributes.
-func (c *inferCtx) spatialRank(attrLen int, w int) int {
+func (c *InferCtx) spatialRank(attrLen int, w int) int {
 	if w >= 0 && c.in[w].RankKnown {
 		return len(c.in[w].Shape) - 2
 	}
@@ -160,7 +118,7 @@ func (c *inferCtx) spatialRank(attrLen int, w int) int {
 
 // checkSpatialAttrs requires every per-axis attribute to have ns entries:
 // canonical attributes are explicit, so a missing one is an importer bug.
-func (c *inferCtx) checkSpatialAttrs(ns int, attrs ...namedInts) error {
+func (c *InferCtx) checkSpatialAttrs(ns int, attrs ...namedInts) error {
 	if ns < 1 {
 		return c.errf("needs at least 1 spatial axis; input X has shape %s%s", fmtShape(c.in[0]), c.weightShape())
 	}
@@ -173,7 +131,7 @@ func (c *inferCtx) checkSpatialAttrs(ns int, attrs ...namedInts) error {
 }
 
 // weightShape describes input W for errors about conv-like nodes.
-func (c *inferCtx) weightShape() string {
+func (c *InferCtx) weightShape() string {
 	switch c.n.Op.(type) {
 	case *Conv, *ConvTranspose:
 		if len(c.in) > 1 && c.in[1].RankKnown {
@@ -188,7 +146,7 @@ type namedInts struct {
 	v    []int64
 }
 
-func (c *inferCtx) conv(op *Conv) (ValueInfo, error) {
+func (c *InferCtx) conv(op *Conv) (ValueInfo, error) {
 	x, w := c.in[0], c.in[1]
 	ns := c.spatialRank(len(op.Strides), 1)
 	if err := c.checkSpatialAttrs(ns, namedInts{"Strides", op.Strides}, namedInts{"Dilations", op.Dilations},
@@ -234,7 +192,7 @@ func (c *inferCtx) conv(op *Conv) (ValueInfo, error) {
 	return shaped(x.DType, out), nil
 }
 
-func (c *inferCtx) convTranspose(op *ConvTranspose) (ValueInfo, error) {
+func (c *InferCtx) convTranspose(op *ConvTranspose) (ValueInfo, error) {
 	x, w := c.in[0], c.in[1]
 	ns := c.spatialRank(len(op.Strides), 1)
 	if err := c.checkSpatialAttrs(ns, namedInts{"Strides", op.Strides}, namedInts{"Dilations", op.Dilations},
@@ -293,7 +251,7 @@ func (c *inferCtx) convTranspose(op *ConvTranspose) (ValueInfo, error) {
 }
 
 // checkBias checks the optional bias input i against the output channels.
-func (c *inferCtx) checkBias(i int, cout Dim) error {
+func (c *InferCtx) checkBias(i int, cout Dim) error {
 	if !c.present(i) {
 		return nil
 	}
@@ -314,7 +272,7 @@ func (c *inferCtx) checkBias(i int, cout Dim) error {
 // floor((in + pb + pe - ((k-1)*d+1)) / s) + 1, or with ceil the last window
 // kept only if it starts inside the input or the left padding (ONNX and
 // PyTorch agree on that rule).
-func (c *inferCtx) convAxis(i int, in, k Dim, s, d, pb, pe int64, ceil bool) (Dim, error) {
+func (c *InferCtx) convAxis(i int, in, k Dim, s, d, pb, pe int64, ceil bool) (Dim, error) {
 	if !in.Known() || !k.Known() {
 		return unknownDim, nil
 	}
@@ -342,7 +300,7 @@ func (c *inferCtx) convAxis(i int, in, k Dim, s, d, pb, pe int64, ceil bool) (Di
 	return knownDim(out), nil
 }
 
-func (c *inferCtx) pool(kernel, strides, dils, pb, pe []int64, ceil bool) (ValueInfo, error) {
+func (c *InferCtx) pool(kernel, strides, dils, pb, pe []int64, ceil bool) (ValueInfo, error) {
 	x := c.in[0]
 	ns := c.spatialRank(len(kernel), -1)
 	if err := c.checkSpatialAttrs(ns, namedInts{"Kernel", kernel}, namedInts{"Strides", strides}, namedInts{"Dilations", dils},
@@ -361,7 +319,7 @@ func (c *inferCtx) pool(kernel, strides, dils, pb, pe []int64, ceil bool) (Value
 	return shaped(x.DType, out), nil
 }
 
-func (c *inferCtx) globalPool() (ValueInfo, error) {
+func (c *InferCtx) globalPool() (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		return ValueInfo{DType: x.DType}, nil
@@ -378,7 +336,7 @@ func (c *inferCtx) globalPool() (ValueInfo, error) {
 
 // ---- normalization and dense layers ----
 
-func (c *inferCtx) batchNorm() (ValueInfo, error) {
+func (c *InferCtx) batchNorm() (ValueInfo, error) {
 	x := c.in[0]
 	if x.RankKnown && len(x.Shape) < 2 {
 		return ValueInfo{}, c.errf("input X has shape %s, needs (N, C, ...)", fmtShape(x))
@@ -399,7 +357,7 @@ func (c *inferCtx) batchNorm() (ValueInfo, error) {
 	return ValueInfo{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}, nil
 }
 
-func (c *inferCtx) linear() (ValueInfo, error) {
+func (c *InferCtx) linear() (ValueInfo, error) {
 	a, w := c.in[0], c.in[1]
 	if err := c.needRank(0, 2, "Linear"); err != nil {
 		return ValueInfo{}, err
@@ -430,7 +388,7 @@ func (c *inferCtx) linear() (ValueInfo, error) {
 	return shaped(a.DType, out), nil
 }
 
-func (c *inferCtx) matMul() (ValueInfo, error) {
+func (c *InferCtx) matMul() (ValueInfo, error) {
 	a, b := c.in[0], c.in[1]
 	if err := c.sameDType(0, 1); err != nil {
 		return ValueInfo{}, err
@@ -517,7 +475,7 @@ func broadcastDims(a, b []Dim) ([]Dim, int, bool) {
 	return out, 0, true
 }
 
-func (c *inferCtx) binary(op *Binary) (ValueInfo, error) {
+func (c *InferCtx) binary(op *Binary) (ValueInfo, error) {
 	a, b := c.in[0], c.in[1]
 	if err := c.sameDType(0, 1); err != nil {
 		return ValueInfo{}, err
@@ -552,12 +510,12 @@ func dimFromEnd(s []Dim, ax int) Dim {
 	return knownDim(1)
 }
 
-func (c *inferCtx) elementwise() (ValueInfo, error) {
+func (c *InferCtx) elementwise() (ValueInfo, error) {
 	x := c.in[0]
 	return ValueInfo{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}, nil
 }
 
-func (c *inferCtx) prelu() (ValueInfo, error) {
+func (c *InferCtx) prelu() (ValueInfo, error) {
 	x, s := c.in[0], c.in[1]
 	if err := c.sameDType(0, 1); err != nil {
 		return ValueInfo{}, err
@@ -576,7 +534,7 @@ func (c *inferCtx) prelu() (ValueInfo, error) {
 	return ValueInfo{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}, nil
 }
 
-func (c *inferCtx) softmax(op *Softmax) (ValueInfo, error) {
+func (c *InferCtx) softmax(op *Softmax) (ValueInfo, error) {
 	x := c.in[0]
 	if x.RankKnown {
 		if _, ok := normAxis(op.Axis, len(x.Shape)); !ok {
@@ -586,7 +544,7 @@ func (c *inferCtx) softmax(op *Softmax) (ValueInfo, error) {
 	return c.elementwise()
 }
 
-func (c *inferCtx) reduceMean(op *ReduceMean) (ValueInfo, error) {
+func (c *InferCtx) reduceMean(op *ReduceMean) (ValueInfo, error) {
 	x := c.in[0]
 	all := len(op.Axes) == 0
 	if !x.RankKnown {
@@ -626,7 +584,7 @@ func (c *inferCtx) reduceMean(op *ReduceMean) (ValueInfo, error) {
 
 // ---- shape manipulation ----
 
-func (c *inferCtx) concat(op *Concat) (ValueInfo, error) {
+func (c *InferCtx) concat(op *Concat) (ValueInfo, error) {
 	rank := -1
 	dt := Undefined
 	for i, v := range c.in {
@@ -689,7 +647,7 @@ func (c *inferCtx) concat(op *Concat) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) split(op *Split) ([]ValueInfo, error) {
+func (c *InferCtx) split(op *Split) ([]ValueInfo, error) {
 	x := c.in[0]
 	if len(op.Sizes) != len(c.n.Outputs) {
 		return nil, c.errf("has %d outputs but Sizes %v lists %d parts", len(c.n.Outputs), op.Sizes, len(op.Sizes))
@@ -726,7 +684,7 @@ func (c *inferCtx) split(op *Split) ([]ValueInfo, error) {
 
 // reshapeTarget returns the target codes, or ok=false when they are not
 // known before run time.
-func (c *inferCtx) reshapeTarget(op *Reshape) ([]int64, bool, error) {
+func (c *InferCtx) reshapeTarget(op *Reshape) ([]int64, bool, error) {
 	if op.Shape != nil {
 		return op.Shape, true, nil
 	}
@@ -773,7 +731,7 @@ func checkReshapeCodes(target []int64, allowZero bool) error {
 	return nil
 }
 
-func (c *inferCtx) reshape(op *Reshape) (ValueInfo, error) {
+func (c *InferCtx) reshape(op *Reshape) (ValueInfo, error) {
 	x := c.in[0]
 	target, ok, err := c.reshapeTarget(op)
 	if err != nil {
@@ -846,7 +804,7 @@ func (c *inferCtx) reshape(op *Reshape) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) flatten(op *Flatten) (ValueInfo, error) {
+func (c *InferCtx) flatten(op *Flatten) (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		if op.Axis == 0 {
@@ -893,7 +851,7 @@ func (c *inferCtx) flatten(op *Flatten) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) transpose(op *Transpose) (ValueInfo, error) {
+func (c *InferCtx) transpose(op *Transpose) (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		return shaped(x.DType, unknownDims(len(op.Perm))), nil
@@ -908,7 +866,7 @@ func (c *inferCtx) transpose(op *Transpose) (ValueInfo, error) {
 	return shaped(x.DType, out), nil
 }
 
-func (c *inferCtx) squeeze(op *Squeeze) (ValueInfo, error) {
+func (c *InferCtx) squeeze(op *Squeeze) (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		return ValueInfo{DType: x.DType}, nil
@@ -948,7 +906,7 @@ func (c *inferCtx) squeeze(op *Squeeze) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) unsqueeze(op *Unsqueeze) (ValueInfo, error) {
+func (c *InferCtx) unsqueeze(op *Unsqueeze) (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		return ValueInfo{DType: x.DType}, nil
@@ -980,7 +938,7 @@ func (c *inferCtx) unsqueeze(op *Unsqueeze) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) pad(op *Pad) (ValueInfo, error) {
+func (c *InferCtx) pad(op *Pad) (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		return shaped(x.DType, unknownDims(len(op.PadsBegin))), nil
@@ -1054,7 +1012,7 @@ func sliceRange(d, start, end, step int64) (first, count int64) {
 
 // sliceAxes resolves Axes and Steps (nil means every leading axis and step
 // 1, as in ONNX) against rank r.
-func (c *inferCtx) sliceAxes(op *Slice, r int) ([]int, []int64, error) {
+func (c *InferCtx) sliceAxes(op *Slice, r int) ([]int, []int64, error) {
 	axes := make([]int, len(op.Starts))
 	seen := make([]bool, r)
 	for i := range axes {
@@ -1082,7 +1040,7 @@ func (c *inferCtx) sliceAxes(op *Slice, r int) ([]int, []int64, error) {
 	return axes, steps, nil
 }
 
-func (c *inferCtx) slice(op *Slice) (ValueInfo, error) {
+func (c *InferCtx) slice(op *Slice) (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		return ValueInfo{DType: x.DType}, nil
@@ -1106,7 +1064,7 @@ func (c *inferCtx) slice(op *Slice) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) gather(op *Gather) (ValueInfo, error) {
+func (c *InferCtx) gather(op *Gather) (ValueInfo, error) {
 	data, idx := c.in[0], c.in[1]
 	if idx.DType != Undefined && idx.DType != Int64 && idx.DType != Int32 {
 		return ValueInfo{}, c.errf("Indices %q are %s, want i32 or i64", c.n.Inputs[1], idx.DType)
@@ -1150,7 +1108,7 @@ func (c *inferCtx) gather(op *Gather) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) shapeOf(op *ShapeOf) (ValueInfo, error) {
+func (c *InferCtx) shapeOf(op *ShapeOf) (ValueInfo, error) {
 	x := c.in[0]
 	if !x.RankKnown {
 		return shaped(Int64, []Dim{unknownDim}), nil
@@ -1178,7 +1136,7 @@ func (c *inferCtx) shapeOf(op *ShapeOf) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *inferCtx) resize(op *Resize) (ValueInfo, error) {
+func (c *InferCtx) resize(op *Resize) (ValueInfo, error) {
 	x := c.in[0]
 	n := max(len(op.Scales), len(op.Sizes))
 	if !x.RankKnown {

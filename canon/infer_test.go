@@ -149,7 +149,7 @@ var inferCases = []inferCase{
 	{"add mismatch", &Binary{Fn: Add}, []ValueInfo{f32(2, 3), f32(4)}, 0, `ERR node "n1" (Add): inputs A "in0" [2 3] and B "in1" [4] cannot be broadcast: axis -1 has [3] vs [4]`},
 	{"add dtype", &Binary{Fn: Add}, []ValueInfo{f32(2), i64(2)}, 0, "ERR input A is f32 but B is i64"},
 	{"add unknown rank", &Binary{Fn: Add}, []ValueInfo{{DType: Float32}, f32(2)}, 0, "f32[unknown rank]"},
-	{"binary bad fn", &Binary{Fn: 9}, []ValueInfo{f32(2), f32(2)}, 0, `ERR node "n1" (Binary(fn 9)): unknown elementwise function code 9`},
+	{"binary bad fn", &Binary{Fn: 9}, []ValueInfo{f32(2), f32(2)}, 0, `ERR node "n1" (Binary(fn 9)): op kind Binary(fn 9) is not a registered canonical op`},
 	{"relu", &Unary{Fn: Relu}, []ValueInfo{f32(1, 2)}, 0, "f32[1 2]"},
 	{"clip", NewClip(), []ValueInfo{withParam(f32(-1, 2), 0, "N")}, 0, "f32[N 2]"},
 	{"leaky", &LeakyRelu{Alpha: 0.1}, []ValueInfo{f32(3)}, 0, "f32[3]"},
@@ -188,7 +188,7 @@ var inferCases = []inferCase{
 	{"reshape unknown", &Reshape{Shape: ints(-1, 4)}, []ValueInfo{f32(-1, 2, 2)}, 0, "f32[? 4]"},
 	{"reshape input const", &Reshape{}, []ValueInfo{f32(2, 3, 4), constI64(nil, 0, 12)}, 0, "f32[2 12]"},
 	{"reshape input dynamic", &Reshape{}, []ValueInfo{f32(2, 3, 4), i64(3)}, 0, "f32[? ? ?]"},
-	{"reshape both", &Reshape{Shape: ints(24)}, []ValueInfo{f32(2, 3, 4), i64(1)}, 0, "ERR has both a Shape attribute [24] and a shape input"},
+	{"reshape both", &Reshape{Shape: ints(24)}, []ValueInfo{f32(2, 3, 4), i64(1)}, 0, "ERR has both a Shape attribute and a Shape input"},
 	{"reshape overflow", &Reshape{Shape: ints(-1)}, []ValueInfo{f32(big, big)}, 0, "ERR overflows int64"},
 	{"reshape const", &Reshape{Shape: ints(2, 1)}, []ValueInfo{constI64(nil, 7, 8)}, 0, "i64[2 1]=[7 8]"},
 

@@ -2,6 +2,7 @@ package canon
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +22,7 @@ const (
 	RoleLinearWeight             // O, I
 	RoleChannel                  // per-channel vector of a BatchNorm: C
 	RoleBias                     // per-output-channel bias: O
+	RoleWeight                   // a learned tensor with no channel layout (PRelu's slope)
 )
 
 // spatialLetters are the letters for 1, 2 and 3 spatial axes.
@@ -70,4 +72,109 @@ func Permutation(from, to Layout) ([]int, error) {
 		perm[i] = j
 	}
 	return perm, nil
+}
+
+// LayoutFits reports whether a tensor of the given rank can carry role r's
+// layout; a tensor that cannot is left unlabelled and validation reports
+// the misuse.
+func LayoutFits(r Role, rank int) bool {
+	switch r {
+	case RoleConvWeight, RoleDeconvWeight:
+		return rank >= 3 && rank <= 5
+	case RoleLinearWeight:
+		return rank == 2
+	case RoleChannel, RoleBias:
+		return rank == 1
+	}
+	return false
+}
+
+// OutputChannelAxis is the axis of a weight in role r that indexes output
+// channels, the axis along which per-output-channel scales and biases
+// apply. For a ConvTranspose weight (IO...) it is axis 1 and covers only
+// the channels of one group: output channel g·(C_out/Group)+j is row j of
+// group g's slice of axis 0. It returns false for roles without output
+// channels.
+func OutputChannelAxis(r Role) (axis int, perGroup bool, ok bool) {
+	switch r {
+	case RoleConvWeight, RoleLinearWeight, RoleBias, RoleChannel:
+		return 0, false, true
+	case RoleDeconvWeight:
+		return 1, true, true
+	}
+	return 0, false, false
+}
+
+// AssignLayouts gives every constant weight (an initializer, or a Constant
+// node's value) the layout its consumer's role needs. A weight already
+// labelled with another layout, because another consumer reads it in
+// another role, is copied under a fresh name for this consumer, so each
+// tensor has one layout. Importers and passes that create weights call it
+// instead of labelling by hand.
+func AssignLayouts(g *Graph) {
+	inits := g.InitializerIndex()
+	consts := map[string]*Tensor{}
+	taken := map[string]bool{}
+	for _, v := range g.Inputs {
+		taken[v.Name] = true
+	}
+	for name := range inits {
+		taken[name] = true
+	}
+	for _, n := range g.Nodes {
+		if k, ok := n.Op.(*Constant); ok && len(n.Outputs) == 1 && k.Value != nil {
+			consts[n.Outputs[0]] = k.Value
+		}
+		for _, o := range n.Outputs {
+			taken[o] = true
+		}
+	}
+	copies := map[string]string{}
+	for _, n := range g.Nodes {
+		specs := n.Op.Signature().Inputs
+		for i, in := range n.Inputs {
+			if in == "" || len(specs) == 0 {
+				continue
+			}
+			spec := specs[min(i, len(specs)-1)]
+			if i >= len(specs) && !spec.Variadic {
+				continue
+			}
+			t := inits[in]
+			if t == nil {
+				// A Constant node's value has no second name to copy it
+				// under: it is only labelled when unlabelled.
+				if k := consts[in]; k != nil && k.Layout == "" {
+					if want, ok := LayoutFor(spec.Role, len(k.Shape)); ok && LayoutFits(spec.Role, len(k.Shape)) {
+						k.Layout = want
+					}
+				}
+				continue
+			}
+			want, ok := LayoutFor(spec.Role, len(t.Shape))
+			if !ok || !LayoutFits(spec.Role, len(t.Shape)) {
+				continue
+			}
+			switch {
+			case t.Layout == "":
+				t.Layout = want
+			case t.Layout != want:
+				key := in + "\x00" + string(want)
+				name, ok := copies[key]
+				if !ok {
+					name = in + "_" + string(want)
+					for k := 1; taken[name]; k++ {
+						name = in + "_" + string(want) + "_" + strconv.Itoa(k)
+					}
+					taken[name] = true
+					c := *t
+					c.Name, c.Layout = name, want
+					g.Initializers = append(g.Initializers, &c)
+					inits[name] = &c
+					copies[key] = name
+				}
+				n.Inputs[i] = name
+			}
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package canon
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Op is the typed payload of a node: one struct per op kind, holding that
 // kind's attributes with every default already applied by the importer.
@@ -18,7 +21,13 @@ type InputSpec struct {
 	Optional bool
 	// Variadic marks the last slot as repeatable (Concat).
 	Variadic bool
+	// Param marks an input that carries, at run time, a parameter the op
+	// otherwise takes as an attribute (Clip's bounds, Slice's starts).
+	Param bool
 }
+
+// param is an optional run-time parameter input.
+func param(name string) InputSpec { return InputSpec{Name: name, Optional: true, Param: true} }
 
 // Signature is the input and output arity of an op kind.
 type Signature struct {
@@ -194,11 +203,40 @@ const (
 func (*Selu) Kind() string         { return "Selu" }
 func (*Selu) Signature() Signature { return sig(1, inX) }
 
+// GeluApprox selects Gelu's formula.
+type GeluApprox uint8
+
+const (
+	// GeluExact is x·Φ(x) = 0.5·x·(1 + erf(x/√2)).
+	GeluExact GeluApprox = iota
+	// GeluTanh is 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+	GeluTanh
+)
+
+var geluNames = [...]string{GeluExact: "none", GeluTanh: "tanh"}
+
+// String is the ONNX spelling of the approximation ("none" or "tanh").
+func (a GeluApprox) String() string {
+	if int(a) < len(geluNames) {
+		return geluNames[a]
+	}
+	return fmt.Sprintf("GeluApprox(%d)", a)
+}
+
+// Gelu is the Gaussian error linear unit, exact or with the tanh
+// approximation.
+type Gelu struct {
+	Approximate GeluApprox
+}
+
+func (*Gelu) Kind() string         { return "Gelu" }
+func (*Gelu) Signature() Signature { return sig(1, inX) }
+
 // PRelu is x for x >= 0, Slope*x otherwise, Slope broadcast to X.
 type PRelu struct{}
 
 func (*PRelu) Kind() string         { return "PRelu" }
-func (*PRelu) Signature() Signature { return sig(1, inX, InputSpec{Name: "Slope"}) }
+func (*PRelu) Signature() Signature { return sig(1, inX, InputSpec{Name: "Slope", Role: RoleWeight}) }
 
 // Clip bounds X to [Min, Max]; absent bounds are -Inf/+Inf.
 //
@@ -215,7 +253,7 @@ func NewClip() *Clip { return &Clip{Min: float32(math.Inf(-1)), Max: float32(mat
 
 func (*Clip) Kind() string { return "Clip" }
 func (*Clip) Signature() Signature {
-	return sig(1, inX, InputSpec{Name: "Min", Optional: true}, InputSpec{Name: "Max", Optional: true})
+	return sig(1, inX, param("Min"), param("Max"))
 }
 
 // HardSigmoid is max(0, min(1, Alpha*x + Beta)).
@@ -312,7 +350,7 @@ type Split struct {
 
 func (*Split) Kind() string { return "Split" }
 func (*Split) Signature() Signature {
-	return Signature{Inputs: []InputSpec{inX, {Name: "Sizes", Optional: true}}, MinOutputs: 1, MaxOutputs: -1}
+	return Signature{Inputs: []InputSpec{inX, param("Sizes")}, MinOutputs: 1, MaxOutputs: -1}
 }
 
 // Reshape gives X a new shape. When Shape is set it is the constant target
@@ -326,7 +364,7 @@ type Reshape struct {
 
 func (*Reshape) Kind() string { return "Reshape" }
 func (*Reshape) Signature() Signature {
-	return sig(1, inX, InputSpec{Name: "Shape", Optional: true})
+	return sig(1, inX, param("Shape"))
 }
 
 // Flatten reshapes X to 2-D: (prod(dims[:Axis]), prod(dims[Axis:])).
@@ -372,7 +410,7 @@ func (*Unsqueeze) Kind() string         { return "Unsqueeze" }
 func (*Unsqueeze) Signature() Signature { return sig(1, inX, inAxes) }
 
 // inAxes is the optional run-time axes input of Squeeze and Unsqueeze.
-var inAxes = InputSpec{Name: "Axes", Optional: true}
+var inAxes = param("Axes")
 
 // PadMode is how Pad fills the border.
 type PadMode uint8
@@ -406,7 +444,7 @@ type Pad struct {
 
 func (*Pad) Kind() string { return "Pad" }
 func (*Pad) Signature() Signature {
-	return sig(1, inX, InputSpec{Name: "Pads", Optional: true}, InputSpec{Name: "Value", Optional: true})
+	return sig(1, inX, param("Pads"), param("Value"))
 }
 
 // Slice takes [Starts, Ends) with Steps along Axes (ONNX clamping rules;
@@ -426,8 +464,7 @@ type Slice struct {
 
 func (*Slice) Kind() string { return "Slice" }
 func (*Slice) Signature() Signature {
-	opt := func(n string) InputSpec { return InputSpec{Name: n, Optional: true} }
-	return sig(1, inX, opt("Starts"), opt("Ends"), opt("Axes"), opt("Steps"))
+	return sig(1, inX, param("Starts"), param("Ends"), param("Axes"), param("Steps"))
 }
 
 // Gather takes entries of Data along Axis at Indices (negative indices count
@@ -525,5 +562,45 @@ type Resize struct {
 
 func (*Resize) Kind() string { return "Resize" }
 func (*Resize) Signature() Signature {
-	return sig(1, inX, InputSpec{Name: "Scales", Optional: true}, InputSpec{Name: "Sizes", Optional: true})
+	return sig(1, inX, param("Scales"), param("Sizes"))
+}
+
+// ---- run-time parameters: which attribute stands for which input ----
+
+func (o *Clip) AttrGiven(slot int) (string, bool) {
+	if slot == 1 {
+		return "Min", !math.IsInf(float64(o.Min), -1)
+	}
+	return "Max", !math.IsInf(float64(o.Max), 1)
+}
+
+func (o *Split) AttrGiven(int) (string, bool)     { return "Sizes", o.Sizes != nil }
+func (o *Squeeze) AttrGiven(int) (string, bool)   { return "Axes", o.Axes != nil }
+func (o *Unsqueeze) AttrGiven(int) (string, bool) { return "Axes", o.Axes != nil }
+func (o *Reshape) AttrGiven(int) (string, bool)   { return "Shape", o.Shape != nil }
+
+func (o *Pad) AttrGiven(slot int) (string, bool) {
+	if slot == 1 {
+		return "Pads", o.PadsBegin != nil || o.PadsEnd != nil
+	}
+	return "Value", math.Float32bits(o.Value) != 0
+}
+
+func (o *Slice) AttrGiven(slot int) (string, bool) {
+	switch slot {
+	case 1:
+		return "Starts", o.Starts != nil
+	case 2:
+		return "Ends", o.Ends != nil
+	case 3:
+		return "Axes", o.Axes != nil
+	}
+	return "Steps", o.Steps != nil
+}
+
+func (o *Resize) AttrGiven(slot int) (string, bool) {
+	if slot == 1 {
+		return "Scales", o.Scales != nil
+	}
+	return "Sizes", o.Sizes != nil
 }

@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -302,166 +301,62 @@ func specNames(specs []InputSpec) string {
 	return strings.Join(b, ", ")
 }
 
+// CheckCtx carries one node through its op's attribute check.
+type CheckCtx struct {
+	N *Node
+}
+
+// Errorf is an error naming the node.
+func (c *CheckCtx) Errorf(format string, args ...any) error { return nodeErrorf(c.N, format, args...) }
+
+// HasInput reports whether optional input i is given.
+func (c *CheckCtx) HasInput(i int) bool { return hasInput(c.N, i) }
+
+// AtLeast fails unless every entry of v is >= lo.
+func (c *CheckCtx) AtLeast(name string, v []int64, lo int64) error {
+	for _, x := range v {
+		if x < lo {
+			return c.Errorf("%s %v has %d; every entry must be >= %d", name, v, x, lo)
+		}
+	}
+	return nil
+}
+
+// sameLen fails unless every attribute has as many entries as the first.
+func (c *CheckCtx) sameLen(attrs ...namedInts) error {
+	for _, a := range attrs[1:] {
+		if len(a.v) != len(attrs[0].v) {
+			return c.Errorf("%s %v and %s %v must have one entry per spatial axis", attrs[0].name, attrs[0].v, a.name, a.v)
+		}
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
 // checkAttrs checks attribute values that make no sense whatever the input
 // shapes: the things that would otherwise divide by zero or index out of
-// range later.
+// range later. An op of no registered kind is an error here, so the
+// backends, which trust a validated graph, never see one.
 func checkAttrs(n *Node) error {
-	errf := func(format string, args ...any) error { return nodeErrorf(n, format, args...) }
-	atLeast := func(name string, v []int64, lo int64) error {
-		for _, x := range v {
-			if x < lo {
-				return errf("%s %v has %d; every entry must be >= %d", name, v, x, lo)
-			}
-		}
-		return nil
-	}
-	sameLen := func(attrs ...namedInts) error {
-		for _, a := range attrs[1:] {
-			if len(a.v) != len(attrs[0].v) {
-				return errf("%s %v and %s %v must have one entry per spatial axis", attrs[0].name, attrs[0].v, a.name, a.v)
-			}
-		}
-		return nil
-	}
-	firstErr := func(errs ...error) error {
-		for _, e := range errs {
-			if e != nil {
-				return e
-			}
-		}
-		return nil
+	d := DefOf(n.Op)
+	if d == nil {
+		return nodeErrorf(n, "op kind %s is not a registered canonical op", opKind(n.Op))
 	}
 	if err := checkDynamicParams(n); err != nil {
 		return err
 	}
-	switch op := n.Op.(type) {
-	case *Conv:
-		if op.Group < 1 {
-			return errf("Group is %d, must be >= 1", op.Group)
-		}
-		return firstErr(
-			sameLen(namedInts{"Strides", op.Strides}, namedInts{"Dilations", op.Dilations}, namedInts{"PadsBegin", op.PadsBegin}, namedInts{"PadsEnd", op.PadsEnd}),
-			atLeast("Strides", op.Strides, 1), atLeast("Dilations", op.Dilations, 1),
-			atLeast("PadsBegin", op.PadsBegin, 0), atLeast("PadsEnd", op.PadsEnd, 0))
-	case *ConvTranspose:
-		if op.Group < 1 {
-			return errf("Group is %d, must be >= 1", op.Group)
-		}
-		if err := firstErr(
-			sameLen(namedInts{"Strides", op.Strides}, namedInts{"Dilations", op.Dilations}, namedInts{"PadsBegin", op.PadsBegin},
-				namedInts{"PadsEnd", op.PadsEnd}, namedInts{"OutputPadding", op.OutputPadding}),
-			atLeast("Strides", op.Strides, 1), atLeast("Dilations", op.Dilations, 1),
-			atLeast("PadsBegin", op.PadsBegin, 0), atLeast("PadsEnd", op.PadsEnd, 0),
-			atLeast("OutputPadding", op.OutputPadding, 0)); err != nil {
-			return err
-		}
-		for i, p := range op.OutputPadding {
-			// Larger output padding would add rows no input reaches.
-			if p >= op.Strides[i] && p >= op.Dilations[i] {
-				return errf("OutputPadding %v: %d on axis %d must be smaller than the stride (%d) or the dilation (%d)", op.OutputPadding, p, i, op.Strides[i], op.Dilations[i])
-			}
-		}
-	case *MaxPool:
-		return checkPoolAttrs(errf, sameLen, atLeast, firstErr, op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd)
-	case *AveragePool:
-		return checkPoolAttrs(errf, sameLen, atLeast, firstErr, op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd)
-	case *BatchNorm:
-		if !(op.Epsilon >= 0) || math.IsInf(float64(op.Epsilon), 0) {
-			return errf("Epsilon is %g, must be a finite value >= 0", op.Epsilon)
-		}
-	case *Binary:
-		if int(op.Fn) >= len(binaryNames) {
-			return errf("unknown elementwise function code %d", op.Fn)
-		}
-	case *Unary:
-		if int(op.Fn) >= len(unaryNames) {
-			return errf("unknown activation function code %d", op.Fn)
-		}
-	case *Split:
-		if hasInput(n, 1) {
-			return nil
-		}
-		if len(op.Sizes) == 0 {
-			return errf("Sizes is empty")
-		}
-		return atLeast("Sizes", op.Sizes, 0)
-	case *Reshape:
-		if op.Shape != nil {
-			if len(n.Inputs) > 1 && n.Inputs[1] != "" {
-				return errf("has both a Shape attribute %v and a shape input %q", op.Shape, n.Inputs[1])
-			}
-			if err := checkReshapeCodes(op.Shape, op.AllowZero); err != nil {
-				return errf("%v", err)
-			}
-		} else if len(n.Inputs) < 2 || n.Inputs[1] == "" {
-			return errf("has neither a Shape attribute nor a shape input")
-		}
-	case *Transpose:
-		seen := make([]bool, len(op.Perm))
-		for _, p := range op.Perm {
-			if p < 0 || p >= int64(len(op.Perm)) || seen[p] {
-				return errf("Perm %v is not a permutation of 0..%d", op.Perm, len(op.Perm)-1)
-			}
-			seen[p] = true
-		}
-	case *Pad:
-		if int(op.Mode) >= len(padModeNames) {
-			return errf("unknown pad mode %d", op.Mode)
-		}
-		if len(op.PadsBegin) != len(op.PadsEnd) {
-			return errf("PadsBegin %v and PadsEnd %v must have one entry per axis", op.PadsBegin, op.PadsEnd)
-		}
-	case *Slice:
-		// Only the parameters given as attributes can be compared here; a
-		// run-time input is checked against them when its value is known.
-		n0 := -1
-		for i, v := range [][]int64{op.Starts, op.Ends, op.Axes, op.Steps} {
-			if hasInput(n, i+1) || (v == nil && i >= 2) {
-				continue
-			}
-			if n0 >= 0 && len(v) != n0 {
-				return errf("Starts %v, Ends %v, Axes %v and Steps %v must have the same length", op.Starts, op.Ends, op.Axes, op.Steps)
-			}
-			n0 = len(v)
-		}
-		for _, s := range op.Steps {
-			if s == 0 {
-				return errf("Steps %v has a 0 step", op.Steps)
-			}
-		}
-	case *Constant:
-		if op.Value == nil {
-			return errf("has no value")
-		}
-		if op.Value.DType.Size() == 0 {
-			return errf("value has invalid dtype %s", op.Value.DType)
-		}
-		if err := op.Value.CheckData(); err != nil {
-			return errf("%v", err)
-		}
-	case *Resize:
-		given := 0
-		for _, b := range []bool{op.Scales != nil, op.Sizes != nil, hasInput(n, 1), hasInput(n, 2)} {
-			if b {
-				given++
-			}
-		}
-		if given != 1 {
-			return errf("needs exactly one of Scales %v, Sizes %v, a scales input and a sizes input", op.Scales, op.Sizes)
-		}
-		for _, s := range op.Scales {
-			if !(s > 0) || math.IsInf(float64(s), 0) {
-				return errf("Scales %v: every scale must be finite and > 0", op.Scales)
-			}
-		}
-		if err := atLeast("Sizes", op.Sizes, 0); err != nil {
-			return err
-		}
-		if int(op.CoordTransform) >= len(coordNames) || int(op.Nearest) >= len(nearestNames) {
-			return errf("unknown coordinate transform %d or nearest mode %d", op.CoordTransform, op.Nearest)
-		}
+	if d.Check == nil {
+		return nil
 	}
-	return nil
+	return d.Check(&CheckCtx{N: n})
 }
 
 // hasInput reports whether n's optional input i is given.
@@ -470,59 +365,26 @@ func hasInput(n *Node, i int) bool { return i < len(n.Inputs) && n.Inputs[i] != 
 // checkDynamicParams rejects a node that gives the same parameter both as an
 // attribute and as a run-time input: the canonical form has one source.
 func checkDynamicParams(n *Node) error {
-	both := func(i int, attr string, set bool) error {
-		if set && hasInput(n, i) {
-			return nodeErrorf(n, "has both a %s attribute and a %s input %q; give one", attr, attr, n.Inputs[i])
-		}
+	pa, ok := n.Op.(ParamAttr)
+	if !ok {
 		return nil
 	}
-	switch op := n.Op.(type) {
-	case *Clip:
-		if err := both(1, "Min", !math.IsInf(float64(op.Min), -1)); err != nil {
-			return err
+	for _, i := range ParamInputs(n.Op) {
+		if name, set := pa.AttrGiven(i); set && hasInput(n, i) {
+			return nodeErrorf(n, "has both a %s attribute and a %s input %q; give one", name, name, n.Inputs[i])
 		}
-		return both(2, "Max", !math.IsInf(float64(op.Max), 1))
-	case *Pad:
-		if err := both(1, "Pads", op.PadsBegin != nil || op.PadsEnd != nil); err != nil {
-			return err
-		}
-		if op.Axes != nil && !hasInput(n, 1) {
-			return nodeErrorf(n, "has Axes %v but no Pads input; Axes only places a run-time Pads input, constant pads list every axis", op.Axes)
-		}
-		return both(2, "Value", math.Float32bits(op.Value) != 0)
-	case *Slice:
-		for i, a := range []struct {
-			name string
-			v    []int64
-		}{{"Starts", op.Starts}, {"Ends", op.Ends}, {"Axes", op.Axes}, {"Steps", op.Steps}} {
-			if err := both(i+1, a.name, a.v != nil); err != nil {
-				return err
-			}
-		}
-	case *Split:
-		return both(1, "Sizes", op.Sizes != nil)
-	case *Squeeze:
-		return both(1, "Axes", op.Axes != nil)
-	case *Unsqueeze:
-		return both(1, "Axes", op.Axes != nil)
-	case *Resize:
-		if err := both(1, "Scales", op.Scales != nil); err != nil {
-			return err
-		}
-		return both(2, "Sizes", op.Sizes != nil)
 	}
 	return nil
 }
 
-func checkPoolAttrs(errf func(string, ...any) error, sameLen func(...namedInts) error, atLeast func(string, []int64, int64) error,
-	firstErr func(...error) error, kernel, strides, dils, pb, pe []int64) error {
+func (c *CheckCtx) pool(kernel, strides, dils, pb, pe []int64) error {
 	if len(kernel) == 0 {
-		return errf("Kernel is empty")
+		return c.Errorf("Kernel is empty")
 	}
 	return firstErr(
-		sameLen(namedInts{"Kernel", kernel}, namedInts{"Strides", strides}, namedInts{"Dilations", dils}, namedInts{"PadsBegin", pb}, namedInts{"PadsEnd", pe}),
-		atLeast("Kernel", kernel, 1), atLeast("Strides", strides, 1), atLeast("Dilations", dils, 1),
-		atLeast("PadsBegin", pb, 0), atLeast("PadsEnd", pe, 0))
+		c.sameLen(namedInts{"Kernel", kernel}, namedInts{"Strides", strides}, namedInts{"Dilations", dils}, namedInts{"PadsBegin", pb}, namedInts{"PadsEnd", pe}),
+		c.AtLeast("Kernel", kernel, 1), c.AtLeast("Strides", strides, 1), c.AtLeast("Dilations", dils, 1),
+		c.AtLeast("PadsBegin", pb, 0), c.AtLeast("PadsEnd", pe, 0))
 }
 
 // TopoSort reorders g.Nodes so that every node comes after the producers of

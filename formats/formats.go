@@ -76,7 +76,16 @@ type Importer struct {
 	// Sniff reports whether a file starting with head is in this format.
 	// It may be nil when the format has no reliable magic.
 	Sniff func(head []byte) bool
-	Read  func(path string, opts ReadOptions) (*canon.Graph, error)
+	// Probe, when set, looks deeper than Sniff (into an archive's entries)
+	// and is asked first: a format that shares its container with another
+	// (TorchScript inside a torch zip) claims its files this way.
+	Probe func(path string) bool
+	// Read returns a graph that formats.Read then validates.
+	Read func(path string, opts ReadOptions) (*canon.Graph, error)
+	// Ops is the importer's op table as coverage: every canonical op kind
+	// it can produce, and for the others why the format cannot express
+	// them. nil for weights-only formats, which read no ops.
+	Ops func() canon.Coverage
 }
 
 // Exporter writes canonical graphs in one format.
@@ -88,7 +97,31 @@ type Exporter struct {
 	// OutputFiles lists every file Write may create or replace for path
 	// (nil means just path), so commands can refuse to overwrite inputs.
 	OutputFiles func(g *canon.Graph, path string) []string
+	// Ops is the exporter's op table as coverage (nil for weights-only
+	// formats, which write no ops).
+	Ops func() canon.Coverage
+	// Opsets is the range of ONNX opsets the exporter writes (zero for
+	// formats without opsets).
+	Opsets OpsetRange
+	// ExternalData is set when the exporter can put weights in a separate
+	// file beside the model (WriteOptions.ExternalData).
+	ExternalData bool
+	// Folder is set when the exporter writes a folder for a path without a
+	// model file extension (PyTorch's model.py + weights), and a single
+	// weights file otherwise.
+	Folder bool
+	// KernelLayouts is set when the format records each tensor's layout,
+	// so weights may be written in a non-canonical kernel layout.
+	KernelLayouts bool
 }
+
+// OpsetRange is the ONNX opsets an exporter writes.
+type OpsetRange struct {
+	Min, Default, Max int
+}
+
+// Has reports whether the exporter writes opsets at all.
+func (r OpsetRange) Has() bool { return r.Max > 0 }
 
 // Outputs lists the files e may write for path.
 func (e *Exporter) Outputs(g *canon.Graph, path string) []string {
@@ -181,6 +214,11 @@ func FindImporter(path, format string) (*Importer, error) {
 		return nil, err
 	}
 	for _, i := range importers {
+		if i.Probe != nil && i.Probe(path) {
+			return i, nil
+		}
+	}
+	for _, i := range importers {
 		if i.Sniff != nil && i.Sniff(head) && hasSuffix(path, i.Extensions) {
 			return i, nil
 		}
@@ -221,7 +259,9 @@ func FindExporter(path, format string) (*Exporter, error) {
 }
 
 // Read imports a model, choosing the importer as FindImporter does, and
-// validates the result.
+// validates the result: this is the one place a read graph is validated,
+// and everything downstream (passes, exporters, the interpreter) trusts a
+// graph that passed it.
 func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error) {
 	imp, err := FindImporter(path, format)
 	if err != nil {
@@ -231,7 +271,29 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 	if err != nil {
 		return nil, imp, err
 	}
+	if err := g.Validate(); err != nil {
+		g.Close()
+		return nil, imp, fmt.Errorf("%s: the %s reader produced an invalid graph: %w", path, imp.Name, err)
+	}
 	return g, imp, nil
+}
+
+// Importers lists the registered importers, sorted by name.
+func Importers() []*Importer {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := append([]*Importer(nil), importers...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Exporters lists the registered exporters, sorted by name.
+func Exporters() []*Exporter {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := append([]*Exporter(nil), exporters...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func namesLocked[T interface{ *Importer | *Exporter }](list []T) []string {
