@@ -34,3 +34,26 @@ func TestParamInputsComeFromSignatures(t *testing.T) {
 		t.Error("traits are wrong")
 	}
 }
+
+// impostor claims a registered kind with a type that is not that kind's.
+type impostor struct{}
+
+func (*impostor) Kind() string         { return "Conv" }
+func (*impostor) Signature() Signature { return sig(1, inX) }
+
+func TestForeignTypeClaimingAKindIsRefused(t *testing.T) {
+	g := &Graph{
+		Inputs:  []ValueInfo{{Name: "x", DType: Float32, Shape: DimsOf(1, 2, 3, 3), RankKnown: true}},
+		Nodes:   []*Node{{Name: "n", Op: &impostor{}, Inputs: []string{"x"}, Outputs: []string{"y"}}},
+		Outputs: []ValueInfo{{Name: "y"}},
+	}
+	if err := g.Validate(); err == nil {
+		t.Fatal("a foreign op type named Conv validated")
+	}
+	for _, op := range []Op{&Binary{Fn: 99}, &Unary{Fn: 99}} {
+		g.Nodes[0].Op = op
+		if err := g.Validate(); err == nil {
+			t.Errorf("%s validated", op.Kind())
+		}
+	}
+}

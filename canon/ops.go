@@ -133,7 +133,12 @@ const (
 
 var binaryNames = [...]string{Add: "Add", Sub: "Sub", Mul: "Mul", Div: "Div"}
 
-func (f BinaryFn) String() string { return binaryNames[f] }
+func (f BinaryFn) String() string {
+	if int(f) < len(binaryNames) {
+		return binaryNames[f]
+	}
+	return fmt.Sprintf("Binary(fn %d)", f)
+}
 
 // Binary is an elementwise op with NumPy broadcasting.
 type Binary struct {
@@ -159,7 +164,12 @@ const (
 
 var unaryNames = [...]string{Relu: "Relu", Sigmoid: "Sigmoid", Tanh: "Tanh", HardSwish: "HardSwish", Softplus: "Softplus", Softsign: "Softsign"}
 
-func (f UnaryFn) String() string { return unaryNames[f] }
+func (f UnaryFn) String() string {
+	if int(f) < len(unaryNames) {
+		return unaryNames[f]
+	}
+	return fmt.Sprintf("Unary(fn %d)", f)
+}
 
 // Unary applies Fn to every element.
 type Unary struct {

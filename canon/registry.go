@@ -2,6 +2,7 @@ package canon
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 )
@@ -29,6 +30,10 @@ type OpDef struct {
 	// Example is a small instance of the op for tests that walk every op
 	// through every backend.
 	Example func() Example
+
+	// opType is the Go type New returns: an op claiming this kind with
+	// another type is not this kind.
+	opType reflect.Type
 }
 
 // Traits are an op kind's properties that passes and backends query
@@ -80,6 +85,7 @@ func Register(d *OpDef) {
 	if d.Kind == "" || d.New == nil || d.Infer == nil {
 		panic("canon: op definition needs Kind, New and Infer")
 	}
+	d.opType = reflect.TypeOf(d.New())
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if registry[d.Kind] != nil {
@@ -120,7 +126,11 @@ func DefOf(op Op) *OpDef {
 	if isNilOp(op) {
 		return nil
 	}
-	return Lookup(opKind(op))
+	d := Lookup(opKind(op))
+	if d == nil || reflect.TypeOf(op) != d.opType {
+		return nil
+	}
+	return d
 }
 
 // TraitsOf returns the traits of op's kind (zero for an unknown kind).
@@ -173,15 +183,16 @@ type ParamAttr interface {
 // Support is one backend's entry for one op kind.
 type Support struct {
 	// Handled is true when the backend reads, writes or runs the op.
-	Handled bool
+	Handled bool `json:"handled"`
 	// Reason says why not, when Handled is false ("MXNet has no Einsum").
-	Reason string
+	Reason string `json:"reason,omitempty"`
 	// Detail qualifies a handled op: the ONNX opsets that express it, an
 	// expansion into other ops, a mode it does not cover.
-	Detail string
+	Detail string `json:"detail,omitempty"`
 	// MinOpset and MaxOpset bound the ONNX opsets, for ONNX backends (0:
 	// no bound).
-	MinOpset, MaxOpset int
+	MinOpset int `json:"min_opset,omitempty"`
+	MaxOpset int `json:"max_opset,omitempty"`
 }
 
 // Coverage maps op kinds to one backend's support. A kind missing from a

@@ -273,7 +273,7 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 	}
 	if err := g.Validate(); err != nil {
 		g.Close()
-		return nil, imp, fmt.Errorf("%s: the %s reader produced an invalid graph: %w", path, imp.Name, err)
+		return nil, imp, fmt.Errorf("%s: %w", path, err)
 	}
 	return g, imp, nil
 }

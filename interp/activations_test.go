@@ -76,3 +76,58 @@ func TestActivationsRejectIntegers(t *testing.T) {
 		}
 	}
 }
+
+// TestGelu runs both Gelu approximations through the interpreter and
+// compares them with the textbook formulas evaluated here in float64:
+// exact 0.5·x·(1+erf(x/√2)) and tanh 0.5·x·(1+tanh(√(2/π)·(x+0.044715·x³))).
+// Where 1+erf or 1+tanh cancels (very negative x) the textbook value has an
+// absolute error of about |x|·1e-16, which the tolerance allows.
+func TestGelu(t *testing.T) {
+	xs := []float32{-3e38, -1e4, -40, -10, -5, -3, -1, -0.5, -1e-3, -1e-30, 0, 1e-30, 1e-3, 0.5, 1, 1.5, 3, 5, 10, 40, 1e4, 3e38}
+	refs := map[canon.GeluApprox]func(float64) float64{
+		canon.GeluExact: func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt(2))) },
+		canon.GeluTanh: func(x float64) float64 {
+			return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
+		},
+	}
+	for approx, ref := range refs {
+		t.Run(approx.String(), func(t *testing.T) {
+			x := canon.NewFloat32Tensor("x", []int64{int64(len(xs))}, xs)
+			out, err := Run(graphOf(&canon.Gelu{Approximate: approx}, map[string]*canon.Tensor{"x": x}, []string{"x"}, nil), map[string]*canon.Tensor{"x": x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := floats(t, out["y"])
+			for i, v := range xs {
+				want := float32(ref(float64(v)))
+				tol := 1e-6*math.Abs(float64(want)) + 1e-15*math.Abs(float64(v))
+				if d := math.Abs(float64(got[i] - want)); !(d <= tol) {
+					t.Errorf("gelu %s(%g) = %g, want %g", approx, v, got[i], want)
+				}
+				// Gelu has the sign of x and lies between min(x, 0) and max(x, 0).
+				if g := got[i]; g > max(v, 0) || g < min(v, 0) {
+					t.Errorf("gelu %s(%g) = %g, outside [min(x,0), max(x,0)]", approx, v, g)
+				}
+			}
+		})
+	}
+	// Well-known values: Φ(1) = 0.8413447460685429.
+	if got := gelu(1); math.Abs(got-0.8413447460685429) > 1e-15 {
+		t.Errorf("gelu(1) = %v, want 0.8413447460685429", got)
+	}
+	// The tails are kept where 1+erf(x/√2) would cancel: x·Φ(x) at -10 is
+	// about -7.6e-23, a normal float32.
+	if got := float32(gelu(-10)); !(got < -7.6e-23 && got > -7.7e-23) {
+		t.Errorf("gelu(-10) = %g, want about -7.62e-23", got)
+	}
+}
+
+// TestGeluRejectsIntegers: Gelu is defined for floating-point data only.
+func TestGeluRejectsIntegers(t *testing.T) {
+	x := canon.NewInt64Tensor("x", []int64{2}, []int64{-1, 1})
+	g := graphOf(&canon.Gelu{}, map[string]*canon.Tensor{"x": x}, []string{"x"}, nil)
+	g.Outputs[0].DType = canon.Int64
+	if _, err := Run(g, map[string]*canon.Tensor{"x": x}); err == nil {
+		t.Error("Gelu on i64: no error")
+	}
+}

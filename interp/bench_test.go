@@ -32,16 +32,31 @@ func (b *netBuilder) name(kind string) string {
 	return fmt.Sprintf("%s_%d", kind, b.seq)
 }
 
-func (b *netBuilder) weight(layout canon.Layout, scale float32, shape ...int64) string {
+// weight adds a random initializer; finish labels it with the layout its
+// consumer's role needs.
+func (b *netBuilder) weight(scale float32, shape ...int64) string {
 	n := canon.NumElements(shape)
 	v := make([]float32, n)
 	for i := range v {
 		v[i] = (b.r.Float32()*2 - 1) * scale
 	}
 	t := canon.NewFloat32Tensor(b.name("w"), shape, v)
-	t.Layout = layout
 	b.g.Initializers = append(b.g.Initializers, t)
 	return t.Name
+}
+
+// finish declares the graph outputs, labels the weights' layouts and
+// validates the graph, as the interpreter expects of its callers.
+func (b *netBuilder) finish(tb testing.TB, outs ...string) *canon.Graph {
+	tb.Helper()
+	for _, o := range outs {
+		b.g.Outputs = append(b.g.Outputs, canon.ValueInfo{Name: o, DType: canon.Float32})
+	}
+	canon.AssignLayouts(b.g)
+	if err := b.g.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	return b.g
 }
 
 func (b *netBuilder) node(op canon.Op, ins ...string) string {
@@ -52,24 +67,23 @@ func (b *netBuilder) node(op canon.Op, ins ...string) string {
 
 func (b *netBuilder) conv(x string, cin, cout, k, stride, pad, group int64, bias bool) string {
 	fan := float32(cin / group * k * k)
-	w := b.weight("OIHW", 1/sqrt32(fan), cout, cin/group, k, k)
+	w := b.weight(1/sqrt32(fan), cout, cin/group, k, k)
 	ins := []string{x, w}
 	if bias {
-		ins = append(ins, b.weight("O", 0.1, cout))
+		ins = append(ins, b.weight(0.1, cout))
 	}
 	return b.node(&canon.Conv{Strides: []int64{stride, stride}, Dilations: []int64{1, 1}, PadsBegin: []int64{pad, pad}, PadsEnd: []int64{pad, pad}, Group: group}, ins...)
 }
 
 func (b *netBuilder) bn(x string, c int64) string {
-	scale := b.weight("C", 0.2, c)
-	bias := b.weight("C", 0.1, c)
-	mean := b.weight("C", 0.1, c)
+	scale := b.weight(0.2, c)
+	bias := b.weight(0.1, c)
+	mean := b.weight(0.1, c)
 	v := make([]float32, c)
 	for i := range v {
 		v[i] = 0.5 + b.r.Float32()
 	}
 	vt := canon.NewFloat32Tensor(b.name("var"), []int64{c}, v)
-	vt.Layout = "C"
 	b.g.Initializers = append(b.g.Initializers, vt)
 	return b.node(&canon.BatchNorm{Epsilon: 1e-5}, x, scale, bias, mean, vt.Name)
 }
@@ -85,7 +99,7 @@ func sqrt32(x float32) float32 {
 }
 
 // resnet18 builds torchvision's resnet18 (BatchNorm kept as nodes).
-func resnet18() *canon.Graph {
+func resnet18(tb testing.TB) *canon.Graph {
 	b := newNetBuilder("data", 1, 3, 224, 224)
 	x := b.relu(b.bn(b.conv("data", 3, 64, 7, 2, 3, 1, false), 64))
 	x = b.node(&canon.MaxPool{Kernel: []int64{3, 3}, Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}}, x)
@@ -108,9 +122,8 @@ func resnet18() *canon.Graph {
 	}
 	x = b.node(&canon.GlobalAveragePool{}, x)
 	x = b.node(&canon.Flatten{Axis: 1}, x)
-	x = b.node(&canon.Linear{Alpha: 1, Beta: 1}, x, b.weight("OI", 0.05, 1000, 512), b.weight("", 0.1, 1000))
-	b.g.Outputs = []canon.ValueInfo{{Name: x, DType: canon.Float32}}
-	return b.g
+	x = b.node(&canon.Linear{Alpha: 1, Beta: 1}, x, b.weight(0.05, 1000, 512), b.weight(0.1, 1000))
+	return b.finish(tb, x)
 }
 
 // peakMB reads the process's peak resident set size (VmHWM) in MB.
@@ -151,7 +164,7 @@ func benchGraph(b *testing.B, g *canon.Graph, shape ...int64) {
 }
 
 func BenchmarkResNet18(b *testing.B) {
-	benchGraph(b, resnet18(), 1, 3, 224, 224)
+	benchGraph(b, resnet18(b), 1, 3, 224, 224)
 }
 
 // BenchmarkResNet18ONNX runs torchvision's resnet18 exported to ONNX at
@@ -176,14 +189,12 @@ func BenchmarkResNet18ONNX(b *testing.B) {
 func BenchmarkGroupedConv(b *testing.B) {
 	nb := newNetBuilder("x", 1, 256, 56, 56)
 	y := nb.conv("x", 256, 256, 3, 1, 1, 32, true)
-	nb.g.Outputs = []canon.ValueInfo{{Name: y, DType: canon.Float32}}
-	benchGraph(b, nb.g, 1, 256, 56, 56)
+	benchGraph(b, nb.finish(b, y), 1, 256, 56, 56)
 }
 
 func BenchmarkGroupedConvTranspose(b *testing.B) {
 	nb := newNetBuilder("x", 1, 128, 28, 28)
-	w := nb.weight("IOHW", 0.05, 128, 16, 4, 4)
-	y := nb.node(&canon.ConvTranspose{Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}, OutputPadding: []int64{0, 0}, Group: 4}, "x", w, nb.weight("O", 0.1, 64))
-	nb.g.Outputs = []canon.ValueInfo{{Name: y, DType: canon.Float32}}
-	benchGraph(b, nb.g, 1, 128, 28, 28)
+	w := nb.weight(0.05, 128, 16, 4, 4) // IOHW: 128 in, 4 groups of 16 out
+	y := nb.node(&canon.ConvTranspose{Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}, OutputPadding: []int64{0, 0}, Group: 4}, "x", w, nb.weight(0.1, 64))
+	benchGraph(b, nb.finish(b, y), 1, 128, 28, 28)
 }

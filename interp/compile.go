@@ -6,113 +6,145 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// compile picks the kernel for a node and checks what can be checked
-// before any data is seen: input and output counts and attribute lengths.
-func compile(n *canon.Node, s *step) (kernel, error) {
-	sig := n.Op.Signature()
-	minIn := 0
-	for _, spec := range sig.Inputs {
-		if !spec.Optional {
-			minIn++
+// kernelBuilder makes the kernel for one node from its op's attributes.
+// It may assume the op is of the kind it is registered under and that the
+// graph is valid (canon.Graph.Validate): arity, attribute ranges and weight
+// layouts are canon's to check, once, not the interpreter's.
+type kernelBuilder func(op canon.Op) kernel
+
+// kernels is the interpreter's one table of op kinds: every canonical kind
+// it runs, keyed by canon's kind name. Coverage is derived from it and from
+// unsupported; coverage_test.go fails when a registered kind is in neither.
+var kernels = map[string]kernelBuilder{
+	"Conv":               withOp(runConv),
+	"ConvTranspose":      withOp(runConvTranspose),
+	"BatchNormalization": withOp(runBatchNorm),
+	"Linear":             withOp(runLinear),
+	"MatMul":             fixed(runMatMul),
+
+	"Add":   binaryOp(binAdd),
+	"Sub":   binaryOp(binSub),
+	"Mul":   binaryOp(binMul),
+	"Div":   binaryOp(binDiv),
+	"PRelu": binaryOp(binPRelu),
+
+	"Relu":      activation(uRelu),
+	"Sigmoid":   activation(uSigmoid),
+	"Tanh":      activation(uTanh),
+	"HardSwish": activation(uHardSwish),
+	"Softplus":  activation(uSoftplus),
+	"Softsign":  activation(uSoftsign),
+	"LeakyRelu": unary(func(op canon.Op) unaryOp { return unaryOp{fn: uLeakyRelu, a: op.(*canon.LeakyRelu).Alpha} }),
+	"Elu":       unary(func(op canon.Op) unaryOp { return unaryOp{fn: uElu, a: op.(*canon.Elu).Alpha} }),
+	"Selu": unary(func(op canon.Op) unaryOp {
+		o := op.(*canon.Selu)
+		return unaryOp{fn: uSelu, a: o.Alpha, b: o.Gamma}
+	}),
+	"HardSigmoid": unary(func(op canon.Op) unaryOp {
+		o := op.(*canon.HardSigmoid)
+		return unaryOp{fn: uHardSigmoid, a: o.Alpha, b: o.Beta}
+	}),
+	"Gelu": unary(func(op canon.Op) unaryOp {
+		if op.(*canon.Gelu).Approximate == canon.GeluTanh {
+			return unaryOp{fn: uGeluTanh}
 		}
+		return unaryOp{fn: uGelu}
+	}),
+	"Clip":    withOp(runClip),
+	"Softmax": withOp(runSoftmax),
+
+	"MaxPool": func(op canon.Op) kernel {
+		o := op.(*canon.MaxPool)
+		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, max: true}
+		return func(x *exec) error { return runPool(x, p) }
+	},
+	"AveragePool": func(op canon.Op) kernel {
+		o := op.(*canon.AveragePool)
+		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, includePad: o.CountIncludePad}
+		return func(x *exec) error { return runPool(x, p) }
+	},
+	"GlobalAveragePool": fixed(func(x *exec) error { return runGlobalPool(x, false) }),
+	"GlobalMaxPool":     fixed(func(x *exec) error { return runGlobalPool(x, true) }),
+	"ReduceMean":        withOp(runReduceMean),
+
+	"Concat":    withOp(runConcat),
+	"Split":     withOp(runSplit),
+	"Reshape":   withOp(runReshape),
+	"Flatten":   withOp(runFlatten),
+	"Transpose": withOp(runTranspose),
+	"Squeeze":   withOp(runSqueeze),
+	"Unsqueeze": withOp(runUnsqueeze),
+	"Pad":       withOp(runPad),
+	"Slice":     withOp(runSlice),
+	"Gather":    withOp(runGather),
+	"Shape":     withOp(runShape),
+	"Constant":  fixed(func(*exec) error { return nil }), // evaluated once, by New
+	"Identity":  fixed(runIdentity),
+	"Dropout":   fixed(runDropout),
+	"Resize":    withOp(runResize),
+}
+
+// unsupported lists the registered kinds the interpreter cannot run, each
+// with the reason (shown by `modelbridge ops`). It is empty today: the
+// interpreter is the reference every other backend is checked against.
+var unsupported = map[string]string{}
+
+// Coverage reports, for every kind in the interpreter's tables, whether it
+// runs the kind or why not. Kinds in neither table are gaps (canon.Gaps).
+func Coverage() canon.Coverage {
+	cov := make(canon.Coverage, len(kernels)+len(unsupported))
+	for kind := range kernels {
+		cov[kind] = canon.Handles("")
 	}
-	variadic := len(sig.Inputs) > 0 && sig.Inputs[len(sig.Inputs)-1].Variadic
-	if len(n.Inputs) < minIn || (!variadic && len(n.Inputs) > len(sig.Inputs)) {
-		return nil, fmt.Errorf("has %d inputs, want %d..%d", len(n.Inputs), minIn, len(sig.Inputs))
+	for kind, reason := range unsupported {
+		cov[kind] = canon.Lacks(reason)
 	}
-	for k, spec := range sig.Inputs {
-		if k < len(s.in) && s.in[k] < 0 && !spec.Optional && !spec.Variadic {
-			return nil, fmt.Errorf("required input %d (%s) is empty", k, spec.Name)
-		}
+	return cov
+}
+
+// withOp is the builder of a kernel that reads its op's attributes.
+func withOp[T canon.Op](run func(*exec, T) error) kernelBuilder {
+	return func(op canon.Op) kernel {
+		o := op.(T)
+		return func(x *exec) error { return run(x, o) }
 	}
-	if len(n.Outputs) < sig.MinOutputs || (sig.MaxOutputs >= 0 && len(n.Outputs) > sig.MaxOutputs) {
-		return nil, fmt.Errorf("has %d outputs, want %d..%d", len(n.Outputs), sig.MinOutputs, sig.MaxOutputs)
+}
+
+// fixed is the builder of a kernel that needs no attributes.
+func fixed(run kernel) kernelBuilder {
+	return func(canon.Op) kernel { return run }
+}
+
+func binaryOp(fn binFn) kernelBuilder {
+	return fixed(func(x *exec) error { return runBinary(x, fn) })
+}
+
+// activation is the builder of an elementwise activation without
+// attributes.
+func activation(fn unaryFn) kernelBuilder {
+	return fixed(func(x *exec) error { return runUnary(x, unaryOp{fn: fn}) })
+}
+
+// unary is the builder of an elementwise activation whose parameters come
+// from the op's attributes.
+func unary(params func(canon.Op) unaryOp) kernelBuilder {
+	return func(op canon.Op) kernel {
+		u := params(op)
+		return func(x *exec) error { return runUnary(x, u) }
 	}
-	switch op := n.Op.(type) {
-	case *canon.Conv:
-		return func(x *exec) error { return runConv(x, op) }, nil
-	case *canon.ConvTranspose:
-		return func(x *exec) error { return runConvTranspose(x, op) }, nil
-	case *canon.BatchNorm:
-		return func(x *exec) error { return runBatchNorm(x, op) }, nil
-	case *canon.Linear:
-		return func(x *exec) error { return runLinear(x, op) }, nil
-	case *canon.MatMul:
-		return runMatMul, nil
-	case *canon.Binary:
-		if op.Fn > canon.Div {
-			return nil, fmt.Errorf("unknown binary function %d", op.Fn)
+}
+
+// compile builds the kernel for node n from the table.
+func compile(n *canon.Node) (kernel, error) {
+	kind := n.Op.Kind()
+	build, ok := kernels[kind]
+	if !ok {
+		if reason, declared := unsupported[kind]; declared {
+			return nil, fmt.Errorf("the interpreter cannot run op kind %s: %s (see `modelbridge ops`)", kind, reason)
 		}
-		return func(x *exec) error { return runBinary(x, binFn(op.Fn)) }, nil
-	case *canon.PRelu:
-		return func(x *exec) error { return runBinary(x, binPRelu) }, nil
-	case *canon.Unary:
-		if op.Fn > canon.Softsign {
-			return nil, fmt.Errorf("unknown unary function %d", op.Fn)
-		}
-		return func(x *exec) error { return runUnary(x, unaryOp{fn: unaryFn(op.Fn)}) }, nil
-	case *canon.LeakyRelu:
-		return func(x *exec) error { return runUnary(x, unaryOp{fn: uLeakyRelu, a: op.Alpha}) }, nil
-	case *canon.Elu:
-		return func(x *exec) error { return runUnary(x, unaryOp{fn: uElu, a: op.Alpha}) }, nil
-	case *canon.Selu:
-		return func(x *exec) error { return runUnary(x, unaryOp{fn: uSelu, a: op.Alpha, b: op.Gamma}) }, nil
-	case *canon.Clip:
-		return func(x *exec) error { return runClip(x, op) }, nil
-	case *canon.HardSigmoid:
-		return func(x *exec) error { return runUnary(x, unaryOp{fn: uHardSigmoid, a: op.Alpha, b: op.Beta}) }, nil
-	case *canon.Softmax:
-		return func(x *exec) error { return runSoftmax(x, op) }, nil
-	case *canon.MaxPool:
-		p := &poolAttrs{kernel: op.Kernel, strides: op.Strides, dilations: op.Dilations, padsBegin: op.PadsBegin, padsEnd: op.PadsEnd, ceil: op.CeilMode, max: true}
-		return func(x *exec) error { return runPool(x, p) }, nil
-	case *canon.AveragePool:
-		p := &poolAttrs{kernel: op.Kernel, strides: op.Strides, dilations: op.Dilations, padsBegin: op.PadsBegin, padsEnd: op.PadsEnd, ceil: op.CeilMode, includePad: op.CountIncludePad}
-		return func(x *exec) error { return runPool(x, p) }, nil
-	case *canon.GlobalAveragePool:
-		return func(x *exec) error { return runGlobalPool(x, false) }, nil
-	case *canon.GlobalMaxPool:
-		return func(x *exec) error { return runGlobalPool(x, true) }, nil
-	case *canon.ReduceMean:
-		return func(x *exec) error { return runReduceMean(x, op) }, nil
-	case *canon.Concat:
-		return func(x *exec) error { return runConcat(x, op) }, nil
-	case *canon.Split:
-		return func(x *exec) error { return runSplit(x, op) }, nil
-	case *canon.Reshape:
-		return func(x *exec) error { return runReshape(x, op) }, nil
-	case *canon.Flatten:
-		return func(x *exec) error { return runFlatten(x, op) }, nil
-	case *canon.Transpose:
-		return func(x *exec) error { return runTranspose(x, op) }, nil
-	case *canon.Squeeze:
-		return func(x *exec) error { return runSqueeze(x, op) }, nil
-	case *canon.Unsqueeze:
-		return func(x *exec) error { return runUnsqueeze(x, op) }, nil
-	case *canon.Pad:
-		if op.Mode > canon.PadEdge {
-			return nil, fmt.Errorf("unknown pad mode %d", op.Mode)
-		}
-		return func(x *exec) error { return runPad(x, op) }, nil
-	case *canon.Slice:
-		return func(x *exec) error { return runSlice(x, op) }, nil
-	case *canon.Gather:
-		return func(x *exec) error { return runGather(x, op) }, nil
-	case *canon.ShapeOf:
-		return func(x *exec) error { return runShape(x, op) }, nil
-	case *canon.Constant:
-		return func(x *exec) error { return nil }, nil // evaluated by New
-	case *canon.Identity:
-		return runIdentity, nil
-	case *canon.Dropout:
-		return runDropout, nil
-	case *canon.Resize:
-		if op.CoordTransform > canon.TFHalfPixelForNN || op.Nearest > canon.Ceil {
-			return nil, fmt.Errorf("unknown coordinate transform %d or nearest mode %d", op.CoordTransform, op.Nearest)
-		}
-		return func(x *exec) error { return runResize(x, op) }, nil
+		return nil, fmt.Errorf("op kind %s is not supported by the interpreter (see `modelbridge ops`)", kind)
 	}
-	return nil, fmt.Errorf("op kind %s is not supported by the interpreter", n.Op.Kind())
+	return build(n.Op), nil
 }
 
 // needFloat reports an error unless t holds floating-point data.

@@ -182,17 +182,6 @@ func TestConvTransposeMatchesNaive(t *testing.T) {
 	}
 }
 
-func TestConvRejectsWrongLayout(t *testing.T) {
-	r := rand.New(rand.NewSource(3))
-	x := randTensor(r, "x", 1, 2, 4, 4)
-	w := randTensor(r, "w", 3, 2, 3, 3)
-	w.Layout = "IOHW"
-	g := graphOf(&canon.Conv{Group: 1}, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{w})
-	if _, err := New(g); err == nil {
-		t.Fatal("conv with an IOHW weight was accepted")
-	}
-}
-
 func TestConvBadWeightShape(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	x := randTensor(r, "x", 1, 4, 4, 4)

@@ -8,15 +8,17 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
+// binFn is the interpreter's own code for a binary kernel; the kernels
+// table maps canon's kinds to it.
 type binFn uint8
 
 const (
-	binAdd binFn = binFn(canon.Add)
-	binSub binFn = binFn(canon.Sub)
-	binMul binFn = binFn(canon.Mul)
-	binDiv binFn = binFn(canon.Div)
+	binAdd binFn = iota
+	binSub
+	binMul
+	binDiv
 	// binPRelu is a >= 0 ? a : a*b, with b (the slope) broadcast to a.
-	binPRelu binFn = 100
+	binPRelu
 )
 
 // broadcastShape applies NumPy's rules.
@@ -311,20 +313,24 @@ func binRowInt(fn binFn, d, a, b []int64, sa, sb int) {
 	}
 }
 
+// unaryFn is the interpreter's own code for an elementwise activation;
+// the kernels table maps canon's kinds (and attributes) to it.
 type unaryFn uint8
 
 const (
-	uRelu      = unaryFn(canon.Relu)
-	uSigmoid   = unaryFn(canon.Sigmoid)
-	uTanh      = unaryFn(canon.Tanh)
-	uHardSwish = unaryFn(canon.HardSwish)
-	uSoftplus  = unaryFn(canon.Softplus)
-	uSoftsign  = unaryFn(canon.Softsign)
-	uLeakyRelu = unaryFn(100 + iota)
-	uClip
-	uHardSigmoid
-	uElu  // a = Alpha
-	uSelu // a = Alpha, b = Gamma
+	uRelu unaryFn = iota
+	uSigmoid
+	uTanh
+	uHardSwish
+	uSoftplus
+	uSoftsign
+	uLeakyRelu   // a = Alpha
+	uClip        // a = Min, b = Max
+	uHardSigmoid // a = Alpha, b = Beta
+	uElu         // a = Alpha
+	uSelu        // a = Alpha, b = Gamma
+	uGelu        // exact, with erf
+	uGeluTanh    // tanh approximation
 )
 
 type unaryOp struct {
@@ -403,7 +409,33 @@ func unaryF(op unaryOp, d, s []float32) {
 		for i, v := range s {
 			d[i] = op.b * elu(v, op.a)
 		}
+	case uGelu:
+		for i, v := range s {
+			d[i] = float32(gelu(float64(v)))
+		}
+	case uGeluTanh:
+		for i, v := range s {
+			d[i] = float32(geluTanh(float64(v)))
+		}
 	}
+}
+
+// gelu is x·Φ(x) = 0.5·x·(1+erf(x/√2)), written with erfc: for very
+// negative x, 1+erf(x/√2) cancels to 0 in float64 long before the true
+// value underflows float32 (gelu(-10) is about -7.6e-23).
+func gelu(x float64) float64 {
+	return 0.5 * x * math.Erfc(-x/math.Sqrt2)
+}
+
+// sqrt2OverPi is √(2/π), the tanh approximation's scale.
+var sqrt2OverPi = math.Sqrt(2 / math.Pi)
+
+// geluTanh is 0.5·x·(1+tanh(u)) with u = √(2/π)·(x+0.044715·x³), written
+// as x/(1+exp(-2u)) (the same function, since 1+tanh(u) = 2/(1+exp(-2u)))
+// so that very negative x does not cancel to 0 as 1+tanh(u) does.
+func geluTanh(x float64) float64 {
+	u := sqrt2OverPi * (x + 0.044715*x*x*x)
+	return x / (1 + math.Exp(-2*u))
 }
 
 // softplus is log(1+exp(x)) written as max(x,0) + log1p(exp(-|x|)), which

@@ -9,8 +9,16 @@ import (
 )
 
 // graphOf builds a one-node graph: inputs are fed at run time, inits are
-// initializers; the node reads ins (by name) and writes "y".
+// initializers (labelled with the layouts their roles need, as New expects
+// of a valid graph); the node reads ins (by name) and writes "y".
 func graphOf(op canon.Op, inputs map[string]*canon.Tensor, order []string, inits []*canon.Tensor) *canon.Graph {
+	g := rawGraphOf(op, inputs, order, inits)
+	canon.AssignLayouts(g)
+	return g
+}
+
+// rawGraphOf is graphOf leaving the initializers' layouts as they are.
+func rawGraphOf(op canon.Op, inputs map[string]*canon.Tensor, order []string, inits []*canon.Tensor) *canon.Graph {
 	g := &canon.Graph{Name: "test", Initializers: inits}
 	for _, name := range order {
 		if t, ok := inputs[name]; ok {

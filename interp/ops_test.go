@@ -98,7 +98,7 @@ func TestPoolingMatchesNaive(t *testing.T) {
 // 2, pad 0+1 gives 3 windows, not 4.
 func TestCeilModeDropsWindow(t *testing.T) {
 	x := canon.NewFloat32Tensor("x", []int64{1, 1, 1, 5}, []float32{1, 2, 3, 4, 5})
-	op := &canon.AveragePool{Kernel: []int64{1, 2}, Strides: []int64{1, 2}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 1}, CeilMode: true}
+	op := &canon.AveragePool{Kernel: []int64{1, 2}, Strides: []int64{1, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 1}, CeilMode: true}
 	out, err := Run(graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x"}, nil), map[string]*canon.Tensor{"x": x})
 	if err != nil {
 		t.Fatal(err)
@@ -237,8 +237,7 @@ func TestBufferReuse(t *testing.T) {
 	y := b.relu(b.bn(b.conv("x", 4, 8, 3, 1, 1, 1, true), 8))
 	z := b.conv(y, 8, 8, 3, 2, 1, 2, false)
 	s := b.node(&canon.Binary{Fn: canon.Add}, b.node(&canon.Unary{Fn: canon.Sigmoid}, z), z)
-	b.g.Outputs = []canon.ValueInfo{{Name: s, DType: canon.Float32}, {Name: y, DType: canon.Float32}}
-	p, err := New(b.g)
+	p, err := New(b.finish(t, s, y))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,12 +70,25 @@ type step struct {
 // kernel executes one node: it reads x.in(k) and sets x.set(k, ...).
 type kernel func(x *exec) error
 
-// New plans the execution of g.
-func New(g *canon.Graph) (*Program, error) {
+// New plans the execution of g, which must be a valid graph: one that
+// passed g.Validate(), as every graph formats.Read returns has. New does not
+// validate again (that runs full shape inference and completes g's
+// declarations): it trusts canon for input and output counts, attribute
+// values and weight layouts. Given an invalid graph, New and Run return an
+// error or a meaningless result, but do not panic.
+func New(g *canon.Graph) (p *Program, err error) {
 	if g == nil {
 		return nil, fmt.Errorf("interp: nil graph")
 	}
-	p := &Program{g: g, pool: newPool()}
+	// An op value that is not what its kind says (a nil *canon.Binary, a
+	// foreign type reusing a canonical kind name) panics in Kind or in a
+	// kernel builder; that is a bad graph, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("interp: graph %q is not a valid canonical graph (%v); check it with Validate", g.Name, r)
+		}
+	}()
+	p = &Program{g: g, pool: newPool()}
 	ids := map[string]int{}
 	slotOf := func(name string) int {
 		if id, ok := ids[name]; ok {
@@ -135,10 +148,7 @@ func New(g *canon.Graph) (*Program, error) {
 			defined[o] = true
 			s.out = append(s.out, slotOf(o))
 		}
-		if err := checkLayouts(n, inits); err != nil {
-			return nil, err
-		}
-		run, err := compile(n, s)
+		run, err := compile(n)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", nodeName(n), err)
 		}
@@ -202,26 +212,6 @@ func New(g *canon.Graph) (*Program, error) {
 		}
 	}
 	return p, nil
-}
-
-// checkLayouts rejects a weight whose declared layout is not the one its
-// role requires: the kernels index weights by the canonical layout only.
-func checkLayouts(n *canon.Node, inits map[string]*canon.Tensor) error {
-	specs := n.Op.Signature().Inputs
-	for k, name := range n.Inputs {
-		if k >= len(specs) || name == "" {
-			continue
-		}
-		t := inits[name]
-		if t == nil || t.Layout == "" {
-			continue
-		}
-		want, ok := canon.LayoutFor(specs[k].Role, len(t.Shape))
-		if ok && t.Layout != want {
-			return fmt.Errorf("%s: weight %q has layout %s, want %s for its role as %s", nodeName(n), name, t.Layout, want, specs[k].Name)
-		}
-	}
-	return nil
 }
 
 func contains(s []int, v int) bool {

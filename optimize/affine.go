@@ -7,99 +7,161 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
+// channelWeight is the constant weight of a producer that can absorb a
+// per-output-channel affine, and where its output channels are.
+type channelWeight struct {
+	w *canon.Tensor
+	// axis is w's output-channel axis; with groups > 1 it counts the
+	// channels of one group and the axes before it run over the groups.
+	axis   int
+	groups int64
+	// channels is the number of output channels in all.
+	channels int64
+	// becomesLinear: a MatMul, rewritten as a Linear with w transposed.
+	becomesLinear bool
+}
+
+// affineWeight finds p's constant weight and its output channels: the
+// OutputChannelAxis of the weight's role (axis 0 of a Conv's OIHW or a
+// Linear's OI weight, axis 1 of a ConvTranspose's IOHW, group by group:
+// output channel oc = g*(C_out/G) + j is W[g*(C_in/G):(g+1)*(C_in/G), j, ...]),
+// or axis 1 of the constant (K, N) weight of a MatMul with a 2-D input,
+// which becomes a Linear. It reports false for any other producer.
+func affineWeight(ix *index, p *canon.Node) (channelWeight, bool) {
+	if len(p.Inputs) < 2 {
+		return channelWeight{}, false // no weight slot
+	}
+	wt := ix.constant(p.Inputs[1])
+	if wt == nil {
+		return channelWeight{}, false
+	}
+	cw := channelWeight{w: wt, groups: 1}
+	if _, ok := p.Op.(*canon.MatMul); ok {
+		if r, ok := rankOf(ix.g, p.Inputs[0]); !ok || r != 2 || len(wt.Shape) != 2 {
+			return channelWeight{}, false
+		}
+		cw.axis, cw.becomesLinear = 1, true
+	} else {
+		specs := p.Op.Signature().Inputs
+		if len(specs) < 2 {
+			return channelWeight{}, false // a variadic op such as Concat
+		}
+		role := specs[1].Role
+		if !isKernelRole(role) || !canon.LayoutFits(role, len(wt.Shape)) {
+			return channelWeight{}, false
+		}
+		axis, perGroup, ok := canon.OutputChannelAxis(role)
+		if !ok {
+			return channelWeight{}, false
+		}
+		cw.axis = axis
+		if perGroup {
+			cw.groups = groupsOf(p.Op)
+			if cw.groups < 1 || wt.Shape[0]%cw.groups != 0 {
+				return channelWeight{}, false
+			}
+		}
+	}
+	cw.channels = wt.Shape[cw.axis] * cw.groups
+	return cw, true
+}
+
+// isKernelRole reports a weight that maps input channels to output
+// channels, the weights a per-output-channel scale can be folded into (a
+// bias or a BatchNorm's per-channel vector has an output-channel axis but
+// is not one).
+func isKernelRole(r canon.Role) bool {
+	switch r {
+	case canon.RoleConvWeight, canon.RoleDeconvWeight, canon.RoleLinearWeight:
+		return true
+	}
+	return false
+}
+
+// groupsOf is a convolution's typed Group attribute (1 for other ops).
+func groupsOf(op canon.Op) int64 {
+	switch op := op.(type) {
+	case *canon.Conv:
+		return op.Group
+	case *canon.ConvTranspose:
+		return op.Group
+	}
+	return 1
+}
+
+// convOutChannels is the number of output channels of a Conv weight, the
+// size of its role's output-channel axis. Passes that rebuild Conv weights
+// (regroup_conv, merge_parallel_convs) walk them in that role's layout,
+// O, I/group, spatial... (canon.LayoutFor(canon.RoleConvWeight, rank)).
+func convOutChannels(w *canon.Tensor) int64 {
+	axis, _, _ := canon.OutputChannelAxis(canon.RoleConvWeight)
+	return w.Shape[axis]
+}
+
+// slotLayout is the layout a tensor of the given rank needs in input slot
+// i of op ("" for plain data).
+func slotLayout(op canon.Op, i, rank int) canon.Layout {
+	specs := op.Signature().Inputs
+	if i >= len(specs) {
+		return ""
+	}
+	l, _ := canon.LayoutFor(specs[i].Role, rank)
+	return l
+}
+
+// scaleChannels multiplies every weight entry by the scale of its output
+// channel: entry (o, j, rest) of a weight viewed as (outer, shape[axis],
+// inner) belongs to channel (o / (outer/groups))·shape[axis] + j.
+func scaleChannels(w []float64, shape []int64, axis int, groups int64, s []float64) []float64 {
+	outer := canon.NumElements(shape[:axis])
+	d := shape[axis]
+	inner := canon.NumElements(shape[axis+1:])
+	perGroup := outer / groups
+	out := make([]float64, len(w))
+	for o := int64(0); o < outer; o++ {
+		ch0 := (o / perGroup) * d
+		for j := int64(0); j < d; j++ {
+			sc := s[ch0+j]
+			start := (o*d + j) * inner
+			for e := start; e < start+inner; e++ {
+				out[e] = w[e] * sc
+			}
+		}
+	}
+	return out
+}
+
 // channelAffine rewrites the producer p of a value y so that it computes
 // y*s[c] + t[c] for every output channel c (axis 1 of its output): the
 // common core of BatchNorm folding, bias-add fusion and scale fusion. The
 // node p itself is not modified: the rewritten node is returned with the
 // new weight tensors it reads, or an error saying why it cannot be done.
-//
-// Output channels live along axis 0 of a Conv weight (OIHW), rows of a
-// Linear weight (OI), columns of a MatMul weight (K, N) and, group by
-// group, along axis 1 of a ConvTranspose weight (IOHW): output channel
-// oc = g*(C_out/G) + j is W[g*(C_in/G):(g+1)*(C_in/G), j, ...].
-func channelAffine(ix *index, nm *namer, p *canon.Node, s, t []float64) (*canon.Node, []*canon.Tensor, error) {
-	if len(p.Inputs) < 2 {
-		return nil, nil, fmt.Errorf("%s has no weight", nodeRef(p))
-	}
-	wt := ix.constant(p.Inputs[1])
-	if wt == nil {
-		return nil, nil, fmt.Errorf("%s: weight %q is not a constant", nodeRef(p), p.Inputs[1])
+func channelAffine(ix *index, nm *namer, p *canon.Node, cw channelWeight, s, t []float64) (*canon.Node, []*canon.Tensor, error) {
+	wt := cw.w
+	c := int64(len(s))
+	if cw.channels != c {
+		return nil, nil, fmt.Errorf("%s: weight %q shape %v has %d output channels, not %d", nodeRef(p), wt.Name, wt.Shape, cw.channels, c)
 	}
 	w, err := f32Values(wt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", nodeRef(p), err)
 	}
-	c := int64(len(s))
-	nn := cloneNode(p)
-	var added []*canon.Tensor
-	newW := make([]float64, len(w))
-	switch op := p.Op.(type) {
-	case *canon.Conv:
-		if len(wt.Shape) < 3 || wt.Shape[0] != c {
-			return nil, nil, fmt.Errorf("%s: weight %q shape %v does not have %d output channels", nodeRef(p), wt.Name, wt.Shape, c)
-		}
-		per := int64(len(w)) / c
-		for i := range w {
-			newW[i] = w[i] * s[int64(i)/per]
-		}
-	case *canon.ConvTranspose:
-		g := op.Group
-		if len(wt.Shape) < 3 || g <= 0 || wt.Shape[0]%g != 0 || wt.Shape[1]*g != c {
-			return nil, nil, fmt.Errorf("%s: weight %q shape %v with %d groups does not have %d output channels", nodeRef(p), wt.Name, wt.Shape, g, c)
-		}
-		cinG, coutG := wt.Shape[0]/g, wt.Shape[1]
-		k := int64(len(w)) / (wt.Shape[0] * coutG)
-		for i := int64(0); i < wt.Shape[0]; i++ {
-			grp := i / cinG
-			for j := int64(0); j < coutG; j++ {
-				sc := s[grp*coutG+j]
-				base := (i*coutG + j) * k
-				for e := base; e < base+k; e++ {
-					newW[e] = w[e] * sc
-				}
-			}
-		}
-	case *canon.Linear:
-		if len(wt.Shape) != 2 || wt.Shape[0] != c {
-			return nil, nil, fmt.Errorf("%s: weight %q shape %v does not have %d rows", nodeRef(p), wt.Name, wt.Shape, c)
-		}
-		for i := range w {
-			newW[i] = w[i] * s[int64(i)/wt.Shape[1]]
-		}
-		return linearAffine(ix, nm, p, op, nn, wt, newW, s, t)
-	case *canon.MatMul:
-		// A MatMul with a constant (K, N) weight and a 2-D input becomes a
-		// Linear with the transposed weight, which has a bias slot.
-		if r, ok := rankOf(ix.g, p.Inputs[0]); !ok || r != 2 {
-			return nil, nil, fmt.Errorf("%s: input %q is not 2-D", nodeRef(p), p.Inputs[0])
-		}
-		if len(wt.Shape) != 2 || wt.Shape[1] != c {
-			return nil, nil, fmt.Errorf("%s: weight %q shape %v does not have %d columns", nodeRef(p), wt.Name, wt.Shape, c)
-		}
-		kk := wt.Shape[0]
-		tw := make([]float64, len(w))
-		for k := int64(0); k < kk; k++ {
-			for n := int64(0); n < c; n++ {
-				tw[n*kk+k] = w[k*c+n] * s[n]
-			}
-		}
-		wname := nm.fresh(wt.Name + "_T")
-		added = append(added, f32Tensor(wname, []int64{c, kk}, "OI", tw))
-		nn.Op = &canon.Linear{Alpha: 1, Beta: 1}
-		nn.Inputs = []string{p.Inputs[0], wname}
-		if !allZero(t) {
-			bname := nm.fresh(wt.Name + "_bias")
-			added = append(added, f32Tensor(bname, []int64{c}, "", t))
-			nn.Inputs = append(nn.Inputs, bname)
-		}
-		return nn, added, nil
-	default:
-		return nil, nil, fmt.Errorf("%s cannot absorb a per-channel affine", nodeRef(p))
-	}
+	newW := scaleChannels(w, wt.Shape, cw.axis, cw.groups, s)
 	if !finite(newW) {
 		return nil, nil, fmt.Errorf("%s: folded weight is not finite", nodeRef(p))
 	}
-	// Conv and ConvTranspose: scale the bias and add the shift.
+	nn := cloneNode(p)
+	if cw.becomesLinear {
+		return matMulAffine(nm, p, nn, wt, newW, t)
+	}
+	if op, ok := p.Op.(*canon.Linear); ok {
+		return linearAffine(ix, nm, p, op, nn, wt, newW, s, t)
+	}
+	// The rest (Conv, ConvTranspose) have a per-output-channel bias slot:
+	// scale the bias and add the shift.
+	if specs := p.Op.Signature().Inputs; len(specs) < 3 || specs[2].Role != canon.RoleBias {
+		return nil, nil, fmt.Errorf("%s has no per-output-channel bias to absorb a shift", nodeRef(p))
+	}
 	var b []float64
 	if len(p.Inputs) > 2 && p.Inputs[2] != "" {
 		bt := ix.constant(p.Inputs[2])
@@ -114,8 +176,7 @@ func channelAffine(ix *index, nm *namer, p *canon.Node, s, t []float64) (*canon.
 		}
 	}
 	wname := nm.fresh(wt.Name + "_folded")
-	layout, _ := canon.LayoutFor(weightRole(p.Op), len(wt.Shape))
-	added = append(added, f32Tensor(wname, wt.Shape, layout, newW))
+	added := []*canon.Tensor{f32Tensor(wname, wt.Shape, slotLayout(p.Op, 1, len(wt.Shape)), newW)}
 	nn.Inputs[1] = wname
 	if b != nil || !allZero(t) {
 		nb := make([]float64, c)
@@ -133,7 +194,7 @@ func channelAffine(ix *index, nm *namer, p *canon.Node, s, t []float64) (*canon.
 			base = p.Inputs[2] + "_folded"
 		}
 		bname := nm.fresh(base)
-		added = append(added, f32Tensor(bname, []int64{c}, "O", nb))
+		added = append(added, f32Tensor(bname, []int64{c}, slotLayout(p.Op, 2, 1), nb))
 		if len(nn.Inputs) < 3 {
 			nn.Inputs = append(nn.Inputs, "")
 		}
@@ -142,23 +203,36 @@ func channelAffine(ix *index, nm *namer, p *canon.Node, s, t []float64) (*canon.
 	return nn, added, nil
 }
 
-func weightRole(op canon.Op) canon.Role {
-	switch op.(type) {
-	case *canon.ConvTranspose:
-		return canon.RoleDeconvWeight
-	case *canon.Linear:
-		return canon.RoleLinearWeight
+// matMulAffine finishes the MatMul case: A·(W·s) + t with a constant (K, N)
+// weight W becomes a Linear, whose weight is (W·s) transposed into the
+// Linear weight layout and whose C input holds t.
+func matMulAffine(nm *namer, p, nn *canon.Node, wt *canon.Tensor, newW, t []float64) (*canon.Node, []*canon.Tensor, error) {
+	lin := &canon.Linear{Alpha: 1, Beta: 1}
+	to := slotLayout(lin, 1, 2)
+	if len(to) != 2 {
+		return nil, nil, fmt.Errorf("%s: no two-axis layout for a Linear weight", nodeRef(p))
 	}
-	return canon.RoleConvWeight
+	// The (K, N) weight holds the Linear weight's axes in reverse order.
+	scaled := f32Tensor(nm.fresh(wt.Name+"_T"), wt.Shape, canon.Layout([]byte{to[1], to[0]}), newW)
+	lw, err := canon.PermuteTensor(scaled, to)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", nodeRef(p), err)
+	}
+	added := []*canon.Tensor{lw}
+	nn.Op = lin
+	nn.Inputs = []string{p.Inputs[0], lw.Name}
+	if !allZero(t) {
+		bname := nm.fresh(wt.Name + "_bias")
+		added = append(added, f32Tensor(bname, []int64{int64(len(t))}, slotLayout(lin, 2, 1), t))
+		nn.Inputs = append(nn.Inputs, bname)
+	}
+	return nn, added, nil
 }
 
 // linearAffine finishes the Linear case: Y = Alpha*A·Wᵀ + Beta*C becomes
 // Alpha*A·(sW)ᵀ + 1*(Beta*C*s + t), with C of N entries (or one).
 func linearAffine(ix *index, nm *namer, p *canon.Node, op *canon.Linear, nn *canon.Node, wt *canon.Tensor, newW, s, t []float64) (*canon.Node, []*canon.Tensor, error) {
 	c := int64(len(s))
-	if !finite(newW) {
-		return nil, nil, fmt.Errorf("%s: folded weight is not finite", nodeRef(p))
-	}
 	var cb []float64
 	if len(p.Inputs) > 2 && p.Inputs[2] != "" {
 		ct := ix.constant(p.Inputs[2])
@@ -176,7 +250,7 @@ func linearAffine(ix *index, nm *namer, p *canon.Node, op *canon.Linear, nn *can
 		cb = cv
 	}
 	wname := nm.fresh(wt.Name + "_folded")
-	added := []*canon.Tensor{f32Tensor(wname, wt.Shape, "OI", newW)}
+	added := []*canon.Tensor{f32Tensor(wname, wt.Shape, slotLayout(op, 1, len(wt.Shape)), newW)}
 	nn.Inputs[1] = wname
 	nop := *op
 	if cb != nil || !allZero(t) {
@@ -191,7 +265,7 @@ func linearAffine(ix *index, nm *namer, p *canon.Node, op *canon.Linear, nn *can
 			return nil, nil, fmt.Errorf("%s: folded bias is not finite", nodeRef(p))
 		}
 		cname := nm.fresh(wt.Name + "_bias")
-		added = append(added, f32Tensor(cname, []int64{c}, "", nc))
+		added = append(added, f32Tensor(cname, []int64{c}, slotLayout(op, 2, 1), nc))
 		if len(nn.Inputs) < 3 {
 			nn.Inputs = append(nn.Inputs, "")
 		}
@@ -232,34 +306,10 @@ func expandChannels(shape []int64, v []float64, r int, c int64) ([]float64, bool
 	return nil, false
 }
 
-// outputChannels is the number of output channels of an affine-capable
-// producer, read from its weight.
-func outputChannels(ix *index, p *canon.Node) (int64, bool) {
-	if len(p.Inputs) < 2 {
-		return 0, false
-	}
-	wt := ix.constant(p.Inputs[1])
-	if wt == nil || len(wt.Shape) < 2 {
-		return 0, false
-	}
-	switch op := p.Op.(type) {
-	case *canon.Conv, *canon.Linear:
-		return wt.Shape[0], true
-	case *canon.ConvTranspose:
-		return wt.Shape[1] * op.Group, op.Group > 0
-	case *canon.MatMul:
-		if len(wt.Shape) != 2 {
-			return 0, false
-		}
-		return wt.Shape[1], true
-	}
-	return 0, false
-}
-
 // absorbAffine replaces producer p by its rewrite and makes it define out
 // (the value of the node being folded away, which is removed by the caller).
-func absorbAffine(g *canon.Graph, ix *index, nm *namer, p *canon.Node, out string, s, t []float64) error {
-	nn, added, err := channelAffine(ix, nm, p, s, t)
+func absorbAffine(g *canon.Graph, ix *index, nm *namer, p *canon.Node, cw channelWeight, out string, s, t []float64) error {
+	nn, added, err := channelAffine(ix, nm, p, cw, s, t)
 	if err != nil {
 		return err
 	}

@@ -88,107 +88,225 @@ func roundUp(x, m float64) float64 {
 	return k * m
 }
 
+// costArgs is what a cost rule sees of one node: the node and the types
+// of its values.
+type costArgs struct {
+	n    *canon.Node
+	info infoFunc
+	out  canon.ValueInfo // the first output
+}
+
+// value is the type of a value; the zero ValueInfo for an absent one.
+func (x costArgs) value(name string) canon.ValueInfo {
+	if name == "" {
+		return canon.ValueInfo{}
+	}
+	v, _ := x.info(name)
+	return v
+}
+
+// input is the type of input slot i.
+func (x costArgs) input(i int) canon.ValueInfo {
+	if i >= len(x.n.Inputs) {
+		return canon.ValueInfo{}
+	}
+	return x.value(x.n.Inputs[i])
+}
+
+// outputElems counts the elements of every output (Split's pieces).
+func (x costArgs) outputElems() float64 {
+	total := 0.0
+	for _, o := range x.n.Outputs {
+		if o != "" {
+			total += numelOf(x.value(o))
+		}
+	}
+	return total
+}
+
+// costRule prices one op kind. A free rule moves no data and launches
+// nothing; otherwise the node is one launch that reads its inputs and
+// writes its outputs, and work sets the arithmetic (FLOPs, and TileFLOPs
+// and GroupGEMMs when a GEMM's shape matters; TileFLOPs left 0 means equal
+// to FLOPs). Detail says how, for CostCoverage.
+type costRule struct {
+	detail string
+	free   bool
+	work   func(x costArgs, c *NodeCost)
+}
+
+// perOutput prices k operations per element of the first output.
+func perOutput(k float64, detail string) costRule {
+	return costRule{detail: detail, work: func(x costArgs, c *NodeCost) { c.FLOPs = k * numelOf(x.out) }}
+}
+
+// perInput prices one operation per element of the data input (reductions).
+func perInput(detail string) costRule {
+	return costRule{detail: detail, work: func(x costArgs, c *NodeCost) { c.FLOPs = numelOf(x.input(0)) }}
+}
+
+// movement prices one operation (an index computation and a copy) per
+// element written, over all outputs.
+var movement = costRule{
+	detail: "data movement: one operation per element written",
+	work:   func(x costArgs, c *NodeCost) { c.FLOPs = x.outputElems() },
+}
+
+// windowed prices a pooling window per output element.
+func windowed(kernel func(canon.Op) []int64) costRule {
+	return costRule{
+		detail: "one operation per window tap per output element",
+		work:   func(x costArgs, c *NodeCost) { c.FLOPs = numelOf(x.out) * prod(kernel(x.n.Op)) },
+	}
+}
+
+// softmaxCost is a softmax's work per element: the running max, an exp
+// (priced like Sigmoid's and Tanh's MathCost), the sum and the divide.
+const softmaxCost = 1 + 4 + 1 + 1
+
+// costTable prices every op kind whose cost its traits do not give.
+// Elementwise kinds are priced from their MathCost trait and views move
+// nothing, so neither is listed here (TestCostCoverage keeps it so).
+var costTable = map[string]costRule{
+	"Conv":          {detail: "2·N·C_out·spatial·C_in/group·kernel FLOPs; per-group GEMMs padded to the register tile", work: convCost},
+	"ConvTranspose": {detail: "2·input elements·C_out/group·kernel FLOPs", work: convTransposeCost},
+	"Linear": {detail: "2·output elements·K FLOPs", work: func(x costArgs, c *NodeCost) {
+		c.FLOPs = 2 * numelOf(x.out) * dimOf(x.input(1), 1)
+	}},
+	"MatMul": {detail: "2·output elements·K FLOPs", work: func(x costArgs, c *NodeCost) {
+		a := x.input(0)
+		k := 1.0
+		if a.RankKnown && len(a.Shape) > 0 {
+			k = dimOf(a, len(a.Shape)-1)
+		}
+		c.FLOPs = 2 * numelOf(x.out) * k
+	}},
+	"BatchNormalization": perOutput(2, "a multiply and an add per output element"),
+	"Softmax":            perOutput(softmaxCost, "max, exp, sum and divide per element"),
+	"Dropout":            perOutput(1, "a copy per output element (the identity at inference)"),
+	"MaxPool":            windowed(func(op canon.Op) []int64 { return op.(*canon.MaxPool).Kernel }),
+	"AveragePool":        windowed(func(op canon.Op) []int64 { return op.(*canon.AveragePool).Kernel }),
+	"GlobalAveragePool":  perInput("one operation per input element"),
+	"GlobalMaxPool":      perInput("one operation per input element"),
+	"ReduceMean":         perInput("one operation per input element"),
+	"Concat":             movement,
+	"Split":              movement,
+	"Transpose":          movement,
+	"Pad":                movement,
+	"Slice":              movement,
+	"Gather":             movement,
+	"Resize":             movement,
+	"Shape": {detail: "one launch writing the shape; the input's data is not read", work: func(x costArgs, c *NodeCost) {
+		c.Bytes = numelOf(x.out) * float64(x.out.DType.Size())
+	}},
+	"Constant": {detail: "a constant: moves no data, launches nothing", free: true},
+}
+
+// viewRule prices the kinds whose View trait is set.
+var viewRule = costRule{detail: "view: moves no data, launches nothing", free: true}
+
+// elementwiseRule prices an elementwise kind from its MathCost trait, per
+// element of the (broadcast) output.
+func elementwiseRule(mathCost float64) costRule {
+	return perOutput(mathCost, "elementwise, priced from its MathCost trait")
+}
+
+// costRuleFor finds how a kind is priced: its table entry, else its
+// traits. It is the one lookup behind both nodeCost and CostCoverage.
+func costRuleFor(kind string, t canon.Traits) (costRule, bool) {
+	if r, ok := costTable[kind]; ok {
+		return r, true
+	}
+	switch {
+	case t.View:
+		return viewRule, true
+	case t.Elementwise && t.MathCost > 0:
+		return elementwiseRule(t.MathCost), true
+	}
+	return costRule{}, false
+}
+
+// CostCoverage is the cost model's entry for every registered op kind,
+// derived from costTable and the kinds' traits. A kind missing from it is
+// priced by the bytes it moves and one launch only, with no arithmetic.
+func CostCoverage() canon.Coverage {
+	cov := canon.Coverage{}
+	for _, d := range canon.Ops() {
+		if r, ok := costRuleFor(d.Kind, d.Traits); ok {
+			cov[d.Kind] = canon.Handles(r.detail)
+		}
+	}
+	return cov
+}
+
 // nodeCost models one node from the types of its inputs and outputs.
 func nodeCost(n *canon.Node, info infoFunc) NodeCost {
-	get := func(name string) canon.ValueInfo {
-		if name == "" {
-			return canon.ValueInfo{}
-		}
-		v, _ := info(name)
-		return v
-	}
 	var c NodeCost
-	switch n.Op.(type) {
-	case *canon.Identity, *canon.Reshape, *canon.Flatten, *canon.Squeeze, *canon.Unsqueeze, *canon.Constant:
-		return c // views (and constants) move no data and launch nothing
+	rule, known := costRuleFor(n.Op.Kind(), canon.TraitsOf(n.Op))
+	if rule.free {
+		return c
+	}
+	x := costArgs{n: n, info: info}
+	if len(n.Outputs) > 0 {
+		x.out = x.value(n.Outputs[0])
 	}
 	c.Launches = 1
-	var inBytes, outBytes float64
-	for _, in := range n.Inputs {
-		if in != "" {
-			v := get(in)
-			inBytes += numelOf(v) * float64(v.DType.Size())
-		}
-	}
-	for _, o := range n.Outputs {
-		if o != "" {
-			v := get(o)
-			outBytes += numelOf(v) * float64(v.DType.Size())
-		}
-	}
-	c.Bytes = inBytes + outBytes
-	var out canon.ValueInfo
-	if len(n.Outputs) > 0 {
-		out = get(n.Outputs[0])
-	}
-	outN := numelOf(out)
-	switch op := n.Op.(type) {
-	case *canon.Conv:
-		w := get(n.Inputs[1])
-		g := float64(op.Group)
-		if g < 1 {
-			g = 1
-		}
-		o, cg := dimOf(w, 0), dimOf(w, 1)
-		k := 1.0
-		for i := 2; w.RankKnown && i < len(w.Shape); i++ {
-			k *= dimOf(w, i)
-		}
-		spatial := 1.0
-		for i := 2; out.RankKnown && i < len(out.Shape); i++ {
-			spatial *= dimOf(out, i)
-		}
-		batch := dimOf(out, 0)
-		c.FLOPs = 2 * batch * o * spatial * cg * k
-		og := o / g
-		if og == 1 && cg == 1 {
-			c.TileFLOPs = c.FLOPs // depthwise: a direct kernel, no GEMM
-		} else {
-			c.TileFLOPs = 2 * batch * spatial * g * roundUp(og, gemmTile) * roundUp(cg*k, gemmTile)
-			if g > 1 {
-				c.GroupGEMMs = int(g)
+	for _, names := range [][]string{n.Inputs, n.Outputs} {
+		for _, name := range names {
+			if name != "" {
+				v := x.value(name)
+				c.Bytes += numelOf(v) * float64(v.DType.Size())
 			}
 		}
-		return c
-	case *canon.ConvTranspose:
-		w := get(n.Inputs[1])
-		x := get(n.Inputs[0])
-		k := 1.0
-		for i := 2; w.RankKnown && i < len(w.Shape); i++ {
-			k *= dimOf(w, i)
-		}
-		c.FLOPs = 2 * numelOf(x) * dimOf(w, 1) * k
-	case *canon.Linear:
-		w := get(n.Inputs[1])
-		c.FLOPs = 2 * outN * dimOf(w, 1)
-	case *canon.MatMul:
-		a := get(n.Inputs[0])
-		kd := 1.0
-		if a.RankKnown && len(a.Shape) > 0 {
-			kd = dimOf(a, len(a.Shape)-1)
-		}
-		c.FLOPs = 2 * outN * kd
-	case *canon.BatchNorm:
-		c.FLOPs = 2 * outN
-	case *canon.MaxPool:
-		c.FLOPs = outN * prod(op.Kernel)
-	case *canon.AveragePool:
-		c.FLOPs = outN * prod(op.Kernel)
-	case *canon.GlobalAveragePool, *canon.GlobalMaxPool, *canon.ReduceMean:
-		c.FLOPs = numelOf(get(n.Inputs[0]))
-	case *canon.Binary, *canon.Unary, *canon.LeakyRelu, *canon.PRelu, *canon.Clip, *canon.HardSigmoid, *canon.Softmax, *canon.Dropout:
-		c.FLOPs = outN
 	}
-	c.TileFLOPs = c.FLOPs
+	if known && rule.work != nil {
+		rule.work(x, &c)
+	}
+	if c.TileFLOPs == 0 {
+		c.TileFLOPs = c.FLOPs
+	}
 	return c
 }
 
-func prod(v []int64) float64 {
-	p := 1.0
-	for _, x := range v {
-		p *= float64(x)
+// convCost is a direct convolution as im2col + one GEMM per group.
+func convCost(x costArgs, c *NodeCost) {
+	op := x.n.Op.(*canon.Conv)
+	w, out := x.input(1), x.out
+	g := float64(op.Group)
+	if g < 1 {
+		g = 1
 	}
-	return p
+	o, cg := dimOf(w, 0), dimOf(w, 1)
+	k := 1.0
+	for i := 2; w.RankKnown && i < len(w.Shape); i++ {
+		k *= dimOf(w, i)
+	}
+	spatial := 1.0
+	for i := 2; out.RankKnown && i < len(out.Shape); i++ {
+		spatial *= dimOf(out, i)
+	}
+	batch := dimOf(out, 0)
+	c.FLOPs = 2 * batch * o * spatial * cg * k
+	og := o / g
+	if og == 1 && cg == 1 {
+		c.TileFLOPs = c.FLOPs // depthwise: a direct kernel, no GEMM
+		return
+	}
+	c.TileFLOPs = 2 * batch * spatial * g * roundUp(og, gemmTile) * roundUp(cg*k, gemmTile)
+	if g > 1 {
+		c.GroupGEMMs = int(g)
+	}
+}
+
+// convTransposeCost scatters every input element through C_out/group
+// output channels and the kernel.
+func convTransposeCost(x costArgs, c *NodeCost) {
+	w := x.input(1)
+	k := 1.0
+	for i := 2; w.RankKnown && i < len(w.Shape); i++ {
+		k *= dimOf(w, i)
+	}
+	c.FLOPs = 2 * numelOf(x.input(0)) * dimOf(w, 1) * k
 }
 
 // OpCost is one row of a cost report: the totals of one op kind.
@@ -325,4 +443,12 @@ func (r CostReport) String() string {
 	}
 	tw.Flush()
 	return sb.String()
+}
+
+func prod(v []int64) float64 {
+	p := 1.0
+	for _, x := range v {
+		p *= float64(x)
+	}
+	return p
 }

@@ -6,10 +6,11 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// eliminateNoop removes nodes that return their input unchanged (Reshape to
-// the same static shape, identity Transpose, zero Pad, a Slice that takes
-// everything, Concat of one input), composes consecutive Transposes into
-// one, and makes a Reshape of a Reshape read the first one's input.
+// eliminateNoop removes nodes that return their input unchanged (a view,
+// such as a Reshape, to the same static shape, identity Transpose, zero
+// Pad, a Slice that takes everything, Concat of one input), composes
+// consecutive Transposes into one, and makes a Reshape of a view read the
+// view's input.
 func eliminateNoop(g *canon.Graph) (bool, error) {
 	if err := g.Infer(); err != nil {
 		return false, err
@@ -24,14 +25,6 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 		x, y := n.Inputs[0], n.Outputs[0]
 		noop := false
 		switch op := n.Op.(type) {
-		case *canon.Reshape:
-			noop = sameStaticShape(g, x, y)
-			if !noop && mergeReshape(ix, n, op) {
-				changed = true
-				ix = newIndex(g)
-			}
-		case *canon.Flatten, *canon.Squeeze, *canon.Unsqueeze:
-			noop = sameStaticShape(g, x, y)
 		case *canon.Transpose:
 			if isIdentityPerm(op.Perm) {
 				noop = true
@@ -57,6 +50,17 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 			noop = len(n.Inputs) == 1 && sameStaticShape(g, x, y) && allOnes(op.Steps)
 		case *canon.Concat:
 			noop = len(n.Inputs) == 1
+		default:
+			if !canon.IsView(n.Op) {
+				break
+			}
+			// A view keeps the elements in order: to the same shape it
+			// returns its input.
+			noop = sameStaticShape(g, x, y)
+			if r, ok := op.(*canon.Reshape); ok && !noop && mergeReshape(ix, n, r) {
+				changed = true
+				ix = newIndex(g)
+			}
 		}
 		if noop && forward(ix, y, x) {
 			dead[n] = true
@@ -77,16 +81,10 @@ func mergeReshape(ix *index, n *canon.Node, op *canon.Reshape) bool {
 	if !op.AllowZero && slices.Contains(op.Shape, 0) {
 		return false
 	}
+	// Any view keeps the element count and order, so the Reshape can read
+	// the view's input instead.
 	p := ix.producer[n.Inputs[0]]
-	if p == nil {
-		return false
-	}
-	switch p.Op.(type) {
-	case *canon.Reshape, *canon.Flatten, *canon.Squeeze, *canon.Unsqueeze:
-	default:
-		return false
-	}
-	if len(p.Inputs) == 0 || p.Inputs[0] == "" {
+	if p == nil || !canon.IsView(p.Op) {
 		return false
 	}
 	n.Inputs[0] = p.Inputs[0]

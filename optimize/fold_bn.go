@@ -23,21 +23,22 @@ func foldBN(g *canon.Graph) (bool, error) {
 	dead := map[*canon.Node]bool{}
 	for _, n := range g.Nodes {
 		bn, ok := n.Op.(*canon.BatchNorm)
-		if !ok || len(n.Inputs) != 5 || len(n.Outputs) != 1 {
+		if !ok {
 			continue
 		}
 		x := n.Inputs[0]
 		p := ix.producer[x]
-		if p == nil || dead[p] || !ix.onlyFeeds(x, n) || len(p.Outputs) != 1 {
+		if p == nil || dead[p] || !ix.onlyFeeds(x, n) {
 			continue
 		}
 		if v, ok := g.Values[x]; !ok || v.DType != canon.Float32 {
 			continue
 		}
-		c, ok := outputChannels(ix, p)
+		cw, ok := affineWeight(ix, p)
 		if !ok {
 			continue
 		}
+		c := cw.channels
 		var params [4][]float64
 		good := true
 		for i := range params {
@@ -67,7 +68,7 @@ func foldBN(g *canon.Graph) (bool, error) {
 		if !finite(s) || !finite(t) {
 			continue // a negative variance: leave the model as it is
 		}
-		if err := absorbAffine(g, ix, nm, p, n.Outputs[0], s, t); err != nil {
+		if err := absorbAffine(g, ix, nm, p, cw, n.Outputs[0], s, t); err != nil {
 			continue // not foldable (non-constant or non-f32 weight): keep the BatchNorm
 		}
 		dead[n] = true

@@ -77,3 +77,17 @@ func TestFoldBNLinearAndMatMul(t *testing.T) {
 	opt := runPasses(t, b.output(m), "fold_bn")
 	wantOps(t, opt, map[string]int{"BatchNormalization": 0, "Linear": 2, "MatMul": 0})
 }
+
+// Producers whose second input is a constant but not a weight a channel
+// scale folds into (a BatchNorm's per-channel vector, a Concat operand, a
+// PRelu slope) keep the BatchNorm.
+func TestFoldBNOnlyIntoWeights(t *testing.T) {
+	b := newGB(4)
+	x := b.input("x", 1, 4, 5, 5)
+	y := b.bn(b.bn(x, 4, 1e-5), 4, 1e-5)
+	y = b.node(&canon.Concat{Axis: 1}, y, b.randW("", -1, 1, 1, 4, 5, 5))
+	y = b.bn(y, 8, 1e-5)
+	y = b.bn(b.node(&canon.PRelu{}, y, b.randW("", 0, 0.5, 8, 1, 1)), 8, 1e-5)
+	opt := runPasses(t, b.output(y), "fold_bn")
+	wantOps(t, opt, map[string]int{"BatchNormalization": 4})
+}

@@ -55,11 +55,8 @@ func foldConstants(g *canon.Graph) (bool, error) {
 	}
 	removeNodes(g, dead)
 	g.Initializers = append(g.Initializers, added...)
-	for _, t := range added {
-		if t.Layout == "" {
-			layoutByUse(g, t)
-		}
-	}
+	// A folded weight gets the layout its readers need, like an imported one.
+	canon.AssignLayouts(g)
 	return true, nil
 }
 
@@ -184,21 +181,4 @@ func indexOf(vs []canon.ValueInfo, name string) int {
 		}
 	}
 	return -1
-}
-
-// layoutByUse gives a new constant the layout its readers' roles require,
-// so that a folded weight is labelled like an imported one.
-func layoutByUse(g *canon.Graph, t *canon.Tensor) {
-	for _, n := range g.Nodes {
-		specs := n.Op.Signature().Inputs
-		for k, in := range n.Inputs {
-			if in != t.Name || k >= len(specs) {
-				continue
-			}
-			if l, ok := canon.LayoutFor(specs[k].Role, len(t.Shape)); ok {
-				t.Layout = l
-				return
-			}
-		}
-	}
 }

@@ -20,7 +20,7 @@ func fuseChannelConst(g *canon.Graph, scale bool) (bool, error) {
 	dead := map[*canon.Node]bool{}
 	for _, n := range g.Nodes {
 		b, ok := n.Op.(*canon.Binary)
-		if !ok || len(n.Inputs) != 2 || len(n.Outputs) != 1 {
+		if !ok {
 			continue
 		}
 		if scale && b.Fn != canon.Mul || !scale && b.Fn != canon.Add && b.Fn != canon.Sub {
@@ -33,24 +33,18 @@ func fuseChannelConst(g *canon.Graph, scale bool) (bool, error) {
 			x, cn := n.Inputs[side], n.Inputs[1-side]
 			p := ix.producer[x]
 			ct := ix.constant(cn)
-			if p == nil || ct == nil || dead[p] || len(p.Outputs) != 1 || !ix.onlyFeeds(x, n) {
+			if p == nil || ct == nil || dead[p] || !ix.onlyFeeds(x, n) {
 				continue
 			}
 			xv, ok := g.Values[x]
 			if !ok || xv.DType != canon.Float32 || !xv.RankKnown || !sameStaticShape(g, x, n.Outputs[0]) {
 				continue
 			}
-			if !scale {
-				if _, isConv := p.Op.(*canon.Conv); !isConv && !isAffineOp(p.Op) {
-					continue
-				}
-			} else if _, isMM := p.Op.(*canon.MatMul); isMM {
+			cw, ok := affineWeight(ix, p)
+			if !ok || scale && cw.becomesLinear {
 				continue // a scaled MatMul gains nothing from becoming a Linear
 			}
-			c, ok := outputChannels(ix, p)
-			if !ok {
-				continue
-			}
+			c := cw.channels
 			v, err := f32Values(ct)
 			if err != nil {
 				continue
@@ -71,7 +65,7 @@ func fuseChannelConst(g *canon.Graph, scale bool) (bool, error) {
 					}
 				}
 			}
-			if err := absorbAffine(g, ix, nm, p, n.Outputs[0], s, t); err != nil {
+			if err := absorbAffine(g, ix, nm, p, cw, n.Outputs[0], s, t); err != nil {
 				continue
 			}
 			dead[n] = true
@@ -81,12 +75,4 @@ func fuseChannelConst(g *canon.Graph, scale bool) (bool, error) {
 	}
 	removeNodes(g, dead)
 	return len(dead) > 0, nil
-}
-
-func isAffineOp(op canon.Op) bool {
-	switch op.(type) {
-	case *canon.Conv, *canon.ConvTranspose, *canon.Linear, *canon.MatMul:
-		return true
-	}
-	return false
 }

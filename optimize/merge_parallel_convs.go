@@ -40,7 +40,7 @@ func findMergeSites(g *canon.Graph, ix *index) []mergeSite {
 	var sites []mergeSite
 	seen := map[string]bool{}
 	for _, n := range g.Nodes {
-		if _, ok := n.Op.(*canon.Conv); !ok || len(n.Inputs) == 0 || seen[n.Inputs[0]] {
+		if _, ok := n.Op.(*canon.Conv); !ok || seen[n.Inputs[0]] {
 			continue
 		}
 		x := n.Inputs[0]
@@ -76,14 +76,14 @@ func findMergeSites(g *canon.Graph, ix *index) []mergeSite {
 
 func mergeable(g *canon.Graph, ix *index, n *canon.Node, x string) bool {
 	op, ok := n.Op.(*canon.Conv)
-	if !ok || op.Group != 1 || len(n.Inputs) < 2 || n.Inputs[0] != x || len(n.Outputs) != 1 || n.Outputs[0] == "" {
+	if !ok || op.Group != 1 || n.Inputs[0] != x || n.Outputs[0] == "" {
 		return false
 	}
 	if n.Inputs[1] == x || (len(n.Inputs) > 2 && n.Inputs[2] == x) {
 		return false
 	}
 	w := ix.constant(n.Inputs[1])
-	if w == nil || w.DType != canon.Float32 || len(w.Shape) < 3 {
+	if w == nil || w.DType != canon.Float32 {
 		return false
 	}
 	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
@@ -183,9 +183,8 @@ func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite, mk weightMake
 	sizes := make([]int64, len(s.convs))
 	hasBias := false
 	for i, c := range s.convs {
-		w := ix.constant(c.Inputs[1])
-		sizes[i] = w.Shape[0]
-		total += w.Shape[0]
+		sizes[i] = convOutChannels(ix.constant(c.Inputs[1]))
+		total += sizes[i]
 		if len(c.Inputs) > 2 && c.Inputs[2] != "" {
 			hasBias = true
 		}
@@ -203,8 +202,8 @@ func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite, mk weightMake
 	fillW := func() ([]float64, error) {
 		wout := make([]float64, canon.NumElements(wshape))
 		kstr := rowMajorStrides(wshape)
-		var oc0 int64
-		for i, c := range s.convs {
+		var oc0 int64 // the merged weight stacks the convs' output channels
+		for i := range s.convs {
 			wt := srcs[2*i]
 			w, err := f32Values(wt)
 			if err != nil {
@@ -225,7 +224,6 @@ func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite, mk weightMake
 				wout[dst] = w[f]
 			}
 			oc0 += sizes[i]
-			_ = c
 		}
 		return wout, nil
 	}
@@ -247,15 +245,14 @@ func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite, mk weightMake
 	first := s.convs[0]
 	op0 := first.Op.(*canon.Conv)
 	tag := fmt.Sprintf("merge %v %v", geo.kernel, geo.offsets)
-	layout, _ := canon.LayoutFor(canon.RoleConvWeight, len(wshape))
-	wt, err := mk(nm.fresh(first.Name+"_merged_W"), wshape, layout, srcs, tag+" W", fillW)
+	wt, err := mk(nm.fresh(first.Name+"_merged_W"), wshape, slotLayout(op0, 1, len(wshape)), srcs, tag+" W", fillW)
 	if err != nil {
 		return canon.ValueInfo{}, err
 	}
 	g.Initializers = append(g.Initializers, wt)
 	inputs := []string{s.x, wt.Name}
 	if hasBias {
-		bt, err := mk(nm.fresh(first.Name+"_merged_B"), []int64{total}, "O", srcs, tag+" B", fillB)
+		bt, err := mk(nm.fresh(first.Name+"_merged_B"), []int64{total}, slotLayout(op0, 2, 1), srcs, tag+" B", fillB)
 		if err != nil {
 			return canon.ValueInfo{}, err
 		}

@@ -30,7 +30,7 @@ type Pass struct {
 func Passes() []Pass {
 	return []Pass{
 		{Name: "eliminate_identity", Doc: "remove Identity and inference-mode Dropout nodes", Run: eliminateIdentity},
-		{Name: "eliminate_noop", Doc: "remove Reshape to the same shape, identity Transpose, zero Pad, full Slice and one-input Concat; compose consecutive Transposes and merge consecutive Reshapes", Run: eliminateNoop},
+		{Name: "eliminate_noop", Doc: "remove views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) to the same static shape, identity Transpose, zero Pad, full Slice and one-input Concat; compose consecutive Transposes and make a Reshape of a view read the view's input", Run: eliminateNoop},
 		{Name: "fold_constants", Doc: "evaluate nodes whose inputs are all constant (including Shape of a static shape) and store the results as initializers (up to 1M elements each)", Run: foldConstants},
 		{Name: "fold_bn", Doc: "fold BatchNormalization into the preceding Conv, ConvTranspose (group by group), Linear, or MatMul with a constant weight", Run: foldBN},
 		{Name: "fuse_bias_add", Doc: "fold an Add (or Sub) of a per-output-channel constant into the bias of the preceding Conv, ConvTranspose, Linear or constant-weight MatMul", Run: fuseBiasAdd},
@@ -94,10 +94,10 @@ type PipelineStats struct {
 	Converged bool `json:"converged"`
 }
 
-// RunPipeline runs passes in order, repeatedly, until none changes the graph
-// (or MaxIterations rounds). After every pass that changed something the
-// graph is validated and its outputs are checked to be exactly the ones it
-// had; an error names the pass.
+// RunPipeline validates g, then runs passes in order, repeatedly, until
+// none changes the graph (or MaxIterations rounds). After every pass that
+// changed something the graph is validated and its outputs are checked to
+// be exactly the ones it had; an error names the pass.
 func RunPipeline(g *canon.Graph, passes []Pass, opts PipelineOptions) (PipelineStats, error) {
 	maxIt := opts.MaxIterations
 	if maxIt <= 0 {
@@ -109,6 +109,11 @@ func RunPipeline(g *canon.Graph, passes []Pass, opts PipelineOptions) (PipelineS
 	}
 	if g == nil {
 		return st, fmt.Errorf("optimize: nil graph")
+	}
+	// Passes trust what validation checks (arities, layouts, attribute
+	// ranges) instead of checking it again.
+	if err := g.Validate(); err != nil {
+		return st, fmt.Errorf("optimize: the input graph is invalid: %w", err)
 	}
 	outs := outputNames(g)
 	for it := 0; it < maxIt; it++ {

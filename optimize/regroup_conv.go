@@ -20,11 +20,11 @@ func findRegroupSites(g *canon.Graph, ix *index) []regroupSite {
 	var out []regroupSite
 	for _, n := range g.Nodes {
 		op, ok := n.Op.(*canon.Conv)
-		if !ok || op.Group <= 1 || len(n.Inputs) < 2 {
+		if !ok || op.Group <= 1 {
 			continue
 		}
 		w := ix.constant(n.Inputs[1])
-		if w == nil || w.DType != canon.Float32 || len(w.Shape) < 3 || w.Shape[0]%op.Group != 0 {
+		if w == nil || w.DType != canon.Float32 || convOutChannels(w)%op.Group != 0 {
 			continue
 		}
 		for f := int64(2); f <= op.Group; f++ {
@@ -53,10 +53,10 @@ func regroup(ix *index, nm *namer, s regroupSite, mk weightMaker) (*canon.Node, 
 	if f < 1 || G%f != 0 {
 		return nil, nil, fmt.Errorf("%s: factor %d does not divide %d groups", nodeRef(n), f, G)
 	}
-	if wt.DType != canon.Float32 || len(wt.Shape) < 3 {
-		return nil, nil, fmt.Errorf("%s: weight %q is %s%v, want an f32 conv weight", nodeRef(n), wt.Name, wt.DType, wt.Shape)
+	if wt.DType != canon.Float32 {
+		return nil, nil, fmt.Errorf("%s: weight %q is %s, only f32 weights are rewritten", nodeRef(n), wt.Name, wt.DType)
 	}
-	O, cg := wt.Shape[0], wt.Shape[1]
+	O, cg := convOutChannels(wt), wt.Shape[1]
 	if O%G != 0 {
 		return nil, nil, fmt.Errorf("%s: %d output channels do not split into %d groups", nodeRef(n), O, G)
 	}
@@ -78,8 +78,7 @@ func regroup(ix *index, nm *namer, s regroupSite, mk weightMaker) (*canon.Node, 
 		}
 		return nw, nil
 	}
-	layout, _ := canon.LayoutFor(canon.RoleConvWeight, len(shape))
-	t, err := mk(nm.fresh(fmt.Sprintf("%s_g%d", wt.Name, G/f)), shape, layout,
+	t, err := mk(nm.fresh(fmt.Sprintf("%s_g%d", wt.Name, G/f)), shape, slotLayout(op, 1, len(shape)),
 		[]*canon.Tensor{wt}, fmt.Sprintf("regroup %d/%d", G, f), fill)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", nodeRef(n), err)

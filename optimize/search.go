@@ -284,8 +284,9 @@ func Search(g *canon.Graph, opts SearchOptions) (*canon.Graph, SearchStats, erro
 	if opts.Machine != nil {
 		m = *opts.Machine
 	}
-	if err := g.Infer(); err != nil {
-		return nil, st, fmt.Errorf("search: %w", err)
+	// Validate also infers the value types; the substitutions trust it.
+	if err := g.Validate(); err != nil {
+		return nil, st, fmt.Errorf("search: the input graph is invalid: %w", err)
 	}
 	env := &searchEnv{
 		values:  make(map[string]canon.ValueInfo, len(g.Values)),

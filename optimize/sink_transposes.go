@@ -9,11 +9,12 @@ import (
 
 // sinkTransposes is a transpose optimizer in the style of TASO and ONNX
 // Runtime's: each Transpose is pushed down through the ops that can run on
-// untransposed data — elementwise ops (activations, Clip, LeakyRelu,
-// HardSigmoid, PRelu, and Add/Sub/Mul/Div whose other operand is a
-// constant, which is stored permuted, or carries the same Transpose, which
-// is dropped), Concat and Split (axis remapped), Softmax (axis remapped),
-// ReduceMean (axes remapped) and Pad with attribute pads (pads permuted) —
+// untransposed data — elementwise ops (every kind with the Elementwise
+// trait; an operand a broadcasting one such as Add or PRelu takes from
+// elsewhere is a constant, which is stored permuted, or carries the same
+// Transpose, which is dropped), Concat and Split (axis remapped), Softmax
+// (axis remapped), ReduceMean (axes remapped) and Pad with attribute pads
+// (pads permuted) —
 // until it meets a Transpose it cancels or merges with, or an op it cannot
 // cross, where it is put back. A root is only moved when the whole move
 // leaves fewer Transpose nodes (or as many, moving fewer elements), so the
@@ -157,7 +158,7 @@ func applySink(g *canon.Graph, sp *sinkPlan) error {
 	}
 	dead := map[*canon.Node]bool{}
 	for _, n := range g.Nodes {
-		if _, ok := n.Op.(*canon.Transpose); ok && len(n.Outputs) == 1 && len(readers[n.Outputs[0]]) == 0 && !outs[n.Outputs[0]] {
+		if _, ok := n.Op.(*canon.Transpose); ok && len(readers[n.Outputs[0]]) == 0 && !outs[n.Outputs[0]] {
 			dead[n] = true
 		}
 	}
@@ -179,7 +180,7 @@ func removeIdentityTransposes(g *canon.Graph) bool {
 	dead := map[*canon.Node]bool{}
 	for _, n := range g.Nodes {
 		t, ok := n.Op.(*canon.Transpose)
-		if !ok || !isIdentityPerm(t.Perm) || len(n.Inputs) != 1 || len(n.Outputs) != 1 || n.Inputs[0] == "" {
+		if !ok || !isIdentityPerm(t.Perm) || n.Outputs[0] == "" {
 			continue
 		}
 		if forward(ix, n.Outputs[0], n.Inputs[0]) {

@@ -292,3 +292,27 @@ func TestSinkTransposesRandomGraphs(t *testing.T) {
 		t.Error("the pass removed no Transpose from any random graph")
 	}
 }
+
+// Every kind with the Elementwise trait lets a Transpose through, so the
+// NHWC wrapper around it collapses; a broadcasting one takes a per-channel
+// constant, which is stored permuted.
+func TestSinkTransposesThroughEveryElementwiseOp(t *testing.T) {
+	for _, d := range canon.Ops() {
+		if !d.Traits.Elementwise {
+			continue
+		}
+		t.Run(d.Kind, func(t *testing.T) {
+			b := newGB(31)
+			x := b.input("x", 2, 5, 3, 4)
+			in := []string{b.transpose(x, toNHWC)}
+			if d.Traits.Broadcasts {
+				in = append(in, b.randW("", 0.5, 1.5, 5))
+			}
+			y := b.transpose(b.node(d.New(), in...), toNCHW)
+			opt := sinkOnly(t, b.output(y))
+			if n := countOps(opt)["Transpose"]; n != 0 {
+				t.Errorf("%d Transposes remain around %s: %v", n, d.Kind, countOps(opt))
+			}
+		})
+	}
+}

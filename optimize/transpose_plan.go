@@ -90,14 +90,14 @@ func (sp *sinkPlan) classify(w string, p []int64) (extKind, *canon.Node) {
 		return extRefuse, nil
 	}
 	if tp := sp.ix.producer[w]; tp != nil && tp != sp.root {
-		if t, ok := tp.Op.(*canon.Transpose); ok && slices.Equal(t.Perm, p) && len(tp.Inputs) == 1 && sp.perm[tp.Inputs[0]] == nil {
+		if t, ok := tp.Op.(*canon.Transpose); ok && slices.Equal(t.Perm, p) && sp.perm[tp.Inputs[0]] == nil {
 			return extUnwrap, tp
 		}
 	}
 	inv := invertPerm(p)
 	if !slices.Equal(inv, p) { // an involution could reuse a Transpose this plan removes
 		for _, c := range sp.ix.consumers[w] {
-			if t, ok := c.Op.(*canon.Transpose); ok && c != sp.root && slices.Equal(t.Perm, inv) && len(c.Outputs) == 1 && c.Outputs[0] != "" {
+			if t, ok := c.Op.(*canon.Transpose); ok && c != sp.root && slices.Equal(t.Perm, inv) && c.Outputs[0] != "" {
 				return extReuse, c
 			}
 		}
@@ -213,7 +213,7 @@ func (sp *sinkPlan) numel(v string) (float64, bool) {
 func (sp *sinkPlan) absorbable(c *canon.Node, v string) (composed []int64, ok bool) {
 	t, isT := c.Op.(*canon.Transpose)
 	pv := sp.perm[v]
-	if !isT || c == sp.root || len(c.Inputs) != 1 || len(c.Outputs) != 1 || len(t.Perm) != len(pv) {
+	if !isT || c == sp.root || len(t.Perm) != len(pv) {
 		return nil, false
 	}
 	return composePerm(pv, t.Perm), true
@@ -326,7 +326,7 @@ func permKey(w string, p []int64) string {
 // do not help. It returns nil when no plan improves the graph.
 func planSink(ix *index, root *canon.Node) *sinkPlan {
 	t, ok := root.Op.(*canon.Transpose)
-	if !ok || len(root.Inputs) != 1 || len(root.Outputs) != 1 || root.Inputs[0] == "" || root.Outputs[0] == "" {
+	if !ok || root.Outputs[0] == "" {
 		return nil
 	}
 	y := root.Outputs[0]

@@ -32,21 +32,25 @@ func pushThrough(n *canon.Node, perm []int64, rank func(string) (int, bool)) (pu
 		k, ok := rank(n.Outputs[i])
 		return ok && k == r
 	}
+	// same is for single-output ops whose output keeps the input's layout.
 	same := func(op canon.Op, slots ...int) (pushedOp, bool) {
-		if len(n.Outputs) != 1 || !outRank(0) {
+		if !outRank(0) {
 			return pushedOp{}, false
 		}
 		return pushedOp{op: op, dataSlots: slots, outPerms: [][]int64{perm}}, true
 	}
-	switch op := n.Op.(type) {
-	case *canon.Unary, *canon.LeakyRelu, *canon.Elu, *canon.Selu, *canon.HardSigmoid, *canon.Clip:
-		// Clip's optional Min/Max inputs are scalars: layout-free.
-		return same(op, 0)
-	case *canon.Binary, *canon.PRelu:
-		if len(n.Inputs) != 2 {
-			return pushedOp{}, false
+	if t := canon.TraitsOf(n.Op); t.Elementwise {
+		// An elementwise op commutes with a Transpose. When its inputs
+		// broadcast against each other every input carries the layout
+		// (a lower-rank constant is stored permuted); otherwise only input
+		// 0 does, and the rest are layout-free scalars such as Clip's bounds.
+		if !t.Broadcasts {
+			return same(n.Op, 0)
 		}
-		return same(op, 0, 1)
+		return same(n.Op, allSlots(n)...)
+	}
+	// The ops below need their typed axis attributes remapped.
+	switch op := n.Op.(type) {
 	case *canon.Softmax:
 		a, ok := axisIn(op.Axis, r)
 		if !ok {
@@ -58,11 +62,7 @@ func pushThrough(n *canon.Node, perm []int64, rank func(string) (int, bool)) (pu
 		if !ok {
 			return pushedOp{}, false
 		}
-		slots := make([]int, len(n.Inputs))
-		for i := range slots {
-			slots[i] = i
-		}
-		return same(&canon.Concat{Axis: perm[a]}, slots...)
+		return same(&canon.Concat{Axis: perm[a]}, allSlots(n)...)
 	case *canon.Split:
 		a, ok := axisIn(op.Axis, r)
 		if !ok {
@@ -92,13 +92,22 @@ func pushThrough(n *canon.Node, perm []int64, rank func(string) (int, bool)) (pu
 	return pushedOp{}, false
 }
 
+// allSlots lists every input slot of n.
+func allSlots(n *canon.Node) []int {
+	slots := make([]int, len(n.Inputs))
+	for i := range slots {
+		slots[i] = i
+	}
+	return slots
+}
+
 // pushReduceMean maps the reduced axes through perm. Without KeepDims the
 // output keeps the unreduced axes in their untransposed order, which is
 // often the original order already (NHWC mean over H, W gives N, C either
 // way): then no Transpose is needed after it at all.
 func pushReduceMean(n *canon.Node, op *canon.ReduceMean, perm []int64, outRank func(int) bool) (pushedOp, bool) {
 	r := len(perm)
-	if len(n.Outputs) != 1 || n.Outputs[0] == "" {
+	if n.Outputs[0] == "" {
 		return pushedOp{}, false
 	}
 	if len(op.Axes) == 0 { // every axis: the result does not depend on the layout

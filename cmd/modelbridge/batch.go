@@ -200,10 +200,11 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.W
 		res.Error = err.Error()
 		return res
 	}
-	if exp.Name == "torch" {
-		// The torch exporter writes a state dict for a .pt path and a
-		// module folder (model.py, weights.pt, README) otherwise: a graph
-		// gets its folder, so that its computation is not dropped.
+	if exp.Folder {
+		// A folder exporter (PyTorch) writes a weights file for a path
+		// with its extension and a module folder (model.py, weights.pt,
+		// README) otherwise: a graph gets its folder, so that its
+		// computation is not dropped.
 		if len(g.Nodes) > 0 {
 			job.out = strings.TrimSuffix(job.out, filepath.Ext(job.out))
 			res.Output = job.out

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
-	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
@@ -51,11 +50,8 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
-			if exp.Name != "onnx" && (opset != 0 || external) {
-				return usageErrorf("--opset and --external-data apply to ONNX output; %s is written as %s", out, exp.Name)
-			}
-			if opset != 0 && (opset < onnxexport.MinOpset || opset > onnxexport.MaxOpset) {
-				return usageErrorf("--opset %d: modelbridge writes ONNX opsets %d to %d", opset, onnxexport.MinOpset, onnxexport.MaxOpset)
+			if err := checkWriteFlags(exp, out, opset, external); err != nil {
+				return err
 			}
 			g, _, err := rf.load(in)
 			if err != nil {
@@ -97,7 +93,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				g = opt
 			}
 			if kernelLayout != "" {
-				if err := applyKernelLayout(g, exp.Name, kernelLayout); err != nil {
+				if err := applyKernelLayout(g, exp, kernelLayout); err != nil {
 					return err
 				}
 			}
@@ -130,7 +126,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "with --weights: bind the names that match even if some are missing, extra or mismatched")
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")
 	cmd.Flags().StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
-	cmd.Flags().IntVar(&opset, "opset", 0, "ONNX opset to write (11 to 17; default 13)")
+	cmd.Flags().IntVar(&opset, "opset", 0, opsetUsage())
 	cmd.Flags().BoolVar(&verbose, "verbose", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
@@ -159,4 +155,26 @@ func outputSize(path string) (int64, error) {
 		}
 	}
 	return total, nil
+}
+
+// checkWriteFlags refuses --opset and --external-data for an exporter that
+// does not declare them, and an opset outside the range it writes.
+func checkWriteFlags(exp *formats.Exporter, out string, opset int, external bool) error {
+	if (opset != 0 && !exp.Opsets.Has()) || (external && !exp.ExternalData) {
+		return usageErrorf("--opset and --external-data apply to ONNX output; %s is written as %s", out, exp.Name)
+	}
+	if r := exp.Opsets; opset != 0 && (opset < r.Min || opset > r.Max) {
+		return usageErrorf("--opset %d: modelbridge writes %s opsets %d to %d", opset, exp.Name, r.Min, r.Max)
+	}
+	return nil
+}
+
+// opsetUsage describes --opset from the exporters' declared ranges.
+func opsetUsage() string {
+	for _, e := range formats.Exporters() {
+		if r := e.Opsets; r.Has() {
+			return fmt.Sprintf("%s opset to write (%d to %d; default %d)", e.Name, r.Min, r.Max, r.Default)
+		}
+	}
+	return "opset to write"
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
 )
 
 // layoutsReport is the --json schema of `layouts`. Field names are stable
@@ -241,7 +242,7 @@ func describeUse(g *canon.Graph, t *canon.Tensor, u weightUse) (string, int64, s
 			PyTorch: "ConvTranspose" + dim + ".weight (in_channels, out_channels/groups, " + sp + ")",
 			MXNet:   "Deconvolution weight (C_in, num_filter/num_group, " + spl + ")",
 			TVM: fmt.Sprintf("nn.conv%s_transpose kernel_layout=%q; Relay before apache/tvm#9336 (2021) labelled it %q for the same data",
-				dim, t.Layout, strings.Replace(string(t.Layout), "IO", "OI", 1)),
+				dim, t.Layout, oldRelayLabel(t)),
 		}
 	case canon.RoleLinearWeight:
 		return "linear_weight", 0, spellings{
@@ -350,12 +351,12 @@ func printLayouts(w io.Writer, r layoutsReport) {
 // "layout.<tensor>"); ONNX and MXNet operators require OIHW/IOHW, and a
 // PyTorch state dict has no place to declare a layout, so those are refused
 // rather than written with weights their readers would misinterpret.
-func applyKernelLayout(g *canon.Graph, exporter string, to string) error {
+func applyKernelLayout(g *canon.Graph, exp *formats.Exporter, to string) error {
 	if err := checkKernelLayout(to); err != nil {
 		return usageErrorf("--kernel-layout %s: %v", to, err)
 	}
-	if exporter != "safetensors" {
-		return usageErrorf("--kernel-layout: %s cannot declare a non-canonical kernel layout (its readers expect OIHW for Conv and IOHW for ConvTranspose); write .safetensors, which records each tensor's layout in its metadata, or preview with 'modelbridge layouts MODEL --kernel-layout %s'", exporter, to)
+	if !exp.KernelLayouts {
+		return usageErrorf("--kernel-layout: %s cannot declare a non-canonical kernel layout (its readers expect OIHW for Conv and IOHW for ConvTranspose); write a format that records each tensor's layout (%s), or preview with 'modelbridge layouts MODEL --kernel-layout %s'", exp.Name, strings.Join(kernelLayoutFormats(), ", "), to)
 	}
 	n, err := permuteKernels(g, canon.Layout(to))
 	if err != nil {
@@ -390,4 +391,23 @@ func permuteKernels(g *canon.Graph, to canon.Layout) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// kernelLayoutFormats lists the exporters that can record a non-canonical
+// kernel layout.
+func kernelLayoutFormats() []string {
+	var out []string
+	for _, e := range formats.Exporters() {
+		if e.KernelLayouts {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// oldRelayLabel is the layout old TVM Relay gave a transposed-convolution
+// kernel: the convolution layout of the same rank, for IOHW data.
+func oldRelayLabel(t *canon.Tensor) canon.Layout {
+	l, _ := canon.LayoutFor(canon.RoleConvWeight, len(t.Shape))
+	return l
 }

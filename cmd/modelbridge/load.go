@@ -33,21 +33,13 @@ func (r *readFlags) options() (formats.ReadOptions, error) {
 	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes}, nil
 }
 
-// load reads and validates a model.
+// load reads a model; formats.Read validates it.
 func (r *readFlags) load(path string) (*canon.Graph, *formats.Importer, error) {
 	opts, err := r.options()
 	if err != nil {
 		return nil, nil, err
 	}
-	g, imp, err := formats.Read(path, r.from, opts)
-	if err != nil {
-		return nil, imp, err
-	}
-	if err := g.Validate(); err != nil {
-		g.Close()
-		return nil, imp, fmt.Errorf("%s: %w", path, err)
-	}
-	return g, imp, nil
+	return formats.Read(path, r.from, opts)
 }
 
 func joinNames(names []string) string {

@@ -11,16 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	// Formats register themselves with the formats registry.
-	_ "github.com/modelbridge/modelbridge/exporters/mxnet"
-	_ "github.com/modelbridge/modelbridge/exporters/onnx"
-	_ "github.com/modelbridge/modelbridge/exporters/safetensors"
-	_ "github.com/modelbridge/modelbridge/exporters/torch"
-	_ "github.com/modelbridge/modelbridge/importers/mxnet"
-	_ "github.com/modelbridge/modelbridge/importers/onnx"
-	_ "github.com/modelbridge/modelbridge/importers/safetensors"
-	_ "github.com/modelbridge/modelbridge/importers/torch"
-	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
+	// Every format registers itself with the formats registry.
+	_ "github.com/modelbridge/modelbridge/formats/all"
 )
 
 // Version is the release of this build.
@@ -93,7 +85,7 @@ thing as the original.`,
 	})
 	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over a second)")
 	addDebugFlag(root)
-	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd())
+	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd(), newOpsCmd())
 	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newOptimizeCmd(), newVersionCmd())
 	return root
 }

@@ -30,6 +30,7 @@ func init() {
 		Name:       "mxnet",
 		Extensions: []string{"-symbol.json"},
 		Write:      Write,
+		Ops:        Ops,
 		OutputFiles: func(g *canon.Graph, path string) []string {
 			sym, params := Paths(path, g.Name)
 			return []string{sym, params}
@@ -142,7 +143,7 @@ func Encode(g *canon.Graph) (symbol, params []byte, err error) {
 			t.Name = n.Outputs[0]
 			e.consts[n.Outputs[0]] = &t
 		}
-		if _, ok := n.Op.(*canon.BatchNorm); ok && len(n.Inputs) == 5 {
+		if _, ok := n.Op.(*canon.BatchNorm); ok {
 			e.aux[n.Inputs[3]], e.aux[n.Inputs[4]] = true, true
 		}
 	}
@@ -289,22 +290,11 @@ func (e *exporter) values(names ...string) ([]ref, error) {
 	return out, nil
 }
 
-// weight returns a weight input in the layout MXNet wants (want), permuting
-// a constant stored otherwise.
-func (e *exporter) weight(name string, want canon.Layout) (ref, error) {
-	if r, ok := e.refs[name]; ok {
-		return r, nil
-	}
-	t, ok := e.consts[name]
-	if !ok || t.Layout == "" || t.Layout == want {
-		return e.value(name)
-	}
-	pt, err := canon.PermuteTensor(t, want)
-	if err != nil {
-		return ref{}, err
-	}
-	return e.param(name, pt)
-}
+// weight returns a Convolution, Deconvolution or FullyConnected weight.
+// MXNet stores them in the layouts canon.LayoutFor gives their roles
+// (OI+spatial, IO+spatial, OI), which a validated graph's constant
+// weights already carry, so they are written as they are.
+func (e *exporter) weight(name string) (ref, error) { return e.value(name) }
 
 // finish records the single output of the node just added under value.
 func (e *exporter) finish(value string, idx int) error {
@@ -350,169 +340,317 @@ func allEqual(v []int64, x int64) bool {
 	return true
 }
 
+// opWriter is one entry of the exporter's op table: the MXNet ops a
+// canonical kind is written as (the coverage detail) and the function that
+// writes a node of that kind.
+type opWriter struct {
+	mx    string
+	write func(e *exporter, n *canon.Node) error
+}
+
+// writers is the exporter's op table, keyed by canonical op kind.
+var writers map[string]opWriter
+
+// lacks names the canonical kinds MXNet symbols cannot express, with the
+// reason. Every registered kind is currently written (some as an exact
+// expansion into several MXNet ops), so it is empty.
+var lacks = map[string]string{}
+
+// activationTypes are the canonical unary functions MXNet's Activation
+// computes, by act_type.
+var activationTypes = map[canon.UnaryFn]string{
+	canon.Relu: "relu", canon.Sigmoid: "sigmoid", canon.Tanh: "tanh", canon.Softplus: "softrelu", canon.Softsign: "softsign",
+}
+
+func init() {
+	// oneOp writes a node as the single MXNet op mx over its first input;
+	// detail qualifies it in the coverage.
+	oneOp := func(mx, detail string, attrs func(n *canon.Node) map[string]string) opWriter {
+		return opWriter{strings.TrimSpace(mx + " " + detail), func(e *exporter, n *canon.Node) error { return e.single(n, mx, attrs(n), n.Inputs[0]) }}
+	}
+	writers = map[string]opWriter{
+		"Constant": {"a parameter where it is used", func(*exporter, *canon.Node) error { return nil }},
+		"Conv": {"Convolution (Pad before it for asymmetric pads)", func(e *exporter, n *canon.Node) error {
+			return e.conv(n, n.Op.(*canon.Conv))
+		}},
+		"ConvTranspose": {"Deconvolution (slice_axis after it for crops MXNet's pad and adj cannot express)", func(e *exporter, n *canon.Node) error {
+			return e.deconv(n, n.Op.(*canon.ConvTranspose))
+		}},
+		"BatchNormalization": {"BatchNorm (fix_gamma=False, use_global_stats=True)", func(e *exporter, n *canon.Node) error {
+			in, err := e.values(n.Inputs...)
+			if err != nil {
+				return err
+			}
+			op := n.Op.(*canon.BatchNorm)
+			attrs := map[string]string{"eps": f32(op.Epsilon), "fix_gamma": "False", "use_global_stats": "True", "momentum": "0.9", "axis": "1"}
+			return e.finish(n.Outputs[0], e.add("BatchNorm", n.Outputs[0], attrs, 3, in...))
+		}},
+		"Linear": {"FullyConnected (alpha and beta 1)", func(e *exporter, n *canon.Node) error { return e.linear(n, n.Op.(*canon.Linear)) }},
+		"MatMul": {"dot (second input of rank 1 or 2), batch_dot (3-D, equal batch)", (*exporter).matmul},
+		"LeakyRelu": oneOp("LeakyReLU", "act_type=leaky", func(n *canon.Node) map[string]string {
+			return map[string]string{"act_type": "leaky", "slope": f32(n.Op.(*canon.LeakyRelu).Alpha)}
+		}),
+		"Elu": oneOp("LeakyReLU", "act_type=elu", func(n *canon.Node) map[string]string {
+			return map[string]string{"act_type": "elu", "slope": f32(n.Op.(*canon.Elu).Alpha)}
+		}),
+		"Selu":      {"LeakyReLU act_type=selu (other constants: elu then _mul_scalar)", (*exporter).selu},
+		"Gelu":      {"LeakyReLU act_type=gelu (exact); tanh form as its expansion into elemwise_mul, _mul_scalar, elemwise_add, Activation tanh, _plus_scalar", (*exporter).gelu},
+		"PRelu":     {"LeakyReLU act_type=prelu (per-channel or single slope)", (*exporter).prelu},
+		"HardSwish": {"x·hard_sigmoid(x, alpha=1/6, beta=1/2) with elemwise_mul", (*exporter).hardSwish},
+		"Clip": oneOp("clip", "", func(n *canon.Node) map[string]string {
+			op := n.Op.(*canon.Clip)
+			bound := func(v float32) string {
+				// MXNet has no infinite bounds; the float32 extremes clip nothing.
+				if math.IsInf(float64(v), 0) {
+					return strconv.FormatFloat(math.Copysign(math.MaxFloat32, float64(v)), 'g', -1, 32)
+				}
+				return f32(v)
+			}
+			return map[string]string{"a_min": bound(op.Min), "a_max": bound(op.Max)}
+		}),
+		"HardSigmoid": oneOp("hard_sigmoid", "", func(n *canon.Node) map[string]string {
+			op := n.Op.(*canon.HardSigmoid)
+			return map[string]string{"alpha": f32(op.Alpha), "beta": f32(op.Beta)}
+		}),
+		"Softmax": oneOp("softmax", "", func(n *canon.Node) map[string]string {
+			return map[string]string{"axis": strconv.FormatInt(n.Op.(*canon.Softmax).Axis, 10)}
+		}),
+		"MaxPool": {"Pooling pool_type=max (slice_axis after it for larger begin pads)", func(e *exporter, n *canon.Node) error {
+			op := n.Op.(*canon.MaxPool)
+			return e.pool(n, "max", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, nil)
+		}},
+		"AveragePool": {"Pooling pool_type=avg (slice_axis after it for larger begin pads)", func(e *exporter, n *canon.Node) error {
+			op := n.Op.(*canon.AveragePool)
+			cip := op.CountIncludePad
+			return e.pool(n, "avg", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, &cip)
+		}},
+		"GlobalAveragePool": {"Pooling global_pool=True pool_type=avg", func(e *exporter, n *canon.Node) error { return e.globalPool(n, "avg") }},
+		"GlobalMaxPool":     {"Pooling global_pool=True pool_type=max", func(e *exporter, n *canon.Node) error { return e.globalPool(n, "max") }},
+		"ReduceMean": oneOp("mean", "", func(n *canon.Node) map[string]string {
+			op := n.Op.(*canon.ReduceMean)
+			attrs := map[string]string{"keepdims": boolean(op.KeepDims)}
+			if len(op.Axes) > 0 {
+				attrs["axis"] = tuple(op.Axes)
+			}
+			return attrs
+		}),
+		"Concat": {"Concat", func(e *exporter, n *canon.Node) error {
+			attrs := map[string]string{"dim": strconv.FormatInt(n.Op.(*canon.Concat).Axis, 10), "num_args": strconv.Itoa(len(n.Inputs))}
+			return e.single(n, "Concat", attrs, n.Inputs...)
+		}},
+		"Split":   {"SliceChannel (equal parts), slice_axis (other sizes)", func(e *exporter, n *canon.Node) error { return e.split(n, n.Op.(*canon.Split)) }},
+		"Reshape": {"Reshape (constant shapes)", func(e *exporter, n *canon.Node) error { return e.reshape(n, n.Op.(*canon.Reshape)) }},
+		"Flatten": {"Flatten (axis 1), Reshape (other axes)", func(e *exporter, n *canon.Node) error { return e.flatten(n, n.Op.(*canon.Flatten)) }},
+		"Transpose": oneOp("transpose", "", func(n *canon.Node) map[string]string {
+			return map[string]string{"axes": tuple(n.Op.(*canon.Transpose).Perm)}
+		}),
+		"Squeeze": oneOp("squeeze", "", func(n *canon.Node) map[string]string {
+			if op := n.Op.(*canon.Squeeze); len(op.Axes) > 0 {
+				return map[string]string{"axis": tuple(op.Axes)}
+			}
+			return nil
+		}),
+		"Unsqueeze": {"expand_dims, one per axis", func(e *exporter, n *canon.Node) error { return e.unsqueeze(n, n.Op.(*canon.Unsqueeze)) }},
+		"Pad":       {"Pad (4-D and 5-D, spatial axes)", func(e *exporter, n *canon.Node) error { return e.pad(n, n.Op.(*canon.Pad)) }},
+		"Slice":     {"slice_axis (step 1), slice (positive steps)", func(e *exporter, n *canon.Node) error { return e.slice(n, n.Op.(*canon.Slice)) }},
+		"Gather": {"take mode=wrap", func(e *exporter, n *canon.Node) error {
+			attrs := map[string]string{"axis": strconv.FormatInt(n.Op.(*canon.Gather).Axis, 10), "mode": "wrap"}
+			return e.single(n, "take", attrs, n.Inputs...)
+		}},
+		"Shape":    {"shape_array (slice_axis after it for a sub-range)", func(e *exporter, n *canon.Node) error { return e.shapeOf(n, n.Op.(*canon.ShapeOf)) }},
+		"Identity": oneOp("_copy", "", func(*canon.Node) map[string]string { return nil }),
+		"Dropout": {"Dropout (without the mask output)", func(e *exporter, n *canon.Node) error {
+			if len(n.Outputs) > 1 && n.Outputs[1] != "" {
+				return fmt.Errorf("the Dropout mask output is not supported")
+			}
+			in, err := e.values(n.Inputs[0])
+			if err != nil {
+				return err
+			}
+			return e.finish(n.Outputs[0], e.add("Dropout", n.Outputs[0], map[string]string{"p": f32(n.Op.(*canon.Dropout).Ratio)}, 2, in...))
+		}},
+		"Resize": {"UpSampling sample_type=nearest (integer factor on H and W)", func(e *exporter, n *canon.Node) error { return e.resize(n, n.Op.(*canon.Resize)) }},
+	}
+	for fn := canon.Add; fn <= canon.Div; fn++ {
+		writers[fn.String()] = opWriter{binaryOps[fn].broadcast + ", " + binaryOps[fn].scalar + " (scalar operand)", func(e *exporter, n *canon.Node) error {
+			return e.binary(n, n.Op.(*canon.Binary))
+		}}
+	}
+	for fn, act := range activationTypes {
+		writers[fn.String()] = oneOp("Activation", "act_type="+act, func(*canon.Node) map[string]string {
+			return map[string]string{"act_type": act}
+		})
+	}
+}
+
+// Ops is the exporter's coverage, derived from writers and lacks.
+func Ops() canon.Coverage {
+	cov := canon.Coverage{}
+	for k, w := range writers {
+		cov[k] = canon.Handles(w.mx)
+	}
+	for k, why := range lacks {
+		cov[k] = canon.Lacks(why)
+	}
+	return cov
+}
+
+// node writes one canonical node by looking its kind up in writers.
 func (e *exporter) node(n *canon.Node) error {
-	out := ""
-	if len(n.Outputs) > 0 {
-		out = n.Outputs[0]
-	}
-	single := func(op string, attrs map[string]string, inputs ...string) error {
-		in, err := e.values(inputs...)
-		if err != nil {
-			return err
+	kind := n.Op.Kind()
+	w, ok := writers[kind]
+	if !ok {
+		if why, ok := lacks[kind]; ok {
+			return fmt.Errorf("MXNet cannot express %s: %s", kind, why)
 		}
-		return e.finish(out, e.add(op, out, attrs, 1, in...))
+		return fmt.Errorf("no MXNet equivalent for canonical op %s (see `modelbridge ops`)", kind)
 	}
-	switch n.Op.(type) {
-	case *canon.Clip, *canon.Pad, *canon.Slice, *canon.Split, *canon.Squeeze, *canon.Unsqueeze, *canon.Resize:
-		// MXNet symbols take these parameters as attributes only.
-		for _, x := range n.Inputs[1:] {
-			if x != "" {
-				return fmt.Errorf("parameter %q is computed at run time; MXNet symbols take it only as a constant attribute", x)
+	// MXNet symbols take every parameter as an attribute.
+	if canon.HasRuntimeParams(n) {
+		for _, i := range canon.ParamInputs(n.Op) {
+			if i < len(n.Inputs) && n.Inputs[i] != "" {
+				return fmt.Errorf("parameter %s arrives as input %q; MXNet symbols take it only as a constant attribute", n.Op.Signature().Inputs[i].Name, n.Inputs[i])
 			}
 		}
 	}
-	switch op := n.Op.(type) {
-	case *canon.Constant:
-		return nil // written as a parameter where it is used
-	case *canon.Conv:
-		return e.conv(n, op)
-	case *canon.ConvTranspose:
-		return e.deconv(n, op)
-	case *canon.BatchNorm:
-		in, err := e.values(n.Inputs...)
-		if err != nil {
-			return err
-		}
-		if len(in) != 5 {
-			return fmt.Errorf("needs all five inputs")
-		}
-		attrs := map[string]string{"eps": strconv.FormatFloat(float64(op.Epsilon), 'g', -1, 32), "fix_gamma": "False", "use_global_stats": "True", "momentum": "0.9", "axis": "1"}
-		return e.finish(out, e.add("BatchNorm", out, attrs, 3, in...))
-	case *canon.Linear:
-		return e.linear(n, op)
-	case *canon.MatMul:
-		ra, ok1 := e.rank(n.Inputs[0])
-		rb, ok2 := e.rank(n.Inputs[1])
-		switch {
-		case ok1 && ok2 && ra == 2 && rb == 2:
-			return single("dot", nil, n.Inputs...)
-		case ok1 && ok2 && ra == 3 && rb == 3:
-			sa, _ := e.shape(n.Inputs[0])
-			sb, _ := e.shape(n.Inputs[1])
-			if sa != nil && sb != nil && sa[0] == sb[0] {
-				return single("batch_dot", nil, n.Inputs...)
-			}
-		}
-		return fmt.Errorf("MatMul is exported for 2-D x 2-D (dot) or equal-batch 3-D (batch_dot) inputs only")
-	case *canon.Binary:
-		return e.binary(n, op)
-	case *canon.Unary:
-		act := map[canon.UnaryFn]string{canon.Relu: "relu", canon.Sigmoid: "sigmoid", canon.Tanh: "tanh", canon.Softplus: "softrelu", canon.Softsign: "softsign"}[op.Fn]
-		if act == "" {
-			return fmt.Errorf("MXNet 1.x has no %s activation", op.Fn)
-		}
-		return single("Activation", map[string]string{"act_type": act}, n.Inputs[0])
-	case *canon.LeakyRelu:
-		return single("LeakyReLU", map[string]string{"act_type": "leaky", "slope": f32(op.Alpha)}, n.Inputs[0])
-	case *canon.Elu:
-		return single("LeakyReLU", map[string]string{"act_type": "elu", "slope": f32(op.Alpha)}, n.Inputs[0])
-	case *canon.Selu:
-		// MXNet's SELU has fixed constants; other ones are written as
-		// Gamma * elu(Alpha), which is the same function.
-		if op.Alpha == canon.SeluAlpha && op.Gamma == canon.SeluGamma {
-			return single("LeakyReLU", map[string]string{"act_type": "selu"}, n.Inputs[0])
-		}
-		return e.scaledElu(n, op)
-	case *canon.PRelu:
-		return e.prelu(n)
-	case *canon.Clip:
-		bound := func(v float32) string {
-			// MXNet has no infinite bounds; the float32 extremes clip nothing.
-			if math.IsInf(float64(v), 0) {
-				return strconv.FormatFloat(math.Copysign(math.MaxFloat32, float64(v)), 'g', -1, 32)
-			}
-			return f32(v)
-		}
-		return single("clip", map[string]string{"a_min": bound(op.Min), "a_max": bound(op.Max)}, n.Inputs[0])
-	case *canon.HardSigmoid:
-		return single("hard_sigmoid", map[string]string{"alpha": f32(op.Alpha), "beta": f32(op.Beta)}, n.Inputs[0])
-	case *canon.Softmax:
-		return single("softmax", map[string]string{"axis": strconv.FormatInt(op.Axis, 10)}, n.Inputs[0])
-	case *canon.MaxPool:
-		return e.pool(n, "max", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, nil)
-	case *canon.AveragePool:
-		cip := op.CountIncludePad
-		return e.pool(n, "avg", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, &cip)
-	case *canon.GlobalAveragePool, *canon.GlobalMaxPool:
-		pt := "avg"
-		if _, ok := op.(*canon.GlobalMaxPool); ok {
-			pt = "max"
-		}
-		nd := 2
-		if r, ok := e.rank(n.Inputs[0]); ok && r > 2 {
-			nd = r - 2
-		}
-		return single("Pooling", map[string]string{"global_pool": "True", "kernel": tuple(ones(nd)), "pool_type": pt}, n.Inputs[0])
-	case *canon.ReduceMean:
-		attrs := map[string]string{"keepdims": boolean(op.KeepDims)}
-		if len(op.Axes) > 0 {
-			attrs["axis"] = tuple(op.Axes)
-		}
-		return single("mean", attrs, n.Inputs[0])
-	case *canon.Concat:
-		return single("Concat", map[string]string{"dim": strconv.FormatInt(op.Axis, 10), "num_args": strconv.Itoa(len(n.Inputs))}, n.Inputs...)
-	case *canon.Split:
-		return e.split(n, op)
-	case *canon.Reshape:
-		if op.Shape == nil || (len(n.Inputs) > 1 && n.Inputs[1] != "") {
-			return fmt.Errorf("Reshape to a computed shape is not supported by MXNet symbols")
-		}
-		if op.AllowZero && slices.Contains(op.Shape, 0) {
-			return fmt.Errorf("Reshape with allowzero and a 0 dim has no MXNet equivalent")
-		}
-		return single("Reshape", map[string]string{"shape": tuple(op.Shape)}, n.Inputs[0])
-	case *canon.Flatten:
-		switch {
-		case op.Axis == 1:
-			return single("Flatten", nil, n.Inputs[0])
-		case op.Axis == 0:
-			return single("Reshape", map[string]string{"shape": "(1, -1)"}, n.Inputs[0])
-		}
-		s, ok := e.shape(out)
-		if !ok {
-			return fmt.Errorf("Flatten on axis %d needs static shapes", op.Axis)
-		}
-		return single("Reshape", map[string]string{"shape": tuple(s)}, n.Inputs[0])
-	case *canon.Transpose:
-		return single("transpose", map[string]string{"axes": tuple(op.Perm)}, n.Inputs[0])
-	case *canon.Squeeze:
-		var attrs map[string]string
-		if len(op.Axes) > 0 {
-			attrs = map[string]string{"axis": tuple(op.Axes)}
-		}
-		return single("squeeze", attrs, n.Inputs[0])
-	case *canon.Unsqueeze:
-		return e.unsqueeze(n, op)
-	case *canon.Pad:
-		return e.pad(n, op)
-	case *canon.Slice:
-		return e.slice(n, op)
-	case *canon.Identity:
-		return single("_copy", nil, n.Inputs[0])
-	case *canon.Dropout:
-		in, err := e.values(n.Inputs[0])
-		if err != nil {
-			return err
-		}
-		idx := e.add("Dropout", out, map[string]string{"p": f32(op.Ratio)}, 2, in...)
-		if len(n.Outputs) > 1 && n.Outputs[1] != "" {
-			return fmt.Errorf("the Dropout mask output is not supported")
-		}
-		return e.finish(out, idx)
-	case *canon.Resize:
-		return e.resize(n, op)
+	return w.write(e, n)
+}
+
+// single writes node n as one MXNet op over inputs, with one output.
+func (e *exporter) single(n *canon.Node, op string, attrs map[string]string, inputs ...string) error {
+	in, err := e.values(inputs...)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("no MXNet equivalent for canonical op %s", n.Op.Kind())
+	return e.finish(n.Outputs[0], e.add(op, n.Outputs[0], attrs, 1, in...))
+}
+
+func (e *exporter) matmul(n *canon.Node) error {
+	ra, ok1 := e.rank(n.Inputs[0])
+	rb, ok2 := e.rank(n.Inputs[1])
+	switch {
+	case !ok1 || !ok2:
+	case rb <= 2 && !(ra == 1 && rb == 1):
+		// dot contracts a's last axis with b's first, which is NumPy's
+		// matmul when b has rank 1 or 2.
+		return e.single(n, "dot", nil, n.Inputs...)
+	case ra == 3 && rb == 3:
+		sa, _ := e.shape(n.Inputs[0])
+		sb, _ := e.shape(n.Inputs[1])
+		if sa != nil && sb != nil && sa[0] == sb[0] {
+			return e.single(n, "batch_dot", nil, n.Inputs...)
+		}
+	}
+	return fmt.Errorf("MatMul is exported when the second input has rank 1 or 2 (dot) or for equal-batch 3-D inputs (batch_dot) only")
+}
+
+func (e *exporter) selu(n *canon.Node) error {
+	op := n.Op.(*canon.Selu)
+	// MXNet's SELU has fixed constants; other ones are written as
+	// Gamma * elu(Alpha), which is the same function.
+	if op.Alpha == canon.SeluAlpha && op.Gamma == canon.SeluGamma {
+		return e.single(n, "LeakyReLU", map[string]string{"act_type": "selu"}, n.Inputs[0])
+	}
+	return e.scaledElu(n, op)
+}
+
+// gelu writes the exact form as LeakyReLU act_type=gelu, which is MXNet
+// 1.x's erf form, and the tanh form as its exact expansion
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+func (e *exporter) gelu(n *canon.Node) error {
+	switch a := n.Op.(*canon.Gelu).Approximate; a {
+	case canon.GeluExact:
+		return e.single(n, "LeakyReLU", map[string]string{"act_type": "gelu"}, n.Inputs[0])
+	case canon.GeluTanh:
+	default:
+		return fmt.Errorf("unknown Gelu approximation %s", a)
+	}
+	x, err := e.value(n.Inputs[0])
+	if err != nil {
+		return err
+	}
+	out := n.Outputs[0]
+	step := func(op, suffix string, attrs map[string]string, in ...ref) ref {
+		return ref{e.add(op, out+suffix, attrs, 1, in...), 0}
+	}
+	scalar := func(v float64) map[string]string {
+		return map[string]string{"scalar": strconv.FormatFloat(v, 'g', -1, 64)}
+	}
+	x2 := step("elemwise_mul", "_sq", nil, x, x)
+	x3 := step("elemwise_mul", "_cube", nil, x2, x)
+	c3 := step("_mul_scalar", "_cube_scaled", scalar(0.044715), x3)
+	in := step("elemwise_add", "_inner", nil, x, c3)
+	arg := step("_mul_scalar", "_tanh_arg", scalar(math.Sqrt(2/math.Pi)), in)
+	th := step("Activation", "_tanh", map[string]string{"act_type": "tanh"}, arg)
+	one := step("_plus_scalar", "_one_plus", scalar(1), th)
+	half := step("_mul_scalar", "_half", scalar(0.5), x)
+	return e.finish(out, e.add("elemwise_mul", out, nil, 1, half, one))
+}
+
+// hardSwish writes x·HardSigmoid(x) with HardSwish's alpha 1/6 and beta 1/2.
+func (e *exporter) hardSwish(n *canon.Node) error {
+	x, err := e.value(n.Inputs[0])
+	if err != nil {
+		return err
+	}
+	out := n.Outputs[0]
+	hs := ref{e.add("hard_sigmoid", out+"_gate", map[string]string{"alpha": f32(1.0 / 6), "beta": "0.5"}, 1, x), 0}
+	return e.finish(out, e.add("elemwise_mul", out, nil, 1, x, hs))
+}
+
+func (e *exporter) globalPool(n *canon.Node, poolType string) error {
+	nd := 2
+	if r, ok := e.rank(n.Inputs[0]); ok && r > 2 {
+		nd = r - 2
+	}
+	return e.single(n, "Pooling", map[string]string{"global_pool": "True", "kernel": tuple(ones(nd)), "pool_type": poolType}, n.Inputs[0])
+}
+
+func (e *exporter) reshape(n *canon.Node, op *canon.Reshape) error {
+	if op.AllowZero && slices.Contains(op.Shape, 0) {
+		return fmt.Errorf("Reshape with allowzero and a 0 dim has no MXNet equivalent")
+	}
+	return e.single(n, "Reshape", map[string]string{"shape": tuple(op.Shape)}, n.Inputs[0])
+}
+
+func (e *exporter) flatten(n *canon.Node, op *canon.Flatten) error {
+	switch op.Axis {
+	case 1:
+		return e.single(n, "Flatten", nil, n.Inputs[0])
+	case 0:
+		return e.single(n, "Reshape", map[string]string{"shape": "(1, -1)"}, n.Inputs[0])
+	}
+	s, ok := e.shape(n.Outputs[0])
+	if !ok {
+		return fmt.Errorf("Flatten on axis %d needs static shapes", op.Axis)
+	}
+	return e.single(n, "Reshape", map[string]string{"shape": tuple(s)}, n.Inputs[0])
+}
+
+// shapeOf writes shape_array, sliced when ShapeOf covers part of the axes.
+func (e *exporter) shapeOf(n *canon.Node, op *canon.ShapeOf) error {
+	if op.Start == 0 && op.End == math.MaxInt64 {
+		return e.single(n, "shape_array", nil, n.Inputs[0])
+	}
+	r, ok := e.rank(n.Inputs[0])
+	if !ok {
+		return fmt.Errorf("a Shape of axes [%d, %d) needs the input rank", op.Start, op.End)
+	}
+	clamp := func(v int64) int64 {
+		if v < 0 {
+			v += int64(r)
+		}
+		return min(max(v, 0), int64(r))
+	}
+	lo, hi := clamp(op.Start), clamp(op.End)
+	x, err := e.value(n.Inputs[0])
+	if err != nil {
+		return err
+	}
+	out := n.Outputs[0]
+	s := ref{e.add("shape_array", out+"_all", nil, 1, x), 0}
+	attrs := map[string]string{"axis": "0", "begin": strconv.FormatInt(lo, 10), "end": strconv.FormatInt(max(hi, lo), 10)}
+	return e.finish(out, e.add("slice_axis", out, attrs, 1, s))
 }
 
 func ones(n int) []int64 {
@@ -547,7 +685,7 @@ func (e *exporter) conv(n *canon.Node, op *canon.Conv) error {
 		x = ref{e.add("Pad", n.Outputs[0]+"_pad", map[string]string{"mode": "constant", "pad_width": tuple(pw), "constant_value": "0"}, 1, x), 0}
 		pad = make([]int64, nd)
 	}
-	wr, err := e.weight(n.Inputs[1], canon.Layout("OI"+canon.SpatialLetters(nd)))
+	wr, err := e.weight(n.Inputs[1])
 	if err != nil {
 		return err
 	}
@@ -569,24 +707,31 @@ func (e *exporter) deconv(n *canon.Node, op *canon.ConvTranspose) error {
 		return fmt.Errorf("the weight shape must be known")
 	}
 	nd := len(ws) - 2
-	// MXNet crops pad on both sides and adds adj at the end, so begin
-	// padding is pad and the end crop is pad - adj.
-	adj := make([]int64, nd)
+	// MXNet crops pad on both sides of the full output and then adds adj
+	// rows at the end, so begin padding is pad and the end crop is
+	// pad - adj. Where that needs an adj MXNet refuses (0 <= adj < stride),
+	// the axis is written uncropped (pad 0, the smallest adj that keeps
+	// every wanted row) and slice_axis crops it.
+	pad, adj := make([]int64, nd), make([]int64, nd)
+	type crop struct{ axis, begin, end int64 }
+	var crops []crop
 	for i := 0; i < nd; i++ {
-		op0 := int64(0)
-		if i < len(op.OutputPadding) {
-			op0 = op.OutputPadding[i]
+		op0 := op.OutputPadding[i]
+		limit := max(op.Strides[i], op.Dilations[i])
+		if a := op0 + op.PadsBegin[i] - op.PadsEnd[i]; a >= 0 && a < limit {
+			pad[i], adj[i] = op.PadsBegin[i], a
+			continue
 		}
-		adj[i] = op0 + op.PadsBegin[i] - op.PadsEnd[i]
-		if adj[i] < 0 || adj[i] >= max(op.Strides[i], op.Dilations[i]) {
-			return fmt.Errorf("pads %v/%v with output_padding %v need adj %v, which MXNet does not allow (0 <= adj < stride)", op.PadsBegin, op.PadsEnd, op.OutputPadding, adj)
-		}
+		adj[i] = max(0, op0-op.PadsEnd[i])
+		// Rows [PadsBegin, full+op0-PadsEnd) of the full+adj rows written;
+		// the end counts back from the last row.
+		crops = append(crops, crop{int64(2 + i), op.PadsBegin[i], op0 - op.PadsEnd[i] - adj[i]})
 	}
 	in, err := e.values(n.Inputs[0])
 	if err != nil {
 		return err
 	}
-	wr, err := e.weight(n.Inputs[1], canon.Layout("IO"+canon.SpatialLetters(nd)))
+	wr, err := e.weight(n.Inputs[1])
 	if err != nil {
 		return err
 	}
@@ -596,11 +741,30 @@ func (e *exporter) deconv(n *canon.Node, op *canon.ConvTranspose) error {
 		return err
 	}
 	attrs := map[string]string{
-		"kernel": tuple(ws[2:]), "stride": tuple(op.Strides), "dilate": tuple(op.Dilations), "pad": tuple(op.PadsBegin),
+		"kernel": tuple(ws[2:]), "stride": tuple(op.Strides), "dilate": tuple(op.Dilations), "pad": tuple(pad),
 		"adj": tuple(adj), "num_filter": strconv.FormatInt(ws[1]*op.Group, 10), "num_group": strconv.FormatInt(op.Group, 10),
 		"no_bias": boolean(noBias),
 	}
-	return e.finish(n.Outputs[0], e.add("Deconvolution", n.Outputs[0], attrs, 1, in...))
+	out := n.Outputs[0]
+	name := out
+	if len(crops) > 0 {
+		name = out + "_uncropped"
+	}
+	cur := ref{e.add("Deconvolution", name, attrs, 1, in...), 0}
+	for k, c := range crops {
+		name := out
+		if k < len(crops)-1 {
+			name = fmt.Sprintf("%s_crop%d", out, k)
+		}
+		end := "None"
+		if c.end < 0 {
+			end = strconv.FormatInt(c.end, 10)
+		}
+		attrs := map[string]string{"axis": strconv.FormatInt(c.axis, 10), "begin": strconv.FormatInt(c.begin, 10), "end": end}
+		cur = ref{e.add("slice_axis", name, attrs, 1, cur), 0}
+	}
+	e.refs[out] = cur
+	return nil
 }
 
 // appendBias appends a conv node's optional bias (input 2) to in and
@@ -622,14 +786,14 @@ func (e *exporter) linear(n *canon.Node, op *canon.Linear) error {
 		return fmt.Errorf("alpha %g / beta %g: FullyConnected has no scaling (fold it first)", op.Alpha, op.Beta)
 	}
 	ws, ok := e.g.Values[n.Inputs[1]].StaticShape()
-	if !ok || len(ws) != 2 {
+	if !ok {
 		return fmt.Errorf("the weight shape must be known")
 	}
 	in, err := e.values(n.Inputs[0])
 	if err != nil {
 		return err
 	}
-	wr, err := e.weight(n.Inputs[1], "OI")
+	wr, err := e.weight(n.Inputs[1])
 	if err != nil {
 		return err
 	}
@@ -689,34 +853,25 @@ func (e *exporter) scalarOf(c, other, out string) (string, bool) {
 	return strconv.FormatInt(v[0], 10), true
 }
 
+// binaryOps are the MXNet ops of each arithmetic function: broadcast for
+// two tensors, scalar for tensor op scalar, rscalar for scalar op tensor.
+var binaryOps = map[canon.BinaryFn]struct{ broadcast, scalar, rscalar string }{
+	canon.Add: {"broadcast_add", "_plus_scalar", "_plus_scalar"},
+	canon.Sub: {"broadcast_sub", "_minus_scalar", "_rminus_scalar"},
+	canon.Mul: {"broadcast_mul", "_mul_scalar", "_mul_scalar"},
+	canon.Div: {"broadcast_div", "_div_scalar", "_rdiv_scalar"},
+}
+
 func (e *exporter) binary(n *canon.Node, op *canon.Binary) error {
 	a, b, out := n.Inputs[0], n.Inputs[1], n.Outputs[0]
-	scalarOps := map[canon.BinaryFn][2]string{
-		canon.Add: {"_plus_scalar", "_plus_scalar"},
-		canon.Sub: {"_minus_scalar", "_rminus_scalar"},
-		canon.Mul: {"_mul_scalar", "_mul_scalar"},
-		canon.Div: {"_div_scalar", "_rdiv_scalar"},
-	}
+	ops := binaryOps[op.Fn]
 	if s, ok := e.scalarOf(b, a, out); ok {
-		x, err := e.value(a)
-		if err != nil {
-			return err
-		}
-		return e.finish(out, e.add(scalarOps[op.Fn][0], out, map[string]string{"scalar": s}, 1, x))
+		return e.single(n, ops.scalar, map[string]string{"scalar": s}, a)
 	}
 	if s, ok := e.scalarOf(a, b, out); ok {
-		x, err := e.value(b)
-		if err != nil {
-			return err
-		}
-		return e.finish(out, e.add(scalarOps[op.Fn][1], out, map[string]string{"scalar": s}, 1, x))
+		return e.single(n, ops.rscalar, map[string]string{"scalar": s}, b)
 	}
-	in, err := e.values(a, b)
-	if err != nil {
-		return err
-	}
-	name := map[canon.BinaryFn]string{canon.Add: "broadcast_add", canon.Sub: "broadcast_sub", canon.Mul: "broadcast_mul", canon.Div: "broadcast_div"}[op.Fn]
-	return e.finish(out, e.add(name, out, nil, 1, in...))
+	return e.single(n, ops.broadcast, nil, a, b)
 }
 
 func (e *exporter) prelu(n *canon.Node) error {
@@ -757,8 +912,29 @@ func (e *exporter) pool(n *canon.Node, kind string, kernel, strides, dil, pb, pe
 	if !allEqual(dil, 1) && len(dil) > 0 {
 		return fmt.Errorf("dilated pooling (%v) has no MXNet equivalent", dil)
 	}
+	// MXNet pads symmetrically. Begin pads at least as large as the end
+	// pads put the windows where the canonical op has them; the extra end
+	// padding only adds windows after the last one, which slice_axis drops.
+	// Every kept window lies inside the canonical padded extent, so the
+	// max and both average divisors agree.
+	var trim []int64 // canonical output size per spatial axis, when cropped
 	if !slices.Equal(pb, pe) {
-		return fmt.Errorf("asymmetric pooling pads %v/%v have no MXNet equivalent", pb, pe)
+		os, ok := e.shape(n.Outputs[0])
+		is, ok2 := e.shape(n.Inputs[0])
+		if ceil || !ok || !ok2 {
+			return fmt.Errorf("asymmetric pooling pads %v/%v are exported only without ceil mode and with static shapes", pb, pe)
+		}
+		for i := range pb {
+			if pb[i] < pe[i] {
+				return fmt.Errorf("asymmetric pooling pads %v/%v: MXNet pads both sides alike, so end pads larger than begin pads have no MXNet equivalent", pb, pe)
+			}
+		}
+		trim = make([]int64, len(pb))
+		for i := range pb {
+			if mx := (is[2+i]+2*pb[i]-kernel[i])/strides[i] + 1; mx != os[2+i] {
+				trim[i] = os[2+i]
+			}
+		}
 	}
 	if ceil {
 		// MXNet's "full" keeps a last window that starts in the end padding;
@@ -786,7 +962,27 @@ func (e *exporter) pool(n *canon.Node, kind string, kernel, strides, dil, pb, pe
 	if err != nil {
 		return err
 	}
-	return e.finish(n.Outputs[0], e.add("Pooling", n.Outputs[0], attrs, 1, x))
+	out := n.Outputs[0]
+	var cuts []int
+	for i, t := range trim {
+		if t > 0 {
+			cuts = append(cuts, i)
+		}
+	}
+	if len(cuts) == 0 {
+		return e.finish(out, e.add("Pooling", out, attrs, 1, x))
+	}
+	cur := ref{e.add("Pooling", out+"_uncropped", attrs, 1, x), 0}
+	for k, i := range cuts {
+		name := out
+		if k < len(cuts)-1 {
+			name = fmt.Sprintf("%s_crop%d", out, k)
+		}
+		sa := map[string]string{"axis": strconv.Itoa(2 + i), "begin": "0", "end": strconv.FormatInt(trim[i], 10)}
+		cur = ref{e.add("slice_axis", name, sa, 1, cur), 0}
+	}
+	e.refs[out] = cur
+	return nil
 }
 
 func (e *exporter) split(n *canon.Node, op *canon.Split) error {
@@ -878,10 +1074,15 @@ func (e *exporter) slice(n *canon.Node, op *canon.Slice) error {
 		}
 	}
 	for i, a := range axes {
-		if len(op.Steps) > i && op.Steps[i] != 1 {
-			return fmt.Errorf("slices with step %d are not supported", op.Steps[i])
+		step := int64(1)
+		if len(op.Steps) > i {
+			step = op.Steps[i]
+		}
+		if step < 0 || step != 1 && !ok {
+			return fmt.Errorf("slices with step %d are exported for positive steps on inputs of static shape only", step)
 		}
 		begin, end := op.Starts[i], op.Ends[i]
+		mxOp := "slice_axis"
 		attrs := map[string]string{"axis": strconv.FormatInt(a, 10)}
 		if ok {
 			if a < 0 {
@@ -896,6 +1097,17 @@ func (e *exporter) slice(n *canon.Node, op *canon.Slice) error {
 			}
 			begin, end = clamp(begin), clamp(end)
 			attrs["begin"], attrs["end"] = strconv.FormatInt(begin, 10), strconv.FormatInt(max(end, begin), 10)
+			if step != 1 {
+				// slice takes a step; it lists bounds for the leading axes,
+				// None for those before this one.
+				mxOp = "slice"
+				b, en, st := make([]string, a+1), make([]string, a+1), make([]string, a+1)
+				for k := range b {
+					b[k], en[k], st[k] = "None", "None", "None"
+				}
+				b[a], en[a], st[a] = attrs["begin"], attrs["end"], strconv.FormatInt(step, 10)
+				attrs = map[string]string{"begin": optTuple(b), "end": optTuple(en), "step": optTuple(st)}
+			}
 		} else if begin >= 0 && end == math.MaxInt64 {
 			attrs["begin"], attrs["end"] = strconv.FormatInt(begin, 10), "None"
 		} else {
@@ -905,10 +1117,18 @@ func (e *exporter) slice(n *canon.Node, op *canon.Slice) error {
 		if i < len(axes)-1 {
 			name = fmt.Sprintf("%s_axis%d", n.Outputs[0], i)
 		}
-		cur = ref{e.add("slice_axis", name, attrs, 1, cur), 0}
+		cur = ref{e.add(mxOp, name, attrs, 1, cur), 0}
 	}
 	e.refs[n.Outputs[0]] = cur
 	return nil
+}
+
+// optTuple writes a tuple whose entries may be None.
+func optTuple(v []string) string {
+	if len(v) == 1 {
+		return "(" + v[0] + ",)"
+	}
+	return "(" + strings.Join(v, ", ") + ")"
 }
 
 func (e *exporter) resize(n *canon.Node, op *canon.Resize) error {

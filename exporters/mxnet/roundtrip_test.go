@@ -147,15 +147,18 @@ func TestPaths(t *testing.T) {
 }
 
 func TestRefusesUnsupported(t *testing.T) {
+	// dot and batch_dot cannot multiply two 4-D stacks of matrices.
+	x := canon.ValueInfo{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(2, 2, 3, 4), RankKnown: true}
+	w := canon.ValueInfo{Name: "w", DType: canon.Float32, Shape: canon.DimsOf(2, 2, 4, 5), RankKnown: true}
 	g := &canon.Graph{
-		Inputs:  []canon.ValueInfo{{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(1, 4), RankKnown: true}},
+		Inputs:  []canon.ValueInfo{x, w},
 		Outputs: []canon.ValueInfo{{Name: "y"}},
-		Nodes:   []*canon.Node{{Name: "hs", Op: &canon.Unary{Fn: canon.HardSwish}, Inputs: []string{"x"}, Outputs: []string{"y"}}},
+		Nodes:   []*canon.Node{{Name: "mm", Op: &canon.MatMul{}, Inputs: []string{"x", "w"}, Outputs: []string{"y"}}},
 	}
 	dir := t.TempDir()
 	err := mxnetexport.Write(g, filepath.Join(dir, "m-symbol.json"), formats.WriteOptions{})
-	if err == nil || !strings.Contains(err.Error(), "hs") || !strings.Contains(err.Error(), "HardSwish") {
-		t.Fatalf("want an error naming node hs and HardSwish, got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "mm") || !strings.Contains(err.Error(), "MatMul") {
+		t.Fatalf("want an error naming node mm and MatMul, got %v", err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("files left behind: %v", ents)

@@ -1,7 +1,8 @@
 // Package onnxexport writes canonical graphs as ONNX models.
 //
-// Each canonical op maps to one ONNX op at the chosen opset (11..17), with
-// parameters that ONNX takes as inputs (Reshape shapes, axes, pads, Clip
+// Each canonical op kind has one entry in the exports table (ops.go): the
+// ONNX op that expresses it at the chosen opset (11..17), or below that op's
+// opset an equivalent expansion (HardSwish, Gelu), with parameters that ONNX takes as inputs (Reshape shapes, axes, pads, Clip
 // bounds...) written as generated initializers. The writer streams: the
 // graph structure is marshalled on its own (it is small), and each weight's
 // bytes go straight from the source tensor (often a memory mapping of the
@@ -23,6 +24,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
 
 const (
@@ -51,7 +53,10 @@ func init() {
 		Extensions: []string{".onnx"},
 		Write:      Write,
 		// External data is also chosen automatically for big models.
-		OutputFiles: func(_ *canon.Graph, path string) []string { return []string{path, path + ".data"} },
+		OutputFiles:  func(_ *canon.Graph, path string) []string { return []string{path, path + ".data"} },
+		Ops:          Coverage,
+		Opsets:       formats.OpsetRange{Min: MinOpset, Default: DefaultOpset, Max: MaxOpset},
+		ExternalData: true,
 	})
 }
 
@@ -94,11 +99,11 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if opset < MinOpset || opset > MaxOpset {
 		return nil, fmt.Errorf("%s: cannot write ONNX opset %d; this exporter writes opsets %d to %d", path, opset, MinOpset, MaxOpset)
 	}
-	if err := checkGraph(g); err != nil {
+	valid, err := validated(g)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	types, inferred := valueTypes(g)
-	b := &builder{g: g, opset: opset, taken: map[string]bool{}, types: types, inferred: inferred}
+	b := &builder{g: g, opset: opset, taken: map[string]bool{}, types: valueTypes(g, valid.Values), inferred: valid.Values}
 	reserveNames(b.taken, g)
 	for _, n := range g.Nodes {
 		if err := b.node(n); err != nil {
@@ -110,7 +115,7 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	headBytes, err := marshalOpts.Marshal(modelHead(g, opset))
+	headBytes, err := onnxtensor.MarshalOptions.Marshal(modelHead(g, opset))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -119,7 +124,7 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	tensors = append(tensors, g.Initializers...)
 	tensors = append(tensors, b.params...)
 	for _, t := range tensors {
-		if err := checkTensor(t); err != nil {
+		if err := onnxtensor.Check(t); err != nil {
 			return nil, fmt.Errorf("%s: initializer: %w", path, err)
 		}
 	}
@@ -145,22 +150,21 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	return &writeInfo{expanded: b.expanded, external: external}, nil
 }
 
-// checkGraph rejects nil parts, which would otherwise crash the writer.
-func checkGraph(g *canon.Graph) error {
+// validated checks g once, as formats.Read does, so that writing trusts
+// the graph from then on; Write is public and may be handed a graph built
+// by hand. It validates a shallow copy: validation completes output
+// declarations and records inferred types, and writing a model must not
+// change the caller's graph.
+func validated(g *canon.Graph) (*canon.Graph, error) {
 	if g == nil {
-		return fmt.Errorf("no graph to write")
+		return nil, fmt.Errorf("no graph to write")
 	}
-	for i, n := range g.Nodes {
-		if n == nil || n.Op == nil {
-			return fmt.Errorf("node %d has no operation; the graph is malformed (run validation)", i)
-		}
+	cp := *g
+	cp.Outputs = append([]canon.ValueInfo(nil), g.Outputs...)
+	if err := cp.Validate(); err != nil {
+		return nil, fmt.Errorf("the graph is not valid, so it cannot be written: %w", err)
 	}
-	for i, t := range g.Initializers {
-		if t == nil {
-			return fmt.Errorf("initializer %d is nil; the graph is malformed (run validation)", i)
-		}
-	}
-	return nil
+	return &cp, nil
 }
 
 // reserveNames marks every name the graph already uses, so generated names
@@ -189,22 +193,12 @@ func reserveNames(taken map[string]bool, g *canon.Graph) {
 	delete(taken, "")
 }
 
-// valueTypes gathers what is known about each value's type: g.Values when
-// shape inference has run (it is run here when it has not and the graph
-// offers it), completed by a plain dtype propagation so that the dtypes
-// that parameter inputs need are known even without inference.
-func valueTypes(g *canon.Graph) (types, inferred map[string]canon.ValueInfo) {
-	inferred = g.Values
-	if inferred == nil {
-		// Infer on a shallow copy: it completes output declarations, and
-		// writing a model must not change the caller's graph.
-		cp := *g
-		cp.Outputs = append([]canon.ValueInfo(nil), g.Outputs...)
-		if cp.Infer() == nil { // best effort: missing dtypes are filled below
-			inferred = cp.Values
-		}
-	}
-	types = make(map[string]canon.ValueInfo, len(inferred)+len(g.Inputs))
+// valueTypes gathers what is known about each value's type: what
+// validation inferred, completed by a plain dtype propagation for values
+// inference leaves without a dtype, so that the dtypes that parameter
+// inputs need are known.
+func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) map[string]canon.ValueInfo {
+	types := make(map[string]canon.ValueInfo, len(inferred)+len(g.Inputs))
 	for k, v := range inferred {
 		types[k] = v
 	}
@@ -248,7 +242,7 @@ func valueTypes(g *canon.Graph) (types, inferred map[string]canon.ValueInfo) {
 			}
 		}
 	}
-	return types, inferred
+	return types
 }
 
 // valueInfo converts a canonical value type; an unknown rank gives a tensor
@@ -317,7 +311,7 @@ func marshalGraph(g *canon.Graph, b *builder) ([]byte, error) {
 			}
 		}
 	}
-	out, err := marshalOpts.Marshal(gp)
+	out, err := onnxtensor.MarshalOptions.Marshal(gp)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the graph: %w", err)
 	}
@@ -354,7 +348,7 @@ type externalPlan struct {
 
 // layout is every initializer ready to stream, and where external data goes.
 type layout struct {
-	tensors []*inlineTensor
+	tensors []*onnxtensor.Stream
 	// extents are (offset, data) of the tensors in the external file, in
 	// file order.
 	extents []extent
@@ -369,10 +363,10 @@ type extent struct {
 // layOut marshals each tensor's header; with a plan, tensors over
 // externalMin bytes are placed in the external file named location.
 func layOut(tensors []*canon.Tensor, plan *externalPlan, location string) (*layout, error) {
-	lay := &layout{tensors: make([]*inlineTensor, len(tensors))}
+	lay := &layout{tensors: make([]*onnxtensor.Stream, len(tensors))}
 	for i, t := range tensors {
-		tp := tensorHeader(t)
-		it := &inlineTensor{data: t.Data, inline: true}
+		tp := onnxtensor.Header(t)
+		it := &onnxtensor.Stream{Data: t.Data, Inline: true}
 		if plan != nil && len(t.Data) > externalMin {
 			off := (plan.size + externalAlign - 1) / externalAlign * externalAlign
 			plan.size = off + int64(len(t.Data))
@@ -382,14 +376,14 @@ func layOut(tensors []*canon.Tensor, plan *externalPlan, location string) (*layo
 				{Key: proto.String("offset"), Value: proto.String(strconv.FormatInt(off, 10))},
 				{Key: proto.String("length"), Value: proto.String(strconv.Itoa(len(t.Data)))},
 			}
-			it.inline = false
+			it.Inline = false
 			lay.extents = append(lay.extents, extent{offset: off, data: t.Data})
 		}
-		hdr, err := marshalOpts.Marshal(tp)
+		hdr, err := onnxtensor.MarshalOptions.Marshal(tp)
 		if err != nil {
 			return nil, fmt.Errorf("initializer %q: %w", t.Name, err)
 		}
-		it.header = hdr
+		it.Header = hdr
 		lay.tensors[i] = it
 	}
 	if plan != nil {
@@ -403,7 +397,7 @@ func layOut(tensors []*canon.Tensor, plan *externalPlan, location string) (*layo
 func graphSize(graphBytes []byte, lay *layout) int64 {
 	n := int64(len(graphBytes))
 	for _, it := range lay.tensors {
-		n += int64(protowire.SizeTag(5) + protowire.SizeBytes(it.size()))
+		n += int64(protowire.SizeTag(5) + protowire.SizeBytes(it.Size()))
 	}
 	return n
 }
@@ -417,8 +411,8 @@ func modelSize(head, graphBytes []byte, lay *layout) int64 {
 func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, external bool, progress func(done, total int64)) error {
 	var done, total int64
 	for _, it := range lay.tensors {
-		if it.inline {
-			total += int64(len(it.data))
+		if it.Inline {
+			total += int64(len(it.Data))
 		}
 	}
 	for _, e := range lay.extents {
@@ -448,15 +442,15 @@ func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, ext
 	for _, it := range lay.tensors {
 		var p [16]byte
 		b := protowire.AppendTag(p[:0], 5, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(it.size()))
+		b = protowire.AppendVarint(b, uint64(it.Size()))
 		if _, err := mf.Write(b); err != nil {
 			return werr(err)
 		}
-		if err := it.writeTo(mf); err != nil {
+		if err := it.WriteBody(mf); err != nil {
 			return werr(err)
 		}
-		if it.inline {
-			report(len(it.data))
+		if it.Inline {
+			report(len(it.Data))
 		}
 	}
 	if !external {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
 
 // builder turns canonical nodes into ONNX nodes for one target opset,
@@ -23,8 +24,8 @@ type builder struct {
 	params []*canon.Tensor
 	taken  map[string]bool // every value and node name in use
 	types  map[string]canon.ValueInfo
-	// inferred is what shape inference found (g.Values, or a fresh run),
-	// nil when it failed; it supplies value_info for intermediate values.
+	// inferred is what validation's shape inference found; it supplies
+	// value_info for intermediate values.
 	inferred map[string]canon.ValueInfo
 	// expanded is set when an op had to be written as several ONNX nodes
 	// (HardSwish below opset 14, ...), so re-importing gives a different,
@@ -168,276 +169,391 @@ func in(n *canon.Node, i int) string {
 	return ""
 }
 
-// checkArity rejects nodes whose input or output count does not fit their
-// op, so a malformed graph gives an error instead of an index panic.
-func checkArity(n *canon.Node) error {
-	s := n.Op.Signature()
-	minIn, maxIn := 0, len(s.Inputs)
-	for _, spec := range s.Inputs {
-		if !spec.Optional {
-			minIn++
-		}
-		if spec.Variadic {
-			maxIn = math.MaxInt
-		}
-	}
-	if len(n.Inputs) < minIn || len(n.Inputs) > maxIn {
-		return fmt.Errorf("node %q (%s) has %d inputs, the op takes %d..%d; the graph is malformed (run validation)", nodeLabel(n), n.Op.Kind(), len(n.Inputs), minIn, maxIn)
-	}
-	if len(n.Outputs) < s.MinOutputs || (s.MaxOutputs >= 0 && len(n.Outputs) > s.MaxOutputs) || len(n.Outputs) == 0 || n.Outputs[0] == "" {
-		return fmt.Errorf("node %q (%s) has %d outputs, which the op does not allow; the graph is malformed (run validation)", nodeLabel(n), n.Op.Kind(), len(n.Outputs))
-	}
-	return nil
+// exportEntry is how the exporter writes one canonical op kind.
+type exportEntry struct {
+	// onnx is the ONNX op type that expresses the kind natively.
+	onnx string
+	// native is the lowest opset at which that ONNX op means what canon
+	// means; MinOpset..native-1 write the expansion named by below.
+	native int
+	// below says how the kind is written under native ("" when native is
+	// at most MinOpset).
+	below string
+	write func(b *builder, n *canon.Node) error
 }
 
-// node converts one canonical node.
+// exports maps every canonical kind the exporter writes to its entry. It is
+// the one list of kinds: Write, coverage and the tests come from it.
+var exports map[string]exportEntry
+
+// unsupported names the canonical kinds ONNX cannot express, with the
+// reason. Every kind is written today.
+var unsupported = map[string]string{}
+
+func init() {
+	same := func(b *builder, n *canon.Node) error { // no attributes, same ONNX name
+		b.emit(n.Name, n.Op.Kind(), n.Inputs, n.Outputs)
+		return nil
+	}
+	plain := func(onnx string, native int) exportEntry { return exportEntry{onnx: onnx, native: native, write: same} }
+	exports = map[string]exportEntry{
+		"Conv":               {onnx: "Conv", native: 1, write: writeConv},
+		"ConvTranspose":      {onnx: "ConvTranspose", native: 1, write: writeConvTranspose},
+		"BatchNormalization": {onnx: "BatchNormalization", native: 9, write: writeBatchNorm},
+		"Linear":             {onnx: "Gemm", native: 7, write: writeLinear},
+		"MatMul":             plain("MatMul", 1),
+		"Add":                plain("Add", 7),
+		"Sub":                plain("Sub", 7),
+		"Mul":                plain("Mul", 7),
+		"Div":                plain("Div", 7),
+		"Relu":               plain("Relu", 6),
+		"Sigmoid":            plain("Sigmoid", 6),
+		"Tanh":               plain("Tanh", 6),
+		"Softplus":           plain("Softplus", 1),
+		"Softsign":           plain("Softsign", 1),
+		"HardSwish":          {onnx: "HardSwish", native: 14, below: "x·HardSigmoid(x)", write: writeHardSwish},
+		"Gelu":               {onnx: "Gelu", native: 20, below: "its Erf/Tanh expansion", write: writeGelu},
+		"LeakyRelu":          {onnx: "LeakyRelu", native: 6, write: writeLeakyRelu},
+		"Elu":                {onnx: "Elu", native: 6, write: writeElu},
+		"Selu":               {onnx: "Selu", native: 6, write: writeSelu},
+		"PRelu":              plain("PRelu", 9),
+		"Clip":               {onnx: "Clip", native: 11, write: writeClip},
+		"HardSigmoid":        {onnx: "HardSigmoid", native: 6, write: writeHardSigmoid},
+		"Softmax": {onnx: "Softmax", native: 13, write: writeSoftmax,
+			below: "Softmax on the last axis, other axes between two Transposes"},
+		"MaxPool":           {onnx: "MaxPool", native: 10, write: writeMaxPool},
+		"AveragePool":       {onnx: "AveragePool", native: 10, write: writeAveragePool},
+		"GlobalAveragePool": plain("GlobalAveragePool", 1),
+		"GlobalMaxPool":     plain("GlobalMaxPool", 1),
+		"ReduceMean":        {onnx: "ReduceMean", native: 1, write: writeReduceMean},
+		"Concat":            {onnx: "Concat", native: 4, write: writeConcat},
+		"Split":             {onnx: "Split", native: 2, write: writeSplit},
+		"Reshape":           {onnx: "Reshape", native: 5, write: writeReshape},
+		"Flatten":           {onnx: "Flatten", native: 1, write: writeFlatten},
+		"Transpose":         {onnx: "Transpose", native: 1, write: writeTranspose},
+		"Squeeze":           {onnx: "Squeeze", native: 1, write: writeSqueeze},
+		"Unsqueeze":         {onnx: "Unsqueeze", native: 1, write: writeUnsqueeze},
+		"Pad":               {onnx: "Pad", native: 11, write: writePad},
+		"Slice":             {onnx: "Slice", native: 10, write: writeSlice},
+		"Gather":            {onnx: "Gather", native: 1, write: writeGather},
+		"Shape": {onnx: "Shape", native: 1, write: writeShape,
+			below: "Shape then Slice when it has start/end (native from opset 15)"},
+		"Constant": {onnx: "Constant", native: 1, write: writeConstant},
+		"Identity": plain("Identity", 1),
+		"Dropout":  {onnx: "Dropout", native: 7, write: writeDropout},
+		"Resize":   {onnx: "Resize", native: 11, write: writeResize},
+	}
+}
+
+// Coverage is the exporter's op table as coverage: every canonical kind
+// with the opsets that write it and how, or why ONNX cannot express it.
+func Coverage() canon.Coverage {
+	cov := canon.Coverage{}
+	for _, d := range canon.Ops() {
+		e, ok := exports[d.Kind]
+		if !ok {
+			if reason := unsupported[d.Kind]; reason != "" {
+				cov[d.Kind] = canon.Lacks(reason)
+			}
+			continue // otherwise a gap, which the coverage test names
+		}
+		var s canon.Support
+		switch {
+		case e.native <= MinOpset:
+			s = canon.Handles("as " + e.onnx)
+		case e.below != "" && d.Kind == "Shape":
+			s = canon.Handles("as " + e.onnx + "; " + e.below)
+		case e.below != "":
+			s = canon.Handles(fmt.Sprintf("opset ≥ %d as %s, below as %s", e.native, e.onnx, e.below))
+		default:
+			s = canon.Handles(fmt.Sprintf("opset ≥ %d as %s", e.native, e.onnx))
+		}
+		s.MinOpset, s.MaxOpset = MinOpset, MaxOpset
+		if e.below == "" {
+			s.MinOpset = max(e.native, MinOpset)
+		}
+		cov[d.Kind] = s
+	}
+	return cov
+}
+
+// node converts one canonical node of a validated graph.
 func (b *builder) node(n *canon.Node) error {
-	if err := checkArity(n); err != nil {
-		return err
+	e, ok := exports[n.Op.Kind()]
+	if !ok {
+		if reason := unsupported[n.Op.Kind()]; reason != "" {
+			return b.opError(n, "ONNX cannot express this op: %s (see `modelbridge ops`)", reason)
+		}
+		return b.opError(n, "the ONNX exporter has no mapping for this op (see `modelbridge ops`)")
+	}
+	if b.opset < e.native && e.below == "" {
+		return b.needOpset(n, e.onnx, e.native)
 	}
 	if err := b.checkTypes(n); err != nil {
 		return err
 	}
-	name, ins, outs := n.Name, n.Inputs, n.Outputs
-	switch op := n.Op.(type) {
-	case *canon.Conv:
-		attrs := []*onnxpb.AttributeProto{}
-		if k := b.kernelShape(in(n, 1)); k != nil {
-			attrs = append(attrs, attrInts("kernel_shape", k))
+	return e.write(b, n)
+}
+
+func writeConv(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Conv)
+	attrs := []*onnxpb.AttributeProto{}
+	if k := b.kernelShape(in(n, 1)); k != nil {
+		attrs = append(attrs, attrInts("kernel_shape", k))
+	}
+	attrs = append(attrs,
+		attrInts("strides", op.Strides),
+		attrInts("dilations", op.Dilations),
+		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
+		attrInt("group", op.Group))
+	b.emit(n.Name, "Conv", n.Inputs, n.Outputs, attrs...)
+	return nil
+}
+
+func writeConvTranspose(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.ConvTranspose)
+	attrs := []*onnxpb.AttributeProto{}
+	if k := b.kernelShape(in(n, 1)); k != nil {
+		attrs = append(attrs, attrInts("kernel_shape", k))
+	}
+	attrs = append(attrs,
+		attrInts("strides", op.Strides),
+		attrInts("dilations", op.Dilations),
+		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
+		attrInt("group", op.Group))
+	if len(op.OutputPadding) > 0 {
+		attrs = append(attrs, attrInts("output_padding", op.OutputPadding))
+	}
+	b.emit(n.Name, "ConvTranspose", n.Inputs, n.Outputs, attrs...)
+	return nil
+}
+
+func writeBatchNorm(b *builder, n *canon.Node) error {
+	b.emit(n.Name, "BatchNormalization", n.Inputs, n.Outputs, attrFloat("epsilon", n.Op.(*canon.BatchNorm).Epsilon))
+	return nil
+}
+
+func writeLinear(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Linear)
+	b.emit(n.Name, "Gemm", n.Inputs, n.Outputs,
+		attrFloat("alpha", op.Alpha), attrFloat("beta", op.Beta),
+		attrInt("transA", 0), attrInt("transB", 1))
+	return nil
+}
+
+func writeHardSwish(b *builder, n *canon.Node) error {
+	if b.opset >= 14 {
+		b.emit(n.Name, "HardSwish", n.Inputs, n.Outputs)
+		return nil
+	}
+	// HardSwish(x) = x * HardSigmoid(alpha=1/6, beta=0.5)(x), as ONNX
+	// defines it.
+	b.expanded = true
+	hs := b.unique(prefix(n) + "_hardsigmoid")
+	b.emit(b.unique(prefix(n)+"_hardsigmoid_op"), "HardSigmoid", n.Inputs[:1], []string{hs},
+		attrFloat("alpha", float32(1.0/6)), attrFloat("beta", 0.5))
+	b.emit(n.Name, "Mul", []string{n.Inputs[0], hs}, n.Outputs)
+	return nil
+}
+
+func writeLeakyRelu(b *builder, n *canon.Node) error {
+	b.emit(n.Name, "LeakyRelu", n.Inputs, n.Outputs, attrFloat("alpha", n.Op.(*canon.LeakyRelu).Alpha))
+	return nil
+}
+
+func writeElu(b *builder, n *canon.Node) error {
+	b.emit(n.Name, "Elu", n.Inputs, n.Outputs, attrFloat("alpha", n.Op.(*canon.Elu).Alpha))
+	return nil
+}
+
+func writeSelu(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Selu)
+	b.emit(n.Name, "Selu", n.Inputs, n.Outputs, attrFloat("alpha", op.Alpha), attrFloat("gamma", op.Gamma))
+	return nil
+}
+
+func writeHardSigmoid(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.HardSigmoid)
+	b.emit(n.Name, "HardSigmoid", n.Inputs, n.Outputs, attrFloat("alpha", op.Alpha), attrFloat("beta", op.Beta))
+	return nil
+}
+
+func writeClip(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Clip)
+	ins := n.Inputs
+	dt := b.dtype(ins[0])
+	if dt.IsInt() && b.opset < 12 {
+		return b.needOpset(n, "Clip on "+dt.String()+" data", 12)
+	}
+	if !math.IsInf(float64(op.Min), -1) || !math.IsInf(float64(op.Max), 1) {
+		if dt == canon.Undefined {
+			return b.opError(n, "the dtype of input %q is unknown, and Clip bounds must have the input's dtype; run shape inference first", ins[0])
 		}
-		attrs = append(attrs,
-			attrInts("strides", op.Strides),
-			attrInts("dilations", op.Dilations),
-			attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
-			attrInt("group", op.Group))
-		b.emit(name, "Conv", ins, outs, attrs...)
-
-	case *canon.ConvTranspose:
-		attrs := []*onnxpb.AttributeProto{}
-		if k := b.kernelShape(in(n, 1)); k != nil {
-			attrs = append(attrs, attrInts("kernel_shape", k))
+	}
+	// A bound computed at run time is already a tensor of the data's dtype.
+	lo, hi := in(n, 1), in(n, 2)
+	if !math.IsInf(float64(op.Min), -1) {
+		v, ok := scalarBytes(dt, op.Min)
+		if !ok {
+			return b.opError(n, "lower bound %v cannot be stored as %s", op.Min, dt)
 		}
-		attrs = append(attrs,
-			attrInts("strides", op.Strides),
-			attrInts("dilations", op.Dilations),
-			attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
-			attrInt("group", op.Group))
-		if len(op.OutputPadding) > 0 {
-			attrs = append(attrs, attrInts("output_padding", op.OutputPadding))
+		lo = b.param(n, "min", &canon.Tensor{DType: dt, Shape: []int64{}, Data: v})
+	}
+	if !math.IsInf(float64(op.Max), 1) {
+		v, ok := scalarBytes(dt, op.Max)
+		if !ok {
+			return b.opError(n, "upper bound %v cannot be stored as %s", op.Max, dt)
 		}
-		b.emit(name, "ConvTranspose", ins, outs, attrs...)
+		hi = b.param(n, "max", &canon.Tensor{DType: dt, Shape: []int64{}, Data: v})
+	}
+	b.emit(n.Name, "Clip", []string{ins[0], lo, hi}, n.Outputs)
+	return nil
+}
 
-	case *canon.BatchNorm:
-		b.emit(name, "BatchNormalization", ins, outs, attrFloat("epsilon", op.Epsilon))
+func writeSoftmax(b *builder, n *canon.Node) error { return b.softmax(n, n.Op.(*canon.Softmax)) }
 
-	case *canon.Linear:
-		b.emit(name, "Gemm", ins, outs,
-			attrFloat("alpha", op.Alpha), attrFloat("beta", op.Beta),
-			attrInt("transA", 0), attrInt("transB", 1))
+func writeMaxPool(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.MaxPool)
+	b.emit(n.Name, "MaxPool", n.Inputs, n.Outputs,
+		attrInts("kernel_shape", op.Kernel),
+		attrInts("strides", op.Strides),
+		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
+		attrInts("dilations", op.Dilations),
+		attrBool("ceil_mode", op.CeilMode))
+	return nil
+}
 
-	case *canon.MatMul:
-		b.emit(name, "MatMul", ins, outs)
-
-	case *canon.Binary:
-		b.emit(name, op.Fn.String(), ins, outs)
-
-	case *canon.Unary:
-		if op.Fn == canon.HardSwish && b.opset < 14 {
-			// HardSwish(x) = x * HardSigmoid(alpha=1/6, beta=0.5)(x), as ONNX
-			// defines it.
-			b.expanded = true
-			hs := b.unique(prefix(n) + "_hardsigmoid")
-			b.emit(b.unique(prefix(n)+"_hardsigmoid_op"), "HardSigmoid", ins[:1], []string{hs},
-				attrFloat("alpha", float32(1.0/6)), attrFloat("beta", 0.5))
-			b.emit(name, "Mul", []string{ins[0], hs}, outs)
-			return nil
+func writeAveragePool(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.AveragePool)
+	for _, d := range op.Dilations {
+		if d != 1 {
+			return b.needOpset(n, fmt.Sprintf("AveragePool with dilations %v", op.Dilations), 19)
 		}
-		b.emit(name, op.Fn.String(), ins, outs)
+	}
+	b.emit(n.Name, "AveragePool", n.Inputs, n.Outputs,
+		attrInts("kernel_shape", op.Kernel),
+		attrInts("strides", op.Strides),
+		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
+		attrBool("ceil_mode", op.CeilMode),
+		attrBool("count_include_pad", op.CountIncludePad))
+	return nil
+}
 
-	case *canon.LeakyRelu:
-		b.emit(name, "LeakyRelu", ins, outs, attrFloat("alpha", op.Alpha))
+func writeReduceMean(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.ReduceMean)
+	// The axes attribute is valid up to opset 17 (an input from 18).
+	attrs := []*onnxpb.AttributeProto{attrBool("keepdims", op.KeepDims)}
+	if len(op.Axes) > 0 {
+		attrs = append(attrs, attrInts("axes", op.Axes))
+	}
+	b.emit(n.Name, "ReduceMean", n.Inputs, n.Outputs, attrs...)
+	return nil
+}
 
-	case *canon.Elu:
-		b.emit(name, "Elu", ins, outs, attrFloat("alpha", op.Alpha))
+func writeConcat(b *builder, n *canon.Node) error {
+	b.emit(n.Name, "Concat", n.Inputs, n.Outputs, attrInt("axis", n.Op.(*canon.Concat).Axis))
+	return nil
+}
 
-	case *canon.Selu:
-		b.emit(name, "Selu", ins, outs, attrFloat("alpha", op.Alpha), attrFloat("gamma", op.Gamma))
-
-	case *canon.PRelu:
-		b.emit(name, "PRelu", ins, outs)
-
-	case *canon.Clip:
-		dt := b.dtype(ins[0])
-		lo, hi := "", ""
-		if dt.IsInt() && b.opset < 12 {
-			return b.needOpset(n, "Clip on "+dt.String()+" data", 12)
-		}
-		if !math.IsInf(float64(op.Min), -1) || !math.IsInf(float64(op.Max), 1) {
-			if dt == canon.Undefined {
-				return b.opError(n, "the dtype of input %q is unknown, and Clip bounds must have the input's dtype; run shape inference first", ins[0])
-			}
-		}
-		if err := b.dynamicParams(n, 11); err != nil {
+func writeSplit(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Split)
+	if sizes := in(n, 1); sizes != "" {
+		if err := b.dynamicParams(n, 13); err != nil {
 			return err
 		}
-		// A bound computed at run time is already a tensor of the data's dtype.
-		lo, hi = in(n, 1), in(n, 2)
-		if !math.IsInf(float64(op.Min), -1) {
-			v, ok := scalarBytes(dt, op.Min)
-			if !ok {
-				return b.opError(n, "lower bound %v cannot be stored as %s", op.Min, dt)
-			}
-			lo = b.param(n, "min", &canon.Tensor{DType: dt, Shape: []int64{}, Data: v})
-		}
-		if !math.IsInf(float64(op.Max), 1) {
-			v, ok := scalarBytes(dt, op.Max)
-			if !ok {
-				return b.opError(n, "upper bound %v cannot be stored as %s", op.Max, dt)
-			}
-			hi = b.param(n, "max", &canon.Tensor{DType: dt, Shape: []int64{}, Data: v})
-		}
-		b.emit(name, "Clip", []string{ins[0], lo, hi}, outs)
-
-	case *canon.HardSigmoid:
-		b.emit(name, "HardSigmoid", ins, outs, attrFloat("alpha", op.Alpha), attrFloat("beta", op.Beta))
-
-	case *canon.Softmax:
-		return b.softmax(n, op)
-
-	case *canon.MaxPool:
-		b.emit(name, "MaxPool", ins, outs,
-			attrInts("kernel_shape", op.Kernel),
-			attrInts("strides", op.Strides),
-			attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
-			attrInts("dilations", op.Dilations),
-			attrBool("ceil_mode", op.CeilMode))
-
-	case *canon.AveragePool:
-		for _, d := range op.Dilations {
-			if d != 1 {
-				return b.needOpset(n, fmt.Sprintf("AveragePool with dilations %v", op.Dilations), 19)
-			}
-		}
-		b.emit(name, "AveragePool", ins, outs,
-			attrInts("kernel_shape", op.Kernel),
-			attrInts("strides", op.Strides),
-			attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
-			attrBool("ceil_mode", op.CeilMode),
-			attrBool("count_include_pad", op.CountIncludePad))
-
-	case *canon.GlobalAveragePool:
-		b.emit(name, "GlobalAveragePool", ins, outs)
-
-	case *canon.GlobalMaxPool:
-		b.emit(name, "GlobalMaxPool", ins, outs)
-
-	case *canon.ReduceMean:
-		// The axes attribute is valid up to opset 17 (an input from 18).
-		attrs := []*onnxpb.AttributeProto{attrBool("keepdims", op.KeepDims)}
-		if len(op.Axes) > 0 {
-			attrs = append(attrs, attrInts("axes", op.Axes))
-		}
-		b.emit(name, "ReduceMean", ins, outs, attrs...)
-
-	case *canon.Concat:
-		b.emit(name, "Concat", ins, outs, attrInt("axis", op.Axis))
-
-	case *canon.Split:
-		if sizes := in(n, 1); sizes != "" {
-			if err := b.dynamicParams(n, 13); err != nil {
-				return err
-			}
-			b.emit(name, "Split", []string{ins[0], sizes}, outs, attrInt("axis", op.Axis))
-			return nil
-		}
-		if len(op.Sizes) != len(outs) {
-			return b.opError(n, "has %d outputs but %d split sizes %v", len(outs), len(op.Sizes), op.Sizes)
-		}
-		if b.opset >= 13 {
-			b.emit(name, "Split", []string{ins[0], b.i64Param(n, "split", op.Sizes)}, outs, attrInt("axis", op.Axis))
-		} else {
-			b.emit(name, "Split", ins, outs, attrInt("axis", op.Axis), attrInts("split", op.Sizes))
-		}
-
-	case *canon.Reshape:
-		return b.reshape(n, op)
-
-	case *canon.Flatten:
-		b.emit(name, "Flatten", ins, outs, attrInt("axis", op.Axis))
-
-	case *canon.Transpose:
-		b.emit(name, "Transpose", ins, outs, attrInts("perm", op.Perm))
-
-	case *canon.Squeeze:
-		return b.axesOp(n, "Squeeze", op.Axes)
-
-	case *canon.Unsqueeze:
-		if len(op.Axes) == 0 && in(n, 1) == "" {
-			return b.opError(n, "Unsqueeze needs at least one axis")
-		}
-		return b.axesOp(n, "Unsqueeze", op.Axes)
-
-	case *canon.Pad:
-		return b.pad(n, op)
-
-	case *canon.Slice:
-		if err := b.dynamicParams(n, 10); err != nil {
-			return err
-		}
-		// Each parameter is its run-time input when the node has one, else
-		// a generated initializer (starts and ends are required).
-		inputs := []string{ins[0], in(n, 1), in(n, 2), in(n, 3), in(n, 4)}
-		for i, p := range []struct {
-			name string
-			v    []int64
-		}{{"starts", op.Starts}, {"ends", op.Ends}, {"axes", op.Axes}, {"steps", op.Steps}} {
-			if inputs[i+1] == "" && (i < 2 || len(p.v) > 0) {
-				inputs[i+1] = b.i64Param(n, p.name, p.v)
-			}
-		}
-		b.emit(name, "Slice", inputs, outs)
-
-	case *canon.Gather:
-		b.emit(name, "Gather", ins, outs, attrInt("axis", op.Axis))
-
-	case *canon.ShapeOf:
-		return b.shape(n, op)
-
-	case *canon.Constant:
-		if op.Value == nil {
-			return b.opError(n, "Constant has no value")
-		}
-		if err := checkTensor(op.Value); err != nil {
-			return b.opError(n, "%v", err)
-		}
-		b.emit(name, "Constant", nil, outs, attrTensor("value", TensorToProto(op.Value)))
-
-	case *canon.Identity:
-		b.emit(name, "Identity", ins, outs)
-
-	case *canon.Dropout:
-		// At inference Dropout is the identity; the ratio is kept so that the
-		// model reads back unchanged.
-		if len(outs) > 1 && outs[1] != "" && b.opset < 12 {
-			// Dropout-10 leaves the inference mask undefined (ONNX Runtime
-			// returns all false); from 12 it is all true, as canon says.
-			return b.needOpset(n, "Dropout with its mask output used", 12)
-		}
-		if b.opset >= 12 {
-			r := b.f32Param(n, "ratio", []int64{}, []float32{op.Ratio})
-			b.emit(name, "Dropout", []string{ins[0], r}, outs)
-		} else {
-			b.emit(name, "Dropout", ins, outs, attrFloat("ratio", op.Ratio))
-		}
-
-	case *canon.Resize:
-		return b.resize(n, op)
-
-	default:
-		return b.opError(n, "the ONNX exporter has no mapping for this op")
+		b.emit(n.Name, "Split", []string{n.Inputs[0], sizes}, n.Outputs, attrInt("axis", op.Axis))
+		return nil
+	}
+	if b.opset >= 13 {
+		b.emit(n.Name, "Split", []string{n.Inputs[0], b.i64Param(n, "split", op.Sizes)}, n.Outputs, attrInt("axis", op.Axis))
+	} else {
+		b.emit(n.Name, "Split", n.Inputs, n.Outputs, attrInt("axis", op.Axis), attrInts("split", op.Sizes))
 	}
 	return nil
 }
+
+func writeReshape(b *builder, n *canon.Node) error { return b.reshape(n, n.Op.(*canon.Reshape)) }
+
+func writeFlatten(b *builder, n *canon.Node) error {
+	b.emit(n.Name, "Flatten", n.Inputs, n.Outputs, attrInt("axis", n.Op.(*canon.Flatten).Axis))
+	return nil
+}
+
+func writeTranspose(b *builder, n *canon.Node) error {
+	b.emit(n.Name, "Transpose", n.Inputs, n.Outputs, attrInts("perm", n.Op.(*canon.Transpose).Perm))
+	return nil
+}
+
+func writeSqueeze(b *builder, n *canon.Node) error {
+	return b.axesOp(n, "Squeeze", n.Op.(*canon.Squeeze).Axes)
+}
+
+func writeUnsqueeze(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Unsqueeze)
+	if len(op.Axes) == 0 && in(n, 1) == "" {
+		return b.opError(n, "Unsqueeze needs at least one axis")
+	}
+	return b.axesOp(n, "Unsqueeze", op.Axes)
+}
+
+func writePad(b *builder, n *canon.Node) error { return b.pad(n, n.Op.(*canon.Pad)) }
+
+func writeSlice(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Slice)
+	if err := b.dynamicParams(n, 10); err != nil {
+		return err
+	}
+	// Each parameter is its run-time input when the node has one, else a
+	// generated initializer (starts and ends are required).
+	inputs := []string{n.Inputs[0], in(n, 1), in(n, 2), in(n, 3), in(n, 4)}
+	for i, p := range []struct {
+		name string
+		v    []int64
+	}{{"starts", op.Starts}, {"ends", op.Ends}, {"axes", op.Axes}, {"steps", op.Steps}} {
+		if inputs[i+1] == "" && (i < 2 || len(p.v) > 0) {
+			inputs[i+1] = b.i64Param(n, p.name, p.v)
+		}
+	}
+	b.emit(n.Name, "Slice", inputs, n.Outputs)
+	return nil
+}
+
+func writeGather(b *builder, n *canon.Node) error {
+	b.emit(n.Name, "Gather", n.Inputs, n.Outputs, attrInt("axis", n.Op.(*canon.Gather).Axis))
+	return nil
+}
+
+func writeShape(b *builder, n *canon.Node) error { return b.shape(n, n.Op.(*canon.ShapeOf)) }
+
+func writeConstant(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Constant)
+	if err := onnxtensor.Check(op.Value); err != nil {
+		return b.opError(n, "%v", err)
+	}
+	b.emit(n.Name, "Constant", nil, n.Outputs, attrTensor("value", TensorToProto(op.Value)))
+	return nil
+}
+
+func writeDropout(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Dropout)
+	outs := n.Outputs
+	// At inference Dropout is the identity; the ratio is kept so that the
+	// model reads back unchanged.
+	if len(outs) > 1 && outs[1] != "" && b.opset < 12 {
+		// Dropout-10 leaves the inference mask undefined (ONNX Runtime
+		// returns all false); from 12 it is all true, as canon says.
+		return b.needOpset(n, "Dropout with its mask output used", 12)
+	}
+	if b.opset >= 12 {
+		r := b.f32Param(n, "ratio", []int64{}, []float32{op.Ratio})
+		b.emit(n.Name, "Dropout", []string{n.Inputs[0], r}, outs)
+	} else {
+		b.emit(n.Name, "Dropout", n.Inputs, outs, attrFloat("ratio", op.Ratio))
+	}
+	return nil
+}
+
+func writeResize(b *builder, n *canon.Node) error { return b.resize(n, n.Op.(*canon.Resize)) }
 
 // kernelShape is W's spatial shape when known (ONNX infers it from W
 // otherwise, so leaving it out is allowed).
@@ -503,10 +619,7 @@ func (b *builder) softmax(n *canon.Node, op *canon.Softmax) error {
 	}
 	axis := op.Axis
 	if axis < 0 {
-		axis += int64(r)
-	}
-	if axis < 0 || axis >= int64(r) {
-		return b.opError(n, "axis %d is out of range for rank %d", op.Axis, r)
+		axis += int64(r) // validation keeps it in range
 	}
 	if axis == int64(r-1) {
 		b.emit(n.Name, "Softmax", n.Inputs, n.Outputs, attrInt("axis", op.Axis))
@@ -549,8 +662,6 @@ func (b *builder) reshape(n *canon.Node, op *canon.Reshape) error {
 	shape := in(n, 1)
 	if op.Shape != nil {
 		shape = b.i64Param(n, "shape", op.Shape)
-	} else if shape == "" {
-		return b.opError(n, "Reshape has neither a constant shape nor a shape input")
 	}
 	b.emit(n.Name, "Reshape", []string{n.Inputs[0], shape}, n.Outputs, attrs...)
 	return nil
@@ -558,9 +669,6 @@ func (b *builder) reshape(n *canon.Node, op *canon.Reshape) error {
 
 func (b *builder) pad(n *canon.Node, op *canon.Pad) error {
 	x := n.Inputs[0]
-	if len(op.PadsBegin) != len(op.PadsEnd) {
-		return b.opError(n, "has %d begin pads but %d end pads", len(op.PadsBegin), len(op.PadsEnd))
-	}
 	if err := b.dynamicParams(n, 11); err != nil {
 		return err
 	}
@@ -617,15 +725,6 @@ func (b *builder) shape(n *canon.Node, op *canon.ShapeOf) error {
 
 func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
 	dynScales, dynSizes := in(n, 1), in(n, 2)
-	given := 0
-	for _, ok := range []bool{len(op.Scales) > 0, len(op.Sizes) > 0, dynScales != "", dynSizes != ""} {
-		if ok {
-			given++
-		}
-	}
-	if given != 1 {
-		return b.opError(n, "Resize needs exactly one of scales and sizes")
-	}
 	if err := b.dynamicParams(n, 11); err != nil {
 		return err
 	}
@@ -686,9 +785,70 @@ func (b *builder) checkTypes(n *canon.Node) error {
 		if dt == canon.Int8 || dt == canon.Uint8 {
 			min = 12 // MaxPool-12 added int8 and uint8
 		}
+	case *canon.Gelu:
+		if dt == canon.BFloat16 {
+			min = 13 // the expansion's Erf, Add and Mul took bfloat16 in 13
+		}
 	}
 	if min > b.opset {
 		return b.needOpset(n, fmt.Sprintf("%s on %s data", n.Op.Kind(), dt), min)
 	}
+	return nil
+}
+
+// Constants of Gelu's expansions, rounded to the data's dtype when written.
+const (
+	geluSqrt2     = math.Sqrt2         // x/√2 inside erf
+	geluTanhScale = 0.7978845608028654 // √(2/π)
+	geluTanhCubic = 0.044715           // x + 0.044715·x³
+	geluHalf      = 0.5
+	geluOne       = 1.0
+)
+
+// writeGelu writes ONNX Gelu from opset 20 and its exact expansion below:
+// exact x·0.5·(1 + Erf(x/√2)), as torch.onnx writes it (so the importer
+// reads it back as one Gelu); tanh 0.5·x·(1 + Tanh(√(2/π)·(x + 0.044715·x³))).
+func writeGelu(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Gelu)
+	if b.opset >= 20 {
+		var attrs []*onnxpb.AttributeProto
+		if op.Approximate != canon.GeluExact {
+			attrs = append(attrs, attrString("approximate", op.Approximate.String()))
+		}
+		b.emit(n.Name, "Gelu", n.Inputs, n.Outputs, attrs...)
+		return nil
+	}
+	x := n.Inputs[0]
+	dt := b.dtype(x)
+	if !dt.IsFloat() {
+		return b.opError(n, "Gelu's expansion below opset 20 needs floating-point input; %q is %s", x, dt)
+	}
+	b.expanded = true
+	p := prefix(n)
+	scalar := func(suffix string, v float64) string {
+		data, _ := scalarBytes(dt, float32(v))
+		return b.param(n, suffix, &canon.Tensor{DType: dt, Shape: []int64{}, Data: data})
+	}
+	step := func(suffix, opType string, ins ...string) string {
+		out := b.unique(p + "_" + suffix)
+		b.emit(b.unique(p+"_"+suffix+"_op"), opType, ins, []string{out})
+		return out
+	}
+	var inner string
+	switch op.Approximate {
+	case canon.GeluTanh:
+		x2 := step("x2", "Mul", x, x)
+		x3 := step("x3", "Mul", x2, x)
+		cubic := step("cubic", "Mul", x3, scalar("cubic", geluTanhCubic))
+		sum := step("inner", "Add", x, cubic)
+		scaled := step("scaled", "Mul", sum, scalar("scale", geluTanhScale))
+		inner = step("tanh", "Tanh", scaled)
+	default:
+		scaled := step("scaled", "Div", x, scalar("sqrt2", geluSqrt2))
+		inner = step("erf", "Erf", scaled)
+	}
+	onePlus := step("one_plus", "Add", inner, scalar("one", geluOne))
+	prod := step("times_x", "Mul", x, onePlus)
+	b.emit(n.Name, "Mul", []string{prod, scalar("half", geluHalf)}, n.Outputs)
 	return nil
 }

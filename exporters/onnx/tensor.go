@@ -2,134 +2,27 @@ package onnxexport
 
 import (
 	"encoding/binary"
-	"fmt"
-	"io"
 	"math"
 
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
 
-// onnxDType maps canonical element types to TensorProto.DataType codes.
-var onnxDType = map[canon.DType]onnxpb.TensorProto_DataType{
-	canon.Float32:  onnxpb.TensorProto_FLOAT,
-	canon.Float16:  onnxpb.TensorProto_FLOAT16,
-	canon.BFloat16: onnxpb.TensorProto_BFLOAT16,
-	canon.Float64:  onnxpb.TensorProto_DOUBLE,
-	canon.Int8:     onnxpb.TensorProto_INT8,
-	canon.Int16:    onnxpb.TensorProto_INT16,
-	canon.Int32:    onnxpb.TensorProto_INT32,
-	canon.Int64:    onnxpb.TensorProto_INT64,
-	canon.Uint8:    onnxpb.TensorProto_UINT8,
-	canon.Uint16:   onnxpb.TensorProto_UINT16,
-	canon.Uint32:   onnxpb.TensorProto_UINT32,
-	canon.Uint64:   onnxpb.TensorProto_UINT64,
-	canon.Bool:     onnxpb.TensorProto_BOOL,
-}
+// The TensorProto codec lives in internal/onnxtensor.
 
 // DataType returns the ONNX TensorProto data type code of d, and false when
 // ONNX has no equivalent.
-func DataType(d canon.DType) (int32, bool) {
-	c, ok := onnxDType[d]
-	return int32(c), ok
-}
+func DataType(d canon.DType) (int32, bool) { return onnxtensor.DataType(d) }
 
-// TensorToProto converts t to a TensorProto holding its bytes in raw_data.
-// RawData aliases t.Data (no copy), so the result must not outlive the
-// tensor's graph. A dtype ONNX cannot hold gives data_type UNDEFINED.
-func TensorToProto(t *canon.Tensor) *onnxpb.TensorProto {
-	tp := tensorHeader(t)
-	tp.RawData = t.Data
-	if tp.RawData == nil {
-		tp.RawData = []byte{} // present but empty: a zero-element tensor
-	}
-	return tp
-}
-
-// tensorHeader is the TensorProto of t without any data field.
-func tensorHeader(t *canon.Tensor) *onnxpb.TensorProto {
-	code, _ := DataType(t.DType)
-	tp := &onnxpb.TensorProto{
-		Dims:     append([]int64{}, t.Shape...),
-		DataType: proto.Int32(code),
-	}
-	if t.Name != "" {
-		tp.Name = proto.String(t.Name)
-	}
-	return tp
-}
-
-// checkTensor reports why t cannot be written as an ONNX tensor.
-func checkTensor(t *canon.Tensor) error {
-	if _, ok := DataType(t.DType); !ok {
-		return fmt.Errorf("tensor %q has dtype %s, which ONNX cannot store", t.Name, t.DType)
-	}
-	return t.CheckData()
-}
-
-var marshalOpts = proto.MarshalOptions{Deterministic: true}
-
-// inlineTensor is a tensor written as a TensorProto whose raw_data field is
-// streamed from data after the small header bytes.
-type inlineTensor struct {
-	header []byte // marshalled TensorProto without raw_data
-	data   []byte // nil when the data lives in the external file
-	inline bool
-}
-
-// size is the byte length of the TensorProto message.
-func (it *inlineTensor) size() int {
-	n := len(it.header)
-	if it.inline {
-		n += protowire.SizeTag(9) + protowire.SizeBytes(len(it.data))
-	}
-	return n
-}
-
-// writeTo streams the message body (without any enclosing tag or length).
-func (it *inlineTensor) writeTo(w io.Writer) error {
-	if _, err := w.Write(it.header); err != nil {
-		return err
-	}
-	if !it.inline {
-		return nil
-	}
-	var pre [16]byte
-	b := protowire.AppendTag(pre[:0], 9, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(len(it.data)))
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	_, err := w.Write(it.data)
-	return err
-}
+// TensorToProto converts t to a TensorProto holding its bytes in raw_data
+// (aliasing t.Data).
+func TensorToProto(t *canon.Tensor) *onnxpb.TensorProto { return onnxtensor.ToProto(t) }
 
 // WriteTensorFile writes t as one serialized TensorProto (raw_data), the
-// format of ONNX test data files (input_0.pb). The file is replaced
-// atomically: on error any existing file at path is left as it was.
-func WriteTensorFile(t *canon.Tensor, path string) error {
-	if err := checkTensor(t); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	hdr, err := marshalOpts.Marshal(tensorHeader(t))
-	if err != nil {
-		return fmt.Errorf("%s: tensor %q: %w", path, t.Name, err)
-	}
-	it := &inlineTensor{header: hdr, data: t.Data, inline: true}
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	if err := it.writeTo(f); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return f.Commit()
-}
+// format of ONNX test data files (input_0.pb), replacing any file at path
+// atomically.
+func WriteTensorFile(t *canon.Tensor, path string) error { return onnxtensor.WriteFile(t, path) }
 
 // scalarBytes encodes v as one element of dtype d (little-endian), for
 // parameter inputs such as Clip bounds and Pad values that must match the

@@ -26,6 +26,8 @@ func init() {
 		Name:       "safetensors",
 		Extensions: []string{".safetensors"},
 		Write:      Write,
+		// Its header metadata records each tensor's layout.
+		KernelLayouts: true,
 	})
 }
 

@@ -31,6 +31,22 @@ var activationCases = []struct {
 	{&canon.Elu{Alpha: 0.25}, "F.elu(", []float64{-0.23755324, -0.15803014, -0.09836733, 0, 0.5, 1, 2, 40, -0.25}},
 	{&canon.Selu{Alpha: canon.SeluAlpha, Gamma: canon.SeluGamma}, "F.selu(", []float64{-1.6705687, -1.1113307, -0.6917582, 0, 0.5253505, 1.050701, 2.101402, 42.028038, -1.7580993}},
 	{&canon.Selu{Alpha: 1.5, Gamma: 2}, "2.0 * F.elu(", []float64{-2.8506389, -1.8963617, -1.180408, 0, 1, 2, 4, 80, -3}},
+	{&canon.Gelu{Approximate: canon.GeluExact}, "nn.GELU()", geluWant(canon.GeluExact)},
+	{&canon.Gelu{Approximate: canon.GeluTanh}, `nn.GELU(approximate="tanh")`, geluWant(canon.GeluTanh)},
+}
+
+// geluWant is Gelu on activationX in float64, from its definition.
+func geluWant(a canon.GeluApprox) []float64 {
+	var out []float64
+	for _, x32 := range activationX {
+		x := float64(x32)
+		if a == canon.GeluTanh {
+			out = append(out, 0.5*x*(1+math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))))
+		} else {
+			out = append(out, 0.5*x*(1+math.Erf(x/math.Sqrt2)))
+		}
+	}
+	return out
 }
 
 var activationX = []float32{-3, -1, -0.5, 0, 0.5, 1, 2, 40, -40}

@@ -21,43 +21,6 @@ func (gen *generator) inDType(i int) (canon.DType, bool) {
 	return 0, false
 }
 
-// checkDTypes refuses a node whose input dtype the torch code written for
-// it cannot compute (PyTorch implements these ops for floating point only,
-// and raises "not implemented for 'Int'" and the like at run time).
-func (gen *generator) checkDTypes(n *canon.Node) error {
-	var what string
-	switch op := n.Op.(type) {
-	case *canon.Conv, *canon.ConvTranspose:
-		what = "convolution"
-	case *canon.BatchNorm:
-		what = "batch normalization"
-	case *canon.Linear:
-		what = "a linear layer"
-	case *canon.AveragePool, *canon.GlobalAveragePool, *canon.ReduceMean:
-		what = "averages"
-	case *canon.Softmax:
-		what = "softmax"
-	case *canon.Unary:
-		if op.Fn == canon.Relu {
-			return nil // torch.relu keeps integer dtypes
-		}
-		what = "this activation"
-	case *canon.Elu, *canon.Selu, *canon.LeakyRelu, *canon.HardSigmoid:
-		what = "this activation"
-	case *canon.Resize:
-		if dt, ok := gen.inDType(0); ok && (dt.IsFloat() || dt == canon.Uint8) {
-			return nil
-		}
-		what = "nearest resizing (besides uint8)"
-	default:
-		return nil
-	}
-	if dt, ok := gen.inDType(0); ok && !dt.IsFloat() {
-		return gen.fail("input dtype %s: PyTorch computes %s in floating point only; cast the input to float32 first", dt, what)
-	}
-	return nil
-}
-
 // poolCast is the dtype a max pool computes in when torch's pooling does
 // not accept the input dtype: a float type holding every value exactly, so
 // the maximum and the cast back are exact. Empty means pool as is.

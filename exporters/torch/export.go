@@ -19,6 +19,9 @@ func init() {
 		OutputFiles: func(_ *canon.Graph, path string) []string {
 			return []string{path, filepath.Join(path, "weights.pt"), filepath.Join(path, "model.py"), filepath.Join(path, "README")}
 		},
+		Ops: Coverage,
+		// A path without .pt/.pth is a folder: model.py, weights.pt, README.
+		Folder: true,
 	})
 }
 

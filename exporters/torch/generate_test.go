@@ -36,8 +36,8 @@ func TestNames(t *testing.T) {
 
 // tinyGraph is x -> Conv(named weights) -> op -> y.
 func tinyGraph(op canon.Op) *canon.Graph {
-	w := &canon.Tensor{Name: "onnx::Conv_7", DType: canon.Float32, Shape: []int64{2, 1, 1, 1}, Layout: "OIHW", Data: make([]byte, 8)}
-	return &canon.Graph{
+	w := &canon.Tensor{Name: "onnx::Conv_7", DType: canon.Float32, Shape: []int64{2, 1, 1, 1}, Data: make([]byte, 8)}
+	g := &canon.Graph{
 		Name:         "tiny",
 		Inputs:       []canon.ValueInfo{{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(1, 1, 4, 4), RankKnown: true}},
 		Outputs:      []canon.ValueInfo{{Name: "y", DType: canon.Float32}},
@@ -47,6 +47,8 @@ func tinyGraph(op canon.Op) *canon.Graph {
 			{Name: "Resize_1", Op: op, Inputs: []string{"c"}, Outputs: []string{"y"}},
 		},
 	}
+	canon.AssignLayouts(g)
+	return g
 }
 
 // TestUnsupportedFailsBeforeWriting checks that a node torch cannot express

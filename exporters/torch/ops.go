@@ -10,149 +10,271 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// emit writes the __init__ and forward code for one node.
+// opWriter is the torch exporter's entry for one canonical op kind.
+type opWriter struct {
+	// write emits the node's __init__ and forward code.
+	write func(gen *generator, n *canon.Node) error
+	// floatOnly, when set, names what PyTorch computes in floating point
+	// only ("convolution"): torch raises "not implemented for 'Int'" and
+	// the like at run time, so a node whose input 0 has another dtype is
+	// refused at export.
+	floatOnly string
+	// accepts, when set, replaces floatOnly's "floating point" with the
+	// input dtypes the torch code computes.
+	accepts func(canon.DType) bool
+	// constParams is set when write itself reads the op's run-time
+	// parameter inputs whose values are known before running (Reshape's
+	// shape); other ops refuse parameters given as inputs.
+	constParams bool
+	// detail says how the op is written, for `modelbridge ops`.
+	detail string
+}
+
+// opWriters is the exporter's one table: how model.py expresses each
+// canonical op kind. Filled in init, since the writers call emit's helpers.
+var opWriters map[string]opWriter
+
+// opLacks lists the canonical op kinds model.py cannot express, with the
+// reason. Every registered kind is in opWriters or here (a test checks).
+var opLacks = map[string]string{}
+
+func init() {
+	act := "this activation"
+	unary := func(f string) func(*generator, *canon.Node) error {
+		return func(gen *generator, _ *canon.Node) error { return gen.call(f+"(%s)", 0) }
+	}
+	opWriters = map[string]opWriter{
+		"Conv": {write: func(gen *generator, n *canon.Node) error { return gen.conv(n.Op.(*canon.Conv)) },
+			floatOnly: "convolution", detail: "nn.Conv1d/2d/3d, or F.conv*d when the weights are not float32 initializers of their own; unequal pads through F.pad"},
+		"ConvTranspose": {write: func(gen *generator, n *canon.Node) error { return gen.convTranspose(n.Op.(*canon.ConvTranspose)) },
+			floatOnly: "convolution", detail: "nn.ConvTranspose1d/2d/3d or F.conv_transpose*d; unequal crops by slicing; output_padding below stride or dilation"},
+		"BatchNormalization": {write: func(gen *generator, n *canon.Node) error { return gen.batchNorm(n.Op.(*canon.BatchNorm)) },
+			floatOnly: "batch normalization", detail: "nn.BatchNorm1d/2d/3d, or F.batch_norm"},
+		"Linear": {write: func(gen *generator, n *canon.Node) error { return gen.linear(n.Op.(*canon.Linear)) },
+			floatOnly: "a linear layer", detail: "nn.Linear, or F.linear with scaled terms"},
+		"MatMul": {write: func(gen *generator, _ *canon.Node) error { return gen.call("torch.matmul(%s, %s)", 0, 1) }, detail: "torch.matmul"},
+		"Add":    {write: binary("torch.add"), detail: "torch.add"},
+		"Sub":    {write: binary("torch.sub"), detail: "torch.sub"},
+		"Mul":    {write: binary("torch.mul"), detail: "torch.mul"},
+		"Div":    {write: binary("torch.div"), detail: "torch.div (rounding_mode=\"trunc\" for integers)"},
+		// torch.relu keeps integer dtypes: no dtype rule.
+		"Relu":      {write: unary("torch.relu"), detail: "torch.relu"},
+		"Sigmoid":   {write: unary("torch.sigmoid"), floatOnly: act, detail: "torch.sigmoid"},
+		"Tanh":      {write: unary("torch.tanh"), floatOnly: act, detail: "torch.tanh"},
+		"HardSwish": {write: unary("F.hardswish"), floatOnly: act, detail: "F.hardswish"},
+		"Softplus":  {write: unary("F.softplus"), floatOnly: act, detail: "F.softplus"},
+		"Softsign":  {write: unary("F.softsign"), floatOnly: act, detail: "F.softsign"},
+		"Elu": {write: func(gen *generator, n *canon.Node) error {
+			return gen.call("F.elu(%s, alpha="+pyFloat(n.Op.(*canon.Elu).Alpha)+")", 0)
+		}, floatOnly: act, detail: "F.elu"},
+		"Selu":      {write: writeSelu, floatOnly: act, detail: "F.selu, or gamma * F.elu for other constants"},
+		"Gelu":      {write: writeGelu, floatOnly: act, detail: "nn.GELU() or nn.GELU(approximate=\"tanh\") (PyTorch 1.12 or newer)"},
+		"LeakyRelu": {write: writeLeakyRelu, floatOnly: act, detail: "F.leaky_relu"},
+		"HardSigmoid": {write: writeHardSigmoid, floatOnly: act,
+			detail: "F.hardsigmoid, or torch.clamp for other constants"},
+		"PRelu": {write: func(gen *generator, _ *canon.Node) error { return gen.prelu() }, detail: "nn.PReLU for a per-channel slope, torch.where otherwise"},
+		"Clip":  {write: func(gen *generator, n *canon.Node) error { return gen.clip(n.Op.(*canon.Clip)) }, detail: "torch.clamp; constant bounds only"},
+		"Softmax": {write: func(gen *generator, n *canon.Node) error {
+			return gen.call("F.softmax(%s, dim="+strconv.FormatInt(n.Op.(*canon.Softmax).Axis, 10)+")", 0)
+		}, floatOnly: "softmax", detail: "F.softmax"},
+		"MaxPool": {write: func(gen *generator, n *canon.Node) error {
+			op := n.Op.(*canon.MaxPool)
+			return gen.pool("max", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, false)
+		}, detail: "F.max_pool1d/2d/3d; integer inputs pooled in a float type that holds them exactly"},
+		"AveragePool": {write: func(gen *generator, n *canon.Node) error {
+			op := n.Op.(*canon.AveragePool)
+			return gen.pool("avg", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, op.CountIncludePad)
+		}, floatOnly: "averages", detail: "F.avg_pool1d/2d/3d (uneven uncounted pads: window sums over counts); no dilations, no ceil mode with uneven pads"},
+		"GlobalAveragePool": {write: globalPool("torch.mean"), floatOnly: "averages", detail: "torch.mean over the spatial axes"},
+		"GlobalMaxPool":     {write: globalPool("torch.amax"), detail: "torch.amax over the spatial axes"},
+		"ReduceMean":        {write: writeReduceMean, floatOnly: "averages", detail: "torch.mean"},
+		"Concat":            {write: writeConcat, detail: "torch.cat"},
+		"Split":             {write: func(gen *generator, n *canon.Node) error { return gen.split(n.Op.(*canon.Split)) }, detail: "torch.split; constant sizes only"},
+		"Reshape": {write: func(gen *generator, n *canon.Node) error { return gen.reshape(n.Op.(*canon.Reshape)) },
+			constParams: true, detail: "Tensor.reshape; shapes known before running only"},
+		"Flatten": {write: func(gen *generator, n *canon.Node) error { return gen.flatten(n.Op.(*canon.Flatten)) }, detail: "torch.flatten"},
+		"Transpose": {write: func(gen *generator, n *canon.Node) error {
+			return gen.call("%s.permute"+pyInts(n.Op.(*canon.Transpose).Perm, true), 0)
+		}, detail: "Tensor.permute"},
+		"Squeeze":   {write: func(gen *generator, n *canon.Node) error { return gen.squeeze(n.Op.(*canon.Squeeze)) }, detail: "Tensor.squeeze; constant axes only"},
+		"Unsqueeze": {write: func(gen *generator, n *canon.Node) error { return gen.unsqueeze(n.Op.(*canon.Unsqueeze)) }, detail: "Tensor.unsqueeze; constant axes only"},
+		"Pad":       {write: func(gen *generator, n *canon.Node) error { return gen.pad(n.Op.(*canon.Pad)) }, detail: "F.pad; reflect and edge on the last 1 to 3 axes of 3-D to 5-D inputs; constant pads only"},
+		"Slice":     {write: func(gen *generator, n *canon.Node) error { return gen.slice(n.Op.(*canon.Slice)) }, detail: "indexing; positive steps, constant parameters only"},
+		"Gather": {write: func(gen *generator, n *canon.Node) error {
+			return gen.call("_gather(%s, %s, "+strconv.FormatInt(n.Op.(*canon.Gather).Axis, 10)+")", 0, 1)
+		}, detail: "torch.index_select (model.py's _gather helper)"},
+		"Shape":    {write: writeShape, detail: "Tensor.shape as an int64 tensor"},
+		"Constant": {write: func(gen *generator, n *canon.Node) error { return gen.constant(n.Op.(*canon.Constant)) }, detail: "a registered buffer"},
+		"Identity": {write: func(gen *generator, _ *canon.Node) error { return gen.alias() }, detail: "no code: the input is reused"},
+		"Dropout":  {write: writeDropout, detail: "no code at inference; the mask is torch.ones_like"},
+		"Resize": {write: func(gen *generator, n *canon.Node) error { return gen.resize(n.Op.(*canon.Resize)) },
+			floatOnly: "nearest resizing (besides uint8)", accepts: func(dt canon.DType) bool { return dt.IsFloat() || dt == canon.Uint8 },
+			detail: "F.interpolate(mode=\"nearest\"): asymmetric coordinates with floor rounding, spatial axes of 3-D to 5-D inputs, constant scales or sizes"},
+	}
+}
+
+// Coverage is what model.py expresses, derived from opWriters and opLacks.
+// A registered kind in neither table is missing, which canon.Gaps reports.
+// Refused run-time parameters are noted from the op's definition.
+func Coverage() canon.Coverage {
+	cov := canon.Coverage{}
+	for kind, w := range opWriters {
+		detail := w.detail
+		if d := canon.Lookup(kind); d != nil && !w.constParams && len(canon.ParamInputs(d.New())) > 0 && !strings.Contains(detail, "only") {
+			detail += "; parameters known before running only"
+		}
+		cov[kind] = canon.Handles(detail)
+	}
+	for kind, reason := range opLacks {
+		cov[kind] = canon.Lacks(reason)
+	}
+	return cov
+}
+
+// emit writes the __init__ and forward code for one node. The graph is
+// validated (formats.Read), so arities, layouts and enum values hold.
 func (gen *generator) emit(n *canon.Node) error {
 	// Values shape inference already knows (Shape -> Gather chains) need no
 	// code: consumers read them as literals.
 	if allConst(gen, n) {
 		return nil
 	}
-	switch n.Op.(type) {
-	case *canon.Clip, *canon.Split, *canon.Squeeze, *canon.Unsqueeze, *canon.Pad, *canon.Slice, *canon.Resize:
-		for i, in := range n.Inputs[1:] {
-			if in != "" {
+	w, ok := opWriters[n.Op.Kind()]
+	if !ok {
+		reason := opLacks[n.Op.Kind()]
+		if reason == "" {
+			reason = "no PyTorch equivalent is known for this op"
+		}
+		return gen.fail("%s (`modelbridge ops` lists what each format supports)", reason)
+	}
+	if !w.constParams && canon.HasRuntimeParams(n) {
+		for _, i := range canon.ParamInputs(n.Op) {
+			if i < len(n.Inputs) && n.Inputs[i] != "" {
 				return gen.fail("its %s comes from a value computed at run time; only values known before running are supported",
-					n.Op.Signature().Inputs[1+i].Name)
+					n.Op.Signature().Inputs[i].Name)
 			}
 		}
 	}
-	if err := gen.checkDTypes(n); err != nil {
+	if w.floatOnly != "" {
+		accepts := w.accepts
+		if accepts == nil {
+			accepts = canon.DType.IsFloat
+		}
+		if dt, ok := gen.inDType(0); ok && !accepts(dt) {
+			return gen.fail("input dtype %s: PyTorch computes %s in floating point only; cast the input to float32 first", dt, w.floatOnly)
+		}
+	}
+	return w.write(gen, n)
+}
+
+func binary(f string) func(*generator, *canon.Node) error {
+	return func(gen *generator, n *canon.Node) error {
+		extra := ""
+		if v, ok := gen.g.Values[n.Inputs[0]]; n.Op.(*canon.Binary).Fn == canon.Div && ok && v.DType.IsInt() {
+			extra = ", rounding_mode=\"trunc\"" // ONNX integer Div truncates
+		}
+		return gen.call(f+"(%s, %s"+extra+")", 0, 1)
+	}
+}
+
+// writeSelu: F.selu's fixed constants round to exactly SeluAlpha and
+// SeluGamma in float32; other constants get the same formula spelled out.
+func writeSelu(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.Selu)
+	if op.Alpha == canon.SeluAlpha && op.Gamma == canon.SeluGamma {
+		return gen.call("F.selu(%s)", 0)
+	}
+	return gen.call(pyFloat(op.Gamma)+" * F.elu(%s, alpha="+pyFloat(op.Alpha)+")", 0)
+}
+
+// writeGelu registers an nn.GELU layer (no weights, so the state dict is
+// unchanged); approximate= exists from PyTorch 1.12, and the README asks
+// for 1.13.
+func writeGelu(gen *generator, n *canon.Node) error {
+	x, err := gen.in(0)
+	if err != nil {
 		return err
 	}
-	if p, ok := n.Op.(*canon.Pad); ok && p.Axes != nil {
-		return gen.fail("pads on selected axes are not supported; pads must cover every axis")
+	layer := "nn.GELU()"
+	if n.Op.(*canon.Gelu).Approximate == canon.GeluTanh {
+		layer = "nn.GELU(approximate=\"tanh\")"
 	}
-	switch op := n.Op.(type) {
-	case *canon.Conv:
-		return gen.conv(op)
-	case *canon.ConvTranspose:
-		return gen.convTranspose(op)
-	case *canon.BatchNorm:
-		return gen.batchNorm(op)
-	case *canon.Linear:
-		return gen.linear(op)
-	case *canon.MatMul:
-		return gen.call("torch.matmul(%s, %s)", 0, 1)
-	case *canon.Binary:
-		return gen.binary(op)
-	case *canon.Unary:
-		f := map[canon.UnaryFn]string{canon.Relu: "torch.relu", canon.Sigmoid: "torch.sigmoid", canon.Tanh: "torch.tanh", canon.HardSwish: "F.hardswish",
-			canon.Softplus: "F.softplus", canon.Softsign: "F.softsign"}[op.Fn]
-		if f == "" {
-			return gen.fail("activation %s has no PyTorch counterpart here", op.Fn)
-		}
-		return gen.call(f+"(%s)", 0)
-	case *canon.Elu:
-		return gen.call("F.elu(%s, alpha="+pyFloat(op.Alpha)+")", 0)
-	case *canon.Selu:
-		// F.selu's fixed constants round to exactly SeluAlpha and SeluGamma
-		// in float32; other constants get the same formula spelled out.
-		if op.Alpha == canon.SeluAlpha && op.Gamma == canon.SeluGamma {
-			return gen.call("F.selu(%s)", 0)
-		}
-		return gen.call(pyFloat(op.Gamma)+" * F.elu(%s, alpha="+pyFloat(op.Alpha)+")", 0)
-	case *canon.LeakyRelu:
-		return gen.call("F.leaky_relu(%s, negative_slope="+pyFloat(op.Alpha)+")", 0)
-	case *canon.PRelu:
-		return gen.prelu()
-	case *canon.Clip:
-		return gen.clip(op)
-	case *canon.HardSigmoid:
-		if op.Alpha == float32(1.0/6) && op.Beta == 0.5 {
-			return gen.call("F.hardsigmoid(%s)", 0)
-		}
-		return gen.call("torch.clamp(%s * "+pyFloat(op.Alpha)+" + "+pyFloat(op.Beta)+", 0.0, 1.0)", 0)
-	case *canon.Softmax:
-		return gen.call("F.softmax(%s, dim="+strconv.FormatInt(op.Axis, 10)+")", 0)
-	case *canon.MaxPool:
-		return gen.pool("max", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, false)
-	case *canon.AveragePool:
-		return gen.pool("avg", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, op.CountIncludePad)
-	case *canon.GlobalAveragePool, *canon.GlobalMaxPool:
+	path := gen.claimPath(nil, n.Name, "gelu")
+	gen.layers[path] = true
+	gen.register(path, layer, false)
+	gen.assign(gen.access(path) + "(" + x + ")")
+	return nil
+}
+
+func writeLeakyRelu(gen *generator, n *canon.Node) error {
+	return gen.call("F.leaky_relu(%s, negative_slope="+pyFloat(n.Op.(*canon.LeakyRelu).Alpha)+")", 0)
+}
+
+func writeHardSigmoid(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.HardSigmoid)
+	if op.Alpha == float32(1.0/6) && op.Beta == 0.5 {
+		return gen.call("F.hardsigmoid(%s)", 0)
+	}
+	return gen.call("torch.clamp(%s * "+pyFloat(op.Alpha)+" + "+pyFloat(op.Beta)+", 0.0, 1.0)", 0)
+}
+
+func globalPool(f string) func(*generator, *canon.Node) error {
+	return func(gen *generator, n *canon.Node) error {
 		r := gen.rankOf(n.Inputs[0])
 		if r < 3 {
 			return gen.fail("input rank is unknown or below 3")
 		}
-		f := "torch.mean"
-		if _, ok := op.(*canon.GlobalMaxPool); ok {
-			f = "torch.amax"
-		}
 		return gen.call(f+"(%s, dim="+pyInts(seq(2, int64(r)), true)+", keepdim=True)", 0)
-	case *canon.ReduceMean:
-		axes := op.Axes
-		if axes == nil {
-			r := gen.rankOf(n.Inputs[0])
-			if r < 0 {
-				return gen.fail("input rank is unknown")
-			}
-			axes = seq(0, int64(r))
-		}
-		return gen.call("torch.mean(%s, dim="+pyInts(axes, true)+", keepdim="+pyBool(op.KeepDims)+")", 0)
-	case *canon.Concat:
-		var parts []string
-		for i := range n.Inputs {
-			e, err := gen.in(i)
-			if err != nil {
-				return err
-			}
-			parts = append(parts, e)
-		}
-		gen.assign("torch.cat([" + strings.Join(parts, ", ") + "], dim=" + strconv.FormatInt(op.Axis, 10) + ")")
-		return nil
-	case *canon.Split:
-		return gen.split(op)
-	case *canon.Reshape:
-		return gen.reshape(op)
-	case *canon.Flatten:
-		return gen.flatten(op)
-	case *canon.Transpose:
-		return gen.call("%s.permute"+pyInts(op.Perm, true), 0)
-	case *canon.Squeeze:
-		return gen.squeeze(op)
-	case *canon.Unsqueeze:
-		return gen.unsqueeze(op)
-	case *canon.Pad:
-		return gen.pad(op)
-	case *canon.Slice:
-		return gen.slice(op)
-	case *canon.Gather:
-		return gen.call("_gather(%s, %s, "+strconv.FormatInt(op.Axis, 10)+")", 0, 1)
-	case *canon.ShapeOf:
-		end := "]"
-		if op.End != math.MaxInt64 {
-			end = strconv.FormatInt(op.End, 10) + "]"
-		}
-		return gen.call("torch.tensor(%s.shape["+strconv.FormatInt(op.Start, 10)+":"+end+", dtype=torch.int64)", 0)
-	case *canon.Constant:
-		return gen.constant(op)
-	case *canon.Identity:
-		return gen.alias()
-	case *canon.Dropout:
-		if len(n.Outputs) > 1 && n.Outputs[1] != "" {
-			x, err := gen.in(0)
-			if err != nil {
-				return err
-			}
-			gen.expr[n.Outputs[0]] = x
-			v := gen.out(1)
-			gen.forward = append(gen.forward, v+" = torch.ones_like("+x+", dtype=torch.bool)")
-			return nil
-		}
-		return gen.alias()
-	case *canon.Resize:
-		return gen.resize(op)
 	}
-	return gen.fail("no PyTorch equivalent is known for this op")
+}
+
+func writeReduceMean(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.ReduceMean)
+	axes := op.Axes
+	if axes == nil {
+		r := gen.rankOf(n.Inputs[0])
+		if r < 0 {
+			return gen.fail("input rank is unknown")
+		}
+		axes = seq(0, int64(r))
+	}
+	return gen.call("torch.mean(%s, dim="+pyInts(axes, true)+", keepdim="+pyBool(op.KeepDims)+")", 0)
+}
+
+func writeConcat(gen *generator, n *canon.Node) error {
+	var parts []string
+	for i := range n.Inputs {
+		e, err := gen.in(i)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, e)
+	}
+	gen.assign("torch.cat([" + strings.Join(parts, ", ") + "], dim=" + strconv.FormatInt(n.Op.(*canon.Concat).Axis, 10) + ")")
+	return nil
+}
+
+func writeShape(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.ShapeOf)
+	end := "]"
+	if op.End != math.MaxInt64 {
+		end = strconv.FormatInt(op.End, 10) + "]"
+	}
+	return gen.call("torch.tensor(%s.shape["+strconv.FormatInt(op.Start, 10)+":"+end+", dtype=torch.int64)", 0)
+}
+
+func writeDropout(gen *generator, n *canon.Node) error {
+	if len(n.Outputs) > 1 && n.Outputs[1] != "" {
+		x, err := gen.in(0)
+		if err != nil {
+			return err
+		}
+		gen.expr[n.Outputs[0]] = x
+		v := gen.out(1)
+		gen.forward = append(gen.forward, v+" = torch.ones_like("+x+", dtype=torch.bool)")
+		return nil
+	}
+	return gen.alias()
 }
 
 // allConst reports whether every output of n is known before running and
@@ -396,7 +518,7 @@ func (gen *generator) linear(op *canon.Linear) error {
 		c = gen.inits[gen.node.Inputs[2]]
 	}
 	biasOK := !hasC || (op.Beta == 1 && c != nil && len(c.Shape) == 1 && w != nil && c.Shape[0] == w.Shape[0])
-	if op.Alpha == 1 && biasOK && w != nil && len(w.Shape) == 2 && gen.ownedInits(canon.Float32, 1, 2) {
+	if op.Alpha == 1 && biasOK && w != nil && gen.ownedInits(canon.Float32, 1, 2) {
 		params := []layerParam{{"weight", 1}, {"bias", 2}}
 		path := gen.claimLayer(params, "linear")
 		gen.register(path, fmt.Sprintf("nn.Linear(%d, %d, bias=%s)", w.Shape[1], w.Shape[0], pyBool(hasC)), false)
@@ -424,15 +546,6 @@ func (gen *generator) linear(op *canon.Linear) error {
 	}
 	gen.assign(expr)
 	return nil
-}
-
-func (gen *generator) binary(op *canon.Binary) error {
-	f := map[canon.BinaryFn]string{canon.Add: "torch.add", canon.Sub: "torch.sub", canon.Mul: "torch.mul", canon.Div: "torch.div"}[op.Fn]
-	extra := ""
-	if v, ok := gen.g.Values[gen.node.Inputs[0]]; op.Fn == canon.Div && ok && v.DType.IsInt() {
-		extra = ", rounding_mode=\"trunc\"" // ONNX integer Div truncates
-	}
-	return gen.call(f+"(%s, %s"+extra+")", 0, 1)
 }
 
 // prelu becomes nn.PReLU when the slope is one value per channel of axis 1
@@ -540,16 +653,23 @@ func (gen *generator) pool(kind string, kernel, strides, dils, pb, pe []int64, c
 			sym = false // torch allows at most half the kernel
 		}
 	}
+	// counts, when set, is a tensor of ones padded like x: pooled, it
+	// gives each window's number of input elements.
+	counts := ""
 	if !sym {
-		if kind == "avg" && !includePad && !allZero(pb, pe) {
-			return gen.fail("average pooling with unequal pads that are not counted has no torch equivalent")
-		}
 		if ceil {
 			return gen.fail("ceil mode with unequal pads has no exact torch equivalent")
 		}
 		value := "float('-inf')"
 		if kind == "avg" {
 			value = "0.0"
+		}
+		if kind == "avg" && !includePad && !allZero(pb, pe) {
+			// torch leaves only its own symmetric padding out of the
+			// divisor: pad explicitly and divide each window's sum by its
+			// count of input elements instead.
+			counts = "F.pad(torch.ones_like(" + x + "[:1, :1]), " + fpad(pb, pe) + ")"
+			includePad = true
 		}
 		x = "F.pad(" + x + ", " + fpad(pb, pe) + ", value=" + value + ")"
 		padding = "0"
@@ -565,8 +685,14 @@ func (gen *generator) pool(kind string, kernel, strides, dils, pb, pe []int64, c
 				return gen.fail("dilated average pooling has no torch equivalent")
 			}
 		}
-		expr = fmt.Sprintf("F.avg_pool%s(%s, kernel_size=%s, stride=%s, padding=%s, ceil_mode=%s, count_include_pad=%s)",
-			dim, x, pyInts(kernel, true), pyInts(strides, true), padding, pyBool(ceil), pyBool(includePad))
+		avg := func(in string) string {
+			return fmt.Sprintf("F.avg_pool%s(%s, kernel_size=%s, stride=%s, padding=%s, ceil_mode=%s, count_include_pad=%s)",
+				dim, in, pyInts(kernel, true), pyInts(strides, true), padding, pyBool(ceil), pyBool(includePad))
+		}
+		expr = avg(x)
+		if counts != "" {
+			expr += " / " + avg(counts)
+		}
 	}
 	// torch drops a last ceil-mode window that starts in the end padding;
 	// make sure its output size is the graph's.

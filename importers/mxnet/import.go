@@ -29,6 +29,7 @@ func init() {
 		Extensions: []string{"-symbol.json", ".params"},
 		Sniff:      Sniff,
 		Read:       Read,
+		Ops:        Ops,
 	})
 }
 
@@ -197,10 +198,6 @@ type builder struct {
 	budget databudget.Budget
 }
 
-// roleParam marks a weight input whose canonical slot carries no layout
-// (a Linear bias, a PReLU slope): it must come from the params file.
-const roleParam canon.Role = 200
-
 // initUse records how the first consumer shaped an initializer, so that a
 // second consumer wanting it differently is caught.
 type initUse struct {
@@ -288,17 +285,24 @@ func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opt
 		return b.inputOrder[b.g.Inputs[i].Name] < b.inputOrder[b.g.Inputs[j].Name]
 	})
 	unused := 0
-	for name, a := range b.params {
+	names := make([]string, 0, len(b.params))
+	for name := range b.params {
+		names = append(names, name)
+	}
+	sort.Strings(names) // notes in a stable order, run after run
+	for _, name := range names {
 		if !b.used[name] {
 			unused++
+			continue
 		}
-		if b.used[name] {
-			addArrayNotes(b.g, a)
-		}
+		addArrayNotes(b.g, b.params[name])
 	}
 	if unused > 0 {
 		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "unused_params", Value: strconv.Itoa(unused)})
 	}
+	// Weights got their layouts as they were read; this labels the ones the
+	// importer made and copies a tensor two consumers read in two layouts.
+	canon.AssignLayouts(b.g)
 	if err := b.g.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: imported graph is invalid: %w", file, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -24,54 +25,94 @@ func (c *nodeCtx) errf(format string, args ...any) error {
 	return fmt.Errorf("node %s (%s): %s", c.n.Name, c.n.Op, fmt.Sprintf(format, args...))
 }
 
-var converters map[string]converter
+// mxOp is one entry of the importer's op table: how an MXNet op is read,
+// and the canonical kinds it is read as (the coverage reports them).
+type mxOp struct {
+	conv  converter
+	kinds []string
+}
+
+// converters is the importer's op table, keyed by MXNet op name (every
+// spelling the three symbol generations use).
+var converters map[string]mxOp
+
+// lacks names the canonical kinds no MXNet op is read as, with the reason.
+var lacks = map[string]string{
+	"HardSwish": "MXNet 1.x has no hard_swish op (x·hard_sigmoid(x) is read as HardSigmoid and Mul)",
+	"Constant":  "MXNet symbols hold constants as parameters, which are read as initializers, not as nodes",
+}
+
+// activations are Activation's act_types.
+var activations = map[string]canon.UnaryFn{
+	"relu": canon.Relu, "sigmoid": canon.Sigmoid, "tanh": canon.Tanh,
+	"softrelu": canon.Softplus, "softsign": canon.Softsign,
+}
+
+// unsupported explains MXNet ops and act_types the importer refuses
+// (log_sigmoid and mish are MXNet 2.x Activation types).
+var unsupported = map[string]string{
+	"log_sigmoid": "log_sigmoid has no canonical op yet",
+	"mish":        "mish has no canonical op yet",
+}
 
 func init() {
-	bin := func(fn canon.BinaryFn) converter {
-		return func(b *builder, c *nodeCtx) ([]string, error) { return convBinary(b, c, fn) }
+	bin := func(fn canon.BinaryFn) mxOp {
+		return mxOp{func(b *builder, c *nodeCtx) ([]string, error) { return convBinary(b, c, fn) }, []string{fn.String()}}
 	}
-	scalar := func(fn canon.BinaryFn, reversed bool) converter {
-		return func(b *builder, c *nodeCtx) ([]string, error) { return convScalar(b, c, fn, reversed) }
+	scalar := func(fn canon.BinaryFn, reversed bool) mxOp {
+		return mxOp{func(b *builder, c *nodeCtx) ([]string, error) { return convScalar(b, c, fn, reversed) }, []string{fn.String()}}
 	}
-	unary := func(fn canon.UnaryFn) converter {
-		return func(b *builder, c *nodeCtx) ([]string, error) { return single(b, c, &canon.Unary{Fn: fn}) }
+	unary := func(fn canon.UnaryFn) mxOp {
+		return mxOp{func(b *builder, c *nodeCtx) ([]string, error) { return single(b, c, &canon.Unary{Fn: fn}) }, []string{fn.String()}}
 	}
-	identity := func(b *builder, c *nodeCtx) ([]string, error) { return single(b, c, &canon.Identity{}) }
-	converters = map[string]converter{
-		"Convolution":              convConv,
-		"Deconvolution":            convDeconv,
-		"BatchNorm":                convBatchNorm,
-		"Activation":               convActivation,
-		"LeakyReLU":                convLeakyReLU,
-		"Pooling":                  convPooling,
-		"FullyConnected":           convFC,
-		"Flatten":                  convFlatten,
-		"flatten":                  convFlatten,
-		"Concat":                   convConcat,
-		"concat":                   convConcat,
-		"SliceChannel":             convSplit,
-		"split":                    convSplit,
-		"Reshape":                  convReshape,
-		"reshape":                  convReshape,
-		"transpose":                convTranspose,
-		"expand_dims":              convExpandDims,
-		"squeeze":                  convSqueeze,
-		"softmax":                  convSoftmax,
-		"SoftmaxOutput":            convSoftmaxOutput,
-		"Softmax":                  convSoftmaxOutput, // the pre-0.9 name of SoftmaxOutput
-		"SoftmaxActivation":        convSoftmaxActivation,
-		"Dropout":                  convDropout,
-		"clip":                     convClip,
-		"UpSampling":               convUpSampling,
-		"Pad":                      convPad,
-		"pad":                      convPad,
-		"hard_sigmoid":             convHardSigmoid,
-		"mean":                     convMean,
-		"slice_axis":               convSliceAxis,
-		"dot":                      convDot,
-		"batch_dot":                convDot,
-		"add_n":                    convAddN,
-		"ElementWiseSum":           convAddN,
+	identity := mxOp{func(b *builder, c *nodeCtx) ([]string, error) { return single(b, c, &canon.Identity{}) }, []string{"Identity"}}
+	var actKinds []string
+	for _, fn := range activations {
+		actKinds = append(actKinds, fn.String())
+	}
+	leakyKinds := map[string]bool{}
+	for _, lt := range leakyTypes {
+		leakyKinds[lt.kind] = true
+	}
+	softmax := []string{"Softmax"}
+	converters = map[string]mxOp{
+		"Convolution":              {convConv, []string{"Conv"}},
+		"Deconvolution":            {convDeconv, []string{"ConvTranspose"}},
+		"BatchNorm":                {convBatchNorm, []string{"BatchNormalization"}},
+		"Activation":               {convActivation, actKinds},
+		"LeakyReLU":                {convLeakyReLU, sortedKeys(leakyKinds)},
+		"Pooling":                  {convPooling, []string{"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"}},
+		"FullyConnected":           {convFC, []string{"Linear"}},
+		"Flatten":                  {convFlatten, []string{"Flatten"}},
+		"flatten":                  {convFlatten, []string{"Flatten"}},
+		"Concat":                   {convConcat, []string{"Concat"}},
+		"concat":                   {convConcat, []string{"Concat"}},
+		"SliceChannel":             {convSplit, []string{"Split"}},
+		"split":                    {convSplit, []string{"Split"}},
+		"Reshape":                  {convReshape, []string{"Reshape"}},
+		"reshape":                  {convReshape, []string{"Reshape"}},
+		"transpose":                {convTranspose, []string{"Transpose"}},
+		"expand_dims":              {convExpandDims, []string{"Unsqueeze"}},
+		"squeeze":                  {convSqueeze, []string{"Squeeze"}},
+		"softmax":                  {convSoftmax, softmax},
+		"SoftmaxOutput":            {convSoftmaxOutput, softmax},
+		"Softmax":                  {convSoftmaxOutput, softmax}, // the pre-0.9 name of SoftmaxOutput
+		"SoftmaxActivation":        {convSoftmaxActivation, softmax},
+		"Dropout":                  {convDropout, []string{"Dropout"}},
+		"clip":                     {convClip, []string{"Clip"}},
+		"UpSampling":               {convUpSampling, []string{"Resize"}},
+		"Pad":                      {convPad, []string{"Pad"}},
+		"pad":                      {convPad, []string{"Pad"}},
+		"hard_sigmoid":             {convHardSigmoid, []string{"HardSigmoid"}},
+		"mean":                     {convMean, []string{"ReduceMean"}},
+		"slice_axis":               {convSliceAxis, []string{"Slice"}},
+		"slice":                    {convSlice, []string{"Slice"}},
+		"take":                     {convTake, []string{"Gather"}},
+		"shape_array":              {convShapeArray, []string{"Shape"}},
+		"dot":                      {convDot, []string{"MatMul"}},
+		"batch_dot":                {convDot, []string{"MatMul"}},
+		"add_n":                    {convAddN, []string{"Add"}},
+		"ElementWiseSum":           {convAddN, []string{"Add"}},
 		"relu":                     unary(canon.Relu),
 		"sigmoid":                  unary(canon.Sigmoid),
 		"tanh":                     unary(canon.Tanh),
@@ -111,13 +152,33 @@ func init() {
 	}
 }
 
-// unsupported explains activation types that have no canonical form yet
-// (gelu is LeakyReLU's erf form; log_sigmoid and mish are MXNet 2.x
-// Activation types).
-var unsupported = map[string]string{
-	"gelu":        "gelu (x*Phi(x), with erf) has no canonical op yet",
-	"log_sigmoid": "log_sigmoid has no canonical op yet",
-	"mish":        "mish has no canonical op yet",
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Ops is the importer's coverage, derived from converters and lacks: each
+// canonical kind with the MXNet ops read as it, or why none is.
+func Ops() canon.Coverage {
+	byKind := map[string][]string{}
+	for name, op := range converters {
+		for _, k := range op.kinds {
+			byKind[k] = append(byKind[k], name)
+		}
+	}
+	cov := canon.Coverage{}
+	for k, names := range byKind {
+		sort.Strings(names)
+		cov[k] = canon.Handles(strings.Join(names, ", "))
+	}
+	for k, why := range lacks {
+		cov[k] = canon.Lacks(why)
+	}
+	return cov
 }
 
 // MXNet's fixed SELU constants (src/operator/leaky_relu-inl.h); as float32
@@ -129,11 +190,14 @@ const (
 
 func (b *builder) convertNode(idx int, n *node) ([]string, error) {
 	c := &nodeCtx{idx: idx, n: n, a: attrs{m: n.merged, node: n.Name, op: n.Op}}
-	conv, ok := converters[n.Op]
+	op, ok := converters[n.Op]
 	if !ok {
-		return nil, fmt.Errorf("node %s: MXNet op %q is not supported by the importer", n.Name, n.Op)
+		if why, ok := unsupported[n.Op]; ok {
+			return nil, fmt.Errorf("node %s: MXNet op %q is not supported: %s (see `modelbridge ops`)", n.Name, n.Op, why)
+		}
+		return nil, fmt.Errorf("node %s: MXNet op %q is not supported by the importer (see `modelbridge ops`)", n.Name, n.Op)
 	}
-	return conv(b, c)
+	return op.conv(b, c)
 }
 
 // in returns the value of data input k.
@@ -358,8 +422,8 @@ func convConv(b *builder, c *nodeCtx) ([]string, error) {
 	// MXNet keeps the weight in the data layout's letter order (O for N,
 	// I for C): NHWC data means an OHWI weight.
 	fileW := strings.NewReplacer("N", "O", "C", "I").Replace(from)
-	canonW := "OI" + canon.SpatialLetters(nd)
-	w, err := b.weight(c, 1, canon.RoleConvWeight, wantW, fileW, canonW)
+	canonW, _ := canon.LayoutFor(canon.RoleConvWeight, nd+2)
+	w, err := b.weight(c, 1, canon.RoleConvWeight, wantW, fileW, string(canonW))
 	if err != nil {
 		return nil, err
 	}
@@ -519,8 +583,7 @@ func convBatchNorm(b *builder, c *nodeCtx) ([]string, error) {
 		if err != nil {
 			return nil, c.errf("%v", err)
 		}
-		t.Layout = "C"
-		gamma = b.constant(t)
+		gamma = b.constant(t) // labelled by canon.AssignLayouts
 	} else if gamma, err = b.param(c, 1, canon.RoleChannel, want); err != nil {
 		return nil, err
 	}
@@ -655,17 +718,8 @@ func convActivation(b *builder, c *nodeCtx) ([]string, error) {
 		return nil, err
 	}
 	t := c.a.str("act_type", "")
-	switch t {
-	case "relu":
-		return single(b, c, &canon.Unary{Fn: canon.Relu})
-	case "sigmoid":
-		return single(b, c, &canon.Unary{Fn: canon.Sigmoid})
-	case "tanh":
-		return single(b, c, &canon.Unary{Fn: canon.Tanh})
-	case "softrelu":
-		return single(b, c, &canon.Unary{Fn: canon.Softplus})
-	case "softsign":
-		return single(b, c, &canon.Unary{Fn: canon.Softsign})
+	if fn, ok := activations[t]; ok {
+		return single(b, c, &canon.Unary{Fn: fn})
 	}
 	if why, ok := unsupported[t]; ok {
 		return nil, c.errf("act_type=%s is not supported: %s", t, why)
@@ -673,33 +727,60 @@ func convActivation(b *builder, c *nodeCtx) ([]string, error) {
 	return nil, c.errf("unknown act_type %q", t)
 }
 
-func convLeakyReLU(b *builder, c *nodeCtx) ([]string, error) {
-	t := c.a.str("act_type", "leaky")
-	slope, err := c.a.float("slope", 0.25)
-	if err != nil {
-		return nil, err
-	}
-	switch t {
-	case "leaky":
-		return single(b, c, &canon.LeakyRelu{Alpha: float32(slope)})
-	case "rrelu":
+// leakyType is one of LeakyReLU's act_types: the canonical kind it is read
+// as, and how (nil for prelu, whose slope is a learned input: convPRelu).
+type leakyType struct {
+	kind string
+	op   func(c *nodeCtx) (canon.Op, error)
+}
+
+// leakyTypes are LeakyReLU's act_types (gelu_erf and gelu_tanh are MXNet
+// 2.x's names).
+var leakyTypes = map[string]leakyType{
+	"leaky": {"LeakyRelu", func(c *nodeCtx) (canon.Op, error) {
+		slope, err := c.a.float("slope", 0.25)
+		return &canon.LeakyRelu{Alpha: float32(slope)}, err
+	}},
+	"rrelu": {"LeakyRelu", func(c *nodeCtx) (canon.Op, error) {
 		// At inference RReLU uses the mean of its random slope range.
 		lo, err := c.a.float("lower_bound", 0.125)
 		if err != nil {
 			return nil, err
 		}
 		hi, err := c.a.float("upper_bound", 0.334)
+		return &canon.LeakyRelu{Alpha: float32((lo + hi) / 2)}, err
+	}},
+	"prelu": {"PRelu", nil},
+	"elu": {"Elu", func(c *nodeCtx) (canon.Op, error) {
+		slope, err := c.a.float("slope", 0.25)
+		return &canon.Elu{Alpha: float32(slope)}, err
+	}},
+	"selu": {"Selu", func(c *nodeCtx) (canon.Op, error) {
+		// SELU ignores slope: its constants are fixed.
+		return &canon.Selu{Alpha: mxnetSeluAlpha, Gamma: mxnetSeluLambda}, nil
+	}},
+	// MXNet 1.x's gelu is the erf form (mshadow_op::gelu).
+	"gelu":      {"Gelu", func(*nodeCtx) (canon.Op, error) { return &canon.Gelu{Approximate: canon.GeluExact}, nil }},
+	"gelu_erf":  {"Gelu", func(*nodeCtx) (canon.Op, error) { return &canon.Gelu{Approximate: canon.GeluExact}, nil }},
+	"gelu_tanh": {"Gelu", func(*nodeCtx) (canon.Op, error) { return &canon.Gelu{Approximate: canon.GeluTanh}, nil }},
+}
+
+func convLeakyReLU(b *builder, c *nodeCtx) ([]string, error) {
+	t := c.a.str("act_type", "leaky")
+	// slope is parsed whatever the type, as MXNet does.
+	if _, err := c.a.float("slope", 0.25); err != nil {
+		return nil, err
+	}
+	lt, ok := leakyTypes[t]
+	switch {
+	case ok && lt.op == nil:
+		return convPRelu(b, c)
+	case ok:
+		op, err := lt.op(c)
 		if err != nil {
 			return nil, err
 		}
-		return single(b, c, &canon.LeakyRelu{Alpha: float32((lo + hi) / 2)})
-	case "prelu":
-		return convPRelu(b, c)
-	case "elu":
-		return single(b, c, &canon.Elu{Alpha: float32(slope)})
-	case "selu":
-		// SELU ignores slope: its constants are fixed.
-		return single(b, c, &canon.Selu{Alpha: mxnetSeluAlpha, Gamma: mxnetSeluLambda})
+		return single(b, c, op)
 	}
 	if why, ok := unsupported[t]; ok {
 		return nil, c.errf("act_type=%s is not supported: %s", t, why)
@@ -722,7 +803,7 @@ func convPRelu(b *builder, c *nodeCtx) ([]string, error) {
 		return nil, c.errf("PReLU input has rank %d, want at least 2", len(xs))
 	}
 	ch := xs[1]
-	g, err := b.param(c, 1, roleParam, nil)
+	g, err := b.param(c, 1, canon.RoleWeight, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -987,7 +1068,7 @@ func convFC(b *builder, c *nodeCtx) ([]string, error) {
 	}
 	bias := ""
 	if !noBias {
-		if bias, err = b.param(c, 2, roleParam, []int64{nh}); err != nil {
+		if bias, err = b.param(c, 2, canon.RoleWeight, []int64{nh}); err != nil {
 			return nil, err
 		}
 	}
@@ -1388,6 +1469,136 @@ func convSliceAxis(b *builder, c *nodeCtx) ([]string, error) {
 	return single(b, c, &canon.Slice{Starts: []int64{begin}, Ends: []int64{end}, Axes: []int64{axis}, Steps: []int64{1}})
 }
 
+// optInts reads a tuple whose entries may be None (slice's begin, end
+// and step); given[i] is false for a None entry.
+func (c *nodeCtx) optInts(key string) (vals []int64, given []bool, err error) {
+	if !c.a.has(key) {
+		return nil, nil, nil
+	}
+	s := strings.TrimSpace(c.a.m[key])
+	if len(s) >= 2 && (s[0] == '(' && s[len(s)-1] == ')' || s[0] == '[' && s[len(s)-1] == ']') {
+		s = s[1 : len(s)-1]
+	}
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" && i == len(parts)-1 {
+			break // trailing comma, or an empty tuple
+		}
+		if p == "None" {
+			vals, given = append(vals, 0), append(given, false)
+			continue
+		}
+		v, err := parseInt(p)
+		if err != nil {
+			return nil, nil, c.a.errf(key, "%q is not an integer or None", p)
+		}
+		vals, given = append(vals, v), append(given, true)
+	}
+	return vals, given, nil
+}
+
+// convSlice reads slice(begin, end, step) over the leading axes. None
+// bounds are the whole axis; negative steps are refused (MXNet's rules for
+// their bounds differ from the canonical clamping).
+func convSlice(b *builder, c *nodeCtx) ([]string, error) {
+	if err := c.a.required("begin"); err != nil {
+		return nil, err
+	}
+	if err := c.a.required("end"); err != nil {
+		return nil, err
+	}
+	begin, bg, err := c.optInts("begin")
+	if err != nil {
+		return nil, err
+	}
+	end, eg, err := c.optInts("end")
+	if err != nil {
+		return nil, err
+	}
+	step, sg, err := c.optInts("step")
+	if err != nil {
+		return nil, err
+	}
+	if len(begin) != len(end) || (len(step) != 0 && len(step) != len(begin)) {
+		return nil, c.errf("begin %v, end %v and step %v must have the same length", begin, end, step)
+	}
+	op := &canon.Slice{}
+	for i := range begin {
+		st := int64(1)
+		if i < len(step) && sg[i] {
+			st = step[i]
+		}
+		if st <= 0 {
+			return nil, c.errf("step %d on axis %d is not supported (only positive steps)", st, i)
+		}
+		lo, hi := int64(0), int64(math.MaxInt64)
+		if bg[i] {
+			lo = begin[i]
+		}
+		if eg[i] {
+			hi = end[i]
+		}
+		op.Starts = append(op.Starts, lo)
+		op.Ends = append(op.Ends, hi)
+		op.Axes = append(op.Axes, int64(i))
+		op.Steps = append(op.Steps, st)
+	}
+	return single(b, c, op)
+}
+
+// convTake reads take(a, indices, axis, mode) as Gather. mode=wrap agrees
+// with Gather on every index Gather accepts (negative ones count from the
+// end); clip and raise agree only for indices already in range, so those
+// modes are read only with constant in-range indices.
+func convTake(b *builder, c *nodeCtx) ([]string, error) {
+	axis, err := c.a.int("axis", 0)
+	if err != nil {
+		return nil, err
+	}
+	mode := c.a.str("mode", "clip")
+	if mode != "clip" && mode != "wrap" && mode != "raise" {
+		return nil, c.errf("unknown mode %q", mode)
+	}
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := b.in(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	if dt := b.vals[idx].DType; dt != canon.Int64 && dt != canon.Int32 {
+		return nil, c.errf("indices %s have dtype %s; Gather needs int32 or int64 indices", idx, dt)
+	}
+	if mode != "wrap" {
+		xs, ok := b.shapeOf(x)
+		k := b.vals[idx].Const
+		if !ok || k == nil {
+			return nil, c.errf("take with mode=%s clamps indices, which Gather does not; only constant indices on an input of known shape can be read (or use mode=wrap)", mode)
+		}
+		a, err := normAxis(c, axis, len(xs))
+		if err != nil {
+			return nil, err
+		}
+		vals, err := k.Int64s()
+		if err != nil {
+			return nil, c.errf("indices %s: %v", idx, err)
+		}
+		for _, v := range vals {
+			if v < 0 || xs[a] < 0 || v >= xs[a] {
+				return nil, c.errf("take with mode=%s has index %d outside [0, %d), which Gather would read differently", mode, v, xs[a])
+			}
+		}
+	}
+	out := b.fresh(c.n.Name)
+	return []string{out}, b.emit(out, &canon.Gather{Axis: axis}, []string{x, idx}, out)
+}
+
+func convShapeArray(b *builder, c *nodeCtx) ([]string, error) {
+	return single(b, c, canon.NewShapeOf())
+}
+
 func convDot(b *builder, c *nodeCtx) ([]string, error) {
 	for _, k := range []string{"transpose_a", "transpose_b"} {
 		if t, err := c.a.bool(k, false); err != nil || t {
@@ -1407,12 +1618,17 @@ func convDot(b *builder, c *nodeCtx) ([]string, error) {
 	}
 	xs, ok1 := b.shapeOf(x)
 	ys, ok2 := b.shapeOf(y)
-	want := 2
-	if c.n.Op == "batch_dot" {
-		want = 3
+	if !ok1 || !ok2 {
+		return nil, c.errf("%s needs the ranks of its inputs; pass the input shapes", c.n.Op)
 	}
-	if !ok1 || !ok2 || len(xs) != want || len(ys) != want {
-		return nil, c.errf("%s is supported on %d-D inputs of known rank only", c.n.Op, want)
+	if c.n.Op == "batch_dot" {
+		if len(xs) != 3 || len(ys) != 3 {
+			return nil, c.errf("batch_dot is supported on 3-D inputs only, the inputs have ranks %d and %d", len(xs), len(ys))
+		}
+	} else if len(xs) < 1 || len(ys) < 1 || len(ys) > 2 || len(xs) == 1 && len(ys) == 1 {
+		// dot contracts x's last axis with y's first: NumPy's matmul
+		// agrees when y has rank 1 or 2 (and not both are vectors).
+		return nil, c.errf("dot is supported when the second input has rank 1 or 2 (not both vectors), the inputs have ranks %d and %d", len(xs), len(ys))
 	}
 	out := b.fresh(c.n.Name)
 	return []string{out}, b.emit(out, &canon.MatMul{}, []string{x, y}, out)

@@ -297,7 +297,7 @@ func TestBadInputs(t *testing.T) {
 			return checkpoint(t, `{"nodes":[{"op":"null","name":"data","inputs":[]},{"op":"relu","name":"a","inputs":[["x",0,0]]}],"arg_nodes":[0],"heads":[[1,0,0]]}`, nil)
 		}, []string{"m-symbol.json"}},
 		{"unknown op", func() string { return checkpoint(t, oneOp("FancyOp", `{}`), nil) }, []string{"node op", `"FancyOp"`, "not supported"}},
-		{"unsupported activation", func() string { return checkpoint(t, oneOp("LeakyReLU", `{"act_type":"gelu"}`), nil) }, []string{"node op", "act_type=gelu", "not supported"}},
+		{"unsupported activation", func() string { return checkpoint(t, oneOp("Activation", `{"act_type":"mish"}`), nil) }, []string{"node op", "act_type=mish", "not supported"}},
 		{"bad tuple", func() string { return checkpoint(t, oneOp("Pooling", `{"kernel":"(2,x)"}`), nil) }, []string{"node op", "kernel"}},
 	}
 	for _, c := range cases {

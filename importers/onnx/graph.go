@@ -10,13 +10,14 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
 
 // importer holds the state of one import.
 type importer struct {
 	opts  formats.ReadOptions
 	g     *canon.Graph
-	tr    *tensorReader
+	tr    *onnxtensor.Reader
 	opset int64
 
 	vals      map[string]canon.ValueInfo // type (and constant content) of every value so far
@@ -116,9 +117,24 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		return err
 	}
 	names := im.nodeNamesFor(gp.Node)
+	gelus := im.findGelus(gp.Node)
+	skip := map[int]bool{}
+	for _, m := range gelus {
+		for _, i := range m.nodes {
+			skip[i] = true
+		}
+	}
 	for _, i := range order {
-		n := gp.Node[i]
-		if err := im.convertNode(n, names[i]); err != nil {
+		if m := gelus[i]; m != nil {
+			if err := im.convertGelu(m, names[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		if skip[i] {
+			continue // part of a Gelu expansion read as one node
+		}
+		if err := im.convertNode(gp.Node[i], names[i]); err != nil {
 			return err
 		}
 	}
@@ -137,9 +153,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		}
 	}
 	im.pruneDead()
-	if err := im.assignLayouts(); err != nil {
-		return err
-	}
+	im.assignLayouts()
 	return g.Validate() // structure, layouts, then full shape inference
 }
 
@@ -160,7 +174,7 @@ func valueInfo(vi *onnxpb.ValueInfoProto) (canon.ValueInfo, error) {
 		return v, fmt.Errorf("only tensor values are supported (this one is a sequence, map, optional or sparse tensor)")
 	}
 	if et := tt.GetElemType(); et != 0 {
-		d, err := dtypeOf(et)
+		d, err := onnxtensor.DType(et)
 		if err != nil {
 			return v, err
 		}
@@ -405,74 +419,34 @@ func (im *importer) pruneDead() {
 	g.Initializers = inits
 }
 
-// assignLayouts gives every initializer read in a weight role the layout
-// that role requires. An initializer needed in two different layouts is
-// copied (sharing the read-only data) under a new name.
-func (im *importer) assignLayouts() error {
-	copies := map[string]string{}
-	consts := map[string]*canon.Tensor{}
-	for _, n := range im.g.Nodes {
-		if k, ok := n.Op.(*canon.Constant); ok && len(n.Outputs) == 1 {
-			consts[n.Outputs[0]] = k.Value
-		}
+// assignLayouts gives every weight the layout its consumer's role needs
+// (canon.AssignLayouts, which copies a weight read in two layouts under a
+// new name), then moves each copy next to the initializer it came from, as
+// the import places every tensor it derives.
+func (im *importer) assignLayouts() {
+	before := len(im.g.Initializers)
+	canon.AssignLayouts(im.g)
+	inits := im.g.Initializers
+	if len(inits) == before {
+		return
 	}
-	for _, n := range im.g.Nodes {
-		sig := n.Op.Signature()
-		for i, in := range n.Inputs {
-			if in == "" || len(sig.Inputs) == 0 {
-				continue
-			}
-			spec := sig.Inputs[min(i, len(sig.Inputs)-1)]
-			if i >= len(sig.Inputs) && !spec.Variadic {
-				continue
-			}
-			t := im.inits[in]
-			if t == nil {
-				// A Constant node's value: set its layout, there is no
-				// second name to copy it under.
-				if k := consts[in]; k != nil && k.Layout == "" {
-					if want, ok := canon.LayoutFor(spec.Role, len(k.Shape)); ok && layoutFits(spec.Role, len(k.Shape)) {
-						k.Layout = want
-					}
-				}
-				continue
-			}
-			want, ok := canon.LayoutFor(spec.Role, len(t.Shape))
-			if !ok || !layoutFits(spec.Role, len(t.Shape)) {
-				continue
-			}
-			switch {
-			case t.Layout == "":
-				t.Layout = want
-			case t.Layout != want:
-				key := in + "\x00" + string(want)
-				name, ok := copies[key]
-				if !ok {
-					name = im.fresh(in + "_" + string(want))
-					c := *t
-					c.Name, c.Layout = name, want
-					im.addInit(&c, in)
-					copies[key] = name
-				}
-				n.Inputs[i] = name
-			}
-		}
+	orig := append([]*canon.Tensor{}, inits[:before]...)
+	copies := append([]*canon.Tensor{}, inits[before:]...)
+	im.g.Initializers = inits[:before:before]
+	for _, c := range copies {
+		im.addInit(c, sourceOf(c, orig))
 	}
-	return nil
 }
 
-// layoutFits reports whether a tensor of the given rank can carry the
-// role's layout; otherwise validation reports the misuse.
-func layoutFits(r canon.Role, rank int) bool {
-	switch r {
-	case canon.RoleConvWeight, canon.RoleDeconvWeight:
-		return rank >= 3 && rank <= 5
-	case canon.RoleLinearWeight:
-		return rank == 2
-	case canon.RoleChannel, canon.RoleBias:
-		return rank == 1
+// sourceOf names the initializer that copy c was made from: the one whose
+// name it extends and whose data it shares, or "" when there is none.
+func sourceOf(c *canon.Tensor, inits []*canon.Tensor) string {
+	for _, t := range inits {
+		if strings.HasPrefix(c.Name, t.Name+"_") && len(t.Data) == len(c.Data) && (len(t.Data) == 0 || &t.Data[0] == &c.Data[0]) {
+			return t.Name
+		}
 	}
-	return false
+	return ""
 }
 
 // sortedKeys is for deterministic messages.

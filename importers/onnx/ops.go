@@ -3,50 +3,81 @@ package onnximport
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 )
 
-// converters maps each supported ONNX op type to its converter.
-var converters map[string]func(c *nodeCtx) error
+// opEntry is how the importer reads one ONNX op type.
+type opEntry struct {
+	convert func(c *nodeCtx) error
+	// since is the lowest default-domain opset at which the op means what
+	// convert reads: the op's first version, or the version that gave it
+	// its current semantics (opset 7's NumPy broadcasting for Add/Gemm/PRelu;
+	// the removal of is_test from BatchNormalization and Dropout; Reshape's
+	// shape input in 5).
+	since int64
+	// kinds are the canonical op kinds convert may produce; the first is
+	// the one the ONNX op stands for, the others are helpers (Gemm's
+	// transposes, the reshapes around an old-style Softmax).
+	kinds []string
+}
+
+// ops maps every ONNX op type the importer reads to its entry. It is the
+// one list of ONNX ops: coverage, error messages and the opset check come
+// from it.
+var ops map[string]opEntry
+
+// unsupported names the canonical kinds no ONNX op is read into, with the
+// reason. Every kind is read today.
+var unsupported = map[string]string{}
 
 func init() {
-	converters = map[string]func(c *nodeCtx) error{
-		"Conv": convConv, "ConvTranspose": convConvTranspose,
-		"MaxPool": convMaxPool, "AveragePool": convAveragePool,
-		"GlobalAveragePool":  simple(func() canon.Op { return &canon.GlobalAveragePool{} }),
-		"GlobalMaxPool":      simple(func() canon.Op { return &canon.GlobalMaxPool{} }),
-		"BatchNormalization": convBatchNorm,
-		"Gemm":               convGemm,
-		"MatMul":             simple(func() canon.Op { return &canon.MatMul{} }),
-		"Add":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Add} }),
-		"Sub":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Sub} }),
-		"Mul":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Mul} }),
-		"Div":                simple(func() canon.Op { return &canon.Binary{Fn: canon.Div} }),
-		"Relu":               simple(func() canon.Op { return &canon.Unary{Fn: canon.Relu} }),
-		"Sigmoid":            simple(func() canon.Op { return &canon.Unary{Fn: canon.Sigmoid} }),
-		"Tanh":               simple(func() canon.Op { return &canon.Unary{Fn: canon.Tanh} }),
-		"HardSwish":          simple(func() canon.Op { return &canon.Unary{Fn: canon.HardSwish} }),
-		"PRelu":              simple(func() canon.Op { return &canon.PRelu{} }),
-		"LeakyRelu": func(c *nodeCtx) error {
+	un := func(fn canon.UnaryFn) func(c *nodeCtx) error {
+		return simple(func() canon.Op { return &canon.Unary{Fn: fn} })
+	}
+	bin := func(fn canon.BinaryFn) func(c *nodeCtx) error {
+		return simple(func() canon.Op { return &canon.Binary{Fn: fn} })
+	}
+	ops = map[string]opEntry{
+		"Conv":               {convConv, 1, []string{"Conv"}},
+		"ConvTranspose":      {convConvTranspose, 1, []string{"ConvTranspose"}},
+		"MaxPool":            {convMaxPool, 1, []string{"MaxPool"}},
+		"AveragePool":        {convAveragePool, 1, []string{"AveragePool"}},
+		"GlobalAveragePool":  {simple(func() canon.Op { return &canon.GlobalAveragePool{} }), 1, []string{"GlobalAveragePool"}},
+		"GlobalMaxPool":      {simple(func() canon.Op { return &canon.GlobalMaxPool{} }), 1, []string{"GlobalMaxPool"}},
+		"BatchNormalization": {convBatchNorm, 7, []string{"BatchNormalization"}},
+		"Gemm":               {convGemm, 7, []string{"Linear", "Transpose"}},
+		"MatMul":             {simple(func() canon.Op { return &canon.MatMul{} }), 1, []string{"MatMul"}},
+		"Add":                {bin(canon.Add), 7, []string{"Add"}},
+		"Sub":                {bin(canon.Sub), 7, []string{"Sub"}},
+		"Mul":                {bin(canon.Mul), 7, []string{"Mul"}},
+		"Div":                {bin(canon.Div), 7, []string{"Div"}},
+		"Relu":               {un(canon.Relu), 1, []string{"Relu"}},
+		"Sigmoid":            {un(canon.Sigmoid), 1, []string{"Sigmoid"}},
+		"Tanh":               {un(canon.Tanh), 1, []string{"Tanh"}},
+		"HardSwish":          {un(canon.HardSwish), 14, []string{"HardSwish"}},
+		"Softplus":           {un(canon.Softplus), 1, []string{"Softplus"}},
+		"Softsign":           {un(canon.Softsign), 1, []string{"Softsign"}},
+		"PRelu":              {simple(func() canon.Op { return &canon.PRelu{} }), 7, []string{"PRelu"}},
+		"LeakyRelu": {func(c *nodeCtx) error {
 			return c.emit(&canon.LeakyRelu{Alpha: c.float("alpha", 0.01)}, []string{c.in(0)}, c.out1())
-		},
-		"Softplus": simple(func() canon.Op { return &canon.Unary{Fn: canon.Softplus} }),
-		"Softsign": simple(func() canon.Op { return &canon.Unary{Fn: canon.Softsign} }),
-		"Elu": func(c *nodeCtx) error {
+		}, 1, []string{"LeakyRelu"}},
+		"Elu": {func(c *nodeCtx) error {
 			return c.emit(&canon.Elu{Alpha: c.float("alpha", 1)}, []string{c.in(0)}, c.out1())
-		},
-		"Selu": convSelu,
-		"HardSigmoid": func(c *nodeCtx) error {
+		}, 1, []string{"Elu"}},
+		"Selu": {convSelu, 1, []string{"Selu"}},
+		"Gelu": {convGelu, 20, []string{"Gelu"}},
+		"HardSigmoid": {func(c *nodeCtx) error {
 			return c.emit(&canon.HardSigmoid{Alpha: c.float("alpha", 0.2), Beta: c.float("beta", 0.5)}, []string{c.in(0)}, c.out1())
-		},
-		"Clip":     convClip,
-		"Softmax":  convSoftmax,
-		"Dropout":  convDropout,
-		"Identity": convIdentity,
-		"Flatten": func(c *nodeCtx) error {
+		}, 1, []string{"HardSigmoid"}},
+		"Clip":     {convClip, 1, []string{"Clip"}},
+		"Softmax":  {convSoftmax, 1, []string{"Softmax", "Flatten", "Reshape", "Shape"}},
+		"Dropout":  {convDropout, 7, []string{"Dropout"}},
+		"Identity": {convIdentity, 1, []string{"Identity"}},
+		"Flatten": {func(c *nodeCtx) error {
 			axis := c.int("axis", 1)
 			if axis < 0 {
 				axis += int64(c.needRank(0, "a negative Flatten axis"))
@@ -55,8 +86,8 @@ func init() {
 				c.fail("axis %d is out of range for rank %d", c.int("axis", 1), r)
 			}
 			return c.emit(&canon.Flatten{Axis: axis}, []string{c.in(0)}, c.out1())
-		},
-		"Concat": func(c *nodeCtx) error {
+		}, 1, []string{"Flatten"}},
+		"Concat": {func(c *nodeCtx) error {
 			if !c.has("axis") {
 				c.fail("the axis attribute is required")
 			}
@@ -68,12 +99,12 @@ func init() {
 				}
 			}
 			return c.emit(&canon.Concat{Axis: axis}, append([]string{}, c.n.Input...), c.out1())
-		},
-		"Split":     convSplit,
-		"Squeeze":   convSqueeze,
-		"Unsqueeze": convUnsqueeze,
-		"Reshape":   convReshape,
-		"Transpose": func(c *nodeCtx) error {
+		}, 4, []string{"Concat"}},
+		"Split":     {convSplit, 2, []string{"Split"}},
+		"Squeeze":   {convSqueeze, 1, []string{"Squeeze"}},
+		"Unsqueeze": {convUnsqueeze, 1, []string{"Unsqueeze"}},
+		"Reshape":   {convReshape, 5, []string{"Reshape"}},
+		"Transpose": {func(c *nodeCtx) error {
 			perm := c.ints("perm")
 			if perm == nil {
 				r := c.needRank(0, "Transpose without perm (reverse all axes)")
@@ -83,44 +114,81 @@ func init() {
 				}
 			}
 			return c.emit(&canon.Transpose{Perm: perm}, []string{c.in(0)}, c.out1())
-		},
-		"Pad":   convPad,
-		"Slice": convSlice,
-		"Gather": func(c *nodeCtx) error {
+		}, 1, []string{"Transpose"}},
+		"Pad":   {convPad, 2, []string{"Pad"}},
+		"Slice": {convSlice, 1, []string{"Slice"}},
+		"Gather": {func(c *nodeCtx) error {
 			axis := c.int("axis", 0)
 			if r, ok := c.rank(0); ok {
 				axis = c.normAxis(axis, r, "axis")
 			}
 			return c.emit(&canon.Gather{Axis: axis}, []string{c.in(0), c.in(1)}, c.out1())
-		},
-		"Shape": func(c *nodeCtx) error {
+		}, 1, []string{"Gather"}},
+		"Shape": {func(c *nodeCtx) error {
 			op := canon.NewShapeOf()
 			if c.im.opset >= 15 {
 				op.Start = c.int("start", 0)
 				op.End = c.int("end", math.MaxInt64)
 			}
 			return c.emit(op, []string{c.in(0)}, c.out1())
-		},
-		"Constant":   convConstant,
-		"ReduceMean": convReduceMean,
-		"Upsample":   convUpsample,
-		"Resize":     convResize,
+		}, 1, []string{"Shape"}},
+		"Constant":   {convConstant, 1, []string{"Constant"}},
+		"ReduceMean": {convReduceMean, 1, []string{"ReduceMean", "Identity"}},
+		"Upsample":   {convUpsample, 7, []string{"Resize"}},
+		"Resize":     {convResize, 10, []string{"Resize"}},
 	}
 }
 
-// minOpset is the lowest default-domain opset at which an op means what its
-// converter reads: the op's first version, or the version that gave it its
-// current semantics (opset 7's NumPy broadcasting for Add/Gemm/PRelu; the
-// removal of is_test from BatchNormalization and Dropout; Reshape's shape
-// input in 5). Ops not listed need opset 7.
-var minOpset = map[string]int64{
-	"Relu": 1, "Sigmoid": 1, "Tanh": 1, "LeakyRelu": 1, "HardSigmoid": 1, "Softmax": 1,
-	"Conv": 1, "ConvTranspose": 1, "GlobalAveragePool": 1, "GlobalMaxPool": 1, "MaxPool": 1,
-	"AveragePool": 1, "Transpose": 1, "Gather": 1, "Shape": 1, "Identity": 1, "MatMul": 1,
-	"Squeeze": 1, "Unsqueeze": 1, "Constant": 1, "ReduceMean": 1, "Clip": 1, "Slice": 1,
-	"Flatten": 1, "Split": 2, "Pad": 2, "Concat": 4, "Reshape": 5,
-	"Resize": 10, "HardSwish": 14,
-	"Elu": 1, "Selu": 1, "Softplus": 1, "Softsign": 1,
+// fusion is a subgraph of several ONNX ops read as one canonical op.
+type fusion struct {
+	name  string // for coverage: which ONNX ops, in what shape
+	since int64  // the lowest opset with every op of the pattern
+	kind  string
+}
+
+// fusions lists the subgraphs the importer recognizes (see gelu.go).
+var fusions = []fusion{
+	{"Div/Mul → Erf → Add → Mul → Mul, as torch.onnx writes Gelu below opset 20", 9, "Gelu"},
+}
+
+// Coverage is the importer's op table as coverage: for every canonical
+// kind, the ONNX op types (and patterns) read into it with their opsets, or
+// why none is.
+func Coverage() canon.Coverage {
+	type source struct {
+		text  string
+		since int64
+	}
+	by := map[string][]source{}
+	for _, name := range sortedKeys(ops) {
+		e := ops[name]
+		by[e.kinds[0]] = append(by[e.kinds[0]], source{fmt.Sprintf("%s (opset %d+)", name, e.since), e.since})
+	}
+	for _, f := range fusions {
+		by[f.kind] = append(by[f.kind], source{fmt.Sprintf("%s (opset %d+)", f.name, f.since), f.since})
+	}
+	cov := canon.Coverage{}
+	for _, d := range canon.Ops() {
+		srcs := by[d.Kind]
+		if len(srcs) == 0 {
+			reason := unsupported[d.Kind]
+			if reason == "" {
+				continue // a gap: the coverage test names it
+			}
+			cov[d.Kind] = canon.Lacks(reason)
+			continue
+		}
+		texts := make([]string, len(srcs))
+		lo := srcs[0].since
+		for i, s := range srcs {
+			texts[i] = s.text
+			lo = min(lo, s.since)
+		}
+		s := canon.Handles("ONNX " + strings.Join(texts, "; "))
+		s.MinOpset, s.MaxOpset = int(max(lo, MinOpset)), MaxOpset
+		cov[d.Kind] = s
+	}
+	return cov
 }
 
 // convSelu applies the defaults of the opset in use: Selu-1 declared
@@ -142,7 +210,7 @@ func simple(mk func() canon.Op) func(c *nodeCtx) error {
 }
 
 // SupportedOps lists the ONNX op types the importer converts.
-func SupportedOps() []string { return sortedKeys(converters) }
+func SupportedOps() []string { return sortedKeys(ops) }
 
 // convertNode converts one ONNX node into one or more canonical nodes.
 func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
@@ -150,16 +218,12 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
 		return fmt.Errorf("node %q (%s) is in domain %q: only default-domain (ai.onnx) ops are supported by modelbridge; export the model without vendor-specific ops (for ONNX Runtime, save it before graph optimizations)", name, op, d)
 	}
-	conv := converters[op]
-	if conv == nil {
+	e, ok := ops[op]
+	if !ok {
 		return fmt.Errorf("node %q (%s): op not supported by modelbridge (supported: %s); re-export the model without it, or cut the graph before it and run that part separately", name, op, strings.Join(SupportedOps(), ", "))
 	}
-	lo, ok := minOpset[op]
-	if !ok {
-		lo = 7
-	}
-	if im.opset < lo {
-		return fmt.Errorf("node %q (%s): the model's opset %d predates the %s semantics modelbridge reads (opset >= %d); upgrade the model with onnx.version_converter", name, op, im.opset, op, lo)
+	if im.opset < e.since {
+		return fmt.Errorf("node %q (%s): the model's opset %d predates the %s semantics modelbridge reads (opset >= %d); upgrade the model with onnx.version_converter", name, op, im.opset, op, e.since)
 	}
 	c := &nodeCtx{im: im, n: n, name: name, op: op, attrs: map[string]*onnxpb.AttributeProto{}}
 	for _, a := range n.Attribute {
@@ -173,10 +237,25 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 			return c.errf("input %q is not defined before the node", in)
 		}
 	}
-	if err := conv(c); err != nil {
+	first := len(im.g.Nodes)
+	if err := e.convert(c); err != nil {
 		return err
 	}
-	return c.err
+	if c.err != nil {
+		return c.err
+	}
+	return checkKinds(im.g.Nodes[first:], op, e.kinds)
+}
+
+// checkKinds keeps the table honest: a converter produces only the kinds
+// its entry declares, which is what coverage reports.
+func checkKinds(nodes []*canon.Node, op string, kinds []string) error {
+	for _, n := range nodes {
+		if !slices.Contains(kinds, n.Op.Kind()) {
+			return fmt.Errorf("node %q (%s): internal error: the %s converter produced a %s node, which its table entry does not declare; please report this", n.Name, op, op, n.Op.Kind())
+		}
+	}
+	return nil
 }
 
 // ---- convolutions and pooling ----
@@ -471,7 +550,11 @@ func (c *nodeCtx) transposedInit(t *canon.Tensor) string {
 		c.fail("%v", err)
 		return t.Name
 	}
-	data := im.transposeData(t)
+	data, err := im.transposeData(t)
+	if err != nil {
+		c.fail("%v", err)
+		return t.Name
+	}
 	shape := []int64{t.Shape[1], t.Shape[0]}
 	if im.uses[t.Name] == 1 && !im.outputs[t.Name] {
 		t.Data, t.Shape = data, shape
@@ -493,31 +576,33 @@ type transposeKey struct {
 	dtype      canon.DType
 }
 
-// transposeData returns t's data transposed (t is 2-D and consistent).
+// transposeData returns t's data transposed (t is 2-D and consistent):
+// Gemm's B stored (K, N) is a Linear weight with its axes swapped, which
+// canon.PermuteTensor turns into the layout Linear reads.
 // Aliases of one weight share one transposed copy: otherwise each Identity
 // of a big weight read as Gemm B would cost a copy of it, so that a small
 // file could make the import allocate without bound.
-func (im *importer) transposeData(t *canon.Tensor) []byte {
+func (im *importer) transposeData(t *canon.Tensor) ([]byte, error) {
 	if len(t.Data) == 0 {
 		// An empty weight may still declare a huge dimension: no loop.
-		return []byte{}
+		return []byte{}, nil
 	}
 	key := transposeKey{&t.Data[0], t.Shape[0], t.Shape[1], t.DType}
 	if d, ok := im.transposedData[key]; ok {
-		return d
+		return d, nil
 	}
-	rows, cols, size := int(t.Shape[0]), int(t.Shape[1]), t.DType.Size()
-	data := make([]byte, len(t.Data))
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			copy(data[(j*rows+i)*size:(j*rows+i+1)*size], t.Data[(i*cols+j)*size:])
-		}
+	want, _ := canon.LayoutFor(canon.RoleLinearWeight, 2)
+	src := *t
+	src.Layout = canon.Layout([]byte{want[1], want[0]})
+	out, err := canon.PermuteTensor(&src, want)
+	if err != nil {
+		return nil, err
 	}
 	if im.transposedData == nil {
 		im.transposedData = map[transposeKey][]byte{}
 	}
-	im.transposedData[key] = data
-	return data
+	im.transposedData[key] = out.Data
+	return out.Data, nil
 }
 
 // ---- activations ----
@@ -891,7 +976,7 @@ func convConstant(c *nodeCtx) error {
 		if tp == nil {
 			return c.errf("attribute value is a TENSOR attribute without a tensor; the file is damaged")
 		}
-		if t, err = c.im.tr.convert(tp, tp.RawData, tp.RawData != nil); err != nil {
+		if t, err = c.im.tr.Convert(tp, tp.RawData, tp.RawData != nil); err != nil {
 			return c.errf("%v", err)
 		}
 		t.Name = name

@@ -21,13 +21,14 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 )
 
 // Supported ranges of the ONNX IR version and the default-domain opset.
 // Opset 22 only widened type constraints of the ops converted here. Files
 // below opset 7 are read when each op they use has kept its semantics since
-// then (see minOpset).
+// then (see each op's entry in ops).
 const (
 	MinIRVersion = 3
 	MaxIRVersion = 10
@@ -41,6 +42,7 @@ func init() {
 		Extensions: []string{".onnx"},
 		Sniff:      Sniff,
 		Read:       Read,
+		Ops:        Coverage,
 	})
 }
 
@@ -64,7 +66,7 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph) (err error) {
 	// Every check is meant to run before a panic could; this is the net.
 	defer panicerr.Recover("importing", &err)
-	im := &importer{g: g, opts: opts, tr: &tensorReader{baseDir: filepath.Dir(path), g: g}}
+	im := &importer{g: g, opts: opts, tr: &onnxtensor.Reader{BaseDir: filepath.Dir(path), Graph: g}}
 	return im.read(data)
 }
 
@@ -93,7 +95,7 @@ func (im *importer) read(data []byte) error {
 	}
 	inits := make([]*canon.Tensor, 0, len(initBytes))
 	for i, b := range initBytes {
-		t, err := decodeTensor(b, im.tr)
+		t, err := im.tr.Decode(b)
 		if err != nil {
 			return fmt.Errorf("initializer %d: %w", i, err)
 		}

@@ -2,72 +2,31 @@ package onnximport
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
 
-// The functions here walk the protobuf wire format by hand so that the big
-// byte fields (initializers' raw_data) are never copied: everything else is
-// small and goes through proto.Unmarshal.
-
-// field is one top-level field of a message: its number, wire type and the
-// bytes of the whole field (tag included), plus, for length-delimited
-// fields, the payload.
-type field struct {
-	num     protowire.Number
-	typ     protowire.Type
-	whole   []byte
-	payload []byte
-}
-
-// walk calls fn for every top-level field of msg, stopping at the first
-// error. It never reads past msg.
-func walk(msg []byte, fn func(f field) error) error {
-	for len(msg) > 0 {
-		num, typ, n := protowire.ConsumeTag(msg)
-		if n < 0 {
-			return wireErr(n)
-		}
-		m := protowire.ConsumeFieldValue(num, typ, msg[n:])
-		if m < 0 {
-			return wireErr(m)
-		}
-		f := field{num: num, typ: typ, whole: msg[:n+m]}
-		if typ == protowire.BytesType {
-			v, k := protowire.ConsumeBytes(msg[n:])
-			if k < 0 {
-				return wireErr(k)
-			}
-			f.payload = v
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-		msg = msg[n+m:]
-	}
-	return nil
-}
-
-func wireErr(n int) error {
-	return fmt.Errorf("corrupt protobuf data (%v): the file is truncated or is not what it claims to be", protowire.ParseError(n))
-}
+// The model is split by hand (onnxtensor.Walk) so that the big byte fields
+// (initializers' raw_data) are never copied: everything else is small and
+// goes through proto.Unmarshal.
 
 // splitModel separates a ModelProto into the graph field's payload and the
 // remaining fields.
 func splitModel(msg []byte) (rest, graph []byte, err error) {
 	seen := false
-	err = walk(msg, func(f field) error {
-		if f.num == 7 && f.typ == protowire.BytesType {
+	err = onnxtensor.Walk(msg, func(f onnxtensor.Field) error {
+		if f.Num == 7 && f.Type == protowire.BytesType {
 			if seen {
 				return errors.New("the model holds more than one graph field; it is not a valid ONNX model")
 			}
 			seen = true
-			graph = f.payload
+			graph = f.Payload
 			return nil
 		}
-		rest = append(rest, f.whole...)
+		rest = append(rest, f.Whole...)
 		return nil
 	})
 	if err == nil && !seen {
@@ -79,29 +38,15 @@ func splitModel(msg []byte) (rest, graph []byte, err error) {
 // splitGraph separates a GraphProto into its initializers' encoded
 // TensorProtos and the remaining fields.
 func splitGraph(msg []byte) (rest []byte, inits [][]byte, err error) {
-	err = walk(msg, func(f field) error {
-		if f.num == 5 && f.typ == protowire.BytesType {
-			inits = append(inits, f.payload)
+	err = onnxtensor.Walk(msg, func(f onnxtensor.Field) error {
+		if f.Num == 5 && f.Type == protowire.BytesType {
+			inits = append(inits, f.Payload)
 			return nil
 		}
-		rest = append(rest, f.whole...)
+		rest = append(rest, f.Whole...)
 		return nil
 	})
 	return rest, inits, err
-}
-
-// splitTensor separates a TensorProto into raw_data (aliasing msg) and the
-// remaining fields. hasRaw reports whether raw_data was present at all.
-func splitTensor(msg []byte) (rest, raw []byte, hasRaw bool, err error) {
-	err = walk(msg, func(f field) error {
-		if f.num == 9 && f.typ == protowire.BytesType {
-			raw, hasRaw = f.payload, true // last one wins, as in proto.Unmarshal
-			return nil
-		}
-		rest = append(rest, f.whole...)
-		return nil
-	})
-	return rest, raw, hasRaw, err
 }
 
 // modelFields lists ModelProto's field numbers with their wire types, for

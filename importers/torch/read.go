@@ -1,8 +1,10 @@
 // Package torchimport reads PyTorch files written by torch.save — state
 // dicts and checkpoints in the zip format (torch >= 1.6) and the legacy
 // pickle format — as weights-only canonical graphs, without Python and
-// without running anything the file names. TorchScript archives are handed
-// to the reader that ReadTorchScript points to.
+// without running anything the file names. TorchScript archives (a zip
+// with a code/ folder) belong to the "torchscript" importer, which claims
+// them through its Probe; one given to this importer by name is passed on
+// to it through the formats registry.
 //
 // Tensor data stays in the memory-mapped file when a tensor is a
 // contiguous view of a stored (uncompressed) entry; only strided views,
@@ -12,7 +14,6 @@
 package torchimport
 
 import (
-	"archive/zip"
 	"bytes"
 	"errors"
 	"fmt"
@@ -29,14 +30,8 @@ import (
 // FormatName is the name this importer registers.
 const FormatName = "torch"
 
-// ReadTorchScript reads a TorchScript archive (a torch zip whose folder has
-// a code/ entry). The TorchScript package sets it from its init function.
-// zr reads data, the memory-mapped file, so the reader need not map it
-// again; the mapping stays valid until the returned graph is closed (Read
-// adds it to the graph's resources), and is released by Read if
-// ReadTorchScript fails. path is the file name for messages; opts are the
-// caller's read options, unchanged.
-var ReadTorchScript func(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error)
+// torchScriptName is the importer TorchScript archives are passed to.
+const torchScriptName = "torchscript"
 
 func init() {
 	formats.RegisterImporter(&formats.Importer{
@@ -74,7 +69,8 @@ func Sniff(head []byte) bool {
 	return isLegacyMagic(head)
 }
 
-// Read imports a PyTorch file as a weights-only graph.
+// Read imports a PyTorch file as a weights-only graph. A TorchScript
+// archive is read by the registered TorchScript importer instead.
 func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	m, err := mmapfile.Open(path)
 	if err != nil {
@@ -83,10 +79,24 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	g, err := read(path, m, opts)
 	if err != nil {
 		m.Close()
+		var ts *torchScriptError
+		if errors.As(err, &ts) {
+			if imp, ferr := formats.FindImporter(path, torchScriptName); ferr == nil {
+				return imp.Read(path, opts)
+			}
+		}
 		return nil, err
 	}
 	g.AddResource(m)
 	return g, nil
+}
+
+// torchScriptError is a TorchScript archive met by the state-dict reader
+// when no TorchScript importer is registered.
+type torchScriptError struct{ path, prefix string }
+
+func (e *torchScriptError) Error() string {
+	return fmt.Sprintf("%s is a TorchScript archive (it has a %scode/ folder), not a state dict; this build of modelbridge has no %s importer to read it", e.path, e.prefix, torchScriptName)
 }
 
 func read(path string, m *mmapfile.Mapping, opts formats.ReadOptions) (g *canon.Graph, err error) {
@@ -105,10 +115,7 @@ func read(path string, m *mmapfile.Mapping, opts formats.ReadOptions) (g *canon.
 			return nil, err
 		}
 		if hasCode(zr, prefix) {
-			if ReadTorchScript == nil {
-				return nil, fmt.Errorf("%s is a TorchScript archive (it has a %scode/ folder); TorchScript archives need the TorchScript reader, which this build of modelbridge does not include", path, prefix)
-			}
-			return ReadTorchScript(zr, m.Data, path, opts)
+			return nil, &torchScriptError{path: path, prefix: prefix}
 		}
 		a, err := newZipArchive(path, m, zr, prefix)
 		if err != nil {

@@ -59,19 +59,22 @@ func Attributes(n *canon.Node, g *canon.Graph) []string {
 	return out
 }
 
-// kernelOf is the spatial size of a convolution's weight ("3×3").
+// kernelOf is the spatial size of a convolution's weight ("3×3"), found
+// by the weight's role rather than by op kind.
 func kernelOf(n *canon.Node, g *canon.Graph) string {
-	switch n.Op.(type) {
-	case *canon.Conv, *canon.ConvTranspose:
-	default:
+	slot := -1
+	for i, spec := range n.Op.Signature().Inputs {
+		if spec.Role == canon.RoleConvWeight || spec.Role == canon.RoleDeconvWeight {
+			slot = i
+			break
+		}
+	}
+	if slot < 0 || slot >= len(n.Inputs) || n.Inputs[slot] == "" {
 		return ""
 	}
-	if len(n.Inputs) < 2 {
-		return ""
-	}
-	w, ok := g.Values[n.Inputs[1]]
+	w, ok := g.Values[n.Inputs[slot]]
 	if !ok {
-		if t := g.Initializer(n.Inputs[1]); t != nil {
+		if t := g.Initializer(n.Inputs[slot]); t != nil {
 			return joinWith(t.Shape[min(2, len(t.Shape)):], "×")
 		}
 		return ""

@@ -14,9 +14,8 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
-	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
-	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
 
 // Load reads a .pb (TensorProto) or .npy file.
@@ -25,14 +24,14 @@ func Load(path string) (*canon.Tensor, error) {
 	case ".npy":
 		return npy.ReadFile(path)
 	case ".pb":
-		return onnximport.ReadTensorFile(path)
+		return onnxtensor.ReadFile(path)
 	}
 	return nil, fmt.Errorf("%s: unknown tensor file type; use .pb (ONNX TensorProto) or .npy", path)
 }
 
 // Save writes t as an ONNX TensorProto .pb file.
 func Save(t *canon.Tensor, path string) error {
-	return onnxexport.WriteTensorFile(t, path)
+	return onnxtensor.WriteFile(t, path)
 }
 
 // LoadDir reads a folder of inputs for the given graph inputs: either

@@ -87,6 +87,9 @@ func openArchive(zr *zip.Reader, path string, data []byte) (*archive, error) {
 	if _, ok := a.entries["data.pkl"]; !ok {
 		return nil, fmt.Errorf("%s: TorchScript archive has no %sdata.pkl (the module's attributes and weights); the file is incomplete", path, a.prefix)
 	}
+	if !a.hasCodeFolder() {
+		return nil, fmt.Errorf("%s: not a TorchScript archive (%s has no code/ folder); it looks like a torch.save file: read it with --from torch", path, strings.TrimSuffix(a.prefix, "/"))
+	}
 	if data != nil {
 		a.mapped = data
 	} else if m, err := mmapfile.Open(path); err == nil {
@@ -167,6 +170,16 @@ func (a *archive) count(name string, size uint64) {
 		a.counted[name] = true
 		a.data.AddInput(int64(size))
 	}
+}
+
+// hasCodeFolder reports whether any entry lies under code/.
+func (a *archive) hasCodeFolder() bool {
+	for name := range a.entries {
+		if strings.HasPrefix(name, "code/") {
+			return true
+		}
+	}
+	return false
 }
 
 // codeFiles lists the code/ sources, as archive-relative paths.

@@ -55,14 +55,14 @@ func (b *builder) addInput(name string, shape []int64) *tensorVal {
 }
 
 // valueName makes t a graph value and returns its name: weights and
-// constants become initializers on first use, in the layout role asks for.
-func (b *builder) valueName(t *tensorVal, role canon.Role) (string, error) {
+// constants become initializers on first use (finishGraph gives them the
+// layout their consumers need).
+func (b *builder) valueName(t *tensorVal) (string, error) {
 	switch {
 	case t.name != "":
 		return t.name, nil
 	case t.ref != nil:
 		if name, ok := b.inits[t.ref]; ok {
-			b.setLayout(name, role)
 			return name, nil
 		}
 		loaded, err := t.ref.load(b.a, t.path)
@@ -74,7 +74,6 @@ func (b *builder) valueName(t *tensorVal, role canon.Role) (string, error) {
 		b.g.Initializers = append(b.g.Initializers, &init)
 		b.inits[t.ref] = init.Name
 		b.vals[init.Name] = canon.ValueInfo{Name: init.Name, DType: init.DType, Shape: canon.DimsOf(init.Shape...), RankKnown: true, Const: &init}
-		b.setLayout(init.Name, role)
 		return init.Name, nil
 	case t.konst != nil:
 		if err := b.a.charge("a constant", int64(len(t.konst.Data))); err != nil {
@@ -87,22 +86,9 @@ func (b *builder) valueName(t *tensorVal, role canon.Role) (string, error) {
 		vi := canon.ValueInfo{Name: init.Name, DType: init.DType, Shape: canon.DimsOf(init.Shape...), RankKnown: true, Const: &init}
 		b.vals[init.Name] = vi
 		*t = tensorVal{name: init.Name, info: vi}
-		b.setLayout(init.Name, role)
 		return init.Name, nil
 	}
 	return "", fmt.Errorf("internal error: empty tensor value")
-}
-
-// setLayout gives an initializer the layout its consumer needs.
-func (b *builder) setLayout(name string, role canon.Role) {
-	for _, t := range b.g.Initializers {
-		if t.Name == name {
-			if l, ok := canon.LayoutFor(role, len(t.Shape)); ok && t.Layout == "" {
-				t.Layout = l
-			}
-			return
-		}
-	}
 }
 
 // info is the inferred type of a tensor value.
@@ -121,18 +107,13 @@ func (b *builder) info(t *tensorVal) canon.ValueInfo {
 // emit adds a node reading ins (nil for an absent optional input) and
 // returns its nOut outputs, typed by shape inference.
 func (b *builder) emit(scope string, op canon.Op, ins []*tensorVal, nOut int) ([]*tensorVal, error) {
-	specs := op.Signature().Inputs
 	n := &canon.Node{Op: op, Inputs: make([]string, len(ins))}
 	infos := make([]canon.ValueInfo, len(ins))
 	for i, t := range ins {
 		if t == nil {
 			continue
 		}
-		role := canon.RoleData
-		if i < len(specs) && !specs[i].Variadic {
-			role = specs[i].Role
-		}
-		name, err := b.valueName(t, role)
+		name, err := b.valueName(t)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +181,7 @@ func (b *builder) setOutputs(outs []*tensorVal) error {
 		} else {
 			b.used[want] = true
 		}
-		src, err := b.valueName(t, canon.RoleData)
+		src, err := b.valueName(t)
 		if err != nil {
 			return err
 		}

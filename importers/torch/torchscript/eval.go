@@ -84,7 +84,7 @@ type UnsupportedOpError struct {
 }
 
 func (e *UnsupportedOpError) Error() string {
-	return fmt.Sprintf("%s:%d: operator %s is not supported by the TorchScript importer", e.File, e.Line, e.Op)
+	return fmt.Sprintf("%s:%d: operator %s is not supported by the TorchScript importer (`modelbridge ops` lists what each format supports)", e.File, e.Line, e.Op)
 }
 
 // call runs fn with self bound (nil for a free function) and returns its
@@ -398,12 +398,17 @@ func (in *evaluator) evalCall(f *frame, x *callExpr) (value, error) {
 			}
 			return in.call(fd, nil, args, kwargs)
 		}
-		handler, ok := opTable[c.path]
+		e, ok := opTable[c.path]
 		if !ok {
 			return nil, &UnsupportedOpError{Op: c.path, File: f.fn.file, Line: x.line}
 		}
 		oc := &opCall{in: in, name: c.path, scope: f.scope, args: args, kwargs: kwargs}
-		return handler(oc)
+		before := len(in.b.g.Nodes)
+		v, err := e.handler(oc)
+		if err == nil && checkEmittedKinds {
+			err = verifyEmitted(c.path, e, in.b.g.Nodes[before:])
+		}
+		return v, err
 	}
 	return nil, fmt.Errorf("cannot call a %s", typeName(fn))
 }

@@ -57,3 +57,25 @@ func opSelu(c *opCall) (value, error) {
 	}
 	return c.b().emit1(c.scope, &canon.Selu{Alpha: canon.SeluAlpha, Gamma: canon.SeluGamma}, x)
 }
+
+// opGelu is aten::gelu(self, *, approximate="none"): nn.GELU and F.gelu
+// both serialize to torch.gelu, with approximate="tanh" only when set.
+func opGelu(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "approximate=None")
+	if err != nil {
+		return nil, err
+	}
+	approx := canon.GeluExact
+	if !c.isNone(1) {
+		s, ok := c.bound[1].(string)
+		switch {
+		case !ok:
+			return nil, c.errf("approximate must be a string, got %s", typeName(c.bound[1]))
+		case s == "tanh":
+			approx = canon.GeluTanh
+		case s != "none":
+			return nil, c.errf("approximate=%q is not a GELU approximation torch knows (\"none\" or \"tanh\")", s)
+		}
+	}
+	return c.b().emit1(c.scope, &canon.Gelu{Approximate: approx}, x)
+}

@@ -2,87 +2,165 @@ package torchscript
 
 import (
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// opTable maps the callables serialized code uses to their handlers.
-// Names ending in "_" are in-place forms: inPlace makes every alias of the
-// input see the result.
-var opTable map[string]opHandler
+// opEntry is one callable that serialized TorchScript code names: its
+// handler, and every canonical op kind the handler may emit. The importer's
+// coverage is derived from kinds; tests check that handlers emit nothing
+// else.
+type opEntry struct {
+	handler opHandler
+	kinds   []string
+}
+
+func entry(h opHandler, kinds ...string) opEntry { return opEntry{handler: h, kinds: kinds} }
+
+// opTable is the importer's one table, keyed by the name serialized code
+// calls (torch.X is aten::X). Names ending in "_" are in-place forms:
+// inPlace makes every alias of the input see the result. Entries without
+// kinds compute at import (sizes, ints, getattr) or alias their input.
+var opTable map[string]opEntry
+
+// builderKinds are canonical kinds the graph builder emits itself, not on
+// behalf of one operator.
+var builderKinds = map[string]string{
+	"Identity": "when forward returns an input or weight unchanged",
+}
+
+// opLacks gives, for each canonical kind no TorchScript operator maps to,
+// the reason. Every registered kind is produced or listed here (a test
+// checks).
+var opLacks = map[string]string{
+	"Constant":      "constants become initializers, not Constant nodes",
+	"Dropout":       "torch.dropout at inference is the identity; no node is emitted",
+	"Gather":        "aten::index_select, aten::gather and indexing are not mapped yet",
+	"GlobalMaxPool": "aten::adaptive_max_pool2d is not mapped yet",
+	"PRelu":         "aten::prelu is not mapped yet",
+	"Pad":           "aten::constant_pad_nd and the reflection/replication pads are not mapped yet",
+	"Resize":        "aten::upsample_nearest2d is not mapped yet",
+	"Slice":         "aten::slice and tensor indexing are not mapped yet",
+	"Softsign":      "TorchScript spells softsign as x / (1 + |x|) with aten::abs, which is not mapped yet",
+}
 
 func init() {
-	opTable = map[string]opHandler{
-		"torch._convolution":        opConvolution,
-		"torch.conv1d":              opConvN,
-		"torch.conv2d":              opConvN,
-		"torch.conv3d":              opConvN,
-		"torch.conv_transpose1d":    opConvTransposeN,
-		"torch.conv_transpose2d":    opConvTransposeN,
-		"torch.conv_transpose3d":    opConvTransposeN,
-		"torch.batch_norm":          opBatchNorm,
-		"torch.relu":                unaryOp(canon.Relu),
-		"torch.sigmoid":             unaryOp(canon.Sigmoid),
-		"torch.tanh":                unaryOp(canon.Tanh),
-		"torch.hardswish":           unaryOp(canon.HardSwish),
-		"torch.hardtanh":            opHardtanh,
-		"torch.relu6":               opRelu6,
-		"torch.clamp":               opClamp,
-		"torch.hardsigmoid":         opHardsigmoid,
-		"torch.silu":                opSilu,
-		"torch.leaky_relu":          opLeakyRelu,
-		"torch.softplus":            opSoftplus,
-		"torch.elu":                 opElu,
-		"torch.selu":                opSelu,
-		"torch.softmax":             opSoftmax,
-		"torch.max_pool1d":          opMaxPool(1),
-		"torch.max_pool2d":          opMaxPool(2),
-		"torch.max_pool3d":          opMaxPool(3),
-		"torch.avg_pool1d":          opAvgPool(1),
-		"torch.avg_pool2d":          opAvgPool(2),
-		"torch.avg_pool3d":          opAvgPool(3),
-		"torch.adaptive_avg_pool1d": opAdaptiveAvgPool(1),
-		"torch.adaptive_avg_pool2d": opAdaptiveAvgPool(2),
-		"torch.adaptive_avg_pool3d": opAdaptiveAvgPool(3),
-		"torch.linear":              opLinear,
-		"torch.addmm":               opAddmm,
-		"torch.matmul":              opMatmul,
-		"torch.mm":                  opMatmul,
-		"torch.t":                   opT,
-		"torch.add":                 binaryOp(canon.Add, "add"),
-		"torch.sub":                 binaryOp(canon.Sub, "sub"),
-		"torch.mul":                 binaryOp(canon.Mul, "mul"),
-		"torch.div":                 binaryOp(canon.Div, "div"),
-		"torch.rsub":                binaryOpOrder(canon.Sub, "sub", true),
-		"torch.floor_divide":        opFloorDivide,
-		"torch.cat":                 opCat,
-		"torch.chunk":               opChunk,
-		"torch.split":               opSplit,
-		"torch.split_with_sizes":    opSplit,
-		"torch.view":                opView,
-		"torch.reshape":             opView,
-		"torch.flatten":             opFlatten,
-		"torch.size":                opSize,
-		"torch.transpose":           opTranspose,
-		"torch.permute":             opPermute,
-		"torch.contiguous":          opContiguous,
-		"torch.dropout":             opDropout,
-		"torch.feature_dropout":     opDropout,
-		"torch.alpha_dropout":       opDropout,
-		"torch.mean":                opMean,
-		"torch.unsqueeze":           opUnsqueeze,
-		"torch.squeeze":             opSqueeze,
-		"ops.prim.NumToTensor":      opNumToTensor,
-		"int":                       opInt,
-		"float":                     opFloat,
-		"len":                       opLen,
-		"getattr":                   opGetattr,
-		"annotate":                  opAnnotate,
+	opTable = map[string]opEntry{
+		"torch._convolution":        entry(opConvolution, "Conv", "ConvTranspose"),
+		"torch.conv1d":              entry(opConvN, "Conv"),
+		"torch.conv2d":              entry(opConvN, "Conv"),
+		"torch.conv3d":              entry(opConvN, "Conv"),
+		"torch.conv_transpose1d":    entry(opConvTransposeN, "ConvTranspose"),
+		"torch.conv_transpose2d":    entry(opConvTransposeN, "ConvTranspose"),
+		"torch.conv_transpose3d":    entry(opConvTransposeN, "ConvTranspose"),
+		"torch.batch_norm":          entry(opBatchNorm, "BatchNormalization"),
+		"torch.relu":                entry(unaryOp(canon.Relu), "Relu"),
+		"torch.sigmoid":             entry(unaryOp(canon.Sigmoid), "Sigmoid"),
+		"torch.tanh":                entry(unaryOp(canon.Tanh), "Tanh"),
+		"torch.hardswish":           entry(unaryOp(canon.HardSwish), "HardSwish"),
+		"torch.hardtanh":            entry(opHardtanh, "Clip"),
+		"torch.relu6":               entry(opRelu6, "Clip"),
+		"torch.clamp":               entry(opClamp, "Clip"),
+		"torch.hardsigmoid":         entry(opHardsigmoid, "HardSigmoid"),
+		"torch.silu":                entry(opSilu, "Sigmoid", "Mul"),
+		"torch.leaky_relu":          entry(opLeakyRelu, "LeakyRelu"),
+		"torch.softplus":            entry(opSoftplus, "Softplus"),
+		"torch.elu":                 entry(opElu, "Elu", "Selu"),
+		"torch.selu":                entry(opSelu, "Selu"),
+		"torch.gelu":                entry(opGelu, "Gelu"),
+		"torch.softmax":             entry(opSoftmax, "Softmax"),
+		"torch.max_pool1d":          entry(opMaxPool(1), "MaxPool"),
+		"torch.max_pool2d":          entry(opMaxPool(2), "MaxPool"),
+		"torch.max_pool3d":          entry(opMaxPool(3), "MaxPool"),
+		"torch.avg_pool1d":          entry(opAvgPool(1), "AveragePool"),
+		"torch.avg_pool2d":          entry(opAvgPool(2), "AveragePool"),
+		"torch.avg_pool3d":          entry(opAvgPool(3), "AveragePool"),
+		"torch.adaptive_avg_pool1d": entry(opAdaptiveAvgPool(1), "GlobalAveragePool", "AveragePool"),
+		"torch.adaptive_avg_pool2d": entry(opAdaptiveAvgPool(2), "GlobalAveragePool", "AveragePool"),
+		"torch.adaptive_avg_pool3d": entry(opAdaptiveAvgPool(3), "GlobalAveragePool", "AveragePool"),
+		"torch.linear":              entry(opLinear, "Linear", "Transpose", "MatMul", "Add"),
+		"torch.addmm":               entry(opAddmm, "MatMul", "Mul", "Add"),
+		"torch.matmul":              entry(opMatmul, "MatMul"),
+		"torch.mm":                  entry(opMatmul, "MatMul"),
+		"torch.t":                   entry(opT, "Transpose"),
+		// add and sub scale their other operand by alpha with a Mul.
+		"torch.add":              entry(binaryOp(canon.Add, "add"), "Add", "Mul"),
+		"torch.sub":              entry(binaryOp(canon.Sub, "sub"), "Sub", "Mul"),
+		"torch.mul":              entry(binaryOp(canon.Mul, "mul"), "Mul"),
+		"torch.div":              entry(binaryOp(canon.Div, "div"), "Div"),
+		"torch.rsub":             entry(binaryOpOrder(canon.Sub, "sub", true), "Sub", "Mul"),
+		"torch.floor_divide":     entry(opFloorDivide),
+		"torch.cat":              entry(opCat, "Concat"),
+		"torch.chunk":            entry(opChunk, "Split"),
+		"torch.split":            entry(opSplit, "Split"),
+		"torch.split_with_sizes": entry(opSplit, "Split"),
+		// A view to sizes known only at run time builds its shape with Concat.
+		"torch.view":            entry(opView, "Reshape", "Concat"),
+		"torch.reshape":         entry(opView, "Reshape", "Concat"),
+		"torch.flatten":         entry(opFlatten, "Flatten", "Reshape"),
+		"torch.size":            entry(opSize, "Shape"),
+		"torch.transpose":       entry(opTranspose, "Transpose"),
+		"torch.permute":         entry(opPermute, "Transpose"),
+		"torch.contiguous":      entry(opContiguous),
+		"torch.dropout":         entry(opDropout),
+		"torch.feature_dropout": entry(opDropout),
+		"torch.alpha_dropout":   entry(opDropout),
+		"torch.mean":            entry(opMean, "ReduceMean"),
+		"torch.unsqueeze":       entry(opUnsqueeze, "Unsqueeze"),
+		"torch.squeeze":         entry(opSqueeze, "Squeeze"),
+		"ops.prim.NumToTensor":  entry(opNumToTensor),
+		"int":                   entry(opInt),
+		"float":                 entry(opFloat),
+		"len":                   entry(opLen),
+		"getattr":               entry(opGetattr),
+		"annotate":              entry(opAnnotate),
 	}
 	for _, name := range []string{"relu", "sigmoid", "tanh", "hardswish", "hardtanh", "hardsigmoid", "silu",
-		"leaky_relu", "elu", "selu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
-		opTable["torch."+name+"_"] = inPlace(opTable["torch."+name])
+		"leaky_relu", "elu", "selu", "gelu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
+		e := opTable["torch."+name]
+		opTable["torch."+name+"_"] = opEntry{handler: inPlace(e.handler), kinds: e.kinds}
 	}
+}
+
+// Coverage is the importer's op table as coverage: each canonical kind
+// with the TorchScript operators that produce it, or why none does. A
+// registered kind in none of the tables is missing, which canon.Gaps
+// reports.
+func Coverage() canon.Coverage {
+	from := map[string][]string{}
+	for name, e := range opTable {
+		for _, k := range e.kinds {
+			from[k] = append(from[k], name)
+		}
+	}
+	cov := canon.Coverage{}
+	for kind, reason := range opLacks {
+		cov[kind] = canon.Lacks(reason)
+	}
+	for kind, detail := range builderKinds {
+		cov[kind] = canon.Handles(detail)
+	}
+	for kind, names := range from {
+		sort.Strings(names)
+		cov[kind] = canon.Handles("from " + strings.Join(names, ", "))
+	}
+	return cov
+}
+
+// checkEmittedKinds, set by tests, makes every operator call verify that
+// the nodes it emitted are of kinds its table entry declares.
+var checkEmittedKinds bool
+
+func verifyEmitted(name string, e opEntry, nodes []*canon.Node) error {
+	for _, n := range nodes {
+		if !slices.Contains(e.kinds, n.Op.Kind()) {
+			return fmt.Errorf("internal error: %s emitted a %s node, which its opTable entry does not declare", name, n.Op.Kind())
+		}
+	}
+	return nil
 }
 
 // inPlace runs an op and writes the result into its first argument, so

@@ -19,49 +19,72 @@ package torchscript
 
 import (
 	"archive/zip"
+	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 	"github.com/modelbridge/modelbridge/internal/pickle"
 )
 
-// ReadFile opens a TorchScript archive and imports it.
+// ReadFile imports the TorchScript archive at path and validates the
+// graph, as formats.Read does.
 func ReadFile(path string, opts formats.ReadOptions) (*canon.Graph, error) {
-	f, err := os.Open(path)
+	return validated(path)(readFile(path, opts))
+}
+
+// Read imports the TorchScript archive zr, read from path, and validates
+// the graph, as formats.Read does.
+func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	return validated(path)(read(zr, nil, path, opts))
+}
+
+// readFile is the registered reader (formats.Read validates its graph).
+// The file is mapped once, for the zip directory and the weights alike;
+// weights may point into the mapping, which the graph owns and releases
+// when it is closed.
+func readFile(path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	m, err := mmapfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	zr, err := zip.NewReader(bytes.NewReader(m.Data), int64(len(m.Data)))
 	if err != nil {
-		return nil, err
-	}
-	zr, err := zip.NewReader(f, st.Size())
-	if err != nil {
+		m.Close()
 		return nil, fmt.Errorf("%s: not a readable zip archive (%v); the file is truncated or not a TorchScript file", path, err)
 	}
-	return Read(zr, path, opts)
+	g, err := read(zr, m.Data, path, opts)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	g.AddResource(m)
+	return g, nil
 }
 
-// Read imports the TorchScript archive zr, read from path.
-func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (*canon.Graph, error) {
-	return read(zr, nil, path, opts)
+// validated checks a graph read outside formats.Read, closing it when it
+// is invalid.
+func validated(path string) func(*canon.Graph, error) (*canon.Graph, error) {
+	return func(g *canon.Graph, err error) (*canon.Graph, error) {
+		if err != nil {
+			return nil, err
+		}
+		if err := g.Validate(); err != nil {
+			g.Close()
+			return nil, fmt.Errorf("%s: imported graph is invalid: %w", path, err)
+		}
+		return g, nil
+	}
 }
 
-// ReadMapped imports the TorchScript archive zr whose whole file is data
-// (already mapped or read by the caller), so the file is not mapped a
-// second time. Weights may point into data: the caller keeps it valid
-// until the returned graph is closed, and releases it.
-func ReadMapped(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error) {
-	return read(zr, data, path, opts)
-}
-
+// read imports the archive zr. data, when not nil, is the whole file zr
+// reads, owned by the caller, who keeps it valid until the graph is closed;
+// otherwise the archive maps the file itself.
 func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
 	a, err := openArchive(zr, path, data)
 	if err != nil {
@@ -140,7 +163,7 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 		if unknown := opts.UnknownShapeKeys(nil); len(unknown) > 0 {
 			return nil, fmt.Errorf("%s: --input-shape names %s, but module %s has no forward method and so no inputs", path, unknown[0], module.qualifiedClass())
 		}
-		return finishGraph(b, a, module, path, fmt.Sprintf("module %s has no forward method, so only its weights were read (%d tensors)", module.qualifiedClass(), len(b.g.Initializers)))
+		return finishGraph(b, a, module, fmt.Sprintf("module %s has no forward method, so only its weights were read (%d tensors)", module.qualifiedClass(), len(b.g.Initializers)))
 	}
 	args, err := declareInputs(b, fwd, opts)
 	if err != nil {
@@ -157,23 +180,21 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 	if err := b.setOutputs(outs); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return finishGraph(b, a, module, path, "")
+	return finishGraph(b, a, module, "")
 }
 
-// finishGraph names and validates the imported graph; note, when not
-// empty, is added to its Notes.
-func finishGraph(b *builder, a *archive, module *moduleVal, path, note string) (*canon.Graph, error) {
+// finishGraph names the imported graph and gives each weight the layout
+// its consumer needs; note, when not empty, is added to its Notes. The
+// caller validates.
+func finishGraph(b *builder, a *archive, module *moduleVal, note string) (*canon.Graph, error) {
 	g := b.g
 	g.Name = module.class.Name
-	g.Meta = canon.Metadata{Producer: "pytorch", SourceFormat: "torchscript"}
+	g.Meta = canon.Metadata{Producer: "pytorch", SourceFormat: FormatName}
 	if note != "" {
 		g.Meta.Notes = append(g.Meta.Notes, note)
 	}
+	canon.AssignLayouts(g)
 	g.AddResource(a)
-	if err := g.Validate(); err != nil {
-		g.Close()
-		return nil, fmt.Errorf("%s: imported graph is invalid: %w", path, err)
-	}
 	return g, nil
 }
 

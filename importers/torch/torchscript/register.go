@@ -1,7 +1,71 @@
 package torchscript
 
-import torchimport "github.com/modelbridge/modelbridge/importers/torch"
+import (
+	"archive/zip"
+	"io"
+	"os"
+	"strings"
 
-// The torch importer recognizes TorchScript archives (a code/ folder) and
-// hands them to this package.
-func init() { torchimport.ReadTorchScript = ReadMapped }
+	"github.com/modelbridge/modelbridge/formats"
+)
+
+// FormatName is the name this importer registers, and the SourceFormat of
+// the graphs it reads.
+const FormatName = "torchscript"
+
+func init() {
+	formats.RegisterImporter(&formats.Importer{
+		Name:       FormatName,
+		Extensions: []string{".pt", ".pth"},
+		Probe:      Probe,
+		Read:       readFile,
+		Ops:        Coverage,
+	})
+}
+
+// Probe reports whether path is a TorchScript archive: a zip whose one
+// top folder holds data.pkl and code/. It reads the zip's central
+// directory only (no entry is inflated), and only after the file starts
+// like a zip, so it is cheap for any other file.
+func Probe(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	if _, err := io.ReadFull(f, magic[:]); err != nil || string(magic[:]) != "PK\x03\x04" {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return false
+	}
+	return isTorchScript(zr)
+}
+
+// isTorchScript reports whether some folder of the archive holds both
+// data.pkl and a code/ entry (torch.save's state dicts have no code/).
+func isTorchScript(zr *zip.Reader) bool {
+	data, code := map[string]bool{}, map[string]bool{}
+	for _, f := range zr.File {
+		folder, rest, ok := strings.Cut(f.Name, "/")
+		if !ok || folder == "" {
+			continue
+		}
+		switch {
+		case rest == "data.pkl":
+			data[folder] = true
+		case strings.HasPrefix(rest, "code/"):
+			code[folder] = true
+		}
+		if data[folder] && code[folder] {
+			return true
+		}
+	}
+	return false
+}

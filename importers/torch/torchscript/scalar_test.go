@@ -12,7 +12,7 @@ import (
 )
 
 // TestTracedScalarArithmetic imports a traced module (testdata, made by
-// make_scalar_fixture.py) whose code multiplies a float tensor by 0-d int64
+// make_fixtures.py) whose code multiplies a float tensor by 0-d int64
 // and float64 constants, uses rsub with a Python int and add/sub with
 // alpha, and checks the result against what PyTorch computed.
 func TestTracedScalarArithmetic(t *testing.T) {

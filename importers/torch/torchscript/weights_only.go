@@ -2,8 +2,6 @@ package torchscript
 
 import (
 	"fmt"
-
-	"github.com/modelbridge/modelbridge/canon"
 )
 
 // maxWeightDepth bounds the module tree walked for a weights-only import.
@@ -40,7 +38,7 @@ func readWeightsOnly(b *builder, root *moduleVal) error {
 				return nil
 			}
 			seen[x.ref] = true
-			_, err := b.valueName(x, canon.RoleData)
+			_, err := b.valueName(x)
 			return err
 		case *moduleVal:
 			for _, k := range x.attrs.Keys {

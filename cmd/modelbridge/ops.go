@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/opmatrix"
+)
+
+// opsReport is the --json schema of `ops`: per op, per backend column.
+type opsReport struct {
+	Columns []string   `json:"columns"`
+	Ops     []opReport `json:"ops"`
+}
+
+type opReport struct {
+	Kind    string                   `json:"kind"`
+	Summary string                   `json:"summary"`
+	Support map[string]canon.Support `json:"support"`
+}
+
+func newOpsCmd() *cobra.Command {
+	var asJSON, markdown bool
+	cmd := &cobra.Command{
+		Use:   "ops [OP...]",
+		Short: "Show which formats read, write and run each operator",
+		Long: `ops prints the operator support matrix, built from the op tables of each
+importer, exporter, the interpreter (run) and the cost model: "yes", the ONNX
+opsets that express the op, or "no". Name ops to see each backend's details
+and the reason behind every "no". docs/ops.md is generated from the same
+tables.`,
+		Example: `  modelbridge ops
+  modelbridge ops Gelu ConvTranspose
+  modelbridge ops --json | jq '.ops[] | select(.support["mxnet write"].handled | not) | .kind'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cols := opmatrix.Columns()
+			w := cmd.OutOrStdout()
+			switch {
+			case markdown:
+				opmatrix.WriteMarkdown(w, cols)
+				return nil
+			case asJSON:
+				r := opsReport{}
+				for _, c := range cols {
+					r.Columns = append(r.Columns, c.Name())
+				}
+				for _, d := range canon.Ops() {
+					o := opReport{Kind: d.Kind, Summary: d.Summary, Support: map[string]canon.Support{}}
+					for _, c := range cols {
+						o.Support[c.Name()] = c.Ops[d.Kind]
+					}
+					r.Ops = append(r.Ops, o)
+				}
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			}
+			if err := opmatrix.WriteText(w, cols, args...); err != nil {
+				return usageErrorf("%v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the matrix as JSON")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the matrix as Markdown (docs/ops.md)")
+	return cmd
+}
