@@ -180,6 +180,33 @@ type exportEntry struct {
 	// at most MinOpset).
 	below string
 	write func(b *builder, n *canon.Node) error
+	// typeOpset, when set, is the lowest opset whose schema for this op
+	// accepts data of dtype dt (0 when every supported opset does): ONNX
+	// Runtime rejects such models as invalid.
+	typeOpset func(op canon.Op, dt canon.DType) int
+}
+
+// arithmeticTypes: Add/Sub/Mul/Div-14 added the 8- and 16-bit integers,
+// 13 added bfloat16.
+func arithmeticTypes(_ canon.Op, dt canon.DType) int {
+	switch dt {
+	case canon.Int8, canon.Int16, canon.Uint8, canon.Uint16:
+		return 14
+	case canon.BFloat16:
+		return 13
+	}
+	return 0
+}
+
+// activationTypes: Relu-14 added the signed integers; 13 added bfloat16.
+func activationTypes(op canon.Op, dt canon.DType) int {
+	switch {
+	case op.Kind() == "Relu" && dt.IsInt():
+		return 14
+	case dt == canon.BFloat16:
+		return 13
+	}
+	return 0
 }
 
 // exports maps every canonical kind the exporter writes to its entry. It is
@@ -196,32 +223,50 @@ func init() {
 		return nil
 	}
 	plain := func(onnx string, native int) exportEntry { return exportEntry{onnx: onnx, native: native, write: same} }
+	arithmetic := func(onnx string) exportEntry {
+		e := plain(onnx, 7)
+		e.typeOpset = arithmeticTypes
+		return e
+	}
+	activation := func(onnx string, native int) exportEntry {
+		e := plain(onnx, native)
+		e.typeOpset = activationTypes
+		return e
+	}
 	exports = map[string]exportEntry{
 		"Conv":               {onnx: "Conv", native: 1, write: writeConv},
 		"ConvTranspose":      {onnx: "ConvTranspose", native: 1, write: writeConvTranspose},
 		"BatchNormalization": {onnx: "BatchNormalization", native: 9, write: writeBatchNorm},
 		"Linear":             {onnx: "Gemm", native: 7, write: writeLinear},
 		"MatMul":             plain("MatMul", 1),
-		"Add":                plain("Add", 7),
-		"Sub":                plain("Sub", 7),
-		"Mul":                plain("Mul", 7),
-		"Div":                plain("Div", 7),
-		"Relu":               plain("Relu", 6),
-		"Sigmoid":            plain("Sigmoid", 6),
-		"Tanh":               plain("Tanh", 6),
-		"Softplus":           plain("Softplus", 1),
-		"Softsign":           plain("Softsign", 1),
-		"HardSwish":          {onnx: "HardSwish", native: 14, below: "x·HardSigmoid(x)", write: writeHardSwish},
-		"Gelu":               {onnx: "Gelu", native: 20, below: "its Erf/Tanh expansion", write: writeGelu},
-		"LeakyRelu":          {onnx: "LeakyRelu", native: 6, write: writeLeakyRelu},
-		"Elu":                {onnx: "Elu", native: 6, write: writeElu},
-		"Selu":               {onnx: "Selu", native: 6, write: writeSelu},
-		"PRelu":              plain("PRelu", 9),
-		"Clip":               {onnx: "Clip", native: 11, write: writeClip},
-		"HardSigmoid":        {onnx: "HardSigmoid", native: 6, write: writeHardSigmoid},
+		"Add":                arithmetic("Add"),
+		"Sub":                arithmetic("Sub"),
+		"Mul":                arithmetic("Mul"),
+		"Div":                arithmetic("Div"),
+		"Relu":               activation("Relu", 6),
+		"Sigmoid":            activation("Sigmoid", 6),
+		"Tanh":               activation("Tanh", 6),
+		"Softplus":           activation("Softplus", 1),
+		"Softsign":           activation("Softsign", 1),
+		"HardSwish":          {onnx: "HardSwish", native: 14, below: "x·HardSigmoid(x)", write: writeHardSwish, typeOpset: activationTypes},
+		"Gelu": {onnx: "Gelu", native: 20, below: "its Erf/Tanh expansion", write: writeGelu,
+			// The expansion's Erf, Add and Mul took bfloat16 in 13.
+			typeOpset: activationTypes},
+		"LeakyRelu":   {onnx: "LeakyRelu", native: 6, write: writeLeakyRelu},
+		"Elu":         {onnx: "Elu", native: 6, write: writeElu},
+		"Selu":        {onnx: "Selu", native: 6, write: writeSelu},
+		"PRelu":       plain("PRelu", 9),
+		"Clip":        {onnx: "Clip", native: 11, write: writeClip},
+		"HardSigmoid": {onnx: "HardSigmoid", native: 6, write: writeHardSigmoid},
 		"Softmax": {onnx: "Softmax", native: 13, write: writeSoftmax,
 			below: "Softmax on the last axis, other axes between two Transposes"},
-		"MaxPool":           {onnx: "MaxPool", native: 10, write: writeMaxPool},
+		"MaxPool": {onnx: "MaxPool", native: 10, write: writeMaxPool,
+			typeOpset: func(_ canon.Op, dt canon.DType) int {
+				if dt == canon.Int8 || dt == canon.Uint8 {
+					return 12 // MaxPool-12 added int8 and uint8
+				}
+				return 0
+			}},
 		"AveragePool":       {onnx: "AveragePool", native: 10, write: writeAveragePool},
 		"GlobalAveragePool": plain("GlobalAveragePool", 1),
 		"GlobalMaxPool":     plain("GlobalMaxPool", 1),
@@ -289,8 +334,11 @@ func (b *builder) node(n *canon.Node) error {
 	if b.opset < e.native && e.below == "" {
 		return b.needOpset(n, e.onnx, e.native)
 	}
-	if err := b.checkTypes(n); err != nil {
-		return err
+	if e.typeOpset != nil && len(n.Inputs) > 0 && n.Inputs[0] != "" {
+		dt := b.dtype(n.Inputs[0])
+		if min := e.typeOpset(n.Op, dt); min > b.opset {
+			return b.needOpset(n, fmt.Sprintf("%s on %s data", n.Op.Kind(), dt), min)
+		}
 	}
 	return e.write(b, n)
 }
@@ -755,44 +803,6 @@ func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
 		attrString("mode", "nearest"),
 		attrString("coordinate_transformation_mode", op.CoordTransform.String()),
 		attrString("nearest_mode", op.Nearest.String()))
-	return nil
-}
-
-// checkTypes refuses element types an op's ONNX schema only accepts from a
-// later opset (ONNX Runtime rejects such models as invalid).
-func (b *builder) checkTypes(n *canon.Node) error {
-	if len(n.Inputs) == 0 || n.Inputs[0] == "" {
-		return nil
-	}
-	dt := b.dtype(n.Inputs[0])
-	min := 0
-	switch op := n.Op.(type) {
-	case *canon.Binary:
-		switch dt {
-		case canon.Int8, canon.Int16, canon.Uint8, canon.Uint16:
-			min = 14 // Add/Sub/Mul/Div-14 added the 8- and 16-bit integers
-		case canon.BFloat16:
-			min = 13
-		}
-	case *canon.Unary:
-		switch {
-		case op.Fn == canon.Relu && dt.IsInt():
-			min = 14 // Relu-14 added the signed integers
-		case dt == canon.BFloat16:
-			min = 13
-		}
-	case *canon.MaxPool:
-		if dt == canon.Int8 || dt == canon.Uint8 {
-			min = 12 // MaxPool-12 added int8 and uint8
-		}
-	case *canon.Gelu:
-		if dt == canon.BFloat16 {
-			min = 13 // the expansion's Erf, Add and Mul took bfloat16 in 13
-		}
-	}
-	if min > b.opset {
-		return b.needOpset(n, fmt.Sprintf("%s on %s data", n.Op.Kind(), dt), min)
-	}
 	return nil
 }
 

@@ -216,9 +216,20 @@ func constantValue(im *importer, n *onnxpb.NodeProto) *canon.Tensor {
 	return nil
 }
 
-// convertGelu emits the one Gelu node that stands for a matched expansion,
+func (m *geluMatch) span() []int { return m.nodes }
+
+// findGeluMatches is findGelus as a fusion.
+func findGeluMatches(im *importer, nodes []*onnxpb.NodeProto) map[int]fusedMatch {
+	out := map[int]fusedMatch{}
+	for i, m := range im.findGelus(nodes) {
+		out[i] = m
+	}
+	return out
+}
+
+// convert emits the one Gelu node that stands for a matched expansion,
 // named after the node that wrote the expansion's result.
-func (im *importer) convertGelu(m *geluMatch, name string) error {
+func (m *geluMatch) convert(im *importer, name string) error {
 	n := &onnxpb.NodeProto{Input: []string{m.x}, Output: []string{m.out}}
 	c := &nodeCtx{im: im, n: n, name: name, op: "Gelu", attrs: map[string]*onnxpb.AttributeProto{}}
 	if _, ok := im.vals[m.x]; !ok {

@@ -117,22 +117,31 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		return err
 	}
 	names := im.nodeNamesFor(gp.Node)
-	gelus := im.findGelus(gp.Node)
+	fused := map[int]fusedMatch{}
 	skip := map[int]bool{}
-	for _, m := range gelus {
-		for _, i := range m.nodes {
-			skip[i] = true
+	for _, f := range fusions {
+		if im.opset < f.since {
+			continue
+		}
+		for last, m := range f.find(im, gp.Node) {
+			if _, taken := fused[last]; taken || skip[last] {
+				continue
+			}
+			fused[last] = m
+			for _, i := range m.span() {
+				skip[i] = true
+			}
 		}
 	}
 	for _, i := range order {
-		if m := gelus[i]; m != nil {
-			if err := im.convertGelu(m, names[i]); err != nil {
+		if m := fused[i]; m != nil {
+			if err := m.convert(im, names[i]); err != nil {
 				return err
 			}
 			continue
 		}
 		if skip[i] {
-			continue // part of a Gelu expansion read as one node
+			continue // part of a subgraph read as one node
 		}
 		if err := im.convertNode(gp.Node[i], names[i]); err != nil {
 			return err

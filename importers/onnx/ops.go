@@ -144,11 +144,21 @@ type fusion struct {
 	name  string // for coverage: which ONNX ops, in what shape
 	since int64  // the lowest opset with every op of the pattern
 	kind  string
+	// find returns the pattern's matches in the file, keyed by the index
+	// of the node that writes each match's result.
+	find func(im *importer, nodes []*onnxpb.NodeProto) map[int]fusedMatch
+}
+
+// fusedMatch is one recognized subgraph: the file nodes it spans, and how
+// to emit the canonical node that stands for it.
+type fusedMatch interface {
+	span() []int
+	convert(im *importer, name string) error
 }
 
 // fusions lists the subgraphs the importer recognizes (see gelu.go).
 var fusions = []fusion{
-	{"Div/Mul → Erf → Add → Mul → Mul, as torch.onnx writes Gelu below opset 20", 9, "Gelu"},
+	{"Div/Mul → Erf → Add → Mul → Mul, as torch.onnx writes Gelu below opset 20", 9, "Gelu", findGeluMatches},
 }
 
 // Coverage is the importer's op table as coverage: for every canonical
@@ -220,7 +230,7 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	}
 	e, ok := ops[op]
 	if !ok {
-		return fmt.Errorf("node %q (%s): op not supported by modelbridge (supported: %s); re-export the model without it, or cut the graph before it and run that part separately", name, op, strings.Join(SupportedOps(), ", "))
+		return fmt.Errorf("node %q (%s): op not supported by modelbridge (`modelbridge ops` lists the %d ONNX op types it reads); re-export the model without it, or cut the graph before it and run that part separately", name, op, len(SupportedOps()))
 	}
 	if im.opset < e.since {
 		return fmt.Errorf("node %q (%s): the model's opset %d predates the %s semantics modelbridge reads (opset >= %d); upgrade the model with onnx.version_converter", name, op, im.opset, op, e.since)
