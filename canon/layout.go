@@ -178,3 +178,39 @@ func AssignLayouts(g *Graph) {
 		}
 	}
 }
+
+// CheckKernelLayout accepts a kernel layout made of O, I and one spatial
+// letter set (W, HW or DHW), each letter once.
+func CheckKernelLayout(l string) error {
+	letters := strings.Split(l, "")
+	seen := map[string]bool{}
+	for _, c := range letters {
+		if !strings.Contains("OIDHW", c) {
+			return fmt.Errorf("unknown axis letter %q (use O, I and the spatial letters D, H, W)", c)
+		}
+		if seen[c] {
+			return fmt.Errorf("axis letter %q appears twice", c)
+		}
+		seen[c] = true
+	}
+	if !seen["O"] || !seen["I"] {
+		return fmt.Errorf("a kernel layout needs both O and I")
+	}
+	spatial := strings.NewReplacer("O", "", "I", "").Replace(l)
+	if want := SpatialLetters(len(spatial)); want == "" || !sameLetters(spatial, want) {
+		return fmt.Errorf("spatial letters must be W, HW or DHW")
+	}
+	return nil
+}
+
+func sameLetters(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, c := range a {
+		if !strings.ContainsRune(b, c) {
+			return false
+		}
+	}
+	return true
+}

@@ -77,7 +77,7 @@ another layout (the axis order is computed from the letters).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if kernel != "" {
-				if err := checkKernelLayout(kernel); err != nil {
+				if err := canon.CheckKernelLayout(kernel); err != nil {
 					return usageErrorf("--kernel-layout %s: %v", kernel, err)
 				}
 			}
@@ -100,42 +100,6 @@ another layout (the axis order is computed from the letters).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&kernel, "kernel-layout", "", "preview convolution kernel shapes in this layout (e.g. HWIO, HWOI, OHWI)")
 	return cmd
-}
-
-// checkKernelLayout accepts a kernel layout made of O, I and one spatial
-// letter set (W, HW or DHW), each letter once.
-func checkKernelLayout(l string) error {
-	letters := strings.Split(l, "")
-	seen := map[string]bool{}
-	for _, c := range letters {
-		if !strings.Contains("OIDHW", c) {
-			return fmt.Errorf("unknown axis letter %q (use O, I and the spatial letters D, H, W)", c)
-		}
-		if seen[c] {
-			return fmt.Errorf("axis letter %q appears twice", c)
-		}
-		seen[c] = true
-	}
-	if !seen["O"] || !seen["I"] {
-		return fmt.Errorf("a kernel layout needs both O and I")
-	}
-	spatial := strings.NewReplacer("O", "", "I", "").Replace(l)
-	if want := canon.SpatialLetters(len(spatial)); want == "" || !sameLetters(spatial, want) {
-		return fmt.Errorf("spatial letters must be W, HW or DHW")
-	}
-	return nil
-}
-
-func sameLetters(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, c := range a {
-		if !strings.ContainsRune(b, c) {
-			return false
-		}
-	}
-	return true
 }
 
 // weightUse is one node input slot that reads a weight.
@@ -352,7 +316,7 @@ func printLayouts(w io.Writer, r layoutsReport) {
 // PyTorch state dict has no place to declare a layout, so those are refused
 // rather than written with weights their readers would misinterpret.
 func applyKernelLayout(g *canon.Graph, exp *formats.Exporter, to string) error {
-	if err := checkKernelLayout(to); err != nil {
+	if err := canon.CheckKernelLayout(to); err != nil {
 		return usageErrorf("--kernel-layout %s: %v", to, err)
 	}
 	if !exp.KernelLayouts {
