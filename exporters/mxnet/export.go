@@ -20,6 +20,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/mxparams"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // Version is the mxnet_version written into the symbol (1.3.0).
@@ -368,7 +369,7 @@ func init() {
 	oneOp := func(mx, detail string, attrs func(n *canon.Node) map[string]string) opWriter {
 		return opWriter{strings.TrimSpace(mx + " " + detail), func(e *exporter, n *canon.Node) error { return e.single(n, mx, attrs(n), n.Inputs[0]) }}
 	}
-	writers = map[string]opWriter{
+	optable.Add(&writers, map[string]opWriter{
 		"Constant": {"a parameter where it is used", func(*exporter, *canon.Node) error { return nil }},
 		"Conv": {"Convolution (Pad before it for asymmetric pads)", func(e *exporter, n *canon.Node) error {
 			return e.conv(n, n.Op.(*canon.Conv))
@@ -470,7 +471,7 @@ func init() {
 			return e.finish(n.Outputs[0], e.add("Dropout", n.Outputs[0], map[string]string{"p": f32(n.Op.(*canon.Dropout).Ratio)}, 2, in...))
 		}},
 		"Resize": {"UpSampling sample_type=nearest (integer factor on H and W)", func(e *exporter, n *canon.Node) error { return e.resize(n, n.Op.(*canon.Resize)) }},
-	}
+	})
 	for fn := canon.Add; fn <= canon.Div; fn++ {
 		writers[fn.String()] = opWriter{binaryOps[fn].broadcast + ", " + binaryOps[fn].scalar + " (scalar operand)", func(e *exporter, n *canon.Node) error {
 			return e.binary(n, n.Op.(*canon.Binary))

@@ -10,6 +10,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // builder turns canonical nodes into ONNX nodes for one target opset,
@@ -233,7 +234,7 @@ func init() {
 		e.typeOpset = activationTypes
 		return e
 	}
-	exports = map[string]exportEntry{
+	optable.Add(&exports, map[string]exportEntry{
 		"Conv":               {onnx: "Conv", native: 1, write: writeConv},
 		"ConvTranspose":      {onnx: "ConvTranspose", native: 1, write: writeConvTranspose},
 		"BatchNormalization": {onnx: "BatchNormalization", native: 9, write: writeBatchNorm},
@@ -287,7 +288,7 @@ func init() {
 		"Identity": plain("Identity", 1),
 		"Dropout":  {onnx: "Dropout", native: 7, write: writeDropout},
 		"Resize":   {onnx: "Resize", native: 11, write: writeResize},
-	}
+	})
 }
 
 // Coverage is the exporter's op table as coverage: every canonical kind

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // opWriter is the torch exporter's entry for one canonical op kind.
@@ -43,7 +44,7 @@ func init() {
 	unary := func(f string) func(*generator, *canon.Node) error {
 		return func(gen *generator, _ *canon.Node) error { return gen.call(f+"(%s)", 0) }
 	}
-	opWriters = map[string]opWriter{
+	optable.Add(&opWriters, map[string]opWriter{
 		"Conv": {write: func(gen *generator, n *canon.Node) error { return gen.conv(n.Op.(*canon.Conv)) },
 			floatOnly: "convolution", detail: "nn.Conv1d/2d/3d, or F.conv*d when the weights are not float32 initializers of their own; unequal pads through F.pad"},
 		"ConvTranspose": {write: func(gen *generator, n *canon.Node) error { return gen.convTranspose(n.Op.(*canon.ConvTranspose)) },
@@ -110,7 +111,7 @@ func init() {
 		"Resize": {write: func(gen *generator, n *canon.Node) error { return gen.resize(n.Op.(*canon.Resize)) },
 			floatOnly: "nearest resizing (besides uint8)", accepts: func(dt canon.DType) bool { return dt.IsFloat() || dt == canon.Uint8 },
 			detail: "F.interpolate(mode=\"nearest\"): asymmetric coordinates with floor rounding, spatial axes of 3-D to 5-D inputs, constant scales or sizes"},
-	}
+	})
 }
 
 // Coverage is what model.py expresses, derived from opWriters and opLacks.

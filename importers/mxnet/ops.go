@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // converter turns one MXNet node into canonical nodes and returns the
@@ -75,7 +76,7 @@ func init() {
 		leakyKinds[lt.kind] = true
 	}
 	softmax := []string{"Softmax"}
-	converters = map[string]mxOp{
+	optable.Add(&converters, map[string]mxOp{
 		"Convolution":              {convConv, []string{"Conv"}},
 		"Deconvolution":            {convDeconv, []string{"ConvTranspose"}},
 		"BatchNorm":                {convBatchNorm, []string{"BatchNormalization"}},
@@ -124,7 +125,7 @@ func init() {
 		"identity":                 identity,
 		"BlockGrad":                identity,
 		"stop_gradient":            identity,
-	}
+	})
 	for _, name := range []string{"elemwise_add", "_Plus", "_plus", "_add", "broadcast_add", "broadcast_plus"} {
 		converters[name] = bin(canon.Add)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // opEntry is how the importer reads one ONNX op type.
@@ -41,7 +42,7 @@ func init() {
 	bin := func(fn canon.BinaryFn) func(c *nodeCtx) error {
 		return simple(func() canon.Op { return &canon.Binary{Fn: fn} })
 	}
-	ops = map[string]opEntry{
+	optable.Add(&ops, map[string]opEntry{
 		"Conv":               {convConv, 1, []string{"Conv"}},
 		"ConvTranspose":      {convConvTranspose, 1, []string{"ConvTranspose"}},
 		"MaxPool":            {convMaxPool, 1, []string{"MaxPool"}},
@@ -136,7 +137,7 @@ func init() {
 		"ReduceMean": {convReduceMean, 1, []string{"ReduceMean", "Identity"}},
 		"Upsample":   {convUpsample, 7, []string{"Resize"}},
 		"Resize":     {convResize, 10, []string{"Resize"}},
-	}
+	})
 }
 
 // fusion is a subgraph of several ONNX ops read as one canonical op.

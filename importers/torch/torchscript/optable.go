@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // opEntry is one callable that serialized TorchScript code names: its
@@ -48,7 +49,7 @@ var opLacks = map[string]string{
 }
 
 func init() {
-	opTable = map[string]opEntry{
+	optable.Add(&opTable, map[string]opEntry{
 		"torch._convolution":        entry(opConvolution, "Conv", "ConvTranspose"),
 		"torch.conv1d":              entry(opConvN, "Conv"),
 		"torch.conv2d":              entry(opConvN, "Conv"),
@@ -117,7 +118,7 @@ func init() {
 		"len":                   entry(opLen),
 		"getattr":               entry(opGetattr),
 		"annotate":              entry(opAnnotate),
-	}
+	})
 	for _, name := range []string{"relu", "sigmoid", "tanh", "hardswish", "hardtanh", "hardsigmoid", "silu",
 		"leaky_relu", "elu", "selu", "gelu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
 		e := opTable["torch."+name]
