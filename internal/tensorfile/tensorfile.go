@@ -73,8 +73,9 @@ func safeName(name string) string {
 // OutputFileName is the file `run` writes output i to.
 func OutputFileName(i int) string { return fmt.Sprintf("output_%d.pb", i) }
 
-// Random makes one random tensor per graph input: floats uniform in
-// [-1, 1), integers zero, booleans false. Unknown dimensions become 1 unless
+// Random makes one random tensor per graph input, of the input's dtype:
+// floats (float16, bfloat16, float32, float64) uniform in [-1, 1), booleans
+// random, integers zero. Unknown dimensions become 1 unless
 // shapes overrides them (by input name).
 func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (map[string]*canon.Tensor, error) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -109,9 +110,20 @@ func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (m
 			for i := 0; i < n; i++ {
 				binary.LittleEndian.PutUint64(t.Data[8*i:], math.Float64bits(rng.Float64()*2-1))
 			}
-		case canon.Float16, canon.BFloat16:
-			return nil, fmt.Errorf("input %q: random %s inputs are not supported; pass a file with --input", in.Name, in.DType)
+		case canon.Float16:
+			for i := 0; i < n; i++ {
+				binary.LittleEndian.PutUint16(t.Data[2*i:], canon.Float32ToHalf(float32(rng.Float64()*2-1)))
+			}
+		case canon.BFloat16:
+			for i := 0; i < n; i++ {
+				binary.LittleEndian.PutUint16(t.Data[2*i:], canon.Float32ToBFloat16(float32(rng.Float64()*2-1)))
+			}
+		case canon.Bool:
+			for i := 0; i < n; i++ {
+				t.Data[i] = byte(rng.IntN(2))
+			}
 		}
+		// Integers stay 0: a valid index, count and size for any input.
 		out[in.Name] = t
 	}
 	return out, nil

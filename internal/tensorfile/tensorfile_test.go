@@ -1,0 +1,43 @@
+package tensorfile
+
+import (
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Random makes inputs of every dtype: floats of every width in [-1, 1).
+func TestRandomEveryDType(t *testing.T) {
+	var ins []canon.ValueInfo
+	for _, dt := range []canon.DType{canon.Float16, canon.BFloat16, canon.Float32, canon.Float64, canon.Bool,
+		canon.Int8, canon.Int16, canon.Int32, canon.Int64, canon.Uint8, canon.Uint16, canon.Uint32, canon.Uint64} {
+		ins = append(ins, canon.ValueInfo{Name: dt.String(), DType: dt, Shape: canon.DimsOf(64), RankKnown: true})
+	}
+	got, err := Random(ins, nil, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ins {
+		x := got[in.Name]
+		if x == nil || x.DType != in.DType || x.CheckData() != nil {
+			t.Fatalf("%s: bad tensor %+v", in.Name, x)
+		}
+		if !in.DType.IsFloat() {
+			continue
+		}
+		v, err := x.Float64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		distinct := map[float64]bool{}
+		for _, f := range v {
+			if !(f >= -1 && f <= 1) {
+				t.Fatalf("%s: value %v outside [-1, 1]", in.Name, f)
+			}
+			distinct[f] = true
+		}
+		if len(distinct) < 10 {
+			t.Errorf("%s: only %d distinct values in 64", in.Name, len(distinct))
+		}
+	}
+}
