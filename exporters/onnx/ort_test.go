@@ -25,9 +25,11 @@ const fs = require('fs');
 const path = require('path');
 const ort = require(path.join(process.env.ORT_DIR, 'node_modules', 'onnxruntime-node'));
 const { onnx } = require(path.join(process.env.ORT_DIR, 'node_modules', 'onnx-proto'));
-const DT = { 1: 'float32', 2: 'uint8', 3: 'int8', 5: 'int16', 6: 'int32', 7: 'int64', 9: 'bool', 10: 'float16', 11: 'float64' };
+const DT = { 1: 'float32', 2: 'uint8', 3: 'int8', 4: 'uint16', 5: 'int16', 6: 'int32', 7: 'int64', 9: 'bool', 10: 'float16', 11: 'float64',
+  12: 'uint32', 13: 'uint64' };
 const CODE = Object.fromEntries(Object.entries(DT).map(([k, v]) => [v, +k]));
-const ARR = { float32: Float32Array, uint8: Uint8Array, int8: Int8Array, int16: Int16Array, int32: Int32Array,
+const ARR = { float32: Float32Array, uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, int32: Int32Array,
+  uint32: Uint32Array, uint64: BigUint64Array,
   int64: BigInt64Array, bool: Uint8Array, float64: Float64Array, float16: Uint16Array };
 function tensorFromPb(buf) {
   const t = onnx.TensorProto.decode(buf);
@@ -44,6 +46,7 @@ function tensorFromPb(buf) {
   } else if (type === 'float32') data = Float32Array.from(t.floatData);
   else if (type === 'float64') data = Float64Array.from(t.doubleData);
   else if (type === 'int64') data = BigInt64Array.from(t.int64Data.map((v) => BigInt(v.toString())));
+  else if (type === 'uint64') data = BigUint64Array.from(t.uint64Data.map((v) => BigInt(v.toString())));
   else data = A.from(t.int32Data);
   return new ort.Tensor(type, data, dims);
 }
