@@ -1,0 +1,111 @@
+package mxnetimport
+
+import (
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// The indexing family: gather_nd and one_hot. MXNet 1.x has no op for the
+// other kinds of the family.
+
+func init() {
+	optable.Add(&converters, map[string]mxOp{
+		"gather_nd": {convGatherND, []string{"GatherND", "Transpose"}},
+		"one_hot":   {convOneHot, []string{"OneHot"}},
+	})
+	optable.Add(&lacks, map[string]string{
+		"GatherElements":  "MXNet 1.x has no gather along an axis with a full index tensor (pick takes one index per row)",
+		"ScatterElements": "MXNet 1.x has no scatter along an axis",
+		"ScatterND":       "MXNet's scatter_nd starts from zeros, not from data; it is not read yet",
+		"Compress":        "MXNet 1.x has no boolean selection op outside contrib",
+		"Trilu":           "MXNet 1.x has no triu/tril op",
+	})
+}
+
+// convGatherND: MXNet's indices hold the tuples on their first axis, ONNX's
+// (and canon's) on the last, so the indices are transposed; constant
+// indices (MXNet often stores them as floats) become an i64 constant.
+func convGatherND(b *builder, c *nodeCtx) ([]string, error) {
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := b.in(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	vi := b.vals[idx]
+	if !vi.RankKnown || len(vi.Shape) < 1 {
+		return nil, c.errf("the rank of indices %s must be known and at least 1", idx)
+	}
+	q := len(vi.Shape)
+	perm := make([]int64, q)
+	for i := range q - 1 {
+		perm[i] = int64(i + 1)
+	}
+	if k := vi.Const; k != nil {
+		v, err := k.Float64s()
+		if err != nil {
+			return nil, c.errf("indices %s: %v", idx, err)
+		}
+		m := int(k.Shape[0])
+		count := len(v) / max(m, 1)
+		out := make([]int64, len(v))
+		for a := range m {
+			for p := range count {
+				out[p*m+a] = int64(v[a*count+p])
+			}
+		}
+		shape := append(append([]int64{}, k.Shape[1:]...), int64(m))
+		idx = b.constant(canon.NewInt64Tensor(c.n.Name+"_indices", shape, out))
+	} else {
+		if vi.DType != canon.Int64 && vi.DType != canon.Int32 {
+			return nil, c.errf("indices %s are %s and computed at run time; GatherND needs int32 or int64 indices", idx, vi.DType)
+		}
+		t := b.fresh(c.n.Name + "_indices")
+		if err := b.emit(t, &canon.Transpose{Perm: perm}, []string{idx}, t); err != nil {
+			return nil, err
+		}
+		idx = t
+	}
+	out := b.fresh(c.n.Name)
+	return []string{out}, b.emit(out, &canon.GatherND{}, []string{x, idx}, out)
+}
+
+// convOneHot: one_hot appends an axis of size depth; negative indices are
+// out of range, and on/off values are attributes in dtype.
+func convOneHot(b *builder, c *nodeCtx) ([]string, error) {
+	if err := c.a.required("depth"); err != nil {
+		return nil, err
+	}
+	depth, err := c.a.int("depth", 0)
+	if err != nil {
+		return nil, err
+	}
+	if depth < 1 {
+		return nil, c.errf("depth is %d, must be >= 1", depth)
+	}
+	on, err := c.a.float("on_value", 1)
+	if err != nil {
+		return nil, err
+	}
+	off, err := c.a.float("off_value", 0)
+	if err != nil {
+		return nil, err
+	}
+	var vals *canon.Tensor
+	switch dt := c.a.str("dtype", "float32"); dt {
+	case "float32":
+		vals = canon.NewFloat32Tensor(c.n.Name+"_values", []int64{2}, []float32{float32(off), float32(on)})
+	case "int64":
+		vals = canon.NewInt64Tensor(c.n.Name+"_values", []int64{2}, []int64{int64(off), int64(on)})
+	default:
+		return nil, c.errf("dtype %s is not supported (float32 or int64)", dt)
+	}
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := b.fresh(c.n.Name)
+	return []string{out}, b.emit(out, &canon.OneHot{Axis: -1, Depth: depth}, []string{x, b.constant(vals)}, out)
+}
