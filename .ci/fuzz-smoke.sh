@@ -17,6 +17,7 @@ for target in \
 	FuzzReadTensorFile:./importers/onnx \
 	FuzzRead:./importers/onnx \
 	FuzzRead:./importers/safetensors \
+	FuzzRead:./importers/caffe \
 	FuzzRead:./internal/npy \
 	FuzzParse:./internal/mxparams \
 	FuzzReadCheckpoint:./importers/mxnet \

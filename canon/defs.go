@@ -197,14 +197,6 @@ func builtinOps() []*OpDef {
 			Example: unaryExample(&GlobalMaxPool{}),
 		},
 		{
-			Kind: "ReduceMean", Summary: "mean over the given axes",
-			New:   func() Op { return &ReduceMean{KeepDims: true} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.reduceMean(c.n.Op.(*ReduceMean))) },
-			Example: func() Example {
-				return Example{Op: &ReduceMean{Axes: []int64{2, 3}, KeepDims: true}, Inputs: []ExampleInput{exampleX}}
-			},
-		},
-		{
 			Kind: "Concat", Summary: "join inputs along one axis",
 			New:   func() Op { return &Concat{} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.concat(c.n.Op.(*Concat))) },

@@ -544,44 +544,6 @@ func (c *InferCtx) softmax(op *Softmax) (ValueInfo, error) {
 	return c.elementwise()
 }
 
-func (c *InferCtx) reduceMean(op *ReduceMean) (ValueInfo, error) {
-	x := c.in[0]
-	all := len(op.Axes) == 0
-	if !x.RankKnown {
-		if all && !op.KeepDims {
-			return shaped(x.DType, []Dim{}), nil
-		}
-		return ValueInfo{DType: x.DType}, nil
-	}
-	r := len(x.Shape)
-	reduce := make([]bool, r)
-	if all {
-		for i := range reduce {
-			reduce[i] = true
-		}
-	}
-	for _, a := range op.Axes {
-		ax, ok := normAxis(a, r)
-		if !ok {
-			return ValueInfo{}, c.errf("axis %d is out of range for input X of shape %s", a, fmtShape(x))
-		}
-		if reduce[ax] {
-			return ValueInfo{}, c.errf("axis %d is listed twice in Axes %v", ax, op.Axes)
-		}
-		reduce[ax] = true
-	}
-	out := []Dim{}
-	for i, d := range x.Shape {
-		switch {
-		case !reduce[i]:
-			out = append(out, d)
-		case op.KeepDims:
-			out = append(out, knownDim(1))
-		}
-	}
-	return shaped(x.DType, out), nil
-}
-
 // ---- shape manipulation ----
 
 func (c *InferCtx) concat(op *Concat) (ValueInfo, error) {

@@ -55,7 +55,7 @@ func TestInferNodeNeverPanics(t *testing.T) {
 		func() Op { return &MaxPool{list(), list(), list(), list(), list(), r.Intn(2) == 0} },
 		func() Op { return &AveragePool{list(), list(), list(), list(), list(), r.Intn(2) == 0, false} },
 		func() Op { return &GlobalAveragePool{} },
-		func() Op { return &ReduceMean{list(), r.Intn(2) == 0} },
+		func() Op { return &Reduce{Fn: ReduceMean, Axes: list(), KeepDims: r.Intn(2) == 0} },
 		func() Op { return &Concat{Axis: num()} },
 		func() Op { return &Split{Axis: num(), Sizes: list()} },
 		func() Op { return &Reshape{Shape: list(), AllowZero: r.Intn(2) == 0} },

@@ -119,12 +119,12 @@ var inferCases = []inferCase{
 	{"global max", &GlobalMaxPool{}, []ValueInfo{f32(2, 8, 7)}, 0, "f32[2 8 1]"},
 
 	// ReduceMean
-	{"reduce all", &ReduceMean{}, []ValueInfo{f32(2, 3, 4)}, 0, "f32[]"},
-	{"reduce all keep", &ReduceMean{KeepDims: true}, []ValueInfo{f32(2, 3, 4)}, 0, "f32[1 1 1]"},
-	{"reduce axes", &ReduceMean{Axes: ints(-1, 1), KeepDims: true}, []ValueInfo{f32(2, 3, 4)}, 0, "f32[2 1 1]"},
-	{"reduce axes drop", &ReduceMean{Axes: ints(2, 3)}, []ValueInfo{f32(1, 8, 7, 7)}, 0, "f32[1 8]"},
-	{"reduce dup", &ReduceMean{Axes: ints(1, -2)}, []ValueInfo{f32(2, 3, 4)}, 0, "ERR axis 1 is listed twice"},
-	{"reduce range", &ReduceMean{Axes: ints(3)}, []ValueInfo{f32(2, 3, 4)}, 0, "ERR axis 3 is out of range for input X of shape [2 3 4]"},
+	{"reduce all", &Reduce{Fn: ReduceMean}, []ValueInfo{f32(2, 3, 4)}, 0, "f32[]"},
+	{"reduce all keep", &Reduce{Fn: ReduceMean, KeepDims: true}, []ValueInfo{f32(2, 3, 4)}, 0, "f32[1 1 1]"},
+	{"reduce axes", &Reduce{Fn: ReduceMean, Axes: ints(-1, 1), KeepDims: true}, []ValueInfo{f32(2, 3, 4)}, 0, "f32[2 1 1]"},
+	{"reduce axes drop", &Reduce{Fn: ReduceMean, Axes: ints(2, 3)}, []ValueInfo{f32(1, 8, 7, 7)}, 0, "f32[1 8]"},
+	{"reduce dup", &Reduce{Fn: ReduceMean, Axes: ints(1, -2)}, []ValueInfo{f32(2, 3, 4)}, 0, "ERR axis 1 is listed twice"},
+	{"reduce range", &Reduce{Fn: ReduceMean, Axes: ints(3)}, []ValueInfo{f32(2, 3, 4)}, 0, "ERR axis 3 is out of range for input X of shape [2 3 4]"},
 
 	// BatchNorm, Linear, MatMul
 	{"bn", &BatchNorm{Epsilon: 1e-5}, []ValueInfo{f32(1, 4, 3, 3), f32(4), f32(4), f32(4), f32(4)}, 0, "f32[1 4 3 3]"},
@@ -303,7 +303,7 @@ func TestInferCoversEveryOp(t *testing.T) {
 		seen[fmt.Sprintf("%T", tc.op)] = true
 	}
 	for _, op := range []Op{&Conv{}, &ConvTranspose{}, &BatchNorm{}, &Linear{}, &MatMul{}, &Binary{}, &Unary{}, &LeakyRelu{}, &Elu{}, &Selu{}, &PRelu{},
-		&Clip{}, &HardSigmoid{}, &Softmax{}, &MaxPool{}, &AveragePool{}, &GlobalAveragePool{}, &GlobalMaxPool{}, &ReduceMean{},
+		&Clip{}, &HardSigmoid{}, &Softmax{}, &MaxPool{}, &AveragePool{}, &GlobalAveragePool{}, &GlobalMaxPool{}, &Reduce{Fn: ReduceMean},
 		&Concat{}, &Split{}, &Reshape{}, &Flatten{}, &Transpose{}, &Squeeze{}, &Unsqueeze{}, &Pad{}, &Slice{}, &Gather{},
 		&ShapeOf{}, &Constant{}, &Identity{}, &Dropout{}, &Resize{}} {
 		if !seen[fmt.Sprintf("%T", op)] {

@@ -327,15 +327,6 @@ type GlobalMaxPool struct{}
 func (*GlobalMaxPool) Kind() string         { return "GlobalMaxPool" }
 func (*GlobalMaxPool) Signature() Signature { return sig(1, inX) }
 
-// ReduceMean averages over Axes (all axes when Axes is nil).
-type ReduceMean struct {
-	Axes     []int64
-	KeepDims bool
-}
-
-func (*ReduceMean) Kind() string         { return "ReduceMean" }
-func (*ReduceMean) Signature() Signature { return sig(1, inX) }
-
 // ---- Shape manipulation ----
 
 // Concat joins its inputs along Axis.

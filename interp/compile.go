@@ -65,7 +65,6 @@ var kernels = map[string]kernelBuilder{
 	},
 	"GlobalAveragePool": fixed(func(x *exec) error { return runGlobalPool(x, false) }),
 	"GlobalMaxPool":     fixed(func(x *exec) error { return runGlobalPool(x, true) }),
-	"ReduceMean":        withOp(runReduceMean),
 
 	"Concat":    withOp(runConcat),
 	"Split":     withOp(runSplit),

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"github.com/modelbridge/modelbridge/canon"
 )
 
 type poolAttrs struct {
@@ -146,71 +144,6 @@ func runGlobalPool(x *exec, isMax bool) error {
 			s += float64(v)
 		}
 		y.f[p] = float32(s / float64(inner))
-	}
-	x.set(0, y)
-	return nil
-}
-
-func runReduceMean(x *exec, op *canon.ReduceMean) error {
-	in := x.in(0)
-	if err := needFloat(in, "X"); err != nil {
-		return err
-	}
-	r := len(in.shape)
-	reduce := make([]bool, r)
-	if len(op.Axes) == 0 {
-		for i := range reduce {
-			reduce[i] = true
-		}
-	}
-	for _, ax := range op.Axes {
-		a, err := normAxis(ax, r)
-		if err != nil {
-			return err
-		}
-		reduce[a] = true
-	}
-	var keep []int
-	count := 1
-	for i, d := range in.shape {
-		if reduce[i] {
-			count *= d
-			if op.KeepDims {
-				keep = append(keep, 1)
-			}
-			continue
-		}
-		keep = append(keep, d)
-	}
-	// Output strides per input axis; 0 along reduced axes.
-	ostr := make([]int, r)
-	acc := 1
-	for i := r - 1; i >= 0; i-- {
-		if !reduce[i] {
-			ostr[i] = acc
-			acc *= in.shape[i]
-		}
-	}
-	sums := make([]float64, acc)
-	if numel(in.shape) > 0 {
-		idx := make([]int, r)
-		o := 0
-		for _, v := range in.f {
-			sums[o] += float64(v)
-			for k := r - 1; k >= 0; k-- {
-				idx[k]++
-				o += ostr[k]
-				if idx[k] < in.shape[k] {
-					break
-				}
-				o -= ostr[k] * in.shape[k]
-				idx[k] = 0
-			}
-		}
-	}
-	y := x.newF(keep)
-	for i, s := range sums {
-		y.f[i] = float32(s / float64(count))
 	}
 	x.set(0, y)
 	return nil

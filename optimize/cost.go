@@ -188,7 +188,6 @@ var costTable = map[string]costRule{
 	"AveragePool":        windowed(func(op canon.Op) []int64 { return op.(*canon.AveragePool).Kernel }),
 	"GlobalAveragePool":  perInput("one operation per input element"),
 	"GlobalMaxPool":      perInput("one operation per input element"),
-	"ReduceMean":         perInput("one operation per input element"),
 	"Concat":             movement,
 	"Split":              movement,
 	"Transpose":          movement,

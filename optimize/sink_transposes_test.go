@@ -142,11 +142,11 @@ func TestSinkTransposesAxisOps(t *testing.T) {
 	y = b.node(&canon.Pad{PadsBegin: []int64{0, 1, 0, 0}, PadsEnd: []int64{0, 0, 2, 1}, Value: 0.5}, y)
 	split := &canon.Node{Name: "split", Op: &canon.Split{Axis: 3, Sizes: []int64{3, 5}}, Inputs: []string{y}, Outputs: []string{"s0", "s1"}}
 	b.g.Nodes = append(b.g.Nodes, split)
-	m := b.node(&canon.ReduceMean{Axes: []int64{1, 2}, KeepDims: true}, "s0")
+	m := b.node(&canon.Reduce{Fn: canon.ReduceMean, Axes: []int64{1, 2}, KeepDims: true}, "s0")
 	s0 := b.transpose(m, toNCHW)
 	s1 := b.transpose("s1", toNCHW)
 	// NHWC global average pool without keepdims: N,C either way.
-	pooled := b.node(&canon.ReduceMean{Axes: []int64{1, 2}}, "s1")
+	pooled := b.node(&canon.Reduce{Fn: canon.ReduceMean, Axes: []int64{1, 2}}, "s1")
 	opt := sinkOnly(t, b.output(s0, s1, pooled))
 	wantOps(t, opt, map[string]int{"Transpose": 0, "Concat": 1, "Softmax": 1, "Pad": 1, "Split": 1, "ReduceMean": 2})
 }
@@ -188,7 +188,7 @@ func tf2onnxBlock(seed uint64, residualFromInput bool) *canon.Graph {
 	}
 	y = b.binary(canon.Add, y, skip)
 	out := b.relu(y)
-	pooled := b.node(&canon.ReduceMean{Axes: []int64{1, 2}}, out)
+	pooled := b.node(&canon.Reduce{Fn: canon.ReduceMean, Axes: []int64{1, 2}}, out)
 	return b.output(out, pooled)
 }
 
@@ -304,12 +304,30 @@ func TestSinkTransposesThroughEveryElementwiseOp(t *testing.T) {
 		t.Run(d.Kind, func(t *testing.T) {
 			b := newGB(31)
 			x := b.input("x", 2, 5, 3, 4)
+			// Bool and integer ops (And, BitShift...) get their example's
+			// input dtype through a Cast, and a constant of ones.
+			dt := canon.Float32
+			if ex := d.Example; ex != nil && len(ex().Inputs) > 0 {
+				dt = ex().Inputs[0].DType
+			}
+			if dt != canon.Float32 {
+				x = b.node(&canon.Cast{To: dt}, x)
+			}
 			in := []string{b.transpose(x, toNHWC)}
-			if d.Traits.Broadcasts {
+			if d.Traits.Broadcasts && dt != canon.Float32 {
+				ones := &canon.Tensor{Name: b.name("c"), DType: dt, Shape: []int64{5}, Data: make([]byte, 5*dt.Size())}
+				for i := range 5 {
+					ones.Data[i*dt.Size()] = 1
+				}
+				b.g.Initializers = append(b.g.Initializers, ones)
+				in = append(in, ones.Name)
+			} else if d.Traits.Broadcasts {
 				in = append(in, b.randW("", 0.5, 1.5, 5))
 			}
 			y := b.transpose(b.node(d.New(), in...), toNCHW)
-			opt := sinkOnly(t, b.output(y))
+			g := b.output(y)
+			g.Outputs[0].DType = canon.Undefined // inferred: comparisons give bool
+			opt := sinkOnly(t, g)
 			if n := countOps(opt)["Transpose"]; n != 0 {
 				t.Errorf("%d Transposes remain around %s: %v", n, d.Kind, countOps(opt))
 			}

@@ -86,7 +86,7 @@ func pushThrough(n *canon.Node, perm []int64, rank func(string) (int, bool)) (pu
 			pb[a], pe[a] = op.PadsBegin[i], op.PadsEnd[i]
 		}
 		return same(&canon.Pad{Mode: op.Mode, PadsBegin: pb, PadsEnd: pe, Value: op.Value}, 0)
-	case *canon.ReduceMean:
+	case *canon.Reduce:
 		return pushReduceMean(n, op, perm, outRank)
 	}
 	return pushedOp{}, false
@@ -101,13 +101,13 @@ func allSlots(n *canon.Node) []int {
 	return slots
 }
 
-// pushReduceMean maps the reduced axes through perm. Without KeepDims the
+// pushReduceMean maps the reduced axes of any Reduce through perm. Without KeepDims the
 // output keeps the unreduced axes in their untransposed order, which is
 // often the original order already (NHWC mean over H, W gives N, C either
 // way): then no Transpose is needed after it at all.
-func pushReduceMean(n *canon.Node, op *canon.ReduceMean, perm []int64, outRank func(int) bool) (pushedOp, bool) {
+func pushReduceMean(n *canon.Node, op *canon.Reduce, perm []int64, outRank func(int) bool) (pushedOp, bool) {
 	r := len(perm)
-	if n.Outputs[0] == "" {
+	if n.Outputs[0] == "" || canon.HasRuntimeParams(n) { // run-time axes would need permuting at run time
 		return pushedOp{}, false
 	}
 	if len(op.Axes) == 0 { // every axis: the result does not depend on the layout
@@ -124,7 +124,7 @@ func pushReduceMean(n *canon.Node, op *canon.ReduceMean, perm []int64, outRank f
 		axes = append(axes, perm[ax])
 	}
 	slices.Sort(axes)
-	nop := &canon.ReduceMean{Axes: axes, KeepDims: op.KeepDims}
+	nop := &canon.Reduce{Fn: op.Fn, Axes: axes, KeepDims: op.KeepDims}
 	if op.KeepDims {
 		if !outRank(0) {
 			return pushedOp{}, false

@@ -58,7 +58,11 @@ func joinNames(names []string) string {
 // weights.
 func requireModel(path string, g *canon.Graph, weightsOnlyOK bool) error {
 	if g.Meta.WeightsMissing {
-		return fmt.Errorf("%s: the model's weights were not found (no matching -NNNN.params file beside it); pass --params FILE, or use inspect/graph to look at the graph alone", path)
+		beside := "-NNNN.params"
+		if g.Meta.SourceFormat == "caffe" {
+			beside = ".caffemodel"
+		}
+		return fmt.Errorf("%s: the model's weights were not found (no matching %s file beside it); pass --params FILE, or use inspect/graph to look at the graph alone", path, beside)
 	}
 	if !weightsOnlyOK && len(g.Nodes) == 0 && len(g.Outputs) == 0 {
 		return fmt.Errorf("%s holds only weights (%d tensors, no graph); this command needs a model", path, len(g.Initializers))

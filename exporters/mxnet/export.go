@@ -428,7 +428,7 @@ func init() {
 		"GlobalAveragePool": {"Pooling global_pool=True pool_type=avg", func(e *exporter, n *canon.Node) error { return e.globalPool(n, "avg") }},
 		"GlobalMaxPool":     {"Pooling global_pool=True pool_type=max", func(e *exporter, n *canon.Node) error { return e.globalPool(n, "max") }},
 		"ReduceMean": oneOp("mean", "", func(n *canon.Node) map[string]string {
-			op := n.Op.(*canon.ReduceMean)
+			op := n.Op.(*canon.Reduce)
 			attrs := map[string]string{"keepdims": boolean(op.KeepDims)}
 			if len(op.Axes) > 0 {
 				attrs["axis"] = tuple(op.Axes)

@@ -90,7 +90,7 @@ func allOpsGraph() *canon.Graph {
 		nd("transpose", &canon.Transpose{Perm: []int64{1, 0}}, []string{"dr"}, "tr"),
 		nd("matmul", &canon.MatMul{}, []string{"dr", "tr"}, "mm"),
 		nd("tanh", &canon.Unary{Fn: canon.Tanh}, []string{"mm"}, "th"),
-		nd("reducemean", &canon.ReduceMean{Axes: []int64{2, 3}}, []string{"ct"}, "rm"),
+		nd("reducemean", &canon.Reduce{Fn: canon.ReduceMean, Axes: []int64{2, 3}}, []string{"ct"}, "rm"),
 		nd("hardsigmoid", &canon.HardSigmoid{Alpha: 0.2, Beta: 0.5}, []string{"rm"}, "hsg"),
 		nd("prelu", &canon.PRelu{}, []string{"ct", "slope"}, "pr"),
 		nd("gmp", &canon.GlobalMaxPool{}, []string{"pr"}, "gmp"),

@@ -271,7 +271,6 @@ func init() {
 		"AveragePool":       {onnx: "AveragePool", native: 10, write: writeAveragePool},
 		"GlobalAveragePool": plain("GlobalAveragePool", 1),
 		"GlobalMaxPool":     plain("GlobalMaxPool", 1),
-		"ReduceMean":        {onnx: "ReduceMean", native: 1, write: writeReduceMean},
 		"Concat":            {onnx: "Concat", native: 4, write: writeConcat},
 		"Split":             {onnx: "Split", native: 2, write: writeSplit},
 		"Reshape":           {onnx: "Reshape", native: 5, write: writeReshape},
@@ -485,17 +484,6 @@ func writeAveragePool(b *builder, n *canon.Node) error {
 		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
 		attrBool("ceil_mode", op.CeilMode),
 		attrBool("count_include_pad", op.CountIncludePad))
-	return nil
-}
-
-func writeReduceMean(b *builder, n *canon.Node) error {
-	op := n.Op.(*canon.ReduceMean)
-	// The axes attribute is valid up to opset 17 (an input from 18).
-	attrs := []*onnxpb.AttributeProto{attrBool("keepdims", op.KeepDims)}
-	if len(op.Axes) > 0 {
-		attrs = append(attrs, attrInts("axes", op.Axes))
-	}
-	b.emit(n.Name, "ReduceMean", n.Inputs, n.Outputs, attrs...)
 	return nil
 }
 

@@ -73,7 +73,7 @@ func TestIntegerOpsRefused(t *testing.T) {
 	for _, op := range []canon.Op{
 		&canon.AveragePool{Kernel: []int64{2, 2}, Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}},
 		&canon.Softmax{Axis: 1},
-		&canon.ReduceMean{Axes: []int64{2}, KeepDims: true},
+		&canon.Reduce{Fn: canon.ReduceMean, Axes: []int64{2}, KeepDims: true},
 		&canon.LeakyRelu{Alpha: 0.1},
 	} {
 		g := &canon.Graph{

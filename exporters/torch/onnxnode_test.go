@@ -44,7 +44,8 @@ for i, job in enumerate(jobs):
         if len(outs) != len(job["outputs"]):
             raise RuntimeError("model returned %d outputs, want %d" % (len(outs), len(job["outputs"])))
         for o, p in zip(outs, job["outputs"]):
-            np.save(p, np.ascontiguousarray(o.numpy()))
+            # ascontiguousarray makes 0-d arrays 1-d: keep the shape
+            np.save(p, np.ascontiguousarray(o.numpy()).reshape(tuple(o.shape)))
         errors.append("")
     except Exception:
         errors.append(traceback.format_exc())

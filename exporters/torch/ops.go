@@ -88,7 +88,6 @@ func init() {
 		}, floatOnly: "averages", detail: "F.avg_pool1d/2d/3d (uneven uncounted pads: window sums over counts); no dilations, no ceil mode with uneven pads"},
 		"GlobalAveragePool": {write: globalPool("torch.mean"), floatOnly: "averages", detail: "torch.mean over the spatial axes"},
 		"GlobalMaxPool":     {write: globalPool("torch.amax"), detail: "torch.amax over the spatial axes"},
-		"ReduceMean":        {write: writeReduceMean, floatOnly: "averages", detail: "torch.mean"},
 		"Concat":            {write: writeConcat, detail: "torch.cat"},
 		"Split":             {write: func(gen *generator, n *canon.Node) error { return gen.split(n.Op.(*canon.Split)) }, detail: "torch.split; constant sizes only"},
 		"Reshape": {write: func(gen *generator, n *canon.Node) error { return gen.reshape(n.Op.(*canon.Reshape)) },
@@ -227,19 +226,6 @@ func globalPool(f string) func(*generator, *canon.Node) error {
 		}
 		return gen.call(f+"(%s, dim="+pyInts(seq(2, int64(r)), true)+", keepdim=True)", 0)
 	}
-}
-
-func writeReduceMean(gen *generator, n *canon.Node) error {
-	op := n.Op.(*canon.ReduceMean)
-	axes := op.Axes
-	if axes == nil {
-		r := gen.rankOf(n.Inputs[0])
-		if r < 0 {
-			return gen.fail("input rank is unknown")
-		}
-		axes = seq(0, int64(r))
-	}
-	return gen.call("torch.mean(%s, dim="+pyInts(axes, true)+", keepdim="+pyBool(op.KeepDims)+")", 0)
 }
 
 func writeConcat(gen *generator, n *canon.Node) error {

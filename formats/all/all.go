@@ -10,6 +10,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/exporters/torch"
 
 	// Importers.
+	_ "github.com/modelbridge/modelbridge/importers/caffe"
 	_ "github.com/modelbridge/modelbridge/importers/mxnet"
 	_ "github.com/modelbridge/modelbridge/importers/onnx"
 	_ "github.com/modelbridge/modelbridge/importers/safetensors"

@@ -1449,7 +1449,7 @@ func convMean(b *builder, c *nodeCtx) ([]string, error) {
 	if len(axes) == 0 {
 		axes = nil
 	}
-	return single(b, c, &canon.ReduceMean{Axes: axes, KeepDims: keep})
+	return single(b, c, &canon.Reduce{Fn: canon.ReduceMean, Axes: axes, KeepDims: keep})
 }
 
 func convSliceAxis(b *builder, c *nodeCtx) ([]string, error) {

@@ -45,7 +45,7 @@ const (
 //
 // A match needs the constants to equal √2, 1/√2, 1 and 0.5 within float32
 // rounding, and each intermediate value to have no other reader; anything
-// else leaves the Erf to be refused as an unsupported op.
+// else leaves the Erf to be read as a plain Erf.
 func (im *importer) findGelus(nodes []*onnxpb.NodeProto) map[int]*geluMatch {
 	if im.opset < 9 { // Erf-9
 		return nil

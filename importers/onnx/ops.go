@@ -133,10 +133,9 @@ func init() {
 			}
 			return c.emit(op, []string{c.in(0)}, c.out1())
 		}, 1, []string{"Shape"}},
-		"Constant":   {convConstant, 1, []string{"Constant"}},
-		"ReduceMean": {convReduceMean, 1, []string{"ReduceMean", "Identity"}},
-		"Upsample":   {convUpsample, 7, []string{"Resize"}},
-		"Resize":     {convResize, 10, []string{"Resize"}},
+		"Constant": {convConstant, 1, []string{"Constant"}},
+		"Upsample": {convUpsample, 7, []string{"Resize"}},
+		"Resize":   {convResize, 10, []string{"Resize"}},
 	})
 }
 
@@ -1008,19 +1007,6 @@ func convConstant(c *nodeCtx) error {
 		return c.errf("the node has no value attribute")
 	}
 	return c.emit(&canon.Constant{Value: t}, nil, outs)
-}
-
-func convReduceMean(c *nodeCtx) error {
-	keep := c.int("keepdims", 1) != 0
-	axes, _ := c.axesAttrOrInput(18, "ReduceMean axes")
-	if len(axes) == 0 {
-		if c.im.opset >= 18 && c.int("noop_with_empty_axes", 0) != 0 {
-			return c.emit(&canon.Identity{}, []string{c.in(0)}, c.out1())
-		}
-		axes = nil // all axes
-	}
-	axes = c.normAxes(axes, c.rankOr(0), "axis")
-	return c.emit(&canon.ReduceMean{Axes: axes, KeepDims: keep}, []string{c.in(0)}, c.out1())
 }
 
 // ---- resampling ----

@@ -570,7 +570,7 @@ func opMean(c *opCall) (value, error) {
 			}
 		}
 	}
-	return c.b().emit1(c.scope, &canon.ReduceMean{Axes: axes, KeepDims: keep}, x)
+	return c.b().emit1(c.scope, &canon.Reduce{Fn: canon.ReduceMean, Axes: axes, KeepDims: keep}, x)
 }
 
 func opUnsqueeze(c *opCall) (value, error) {

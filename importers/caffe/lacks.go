@@ -1,0 +1,30 @@
+package caffeimport
+
+// lacks lists the canonical kinds no BVLC Caffe layer reads as. Caffe's
+// layer set is closed (BVLC Caffe 1.0); a new canonical kind belongs here
+// unless a layer above produces it.
+var lacks = map[string]string{}
+
+func init() {
+	group := func(why string, kinds ...string) {
+		for _, k := range kinds {
+			lacks[k] = why
+		}
+	}
+	group("Caffe blobs are float only: it has no integer, boolean or bitwise layers",
+		"And", "Or", "Xor", "Not", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "Cast",
+		"Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "IsInf", "IsNaN", "Where", "Mod")
+	group("Caffe shapes are fixed when the net is built: it has no shape-computing or data-dependent layers",
+		"Shape", "Size", "ConstantOfShape", "Range", "EyeLike", "NonZero", "Unique", "Compress", "Expand", "Constant")
+	group("BVLC Caffe has no such layer (its Python layer runs code that is not in the files)",
+		"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cos", "Cosh", "Sin", "Sinh", "Tan", "Ceil", "Floor", "Round",
+		"Erf", "Neg", "Reciprocal", "Sign", "Sqrt", "Celu", "Selu", "Gelu", "HardSigmoid", "HardSwish", "Hardmax", "Mish",
+		"Shrink", "ThresholdedRelu", "Softsign", "LogSoftmax", "Min", "Mean", "Sum", "MatMul", "Gather", "GatherElements",
+		"GatherND", "ScatterElements", "ScatterND", "OneHot", "Trilu", "CumSum", "TopK", "ArgMin", "Einsum",
+		"DepthToSpace", "SpaceToDepth", "ReverseSequence", "Pad", "Resize", "Transpose", "Squeeze", "Unsqueeze",
+		"Div", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMin",
+		"ReduceProd")
+	group("Caffe's layer for it (ArgMax, Tile, Reduction) is not read yet",
+		"ArgMax", "Tile", "ReduceL1", "ReduceSum", "ReduceSumSquare", "ReduceMean")
+	group("Caffe's Dropout is read as the identity: inference drops nothing", "Dropout")
+}

@@ -1,0 +1,232 @@
+package torchscript
+
+import (
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// The reduce family: torch.sum, amax, amin, prod, logsumexp, norm (p 1 and
+// 2), linalg_vector_norm, argmax, argmin, topk and cumsum. torch sums,
+// multiplies and accumulates integers (and bools) in int64, so such inputs
+// are cast to int64 first.
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.sum":                entry(opReduce(canon.ReduceSum, true), "ReduceSum", "Cast"),
+		"torch.amax":               entry(opReduce(canon.ReduceMax, false), "ReduceMax"),
+		"torch.amin":               entry(opReduce(canon.ReduceMin, false), "ReduceMin"),
+		"torch.logsumexp":          entry(opReduce(canon.ReduceLogSumExp, false), "ReduceLogSumExp"),
+		"torch.prod":               entry(opProd, "ReduceProd", "Cast"),
+		"torch.norm":               entry(opNorm("input", "p=None", "dim=None", "keepdim=False", "dtype=None"), "ReduceL2", "ReduceL1"),
+		"torch.linalg_vector_norm": entry(opNorm("input", "ord=2", "dim=None", "keepdim=False", "dtype=None"), "ReduceL2", "ReduceL1"),
+		"torch.argmax":             entry(opArg(false), "ArgMax", "Reshape"),
+		"torch.argmin":             entry(opArg(true), "ArgMin", "Reshape"),
+		"torch.topk":               entry(opTopK, "TopK"),
+		"torch.cumsum":             entry(opCumSum, "CumSum", "Cast"),
+	})
+	optable.Add(&opLacks, map[string]string{
+		"ReduceLogSum":    "TorchScript writes it as aten::log of aten::sum; no single operator maps to it",
+		"ReduceSumSquare": "TorchScript writes it as aten::sum of a product; no single operator maps to it",
+	})
+}
+
+// int64Input casts integer and bool tensors to int64, the dtype torch
+// sums and multiplies them in.
+func int64Input(c *opCall, x *tensorVal) (*tensorVal, error) {
+	dt := c.b().info(x).DType
+	if dt == canon.Undefined || dt.IsFloat() || dt == canon.Int64 {
+		return x, nil
+	}
+	return c.b().emit1(c.scope, &canon.Cast{To: canon.Int64}, x)
+}
+
+// reduceAxes reads a dim argument (None or an empty list: every axis),
+// normalized against x's rank when known.
+func reduceAxes(c *opCall, i int, x *tensorVal) ([]int64, error) {
+	if c.isNone(i) {
+		return nil, nil
+	}
+	axes, err := c.ints(i, 0)
+	if err != nil {
+		return nil, err
+	}
+	if r, err := c.rankOf(x, "the input"); err == nil {
+		for k := range axes {
+			if axes[k], err = c.axis(axes[k], r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(axes) == 0 {
+		return nil, nil
+	}
+	return axes, nil
+}
+
+func opReduce(fn canon.ReduceFn, widen bool) opHandler {
+	return func(c *opCall) (value, error) {
+		schema := []string{"input", "dim=None", "keepdim=False"}
+		if widen {
+			schema = append(schema, "dtype=None")
+		}
+		x, err := c.bindInput(schema...)
+		if err != nil {
+			return nil, err
+		}
+		if widen && !c.isNone(3) {
+			return nil, c.errf("a dtype argument is not supported")
+		}
+		axes, err := reduceAxes(c, 1, x)
+		if err != nil {
+			return nil, err
+		}
+		keep, err := c.bool(2)
+		if err != nil {
+			return nil, err
+		}
+		if widen {
+			if x, err = int64Input(c, x); err != nil {
+				return nil, err
+			}
+		}
+		return c.b().emit1(c.scope, &canon.Reduce{Fn: fn, Axes: axes, KeepDims: keep}, x)
+	}
+}
+
+// opProd: torch.prod(x) or torch.prod(x, dim, keepdim), over one axis.
+func opProd(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim=None", "keepdim=False", "dtype=None")
+	if err != nil {
+		return nil, err
+	}
+	if !c.isNone(3) {
+		return nil, c.errf("a dtype argument is not supported")
+	}
+	axes, err := reduceAxes(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := c.bool(2)
+	if err != nil {
+		return nil, err
+	}
+	if x, err = int64Input(c, x); err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Reduce{Fn: canon.ReduceProd, Axes: axes, KeepDims: keep}, x)
+}
+
+// opNorm maps the 1- and 2-norms over axes (the Frobenius norm, p None, is
+// the 2-norm of the entries).
+func opNorm(schema ...string) opHandler {
+	return func(c *opCall) (value, error) {
+		x, err := c.bindInput(schema...)
+		if err != nil {
+			return nil, err
+		}
+		if !c.isNone(4) {
+			return nil, c.errf("a dtype argument is not supported")
+		}
+		fn := canon.ReduceL2
+		if !c.isNone(1) {
+			p, err := c.float(1)
+			if err != nil {
+				return nil, err
+			}
+			switch p {
+			case 1:
+				fn = canon.ReduceL1
+			case 2:
+			default:
+				return nil, c.errf("norm order %v is not supported (only 1 and 2)", p)
+			}
+		}
+		axes, err := reduceAxes(c, 2, x)
+		if err != nil {
+			return nil, err
+		}
+		keep, err := c.bool(3)
+		if err != nil {
+			return nil, err
+		}
+		return c.b().emit1(c.scope, &canon.Reduce{Fn: fn, Axes: axes, KeepDims: keep}, x)
+	}
+}
+
+// opArg: without dim, torch flattens the input first.
+func opArg(isMin bool) opHandler {
+	return func(c *opCall) (value, error) {
+		x, err := c.bindInput("input", "dim=None", "keepdim=False")
+		if err != nil {
+			return nil, err
+		}
+		keep, err := c.bool(2)
+		if err != nil {
+			return nil, err
+		}
+		if c.isNone(1) {
+			if keep {
+				return nil, c.errf("keepdim=True without dim is not supported")
+			}
+			flat, err := c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{-1}}, x)
+			if err != nil {
+				return nil, err
+			}
+			return c.b().emit1(c.scope, &canon.ArgReduce{Min: isMin}, flat)
+		}
+		d, err := indexingDim(c, 1, x)
+		if err != nil {
+			return nil, err
+		}
+		return c.b().emit1(c.scope, &canon.ArgReduce{Min: isMin, Axis: d, KeepDims: keep}, x)
+	}
+}
+
+func opTopK(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "k", "dim=-1", "largest=True", "sorted=True")
+	if err != nil {
+		return nil, err
+	}
+	k, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	if k < 0 {
+		return nil, c.errf("k is %d, must be >= 0", k)
+	}
+	d, err := indexingDim(c, 2, x)
+	if err != nil {
+		return nil, err
+	}
+	largest, err := c.bool(3)
+	if err != nil {
+		return nil, err
+	}
+	sorted, err := c.bool(4)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := c.b().emit(c.scope, &canon.TopK{Axis: d, K: k, Largest: largest, Sorted: sorted}, []*tensorVal{x}, 2)
+	if err != nil {
+		return nil, err
+	}
+	return &tupleVal{items: []value{outs[0], outs[1]}}, nil
+}
+
+func opCumSum(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim", "dtype=None")
+	if err != nil {
+		return nil, err
+	}
+	if !c.isNone(2) {
+		return nil, c.errf("a dtype argument is not supported")
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	if x, err = int64Input(c, x); err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.CumSum{Axis: d}, x)
+}
