@@ -66,7 +66,9 @@ func TestONNXNodeSuite122(t *testing.T) {
 	for r, n := range reasons {
 		top = append(top, count{r, n})
 	}
-	sort.Slice(top, func(i, j int) bool { return top[i].n > top[j].n || (top[i].n == top[j].n && top[i].reason < top[j].reason) })
+	sort.Slice(top, func(i, j int) bool {
+		return top[i].n > top[j].n || (top[i].n == top[j].n && top[i].reason < top[j].reason)
+	})
 	for i, c := range top {
 		if i == 40 {
 			break

