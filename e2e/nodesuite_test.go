@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -127,47 +127,10 @@ func runNodeCase(model string) (err error) {
 			if err != nil {
 				return err
 			}
-			if err := sameONNX(outs[o.Name], want); err != nil {
+			if err := compare.ONNXBackend(outs[o.Name], want); err != nil {
 				return fmt.Errorf("wrong result: output %q: %v", o.Name, err)
 			}
 		}
-	}
-	return nil
-}
-
-// sameONNX applies the backend-test rule |a-b| <= 1e-5 + 1e-3·|b| to
-// floats and exact equality to everything else, dtypes included.
-func sameONNX(got, want *canon.Tensor) error {
-	if got == nil {
-		return fmt.Errorf("missing")
-	}
-	if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
-		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
-	}
-	if got.DType != want.DType {
-		return fmt.Errorf("dtype %s, want %s", got.DType, want.DType)
-	}
-	if want.DType.IsFloat() {
-		g, err := got.Float64s()
-		if err != nil {
-			return err
-		}
-		w, err := want.Float64s()
-		if err != nil {
-			return err
-		}
-		for i := range w {
-			if g[i] == w[i] || (math.IsNaN(g[i]) && math.IsNaN(w[i])) {
-				continue
-			}
-			if !(math.Abs(g[i]-w[i]) <= 1e-5+1e-3*math.Abs(w[i])) {
-				return fmt.Errorf("element %d = %v, want %v", i, g[i], w[i])
-			}
-		}
-		return nil
-	}
-	if string(got.Data) != string(want.Data) {
-		return fmt.Errorf("data differs")
 	}
 	return nil
 }

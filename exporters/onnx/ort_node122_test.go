@@ -3,31 +3,120 @@ package onnxexport
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
-// TestORTNodeSuite122 converts every ONNX 1.22 node case that modelbridge
-// runs (testdata/onnx-node-1.22-pass.txt) at opsets 11, 13 and 17, runs the
-// result in ONNX Runtime and compares with the suite's expected outputs
-// (rtol 1e-3, atol 1e-5; integers and booleans exact). An op the target
-// opset cannot express is a refusal, counted, not a failure.
-func TestORTNodeSuite122(t *testing.T) {
+// nodeRoundTrip writes ONNX 1.22 node cases with the exporter at each of
+// opsets, runs every data set in ONNX Runtime and compares with the suite's
+// expected outputs.
+type nodeRoundTrip struct {
+	cases  []string // case folder names
+	opsets []int
+	// skipUnreadable skips a case the importer refuses instead of failing.
+	skipUnreadable bool
+	// refusal reports whether an export error is an accepted refusal.
+	refusal func(c string, opset int, err error) bool
+}
+
+// run returns how many cases were read, how many runs there were and how
+// many case×opset pairs the exporter refused.
+func (r nodeRoundTrip) run(t *testing.T) (read, runs, refused int) {
 	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
 	runner := testfix.ORTRunner(t)
+	tmp := t.TempDir()
+	var jobs []*ortJob
+	for _, c := range r.cases {
+		g, err := onnximport.Read(filepath.Join(suite, c, "model.onnx"), formats.ReadOptions{})
+		if err != nil {
+			if !r.skipUnreadable {
+				t.Errorf("%s: does not import: %v", c, err)
+			}
+			continue
+		}
+		read++
+		sets, _ := filepath.Glob(filepath.Join(suite, c, "test_data_set_*"))
+		for _, opset := range r.opsets {
+			dir := filepath.Join(tmp, fmt.Sprintf("%s@%d", c, opset))
+			p := filepath.Join(dir, "model.onnx")
+			os.MkdirAll(dir, 0o755)
+			if err := Write(g, p, formats.WriteOptions{Opset: opset}); err != nil {
+				if r.refusal(c, opset, err) {
+					refused++
+					continue
+				}
+				t.Errorf("%s at opset %d: %v", c, opset, err)
+				continue
+			}
+			for _, set := range sets {
+				jobs = append(jobs, &ortJob{ID: len(jobs), Model: p, Inputs: set, Out: filepath.Join(dir, "out_"+filepath.Base(set)),
+					label: fmt.Sprintf("%s@%d/%s", c, opset, filepath.Base(set)), want: set})
+			}
+		}
+		g.Close()
+	}
+	results := runORT(t, runner, jobs)
+	for _, j := range jobs {
+		if res := results[j.ID]; !res.OK {
+			t.Errorf("%s: ONNX Runtime: %s", j.label, res.Err)
+		} else if err := sameAsExpected(j.Out, j.want); err != nil {
+			t.Errorf("%s: %v", j.label, err)
+		}
+	}
+	return read, len(jobs), refused
+}
+
+// allOpsets is every opset the exporter writes.
+func allOpsets() []int {
+	var out []int
+	for o := MinOpset; o <= MaxOpset; o++ {
+		out = append(out, o)
+	}
+	return out
+}
+
+// refusedByOpset accepts an export error that names the opset the op needs.
+func refusedByOpset(_ string, _ int, err error) bool {
+	return isRefusal(err) && strings.Contains(err.Error(), "opset")
+}
+
+// nodeCasesMatching lists the suite's case folders matching any pattern.
+func nodeCasesMatching(t *testing.T, patterns []string) []string {
+	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
+	var out []string
+	for _, pat := range patterns {
+		m, _ := filepath.Glob(filepath.Join(suite, pat))
+		for _, dir := range m {
+			out = append(out, filepath.Base(dir))
+		}
+	}
+	return out
+}
+
+// ortPassingCases lists the cases ONNX Runtime 1.30 passes as shipped.
+func ortPassingCases(t *testing.T) []string {
+	return readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-ort-pass.txt"))
+}
+
+// TestORTNodeSuite122 converts every ONNX 1.22 node case that modelbridge
+// runs (testdata/onnx-node-1.22-pass.txt) and ONNX Runtime runs too at
+// opsets 11, 13 and 17, runs the result in ONNX Runtime and compares with
+// the suite's expected outputs (rtol 1e-3, atol 1e-5; integers and booleans
+// exact). An op the target opset cannot express is a refusal, counted, not a
+// failure.
+func TestORTNodeSuite122(t *testing.T) {
 	// Only cases ONNX Runtime itself runs: it lacks kernels for some
 	// dtypes (int16 Max, uint32 exponents) whatever writes the model.
 	ortRuns := map[string]bool{}
-	for _, c := range readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-ort-pass.txt")) {
+	for _, c := range ortPassingCases(t) {
 		ortRuns[c] = true
 	}
 	var cases []string
@@ -36,52 +125,11 @@ func TestORTNodeSuite122(t *testing.T) {
 			cases = append(cases, c)
 		}
 	}
-	tmp := t.TempDir()
-	var jobs []*ortJob
-	refused := 0
-	for _, c := range cases {
-		model := filepath.Join(suite, c, "model.onnx")
-		g, err := onnximport.Read(model, formats.ReadOptions{})
-		if err != nil {
-			t.Errorf("%s: listed as passing but does not import: %v", c, err)
-			continue
-		}
-		sets, _ := filepath.Glob(filepath.Join(suite, c, "test_data_set_*"))
-		for _, opset := range []int{11, 13, 17} {
-			dir := filepath.Join(tmp, fmt.Sprintf("%s@%d", c, opset))
-			p := filepath.Join(dir, "model.onnx")
-			os.MkdirAll(dir, 0o755)
-			if err := Write(g, p, formats.WriteOptions{Opset: opset}); err != nil {
-				if isRefusal(err) || strings.Contains(err.Error(), "ONNX cannot express this op") {
-					refused++
-					continue
-				}
-				t.Errorf("%s at opset %d: %v", c, opset, err)
-				continue
-			}
-			for _, set := range sets {
-				id := len(jobs)
-				jobs = append(jobs, &ortJob{ID: id, Model: p, Inputs: set, Out: filepath.Join(dir, "out_"+filepath.Base(set)),
-					label: fmt.Sprintf("%s@%d/%s", c, opset, filepath.Base(set)), want: set})
-			}
-		}
-		g.Close()
-	}
-	results := runORT(t, runner, jobs)
-	passed := 0
-	for _, j := range jobs {
-		r := results[j.ID]
-		if !r.OK {
-			t.Errorf("%s: ONNX Runtime: %s", j.label, r.Err)
-			continue
-		}
-		if err := sameAsExpected(j.Out, j.want); err != nil {
-			t.Errorf("%s: %v", j.label, err)
-			continue
-		}
-		passed++
-	}
-	t.Logf("ONNX 1.22 node cases written by modelbridge and run in ONNX Runtime: %d runs passed of %d (%d case×opset pairs refused by opset)", passed, len(jobs), refused)
+	rt := nodeRoundTrip{cases: cases, opsets: []int{11, 13, 17}, refusal: func(_ string, _ int, err error) bool {
+		return isRefusal(err) || strings.Contains(err.Error(), "ONNX cannot express this op")
+	}}
+	_, runs, refused := rt.run(t)
+	t.Logf("ONNX 1.22 node cases written by modelbridge and run in ONNX Runtime: %d cases, %d runs (%d case×opset pairs refused by opset)", len(cases), runs, refused)
 }
 
 // sameAsExpected compares every output_N.pb of got with want's.
@@ -97,40 +145,8 @@ func sameAsExpected(gotDir, wantDir string) error {
 		if err != nil {
 			return err
 		}
-		if err := sameTensor(got, want); err != nil {
+		if err := compare.ONNXBackend(got, want); err != nil {
 			return fmt.Errorf("%s: %v", name, err)
-		}
-	}
-	return nil
-}
-
-func sameTensor(got, want *canon.Tensor) error {
-	if fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
-		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
-	}
-	if got.DType != want.DType {
-		return fmt.Errorf("dtype %s, want %s", got.DType, want.DType)
-	}
-	if !want.DType.IsFloat() {
-		if string(got.Data) != string(want.Data) {
-			return fmt.Errorf("values differ")
-		}
-		return nil
-	}
-	g, err := got.Float64s()
-	if err != nil {
-		return err
-	}
-	w, err := want.Float64s()
-	if err != nil {
-		return err
-	}
-	for i := range w {
-		if g[i] == w[i] || (math.IsNaN(g[i]) && math.IsNaN(w[i])) {
-			continue
-		}
-		if !(math.Abs(g[i]-w[i]) <= 1e-5+1e-3*math.Abs(w[i])) {
-			return fmt.Errorf("element %d = %v, want %v", i, g[i], w[i])
 		}
 	}
 	return nil

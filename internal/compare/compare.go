@@ -123,3 +123,41 @@ func unravel(i int64, shape []int64) []int64 {
 	}
 	return idx
 }
+
+// ONNXBackend applies ONNX's backend-test rule to one output: equal shape
+// and dtype, |a-b| <= 1e-5 + 1e-3·|b| for floats (NaN matches NaN), exact
+// equality for integers and booleans.
+func ONNXBackend(got, want *canon.Tensor) error {
+	if got == nil {
+		return fmt.Errorf("missing")
+	}
+	if !slices.Equal(got.Shape, want.Shape) {
+		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
+	}
+	if got.DType != want.DType {
+		return fmt.Errorf("dtype %s, want %s", got.DType, want.DType)
+	}
+	if !want.DType.IsFloat() {
+		if string(got.Data) != string(want.Data) {
+			return fmt.Errorf("values differ")
+		}
+		return nil
+	}
+	g, err := got.Float64s()
+	if err != nil {
+		return err
+	}
+	w, err := want.Float64s()
+	if err != nil {
+		return err
+	}
+	for i := range w {
+		if g[i] == w[i] || (math.IsNaN(g[i]) && math.IsNaN(w[i])) {
+			continue
+		}
+		if !(math.Abs(g[i]-w[i]) <= 1e-5+1e-3*math.Abs(w[i])) {
+			return fmt.Errorf("element %d = %v, want %v", i, g[i], w[i])
+		}
+	}
+	return nil
+}

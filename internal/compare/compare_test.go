@@ -153,3 +153,19 @@ func TestRelativeToMax(t *testing.T) {
 		t.Errorf("RelativeToMax against zeros %g, want 0.5", rel)
 	}
 }
+
+func TestONNXBackendRule(t *testing.T) {
+	want := canon.NewFloat32Tensor("w", []int64{3}, []float32{1, 100, float32(math.NaN())})
+	ok := canon.NewFloat32Tensor("g", []int64{3}, []float32{1.000005, 100.09, float32(math.NaN())})
+	if err := ONNXBackend(ok, want); err != nil {
+		t.Errorf("within tolerance: %v", err)
+	}
+	bad := canon.NewFloat32Tensor("g", []int64{3}, []float32{1, 100.2, float32(math.NaN())})
+	if ONNXBackend(bad, want) == nil {
+		t.Error("100.2 vs 100 passed at rtol 1e-3")
+	}
+	i := canon.NewInt64Tensor("i", []int64{1}, []int64{3})
+	if ONNXBackend(i, canon.NewInt64Tensor("j", []int64{1}, []int64{4})) == nil || ONNXBackend(i, want) == nil {
+		t.Error("different integers or shapes passed")
+	}
+}
