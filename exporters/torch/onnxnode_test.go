@@ -60,43 +60,53 @@ type sweepJob struct {
 	want    []*canon.Tensor
 }
 
-// TestONNXNodeModelsRunInTorch exports every ONNX backend node test the
-// exporter accepts, runs the generated model.py in real PyTorch and compares
-// with the stored reference outputs. A model the exporter refuses must be
-// refused with an error naming a node or value; anything that exports must
-// run and match.
-func TestONNXNodeModelsRunInTorch(t *testing.T) {
-	fix := testfix.Fixtures(t)
-	py := torchPython(t)
-	models, _ := filepath.Glob(filepath.Join(fix, "onnx-node", "*", "model.onnx"))
-	if len(models) == 0 {
-		t.Fatalf("no onnx-node/*/model.onnx fixtures under %s; the fixture folder is incomplete", fix)
-	}
+// torchSweep exports ONNX node-test models as model.py folders, runs them
+// all in one PyTorch process and compares with the stored outputs (rtol
+// 1e-3, atol 1e-5, dtypes equal).
+type torchSweep struct {
+	models []string // model.onnx paths; the case name is the folder's
+	// strictImport fails a model the ONNX reader refuses instead of
+	// logging it.
+	strictImport bool
+	// refusalOK reports whether an exporter refusal is acceptable.
+	refusalOK func(err error) bool
+}
+
+// torchSweepCounts says what became of the models.
+type torchSweepCounts struct {
+	notImported, refused, exported, matched int
+}
+
+func (s torchSweep) run(t *testing.T, py string) torchSweepCounts {
 	root := t.TempDir()
 	var jobs []*sweepJob
-	refused, notImported := 0, 0
-	for _, m := range models {
+	var n torchSweepCounts
+	for _, m := range s.models {
 		name := filepath.Base(filepath.Dir(m))
 		g, err := onnximport.Read(m, formats.ReadOptions{})
 		if err != nil {
-			t.Logf("not imported %s: %v", name, err)
-			notImported++
+			if s.strictImport {
+				t.Errorf("%s: %v", name, err)
+			} else {
+				t.Logf("not imported %s: %v", name, err)
+			}
+			n.notImported++
 			continue
 		}
 		job, err := sweepExport(g, m, filepath.Join(root, name))
 		g.Close()
 		if err != nil {
-			var unsup *unsupportedError
-			if !errors.As(err, &unsup) && !strings.Contains(err.Error(), `"`) {
-				t.Errorf("%s: refusal does not name a node or value: %v", name, err)
+			if !s.refusalOK(err) {
+				t.Errorf("%s: unexpected export error: %v", name, err)
 			}
 			t.Logf("refused %s: %v", name, err)
-			refused++
+			n.refused++
 			continue
 		}
 		job.name = name
 		jobs = append(jobs, job)
 	}
+	n.exported = len(jobs)
 	jobsPath := filepath.Join(root, "jobs.json")
 	b, _ := json.Marshal(jobs)
 	if err := os.WriteFile(jobsPath, b, 0o644); err != nil {
@@ -118,7 +128,6 @@ func TestONNXNodeModelsRunInTorch(t *testing.T) {
 	if err := json.Unmarshal(rb, &report); err != nil || len(report) != len(jobs) {
 		t.Fatalf("bad report (%v): %s", err, rb)
 	}
-	matched := 0
 	for i, job := range jobs {
 		if report[i] != "" {
 			t.Errorf("%s: PyTorch failed on the exported model:\n%s", job.name, report[i])
@@ -142,11 +151,47 @@ func TestONNXNodeModelsRunInTorch(t *testing.T) {
 			}
 		}
 		if ok {
-			matched++
+			n.matched++
 		}
 	}
+	return n
+}
+
+// isUnsupported reports the exporter's refusal of an op or parameter it
+// cannot write.
+func isUnsupported(err error) bool {
+	var unsup *unsupportedError
+	return errors.As(err, &unsup)
+}
+
+// nodeCaseModels lists model.onnx of the ONNX 1.22 cases matching patterns.
+func nodeCaseModels(t *testing.T, patterns ...string) []string {
+	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
+	var out []string
+	for _, pat := range patterns {
+		m, _ := filepath.Glob(filepath.Join(suite, pat, "model.onnx"))
+		out = append(out, m...)
+	}
+	return out
+}
+
+// TestONNXNodeModelsRunInTorch exports every ONNX backend node test the
+// exporter accepts, runs the generated model.py in real PyTorch and compares
+// with the stored reference outputs. A model the exporter refuses must be
+// refused with an error naming a node or value; anything that exports must
+// run and match.
+func TestONNXNodeModelsRunInTorch(t *testing.T) {
+	fix := testfix.Fixtures(t)
+	py := torchPython(t)
+	models, _ := filepath.Glob(filepath.Join(fix, "onnx-node", "*", "model.onnx"))
+	if len(models) == 0 {
+		t.Fatalf("no onnx-node/*/model.onnx fixtures under %s; the fixture folder is incomplete", fix)
+	}
+	n := torchSweep{models: models, refusalOK: func(err error) bool {
+		return isUnsupported(err) || strings.Contains(err.Error(), `"`) // names a node or value
+	}}.run(t, py)
 	t.Logf("%d onnx-node models: %d not imported, %d refused by the exporter, %d export, %d run in PyTorch and match",
-		len(models), notImported, refused, len(jobs), matched)
+		len(models), n.notImported, n.refused, n.exported, n.matched)
 }
 
 // sweepExport exports one imported node test to dir and writes its
