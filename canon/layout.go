@@ -23,6 +23,8 @@ const (
 	RoleChannel                  // per-channel vector of a BatchNorm: C
 	RoleBias                     // per-output-channel bias: O
 	RoleWeight                   // a learned tensor with no channel layout (PRelu's slope)
+	RoleGateWeight               // recurrent W or R: direction, gate rows (the op's gate order), input: DGI
+	RoleGateVector               // recurrent bias or peephole: direction, gate rows: DG
 )
 
 // spatialLetters are the letters for 1, 2 and 3 spatial axes.
@@ -52,6 +54,10 @@ func LayoutFor(r Role, rank int) (Layout, bool) {
 		return "C", true
 	case RoleBias:
 		return "O", true
+	case RoleGateWeight:
+		return "DGI", true
+	case RoleGateVector:
+		return "DG", true
 	}
 	return "", false
 }
@@ -85,6 +91,10 @@ func LayoutFits(r Role, rank int) bool {
 		return rank == 2
 	case RoleChannel, RoleBias:
 		return rank == 1
+	case RoleGateWeight:
+		return rank == 3
+	case RoleGateVector:
+		return rank == 2
 	}
 	return false
 }

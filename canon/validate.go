@@ -197,8 +197,10 @@ func rankFor(r Role, rank int) int {
 			return 4
 		}
 		return min(rank, 5)
-	case RoleLinearWeight:
+	case RoleLinearWeight, RoleGateVector:
 		return 2
+	case RoleGateWeight:
+		return 3
 	}
 	return 1
 }

@@ -1,0 +1,295 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+func init() {
+	optable.Add(&kernels, map[string]kernelBuilder{
+		"LSTM": withOp(func(x *exec, op *canon.LSTM) error { return runRecurrent(x, op) }),
+		"GRU":  withOp(func(x *exec, op *canon.GRU) error { return runRecurrent(x, op) }),
+		"RNN":  withOp(func(x *exec, op *canon.RNN) error { return runRecurrent(x, op) }),
+	})
+}
+
+// recurrentRun holds one recurrent node's inputs as plain slices, with the
+// sizes every index computation needs.
+type recurrentRun struct {
+	op                      canon.RecurrentOp
+	rec                     *canon.Recurrent
+	seq, batch, input, hid  int
+	dirs, gates             int
+	x, w, r, b, p, h0, c0   []float32
+	lens                    []int
+	y, yh, yc               []float32
+	lstm                    *canon.LSTM
+	gru                     *canon.GRU
+	gw, gr, hPrev, cPrev, t []float64 // per-step scratch
+}
+
+// runRecurrent runs an LSTM, GRU or RNN layer step by step, in float64,
+// following ONNX's equations (and ONNX Runtime where ONNX is silent: the
+// clip applies to every gate's pre-activation, peepholes included).
+func runRecurrent(x *exec, op canon.RecurrentOp) error {
+	rec := op.Rec()
+	xin := x.in(canon.RecX)
+	if err := needFloat(xin, "X"); err != nil {
+		return err
+	}
+	if len(xin.shape) != 3 {
+		return fmt.Errorf("X has shape %v, want rank 3", xin.shape)
+	}
+	k := &recurrentRun{op: op, rec: rec, seq: xin.shape[0], batch: xin.shape[1], input: xin.shape[2],
+		hid: int(rec.HiddenSize), dirs: rec.Direction.NumDirections(), gates: len(op.Gates())}
+	if rec.BatchFirst {
+		k.seq, k.batch = k.batch, k.seq
+	}
+	k.lstm, _ = op.(*canon.LSTM)
+	k.gru, _ = op.(*canon.GRU)
+	if want := k.gates * k.dirs; len(rec.Activations) != op.ActivationSlots()*k.dirs || want == 0 {
+		return fmt.Errorf("%d activations for %d directions", len(rec.Activations), k.dirs)
+	}
+	k.x = xin.f
+	gh := k.gates * k.hid
+	need := func(slot int, name string, shape ...int) ([]float32, error) {
+		t := x.in(slot)
+		if t == nil {
+			return nil, nil
+		}
+		if err := needFloat(t, name); err != nil {
+			return nil, err
+		}
+		if len(t.shape) != len(shape) || numel(t.shape) != numel(shape) {
+			return nil, fmt.Errorf("%s has shape %v, want %v", name, t.shape, shape)
+		}
+		for i := range shape {
+			if t.shape[i] != shape[i] {
+				return nil, fmt.Errorf("%s has shape %v, want %v", name, t.shape, shape)
+			}
+		}
+		return t.f, nil
+	}
+	state := []int{k.dirs, k.batch, k.hid}
+	if rec.BatchFirst {
+		state = []int{k.batch, k.dirs, k.hid}
+	}
+	var err error
+	check := func(v []float32, e error) []float32 {
+		if err == nil {
+			err = e
+		}
+		return v
+	}
+	k.w = check(need(canon.RecW, "W", k.dirs, gh, k.input))
+	k.r = check(need(canon.RecR, "R", k.dirs, gh, k.hid))
+	k.b = check(need(canon.RecB, "B", k.dirs, 2*gh))
+	k.h0 = check(need(canon.RecInitialH, "initial_h", state...))
+	if k.lstm != nil {
+		k.c0 = check(need(canon.RecInitialC, "initial_c", state...))
+		k.p = check(need(canon.RecP, "P", k.dirs, 3*k.hid))
+	}
+	if err != nil {
+		return err
+	}
+	if k.w == nil || k.r == nil {
+		return fmt.Errorf("W and R are required")
+	}
+	k.lens = make([]int, k.batch)
+	for i := range k.lens {
+		k.lens[i] = k.seq
+	}
+	if t := x.in(canon.RecSequenceLens); t != nil {
+		if t.isFloat() || len(t.shape) != 1 || t.shape[0] != k.batch {
+			return fmt.Errorf("sequence_lens is %s%v, want int32 of shape [%d]", t.dt, t.shape, k.batch)
+		}
+		for i, v := range t.i {
+			if v < 0 || v > int64(k.seq) {
+				return fmt.Errorf("sequence_lens[%d] is %d; it must be between 0 and the sequence length %d", i, v, k.seq)
+			}
+			k.lens[i] = int(v)
+		}
+	}
+	yShape := []int{k.seq, k.dirs, k.batch, k.hid}
+	if rec.BatchFirst {
+		yShape = []int{k.batch, k.seq, k.dirs, k.hid}
+	}
+	y, yh := x.newZF(yShape), x.newZF(state)
+	k.y, k.yh = y.f, yh.f
+	var yc *tensor
+	if k.lstm != nil {
+		yc = x.newZF(state)
+		k.yc = yc.f
+	}
+	k.gw, k.gr = make([]float64, gh), make([]float64, gh)
+	k.hPrev, k.cPrev, k.t = make([]float64, k.hid), make([]float64, k.hid), make([]float64, k.hid)
+	for d := 0; d < k.dirs; d++ {
+		reverse := rec.Direction == canon.Reverse || d == 1
+		for b := 0; b < k.batch; b++ {
+			k.sequence(d, b, reverse)
+		}
+	}
+	x.set(0, y)
+	x.set(1, yh)
+	if yc != nil {
+		x.set(2, yc)
+	}
+	return nil
+}
+
+// stateAt is the offset of (direction d, batch b) in a state tensor.
+func (k *recurrentRun) stateAt(d, b int) int {
+	if k.rec.BatchFirst {
+		return (b*k.dirs + d) * k.hid
+	}
+	return (d*k.batch + b) * k.hid
+}
+
+func (k *recurrentRun) yAt(t, d, b int) int {
+	if k.rec.BatchFirst {
+		return ((b*k.seq+t)*k.dirs + d) * k.hid
+	}
+	return ((t*k.dirs+d)*k.batch + b) * k.hid
+}
+
+func (k *recurrentRun) xAt(t, b int) int {
+	if k.rec.BatchFirst {
+		return (b*k.seq + t) * k.input
+	}
+	return (t*k.batch + b) * k.input
+}
+
+func (k *recurrentRun) clip(v float64) float64 {
+	if c := float64(k.rec.Clip); c > 0 {
+		return math.Min(math.Max(v, -c), c)
+	}
+	return v
+}
+
+func (k *recurrentRun) act(d, slot int, v float64) float64 {
+	return k.rec.Activations[d*k.op.ActivationSlots()+slot].Apply(v)
+}
+
+// sequence runs direction d over batch entry b's valid steps.
+func (k *recurrentRun) sequence(d, b int, reverse bool) {
+	H, gh := k.hid, k.gates*k.hid
+	so := k.stateAt(d, b)
+	for j := 0; j < H; j++ {
+		k.hPrev[j], k.cPrev[j] = 0, 0
+		if k.h0 != nil {
+			k.hPrev[j] = float64(k.h0[so+j])
+		}
+		if k.c0 != nil {
+			k.cPrev[j] = float64(k.c0[so+j])
+		}
+	}
+	w := k.w[d*gh*k.input : (d+1)*gh*k.input]
+	r := k.r[d*gh*H : (d+1)*gh*H]
+	n := k.lens[b]
+	for s := 0; s < n; s++ {
+		t := s
+		if reverse {
+			t = n - 1 - s
+		}
+		xt := k.x[k.xAt(t, b) : k.xAt(t, b)+k.input]
+		for row := 0; row < gh; row++ {
+			var sw, sr float64
+			wr := w[row*k.input : (row+1)*k.input]
+			for i, v := range xt {
+				sw += float64(v) * float64(wr[i])
+			}
+			rr := r[row*H : (row+1)*H]
+			for i, v := range k.hPrev {
+				sr += v * float64(rr[i])
+			}
+			if k.b != nil {
+				sw += float64(k.b[d*2*gh+row])
+				sr += float64(k.b[d*2*gh+gh+row])
+			}
+			k.gw[row], k.gr[row] = sw, sr
+		}
+		switch {
+		case k.lstm != nil:
+			k.lstmStep(d)
+		case k.gru != nil:
+			k.gruStep(d, r)
+		default:
+			for j := 0; j < H; j++ {
+				k.hPrev[j] = k.act(d, 0, k.clip(k.gw[j]+k.gr[j]))
+			}
+		}
+		yo := k.yAt(t, d, b)
+		for j := 0; j < H; j++ {
+			k.y[yo+j] = float32(k.hPrev[j])
+		}
+	}
+	for j := 0; j < H; j++ {
+		k.yh[so+j] = float32(k.hPrev[j])
+		if k.yc != nil {
+			k.yc[so+j] = float32(k.cPrev[j])
+		}
+	}
+}
+
+// lstmStep updates hPrev and cPrev; gate blocks are i, o, f, c and
+// peepholes i, o, f.
+func (k *recurrentRun) lstmStep(d int) {
+	H := k.hid
+	peep := func(g, j int) float64 {
+		if k.p == nil {
+			return 0
+		}
+		return float64(k.p[d*3*H+g*H+j])
+	}
+	for j := 0; j < H; j++ {
+		pre := func(g int) float64 { return k.gw[g*H+j] + k.gr[g*H+j] }
+		c := k.cPrev[j]
+		i := k.act(d, 0, k.clip(pre(0)+peep(0, j)*c))
+		var f float64
+		if k.lstm.InputForget {
+			f = 1 - i
+		} else {
+			f = k.act(d, 0, k.clip(pre(2)+peep(2, j)*c))
+		}
+		cell := k.act(d, 1, k.clip(pre(3)))
+		c = f*c + i*cell
+		o := k.act(d, 0, k.clip(pre(1)+peep(1, j)*c))
+		k.cPrev[j] = c
+		k.t[j] = o * k.act(d, 2, c)
+	}
+	copy(k.hPrev, k.t)
+}
+
+// gruStep updates hPrev; gate blocks are z, r, h. Without
+// linear_before_reset the hidden gate's recurrent product is taken of
+// r ⊙ H, which the generic product above could not know: it is redone here.
+func (k *recurrentRun) gruStep(d int, r []float32) {
+	H := k.hid
+	z, rg := k.t, make([]float64, H)
+	for j := 0; j < H; j++ {
+		z[j] = k.act(d, 0, k.clip(k.gw[j]+k.gr[j]))
+		rg[j] = k.act(d, 0, k.clip(k.gw[H+j]+k.gr[H+j]))
+	}
+	hh := make([]float64, H)
+	for j := 0; j < H; j++ {
+		if k.gru.LinearBeforeReset {
+			hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+rg[j]*k.gr[2*H+j]))
+			continue
+		}
+		row := r[(2*H+j)*H : (2*H+j+1)*H]
+		var s float64
+		for i, v := range k.hPrev {
+			s += rg[i] * v * float64(row[i])
+		}
+		if k.b != nil {
+			s += float64(k.b[d*2*3*H+3*H+2*H+j])
+		}
+		hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+s))
+	}
+	for j := 0; j < H; j++ {
+		k.hPrev[j] = (1-z[j])*hh[j] + z[j]*k.hPrev[j]
+	}
+}
