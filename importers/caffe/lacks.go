@@ -27,4 +27,6 @@ func init() {
 	group("Caffe's layer for it (ArgMax, Tile, Reduction) is not read yet",
 		"ArgMax", "Tile", "ReduceL1", "ReduceSum", "ReduceSumSquare", "ReduceMean")
 	group("Caffe's Dropout is read as the identity: inference drops nothing", "Dropout")
+	group("Caffe's LSTM and RNN layers (gated by a sequence-continuation input) are not read yet", "LSTM", "RNN")
+	group("BVLC Caffe has no GRU layer", "GRU")
 }
