@@ -454,7 +454,10 @@ func init() {
 		"Unsqueeze": {"expand_dims, one per axis", func(e *exporter, n *canon.Node) error { return e.unsqueeze(n, n.Op.(*canon.Unsqueeze)) }},
 		"Pad":       {"Pad (4-D and 5-D, spatial axes)", func(e *exporter, n *canon.Node) error { return e.pad(n, n.Op.(*canon.Pad)) }},
 		"Slice":     {"slice_axis (step 1), slice (positive steps)", func(e *exporter, n *canon.Node) error { return e.slice(n, n.Op.(*canon.Slice)) }},
-		"Gather": {"take mode=wrap", func(e *exporter, n *canon.Node) error {
+		"Gather": {"take mode=wrap; a scalar constant index as slice_axis + squeeze", func(e *exporter, n *canon.Node) error {
+			if t := e.consts[n.Inputs[1]]; t != nil && len(t.Shape) == 0 {
+				return e.gatherScalar(n, t)
+			}
 			attrs := map[string]string{"axis": strconv.FormatInt(n.Op.(*canon.Gather).Axis, 10), "mode": "wrap"}
 			return e.single(n, "take", attrs, n.Inputs...)
 		}},
