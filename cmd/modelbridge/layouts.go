@@ -249,6 +249,9 @@ func describeUse(g *canon.Graph, t *canon.Tensor, u weightUse) (string, int64, s
 			TVM:     "nn.bias_add after nn.conv" + convDims(g, u.node) + " (axis=1)",
 		}
 	}
+	if op, ok := u.node.Op.(canon.RecurrentOp); ok && (u.spec.Role == canon.RoleGateWeight || u.spec.Role == canon.RoleGateVector) {
+		return recurrentSpellings(op, u.spec.Name)
+	}
 	if kind == "Linear" && u.spec.Name == "C" {
 		return "linear_bias", 0, spellings{
 			ONNX:    "Gemm C (N)",
@@ -374,4 +377,21 @@ func kernelLayoutFormats() []string {
 func oldRelayLabel(t *canon.Tensor) canon.Layout {
 	l, _ := canon.LayoutFor(canon.RoleConvWeight, len(t.Shape))
 	return l
+}
+
+// recurrentSpellings names a recurrent weight (DGI or DG, gates in the
+// canonical ONNX order) in each framework, with the gate order each uses.
+func recurrentSpellings(op canon.RecurrentOp, slot string) (string, int64, spellings) {
+	orders := map[string][2]string{"LSTM": {"i, o, f, c", "i, f, g, o"}, "GRU": {"z, r, h", "r, z, n"}, "RNN": {"one", "one"}}[op.Kind()]
+	onnxOrder, torchOrder := orders[0], orders[1]
+	torchName := map[string]string{"W": "weight_ih_l{k}[_reverse] (gates·hidden, input)", "R": "weight_hh_l{k}[_reverse] (gates·hidden, hidden)",
+		"B": "bias_ih_l{k} + bias_hh_l{k} (gates·hidden each)", "P": "- (no peepholes)"}[slot]
+	mx := map[string]string{"W": "i2h_weight, packed in RNN parameters", "R": "h2h_weight, packed in RNN parameters",
+		"B": "i2h_bias + h2h_bias, packed after every weight in RNN parameters", "P": "- (no peepholes)"}[slot]
+	return "recurrent_" + strings.ToLower(slot), 0, spellings{
+		ONNX:    fmt.Sprintf("%s %s (num_directions, ...), gates %s", op.Kind(), slot, onnxOrder),
+		PyTorch: fmt.Sprintf("nn.%s.%s, gates %s", op.Kind(), torchName, torchOrder),
+		MXNet:   mx + ", gates " + torchOrder,
+		TVM:     "-",
+	}
 }
