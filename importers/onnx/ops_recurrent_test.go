@@ -71,7 +71,7 @@ func TestRecurrentRefusals(t *testing.T) {
 		`"Swish"`:        {aStrs("activations", "Sigmoid", "Swish")},
 		"lists 3":        {aStrs("activations", "Sigmoid", "Tanh", "Tanh")},
 		"clip":           {&onnxpb.AttributeProto{Name: proto.String("clip"), Type: onnxpb.AttributeProto_FLOAT.Enum(), F: proto.Float32(-1)}},
-		"hidden_size 3":  {aInt("hidden_size", 3)},
+		"gates·hidden":   {aInt("hidden_size", 3)},
 		"hidden_size -1": {aInt("hidden_size", -1)},
 	} {
 		m := gruModel(attrs...)
