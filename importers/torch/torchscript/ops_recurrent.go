@@ -9,10 +9,14 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.lstm":     entry(opRecurrent("lstm"), "LSTM", "Split", "Transpose", "Reshape", "Concat"),
-		"torch.gru":      entry(opRecurrent("gru"), "GRU", "Split", "Transpose", "Reshape", "Concat"),
-		"torch.rnn_tanh": entry(opRecurrent("rnn_tanh"), "RNN", "Split", "Transpose", "Reshape", "Concat"),
-		"torch.rnn_relu": entry(opRecurrent("rnn_relu"), "RNN", "Split", "Transpose", "Reshape", "Concat"),
+		"torch.lstm":     entry(opRecurrent("lstm"), "LSTM", "Split", "Transpose", "Reshape", "Concat", "Cast"),
+		"torch.gru":      entry(opRecurrent("gru"), "GRU", "Split", "Transpose", "Reshape", "Concat", "Cast"),
+		"torch.rnn_tanh": entry(opRecurrent("rnn_tanh"), "RNN", "Split", "Transpose", "Reshape", "Concat", "Cast"),
+		"torch.rnn_relu": entry(opRecurrent("rnn_relu"), "RNN", "Split", "Transpose", "Reshape", "Concat", "Cast"),
+		// pack_padded_sequence / pad_packed_sequence around a packed
+		// call: the padded tensor and its lengths become sequence_lens.
+		"torch._pack_padded_sequence": entry(opPackPadded, "Transpose", "Greater", "Cast", "ReduceSum"),
+		"torch._pad_packed_sequence":  entry(opPadPacked, "Transpose"),
 	})
 }
 
@@ -37,11 +41,18 @@ type torchRecurrent struct {
 // whose second argument is batch_sizes) are refused.
 func opRecurrent(mode string) opHandler {
 	return func(c *opCall) (value, error) {
-		// The .data overloads put batch_sizes second, which moves the
-		// params list to position 3 (has_biases in the .input overloads).
+		// The .data overloads (a PackedSequence) put batch_sizes second,
+		// which moves the params list to position 3.
+		var packed *packedSeq
 		if len(c.args) > 3 {
-			if _, packed := c.args[3].(*listVal); packed {
-				return nil, c.errf("the packed-sequence form (data, batch_sizes, ...) is not supported: trace the model with padded input instead of a PackedSequence")
+			if _, ok := c.args[3].(*listVal); ok {
+				p, ok := c.args[0].(*packedSeq)
+				if !ok {
+					return nil, c.errf("the packed-sequence form (data, batch_sizes, ...) is read only from torch._pack_padded_sequence's output; got %s", typeName(c.args[0]))
+				}
+				packed = p
+				args := append([]value{p.data}, c.args[2:]...)
+				c.args = append(args, false) // batch_first: packed data is sequence first
 			}
 		}
 		if err := c.bind("input", "hx", "params", "has_biases", "num_layers", "dropout", "train", "bidirectional", "batch_first"); err != nil {
@@ -125,8 +136,118 @@ func opRecurrent(mode string) opHandler {
 		} else if h0, err = c.tensor(1); err != nil {
 			return nil, err
 		}
-		return r.build(x, h0, c0)
+		if packed == nil {
+			return r.build(x, h0, c0, nil)
+		}
+		lens, err := c.b().emit1(c.scope, &canon.Cast{To: canon.Int32}, packed.lengths)
+		if err != nil {
+			return nil, err
+		}
+		res, err := r.build(x, h0, c0, lens)
+		if err != nil {
+			return nil, err
+		}
+		out := res.(*tupleVal)
+		out.items[0] = &packedSeq{data: out.items[0].(*tensorVal), lengths: packed.lengths}
+		return out, nil
 	}
+}
+
+// packedSeq is a PackedSequence as the importer keeps it: the padded,
+// sequence-first data and the lengths (int64, one per batch entry).
+// Canonical recurrent ops read it as X with sequence_lens, and leave
+// zeros past each length, which is pad_packed_sequence's padding.
+type packedSeq struct {
+	data    *tensorVal
+	lengths *tensorVal
+}
+
+// opPackPadded maps torch._pack_padded_sequence(input, lengths,
+// batch_first) to (packed, batch_sizes); batch_sizes[t] counts the
+// sequences longer than t, computed for code that reads it (its size is
+// the longest length, which traced code asks for).
+func opPackPadded(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "lengths", "batch_first")
+	if err != nil {
+		return nil, err
+	}
+	lengths, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	batchFirst, err := c.bool(2)
+	if err != nil {
+		return nil, err
+	}
+	b := c.b()
+	if batchFirst {
+		if x, err = b.emit1(c.scope, &canon.Transpose{Perm: []int64{1, 0, 2}}, x); err != nil {
+			return nil, err
+		}
+	}
+	v := b.info(x)
+	if !v.RankKnown || len(v.Shape) != 3 || !v.Shape[0].Known() {
+		return nil, c.errf("the padded input must be 3-D with a known length; give the input shapes")
+	}
+	if lt := b.info(lengths).DType; lt != canon.Int64 {
+		if lengths, err = b.emit1(c.scope, &canon.Cast{To: canon.Int64}, lengths); err != nil {
+			return nil, err
+		}
+	}
+	T := v.Shape[0].Size
+	steps := make([]int64, T)
+	for i := range steps {
+		steps[i] = int64(i)
+	}
+	longer, err := b.emit1(c.scope, &canon.Compare{Fn: canon.CmpGreater}, lengths, &tensorVal{konst: canon.NewInt64Tensor("", []int64{T, 1}, steps)})
+	if err != nil {
+		return nil, err
+	}
+	if longer, err = b.emit1(c.scope, &canon.Cast{To: canon.Int64}, longer); err != nil {
+		return nil, err
+	}
+	sizes, err := b.emit1(c.scope, &canon.Reduce{Fn: canon.ReduceSum, Axes: []int64{1}}, longer)
+	if err != nil {
+		return nil, err
+	}
+	return &tupleVal{items: []value{&packedSeq{data: x, lengths: lengths}, sizes}}, nil
+}
+
+// opPadPacked maps torch._pad_packed_sequence(data, batch_sizes,
+// batch_first, padding_value, total_length) to (padded, lengths).
+func opPadPacked(c *opCall) (value, error) {
+	if err := c.bind("data", "batch_sizes", "batch_first", "padding_value", "total_length"); err != nil {
+		return nil, err
+	}
+	p, ok := c.bound[0].(*packedSeq)
+	if !ok {
+		return nil, c.errf("data must come from a recurrent layer run on a packed sequence, got %s", typeName(c.bound[0]))
+	}
+	batchFirst, err := c.bool(2)
+	if err != nil {
+		return nil, err
+	}
+	pad, err := c.float(3)
+	if err != nil {
+		return nil, err
+	}
+	if pad != 0 {
+		return nil, c.errf("padding_value %g is not supported: the recurrent layers leave zeros past each length", pad)
+	}
+	total, err := c.int(4)
+	if err != nil {
+		return nil, err
+	}
+	y := p.data
+	if v := c.b().info(y); !v.RankKnown || len(v.Shape) < 1 || v.Shape[0].Size != total {
+		return nil, c.errf("total_length %d differs from the padded length %v; only the input's own length is supported", total, v.Shape)
+	}
+	if batchFirst {
+		if y, err = c.b().emit1(c.scope, &canon.Transpose{Perm: []int64{1, 0, 2}}, y); err != nil {
+			return nil, err
+		}
+	}
+	return &tupleVal{items: []value{y, p.lengths}}, nil
 }
 
 // constant is the value of a weight known at import.
@@ -283,7 +404,7 @@ func allZero(t *canon.Tensor) bool {
 
 // build emits the layers and returns (output, h_n[, c_n]) as PyTorch
 // shapes them.
-func (r *torchRecurrent) build(x, h0, c0 *tensorVal) (value, error) {
+func (r *torchRecurrent) build(x, h0, c0, lens *tensorVal) (value, error) {
 	b := r.c.b()
 	var hs, cs []*tensorVal
 	h0s, err := r.states(h0)
@@ -300,7 +421,7 @@ func (r *torchRecurrent) build(x, h0, c0 *tensorVal) (value, error) {
 		if err != nil {
 			return nil, err
 		}
-		ins := []*tensorVal{cur, w, rr, bias, nil, h0s[l]}
+		ins := []*tensorVal{cur, w, rr, bias, lens, h0s[l]}
 		nOut := 2
 		if r.mode == "lstm" {
 			ins = append(ins, c0s[l])
