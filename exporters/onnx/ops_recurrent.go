@@ -50,6 +50,11 @@ func writeRecurrent(b *builder, n *canon.Node) error {
 	attrs = append(attrs, rnnActivationAttrs(op)...)
 	ins := append([]string{}, n.Inputs...)
 	outs := append([]string{}, n.Outputs...)
+	if canon.RecSequenceLens < len(ins) && ins[canon.RecSequenceLens] != "" && b.dtype(ins[canon.RecSequenceLens]) != canon.Int32 {
+		// ONNX's sequence_lens is int32 only.
+		b.expanded = true
+		ins[canon.RecSequenceLens] = b.castTo(n, ins[canon.RecSequenceLens], canon.Int32, "lens_i32")
+	}
 	if r.BatchFirst {
 		b.expanded = true
 		ins[canon.RecX] = b.transposed(n, ins[canon.RecX], "x_seq_first", []int64{1, 0, 2})

@@ -63,8 +63,8 @@ func convRNN(b *builder, c *nodeCtx) ([]string, error) {
 		}
 		return nil, c.errf("use_sequence_length=True is not supported: pass padded sequences")
 	}
-	if H < 1 || layers < 1 || layers > 1000 {
-		return nil, c.errf("state_size %d and num_layers %d must be positive", H, layers)
+	if H < 1 || H > 1<<20 || layers < 1 || layers > 1000 {
+		return nil, c.errf("state_size %d and num_layers %d are out of range", H, layers)
 	}
 	dirs := int64(1)
 	if bidir {
@@ -95,6 +95,9 @@ func convRNN(b *builder, c *nodeCtx) ([]string, error) {
 		return nil, c.errf("parameters (%s) must be in the params file: weights computed in the graph are not supported", pname)
 	}
 	flat := use.t
+	if total <= 0 || flat.ByteSize() != total*int64(flat.DType.Size()) || int64(len(flat.Data)) != flat.ByteSize() {
+		return nil, c.errf("parameters hold %d values; state_size %d, %d layers and input size %d need %d", flat.NumElements(), H, layers, xs[2], total)
+	}
 	if flat.DType != canon.Float32 && flat.DType != canon.Float16 && flat.DType != canon.Float64 {
 		return nil, c.errf("parameters are %s, want floating point", flat.DType)
 	}
