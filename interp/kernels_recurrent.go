@@ -29,6 +29,7 @@ type recurrentRun struct {
 	lstm                    *canon.LSTM
 	gru                     *canon.GRU
 	gw, gr, hPrev, cPrev, t []float64 // per-step scratch
+	rg, hh                  []float64 // GRU's reset gate and candidate
 }
 
 // runRecurrent runs an LSTM, GRU or RNN layer step by step, in float64,
@@ -126,6 +127,7 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 	}
 	k.gw, k.gr = make([]float64, gh), make([]float64, gh)
 	k.hPrev, k.cPrev, k.t = make([]float64, k.hid), make([]float64, k.hid), make([]float64, k.hid)
+	k.rg, k.hh = make([]float64, k.hid), make([]float64, k.hid)
 	for d := 0; d < k.dirs; d++ {
 		reverse := rec.Direction == canon.Reverse || d == 1
 		for b := 0; b < k.batch; b++ {
@@ -268,12 +270,11 @@ func (k *recurrentRun) lstmStep(d int) {
 // r ⊙ H, which the generic product above could not know: it is redone here.
 func (k *recurrentRun) gruStep(d int, r []float32) {
 	H := k.hid
-	z, rg := k.t, make([]float64, H)
+	z, rg, hh := k.t, k.rg, k.hh
 	for j := 0; j < H; j++ {
 		z[j] = k.act(d, 0, k.clip(k.gw[j]+k.gr[j]))
 		rg[j] = k.act(d, 0, k.clip(k.gw[H+j]+k.gr[H+j]))
 	}
-	hh := make([]float64, H)
 	for j := 0; j < H; j++ {
 		if k.gru.LinearBeforeReset {
 			hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+rg[j]*k.gr[2*H+j]))

@@ -61,7 +61,7 @@ func writeRNN(e *exporter, n *canon.Node) error {
 	reverse := r.Direction == canon.Reverse
 	wt, rt := e.consts[n.Inputs[canon.RecW]], e.consts[n.Inputs[canon.RecR]]
 	if wt == nil || rt == nil {
-		return fmt.Errorf("W and R must be constants: MXNet's RNN takes them packed in one parameter vector")
+		return fmt.Errorf("W and R must be constants: MXNet's RNN takes them packed in one parameter vector (convert with --optimize to fold weights an exporter computed, as PyTorch's ONNX export does)")
 	}
 	var bt *canon.Tensor
 	if has(canon.RecB) {
