@@ -30,6 +30,7 @@ type recurrentRun struct {
 	gru                     *canon.GRU
 	gw, gr, hPrev, cPrev, t []float64 // per-step scratch
 	rg, hh                  []float64 // GRU's reset gate and candidate
+	xw                      []float32 // X·Wᵀ of one direction, every step at once
 }
 
 // runRecurrent runs an LSTM, GRU or RNN layer step by step, in float64,
@@ -128,7 +129,15 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 	k.gw, k.gr = make([]float64, gh), make([]float64, gh)
 	k.hPrev, k.cPrev, k.t = make([]float64, k.hid), make([]float64, k.hid), make([]float64, k.hid)
 	k.rg, k.hh = make([]float64, k.hid), make([]float64, k.hid)
+	// The input products of every step are one GEMM per direction (rows
+	// of X in memory order); only the recurrent products are step by step.
+	rows := k.seq * k.batch
+	k.xw = x.scratch(rows * gh)
+	defer x.release(k.xw)
 	for d := 0; d < k.dirs; d++ {
+		if rows > 0 {
+			gemm(false, true, rows, gh, k.input, 1, k.x, k.input, k.w[d*gh*k.input:(d+1)*gh*k.input], k.input, k.xw, gh, 0)
+		}
 		reverse := rec.Direction == canon.Reverse || d == 1
 		for b := 0; b < k.batch; b++ {
 			k.sequence(d, b, reverse)
@@ -157,11 +166,12 @@ func (k *recurrentRun) yAt(t, d, b int) int {
 	return ((t*k.dirs+d)*k.batch + b) * k.hid
 }
 
-func (k *recurrentRun) xAt(t, b int) int {
+// xRow is the row of X (and of X·Wᵀ) holding step t of batch entry b.
+func (k *recurrentRun) xRow(t, b int) int {
 	if k.rec.BatchFirst {
-		return (b*k.seq + t) * k.input
+		return b*k.seq + t
 	}
-	return (t*k.batch + b) * k.input
+	return t*k.batch + b
 }
 
 func (k *recurrentRun) clip(v float64) float64 {
@@ -188,7 +198,6 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 			k.cPrev[j] = float64(k.c0[so+j])
 		}
 	}
-	w := k.w[d*gh*k.input : (d+1)*gh*k.input]
 	r := k.r[d*gh*H : (d+1)*gh*H]
 	n := k.lens[b]
 	for s := 0; s < n; s++ {
@@ -196,13 +205,10 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 		if reverse {
 			t = n - 1 - s
 		}
-		xt := k.x[k.xAt(t, b) : k.xAt(t, b)+k.input]
+		xw := k.xw[k.xRow(t, b)*gh:]
 		for row := 0; row < gh; row++ {
-			var sw, sr float64
-			wr := w[row*k.input : (row+1)*k.input]
-			for i, v := range xt {
-				sw += float64(v) * float64(wr[i])
-			}
+			sw := float64(xw[row])
+			var sr float64
 			rr := r[row*H : (row+1)*H]
 			for i, v := range k.hPrev {
 				sr += v * float64(rr[i])
