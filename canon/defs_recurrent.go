@@ -320,8 +320,8 @@ func recurrentOps() []*OpDef {
 
 func checkRecurrent(c *CheckCtx, op RecurrentOp) error {
 	r := op.Rec()
-	if r.HiddenSize < 1 {
-		return c.Errorf("HiddenSize %d must be >= 1", r.HiddenSize)
+	if r.HiddenSize < 1 || r.HiddenSize > 1<<30 {
+		return c.Errorf("HiddenSize %d must be between 1 and 2^30", r.HiddenSize)
 	}
 	if r.Direction > Bidirectional {
 		return c.Errorf("unknown direction %d", r.Direction)
