@@ -183,8 +183,8 @@ func normOps() []*OpDef {
 		},
 		{
 			Kind: "MeanVarianceNormalization", Summary: "(x - mean) / (std + 1e-9) over the given axes",
-			New:   func() Op { return &MeanVarNorm{Axes: []int64{0, 2, 3}} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.meanVarNorm(c.n.Op.(*MeanVarNorm))) },
+			New:     func() Op { return &MeanVarNorm{Axes: []int64{0, 2, 3}} },
+			Infer:   func(c *InferCtx) ([]ValueInfo, error) { return one(c.meanVarNorm(c.n.Op.(*MeanVarNorm))) },
 			Example: unaryExample(&MeanVarNorm{Axes: []int64{0, 2, 3}}),
 		},
 	}
