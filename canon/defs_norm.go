@@ -128,8 +128,8 @@ func normOps() []*OpDef {
 				return firstErr(checkEpsilon(c, op.Epsilon), checkStash(c, op.Stash))
 			},
 			Example: func() Example {
-				return Example{Op: &LayerNorm{Axis: 2, Epsilon: 1e-5, Stash: Float32},
-					Inputs: []ExampleInput{exampleX, exampleF32(5, 5), exampleF32(5, 5)}, Outputs: 3}
+				return Example{Op: &LayerNorm{Axis: -1, Epsilon: 1e-5, Stash: Float32},
+					Inputs: []ExampleInput{exampleX, exampleF32(5), exampleF32(5)}}
 			},
 		},
 		{

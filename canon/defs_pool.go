@@ -79,7 +79,7 @@ func poolOps() []*OpDef {
 			},
 			Example: func() Example {
 				return Example{Op: &LpPool{Kernel: []int64{2, 3}, Strides: []int64{2, 1}, Dilations: []int64{1, 1},
-					PadsBegin: []int64{1, 0}, PadsEnd: []int64{0, 1}, P: 3}, Inputs: []ExampleInput{exampleX}}
+					PadsBegin: []int64{1, 0}, PadsEnd: []int64{1, 0}, P: 2}, Inputs: []ExampleInput{exampleX}}
 			},
 		},
 		{

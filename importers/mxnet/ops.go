@@ -82,7 +82,7 @@ func init() {
 		"BatchNorm":                {convBatchNorm, []string{"BatchNormalization"}},
 		"Activation":               {convActivation, actKinds},
 		"LeakyReLU":                {convLeakyReLU, sortedKeys(leakyKinds)},
-		"Pooling":                  {convPooling, []string{"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool", "LpPool"}},
+		"Pooling":                  {convPooling, []string{"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool", "LpPool", "GlobalLpPool"}},
 		"FullyConnected":           {convFC, []string{"Linear"}},
 		"Flatten":                  {convFlatten, []string{"Flatten"}},
 		"flatten":                  {convFlatten, []string{"Flatten"}},
@@ -912,6 +912,11 @@ func convPooling(b *builder, c *nodeCtx) ([]string, error) {
 			}
 			scale = float64(canon.NumElements(s[2:]))
 		}
+	case global && ptype == "lp":
+		if _, err := lpPooling(c, nil, nil, nil, nil, false); err != nil {
+			return nil, err
+		}
+		op = &canon.GlobalLpPool{P: 2}
 	case global:
 		return nil, c.errf("pool_type=%s is not supported", ptype)
 	default:

@@ -19,7 +19,6 @@ func init() {
 		"RMSNormalization":          "MXNet 1.x has no RMS normalization op",
 		"LpNormalization":           "MXNet's L2Normalization adds eps inside the root (read as Mul, ReduceSum, Add, Sqrt and Div); MXNet has no plain Lp normalization",
 		"MeanVarianceNormalization": "MXNet has no mean-variance normalization op",
-		"GlobalLpPool":              "MXNet's global lp pooling raises x, not |x|, to the power p; only p=2 pooling with a kernel is read",
 		"MaxUnpool":                 "MXNet 1.x has no unpooling op",
 	})
 }
