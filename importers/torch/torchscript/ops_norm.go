@@ -21,9 +21,13 @@ func init() {
 		"torch.max_pool3d_with_indices": entry(opMaxPoolIndices(3), "MaxPool", "Sub"),
 		"torch.max_unpool2d":            entry(opMaxUnpool(2), "MaxUnpool", "Add"),
 		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add"),
+		// F.normalize traces into norm, clamp_min, expand_as and div:
+		// x / max(norm, eps), read exactly as those ops.
+		"torch.clamp_min": entry(opClampOne(true), "Clip"),
+		"torch.clamp_max": entry(opClampOne(false), "Clip"),
 	})
 	optable.Add(&opLacks, map[string]string{
-		"LpNormalization":           "F.normalize divides by max(norm, eps), not by the norm; it traces into linalg_vector_norm, clamp_min, expand_as and div, not one call",
+		"LpNormalization":           "F.normalize divides by max(norm, eps), not by the norm: it is read exactly as the norm, clamp_min, expand_as and div it traces into",
 		"MeanVarianceNormalization": "PyTorch has no mean-variance normalization op",
 		"LpPool":                    "F.lp_pool1d/2d trace into pow, avg_pool, sign, relu and mul (and pow x^p, not |x|^p), not one call",
 		"GlobalLpPool":              "PyTorch has no global Lp pooling op",
@@ -359,4 +363,26 @@ func ones64(n int) []int64 {
 		out[i] = 1
 	}
 	return out
+}
+
+// opClampOne maps torch.clamp_min(input, min) and clamp_max(input, max).
+func opClampOne(isMin bool) opHandler {
+	return func(c *opCall) (value, error) {
+		name := map[bool]string{true: "min", false: "max"}[isMin]
+		x, err := c.bindInput("input", name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := c.float(1)
+		if err != nil {
+			return nil, err
+		}
+		op := canon.NewClip()
+		if isMin {
+			op.Min = float32(v)
+		} else {
+			op.Max = float32(v)
+		}
+		return c.b().emit1(c.scope, op, x)
+	}
 }

@@ -18,7 +18,9 @@ import (
 // normModule is traced by PyTorch 1.13: the normalization layers with and
 // without affine parameters, a tracked InstanceNorm in eval mode, the
 // native_layer_norm statistics, and MaxPool2d's indices fed to
-// MaxUnpool2d (indices are also returned, so their numbering is checked).
+// MaxUnpool2d (indices are also returned, so their numbering is checked),
+// and F.normalize (x / max(norm, eps), read as its norm, clamp_min,
+// expand_as and div; rows of zeros included).
 const normModule = `
 import sys, numpy as np, torch
 class M(torch.nn.Module):
@@ -41,7 +43,8 @@ class M(torch.nn.Module):
         y, idx = self.pool(x)
         stats = torch.native_layer_norm(x, [6], None, None, 1e-5)
         return (self.ln(x), self.ln_plain(x), self.gn(x), self.gn_plain(x), self.inorm(x), self.inorm_plain(x),
-                self.inorm_tracked(x), y, idx, self.unpool(y, idx, output_size=x.shape[2:]), stats[0], stats[1], stats[2])
+                self.inorm_tracked(x), y, idx, self.unpool(y, idx, output_size=x.shape[2:]), stats[0], stats[1], stats[2],
+                torch.nn.functional.normalize(x, p=2.0, dim=1), torch.nn.functional.normalize(torch.relu(x - 3.0), p=1.0, dim=-1))
 torch.manual_seed(0)
 m = M().eval()
 x = torch.randn(2, 4, 5, 6) * 2 + 0.5
@@ -89,8 +92,8 @@ func TestTracedNormOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Outputs) != 13 {
-		t.Fatalf("%d outputs, want 13", len(g.Outputs))
+	if len(g.Outputs) != 15 {
+		t.Fatalf("%d outputs, want 15", len(g.Outputs))
 	}
 	for k, o := range g.Outputs {
 		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
