@@ -27,6 +27,6 @@ func init() {
 	group("Caffe's layer for it (ArgMax, Tile, Reduction) is not read yet",
 		"ArgMax", "Tile", "ReduceL1", "ReduceSum", "ReduceSumSquare", "ReduceMean")
 	group("Caffe's Dropout is read as the identity: inference drops nothing", "Dropout")
-	group("BVLC Caffe has no such layer (its MVN layer is not read yet)", "LayerNormalization", "GroupNormalization",
-		"InstanceNormalization", "RMSNormalization", "LpNormalization", "MeanVarianceNormalization", "LpPool", "GlobalLpPool", "MaxUnpool")
+	group("BVLC Caffe has no such layer", "LayerNormalization", "GroupNormalization",
+		"InstanceNormalization", "RMSNormalization", "LpNormalization", "LpPool", "GlobalLpPool", "MaxUnpool")
 }
