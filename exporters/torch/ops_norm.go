@@ -26,7 +26,7 @@ func init() {
 			detail: "x / torch.linalg.vector_norm, a zero norm giving zeros (F.normalize's eps clamp would differ)"},
 		"MeanVarianceNormalization": {write: writeMeanVarNorm, floatOnly: norm, detail: "(x - mean) / (std + 1e-9) through torch.var_mean"},
 		"LpPool": {write: writeLpPool, floatOnly: "Lp pooling",
-			detail: "window sums of |x|^p through F.avg_pool on zero-padded input, then the p-th root; no dilations or ceil mode"},
+			detail: "window sums of |x|^p by a depthwise F.conv with ones on the zero-padded input (dilations and ceil mode included), then the p-th root"},
 		"GlobalLpPool": {write: writeGlobalLpPool, floatOnly: "Lp pooling", detail: "torch.sum of |x|^p over the spatial axes, then the p-th root"},
 		"MaxUnpool": {write: writeMaxUnpool, floatOnly: "unpooling",
 			detail: "Tensor.scatter of the flat indices into zeros of the output's static shape"},
@@ -154,35 +154,46 @@ func writeMeanVarNorm(gen *generator, n *canon.Node) error {
 	return nil
 }
 
+// writeLpPool sums |x|^p over each window with a depthwise convolution by
+// ones (dilations included) on the zero-padded input, then takes the p-th
+// root; ceil mode's last windows get the extra zeros at the end they read.
 func writeLpPool(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.LpPool)
 	nsp := len(op.Kernel)
 	if nsp < 1 || nsp > 3 {
-		return gen.fail("%d spatial axes; torch pools 1 to 3", nsp)
+		return gen.fail("%d spatial axes; torch convolves 1 to 3", nsp)
 	}
-	if op.CeilMode {
-		return gen.fail("ceil mode: torch's average of a partial window would not give its sum")
-	}
-	for _, d := range op.Dilations {
-		if d != 1 {
-			return gen.fail("dilations %v: torch's average pooling has none", op.Dilations)
-		}
+	xs, ok := gen.shapeOf(n.Inputs[0])
+	ys, ok2 := gen.shapeOf(n.Outputs[0])
+	if !ok || !ok2 {
+		return gen.fail("the input and output shapes must be known before running")
 	}
 	x, err := gen.in(0)
 	if err != nil {
 		return err
 	}
+	dt, err := gen.genDType(canon.Float32)
+	if ds, ok := gen.inDType(0); ok {
+		dt, err = gen.genDType(ds)
+	}
+	if err != nil {
+		return err
+	}
+	end := append([]int64{}, op.PadsEnd...)
+	for i := range end {
+		reach := (ys[2+i]-1)*op.Strides[i] + (op.Kernel[i]-1)*op.Dilations[i] + 1
+		if extra := reach - (xs[2+i] + op.PadsBegin[i] + end[i]); extra > 0 {
+			end[i] += extra
+		}
+	}
 	p := strconv.FormatInt(op.P, 10)
 	pw := "torch.abs(" + x + ").pow(" + p + ")"
-	if !allZero(op.PadsBegin, op.PadsEnd) {
-		pw = "F.pad(" + pw + ", " + fpad(op.PadsBegin, op.PadsEnd) + ")"
+	if !allZero(op.PadsBegin, end) {
+		pw = "F.pad(" + pw + ", " + fpad(op.PadsBegin, end) + ")"
 	}
-	taps := int64(1)
-	for _, k := range op.Kernel {
-		taps *= k
-	}
-	gen.assign(fmt.Sprintf("(F.avg_pool%dd(%s, kernel_size=%s, stride=%s) * %d).pow(1.0 / %s)",
-		nsp, pw, pyInts(op.Kernel, true), pyInts(op.Strides, true), taps, p))
+	ones := fmt.Sprintf("torch.ones(%s, dtype=%s)", pyInts(append([]int64{xs[1], 1}, op.Kernel...), true), dt)
+	gen.assign(fmt.Sprintf("F.conv%dd(%s, %s, stride=%s, dilation=%s, groups=%d).pow(1.0 / %s)",
+		nsp, pw, ones, pyInts(op.Strides, true), pyInts(op.Dilations, true), xs[1], p))
 	return nil
 }
 
