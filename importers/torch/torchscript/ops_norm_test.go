@@ -1,7 +1,9 @@
 package torchscript
 
 import (
+	"archive/zip"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,6 +110,38 @@ func TestTracedNormOps(t *testing.T) {
 		res, err := compare.Tensors(got, want, 1e-4, 1e-5)
 		if err != nil || !res.OK {
 			t.Errorf("output %d differs from PyTorch: %+v %v", k, res, err)
+		}
+	}
+}
+
+// TestRMSNormCall reads torch.rms_norm as PyTorch 2.4+ serializes it
+// (PyTorch 1.13 cannot trace it): x / sqrt(mean(x²) + eps) · weight, eps
+// None being float32's machine epsilon.
+func TestRMSNormCall(t *testing.T) {
+	x := canon.NewFloat32Tensor("x", []int64{2, 3}, []float32{1, -2, 2, 0, 3, 4})
+	for _, c := range []struct {
+		body string
+		eps  float64
+	}{{"torch.rms_norm(x, [3], None, 0.5)", 0.5}, {"torch.rms_norm(x, [3])", 1.1920928955078125e-07}} {
+		p := writeArchive(t, map[string]string{"data.pkl": rootPickle, "code/__torch__.py": moduleSource("    return " + c.body + "\n")}, zip.Store)
+		g, err := ReadFile(p, formats.ReadOptions{InputShapes: map[string][]int64{"x": {2, 3}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := interp.Run(g, map[string]*canon.Tensor{"x": x})
+		g.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := outs[g.Outputs[0].Name].Float64s()
+		xv, _ := x.Float64s()
+		for r := 0; r < 2; r++ {
+			ms := (xv[3*r]*xv[3*r] + xv[3*r+1]*xv[3*r+1] + xv[3*r+2]*xv[3*r+2]) / 3
+			for k := 0; k < 3; k++ {
+				if w := xv[3*r+k] / math.Sqrt(ms+c.eps); math.Abs(got[3*r+k]-w) > 1e-6 {
+					t.Fatalf("%s: got %v, element %d want %g", c.body, got, 3*r+k, w)
+				}
+			}
 		}
 	}
 }
