@@ -1,6 +1,7 @@
 package onnximport
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -68,5 +69,45 @@ func TestGroupNorm18PerGroup(t *testing.T) {
 				t.Fatalf("inputs %v: element %d is %g, version 21 gives %g", asInputs, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestNormBadAttributes: nonsense attributes are refused naming the node.
+func TestNormBadAttributes(t *testing.T) {
+	one := func(opset int64, n *onnxpb.NodeProto, inits ...*onnxpb.TensorProto) *onnxpb.ModelProto {
+		return graphSpec{opset: opset, nodes: []*onnxpb.NodeProto{n}, inputs: []*onnxpb.ValueInfoProto{vinfo("x", tFloat, 2, 4, 3)},
+			outputs: []*onnxpb.ValueInfoProto{vinfo("y", tFloat, 2, 4, 3)}, inits: inits}.model()
+	}
+	s4 := f32Tensor("s", []int64{4}, 1, 1, 1, 1)
+	b4 := f32Tensor("b", []int64{4}, 0, 0, 0, 0)
+	wantErr(t, one(17, node("LayerNormalization", "ln", []string{"x", "s"}, []string{"y"}, aInt("axis", 3)), f32Tensor("s", []int64{3}, 1, 1, 1)),
+		`node "ln"`, "axis 3")
+	wantErr(t, one(21, node("GroupNormalization", "gn", []string{"x", "s", "b"}, []string{"y"}, aInt("num_groups", 3)), s4, b4),
+		`node "gn"`, "multiple of NumGroups 3")
+	wantErr(t, one(21, node("GroupNormalization", "gn0", []string{"x", "s", "b"}, []string{"y"}), s4, b4), `node "gn0"`, "num_groups")
+	wantErr(t, one(13, node("LpNormalization", "lp", []string{"x"}, []string{"y"}, aInt("p", 3))), `node "lp"`, "p is 3")
+	wantErr(t, one(13, node("InstanceNormalization", "in", []string{"x", "s", "b"}, []string{"y"}),
+		f32Tensor("s", []int64{3}, 1, 1, 1), f32Tensor("b", []int64{3}, 0, 0, 0)), `node "in"`, "channels")
+	wantErr(t, one(13, node("MeanVarianceNormalization", "mvn", []string{"x"}, []string{"y"}, aInts("axes", 0, 5))), `node "mvn"`, "axis 5")
+}
+
+// TestMaxUnpoolBadIndices: an index outside the output is a run-time error
+// naming the node, not a crash.
+func TestMaxUnpoolBadIndices(t *testing.T) {
+	s := graphSpec{opset: 11,
+		nodes:   []*onnxpb.NodeProto{node("MaxUnpool", "up", []string{"x", "i"}, []string{"y"}, aInts("kernel_shape", 2), aInts("strides", 2))},
+		inputs:  []*onnxpb.ValueInfoProto{vinfo("x", tFloat, 1, 1, 2), vinfo("i", tInt64, 1, 1, 2)},
+		outputs: []*onnxpb.ValueInfoProto{vinfo("y", tFloat, 1, 1, 4)}}
+	g, err := Read(write(t, s.model()), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	_, err = interp.Run(g, map[string]*canon.Tensor{
+		"x": canon.NewFloat32Tensor("x", []int64{1, 1, 2}, []float32{1, 2}),
+		"i": canon.NewInt64Tensor("i", []int64{1, 1, 2}, []int64{0, 9}),
+	})
+	if err == nil || !strings.Contains(err.Error(), "up") || !strings.Contains(err.Error(), "index 9") {
+		t.Errorf("error %v, want one naming node up and index 9", err)
 	}
 }
