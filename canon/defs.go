@@ -159,7 +159,10 @@ func builtinOps() []*OpDef {
 			New: func() Op { return &MaxPool{} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				op := c.n.Op.(*MaxPool)
-				return one(c.pool(op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode))
+				v, err := c.pool(op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode)
+				idx := v
+				idx.DType, idx.Shape = Int64, cloneDims(v.Shape)
+				return []ValueInfo{v, idx}, err
 			},
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*MaxPool)

@@ -52,7 +52,7 @@ func TestInferNodeNeverPanics(t *testing.T) {
 		func() Op { return &Unary{Fn: UnaryFn(r.Intn(8))} },
 		func() Op { return &PRelu{} },
 		func() Op { return &Softmax{Axis: num()} },
-		func() Op { return &MaxPool{list(), list(), list(), list(), list(), r.Intn(2) == 0} },
+		func() Op { return &MaxPool{list(), list(), list(), list(), list(), r.Intn(2) == 0, false} },
 		func() Op { return &AveragePool{list(), list(), list(), list(), list(), r.Intn(2) == 0, false} },
 		func() Op { return &GlobalAveragePool{} },
 		func() Op { return &Reduce{Fn: ReduceMean, Axes: list(), KeepDims: r.Intn(2) == 0} },

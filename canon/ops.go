@@ -287,18 +287,24 @@ func (*Softmax) Signature() Signature { return sig(1, inX) }
 // ---- Pooling ----
 
 // MaxPool takes the maximum over each window. Pads are explicit; CeilMode
-// rounds the output size up.
+// rounds the output size up. The optional second output, Indices (i64),
+// is the flat offset of each maximum in X, batch and channel included:
+// row-major, or with ColumnMajorIndices (ONNX storage_order=1) the
+// spatial part counted column-major.
 type MaxPool struct {
-	Kernel    []int64
-	Strides   []int64
-	Dilations []int64
-	PadsBegin []int64
-	PadsEnd   []int64
-	CeilMode  bool
+	Kernel             []int64
+	Strides            []int64
+	Dilations          []int64
+	PadsBegin          []int64
+	PadsEnd            []int64
+	CeilMode           bool
+	ColumnMajorIndices bool
 }
 
-func (*MaxPool) Kind() string         { return "MaxPool" }
-func (*MaxPool) Signature() Signature { return sig(1, inX) }
+func (*MaxPool) Kind() string { return "MaxPool" }
+func (*MaxPool) Signature() Signature {
+	return Signature{Inputs: []InputSpec{inX}, MinOutputs: 1, MaxOutputs: 2}
+}
 
 // AveragePool averages each window; CountIncludePad decides whether padded
 // positions count in the divisor.

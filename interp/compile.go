@@ -55,7 +55,7 @@ var kernels = map[string]kernelBuilder{
 
 	"MaxPool": func(op canon.Op) kernel {
 		o := op.(*canon.MaxPool)
-		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, max: true}
+		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, max: true, colMajor: o.ColumnMajorIndices}
 		return func(x *exec) error { return runPool(x, p) }
 	},
 	"AveragePool": func(op canon.Op) kernel {

@@ -8,7 +8,9 @@ import (
 
 type poolAttrs struct {
 	kernel, strides, dilations, padsBegin, padsEnd []int64
-	ceil, max, includePad                          bool
+	ceil, max, includePad, colMajor                bool
+	// lp, when > 0, makes the pool the lp-norm of each window.
+	lp int64
 }
 
 func runPool(x *exec, a *poolAttrs) error {
@@ -16,7 +18,7 @@ func runPool(x *exec, a *poolAttrs) error {
 	if len(orig.shape) < 3 {
 		return fmt.Errorf("X has shape %v, want (N, C, spatial...)", orig.shape)
 	}
-	if !orig.isFloat() && !a.max {
+	if !orig.isFloat() && !a.max || a.lp > 0 && !orig.isFloat() {
 		return fmt.Errorf("X is %s, want a floating-point tensor", orig.dt)
 	}
 	g, err := newGeom3(orig.shape, a.kernel, a.strides, a.dilations, a.padsBegin, a.padsEnd)
@@ -49,6 +51,9 @@ func runPool(x *exec, a *poolAttrs) error {
 			poolPlane(g, a, in.f[p*inP:(p+1)*inP], y.f[p*P:(p+1)*P])
 		}
 	})
+	if a.max && x.nout() > 1 {
+		x.set(1, poolIndices(x, g, in, y.shape, a.colMajor))
+	}
 	if in != orig {
 		x.p.pool.put(in)
 		y = x.backToInt(y, orig.dt)
@@ -74,6 +79,7 @@ func poolPlane(g *geom3, a *poolAttrs, src, dst []float32) {
 				x0 := ox*g.s[2] - g.pb[2]
 				m := negInf
 				var sum float32
+				var lpSum float64
 				n, padded := 0, 0
 				for kz := 0; kz < g.k[0]; kz++ {
 					iz := z0 + kz*g.d[0]
@@ -94,11 +100,16 @@ func poolPlane(g *geom3, a *poolAttrs, src, dst []float32) {
 							v := src[(iz*H+iy)*W+ix]
 							m = max(m, v)
 							sum += v
+							if a.lp > 0 {
+								lpSum += math.Pow(math.Abs(float64(v)), float64(a.lp))
+							}
 							n++
 						}
 					}
 				}
 				switch {
+				case a.lp > 0:
+					dst[i] = float32(math.Pow(lpSum, 1/float64(a.lp)))
 				case a.max:
 					dst[i] = m
 				case a.includePad:

@@ -416,8 +416,11 @@ func init() {
 		"Softmax": oneOp("softmax", "", func(n *canon.Node) map[string]string {
 			return map[string]string{"axis": strconv.FormatInt(n.Op.(*canon.Softmax).Axis, 10)}
 		}),
-		"MaxPool": {"Pooling pool_type=max (slice_axis after it for larger begin pads)", func(e *exporter, n *canon.Node) error {
+		"MaxPool": {"Pooling pool_type=max (slice_axis after it for larger begin pads); no Indices output", func(e *exporter, n *canon.Node) error {
 			op := n.Op.(*canon.MaxPool)
+			if len(n.Outputs) > 1 && n.Outputs[1] != "" {
+				return fmt.Errorf("MXNet's Pooling has no indices output; the MaxPool's Indices cannot be written")
+			}
 			return e.pool(n, "max", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, nil)
 		}},
 		"AveragePool": {"Pooling pool_type=avg (slice_axis after it for larger begin pads)", func(e *exporter, n *canon.Node) error {
@@ -961,6 +964,9 @@ func (e *exporter) pool(n *canon.Node, kind string, kernel, strides, dil, pb, pe
 	attrs := map[string]string{"kernel": tuple(kernel), "stride": tuple(strides), "pad": tuple(pb), "pool_type": kind, "pooling_convention": conv, "global_pool": "False"}
 	if countPad != nil {
 		attrs["count_include_pad"] = boolean(*countPad)
+	}
+	if kind == "lp" {
+		attrs["p_value"] = "2" // the only p MXNet's lp pooling shares with LpPool
 	}
 	x, err := e.value(n.Inputs[0])
 	if err != nil {

@@ -467,7 +467,8 @@ func writeMaxPool(b *builder, n *canon.Node) error {
 		attrInts("strides", op.Strides),
 		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
 		attrInts("dilations", op.Dilations),
-		attrBool("ceil_mode", op.CeilMode))
+		attrBool("ceil_mode", op.CeilMode),
+		attrBool("storage_order", op.ColumnMajorIndices))
 	return nil
 }
 

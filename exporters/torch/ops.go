@@ -80,8 +80,11 @@ func init() {
 		}, floatOnly: "softmax", detail: "F.softmax"},
 		"MaxPool": {write: func(gen *generator, n *canon.Node) error {
 			op := n.Op.(*canon.MaxPool)
+			if len(n.Outputs) > 1 && n.Outputs[1] != "" {
+				return writeMaxPoolIndices(gen, op)
+			}
 			return gen.pool("max", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, false)
-		}, detail: "F.max_pool1d/2d/3d; integer inputs pooled in a float type that holds them exactly"},
+		}, detail: "F.max_pool1d/2d/3d; integer inputs pooled in a float type that holds them exactly; Indices through return_indices=True plus the plane offsets"},
 		"AveragePool": {write: func(gen *generator, n *canon.Node) error {
 			op := n.Op.(*canon.AveragePool)
 			return gen.pool("avg", op.Kernel, op.Strides, op.Dilations, op.PadsBegin, op.PadsEnd, op.CeilMode, op.CountIncludePad)

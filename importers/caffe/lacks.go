@@ -29,4 +29,6 @@ func init() {
 	group("Caffe's Dropout is read as the identity: inference drops nothing", "Dropout")
 	group("Caffe's LSTM and RNN layers (gated by a sequence-continuation input) are not read yet", "LSTM", "RNN")
 	group("BVLC Caffe has no GRU layer", "GRU")
+	group("BVLC Caffe has no such layer", "LayerNormalization", "GroupNormalization",
+		"InstanceNormalization", "RMSNormalization", "LpNormalization", "LpPool", "GlobalLpPool", "MaxUnpool")
 }

@@ -73,6 +73,7 @@ func init() {
 		"Softmax":  one(softmax, "Softmax"),
 		"Dropout":  {fn: dropout, tops: 1, bottoms: 1},
 		"LRN":      one(lrn, "LRN", "Mul", "Add", "AveragePool", "Pow"),
+		"MVN":      one(mvn, "MeanVarianceNormalization", "ReduceMean", "Sub", "Mul", "Sqrt", "Add", "Div"),
 		"Identity": {fn: split, tops: 1, bottoms: 1},
 	}
 }

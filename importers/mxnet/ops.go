@@ -82,7 +82,7 @@ func init() {
 		"BatchNorm":                {convBatchNorm, []string{"BatchNormalization"}},
 		"Activation":               {convActivation, actKinds},
 		"LeakyReLU":                {convLeakyReLU, sortedKeys(leakyKinds)},
-		"Pooling":                  {convPooling, []string{"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"}},
+		"Pooling":                  {convPooling, []string{"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool", "LpPool", "GlobalLpPool"}},
 		"FullyConnected":           {convFC, []string{"Linear"}},
 		"Flatten":                  {convFlatten, []string{"Flatten"}},
 		"flatten":                  {convFlatten, []string{"Flatten"}},
@@ -912,16 +912,26 @@ func convPooling(b *builder, c *nodeCtx) ([]string, error) {
 			}
 			scale = float64(canon.NumElements(s[2:]))
 		}
+	case global && ptype == "lp":
+		if _, err := lpPooling(c, nil, nil, nil, nil, false); err != nil {
+			return nil, err
+		}
+		op = &canon.GlobalLpPool{P: 2}
 	case global:
 		return nil, c.errf("pool_type=%s is not supported", ptype)
 	default:
 		ceil := false
+		padEnd := append([]int64(nil), pad...)
 		switch conv {
 		case "valid":
 		case "full":
 			ceil = true
+		case "same":
+			if padEnd, err = samePoolingPads(c, xs, ok, kernel, stride, pad, ptype); err != nil {
+				return nil, err
+			}
 		default:
-			return nil, c.errf("pooling_convention=%s is not supported (only valid and full)", conv)
+			return nil, c.errf("pooling_convention=%s is not supported (only valid, full and same)", conv)
 		}
 		if ceil && ok {
 			if err := checkFullPooling(c, xs, kernel, stride, pad); err != nil {
@@ -930,8 +940,15 @@ func convPooling(b *builder, c *nodeCtx) ([]string, error) {
 		}
 		switch ptype {
 		case "max":
-			op = &canon.MaxPool{Kernel: kernel, Strides: stride, Dilations: ones(nd, 1), PadsBegin: pad, PadsEnd: append([]int64(nil), pad...), CeilMode: ceil}
+			op = &canon.MaxPool{Kernel: kernel, Strides: stride, Dilations: ones(nd, 1), PadsBegin: pad, PadsEnd: padEnd, CeilMode: ceil}
+		case "lp":
+			if op, err = lpPooling(c, kernel, stride, pad, padEnd, ceil); err != nil {
+				return nil, err
+			}
 		case "avg", "sum":
+			if conv == "same" {
+				return nil, c.errf("pooling_convention=same is read for max and lp pooling only")
+			}
 			if ptype == "sum" {
 				if ceil {
 					return nil, c.errf("sum pooling with pooling_convention=full is not supported (edge windows are clipped)")

@@ -484,12 +484,10 @@ func (c *nodeCtx) poolKernel() []int64 {
 }
 
 func convMaxPool(c *nodeCtx) error {
-	outs := c.outputs(1, "the Indices output of MaxPool is not supported by modelbridge; re-export without return_indices")
-	if c.int("storage_order", 0) != 0 {
-		c.fail("storage_order=1 (column-major indices) is not supported")
-	}
+	outs := c.outputs(2, "MaxPool has only Y and Indices")
 	w := c.readWindow(c.poolKernel(), c.im.opset >= 10)
-	op := &canon.MaxPool{Kernel: w.kernel, Strides: w.strides, Dilations: w.dilations, PadsBegin: w.padsBegin, PadsEnd: w.padsEnd}
+	op := &canon.MaxPool{Kernel: w.kernel, Strides: w.strides, Dilations: w.dilations, PadsBegin: w.padsBegin, PadsEnd: w.padsEnd,
+		ColumnMajorIndices: c.int("storage_order", 0) != 0}
 	if c.im.opset >= 10 {
 		op.CeilMode = c.int("ceil_mode", 0) != 0
 	}

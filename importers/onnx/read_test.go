@@ -331,11 +331,11 @@ func TestBadModels(t *testing.T) {
 		s.opset = 30
 		wantErr(t, s.model(), "opset 30", "supported range")
 	})
-	t.Run("maxpool indices", func(t *testing.T) {
+	t.Run("maxpool third output", func(t *testing.T) {
 		s := convModel()
-		s.nodes[1] = node("MaxPool", "mp", []string{"c"}, []string{"y", "idx"}, aInts("kernel_shape", 1, 1))
-		s.outputs = append(s.outputs, vinfo("idx", tInt64, 1, 3, 5, 5))
-		wantErr(t, s.model(), `node "mp" (MaxPool)`, "Indices")
+		s.nodes[1] = node("MaxPool", "mp", []string{"c"}, []string{"y", "idx", "extra"}, aInts("kernel_shape", 1, 1))
+		s.outputs = append(s.outputs, vinfo("extra", tInt64, 1, 3, 5, 5))
+		wantErr(t, s.model(), `node "mp" (MaxPool)`, "only Y and Indices")
 	})
 	t.Run("zero stride with auto_pad", func(t *testing.T) {
 		s := convModel()

@@ -1,0 +1,302 @@
+package onnxexport
+
+import (
+	"fmt"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// The normalization family and LpPool, GlobalLpPool, MaxUnpool. An op the
+// target opset lacks is written as its exact expansion into ReduceMean,
+// Sub, Mul, Add, Sqrt, Div and Reshape, statistics in the op's stash type
+// as ONNX's own function bodies compute them.
+
+func init() {
+	optable.Add(&exports, map[string]exportEntry{
+		"LayerNormalization": {onnx: "LayerNormalization", native: 17, write: writeLayerNorm,
+			below: "ReduceMean, Sub, Mul, Add, Sqrt, Div (Reciprocal for InvStdDev)"},
+		"GroupNormalization": {onnx: "GroupNormalization", native: 21, write: writeGroupNorm,
+			below: "GroupNormalization-18 when scale and bias are constant per group, else Reshape to (N, groups, -1), the LayerNormalization expansion, Reshape back, Mul and Add"},
+		"InstanceNormalization": {onnx: "InstanceNormalization", native: 6, write: func(b *builder, n *canon.Node) error {
+			b.emit(n.Name, "InstanceNormalization", n.Inputs, n.Outputs, attrFloat("epsilon", n.Op.(*canon.InstanceNorm).Epsilon))
+			return nil
+		}},
+		"RMSNormalization": {onnx: "RMSNormalization", native: 23, write: writeRMSNorm,
+			below: "Mul, ReduceMean, Add, Sqrt, Div, Mul"},
+		"LpNormalization": {onnx: "LpNormalization", native: 1, write: func(b *builder, n *canon.Node) error {
+			op := n.Op.(*canon.LpNorm)
+			b.emit(n.Name, "LpNormalization", n.Inputs, n.Outputs, attrInt("axis", op.Axis), attrInt("p", op.P))
+			return nil
+		}},
+		"MeanVarianceNormalization": {onnx: "MeanVarianceNormalization", native: 9, write: func(b *builder, n *canon.Node) error {
+			b.emit(n.Name, "MeanVarianceNormalization", n.Inputs, n.Outputs, attrInts("axes", n.Op.(*canon.MeanVarNorm).Axes))
+			return nil
+		}, typeOpset: bf16Since(13)},
+		"LpPool": {onnx: "LpPool", native: 11, write: writeLpPool},
+		"GlobalLpPool": {onnx: "GlobalLpPool", native: 2, write: func(b *builder, n *canon.Node) error {
+			b.emit(n.Name, "GlobalLpPool", n.Inputs, n.Outputs, attrInt("p", n.Op.(*canon.GlobalLpPool).P))
+			return nil
+		}},
+		"MaxUnpool": {onnx: "MaxUnpool", native: 11, write: writeMaxUnpool},
+	})
+}
+
+// step emits one helper node of n's expansion and returns its output (out,
+// or a fresh name when out is "").
+func (b *builder) step(n *canon.Node, opType, suffix, out string, ins []string, attrs ...*onnxpb.AttributeProto) string {
+	if out == "" {
+		out = b.unique(prefix(n) + "_" + suffix)
+	}
+	b.emit(b.unique(prefix(n)+"_"+suffix+"_op"), opType, ins, []string{out}, attrs...)
+	return out
+}
+
+// reduceMean emits ReduceMean over axes with keepdims: the axes are an
+// attribute before opset 18 and an input from 18.
+func (b *builder) reduceMean(n *canon.Node, x, suffix, out string, axes []int64) string {
+	if b.opset >= 18 {
+		return b.step(n, "ReduceMean", suffix, out, []string{x, b.i64Param(n, suffix+"_axes", axes)}, attrInt("keepdims", 1))
+	}
+	return b.step(n, "ReduceMean", suffix, out, []string{x}, attrInts("axes", axes), attrInt("keepdims", 1))
+}
+
+// normalized holds the values of a standardization expansion.
+type normalized struct {
+	y, mean, invStd string
+}
+
+// standardize emits (x - mean) / sqrt(var + eps) over axes, in dtype
+// stash when x's dtype dt differs (cast back to dt afterwards), as
+// ONNX's LayerNormalization function does. meanOut and invOut name the
+// statistics outputs ("" when unused; InvStdDev is only computed then).
+func (b *builder) standardize(n *canon.Node, x string, dt, stash canon.DType, axes []int64, eps float32, meanOut, invOut string) (normalized, error) {
+	work := x
+	if dt != stash {
+		work = b.castTo(n, x, stash, "stash")
+	}
+	epsName, err := b.activationScalar(n, stash, "epsilon", eps)
+	if err != nil {
+		return normalized{}, err
+	}
+	mean := b.reduceMean(n, work, "mean", meanOut, axes)
+	dev := b.step(n, "Sub", "deviation", "", []string{work, mean})
+	sq := b.step(n, "Mul", "squared_deviation", "", []string{dev, dev})
+	variance := b.reduceMean(n, sq, "variance", "", axes)
+	ve := b.step(n, "Add", "variance_eps", "", []string{variance, epsName})
+	std := b.step(n, "Sqrt", "std", "", []string{ve})
+	y := b.step(n, "Div", "standardized", "", []string{dev, std})
+	res := normalized{y: y, mean: mean}
+	if invOut != "" {
+		res.invStd = b.step(n, "Reciprocal", "inv_std", invOut, []string{std})
+	}
+	if dt != stash {
+		res.y = b.castTo(n, y, dt, "standardized_back")
+	}
+	return res, nil
+}
+
+// statsDType is the dtype the expansion computes in: the stash type, or
+// the input's own when it is wider (float64 stays float64).
+func statsDType(dt, stash canon.DType) canon.DType {
+	if dt == canon.Float64 || dt == canon.Undefined {
+		return dt
+	}
+	return stash
+}
+
+func writeLayerNorm(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.LayerNorm)
+	mean, inv := "", ""
+	if len(n.Outputs) > 1 {
+		mean = n.Outputs[1]
+	}
+	if len(n.Outputs) > 2 {
+		inv = n.Outputs[2]
+	}
+	if b.opset >= 17 {
+		b.emit(n.Name, "LayerNormalization", n.Inputs, n.Outputs, attrInt("axis", op.Axis), attrFloat("epsilon", op.Epsilon),
+			attrInt("stash_type", int64(dataTypeOf(op.Stash))))
+		return nil
+	}
+	x := n.Inputs[0]
+	r := b.rank(x)
+	if r < 0 {
+		return b.opError(n, "writing LayerNormalization below opset 17 needs the rank of input %q, which is unknown; give the inputs full shapes or choose opset 17 or newer", x)
+	}
+	a := op.Axis
+	if a < 0 {
+		a += int64(r)
+	}
+	dt := b.dtype(x)
+	if op.Stash != canon.Float32 && dt != op.Stash {
+		return b.needOpset(n, fmt.Sprintf("LayerNormalization with stash type %s", op.Stash), 17)
+	}
+	b.expanded = true
+	s, err := b.standardize(n, x, dt, statsDType(dt, op.Stash), canon.NormalizedAxes(int(a), r), op.Epsilon, mean, inv)
+	if err != nil {
+		return err
+	}
+	b.scaleShift(n, s.y, in(n, 1), in(n, 2), n.Outputs[0])
+	return nil
+}
+
+// scaleShift emits y·scale + bias (bias may be absent) into out.
+func (b *builder) scaleShift(n *canon.Node, y, scale, bias, out string) {
+	if bias == "" {
+		b.emit(n.Name, "Mul", []string{y, scale}, []string{out})
+		return
+	}
+	scaled := b.step(n, "Mul", "scaled", "", []string{y, scale})
+	b.emit(n.Name, "Add", []string{scaled, bias}, []string{out})
+}
+
+func writeRMSNorm(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.RMSNorm)
+	if b.opset >= 23 {
+		b.emit(n.Name, "RMSNormalization", n.Inputs, n.Outputs, attrInt("axis", op.Axis), attrFloat("epsilon", op.Epsilon),
+			attrInt("stash_type", int64(dataTypeOf(op.Stash))))
+		return nil
+	}
+	x := n.Inputs[0]
+	r := b.rank(x)
+	if r < 0 {
+		return b.opError(n, "writing RMSNormalization below opset 23 needs the rank of input %q, which is unknown; give the inputs full shapes", x)
+	}
+	a := op.Axis
+	if a < 0 {
+		a += int64(r)
+	}
+	dt := b.dtype(x)
+	stash := statsDType(dt, op.Stash)
+	b.expanded = true
+	work := x
+	if dt != stash {
+		work = b.castTo(n, x, stash, "stash")
+	}
+	epsName, err := b.activationScalar(n, stash, "epsilon", op.Epsilon)
+	if err != nil {
+		return err
+	}
+	sq := b.step(n, "Mul", "squared", "", []string{work, work})
+	ms := b.reduceMean(n, sq, "mean_square", "", canon.NormalizedAxes(int(a), r))
+	me := b.step(n, "Add", "mean_square_eps", "", []string{ms, epsName})
+	rms := b.step(n, "Sqrt", "rms", "", []string{me})
+	y := b.step(n, "Div", "normalized", "", []string{work, rms})
+	if dt != stash {
+		y = b.castTo(n, y, dt, "normalized_back")
+	}
+	b.emit(n.Name, "Mul", []string{y, n.Inputs[1]}, n.Outputs[:1])
+	return nil
+}
+
+func writeGroupNorm(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.GroupNorm)
+	x := n.Inputs[0]
+	dt := b.dtype(x)
+	if b.opset >= 21 {
+		b.emit(n.Name, "GroupNormalization", n.Inputs, n.Outputs, attrInt("num_groups", op.NumGroups),
+			attrFloat("epsilon", op.Epsilon), attrInt("stash_type", int64(dataTypeOf(op.Stash))))
+		return nil
+	}
+	if b.opset >= 18 && op.Stash == canon.Float32 {
+		scale, ok1 := perGroup(b.g.Initializer(in(n, 1)), op.NumGroups)
+		bias, ok2 := perGroup(b.g.Initializer(in(n, 2)), op.NumGroups)
+		if ok1 && ok2 && dt == canon.Float32 {
+			g := []int64{op.NumGroups}
+			b.emit(n.Name, "GroupNormalization", []string{x, b.f32Param(n, "group_scale", g, scale), b.f32Param(n, "group_bias", g, bias)},
+				n.Outputs, attrInt("num_groups", op.NumGroups), attrFloat("epsilon", op.Epsilon))
+			return nil
+		}
+	}
+	r := b.rank(x)
+	if r < 2 {
+		return b.opError(n, "writing GroupNormalization below opset 21 needs the rank of input %q, which is unknown; give the inputs full shapes", x)
+	}
+	if op.Stash != canon.Float32 && dt != op.Stash {
+		return b.needOpset(n, fmt.Sprintf("GroupNormalization with stash type %s", op.Stash), 21)
+	}
+	b.expanded = true
+	grouped := b.step(n, "Reshape", "grouped", "", []string{x, b.i64Param(n, "group_shape", []int64{0, op.NumGroups, -1})})
+	s, err := b.standardize(n, grouped, dt, statsDType(dt, op.Stash), []int64{2}, op.Epsilon, "", "")
+	if err != nil {
+		return err
+	}
+	shape := b.step(n, "Shape", "input_shape", "", []string{x})
+	y := b.step(n, "Reshape", "ungrouped", "", []string{s.y, shape})
+	chShape := append([]int64{-1}, ones64(r-2)...)
+	scale := b.step(n, "Reshape", "scale_column", "", []string{n.Inputs[1], b.i64Param(n, "channel_shape", chShape)})
+	bias := b.step(n, "Reshape", "bias_column", "", []string{n.Inputs[2], b.i64Param(n, "channel_shape", chShape)})
+	b.scaleShift(n, y, scale, bias, n.Outputs[0])
+	return nil
+}
+
+func ones64(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+// perGroup returns a constant per-channel f32 vector as one value per
+// group, when every channel of a group holds the same value.
+func perGroup(t *canon.Tensor, groups int64) ([]float32, bool) {
+	if t == nil || t.DType != canon.Float32 || len(t.Shape) != 1 || t.Shape[0]%groups != 0 {
+		return nil, false
+	}
+	v, err := t.Float64s()
+	if err != nil {
+		return nil, false
+	}
+	per := int(t.Shape[0] / groups)
+	out := make([]float32, groups)
+	for g := range out {
+		out[g] = float32(v[g*per])
+		for _, e := range v[g*per : (g+1)*per] {
+			if e != v[g*per] {
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+func writeLpPool(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.LpPool)
+	attrs := []*onnxpb.AttributeProto{attrInts("kernel_shape", op.Kernel), attrInts("strides", op.Strides),
+		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)), attrInt("p", op.P)}
+	plain := !op.CeilMode
+	for _, d := range op.Dilations {
+		plain = plain && d == 1
+	}
+	if !plain {
+		if b.opset < 18 {
+			return b.needOpset(n, "LpPool with dilations or ceil_mode", 18)
+		}
+		attrs = append(attrs, attrInts("dilations", op.Dilations), attrBool("ceil_mode", op.CeilMode))
+	}
+	b.emit(n.Name, "LpPool", n.Inputs, n.Outputs, attrs...)
+	return nil
+}
+
+func writeMaxUnpool(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.MaxUnpool)
+	ins := []string{n.Inputs[0], n.Inputs[1]}
+	if op.OutputShape != nil {
+		ins = append(ins, b.i64Param(n, "output_shape", op.OutputShape))
+	}
+	b.emit(n.Name, "MaxUnpool", ins, n.Outputs, attrInts("kernel_shape", op.Kernel), attrInts("strides", op.Strides),
+		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)))
+	return nil
+}
+
+// dataTypeOf is the ONNX element type number of a float dtype (FLOAT when
+// it has none).
+func dataTypeOf(dt canon.DType) int32 {
+	if code, ok := DataType(dt); ok {
+		return code
+	}
+	return int32(onnxpb.TensorProto_FLOAT)
+}

@@ -1,0 +1,112 @@
+package torchexport
+
+import (
+	"fmt"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// TestNormNodeCasesRunInTorch writes the ONNX 1.22 node cases of the
+// normalization and pooling family as model.py, runs them in PyTorch 1.13
+// and compares with the suite's outputs. Refusals must say why by name
+// (LpPool with dilations, pooling with indices and uneven pads).
+func TestNormNodeCasesRunInTorch(t *testing.T) {
+	py := torchPython(t)
+	models := nodeCaseModels(t, "test_layer_normalization_*", "test_group_normalization_*", "test_instancenorm_*", "test_rms_normalization_*",
+		"test_l1normalization_*", "test_l2normalization_*", "test_lpnormalization_*", "test_mvn*",
+		"test_lppool_*", "test_globallppool*", "test_maxunpool_*", "test_maxpool_with_argmax_*")
+	n := torchSweep{models: models, refusalOK: isUnsupported}.run(t, py)
+	if n.exported < 60 {
+		t.Errorf("only %d of %d normalization and pooling cases export", n.exported, len(models))
+	}
+	t.Logf("%d normalization and pooling cases: %d run in PyTorch, %d match, %d refused", len(models), n.exported, n.matched, n.refused)
+}
+
+// TestNormGraphRunsInTorch runs model.py on forms the node suite misses,
+// against the interpreter: LpPool with ceil mode, uneven pads and
+// dilations; LayerNorm with a broadcast scale and its Mean and InvStdDev;
+// MaxPool's column-major Indices; RMSNormalization over two axes.
+func TestNormGraphRunsInTorch(t *testing.T) {
+	py := torchPython(t)
+	xv := make([]float32, 2*3*7*6)
+	for i := range xv {
+		xv[i] = float32(math.Sin(float64(i)*0.37)*2 + 0.1)
+	}
+	x := canon.NewFloat32Tensor("x", []int64{2, 3, 7, 6}, xv)
+	g := &canon.Graph{Name: "norms", Inputs: []canon.ValueInfo{{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(2, 3, 7, 6), RankKnown: true}}}
+	init := func(name string, shape []int64, v ...float32) string {
+		g.Initializers = append(g.Initializers, canon.NewFloat32Tensor(name, shape, v))
+		return name
+	}
+	add := func(op canon.Op, ins []string, outs ...string) {
+		g.Nodes = append(g.Nodes, &canon.Node{Name: outs[0], Op: op, Inputs: ins, Outputs: outs})
+		for _, o := range outs {
+			g.Outputs = append(g.Outputs, canon.ValueInfo{Name: o})
+		}
+	}
+	add(&canon.LpPool{Kernel: []int64{3, 2}, Strides: []int64{2, 2}, Dilations: []int64{2, 1}, PadsBegin: []int64{1, 0}, PadsEnd: []int64{0, 1}, CeilMode: true, P: 3},
+		[]string{"x"}, "lp")
+	add(&canon.LayerNorm{Axis: -2, Epsilon: 1e-3, Stash: canon.Float32}, []string{"x", init("ln_s", []int64{6}, 1, 2, 3, -1, 0.5, 2)}, "ln", "ln_mean", "ln_inv")
+	add(&canon.MaxPool{Kernel: []int64{2, 2}, Strides: []int64{2, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1},
+		ColumnMajorIndices: true}, []string{"x"}, "mp", "mp_idx")
+	add(&canon.RMSNorm{Axis: 2, Epsilon: 1e-2, Stash: canon.Float32}, []string{"x", init("rms_s", []int64{1, 6}, 1, -1, 2, 0.5, 1, 3)}, "rms")
+	canon.AssignLayouts(g)
+	if err := g.Infer(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range g.Outputs {
+		v := g.Values[g.Outputs[i].Name]
+		v.Name = g.Outputs[i].Name
+		g.Outputs[i] = v
+	}
+	want, err := interp.Run(g, map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "norms")
+	if _, err := Export(g, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeNpy(filepath.Join(dir, "x.npy"), x); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import importlib.util, sys
+import numpy as np, torch
+d = sys.argv[1]
+spec = importlib.util.spec_from_file_location("norm_model", d + "/model.py")
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+m = mod.Model()
+m.load_state_dict(torch.load(d + "/weights.pt"), strict=True)
+with torch.no_grad():
+    outs = m(torch.from_numpy(np.load(d + "/x.npy")))
+for i, o in enumerate(outs):
+    np.save(d + "/out%d.npy" % i, np.ascontiguousarray(o.numpy()))
+`
+	if out, err := exec.Command(py, "-c", script, dir).CombinedOutput(); err != nil {
+		t.Fatalf("PyTorch failed on the exported model: %v\n%s", err, out)
+	}
+	for i, o := range g.Outputs {
+		got, err := npy.ReadFile(filepath.Join(dir, fmt.Sprintf("out%d.npy", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want[o.Name]
+		if got.DType != w.DType {
+			t.Errorf("output %s: dtype %s, want %s", o.Name, got.DType, w.DType)
+			continue
+		}
+		res, err := compare.Tensors(got, w, 1e-4, 1e-5)
+		if err != nil || !res.OK {
+			t.Errorf("output %s differs from the interpreter: %v %+v", o.Name, err, res)
+		}
+	}
+}
