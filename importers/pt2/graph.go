@@ -94,7 +94,7 @@ func (im *importer) bindInputs(opts formats.ReadOptions) error {
 				return err
 			}
 			userNames = append(userNames, name)
-			im.props = append(im.props, canon.KeyValue{Key: "pt2.input." + name, Value: "user input"})
+			im.props = append(im.props, canon.KeyValue{Key: "signature.input." + name, Value: "user input"})
 		case spec.Parameter != nil:
 			if err := im.bindWeight(arg, spec.Parameter.Arg.Name, spec.Parameter.ParameterName, "parameter"); err != nil {
 				return err
@@ -113,7 +113,7 @@ func (im *importer) bindInputs(opts formats.ReadOptions) error {
 				return im.errf("constant input %s: %v", spec.ConstantInput.Name, err)
 			}
 			im.consts[spec.ConstantInput.Name] = v
-			im.props = append(im.props, canon.KeyValue{Key: "pt2.input." + spec.ConstantInput.Name, Value: fmt.Sprintf("constant %v", v)})
+			im.props = append(im.props, canon.KeyValue{Key: "signature.input." + spec.ConstantInput.Name, Value: fmt.Sprintf("constant %v", v)})
 		case rawSet(spec.CustomObj):
 			return im.errf("input %d is a custom object (a TorchBind class); its methods are code this importer does not run", i)
 		case rawSet(spec.Token):
@@ -156,7 +156,7 @@ func (im *importer) bindWeight(arg argument, argName, weightName, kind string) e
 		return im.errf("graph input %s is bound twice", argName)
 	}
 	im.lazy[argName] = t
-	im.props = append(im.props, canon.KeyValue{Key: "pt2.input." + argName, Value: kind + " " + weightName})
+	im.props = append(im.props, canon.KeyValue{Key: "signature.input." + argName, Value: kind + " " + weightName})
 	return nil
 }
 
@@ -181,7 +181,7 @@ func (im *importer) rangeProps() {
 	sort.Strings(names)
 	for _, n := range names {
 		rc := im.ep.RangeConstraints[n]
-		im.props = append(im.props, canon.KeyValue{Key: "pt2.range." + n, Value: bound(rc.MinVal, "-inf") + ".." + bound(rc.MaxVal, "inf")})
+		im.props = append(im.props, canon.KeyValue{Key: "range." + n, Value: bound(rc.MinVal, "-inf") + ".." + bound(rc.MaxVal, "inf")})
 	}
 }
 
@@ -234,6 +234,7 @@ func (im *importer) userOutputs() ([]*torchscript.Tensor, error) {
 		return nil, im.errf("the signature lists %d outputs but the graph has %d", len(sig.OutputSpecs), len(im.gr.Outputs))
 	}
 	var outs []*torchscript.Tensor
+	var names []string
 	for i, spec := range sig.OutputSpecs {
 		switch {
 		case spec.UserOutput != nil:
@@ -246,7 +247,7 @@ func (im *importer) userOutputs() ([]*torchscript.Tensor, error) {
 				return nil, im.errf("output %d: %v", i, err)
 			}
 			outs = append(outs, t)
-			im.props = append(im.props, canon.KeyValue{Key: fmt.Sprintf("pt2.output.%d", len(outs)-1), Value: "user output " + arg.AsTensor.Name})
+			names = append(names, arg.AsTensor.Name)
 		case spec.BufferMutation != nil:
 			im.notes = append(im.notes, fmt.Sprintf("the program updates buffer %s (exported in training mode?); the update was dropped, the outputs do not depend on it", spec.BufferMutation.BufferName))
 		case rawSet(spec.LossOutput), rawSet(spec.GradientToParameter), rawSet(spec.GradientToUserInput):
@@ -261,6 +262,14 @@ func (im *importer) userOutputs() ([]*torchscript.Tensor, error) {
 	}
 	if len(outs) == 0 {
 		return nil, im.errf("the program has no user outputs")
+	}
+	// Graph outputs are named as the TorchScript importer names them.
+	for i, n := range names {
+		graphName := "output"
+		if len(names) > 1 {
+			graphName = fmt.Sprintf("output_%d", i)
+		}
+		im.props = append(im.props, canon.KeyValue{Key: "signature.output." + graphName, Value: "user output " + n})
 	}
 	return outs, nil
 }
