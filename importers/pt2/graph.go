@@ -91,7 +91,7 @@ func (im *importer) bindInputs(opts formats.ReadOptions) error {
 				}
 			}
 			if err := im.define(name, im.prog.Input(name, dt, dims)); err != nil {
-				return err
+				return im.errf("%v", err)
 			}
 			userNames = append(userNames, name)
 			im.props = append(im.props, canon.KeyValue{Key: "signature.input." + name, Value: "user input"})
@@ -202,10 +202,10 @@ func bound(n interface{ String() string }, inf string) string {
 // define binds a tensor name, refusing a name defined twice.
 func (im *importer) define(name string, t *torchscript.Tensor) error {
 	if _, dup := im.tensors[name]; dup {
-		return im.errf("value %s is defined twice", name)
+		return fmt.Errorf("value %s is defined twice", name)
 	}
 	if _, dup := im.lazy[name]; dup {
-		return im.errf("value %s is defined twice", name)
+		return fmt.Errorf("value %s is defined twice", name)
 	}
 	im.tensors[name] = t
 	return nil

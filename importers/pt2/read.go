@@ -148,9 +148,6 @@ func readWeights(a *archive) (map[string]*canon.Tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		if emptyTorchDict(raw) {
-			continue
-		}
 		wg, err := torchimport.ReadEmbedded(a.path+" ("+a.prefix+entry+")", raw)
 		if err != nil {
 			return nil, err
@@ -163,18 +160,6 @@ func readWeights(a *archive) (map[string]*canon.Tensor, error) {
 		}
 	}
 	return out, nil
-}
-
-// emptyTorchDict reports whether a torch.save zip holds an empty dict: its
-// data.pkl is the pickle of {} (what torch.export.save writes for a program
-// without constants), which the state-dict reader would refuse as empty.
-func emptyTorchDict(raw []byte) bool {
-	i := bytes.Index(raw, []byte("data.pkl"))
-	if i < 0 {
-		return false
-	}
-	rest := raw[i:min(len(raw), i+128)]
-	return bytes.Contains(rest, []byte("\x80\x02}q\x00.")) || bytes.Contains(rest, []byte("\x80\x02}.")) && !bytes.Contains(raw, []byte("/data/0"))
 }
 
 // Name of the graph: the file's stem.
