@@ -255,4 +255,3 @@ func TestPT2ToTorch(t *testing.T) {
 		}
 	})
 }
-
