@@ -13,7 +13,7 @@ import (
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.slice":     entry(opSlice, "Slice"),
-		"torch.select":    entry(opSelect, "Gather"),
+		"torch.select":    entry(opSelect, "Slice", "Squeeze"),
 		"torch.narrow":    entry(opNarrow, "Slice"),
 		"torch.unflatten": entry(opUnflatten, "Reshape"),
 	})
@@ -103,8 +103,9 @@ func opNarrow(c *opCall) (value, error) {
 	return c.b().emit1(c.scope, &canon.Slice{Starts: []int64{start}, Ends: []int64{start + length}, Axes: []int64{d}, Steps: []int64{1}}, x)
 }
 
-// opSelect maps select(input, dim, index): a Gather of one index, which
-// drops the axis (a negative index counts from the end, at run time too).
+// opSelect maps select(input, dim, index) to a one-element Slice and a
+// Squeeze of the axis (not a Gather of a scalar index, which MXNet cannot
+// hold); a negative index counts from the end, at run time too.
 func opSelect(c *opCall) (value, error) {
 	x, err := c.bindInput("input", "dim", "index")
 	if err != nil {
@@ -128,8 +129,15 @@ func opSelect(c *opCall) (value, error) {
 	if size := c.b().info(x).Shape[d]; size.Known() && (i >= size.Size || i < -size.Size) {
 		return nil, c.errf("index %d is out of range for dimension %d of size %d", i, d, size.Size)
 	}
-	idx := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{i})}
-	return c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
+	end := i + 1
+	if i == -1 {
+		end = math.MaxInt64
+	}
+	one, err := c.b().emit1(c.scope, &canon.Slice{Starts: []int64{i}, Ends: []int64{end}, Axes: []int64{d}, Steps: []int64{1}}, x)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Squeeze{Axes: []int64{d}}, one)
 }
 
 // opUnflatten maps unflatten(input, dim, sizes): a Reshape that keeps the

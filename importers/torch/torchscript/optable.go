@@ -39,6 +39,7 @@ var builderKinds = map[string]string{
 var opLacks = map[string]string{
 	"Constant":      "constants become initializers, not Constant nodes",
 	"Dropout":       "torch.dropout at inference is the identity; no node is emitted",
+	"Gather":        "aten::index_select, aten::gather and indexing are not mapped yet",
 	"GlobalMaxPool": "aten::adaptive_max_pool2d is not mapped yet",
 	"PRelu":         "aten::prelu is not mapped yet",
 	"Pad":           "aten::constant_pad_nd and the reflection/replication pads are not mapped yet",
