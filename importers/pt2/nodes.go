@@ -85,11 +85,16 @@ func (im *importer) runNode(n *node, index int) error {
 		if err != nil {
 			return fail(fmt.Errorf("argument %s: %w", in.Name, err))
 		}
-		keyword := keywordOnly[in.Name]
+		// Without a recorded kind, an argument is passed by name from the
+		// first keyword-only one on: the handlers bind aten's names.
+		keyword := keywordOnly[in.Name] || len(kwargs) > 0
 		if in.Kind != nil {
 			keyword = *in.Kind == kindKeyword
 		}
 		if keyword {
+			if _, dup := kwargs[in.Name]; dup {
+				return fail(fmt.Errorf("argument %s is given twice", in.Name))
+			}
 			kwargs[in.Name] = v
 		} else {
 			if len(kwargs) > 0 {

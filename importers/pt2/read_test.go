@@ -116,3 +116,31 @@ func TestTargetNames(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordArguments passes add's keyword-only alpha by name:
+// add(linear, linear, alpha=2) is 3 * linear.
+func TestKeywordArguments(t *testing.T) {
+	edit := replace(t, `{"target": "torch.ops.aten.relu.default",
+     "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "linear"}}}],`, `{"target": "torch.ops.aten.add.Tensor",
+     "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "linear"}}}, {"name": "other", "arg": {"as_tensor": {"name": "linear"}}}, {"name": "alpha", "arg": {"as_int": 2}}],`)
+	g := readSynth(t, synthArchive(t, edit), formats.ReadOptions{})
+	x := canon.NewFloat32Tensor("x", []int64{1, 4}, []float32{1, -2, 3, 0.5})
+	out, err := interp.Run(g, map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := out[g.Outputs[0].Name].Float64s()
+	w := synthWeights()
+	wv, _ := w[0].Tensor.Float64s()
+	bv, _ := w[1].Tensor.Float64s()
+	xv := []float64{1, -2, 3, 0.5}
+	for o := 0; o < 3; o++ {
+		want := bv[o]
+		for i := 0; i < 4; i++ {
+			want += xv[i] * wv[o*4+i]
+		}
+		if d := math.Abs(got[o] - 3*want); d > 1e-5 {
+			t.Fatalf("output %d: got %v, want %v", o, got[o], 3*want)
+		}
+	}
+}

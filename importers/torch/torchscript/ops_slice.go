@@ -9,13 +9,15 @@ import (
 
 // Slicing and reshaping views that torch.export programs (and TorchScript
 // code indexing tensors with ranges) call: aten::slice, aten::select,
-// aten::narrow and aten::unflatten.
+// aten::narrow and aten::unflatten; and copies (aten::clone, aten::alias).
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.slice":     entry(opSlice, "Slice"),
 		"torch.select":    entry(opSelect, "Slice", "Squeeze"),
 		"torch.narrow":    entry(opNarrow, "Slice"),
 		"torch.unflatten": entry(opUnflatten, "Reshape"),
+		"torch.clone":     entry(opClone),
+		"torch.alias":     entry(opClone),
 	})
 }
 
@@ -195,4 +197,16 @@ func opUnflatten(c *opCall) (value, error) {
 		}
 	}
 	return c.b().emit1(c.scope, &canon.Reshape{Shape: target}, x)
+}
+
+// opClone maps clone(input, *, memory_format=None): the same value, held
+// in a new variable so that an in-place op on the copy leaves the original
+// alone.
+func opClone(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "memory_format=None")
+	if err != nil {
+		return nil, err
+	}
+	cp := *x
+	return &cp, nil
 }

@@ -206,3 +206,28 @@ func TestProgramViewsOnSymbolicBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramCloneIsolatesInPlace: an in-place op on a clone leaves the
+// original alone (x + relu_(clone(x)) is x + relu(x)).
+func TestProgramCloneIsolatesInPlace(t *testing.T) {
+	p := NewProgram("test", 1<<20)
+	x := p.Input("x", canon.Float32, canon.DimsOf(4))
+	cl, err := p.Call("torch.clone", "", []any{x}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Call("torch.relu_", "", []any{cl}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := p.Call("torch.add", "", []any{x, cl}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := float32s(t, runProgram(t, p, sum, map[string]*canon.Tensor{"x": canon.NewFloat32Tensor("x", []int64{4}, []float32{-1, 2, -3, 4})}))
+	want := []float32{-1, 4, -3, 8}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
