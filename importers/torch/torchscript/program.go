@@ -82,7 +82,7 @@ func (p *Program) Refine(t *Tensor, dims []canon.Dim) error {
 		for i, d := range dims {
 			switch {
 			case !vi.Shape[i].Known():
-				if d.Known() || vi.Shape[i].Param == "" {
+				if d.Known() || d.Param != "" || vi.Shape[i].Param == "" {
 					vi.Shape[i] = d
 				}
 			case d.Known() && d.Size != vi.Shape[i].Size:
