@@ -27,6 +27,8 @@ type importer struct {
 	consts  map[string]any
 	notes   []string
 	props   []canon.KeyValue
+	// skippedAsserts counts run-time assertion nodes not imported.
+	skippedAsserts int
 }
 
 func (im *importer) errf(format string, args ...any) error {
@@ -45,6 +47,9 @@ func (im *importer) run(opts formats.ReadOptions) (*canon.Graph, error) {
 	outs, err := im.userOutputs()
 	if err != nil {
 		return nil, err
+	}
+	if im.skippedAsserts > 0 {
+		im.notes = append(im.notes, fmt.Sprintf("skipped %d run-time assertion nodes (checks of sizes or dtypes the exporter assumed; they compute nothing)", im.skippedAsserts))
 	}
 	g, err := im.prog.Finish(graphName(im.path), outs)
 	if err != nil {

@@ -25,6 +25,14 @@ var symArith = map[string]string{
 	"_operator.floordiv": "//",
 }
 
+// assertions are aten operators that only check, at run time, what the
+// exporter assumed (a size range, a tensor's dtype): they compute nothing
+// and are skipped, with a note.
+var assertions = map[string]bool{
+	"_assert_scalar": true, "_assert_tensor_metadata": true, "_assert_async": true,
+	"sym_constrain_range": true, "sym_constrain_range_for_size": true,
+}
+
 // keywordOnly are aten schema arguments declared after "*": callers pass
 // them by name. Files whose NamedArgument has no kind (PyTorch 2.6) are
 // read with this list.
@@ -70,6 +78,10 @@ func (im *importer) runNode(n *node, index int) error {
 	}
 	if op, ok := symArith[n.Target]; ok {
 		return im.wrap(fail, im.runSymArith(n, op))
+	}
+	if op, _, _ := strings.Cut(strings.TrimPrefix(n.Target, atenPrefix), "."); strings.HasPrefix(n.Target, atenPrefix) && assertions[op] {
+		im.skippedAsserts++
+		return nil
 	}
 	opName, err := tsName(n.Target)
 	if err != nil {

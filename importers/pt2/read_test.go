@@ -2,6 +2,7 @@ package pt2
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -142,5 +143,17 @@ func TestKeywordArguments(t *testing.T) {
 		if d := math.Abs(got[o] - 3*want); d > 1e-5 {
 			t.Fatalf("output %d: got %v, want %v", o, got[o], 3*want)
 		}
+	}
+}
+
+// TestAssertionsSkipped: a run-time assertion node computes nothing; it
+// is skipped with a note.
+func TestAssertionsSkipped(t *testing.T) {
+	g := readSynth(t, synthArchive(t, replace(t, `"nodes": [`, `"nodes": [
+    {"target": "torch.ops.aten._assert_tensor_metadata.default",
+     "inputs": [{"name": "a", "arg": {"as_tensor": {"name": "x"}}}, {"name": "dtype", "arg": {"as_scalar_type": 7}}],
+     "outputs": [{"as_none": true}], "metadata": {}},`)), formats.ReadOptions{})
+	if len(g.Meta.Notes) != 1 || !strings.Contains(g.Meta.Notes[0], "skipped 1 run-time assertion") {
+		t.Errorf("notes %q", g.Meta.Notes)
 	}
 }
