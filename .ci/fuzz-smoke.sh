@@ -24,6 +24,7 @@ for target in \
 	FuzzDecode:./internal/pickle \
 	FuzzUnpickle:./internal/pickle \
 	FuzzReadFile:./importers/torch \
+	FuzzRead:./importers/pt2 \
 	FuzzCode:./importers/torch/torchscript; do
 	name=${target%%:*}
 	pkg=${target#*:}

@@ -30,6 +30,9 @@ type inspectReport struct {
 	// Notes say how the file was read where a user should know (densified
 	// sparse arrays, skipped checkpoint entries).
 	Notes []string `json:"notes,omitempty"`
+	// Signature and Symbols are set for formats that record them (.pt2).
+	Signature []signatureReport `json:"signature,omitempty"`
+	Symbols   []symbolReport    `json:"symbols,omitempty"`
 }
 
 type valueReport struct {
@@ -109,6 +112,7 @@ func buildInspectReport(path, format string, g *canon.Graph) inspectReport {
 	for _, t := range g.Initializers {
 		rep.Weights = append(rep.Weights, weightReport{Name: t.Name, DType: t.DType.String(), Shape: t.Shape, Layout: string(t.Layout), Bytes: len(t.Data)})
 	}
+	addSignature(&rep, g)
 	return rep
 }
 
@@ -157,6 +161,7 @@ func printInspect(w io.Writer, r inspectReport) {
 	for _, v := range r.Outputs {
 		fmt.Fprintf(w, "  %-24s %-5s %s\n", v.Name, v.DType, shapeString(v.Shape))
 	}
+	printSignature(w, r)
 	fmt.Fprintf(w, "nodes:     %d\n", r.Nodes)
 	kinds := make([]string, 0, len(r.Ops))
 	for k := range r.Ops {

@@ -13,6 +13,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/importers/caffe"
 	_ "github.com/modelbridge/modelbridge/importers/mxnet"
 	_ "github.com/modelbridge/modelbridge/importers/onnx"
+	_ "github.com/modelbridge/modelbridge/importers/pt2"
 	_ "github.com/modelbridge/modelbridge/importers/safetensors"
 	_ "github.com/modelbridge/modelbridge/importers/torch"
 	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"

@@ -21,6 +21,9 @@ func (b *builder) dimSymbol(t *tensorVal, i int) string {
 	if s, ok := b.syms[t.name]; ok && i < len(s) && s[i] != "" {
 		return s[i]
 	}
+	if vi := b.vals[t.name]; vi.RankKnown && i < len(vi.Shape) && vi.Shape[i].Param != "" {
+		return vi.Shape[i].Param
+	}
 	return t.name + "#" + strconv.Itoa(i)
 }
 

@@ -402,13 +402,20 @@ func (in *evaluator) evalCall(f *frame, x *callExpr) (value, error) {
 		if !ok {
 			return nil, &UnsupportedOpError{Op: c.path, File: f.fn.file, Line: x.line}
 		}
-		oc := &opCall{in: in, name: c.path, scope: f.scope, args: args, kwargs: kwargs}
-		before := len(in.b.g.Nodes)
-		v, err := e.handler(oc)
-		if err == nil && checkEmittedKinds {
-			err = verifyEmitted(c.path, e, in.b.g.Nodes[before:])
-		}
-		return v, err
+		return in.callOp(e, c.path, f.scope, args, kwargs)
 	}
 	return nil, fmt.Errorf("cannot call a %s", typeName(fn))
+}
+
+// callOp runs one operator's handler; scope prefixes its nodes' names.
+// Both front ends (TorchScript code and torch.export programs) call
+// operators through it.
+func (in *evaluator) callOp(e opEntry, name, scope string, args []value, kwargs map[string]value) (value, error) {
+	oc := &opCall{in: in, name: name, scope: scope, args: args, kwargs: kwargs}
+	before := len(in.b.g.Nodes)
+	v, err := e.handler(oc)
+	if err == nil && checkEmittedKinds {
+		err = verifyEmitted(name, e, in.b.g.Nodes[before:])
+	}
+	return v, err
 }

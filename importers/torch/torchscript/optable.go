@@ -44,7 +44,6 @@ var opLacks = map[string]string{
 	"PRelu":         "aten::prelu is not mapped yet",
 	"Pad":           "aten::constant_pad_nd and the reflection/replication pads are not mapped yet",
 	"Resize":        "aten::upsample_nearest2d is not mapped yet",
-	"Slice":         "aten::slice and tensor indexing are not mapped yet",
 	"Softsign":      "TorchScript spells softsign as x / (1 + |x|), which is read as Abs, Add and Div",
 }
 
