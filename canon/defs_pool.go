@@ -1,5 +1,7 @@
 package canon
 
+import "math"
+
 // The pooling family beyond MaxPool and AveragePool: LpPool, GlobalLpPool
 // and MaxUnpool. MaxPool's optional Indices output is defined with
 // MaxPool.
@@ -153,6 +155,9 @@ func (c *InferCtx) maxUnpool(op *MaxUnpool) (ValueInfo, error) {
 		if !d.Known() {
 			out[2+i] = unknownDim
 			continue
+		}
+		if d.Size > 1 && op.Strides[i] > (math.MaxInt32-op.Kernel[i])/(d.Size-1) {
+			return ValueInfo{}, c.errf("the output's spatial axis %d would exceed %d elements", i, math.MaxInt32)
 		}
 		s := (d.Size-1)*op.Strides[i] + op.Kernel[i] - op.PadsBegin[i] - op.PadsEnd[i]
 		if s < 0 {

@@ -17,9 +17,11 @@ import (
 //     epsilon (the statistics scale by s and s²), so the Mul goes, the
 //     epsilon is rescaled, and for s < 0 the constant scale is negated.
 //
-// MeanVarianceNormalization's epsilon is fixed, so a Mul stays in front of
-// it, and a per-channel constant (a BatchNorm) changes each channel's
-// epsilon differently, which the one-epsilon ops cannot say.
+// An added constant that varies only along axes the op does not normalize
+// over (a per-channel bias in front of InstanceNormalization, say) cancels
+// too. MeanVarianceNormalization's epsilon is fixed, so a Mul stays in
+// front of it, and a per-channel scale (a BatchNorm's) changes each
+// channel's epsilon differently, which the one-epsilon ops cannot say.
 func foldIntoNorm(g *canon.Graph) (bool, error) {
 	if err := g.Infer(); err != nil {
 		return false, err
@@ -120,6 +122,16 @@ func foldOne(g *canon.Graph, ix *index, n *canon.Node) bool {
 			keep, c = a, -v
 		}
 	}
+	if keep == "" && centred && (bin.Fn == canon.Add || bin.Fn == canon.Sub) {
+		// A constant that varies only along axes the op does not
+		// normalize over is one value per normalized group: it cancels.
+		switch {
+		case constantPerGroup(g, ix, n.Op, b, a):
+			keep = a
+		case bin.Fn == canon.Add && constantPerGroup(g, ix, n.Op, a, b):
+			keep = b
+		}
+	}
 	if keep == "" {
 		return false
 	}
@@ -192,4 +204,61 @@ func negated(g *canon.Graph, ix *index, name string) (string, bool) {
 	nt := f32Tensor(newNamer(g).fresh(name+"_negated"), t.Shape, t.Layout, v)
 	g.Initializers = append(g.Initializers, nt)
 	return nt.Name, true
+}
+
+// constantPerGroup reports whether c is a finite f32 constant that
+// broadcasts against other without changing its shape and has size 1 on
+// every axis op normalizes over (for GroupNormalization, on the channel
+// axis too), so that it adds one value to each normalized group.
+func constantPerGroup(g *canon.Graph, ix *index, op canon.Op, c, other string) bool {
+	t := ix.constant(c)
+	if t == nil || t.DType != canon.Float32 {
+		return false
+	}
+	v, err := f32Values(t)
+	if err != nil || !finite(v) {
+		return false
+	}
+	os, ok := staticShape(g, other)
+	r := len(os)
+	if !ok || len(t.Shape) > r {
+		return false
+	}
+	dim := func(i int) int64 { // t's size on axis i of other
+		if k := i - (r - len(t.Shape)); k >= 0 {
+			return t.Shape[k]
+		}
+		return 1
+	}
+	for i := 0; i < r; i++ {
+		if d := dim(i); d != 1 && d != os[i] {
+			return false
+		}
+	}
+	var axes []int64
+	switch o := op.(type) {
+	case *canon.LayerNorm:
+		a := o.Axis
+		if a < 0 {
+			a += int64(r)
+		}
+		axes = canon.NormalizedAxes(int(a), r)
+	case *canon.InstanceNorm:
+		axes = canon.NormalizedAxes(2, r)
+	case *canon.GroupNorm:
+		axes = canon.NormalizedAxes(1, r)
+	case *canon.MeanVarNorm:
+		axes = o.Axes
+	default:
+		return false
+	}
+	for _, a := range axes {
+		if a < 0 {
+			a += int64(r)
+		}
+		if a < 0 || int(a) >= r || dim(int(a)) != 1 {
+			return false
+		}
+	}
+	return true
 }

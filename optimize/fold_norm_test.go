@@ -72,3 +72,41 @@ func TestFoldIntoNormKeepsChannelScale(t *testing.T) {
 	opt := runPasses(t, b.output(y), "fold_into_norm")
 	wantOps(t, opt, map[string]int{"Mul": 1})
 }
+
+// TestFoldIntoNormPerGroupAdd: a constant added per channel cancels in an
+// InstanceNormalization (which normalizes each channel) and in a
+// LayerNormalization over the last axis, but not in a GroupNormalization
+// whose groups span several channels, nor in a LayerNormalization over
+// the channels.
+func TestFoldIntoNormPerGroupAdd(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		build func(b *gb, x string) string
+		folds bool
+	}{
+		{"instance norm", func(b *gb, x string) string {
+			return b.node(&canon.InstanceNorm{Epsilon: 1e-2}, x, b.randW("C", -1, 1, 4), b.randW("C", -1, 1, 4))
+		}, true},
+		{"layer norm over the last axis", func(b *gb, x string) string {
+			return b.node(&canon.LayerNorm{Axis: -1, Epsilon: 1e-3, Stash: canon.Float32}, x, b.randW("", -1, 1, 5))
+		}, true},
+		{"group norm", func(b *gb, x string) string {
+			return b.node(&canon.GroupNorm{NumGroups: 2, Epsilon: 1e-2, Stash: canon.Float32}, x, b.randW("C", -1, 1, 4), b.randW("C", -1, 1, 4))
+		}, false},
+		{"layer norm over the channels", func(b *gb, x string) string {
+			return b.node(&canon.LayerNorm{Axis: 1, Epsilon: 1e-3, Stash: canon.Float32}, x, b.randW("", -1, 1, 4, 3, 5))
+		}, false},
+	} {
+		b := newGB(9)
+		x := b.input("x", 2, 4, 3, 5)
+		y := c.build(b, b.node(&canon.Binary{Fn: canon.Add}, b.randW("", -2, 2, 4, 1, 1), x))
+		opt := runPasses(t, b.output(y), "fold_into_norm")
+		want := 1
+		if c.folds {
+			want = 0
+		}
+		if got := countOps(opt)["Add"]; got != want {
+			t.Errorf("%s: %d Add nodes left, want %d", c.name, got, want)
+		}
+	}
+}

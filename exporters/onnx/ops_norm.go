@@ -97,10 +97,10 @@ func (b *builder) standardize(n *canon.Node, x string, dt, stash canon.DType, ax
 	return res, nil
 }
 
-// statsDType is the dtype the expansion computes in: the stash type, or
-// the input's own when it is wider (float64 stays float64).
+// statsDType is the dtype the expansion computes in: the stash type, as
+// ONNX's function bodies cast to it (the input's own when unknown).
 func statsDType(dt, stash canon.DType) canon.DType {
-	if dt == canon.Float64 || dt == canon.Undefined {
+	if dt == canon.Undefined {
 		return dt
 	}
 	return stash

@@ -1,6 +1,7 @@
 package onnxexport
 
 import (
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -67,6 +68,19 @@ func normGraph() *canon.Graph {
 		[]string{"tmp_pooled", "tmp_indices"}, "unpooled")
 	add(&canon.LpPool{Kernel: []int64{2, 3}, Strides: []int64{1, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 0}, PadsEnd: []int64{0, 2}, P: 2},
 		[]string{"x"}, "lp")
+	// A float16 LayerNormalization: statistics in float32 (its stash type).
+	half := func(name string, shape []int64, v ...float32) string {
+		t := &canon.Tensor{Name: name, DType: canon.Float16, Shape: shape, Data: make([]byte, 2*len(v))}
+		for i, f := range v {
+			binary.LittleEndian.PutUint16(t.Data[2*i:], canon.Float32ToHalf(f))
+		}
+		g.Initializers = append(g.Initializers, t)
+		return name
+	}
+	add(&canon.Cast{To: canon.Float16}, []string{"x"}, "tmp_x_half")
+	add(&canon.LayerNorm{Axis: -1, Epsilon: 1e-3, Stash: canon.Float32},
+		[]string{"tmp_x_half", half("hs", []int64{5}, 1, 2, -1, 0.5, 3), half("hb", []int64{5}, 0, 1, 0, -1, 0.25)}, "tmp_ln_half", "ln_half_mean")
+	add(&canon.Cast{To: canon.Float32}, []string{"tmp_ln_half"}, "ln_half")
 	canon.AssignLayouts(g)
 	return g
 }
@@ -90,5 +104,29 @@ func TestNormGraphORT(t *testing.T) {
 			jobs = append(jobs, j)
 		}
 	}
-	checkInterpJobs(t, runner, jobs)
+	var plain []*ortJob
+	for _, j := range jobs {
+		plain = append(plain, j.ortJob)
+	}
+	results := runORT(t, runner, plain)
+	for _, j := range jobs {
+		if r, ok := results[j.ID]; !ok || !r.OK {
+			t.Errorf("%s: ONNX Runtime: %s", j.label, r.Err)
+			continue
+		}
+		for i, want := range j.want {
+			got, err := readTensorPB(filepath.Join(j.Out, fmt.Sprintf("output_%d.pb", i)))
+			if err != nil {
+				t.Errorf("%s: %v", j.label, err)
+				continue
+			}
+			rtol := 1e-4
+			if g.Outputs[i].Name == "ln_half" {
+				rtol = 2e-3 // float16 results: one rounding apart at most
+			}
+			if err := compareElem(got, want, rtol, rtol/10); err != nil {
+				t.Errorf("%s output %s: ONNX Runtime vs interpreter: %v", j.label, g.Outputs[i].Name, err)
+			}
+		}
+	}
 }

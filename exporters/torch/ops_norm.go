@@ -33,6 +33,32 @@ func init() {
 	})
 }
 
+// normArgs returns the expressions of inputs idx, in float32 when input 0
+// is float16 (PyTorch 1.13 has no CPU kernel for these normalizations in
+// half precision; ONNX computes their statistics in float32 too), and the
+// suffix casting the result back.
+func (gen *generator) normArgs(idx ...int) (args []any, back string, err error) {
+	half := false
+	if dt, ok := gen.inDType(0); ok && dt == canon.Float16 {
+		half, back = true, ".half()"
+	}
+	for _, i := range idx {
+		if i >= len(gen.node.Inputs) || gen.node.Inputs[i] == "" {
+			args = append(args, "")
+			continue
+		}
+		e, err := gen.in(i)
+		if err != nil {
+			return nil, "", err
+		}
+		if half {
+			e = "(" + e + ").float()"
+		}
+		args = append(args, e)
+	}
+	return args, back, nil
+}
+
 // statsDims is the tuple of axes from a..rank-1 of input 0.
 func (gen *generator) statsDims(axis int64) (string, error) {
 	r := gen.rankOf(gen.node.Inputs[0])
@@ -48,20 +74,11 @@ func (gen *generator) statsDims(axis int64) (string, error) {
 
 func writeLayerNorm(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.LayerNorm)
-	x, err := gen.in(0)
+	args, back, err := gen.normArgs(0, 1, 2)
 	if err != nil {
 		return err
 	}
-	scale, err := gen.in(1)
-	if err != nil {
-		return err
-	}
-	bias := ""
-	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
-		if bias, err = gen.in(2); err != nil {
-			return err
-		}
-	}
+	x, scale, bias := args[0].(string), args[1].(string), args[2].(string)
 	ax := strconv.FormatInt(op.Axis, 10)
 	shape := x + ".shape[" + ax + ":]"
 	eps := pyFloat(op.Epsilon)
@@ -84,7 +101,7 @@ func writeLayerNorm(gen *generator, n *canon.Node) error {
 			expr += " + " + bias
 		}
 	}
-	gen.assign(expr)
+	gen.assign(castBack(expr, back))
 	if len(n.Outputs) < 2 || n.Outputs[1] == "" && (len(n.Outputs) < 3 || n.Outputs[2] == "") {
 		return nil
 	}
@@ -114,13 +131,31 @@ func normAxis(a int64, r int) int {
 	return int(a)
 }
 
+// callNorm is gen.call through normArgs.
+func (gen *generator) callNorm(format string, idx ...int) error {
+	args, back, err := gen.normArgs(idx...)
+	if err != nil {
+		return err
+	}
+	gen.assign(castBack(fmt.Sprintf(format, args...), back))
+	return nil
+}
+
+// castBack applies back (a cast suffix, or "") to the whole of expr.
+func castBack(expr, back string) string {
+	if back == "" {
+		return expr
+	}
+	return "(" + expr + ")" + back
+}
+
 func writeGroupNorm(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.GroupNorm)
-	return gen.call("F.group_norm(%s, "+strconv.FormatInt(op.NumGroups, 10)+", %s, %s, eps="+pyFloat(op.Epsilon)+")", 0, 1, 2)
+	return gen.callNorm("F.group_norm(%s, "+strconv.FormatInt(op.NumGroups, 10)+", %s, %s, eps="+pyFloat(op.Epsilon)+")", 0, 1, 2)
 }
 
 func writeInstanceNorm(gen *generator, n *canon.Node) error {
-	return gen.call("F.instance_norm(%s, weight=%s, bias=%s, eps="+pyFloat(n.Op.(*canon.InstanceNorm).Epsilon)+")", 0, 1, 2)
+	return gen.callNorm("F.instance_norm(%s, weight=%s, bias=%s, eps="+pyFloat(n.Op.(*canon.InstanceNorm).Epsilon)+")", 0, 1, 2)
 }
 
 func writeRMSNorm(gen *generator, n *canon.Node) error {
@@ -129,7 +164,7 @@ func writeRMSNorm(gen *generator, n *canon.Node) error {
 	if err != nil {
 		return err
 	}
-	return gen.call("%[1]s * torch.rsqrt(torch.mean(%[1]s * %[1]s, dim="+dims+", keepdim=True) + "+pyFloat(op.Epsilon)+") * %[2]s", 0, 1)
+	return gen.callNorm("%[1]s * torch.rsqrt(torch.mean(%[1]s * %[1]s, dim="+dims+", keepdim=True) + "+pyFloat(op.Epsilon)+") * %[2]s", 0, 1)
 }
 
 func writeLpNorm(gen *generator, n *canon.Node) error {
@@ -145,12 +180,13 @@ func writeLpNorm(gen *generator, n *canon.Node) error {
 
 func writeMeanVarNorm(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.MeanVarNorm)
-	x, err := gen.in(0)
+	args, back, err := gen.normArgs(0)
 	if err != nil {
 		return err
 	}
+	x := args[0].(string)
 	vm := gen.genTemp("var_mean", fmt.Sprintf("torch.var_mean(%s, dim=%s, unbiased=False, keepdim=True)", x, pyInts(op.Axes, true)))
-	gen.assign(fmt.Sprintf("(%s - %[2]s[1]) / (torch.sqrt(%[2]s[0]) + 1e-09)", x, vm))
+	gen.assign(castBack(fmt.Sprintf("(%s - %[2]s[1]) / (torch.sqrt(%[2]s[0]) + 1e-09)", x, vm), back))
 	return nil
 }
 
@@ -168,16 +204,16 @@ func writeLpPool(gen *generator, n *canon.Node) error {
 	if !ok || !ok2 {
 		return gen.fail("the input and output shapes must be known before running")
 	}
-	x, err := gen.in(0)
+	args, back, err := gen.normArgs(0)
 	if err != nil {
 		return err
 	}
-	dt, err := gen.genDType(canon.Float32)
-	if ds, ok := gen.inDType(0); ok {
-		dt, err = gen.genDType(ds)
-	}
-	if err != nil {
-		return err
+	x := args[0].(string)
+	dt := "torch.float32"
+	if ds, ok := gen.inDType(0); ok && back == "" {
+		if dt, err = gen.genDType(ds); err != nil {
+			return err
+		}
 	}
 	end := append([]int64{}, op.PadsEnd...)
 	for i := range end {
@@ -192,8 +228,8 @@ func writeLpPool(gen *generator, n *canon.Node) error {
 		pw = "F.pad(" + pw + ", " + fpad(op.PadsBegin, end) + ")"
 	}
 	ones := fmt.Sprintf("torch.ones(%s, dtype=%s)", pyInts(append([]int64{xs[1], 1}, op.Kernel...), true), dt)
-	gen.assign(fmt.Sprintf("F.conv%dd(%s, %s, stride=%s, dilation=%s, groups=%d).pow(1.0 / %s)",
-		nsp, pw, ones, pyInts(op.Strides, true), pyInts(op.Dilations, true), xs[1], p))
+	gen.assign(fmt.Sprintf("F.conv%dd(%s, %s, stride=%s, dilation=%s, groups=%d).pow(1.0 / %s)%s",
+		nsp, pw, ones, pyInts(op.Strides, true), pyInts(op.Dilations, true), xs[1], p, back))
 	return nil
 }
 
@@ -203,7 +239,7 @@ func writeGlobalLpPool(gen *generator, n *canon.Node) error {
 		return gen.fail("input rank is unknown or below 3")
 	}
 	p := strconv.FormatInt(n.Op.(*canon.GlobalLpPool).P, 10)
-	return gen.call("torch.sum(torch.abs(%s).pow("+p+"), dim="+pyInts(seq(2, int64(r)), true)+", keepdim=True).pow(1.0 / "+p+")", 0)
+	return gen.callNorm("torch.sum(torch.abs(%s).pow("+p+"), dim="+pyInts(seq(2, int64(r)), true)+", keepdim=True).pow(1.0 / "+p+")", 0)
 }
 
 func writeMaxUnpool(gen *generator, n *canon.Node) error {

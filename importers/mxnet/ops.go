@@ -913,7 +913,7 @@ func convPooling(b *builder, c *nodeCtx) ([]string, error) {
 			scale = float64(canon.NumElements(s[2:]))
 		}
 	case global && ptype == "lp":
-		if _, err := lpPooling(c, nil, nil, nil, nil, false); err != nil {
+		if err := lpPValue(c); err != nil {
 			return nil, err
 		}
 		op = &canon.GlobalLpPool{P: 2}

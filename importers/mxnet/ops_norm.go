@@ -256,18 +256,26 @@ func seqFrom(from, to int) []int64 {
 	return out
 }
 
-// lpPooling reads pool_type=lp. MXNet raises x itself (not |x|) to the
-// power p, so only p=2 is the canonical LpPool.
-func lpPooling(c *nodeCtx, kernel, stride, pad, padEnd []int64, ceil bool) (canon.Op, error) {
+// lpPValue reads pool_type=lp's p_value. MXNet raises x itself (not |x|)
+// to the power p, so only p=2 is the canonical LpPool.
+func lpPValue(c *nodeCtx) error {
 	if !c.a.has("p_value") {
-		return nil, c.errf("pool_type=lp needs p_value")
+		return c.errf("pool_type=lp needs p_value")
 	}
 	p, err := c.a.int("p_value", 2)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if p != 2 {
-		return nil, c.errf("lp pooling with p_value=%d: MXNet raises x, not |x|, to the power p, which the canonical LpPool matches only for p=2", p)
+		return c.errf("lp pooling with p_value=%d: MXNet raises x, not |x|, to the power p, which the canonical LpPool matches only for p=2", p)
+	}
+	return nil
+}
+
+// lpPooling reads pool_type=lp with a kernel.
+func lpPooling(c *nodeCtx, kernel, stride, pad, padEnd []int64, ceil bool) (canon.Op, error) {
+	if err := lpPValue(c); err != nil {
+		return nil, err
 	}
 	return &canon.LpPool{Kernel: kernel, Strides: stride, Dilations: ones(len(kernel), 1), PadsBegin: pad, PadsEnd: padEnd, CeilMode: ceil, P: 2}, nil
 }
