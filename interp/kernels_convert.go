@@ -66,6 +66,19 @@ func runCast(x *exec, op *canon.Cast) error {
 	in := x.in(0)
 	to := op.To
 	switch {
+	case to == canon.Float64:
+		out := x.newD(append([]int{}, in.shape...))
+		for i := range out.d {
+			out.d[i] = in.num(i)
+		}
+		x.set(0, out)
+	case to.IsFloat() && in.isF64():
+		out := x.newF(append([]int{}, in.shape...))
+		for i, v := range in.d {
+			out.f[i] = roundFloat(to, float32(v))
+		}
+		out.dt = to
+		x.set(0, out)
 	case to.IsFloat():
 		out := x.newF(append([]int{}, in.shape...))
 		if in.isFloat() {
@@ -77,15 +90,17 @@ func runCast(x *exec, op *canon.Cast) error {
 				out.f[i] = roundFloat(to, float32(intValue(in.dt, v)))
 			}
 		}
+		out.dt = to
 		x.set(0, out)
 	case to.IsInt() || to == canon.Bool:
 		out := x.newI(to, append([]int{}, in.shape...))
-		if in.isFloat() {
-			for i, v := range in.f {
+		if in.isFloating() {
+			for i := range out.i {
+				v := in.fl(i)
 				if to == canon.Bool {
 					out.i[i] = b2i(v != 0)
 				} else {
-					out.i[i] = truncToInt(v)
+					out.i[i] = castFloatToInt(to, v)
 				}
 			}
 		} else {
@@ -146,6 +161,21 @@ func bcastWalk(out []int, ins [][]int, f func(o int, offs []int)) {
 
 func runCompare(x *exec, op *canon.Compare) error {
 	a, b := x.in(0), x.in(1)
+	if a.isF64() || b.isF64() {
+		if err := bothF64(a, b); err != nil {
+			return err
+		}
+		shape, err := broadcastShape(a.shape, b.shape)
+		if err != nil {
+			return err
+		}
+		out := x.newI(canon.Bool, shape)
+		bcastWalk(shape, [][]int{a.shape, b.shape}, func(o int, offs []int) {
+			out.i[o] = b2i(op.Fn.Holds(a.d[offs[0]], b.d[offs[1]]))
+		})
+		x.set(0, out)
+		return nil
+	}
 	if a.isFloat() != b.isFloat() || (!a.isFloat() && a.dt != b.dt) {
 		return fmt.Errorf("operands have different dtypes %s and %s", a.dt, b.dt)
 	}

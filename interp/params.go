@@ -18,7 +18,7 @@ func (x *exec) intsParam(k int, attr []int64, what string) ([]int64, error) {
 	if t == nil {
 		return attr, nil
 	}
-	if t.isFloat() || len(t.shape) != 1 {
+	if t.dt.IsFloat() || len(t.shape) != 1 {
 		return nil, fmt.Errorf("%s input is %s%v, want a 1-D i64 tensor", what, t.dt, t.shape)
 	}
 	return append(make([]int64, 0, len(t.i)), t.i...), nil
@@ -34,7 +34,7 @@ func (x *exec) scalarParam(k int, data *tensor, what string) (*tensor, error) {
 	if t.size() != 1 {
 		return nil, fmt.Errorf("%s input has shape %v, want a scalar", what, t.shape)
 	}
-	if t.isFloat() != data.isFloat() {
+	if t.isFloat() != data.isFloat() || t.isF64() != data.isF64() {
 		return nil, fmt.Errorf("%s input is %s but the data is %s; they must have the same dtype", what, t.dt, data.dt)
 	}
 	return t, nil
@@ -50,6 +50,16 @@ func runClip(x *exec, op *canon.Clip) error {
 	hi, err := x.scalarParam(2, in, "Max")
 	if err != nil {
 		return err
+	}
+	if in.isF64() {
+		l, h := float64(op.Min), float64(op.Max)
+		if lo != nil {
+			l = lo.d[0]
+		}
+		if hi != nil {
+			h = hi.d[0]
+		}
+		return runUnaryF64(x, unaryOp{fn: uClip}, l, h)
 	}
 	if in.isFloat() {
 		u := unaryOp{fn: uClip, a: op.Min, b: op.Max}
