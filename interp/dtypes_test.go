@@ -1,0 +1,317 @@
+package interp
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Each dtype is carried as itself: float64 computed in float64, uint64 and
+// the other integers exact and unsigned where that matters, float16 and
+// bfloat16 rounded at every op output.
+
+func f64Tensor(name string, v ...float64) *canon.Tensor {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return &canon.Tensor{Name: name, DType: canon.Float64, Shape: []int64{int64(len(v))}, Data: b}
+}
+
+func u64Tensor(name string, v ...uint64) *canon.Tensor {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], x)
+	}
+	return &canon.Tensor{Name: name, DType: canon.Uint64, Shape: []int64{int64(len(v))}, Data: b}
+}
+
+func halfTensor(name string, dt canon.DType, v ...float32) *canon.Tensor {
+	b := make([]byte, 2*len(v))
+	for i, x := range v {
+		h := canon.Float32ToHalf(x)
+		if dt == canon.BFloat16 {
+			h = canon.Float32ToBFloat16(x)
+		}
+		binary.LittleEndian.PutUint16(b[2*i:], h)
+	}
+	return &canon.Tensor{Name: name, DType: dt, Shape: []int64{int64(len(v))}, Data: b}
+}
+
+// chain is a graph of nodes (each writing the output named in it) over
+// run-time inputs, validated so every value has its inferred dtype.
+func chain(t *testing.T, inputs []*canon.Tensor, nodes []*canon.Node, outputs ...string) *canon.Graph {
+	t.Helper()
+	g := &canon.Graph{Name: "dtypes", Nodes: nodes}
+	for _, in := range inputs {
+		g.Inputs = append(g.Inputs, canon.ValueInfo{Name: in.Name, DType: in.DType, Shape: canon.DimsOf(in.Shape...), RankKnown: true})
+	}
+	for _, o := range outputs {
+		g.Outputs = append(g.Outputs, canon.ValueInfo{Name: o})
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	return g
+}
+
+func node(op canon.Op, out string, ins ...string) *canon.Node {
+	return &canon.Node{Name: out, Op: op, Inputs: ins, Outputs: []string{out}}
+}
+
+func runChain(t *testing.T, g *canon.Graph, inputs ...*canon.Tensor) map[string]*canon.Tensor {
+	t.Helper()
+	feed := map[string]*canon.Tensor{}
+	for _, in := range inputs {
+		feed[in.Name] = in
+	}
+	out, err := Run(g, feed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func f64s(t *testing.T, ct *canon.Tensor) []float64 {
+	t.Helper()
+	if ct.DType != canon.Float64 {
+		t.Fatalf("%s is %s, want float64", ct.Name, ct.DType)
+	}
+	v, err := ct.Float64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func u64s(t *testing.T, ct *canon.Tensor) []uint64 {
+	t.Helper()
+	v, err := ct.Int64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = uint64(x)
+	}
+	return out
+}
+
+// TestFloat64Precision: differences of 1e-10 around 1, sums of 2^53 and
+// one, and reductions that float32 would round away survive in float64.
+func TestFloat64Precision(t *testing.T) {
+	one, tiny, p52, tenth, fifth := 1.0, 1e-10, float64(1<<52), 0.1, 0.2
+	a := f64Tensor("a", one, p52, tenth)
+	b := f64Tensor("b", tiny, one, fifth)
+	g := chain(t, []*canon.Tensor{a, b}, []*canon.Node{
+		node(&canon.Binary{Fn: canon.Add}, "s", "a", "b"),
+		node(&canon.Binary{Fn: canon.Sub}, "d", "s", "a"),
+		node(&canon.Binary{Fn: canon.Mul}, "m", "d", "b"),
+		node(&canon.Math{Fn: canon.MathExp}, "e", "b"),
+		node(&canon.Reduce{Fn: canon.ReduceSum, KeepDims: false}, "r", "s"),
+		node(&canon.Softmax{Axis: -1}, "sm", "b"),
+		node(&canon.Compare{Fn: canon.CmpGreater}, "gt", "s", "a"),
+	}, "d", "m", "e", "r", "sm", "gt", "s")
+	out := runChain(t, g, a, b)
+	d := f64s(t, out["d"])
+	if want := (one + tiny) - one; d[0] != want || d[0] == 0 {
+		t.Errorf("(1 + 1e-10) - 1 = %v, want %v", d[0], want)
+	}
+	if d[1] != 1 {
+		t.Errorf("(2^52 + 1) - 2^52 = %v, want 1", d[1])
+	}
+	if got, want := f64s(t, out["s"])[2], tenth+fifth; got != want {
+		t.Errorf("0.1 + 0.2 = %v, want %v (float64)", got, want)
+	}
+	if got, want := f64s(t, out["e"])[0], math.Exp(1e-10); got != want {
+		t.Errorf("exp(1e-10) = %.17g, want %.17g", got, want)
+	}
+	if got, want := f64s(t, out["r"])[0], (one+tiny)+(p52+one)+(tenth+fifth); got != want {
+		t.Errorf("ReduceSum = %.17g, want %.17g", got, want)
+	}
+	sm := f64s(t, out["sm"])
+	var sum float64
+	for _, v := range sm {
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-15 {
+		t.Errorf("softmax sums to %.17g, want 1 within 1e-15", sum)
+	}
+	if gt, _ := out["gt"].Int64s(); gt[0] != 1 {
+		t.Errorf("1 + 1e-10 > 1 is false in the interpreter")
+	}
+}
+
+// TestFloat64Cast: Cast keeps 2^53+1 (an int64) exact through float64 and
+// back, rounds float64 to float32 once, and uint64 above 2^63 converts
+// unsigned.
+func TestFloat64Cast(t *testing.T) {
+	i := canon.NewInt64Tensor("i", []int64{3}, []int64{1<<53 + 1, -(1<<53 + 1), 1 << 62})
+	g := chain(t, []*canon.Tensor{i}, []*canon.Node{
+		node(&canon.Cast{To: canon.Float64}, "f", "i"),
+		node(&canon.Cast{To: canon.Int64}, "back", "f"),
+		node(&canon.Cast{To: canon.Float32}, "f32", "f"),
+	}, "f", "back", "f32")
+	out := runChain(t, g, i)
+	f := f64s(t, out["f"])
+	if f[0] != 1<<53 || f[1] != -(1<<53) || f[2] != 1<<62 {
+		t.Errorf("Cast int64 to float64 = %v", f)
+	}
+	back, _ := out["back"].Int64s()
+	if back[0] != 1<<53 || back[2] != 1<<62 {
+		t.Errorf("Cast int64 -> float64 -> int64 = %v", back)
+	}
+	// 2^53 + 2 is exact in float64 but not in float32 (24-bit mantissa).
+	j := canon.NewInt64Tensor("j", []int64{1}, []int64{1<<53 + 2})
+	g2 := chain(t, []*canon.Tensor{j}, []*canon.Node{
+		node(&canon.Cast{To: canon.Float64}, "f", "j"),
+		node(&canon.Cast{To: canon.Int64}, "back", "f"),
+	}, "back")
+	if back, _ := runChain(t, g2, j)["back"].Int64s(); back[0] != 1<<53+2 {
+		t.Errorf("2^53+2 through float64 = %d, want %d", back[0], int64(1<<53+2))
+	}
+}
+
+// TestUint64Unsigned: values above 2^63 divide, compare, take the maximum,
+// reduce and cast as unsigned numbers.
+func TestUint64Unsigned(t *testing.T) {
+	big := uint64(1)<<63 + 1<<11 // stored as a negative int64; exact in float64
+	a := u64Tensor("a", big, math.MaxUint64, 7, big)
+	b := u64Tensor("b", 2, 3, 2, 1)
+	g := chain(t, []*canon.Tensor{a, b}, []*canon.Node{
+		node(&canon.Binary{Fn: canon.Div}, "q", "a", "b"),
+		node(&canon.Mod{}, "r", "a", "b"),
+		node(&canon.Compare{Fn: canon.CmpGreater}, "gt", "a", "b"),
+		node(&canon.Variadic{Fn: canon.VarMax}, "mx", "a", "b"),
+		node(&canon.Reduce{Fn: canon.ReduceMax, KeepDims: false}, "rmax", "a"),
+		node(&canon.ArgReduce{Axis: 0}, "am", "a"),
+		node(&canon.Cast{To: canon.Float64}, "f", "a"),
+		node(&canon.Cast{To: canon.Uint64}, "back", "f"),
+	}, "q", "r", "gt", "mx", "rmax", "am", "f", "back")
+	out := runChain(t, g, a, b)
+	want := []uint64{big / 2, math.MaxUint64 / 3, 3, big}
+	for i, v := range u64s(t, out["q"]) {
+		if v != want[i] {
+			t.Errorf("Div[%d] = %d, want %d", i, v, want[i])
+		}
+	}
+	wantR := []uint64{big % 2, math.MaxUint64 % 3, 1, 0}
+	for i, v := range u64s(t, out["r"]) {
+		if v != wantR[i] {
+			t.Errorf("Mod[%d] = %d, want %d", i, v, wantR[i])
+		}
+	}
+	if gt, _ := out["gt"].Int64s(); gt[0] != 1 || gt[1] != 1 {
+		t.Errorf("2^63+10 > 2 and 2^64-1 > 3: got %v", gt)
+	}
+	if mx := u64s(t, out["mx"]); mx[0] != big || mx[1] != math.MaxUint64 {
+		t.Errorf("Max = %v", mx)
+	}
+	if r := u64s(t, out["rmax"]); r[0] != math.MaxUint64 {
+		t.Errorf("ReduceMax = %d, want %d", r[0], uint64(math.MaxUint64))
+	}
+	if am, _ := out["am"].Int64s(); am[0] != 1 {
+		t.Errorf("ArgMax = %d, want 1", am[0])
+	}
+	if f := f64s(t, out["f"]); f[0] != float64(big) || f[1] != 1<<64 {
+		t.Errorf("Cast uint64 -> float64 = %v", f)
+	}
+	if back := u64s(t, out["back"]); back[0] != big || back[2] != 7 {
+		t.Errorf("Cast uint64 -> float64 -> uint64 = %v", back)
+	}
+}
+
+// TestIntegerDivisionRules: Div truncates toward zero, Mod with fmod=0
+// takes the divisor's sign, and results wrap at the dtype's width.
+func TestIntegerDivisionRules(t *testing.T) {
+	a := &canon.Tensor{Name: "a", DType: canon.Int8, Shape: []int64{4}, Data: []byte{0xf9, 7, 0x80, 100}} // -7, 7, -128, 100
+	b := &canon.Tensor{Name: "b", DType: canon.Int8, Shape: []int64{4}, Data: []byte{2, 0xfe, 0xff, 3}}   // 2, -2, -1, 3
+	g := chain(t, []*canon.Tensor{a, b}, []*canon.Node{
+		node(&canon.Binary{Fn: canon.Div}, "q", "a", "b"),
+		node(&canon.Mod{}, "r", "a", "b"),
+		node(&canon.Binary{Fn: canon.Mul}, "m", "a", "b"),
+	}, "q", "r", "m")
+	out := runChain(t, g, a, b)
+	check := func(name string, want []int8) {
+		for i, v := range out[name].Data {
+			if int8(v) != want[i] {
+				t.Errorf("%s[%d] = %d, want %d", name, i, int8(v), want[i])
+			}
+		}
+	}
+	check("q", []int8{-3, -3, -128, 33}) // -128 / -1 wraps to -128
+	check("r", []int8{1, -1, 0, 1})
+	check("m", []int8{-14, -14, -128, 44}) // 300 wraps to 44
+}
+
+// TestHalfRoundsEveryOp: a float16 chain rounds after each op, so
+// (x + 2^-11) - x is 0 for x = 1, where float32 would keep 2^-11; bfloat16
+// rounds to 8 bits of mantissa the same way.
+func TestHalfRoundsEveryOp(t *testing.T) {
+	for _, dt := range []canon.DType{canon.Float16, canon.BFloat16} {
+		eps := float32(math.Ldexp(1, -11)) // half an f16 ulp at 1: a tie, rounds to even (1)
+		if dt == canon.BFloat16 {
+			eps = float32(math.Ldexp(1, -8))
+		}
+		x := halfTensor("x", dt, 1, 1)
+		e := halfTensor("e", dt, eps, 3*eps)
+		g := chain(t, []*canon.Tensor{x, e}, []*canon.Node{
+			node(&canon.Binary{Fn: canon.Add}, "s", "x", "e"),
+			node(&canon.Binary{Fn: canon.Sub}, "d", "s", "x"),
+		}, "d")
+		out := runChain(t, g, x, e)
+		if out["d"].DType != dt {
+			t.Fatalf("%s: output is %s", dt, out["d"].DType)
+		}
+		v, _ := out["d"].Float64s()
+		// 1+eps ties to 1; 1+3eps rounds to 1+4eps.
+		if v[0] != 0 || v[1] != float64(4*eps) {
+			t.Errorf("%s: (1+e)-1 = %v, want [0 %v]", dt, v, 4*eps)
+		}
+	}
+}
+
+// TestFloat64Fallback: a kernel without float64 code (Conv) computes in
+// float32 and its output is float64 again, as declared.
+func TestFloat64Fallback(t *testing.T) {
+	if fb := F64Fallbacks(); len(fb) == 0 {
+		t.Fatal("no fallback kinds listed; Conv has no float64 kernel")
+	}
+	in := f64Tensor("x", 1.5, -2, 3.1)
+	g := chain(t, []*canon.Tensor{in}, []*canon.Node{
+		node(&canon.Unsqueeze{Axes: []int64{0, 1}}, "u", "x"),
+		node(&canon.GlobalAveragePool{}, "p", "u"),
+		node(&canon.Binary{Fn: canon.Add}, "s", "p", "p"),
+	}, "s", "u")
+	out := runChain(t, g, in)
+	s := f64s(t, out["s"])
+	exact := 2 * (1.5 - 2 + 3.1) / 3
+	if math.Abs(s[0]-exact) > 1e-6 || s[0] == exact {
+		t.Errorf("GlobalAveragePool in float32 then Add in float64 = %.17g; want near %.17g, not equal (float32 pooling)", s[0], exact)
+	}
+	// Unsqueeze moves float64 values by their bits.
+	if u := f64s(t, out["u"]); u[2] != 3.1 {
+		t.Errorf("Unsqueeze changed 3.1 to %.17g", u[2])
+	}
+}
+
+// TestFloat64DataMovement: ops that only move elements keep float64 values
+// bit for bit, and fill values (Pad) are float64 too.
+func TestFloat64DataMovement(t *testing.T) {
+	in := f64Tensor("x", 0.1, math.Pi, -1e-300, math.Inf(1))
+	g := chain(t, []*canon.Tensor{in}, []*canon.Node{
+		node(&canon.Unsqueeze{Axes: []int64{0}}, "u", "x"),
+		node(&canon.Transpose{Perm: []int64{1, 0}}, "tr", "u"),
+		node(&canon.Concat{Axis: 0}, "c", "tr", "tr"),
+		node(&canon.Reshape{Shape: []int64{-1}}, "r", "c"),
+	}, "r")
+	r := f64s(t, runChain(t, g, in)["r"])
+	want := []float64{0.1, math.Pi, -1e-300, math.Inf(1), 0.1, math.Pi, -1e-300, math.Inf(1)}
+	for i := range want {
+		if r[i] != want[i] {
+			t.Errorf("element %d: %.17g, want %.17g", i, r[i], want[i])
+		}
+	}
+}
