@@ -9,8 +9,8 @@ import (
 )
 
 // Each dtype is carried as itself: float64 computed in float64, uint64 and
-// the other integers exact and unsigned where that matters, float16 and
-// bfloat16 rounded at every op output.
+// the other integers exact and unsigned where that matters, bfloat16
+// rounded at every op output, float16 rounded where ONNX Runtime rounds.
 
 func f64Tensor(name string, v ...float64) *canon.Tensor {
 	b := make([]byte, 8*len(v))
@@ -246,14 +246,16 @@ func TestIntegerDivisionRules(t *testing.T) {
 	check("m", []int8{-14, -14, -128, 44}) // 300 wraps to 44
 }
 
-// TestHalfRoundsEveryOp: a float16 chain rounds after each op, so
-// (x + 2^-11) - x is 0 for x = 1, where float32 would keep 2^-11; bfloat16
-// rounds to 8 bits of mantissa the same way.
-func TestHalfRoundsEveryOp(t *testing.T) {
+// TestHalfRounding: bfloat16 rounds after every op, so (x + 2^-8) - x is
+// 0 for x = 1; float16 chains run in float32 and round once at the end, as
+// ONNX Runtime's CPU provider does, so (x + 2^-11) - x keeps 2^-11.
+func TestHalfRounding(t *testing.T) {
 	for _, dt := range []canon.DType{canon.Float16, canon.BFloat16} {
 		eps := float32(math.Ldexp(1, -11)) // half an f16 ulp at 1: a tie, rounds to even (1)
+		want := []float64{float64(eps), float64(3 * eps)}
 		if dt == canon.BFloat16 {
 			eps = float32(math.Ldexp(1, -8))
+			want = []float64{0, float64(4 * eps)} // 1+eps ties to 1; 1+3eps rounds to 1+4eps
 		}
 		x := halfTensor("x", dt, 1, 1)
 		e := halfTensor("e", dt, eps, 3*eps)
@@ -266,9 +268,30 @@ func TestHalfRoundsEveryOp(t *testing.T) {
 			t.Fatalf("%s: output is %s", dt, out["d"].DType)
 		}
 		v, _ := out["d"].Float64s()
-		// 1+eps ties to 1; 1+3eps rounds to 1+4eps.
-		if v[0] != 0 || v[1] != float64(4*eps) {
-			t.Errorf("%s: (1+e)-1 = %v, want [0 %v]", dt, v, 4*eps)
+		if v[0] != want[0] || v[1] != want[1] {
+			t.Errorf("%s: (1+e)-1 = %v, want %v", dt, v, want)
+		}
+	}
+}
+
+// TestHalfCastPlan: a Cast to float16 read only by arithmetic or Casts
+// keeps float32 precision (ONNX Runtime removes it); one read by an op that
+// moves float16 data, or giving a graph output, rounds.
+func TestHalfCastPlan(t *testing.T) {
+	v := float32(1 + math.Ldexp(1, -12)) // not a float16: rounds to 1
+	x := canon.NewFloat32Tensor("x", []int64{1}, []float32{v})
+	g := chain(t, []*canon.Tensor{x}, []*canon.Node{
+		node(&canon.Cast{To: canon.Float16}, "h", "x"),
+		node(&canon.Cast{To: canon.Float32}, "back", "h"),
+		node(&canon.Cast{To: canon.Float16}, "h2", "x"),
+		node(&canon.Unsqueeze{Axes: []int64{0}}, "moved", "h2"),
+		node(&canon.Cast{To: canon.Float32}, "back2", "moved"),
+		node(&canon.Cast{To: canon.Float16}, "h3", "x"),
+	}, "back", "back2", "h3")
+	out := runChain(t, g, x)
+	for name, want := range map[string]float64{"back": float64(v), "back2": 1, "h3": 1} {
+		if got, _ := out[name].Float64s(); got[0] != want {
+			t.Errorf("%s = %.10g, want %.10g", name, got[0], want)
 		}
 	}
 }

@@ -65,6 +65,11 @@ func truncToInt(v float32) int64 {
 func runCast(x *exec, op *canon.Cast) error {
 	in := x.in(0)
 	to := op.To
+	// rto is the precision the result is rounded to (see planHalf).
+	rto := to
+	if x.s.keepF32 {
+		rto = canon.Float32
+	}
 	switch {
 	case to == canon.Float64:
 		out := x.newD(append([]int{}, in.shape...))
@@ -75,7 +80,7 @@ func runCast(x *exec, op *canon.Cast) error {
 	case to.IsFloat() && in.isF64():
 		out := x.newF(append([]int{}, in.shape...))
 		for i, v := range in.d {
-			out.f[i] = roundFloat(to, float32(v))
+			out.f[i] = roundFloat(rto, float32(v))
 		}
 		out.dt = to
 		x.set(0, out)
@@ -83,11 +88,11 @@ func runCast(x *exec, op *canon.Cast) error {
 		out := x.newF(append([]int{}, in.shape...))
 		if in.isFloat() {
 			for i, v := range in.f {
-				out.f[i] = roundFloat(to, v)
+				out.f[i] = roundFloat(rto, v)
 			}
 		} else {
 			for i, v := range in.i {
-				out.f[i] = roundFloat(to, float32(intValue(in.dt, v)))
+				out.f[i] = roundFloat(rto, float32(intValue(in.dt, v)))
 			}
 		}
 		out.dt = to
