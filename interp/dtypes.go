@@ -55,7 +55,9 @@ func init() {
 		"MatMul", "Linear",
 		"Range", "ConstantOfShape", "EyeLike", "NonZero", "Unique",
 		"Relu", "Sigmoid", "Tanh", "HardSwish", "Softplus", "Softsign", "LeakyRelu", "Elu", "Selu", "HardSigmoid", "Gelu", "Clip",
-		"Celu", "Mish", "ThresholdedRelu", "Shrink", "Einsum",
+		"Celu", "Mish", "ThresholdedRelu", "Shrink", "Einsum", "PRelu",
+		// Integer and bool ops: float64 is refused by their dtype checks.
+		"Not", "And", "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
 	} {
 		f64Kernels[k] = f64Native
 	}
@@ -87,6 +89,14 @@ func F64Fallbacks() []string {
 		}
 	}
 	return out
+}
+
+// f64Detail is what `modelbridge ops` says of kind's float64 support.
+func f64Detail(kind string) string {
+	if _, ok := f64Kernels[kind]; ok {
+		return ""
+	}
+	return "float64 data is computed in float32 (inputs rounded, results widened back)"
 }
 
 // declaredDTypes is the dtype the graph declares for each output of n
