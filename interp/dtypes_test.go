@@ -338,3 +338,84 @@ func TestFloat64DataMovement(t *testing.T) {
 		}
 	}
 }
+
+// f64Matrix is a float64 tensor of the given shape.
+func f64Matrix(name string, shape []int64, v ...float64) *canon.Tensor {
+	t := f64Tensor(name, v...)
+	t.Shape = shape
+	return t
+}
+
+// TestFloat64Kernels runs float64 data through the kernels that compute in
+// float64 or carry it by its bits, on values float32 cannot hold (1 + k·1e-10),
+// and checks each result exactly against float64 arithmetic in Go.
+func TestFloat64Kernels(t *testing.T) {
+	e := 1e-10
+	av := []float64{1 + e, 1 + 2*e, 1 + 3*e, 2 + 4*e, 2 + 5*e, 2 + 6*e}
+	bv := []float64{1 - e, 3 + e, 1 + 7*e, 1, 0.5 + e, 1 - 9*e}
+	a := f64Matrix("a", []int64{2, 3}, av...)
+	b := f64Matrix("b", []int64{3, 2}, bv...)
+	cond := &canon.Tensor{Name: "c", DType: canon.Bool, Shape: []int64{2, 3}, Data: []byte{1, 0, 1, 0, 1, 0}}
+	idx := canon.NewInt64Tensor("idx", []int64{2, 3}, []int64{2, 0, 1, 0, 0, 2})
+	g := chain(t, []*canon.Tensor{a, b, cond, idx}, []*canon.Node{
+		node(&canon.MatMul{}, "mm", "a", "b"),
+		node(&canon.CumSum{Axis: 1}, "cs", "a"),
+		node(&canon.Transpose{Perm: []int64{1, 0}}, "bt", "b"),
+		node(&canon.Where{}, "wh", "c", "a", "bt"),
+		node(&canon.GatherElements{Axis: 1}, "ge", "a", "idx"),
+		node(&canon.ScatterElements{Axis: 1, Reduction: canon.ScatterAdd}, "se", "a", "idx", "bt"),
+		node(&canon.Pad{Mode: canon.PadConstant, PadsBegin: []int64{0, 1}, PadsEnd: []int64{0, 0}, Value: 0.25}, "pd", "a"),
+		node(&canon.Variadic{Fn: canon.VarMean}, "mean", "a", "bt"),
+		node(&canon.Reduce{Fn: canon.ReduceL2, Axes: []int64{1}}, "l2", "a"),
+		node(&canon.Reduce{Fn: canon.ReduceMax, Axes: []int64{1}}, "rmax", "a"),
+	}, "mm", "cs", "wh", "ge", "se", "pd", "mean", "l2", "rmax")
+	out := runChain(t, g, a, b, cond, idx)
+	at := func(i, j int) float64 { return av[i*3+j] }
+	bt := func(i, j int) float64 { return bv[j*2+i] } // b transposed: (2,3)
+	want := map[string][]float64{}
+	for i := range 2 {
+		for j := range 2 {
+			var s float64
+			for k := range 3 {
+				s += av[i*3+k] * bv[k*2+j]
+			}
+			want["mm"] = append(want["mm"], s)
+		}
+	}
+	ix := []int{2, 0, 1, 0, 0, 2}
+	se := append([]float64{}, av...)
+	for i := range 2 {
+		var s, l2, mx float64
+		mx = math.Inf(-1)
+		for j := range 3 {
+			s += at(i, j)
+			want["cs"] = append(want["cs"], s)
+			if cond.Data[i*3+j] != 0 {
+				want["wh"] = append(want["wh"], at(i, j))
+			} else {
+				want["wh"] = append(want["wh"], bt(i, j))
+			}
+			want["ge"] = append(want["ge"], at(i, ix[i*3+j]))
+			se[i*3+ix[i*3+j]] += bt(i, j)
+			want["mean"] = append(want["mean"], (at(i, j)+bt(i, j))/2)
+			l2 += at(i, j) * at(i, j)
+			mx = max(mx, at(i, j))
+		}
+		want["pd"] = append(want["pd"], 0.25, at(i, 0), at(i, 1), at(i, 2))
+		want["l2"] = append(want["l2"], math.Sqrt(l2))
+		want["rmax"] = append(want["rmax"], mx)
+	}
+	want["se"] = se
+	for name, w := range want {
+		got := f64s(t, out[name])
+		if len(got) != len(w) {
+			t.Errorf("%s: %d values, want %d", name, len(got), len(w))
+			continue
+		}
+		for i := range w {
+			if got[i] != w[i] {
+				t.Errorf("%s[%d] = %.17g, want %.17g", name, i, got[i], w[i])
+			}
+		}
+	}
+}
