@@ -209,3 +209,57 @@ func TestFloat64AndUint64MatchORT(t *testing.T) {
 		}
 	}
 }
+
+// TestFloat16OpsMatchORT sandwiches each op between two float16 products:
+// ONNX Runtime's CPU provider computes float16 ops without a float16 kernel
+// in float32 and keeps the chain unrounded, which the interpreter
+// reproduces; an op ONNX Runtime ran in float16 would round its input.
+func TestFloat16OpsMatchORT(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const n = 256
+	half := func(name string, lo, hi float64) *canon.Tensor {
+		t := rawTensor(name, canon.Float16, n, func(b []byte, i int) {
+			binary.LittleEndian.PutUint16(b[2*i:], canon.Float32ToHalf(float32(lo+(hi-lo)*r.Float64())))
+		})
+		t.Shape = []int64{16, 16}
+		return t
+	}
+	x, y := half("x", -3, 3), half("y", 0.6, 1.7)
+	ops := []struct {
+		name string
+		op   canon.Op
+		ins  []string
+	}{
+		{"Relu", &canon.Unary{Fn: canon.Relu}, []string{"m"}},
+		{"Sigmoid", &canon.Unary{Fn: canon.Sigmoid}, []string{"m"}},
+		{"Tanh", &canon.Unary{Fn: canon.Tanh}, []string{"m"}},
+		{"Exp", &canon.Math{Fn: canon.MathExp}, []string{"m"}},
+		{"Abs", &canon.Math{Fn: canon.MathAbs}, []string{"m"}},
+		{"Neg", &canon.Math{Fn: canon.MathNeg}, []string{"m"}},
+		{"Softmax", &canon.Softmax{Axis: -1}, []string{"m"}},
+		{"MatMul", &canon.MatMul{}, []string{"m", "y"}},
+		{"Max", &canon.Variadic{Fn: canon.VarMax}, []string{"m", "y"}},
+		{"ReduceSum", &canon.Reduce{Fn: canon.ReduceSum, Axes: []int64{1}, KeepDims: true}, []string{"m"}},
+		{"Transpose", &canon.Transpose{Perm: []int64{1, 0}}, []string{"m"}},
+		{"LeakyRelu", &canon.LeakyRelu{Alpha: 0.1}, []string{"m"}},
+	}
+	nodes := []*canon.Node{op1(&canon.Binary{Fn: canon.Mul}, "m", "x", "y")}
+	var outs []string
+	for _, o := range ops {
+		nodes = append(nodes, op1(o.op, "o_"+o.name, o.ins...), op1(&canon.Binary{Fn: canon.Mul}, "z_"+o.name, "o_"+o.name, "y"))
+		outs = append(outs, "z_"+o.name)
+	}
+	g := dtypeGraph(t, []*canon.Tensor{x, y}, nodes, outs...)
+	ort, ours := inORT(t, g, []*canon.Tensor{x, y})
+	for _, name := range outs {
+		diff := 0
+		for i := 0; i < len(ours[name].Data)/2; i++ {
+			if binary.LittleEndian.Uint16(ours[name].Data[2*i:]) != binary.LittleEndian.Uint16(ort[name].Data[2*i:]) {
+				diff++
+			}
+		}
+		if diff > 0 {
+			t.Errorf("%s: %d of %d float16 values differ from ONNX Runtime's", name, diff, len(ours[name].Data)/2)
+		}
+	}
+}
