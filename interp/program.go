@@ -1,6 +1,9 @@
 // Package interp is modelbridge's reference interpreter: it runs any
-// canonical graph on the CPU in float32 (other floating dtypes are converted
-// at the edges; integer tensors stay int64 where ops need them). It is the
+// canonical graph on the CPU with every dtype carried natively: float32,
+// float64 computed in float64 (a few kernels compute it in float32, listed
+// by F64Fallbacks), float16 and bfloat16 computed in float32 and rounded as
+// ONNX Runtime and PyTorch round them, and integers exact in int64 storage,
+// wrapping at their width (see dtypes.go). It is the
 // ground truth that importers, optimizer passes and exporters are checked
 // against, so correctness comes first; convolutions and matrix products use
 // im2col and gonum's blas32 GEMM so real models run in reasonable time.
