@@ -223,6 +223,30 @@ func TestUint64Unsigned(t *testing.T) {
 	}
 }
 
+// TestUint64Clip: Clip and Relu bound uint64 values above 2^63 unsigned.
+func TestUint64Clip(t *testing.T) {
+	big := uint64(1)<<63 + 5
+	a := u64Tensor("a", 3, big, math.MaxUint64, 1<<62)
+	lo, hi := u64Tensor("lo", 4), u64Tensor("hi", big)
+	lo.Shape, hi.Shape = []int64{}, []int64{}
+	g := chain(t, []*canon.Tensor{a, lo, hi}, []*canon.Node{
+		node(canon.NewClip(), "c", "a", "lo", "hi"),
+		node(&canon.Unary{Fn: canon.Relu}, "r", "a"),
+	}, "c", "r")
+	out := runChain(t, g, a, lo, hi)
+	want := []uint64{4, big, big, 1 << 62}
+	for i, v := range u64s(t, out["c"]) {
+		if v != want[i] {
+			t.Errorf("Clip[%d] = %d, want %d", i, v, want[i])
+		}
+	}
+	for i, v := range u64s(t, out["r"]) {
+		if w := []uint64{3, big, math.MaxUint64, 1 << 62}[i]; v != w {
+			t.Errorf("Relu[%d] = %d, want %d", i, v, w)
+		}
+	}
+}
+
 // TestIntegerDivisionRules: Div truncates toward zero, Mod with fmod=0
 // takes the divisor's sign, and results wrap at the dtype's width.
 func TestIntegerDivisionRules(t *testing.T) {

@@ -490,6 +490,12 @@ func unaryInt(x *exec, in *tensor, op unaryOp) error {
 	if out == nil {
 		out = x.newI(in.dt, in.shape)
 	}
+	if in.dt == canon.Uint64 {
+		ulo, uhi := uint64Bounds(op.fn == uClip, op.a, op.b)
+		clipUint64(out.i, in.i, ulo, uhi)
+		x.set(0, out)
+		return nil
+	}
 	for i, v := range in.i {
 		out.i[i] = min(max(v, lo), hi)
 	}

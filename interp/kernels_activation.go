@@ -100,17 +100,7 @@ func runShrink(x *exec, op *canon.Shrink) error {
 		out = x.newI(in.dt, in.shape)
 	}
 	for i, v := range in.i {
-		r := f(float64(v))
-		switch {
-		case math.IsNaN(r):
-			out.i[i] = 0
-		case r >= math.MaxInt64:
-			out.i[i] = math.MaxInt64
-		case r <= math.MinInt64:
-			out.i[i] = math.MinInt64
-		default:
-			out.i[i] = int64(r)
-		}
+		out.i[i] = castFloatToInt(in.dt, f(intValue(in.dt, v)))
 	}
 	wrapInts(in.dt, out.i)
 	x.set(0, out)

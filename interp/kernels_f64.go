@@ -358,3 +358,30 @@ func scatterF64Bits(dst, src *tensor, offs []int, slice int, r canon.ScatterRedu
 		}
 	}
 }
+
+// uint64Bounds are Relu's (clip false) or Clip's float bounds lo and hi as
+// uint64 values: lo rounded up, hi rounded down, both within uint64.
+func uint64Bounds(clip bool, lo, hi float32) (uint64, uint64) {
+	var l, h uint64 = 0, math.MaxUint64
+	if !clip {
+		return l, h
+	}
+	if f := math.Ceil(float64(lo)); f > 0 {
+		l = uint64(castFloatToInt(canon.Uint64, f))
+	}
+	if f := math.Floor(float64(hi)); !math.IsInf(f, 1) {
+		h = 0
+		if f > 0 {
+			h = uint64(castFloatToInt(canon.Uint64, f))
+		}
+	}
+	return l, h
+}
+
+// clipUint64 bounds uint64 values (stored by their bits) by lo and hi,
+// compared unsigned, as max then min (ONNX Runtime's order).
+func clipUint64(dst, src []int64, lo, hi uint64) {
+	for i, v := range src {
+		dst[i] = int64(min(max(uint64(v), lo), hi))
+	}
+}

@@ -293,6 +293,7 @@ func reduceInt(fn canon.ReduceFn, dt canon.DType, v []int64, offs []int, out []i
 		}
 	}
 	if fn == canon.ReduceMean && count > 0 {
+		wrapInts(dt, out) // the sum wraps in dt before it is divided
 		for i := range out {
 			if dt == canon.Uint64 {
 				out[i] = int64(uint64(out[i]) / uint64(count))

@@ -72,6 +72,22 @@ func runClip(x *exec, op *canon.Clip) error {
 		return runUnary(x, u)
 	}
 	// Integer data with integer bounds: clip exactly, without a float detour.
+	if in.dt == canon.Uint64 {
+		ulo, uhi := uint64Bounds(true, op.Min, op.Max)
+		if lo != nil {
+			ulo = uint64(lo.i[0])
+		}
+		if hi != nil {
+			uhi = uint64(hi.i[0])
+		}
+		out := x.take(0)
+		if out == nil {
+			out = x.newI(in.dt, in.shape)
+		}
+		clipUint64(out.i, in.i, ulo, uhi)
+		x.set(0, out)
+		return nil
+	}
 	var l, h int64 = math.MinInt64, math.MaxInt64
 	if !math.IsInf(float64(op.Min), -1) {
 		l = int64(math.Ceil(float64(op.Min)))
