@@ -92,7 +92,7 @@ func runCast(x *exec, op *canon.Cast) error {
 			}
 		} else {
 			for i, v := range in.i {
-				out.f[i] = roundFloat(rto, float32(intValue(in.dt, v)))
+				out.f[i] = roundFloat(rto, intToFloat32(in.dt, v))
 			}
 		}
 		out.dt = to

@@ -385,3 +385,12 @@ func clipUint64(dst, src []int64, lo, hi uint64) {
 		dst[i] = int64(min(max(uint64(v), lo), hi))
 	}
 }
+
+// intToFloat32 converts an integer storage value of dtype dt to float32
+// with one rounding (through float64 it could round twice).
+func intToFloat32(dt canon.DType, v int64) float32 {
+	if dt == canon.Uint64 {
+		return float32(uint64(v))
+	}
+	return float32(v)
+}

@@ -166,8 +166,12 @@ func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
 		return out, nil
 	}
 	for i, x := range t.i {
-		if dt.IsFloat() {
+		if dt == canon.Float64 {
 			putFloat64(b, i, dt, intValue(t.dt, x))
+			continue
+		}
+		if dt.IsFloat() {
+			putFloat(b, i, dt, intToFloat32(t.dt, x))
 			continue
 		}
 		putInt(b, i, dt, x)
