@@ -13,12 +13,13 @@ import (
 // rounded to its dtype (to nearest even) at every op output, in fixOutputs,
 // as PyTorch does (ONNX Runtime's CPU provider has no bfloat16 arithmetic).
 // float16 follows ONNX Runtime's CPU provider: it has no float16 kernels
-// for arithmetic, so it runs such ops in float32 between inserted Casts and
-// then removes every Cast pair float32->float16->float32 between them
-// (InsertCastTransformer, RemoveDuplicateCastTransformer). A chain of
-// float16 ops is thus computed in float32 and rounded once, where its value
-// leaves the chain: at a graph output, or at a Cast to float16 read by an
-// op that keeps float16 (planHalf).
+// for arithmetic, so it runs such ops in float32 between Casts it inserts
+// and then removes the inserted Cast pairs float32->float16->float32
+// between them (InsertCastTransformer, RemoveDuplicateCastTransformer). A
+// chain of float16 ops is thus computed in float32 and rounded once, at a
+// graph output or at an explicit Cast to float16. (ONNX Runtime also drops
+// a model's own Cast to float16 when only arithmetic or Casts read it; the
+// interpreter keeps it, as the ONNX spec and PyTorch do.)
 //
 // float64 has its own storage (d). A kernel either computes in float64
 // itself (f64Native), or only moves elements and then carries float64 data
@@ -209,43 +210,12 @@ func (x *exec) fixOutputs() {
 			x.p.pool.put(t)
 			x.vals[id] = d
 		case canon.Float16:
-			t.dt = want // rounded where it leaves float32 (planHalf)
+			t.dt = want // rounded at graph outputs and Casts only
 		case canon.BFloat16:
 			roundAll(want, t.f)
 			t.dt = want
 		case canon.Float32:
 			t.dt = canon.Float32
-		}
-	}
-}
-
-// planHalf marks the Casts to float16 whose rounding ONNX Runtime removes:
-// those whose value is not a graph output and is read only by ops it runs
-// in float32 (every op but the ones that only move elements, f64Bits) or by
-// Casts.
-func (p *Program) planHalf() {
-	readers := map[int][]*step{}
-	for _, s := range p.steps {
-		for _, id := range s.in {
-			if id >= 0 {
-				readers[id] = append(readers[id], s)
-			}
-		}
-	}
-	isOutput := map[int]bool{}
-	for _, o := range p.outs {
-		isOutput[o.slot] = true
-	}
-	for _, s := range p.steps {
-		c, ok := s.node.Op.(*canon.Cast)
-		if !ok || c.To != canon.Float16 || s.out[0] < 0 || isOutput[s.out[0]] || len(readers[s.out[0]]) == 0 {
-			continue
-		}
-		s.keepF32 = true
-		for _, r := range readers[s.out[0]] {
-			if _, cast := r.node.Op.(*canon.Cast); !cast && f64Kernels[r.node.Op.Kind()] == f64Bits {
-				s.keepF32 = false
-			}
 		}
 	}
 }

@@ -65,11 +65,7 @@ func truncToInt(v float32) int64 {
 func runCast(x *exec, op *canon.Cast) error {
 	in := x.in(0)
 	to := op.To
-	// rto is the precision the result is rounded to (see planHalf).
-	rto := to
-	if x.s.keepF32 {
-		rto = canon.Float32
-	}
+	rto := to // the precision the result is rounded to
 	switch {
 	case to == canon.Float64:
 		out := x.newD(append([]int{}, in.shape...))

@@ -72,9 +72,6 @@ type step struct {
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode
 	outDT []canon.DType
-	// keepF32 marks a Cast to float16 whose rounding ONNX Runtime drops
-	// (see planHalf).
-	keepF32 bool
 }
 
 // kernel executes one node: it reads x.in(k) and sets x.set(k, ...).
@@ -187,7 +184,6 @@ func New(g *canon.Graph) (p *Program, err error) {
 			p.consts[s.out[0]] = t
 		}
 	}
-	p.planHalf()
 	last := make([]int, p.slots)
 	for i := range last {
 		last[i] = -1
