@@ -441,3 +441,13 @@ func TestFloat64Kernels(t *testing.T) {
 		}
 	}
 }
+
+// TestF64ModesNameKernels: every kind given a float64 mode is a kind the
+// interpreter runs (a misspelt name would silently fall back).
+func TestF64ModesNameKernels(t *testing.T) {
+	for kind := range f64Kernels {
+		if _, ok := kernels[kind]; !ok {
+			t.Errorf("f64Kernels lists %q, which has no kernel", kind)
+		}
+	}
+}
