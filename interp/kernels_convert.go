@@ -9,10 +9,10 @@ import (
 )
 
 // Kernels of the convert family: Cast, Where, Expand, Tile, Size and the
-// comparisons. Values keep the interpreter's storage (float32 for every
-// float dtype, int64 for integers and bool): a cast to f16 or bf16 rounds
-// the float32 value to that precision, so later ops see what ONNX Runtime
-// would have stored.
+// comparisons. Values keep the interpreter's storage (float32 for float32,
+// float16 and bfloat16, float64 for float64, int64 for integers and bool): a
+// cast to f16 or bf16 rounds the float32 value to that precision, so later
+// ops see what ONNX Runtime would have stored.
 
 func init() {
 	optable.Add(&kernels, map[string]kernelBuilder{
@@ -45,21 +45,6 @@ func intValue(dt canon.DType, v int64) float64 {
 		return float64(uint64(v))
 	}
 	return float64(v)
-}
-
-// truncToInt is a float truncated toward zero, as a C++ static_cast (and so
-// ONNX Runtime) does; NaN and values beyond int64 have no defined result,
-// and give 0 and the nearest int64 here.
-func truncToInt(v float32) int64 {
-	switch {
-	case v != v:
-		return 0
-	case v >= math.MaxInt64:
-		return math.MaxInt64
-	case v <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(v)
 }
 
 func runCast(x *exec, op *canon.Cast) error {

@@ -54,10 +54,6 @@ func numel(shape []int) int {
 	return n
 }
 
-// storageDType is the dtype a value of declared dtype d has inside the
-// interpreter: every dtype is carried as itself.
-func storageDType(d canon.DType) canon.DType { return d }
-
 var littleEndian = func() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1
@@ -87,7 +83,7 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 	}
 	n := numel(shape)
 	b := ct.Data
-	t := &tensor{dt: storageDType(ct.DType), shape: shape}
+	t := &tensor{dt: ct.DType, shape: shape} // every dtype is carried as itself
 	switch ct.DType {
 	case canon.Float32:
 		if view && littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
