@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/binary"
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -450,4 +451,145 @@ func TestF64ModesNameKernels(t *testing.T) {
 			t.Errorf("f64Kernels lists %q, which has no kernel", kind)
 		}
 	}
+}
+
+// retypeExample turns every float32 input and initializer of an op example
+// into dtype dt and validates the graph again; it reports false when the
+// op does not take dt there.
+func retypeExample(g *canon.Graph, dt canon.DType) bool {
+	for i, in := range g.Inputs {
+		if in.DType == canon.Float32 {
+			g.Inputs[i].DType = dt
+		}
+	}
+	for i, t := range g.Initializers {
+		if t.DType == canon.Float32 {
+			w := retyped(t, dt)
+			w.Layout = t.Layout
+			g.Initializers[i] = w
+		}
+	}
+	for i := range g.Outputs {
+		g.Outputs[i].DType = canon.Undefined
+	}
+	g.Values = nil
+	return g.Validate() == nil
+}
+
+// retyped is float32 tensor t in float dtype dt.
+func retyped(t *canon.Tensor, dt canon.DType) *canon.Tensor {
+	v, _ := t.Float64s()
+	if dt == canon.Float64 {
+		w := f64Tensor(t.Name, v...)
+		w.Shape = t.Shape
+		return w
+	}
+	f := make([]float32, len(v))
+	for i, x := range v {
+		f[i] = float32(x)
+	}
+	w := halfTensor(t.Name, dt, f...)
+	w.Shape = t.Shape
+	return w
+}
+
+// TestEveryExampleInEveryFloat runs every op's example with its float32
+// data in float64, float16 and bfloat16: each kernel (for float64: native,
+// carrying it by its bits or falling back to float32) gives the new dtype
+// where it gave float32, and the same values within the dtype's precision
+// (the inputs are rounded to it first).
+func TestEveryExampleInEveryFloat(t *testing.T) {
+	for _, dt := range []canon.DType{canon.Float64, canon.Float16, canon.BFloat16} {
+		t.Run(dt.String(), func(t *testing.T) { exampleInFloat(t, dt) })
+	}
+}
+
+func exampleInFloat(t *testing.T, dt canon.DType) {
+	tol := map[canon.DType]float64{canon.Float64: 1e-4, canon.Float16: 2e-2, canon.BFloat16: 1e-1}[dt]
+	r := rand.New(rand.NewSource(3))
+	ran := 0
+	for _, d := range canon.Ops() {
+		if d.Example == nil || d.Kind == "Constant" {
+			continue // a Constant's value is not an input to retype
+		}
+		g32, err := d.ExampleGraph()
+		if err != nil {
+			t.Fatalf("%s: %v", d.Kind, err)
+		}
+		in32, inDT := map[string]*canon.Tensor{}, map[string]*canon.Tensor{}
+		for _, in := range g32.Inputs {
+			if in.DType != canon.Float32 {
+				break // integer or bool inputs: nothing to retype
+			}
+			x := randTensor(r, in.Name, ints(mustStatic(t, in))...)
+			inDT[in.Name] = retyped(x, dt)
+			// The float32 run sees the values the narrower dtype holds.
+			v, _ := inDT[in.Name].Float64s()
+			f := make([]float32, len(v))
+			for i, y := range v {
+				f[i] = float32(y)
+			}
+			in32[in.Name] = canon.NewFloat32Tensor(in.Name, x.Shape, f)
+		}
+		if len(in32) != len(g32.Inputs) {
+			continue
+		}
+		for i, w := range g32.Initializers {
+			if w.DType == canon.Float32 {
+				v, _ := retyped(w, dt).Float64s()
+				f := make([]float32, len(v))
+				for j, y := range v {
+					f[j] = float32(y)
+				}
+				r := canon.NewFloat32Tensor(w.Name, w.Shape, f)
+				r.Layout = w.Layout
+				g32.Initializers[i] = r
+			}
+		}
+		want, err := Run(g32, in32)
+		if err != nil {
+			continue
+		}
+		gDT, _ := d.ExampleGraph()
+		if !retypeExample(gDT, dt) {
+			continue
+		}
+		got, err := Run(gDT, inDT)
+		if err != nil {
+			t.Errorf("%s: float32 example runs, %s fails: %v", d.Kind, dt, err)
+			continue
+		}
+		ran++
+		for name, w := range want {
+			gt := got[name]
+			if w.DType == canon.Float32 && gt.DType != dt {
+				t.Errorf("%s: output %s is %s, want %s", d.Kind, name, gt.DType, dt)
+				continue
+			}
+			a, _ := gt.Float64s()
+			b, _ := w.Float64s()
+			if len(a) != len(b) {
+				t.Errorf("%s: output %s has %d values, float32 run %d", d.Kind, name, len(a), len(b))
+				continue
+			}
+			for i := range a {
+				if math.Abs(a[i]-b[i]) > tol+tol*math.Abs(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+					t.Errorf("%s: output %s[%d] = %v in %s, %v in float32", d.Kind, name, i, a[i], dt, b[i])
+					break
+				}
+			}
+		}
+	}
+	if ran < 50 {
+		t.Errorf("only %d op examples ran in %s", ran, dt)
+	}
+	t.Logf("%d op examples ran in %s", ran, dt)
+}
+
+func mustStatic(t *testing.T, v canon.ValueInfo) []int64 {
+	s, ok := v.StaticShape()
+	if !ok {
+		t.Fatalf("input %s has no static shape", v.Name)
+	}
+	return s
 }

@@ -258,12 +258,16 @@ func matMulF64(m, n, k int, a []float64, lda int, transA bool, b []float64, ldb 
 		for j := 0; j < n; j++ {
 			var s float64
 			for l := 0; l < k; l++ {
-				av, bv := a[i*lda+l], b[l*ldb+j]
+				var av, bv float64
 				if transA {
 					av = a[l*lda+i]
+				} else {
+					av = a[i*lda+l]
 				}
 				if transB {
 					bv = b[j*ldb+l]
+				} else {
+					bv = b[l*ldb+j]
 				}
 				s += av * bv
 			}
