@@ -184,6 +184,11 @@ func TestFloat64AndUint64MatchORT(t *testing.T) {
 		op1(&canon.Math{Fn: canon.MathLog}, "fl", "x"),
 		op1(&canon.Reduce{Fn: canon.ReduceSum}, "fr", "fm"),
 		op1(&canon.Softmax{Axis: -1}, "fsm", "fl"),
+		op1(&canon.Unsqueeze{Axes: []int64{0}}, "xr", "x"),
+		op1(&canon.Unsqueeze{Axes: []int64{1}}, "yc", "y"),
+		op1(&canon.MatMul{}, "fmm", "yc", "xr"),
+		op1(&canon.Reduce{Fn: canon.ReduceLogSumExp, Axes: []int64{1}}, "flse", "fmm"),
+		op1(&canon.CumSum{Axis: 0}, "fcs", "fs"),
 		op1(&canon.Binary{Fn: canon.Div}, "uq", "ua", "ub"),
 		op1(&canon.Mod{}, "um", "ua", "ub"),
 		op1(&canon.Compare{Fn: canon.CmpGreater}, "ug", "ua", "uq"),
@@ -192,7 +197,7 @@ func TestFloat64AndUint64MatchORT(t *testing.T) {
 		op1(&canon.Cast{To: canon.Float32}, "uf32", "ua"),
 		op1(&canon.Cast{To: canon.Int64}, "ui", "ua"),
 		op1(&canon.Cast{To: canon.Float32}, "if32", "ui"),
-	}, "fs", "fm", "fl", "fr", "fsm", "uq", "um", "ug", "uf", "umin", "uf32", "if32")
+	}, "fs", "fm", "fl", "fr", "fsm", "fmm", "flse", "fcs", "uq", "um", "ug", "uf", "umin", "uf32", "if32")
 	ort, ours := inORT(t, g, []*canon.Tensor{x, y, ua, ub})
 	for _, o := range g.Outputs {
 		a, b := ours[o.Name], ort[o.Name]
