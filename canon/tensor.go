@@ -133,6 +133,9 @@ func (t *Tensor) Float64s() ([]float64, error) {
 	out := make([]float64, len(ints))
 	for i, v := range ints {
 		out[i] = float64(v)
+		if t.DType == Uint64 {
+			out[i] = float64(uint64(v)) // stored by its bits
+		}
 	}
 	return out, nil
 }

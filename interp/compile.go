@@ -93,7 +93,7 @@ var unsupported = map[string]string{}
 func Coverage() canon.Coverage {
 	cov := make(canon.Coverage, len(kernels)+len(unsupported))
 	for kind := range kernels {
-		cov[kind] = canon.Handles("")
+		cov[kind] = canon.Handles(f64Detail(kind))
 	}
 	for kind, reason := range unsupported {
 		cov[kind] = canon.Lacks(reason)

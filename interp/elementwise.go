@@ -117,6 +117,9 @@ func (p bcastPlan) rows(f func(o, oa, ob int)) {
 
 func runBinary(x *exec, fn binFn) error {
 	a, b := x.in(0), x.in(1)
+	if a.isF64() || b.isF64() {
+		return runBinaryF64(x, fn)
+	}
 	if a.isFloat() != b.isFloat() || (!a.isFloat() && a.dt != b.dt && fn != binPRelu) {
 		return fmt.Errorf("operands have different dtypes %s and %s", a.dt, b.dt)
 	}
@@ -161,9 +164,17 @@ func runBinary(x *exec, fn binFn) error {
 			}
 		}
 	}
-	p.rows(func(o, oa, ob int) {
-		binRowInt(fn, out.i[o:o+n], a.i[oa:], b.i[ob:], sa, sb)
-	})
+	if fn == binDiv && a.dt == canon.Uint64 {
+		p.rows(func(o, oa, ob int) {
+			for i := range out.i[o : o+n] {
+				out.i[o+i] = int64(uint64(a.i[oa+i*sa]) / uint64(b.i[ob+i*sb]))
+			}
+		})
+	} else {
+		p.rows(func(o, oa, ob int) {
+			binRowInt(fn, out.i[o:o+n], a.i[oa:], b.i[ob:], sa, sb)
+		})
+	}
 	out.dt = a.dt
 	wrapInts(out.dt, out.i)
 	x.set(0, out)
@@ -203,9 +214,8 @@ func binRow(fn binFn, d, a, b []float32, sa, sb int) {
 			}
 		}
 	case sb == 0:
-		a = a[:max(len(d)*sa, 1)] // sa == 0: one element, broadcast
 		bv := b[0]
-		if sa == 0 {
+		if sa == 0 { // both operands are one value (e.g. two scalars)
 			var v float32
 			switch fn {
 			case binAdd:
@@ -227,6 +237,7 @@ func binRow(fn binFn, d, a, b []float32, sa, sb int) {
 			}
 			return
 		}
+		a = a[:len(d)]
 		switch fn {
 		case binAdd:
 			for i := range d {
@@ -340,6 +351,9 @@ type unaryOp struct {
 
 func runUnary(x *exec, op unaryOp) error {
 	in := x.in(0)
+	if in.isF64() {
+		return runUnaryF64(x, op, float64(op.a), float64(op.b))
+	}
 	if !in.isFloat() {
 		return unaryInt(x, in, op)
 	}
@@ -476,6 +490,12 @@ func unaryInt(x *exec, in *tensor, op unaryOp) error {
 	if out == nil {
 		out = x.newI(in.dt, in.shape)
 	}
+	if in.dt == canon.Uint64 {
+		ulo, uhi := uint64Bounds(op.fn == uClip, op.a, op.b)
+		clipUint64(out.i, in.i, ulo, uhi)
+		x.set(0, out)
+		return nil
+	}
 	for i, v := range in.i {
 		out.i[i] = min(max(v, lo), hi)
 	}
@@ -485,6 +505,9 @@ func unaryInt(x *exec, in *tensor, op unaryOp) error {
 
 func runSoftmax(x *exec, op *canon.Softmax) error {
 	in := x.in(0)
+	if in.isF64() {
+		return alongAxisF64(x, op.Axis, softmaxRow64)
+	}
 	if err := needFloat(in, "input"); err != nil {
 		return err
 	}

@@ -13,8 +13,18 @@ import (
 
 func init() {
 	optable.Add(&kernels, map[string]kernelBuilder{
-		"LogSoftmax": withOp(func(x *exec, op *canon.LogSoftmax) error { return runAlongAxis(x, op.Axis, logSoftmaxRow) }),
-		"Hardmax":    withOp(func(x *exec, op *canon.Hardmax) error { return runAlongAxis(x, op.Axis, hardmaxRow) }),
+		"LogSoftmax": withOp(func(x *exec, op *canon.LogSoftmax) error {
+			if x.in(0).isF64() {
+				return alongAxisF64(x, op.Axis, logSoftmaxRow64)
+			}
+			return runAlongAxis(x, op.Axis, logSoftmaxRow)
+		}),
+		"Hardmax": withOp(func(x *exec, op *canon.Hardmax) error {
+			if x.in(0).isF64() {
+				return alongAxisF64(x, op.Axis, hardmaxRow64)
+			}
+			return runAlongAxis(x, op.Axis, hardmaxRow)
+		}),
 		"Celu": withOp(func(x *exec, op *canon.Celu) error {
 			a := float64(op.Alpha)
 			return runFloatMap(x, func(v float64) float64 {
@@ -48,6 +58,9 @@ func init() {
 // runFloatMap applies f to every element of a float input.
 func runFloatMap(x *exec, f func(float64) float64) error {
 	in := x.in(0)
+	if in.isF64() {
+		return runFloatMapF64(x, f)
+	}
 	if err := needFloat(in, "input"); err != nil {
 		return err
 	}
@@ -76,7 +89,7 @@ func runShrink(x *exec, op *canon.Shrink) error {
 		}
 		return 0
 	}
-	if in.isFloat() {
+	if in.isFloating() {
 		return runFloatMap(x, f)
 	}
 	if in.dt == canon.Bool {
@@ -87,17 +100,7 @@ func runShrink(x *exec, op *canon.Shrink) error {
 		out = x.newI(in.dt, in.shape)
 	}
 	for i, v := range in.i {
-		r := f(float64(v))
-		switch {
-		case math.IsNaN(r):
-			out.i[i] = 0
-		case r >= math.MaxInt64:
-			out.i[i] = math.MaxInt64
-		case r <= math.MinInt64:
-			out.i[i] = math.MinInt64
-		default:
-			out.i[i] = int64(r)
-		}
+		out.i[i] = castFloatToInt(in.dt, f(intValue(in.dt, v)))
 	}
 	wrapInts(in.dt, out.i)
 	x.set(0, out)
@@ -171,7 +174,7 @@ func runEinsum(x *exec, op *canon.Einsum) error {
 	shapes := make([][]int64, nin)
 	for i := range ins {
 		ins[i] = x.in(i)
-		if ins[i].isFloat() != ins[0].isFloat() || ins[i].dt != ins[0].dt {
+		if ins[i].isFloating() != ins[0].isFloating() || ins[i].dt != ins[0].dt {
 			return fmt.Errorf("inputs have different dtypes %s and %s", ins[0].dt, ins[i].dt)
 		}
 		ranks[i] = len(ins[i].shape)
@@ -229,10 +232,10 @@ func runEinsum(x *exec, op *canon.Einsum) error {
 			}
 		}
 	}
-	isFloat := ins[0].isFloat()
+	isFloat := ins[0].isFloating()
 	var out *tensor
 	if isFloat {
-		out = x.newF(outShape)
+		out = x.newFloatLike(ins[0], outShape)
 	} else {
 		out = x.newI(ins[0].dt, outShape)
 	}
@@ -263,12 +266,12 @@ func runEinsum(x *exec, op *canon.Einsum) error {
 			for range inner {
 				prod := 1.0
 				for i, t := range ins {
-					prod *= float64(t.f[off[i]])
+					prod *= t.fl(off[i])
 				}
 				sum += prod
 				step()
 			}
-			out.f[o] = float32(sum)
+			out.setFl(o, sum)
 		} else {
 			var sum int64
 			for range inner {

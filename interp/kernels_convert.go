@@ -9,10 +9,10 @@ import (
 )
 
 // Kernels of the convert family: Cast, Where, Expand, Tile, Size and the
-// comparisons. Values keep the interpreter's storage (float32 for every
-// float dtype, int64 for integers and bool): a cast to f16 or bf16 rounds
-// the float32 value to that precision, so later ops see what ONNX Runtime
-// would have stored.
+// comparisons. Values keep the interpreter's storage (float32 for float32,
+// float16 and bfloat16, float64 for float64, int64 for integers and bool): a
+// cast to f16 or bf16 rounds the float32 value to that precision, so later
+// ops see what ONNX Runtime would have stored.
 
 func init() {
 	optable.Add(&kernels, map[string]kernelBuilder{
@@ -47,45 +47,46 @@ func intValue(dt canon.DType, v int64) float64 {
 	return float64(v)
 }
 
-// truncToInt is a float truncated toward zero, as a C++ static_cast (and so
-// ONNX Runtime) does; NaN and values beyond int64 have no defined result,
-// and give 0 and the nearest int64 here.
-func truncToInt(v float32) int64 {
-	switch {
-	case v != v:
-		return 0
-	case v >= math.MaxInt64:
-		return math.MaxInt64
-	case v <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(v)
-}
-
 func runCast(x *exec, op *canon.Cast) error {
 	in := x.in(0)
 	to := op.To
+	rto := to // the precision the result is rounded to
 	switch {
+	case to == canon.Float64:
+		out := x.newD(append([]int{}, in.shape...))
+		for i := range out.d {
+			out.d[i] = in.num(i)
+		}
+		x.set(0, out)
+	case to.IsFloat() && in.isF64():
+		out := x.newF(append([]int{}, in.shape...))
+		for i, v := range in.d {
+			out.f[i] = roundFloat(rto, float32(v))
+		}
+		out.dt = to
+		x.set(0, out)
 	case to.IsFloat():
 		out := x.newF(append([]int{}, in.shape...))
 		if in.isFloat() {
 			for i, v := range in.f {
-				out.f[i] = roundFloat(to, v)
+				out.f[i] = roundFloat(rto, v)
 			}
 		} else {
 			for i, v := range in.i {
-				out.f[i] = roundFloat(to, float32(intValue(in.dt, v)))
+				out.f[i] = roundFloat(rto, intToFloat32(in.dt, v))
 			}
 		}
+		out.dt = to
 		x.set(0, out)
 	case to.IsInt() || to == canon.Bool:
 		out := x.newI(to, append([]int{}, in.shape...))
-		if in.isFloat() {
-			for i, v := range in.f {
+		if in.isFloating() {
+			for i := range out.i {
+				v := in.fl(i)
 				if to == canon.Bool {
 					out.i[i] = b2i(v != 0)
 				} else {
-					out.i[i] = truncToInt(v)
+					out.i[i] = castFloatToInt(to, v)
 				}
 			}
 		} else {
@@ -146,6 +147,21 @@ func bcastWalk(out []int, ins [][]int, f func(o int, offs []int)) {
 
 func runCompare(x *exec, op *canon.Compare) error {
 	a, b := x.in(0), x.in(1)
+	if a.isF64() || b.isF64() {
+		if err := bothF64(a, b); err != nil {
+			return err
+		}
+		shape, err := broadcastShape(a.shape, b.shape)
+		if err != nil {
+			return err
+		}
+		out := x.newI(canon.Bool, shape)
+		bcastWalk(shape, [][]int{a.shape, b.shape}, func(o int, offs []int) {
+			out.i[o] = b2i(op.Fn.Holds(a.d[offs[0]], b.d[offs[1]]))
+		})
+		x.set(0, out)
+		return nil
+	}
 	if a.isFloat() != b.isFloat() || (!a.isFloat() && a.dt != b.dt) {
 		return fmt.Errorf("operands have different dtypes %s and %s", a.dt, b.dt)
 	}

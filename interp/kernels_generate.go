@@ -26,8 +26,8 @@ func init() {
 }
 
 func (t *tensor) nonzeroAt(i int) bool {
-	if t.isFloat() {
-		return t.f[i] != 0
+	if t.isFloating() {
+		return t.fl(i) != 0
 	}
 	return t.i[i] != 0
 }
@@ -57,8 +57,8 @@ func runNonZero(x *exec) error {
 // offsets) lexicographically; NaN sorts after every number and equals NaN.
 func cmpSlices(t *tensor, a, b, width int) int {
 	for k := range width {
-		if t.isFloat() {
-			u, v := t.f[a+k], t.f[b+k]
+		if t.isFloating() {
+			u, v := t.fl(a+k), t.fl(b+k)
 			un, vn := u != u, v != v
 			switch {
 			case un && vn:
@@ -112,11 +112,7 @@ func runUnique(x *exec, op *canon.Unique) error {
 			for k := range inner {
 				src := (o*n+j)*inner + k
 				dst := j*width + o*inner + k
-				if in.isFloat() {
-					rows.f[dst] = in.f[src]
-				} else {
-					rows.i[dst] = in.i[src]
-				}
+				copyElem(rows, dst, in, src)
 			}
 		}
 	}
@@ -169,11 +165,7 @@ func runUnique(x *exec, op *canon.Unique) error {
 			for k := range inner {
 				src := (o*n+gr.first)*inner + k
 				dst := (o*m+r)*inner + k
-				if in.isFloat() {
-					y.f[dst] = in.f[src]
-				} else {
-					y.i[dst] = in.i[src]
-				}
+				copyElem(y, dst, in, src)
 			}
 		}
 	}
@@ -193,8 +185,8 @@ func scalarOf(t *tensor, what string) (float64, int64, error) {
 	if t.size() != 1 {
 		return 0, 0, fmt.Errorf("%s has %d elements (shape %v), want a scalar", what, t.size(), t.shape)
 	}
-	if t.isFloat() {
-		return float64(t.f[0]), 0, nil
+	if t.isFloating() {
+		return t.fl(0), 0, nil
 	}
 	return 0, t.i[0], nil
 }
@@ -216,13 +208,23 @@ func runRange(x *exec) error {
 	if err != nil {
 		return err
 	}
-	if s.isFloat() {
+	if s.isFloating() {
 		if fd == 0 {
 			return fmt.Errorf("delta is 0")
 		}
 		n := canon.RangeLength(fs, fl, fd)
 		if n > math.MaxInt32 {
 			return fmt.Errorf("range from %v to %v by %v has %d entries, too many", fs, fl, fd, n)
+		}
+		if s.isF64() {
+			out := x.newD([]int{int(n)})
+			v := fs
+			for i := range out.d {
+				out.d[i] = v
+				v += fd
+			}
+			x.set(0, out)
+			return nil
 		}
 		out := x.newF([]int{int(n)})
 		// ONNX Runtime accumulates: each entry is the previous plus delta.
@@ -252,7 +254,7 @@ func runRange(x *exec) error {
 func runConstantOfShape(x *exec, op *canon.ConstantOfShape) error {
 	shape64 := op.Shape
 	if st := x.in(0); st != nil {
-		if st.isFloat() || len(st.shape) != 1 {
+		if st.isFloating() || len(st.shape) != 1 {
 			return fmt.Errorf("the shape input must be a 1-D integer tensor, got %s %v", st.dt, st.shape)
 		}
 		shape64 = st.i
@@ -269,12 +271,19 @@ func runConstantOfShape(x *exec, op *canon.ConstantOfShape) error {
 		return err
 	}
 	var out *tensor
-	if v.isFloat() {
+	switch {
+	case v.isF64():
+		out = x.newD(shape)
+		for i := range out.d {
+			out.d[i] = v.d[0]
+		}
+	case v.isFloat():
 		out = x.newF(shape)
 		for i := range out.f {
 			out.f[i] = v.f[0]
 		}
-	} else {
+		out.dt = v.dt
+	default:
 		out = x.newI(v.dt, shape)
 		for i := range out.i {
 			out.i[i] = v.i[0]
@@ -291,9 +300,14 @@ func runEyeLike(x *exec, op *canon.EyeLike) error {
 	}
 	rows, cols := in.shape[0], in.shape[1]
 	var out *tensor
-	if op.DType.IsFloat() {
+	switch {
+	case op.DType == canon.Float64:
+		out = x.newD([]int{rows, cols})
+		clear(out.d)
+	case op.DType.IsFloat():
 		out = x.newZF(in.shape)
-	} else {
+		out.dt = op.DType
+	default:
 		out = x.newI(op.DType, []int{rows, cols})
 		clear(out.i)
 	}
@@ -302,11 +316,7 @@ func runEyeLike(x *exec, op *canon.EyeLike) error {
 		if c < 0 || c >= int64(cols) {
 			continue
 		}
-		if out.isFloat() {
-			out.f[r*cols+int(c)] = 1
-		} else {
-			out.i[r*cols+int(c)] = 1
-		}
+		out.setNum(r*cols+int(c), 1)
 	}
 	x.set(0, out)
 	return nil

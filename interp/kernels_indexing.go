@@ -202,11 +202,9 @@ func runGatherND(x *exec, op *canon.GatherND) error {
 // copyOf is a fresh copy of t.
 func (x *exec) copyOf(t *tensor) *tensor {
 	out := x.newLike(t, append([]int{}, t.shape...))
-	if t.isFloat() {
-		copy(out.f, t.f)
-	} else {
-		copy(out.i, t.i)
-	}
+	copy(out.f, t.f)
+	copy(out.d, t.d)
+	copy(out.i, t.i)
 	return out
 }
 
@@ -231,6 +229,10 @@ func scatter(dst, src *tensor, offs []int, slice int, r canon.ScatterReduction) 
 				}
 			}
 		}
+		return
+	}
+	if dst.dt == canon.Float64 && r != canon.ScatterNone {
+		scatterF64Bits(dst, src, offs, slice, r)
 		return
 	}
 	unsigned := dst.dt == canon.Uint64
@@ -325,8 +327,8 @@ func firstInt(t *tensor, what string) (int64, error) {
 	if t.size() != 1 {
 		return 0, fmt.Errorf("%s has shape %v, want one element", what, t.shape)
 	}
-	if t.isFloat() {
-		f := float64(t.f[0])
+	if t.dt.IsFloat() {
+		f := t.bitsOrFloat(0)
 		if math.IsNaN(f) || math.Abs(f) > 1<<62 {
 			return 0, fmt.Errorf("%s is %v, not an integer", what, f)
 		}
@@ -364,8 +366,8 @@ func runOneHot(x *exec, op *canon.OneHot) error {
 	for o := range outer {
 		for in := range inner {
 			var v int64
-			if idx.isFloat() {
-				f := float64(idx.f[o*inner+in])
+			if idx.dt.IsFloat() {
+				f := idx.bitsOrFloat(o*inner + in)
 				// NaN and huge values address no class.
 				v = -1 << 62
 				if !math.IsNaN(f) && math.Abs(f) < 1<<62 {
@@ -388,7 +390,7 @@ func runOneHot(x *exec, op *canon.OneHot) error {
 					if on {
 						out.f[k] = vals.f[1]
 					}
-				} else {
+				} else { // integers, and float64 carried by its bits
 					out.i[k] = vals.i[0]
 					if on {
 						out.i[k] = vals.i[1]

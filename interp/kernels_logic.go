@@ -184,13 +184,13 @@ func runVariadic(x *exec, op *canon.Variadic) error {
 		return err
 	}
 	fn := op.Fn
-	if ts[0].isFloat() {
-		out := x.newF(shape)
+	if ts[0].isFloating() {
+		out := x.newFloatLike(ts[0], shape)
 		n := float64(len(ts))
 		bcastWalk(shape, shapes, func(o int, offs []int) {
-			r := float64(ts[0].f[offs[0]])
+			r := ts[0].fl(offs[0])
 			for k, t := range ts[1:] {
-				v := float64(t.f[offs[k+1]])
+				v := t.fl(offs[k+1])
 				switch {
 				case fn == canon.VarSum || fn == canon.VarMean:
 					r += v
@@ -203,7 +203,7 @@ func runVariadic(x *exec, op *canon.Variadic) error {
 			if fn == canon.VarMean {
 				r /= n
 			}
-			out.f[o] = float32(r)
+			out.setFl(o, r)
 		})
 		x.set(0, out)
 		return nil
@@ -241,10 +241,10 @@ func runMod(x *exec, op *canon.Mod) error {
 		return err
 	}
 	walk := [][]int{a.shape, b.shape}
-	if a.isFloat() {
-		out := x.newF(shape)
+	if a.isFloating() {
+		out := x.newFloatLike(a, shape)
 		bcastWalk(shape, walk, func(o int, offs []int) {
-			out.f[o] = float32(canon.ModFloat(float64(a.f[offs[0]]), float64(b.f[offs[1]]), op.Fmod))
+			out.setFl(o, canon.ModFloat(a.fl(offs[0]), b.fl(offs[1]), op.Fmod))
 		})
 		x.set(0, out)
 		return nil
@@ -277,22 +277,17 @@ func runPow(x *exec) error {
 	}
 	walk := [][]int{a.shape, b.shape}
 	// exponent reads the exponent as a float64, whatever its storage.
-	exponent := func(k int) float64 {
-		if b.isFloat() {
-			return float64(b.f[k])
-		}
-		return intValue(b.dt, b.i[k])
-	}
-	if a.isFloat() {
-		out := x.newF(shape)
+	exponent := b.num
+	if a.isFloating() {
+		out := x.newFloatLike(a, shape)
 		bcastWalk(shape, walk, func(o int, offs []int) {
-			out.f[o] = float32(math.Pow(float64(a.f[offs[0]]), exponent(offs[1])))
+			out.setFl(o, math.Pow(a.fl(offs[0]), exponent(offs[1])))
 		})
 		x.set(0, out)
 		return nil
 	}
 	out := x.newI(a.dt, shape)
-	if b.isFloat() {
+	if b.isFloating() {
 		// ONNX Runtime computes in double and casts back to the base's type.
 		bcastWalk(shape, walk, func(o int, offs []int) {
 			out.i[o] = truncToInt64(math.Pow(intValue(a.dt, a.i[offs[0]]), exponent(offs[1])))

@@ -25,6 +25,9 @@ func init() {
 
 func runMath(x *exec, op *canon.Math) error {
 	in := x.in(0)
+	if in.isF64() {
+		return runFloatMapF64(x, op.Fn.Apply)
+	}
 	if !in.isFloat() {
 		if !op.Fn.Integers() || in.dt == canon.Bool {
 			return fmt.Errorf("input is %s, want a floating-point tensor", in.dt)
@@ -56,12 +59,12 @@ func runMath(x *exec, op *canon.Math) error {
 
 func runIsNaN(x *exec) error {
 	in := x.in(0)
-	if err := needFloat(in, "input"); err != nil {
+	if err := needFloating(in, "input"); err != nil {
 		return err
 	}
 	out := x.newI(canon.Bool, in.shape)
-	for i, v := range in.f {
-		out.i[i] = mathBool(v != v)
+	for i := range out.i {
+		out.i[i] = mathBool(math.IsNaN(in.fl(i)))
 	}
 	x.set(0, out)
 	return nil
@@ -69,12 +72,12 @@ func runIsNaN(x *exec) error {
 
 func runIsInf(x *exec, op *canon.IsInf) error {
 	in := x.in(0)
-	if err := needFloat(in, "input"); err != nil {
+	if err := needFloating(in, "input"); err != nil {
 		return err
 	}
 	out := x.newI(canon.Bool, in.shape)
-	for i, v := range in.f {
-		f := float64(v)
+	for i := range out.i {
+		f := in.fl(i)
 		out.i[i] = mathBool(op.DetectPositive && math.IsInf(f, 1) || op.DetectNegative && math.IsInf(f, -1))
 	}
 	x.set(0, out)

@@ -138,6 +138,12 @@ func runReduce(x *exec, op *canon.Reduce) error {
 			count *= d
 		}
 	}
+	if in.isF64() {
+		out := x.newD(shape)
+		copy(out.d, reduceFloat(op.Fn, in.d, offs, m, count))
+		x.set(0, out)
+		return nil
+	}
 	if in.isFloat() {
 		res := reduceFloat(op.Fn, in.f, offs, m, count)
 		out := x.newF(shape)
@@ -155,7 +161,7 @@ func runReduce(x *exec, op *canon.Reduce) error {
 
 // reduceFloat reduces v into m outputs (offs maps each element to its
 // output); count is the number of elements per output.
-func reduceFloat(fn canon.ReduceFn, v []float32, offs []int, m, count int) []float64 {
+func reduceFloat[T float32 | float64](fn canon.ReduceFn, v []T, offs []int, m, count int) []float64 {
 	acc := make([]float64, m)
 	init := 0.0
 	switch fn {
@@ -235,14 +241,9 @@ func reduceFloat(fn canon.ReduceFn, v []float32, offs []int, m, count int) []flo
 func reduceInt(fn canon.ReduceFn, dt canon.DType, v []int64, offs []int, out []int64, count int) {
 	switch fn {
 	case canon.ReduceL2, canon.ReduceLogSum, canon.ReduceLogSumExp:
-		f := make([]float32, len(v))
+		f := make([]float64, len(v))
 		for i, x := range v {
-			f[i] = float32(x)
-		}
-		if dt == canon.Uint64 {
-			for i, x := range v {
-				f[i] = float32(uint64(x))
-			}
+			f[i] = intValue(dt, x)
 		}
 		for i, a := range reduceFloat(fn, f, offs, len(out), count) {
 			if math.IsNaN(a) || math.IsInf(a, 0) {
@@ -292,6 +293,7 @@ func reduceInt(fn canon.ReduceFn, dt canon.DType, v []int64, offs []int, out []i
 		}
 	}
 	if fn == canon.ReduceMean && count > 0 {
+		wrapInts(dt, out) // the sum wraps in dt before it is divided
 		for i := range out {
 			if dt == canon.Uint64 {
 				out[i] = int64(uint64(out[i]) / uint64(count))
@@ -328,13 +330,14 @@ func runArgReduce(x *exec, op *canon.ArgReduce) error {
 	// better reports whether value j beats the best so far (ties go to the
 	// last index with SelectLastIndex).
 	var better func(p, q int) bool
-	if in.isFloat() {
-		f := in.f
+	if in.isFloating() {
+		f := in.fl
 		better = func(p, q int) bool {
+			fp, fq := f(p), f(q)
 			if op.Min {
-				return f[p] < f[q] || (op.SelectLastIndex && f[p] == f[q])
+				return fp < fq || (op.SelectLastIndex && fp == fq)
 			}
-			return f[p] > f[q] || (op.SelectLastIndex && f[p] == f[q])
+			return fp > fq || (op.SelectLastIndex && fp == fq)
 		}
 	} else {
 		less, v := intLess(in.dt), in.i
@@ -369,7 +372,7 @@ func runTopK(x *exec, op *canon.TopK) error {
 	}
 	k := op.K
 	if t := x.in(1); t != nil {
-		if t.isFloat() || t.size() != 1 {
+		if t.isFloating() || t.size() != 1 {
 			return fmt.Errorf("k input is %s%v, want one int64 value", t.dt, t.shape)
 		}
 		k = t.i[0]
@@ -385,13 +388,13 @@ func runTopK(x *exec, op *canon.TopK) error {
 	// first reports whether entry p goes before entry q; equal values keep
 	// index order (sort.SliceStable).
 	var first func(p, q int) bool
-	if in.isFloat() {
-		f := in.f
+	if in.isFloating() {
+		f := in.fl
 		first = func(p, q int) bool {
 			if op.Largest {
-				return f[p] > f[q]
+				return f(p) > f(q)
 			}
-			return f[p] < f[q]
+			return f(p) < f(q)
 		}
 	} else {
 		less, v := intLess(in.dt), in.i
@@ -413,9 +416,12 @@ func runTopK(x *exec, op *canon.TopK) error {
 			sort.SliceStable(order, func(p, q int) bool { return first(base+order[p]*inner, base+order[q]*inner) })
 			for j := range kk {
 				src, dst := base+order[j]*inner, o*kk*inner+j*inner+i
-				if in.isFloat() {
+				switch {
+				case in.isFloat():
 					vals.f[dst] = in.f[src]
-				} else {
+				case in.isF64():
+					vals.d[dst] = in.d[src]
+				default:
 					vals.i[dst] = in.i[src]
 				}
 				idx.i[dst] = int64(order[j])
@@ -431,7 +437,7 @@ func runCumSum(x *exec, op *canon.CumSum) error {
 	in := x.in(0)
 	axis := op.Axis
 	if t := x.in(1); t != nil {
-		if t.isFloat() || t.size() != 1 {
+		if t.isFloating() || t.size() != 1 {
 			return fmt.Errorf("axis input is %s%v, want one integer", t.dt, t.shape)
 		}
 		axis = t.i[0]
@@ -452,13 +458,13 @@ func runCumSum(x *exec, op *canon.CumSum) error {
 					j = n - 1 - s
 				}
 				p := o*n*inner + j*inner + i
-				if in.isFloat() {
+				if in.isFloating() {
 					if op.Exclusive {
-						out.f[p] = float32(sf)
-						sf += float64(in.f[p])
+						out.setFl(p, sf)
+						sf += in.fl(p)
 					} else {
-						sf += float64(in.f[p])
-						out.f[p] = float32(sf)
+						sf += in.fl(p)
+						out.setFl(p, sf)
 					}
 					continue
 				}
@@ -472,7 +478,7 @@ func runCumSum(x *exec, op *canon.CumSum) error {
 			}
 		}
 	}
-	if !in.isFloat() {
+	if !in.isFloating() {
 		wrapInts(in.dt, out.i)
 	}
 	x.set(0, out)

@@ -9,6 +9,9 @@ import (
 
 func runLinear(x *exec, op *canon.Linear) error {
 	a, w, c := x.in(0), x.in(1), x.in(2)
+	if a.isF64() || w.isF64() {
+		return runLinearF64(x, op)
+	}
 	if err := needFloat(a, "A"); err != nil {
 		return err
 	}
@@ -65,7 +68,7 @@ func broadcastInto(dst []float32, shape []int, t *tensor) error {
 
 func runMatMul(x *exec) error {
 	a, b := x.in(0), x.in(1)
-	if a.isFloat() != b.isFloat() {
+	if a.isFloat() != b.isFloat() || (!a.isFloat() && a.dt != b.dt) {
 		return fmt.Errorf("operands have different dtypes %s and %s", a.dt, b.dt)
 	}
 	if len(a.shape) == 0 || len(b.shape) == 0 {
@@ -115,6 +118,14 @@ func runMatMul(x *exec) error {
 				offB = append(offB, (ob+i*sb)*k*n)
 			}
 		})
+	}
+	if a.isF64() {
+		clear(y.d)
+		for bi := range nb {
+			matMulF64(m, n, k, a.d[offA[bi]:], k, false, b.d[offB[bi]:], n, false, y.d[bi*m*n:], 1)
+		}
+		x.set(0, y)
+		return nil
 	}
 	if !a.isFloat() {
 		for bi := range nb {

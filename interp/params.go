@@ -18,7 +18,7 @@ func (x *exec) intsParam(k int, attr []int64, what string) ([]int64, error) {
 	if t == nil {
 		return attr, nil
 	}
-	if t.isFloat() || len(t.shape) != 1 {
+	if t.dt.IsFloat() || len(t.shape) != 1 {
 		return nil, fmt.Errorf("%s input is %s%v, want a 1-D i64 tensor", what, t.dt, t.shape)
 	}
 	return append(make([]int64, 0, len(t.i)), t.i...), nil
@@ -34,7 +34,7 @@ func (x *exec) scalarParam(k int, data *tensor, what string) (*tensor, error) {
 	if t.size() != 1 {
 		return nil, fmt.Errorf("%s input has shape %v, want a scalar", what, t.shape)
 	}
-	if t.isFloat() != data.isFloat() {
+	if t.isFloat() != data.isFloat() || t.isF64() != data.isF64() {
 		return nil, fmt.Errorf("%s input is %s but the data is %s; they must have the same dtype", what, t.dt, data.dt)
 	}
 	return t, nil
@@ -51,6 +51,16 @@ func runClip(x *exec, op *canon.Clip) error {
 	if err != nil {
 		return err
 	}
+	if in.isF64() {
+		l, h := float64(op.Min), float64(op.Max)
+		if lo != nil {
+			l = lo.d[0]
+		}
+		if hi != nil {
+			h = hi.d[0]
+		}
+		return runUnaryF64(x, unaryOp{fn: uClip}, l, h)
+	}
 	if in.isFloat() {
 		u := unaryOp{fn: uClip, a: op.Min, b: op.Max}
 		if lo != nil {
@@ -62,6 +72,22 @@ func runClip(x *exec, op *canon.Clip) error {
 		return runUnary(x, u)
 	}
 	// Integer data with integer bounds: clip exactly, without a float detour.
+	if in.dt == canon.Uint64 {
+		ulo, uhi := uint64Bounds(true, op.Min, op.Max)
+		if lo != nil {
+			ulo = uint64(lo.i[0])
+		}
+		if hi != nil {
+			uhi = uint64(hi.i[0])
+		}
+		out := x.take(0)
+		if out == nil {
+			out = x.newI(in.dt, in.shape)
+		}
+		clipUint64(out.i, in.i, ulo, uhi)
+		x.set(0, out)
+		return nil
+	}
 	var l, h int64 = math.MinInt64, math.MaxInt64
 	if !math.IsInf(float64(op.Min), -1) {
 		l = int64(math.Ceil(float64(op.Min)))

@@ -1,6 +1,9 @@
 // Package interp is modelbridge's reference interpreter: it runs any
-// canonical graph on the CPU in float32 (other floating dtypes are converted
-// at the edges; integer tensors stay int64 where ops need them). It is the
+// canonical graph on the CPU with every dtype carried natively: float32,
+// float64 computed in float64 (a few kernels compute it in float32, listed
+// by F64Fallbacks), float16 and bfloat16 computed in float32 and rounded as
+// ONNX Runtime and PyTorch round them, and integers exact in int64 storage,
+// wrapping at their width (see dtypes.go). It is the
 // ground truth that importers, optimizer passes and exporters are checked
 // against, so correctness comes first; convolutions and matrix products use
 // im2col and gonum's blas32 GEMM so real models run in reasonable time.
@@ -65,6 +68,10 @@ type step struct {
 	// packed caches the weight matrices of a constant input, packed for
 	// the GEMM kernel on first use (one per group).
 	packed []*packedA
+	// f64 is how the kernel meets float64 inputs; outDT is each output's
+	// declared dtype (Undefined when the graph does not say).
+	f64   f64Mode
+	outDT []canon.DType
 }
 
 // kernel executes one node: it reads x.in(k) and sets x.set(k, ...).
@@ -153,6 +160,7 @@ func New(g *canon.Graph) (p *Program, err error) {
 			return nil, fmt.Errorf("%s: %v", nodeName(n), err)
 		}
 		s.run = run
+		s.f64, s.outDT = f64Kernels[n.Op.Kind()], declaredDTypes(g, n)
 		p.steps = append(p.steps, s)
 	}
 	keep := make([]bool, p.slots) // graph outputs are never released
@@ -327,9 +335,13 @@ func (x *exec) runStep() (err error) {
 			return fmt.Errorf("%s: input %q has no value", nodeName(x.s.node), x.s.node.Inputs[k])
 		}
 	}
-	if err := x.s.run(x); err != nil {
+	x.adaptInputs()
+	err = x.s.run(x)
+	x.adapted = nil
+	if err != nil {
 		return fmt.Errorf("%s: %v", nodeName(x.s.node), err)
 	}
+	x.fixOutputs()
 	return nil
 }
 
@@ -384,12 +396,21 @@ type exec struct {
 	p    *Program
 	vals []*tensor
 	s    *step
+	// adapted holds the step's inputs as a kernel without float64 code
+	// sees them (see adaptInputs); nil when the kernel reads vals itself.
+	adapted []*tensor
+	// inFloat is the dtype of the step's first floating input (Float32
+	// when it has none).
+	inFloat canon.DType
 }
 
 // in returns input k, or nil when the optional input is absent.
 func (x *exec) in(k int) *tensor {
 	if k >= len(x.s.in) || x.s.in[k] < 0 {
 		return nil
+	}
+	if x.adapted != nil {
+		return x.adapted[k]
 	}
 	return x.vals[x.s.in[k]]
 }
@@ -399,6 +420,9 @@ func (x *exec) in(k int) *tensor {
 func (x *exec) take(k int) *tensor {
 	if k >= len(x.s.in) || !x.s.owned[k] {
 		return nil
+	}
+	if x.adapted != nil {
+		return x.takeAdapted(k)
 	}
 	t := x.vals[x.s.in[k]]
 	x.vals[x.s.in[k]] = nil
@@ -470,10 +494,18 @@ func (x *exec) newI(dt canon.DType, shape []int) *tensor {
 	return &tensor{dt: dt, shape: shape, i: x.p.pool.getI(checkedNumel(shape, 8))}
 }
 
+// newD returns a float64 tensor with unspecified content.
+func (x *exec) newD(shape []int) *tensor {
+	return &tensor{dt: canon.Float64, shape: shape, d: x.p.pool.getD(checkedNumel(shape, 8))}
+}
+
 // newLike returns a tensor with t's storage kind and dtype.
 func (x *exec) newLike(t *tensor, shape []int) *tensor {
-	if t.isFloat() {
+	switch {
+	case t.isFloat():
 		return x.newF(shape)
+	case t.isF64():
+		return x.newD(shape)
 	}
 	return x.newI(t.dt, shape)
 }
@@ -483,9 +515,21 @@ func (x *exec) newLike(t *tensor, shape []int) *tensor {
 type pool struct {
 	f map[int][][]float32
 	i map[int][][]int64
+	d map[int][][]float64
 }
 
-func newPool() *pool { return &pool{f: map[int][][]float32{}, i: map[int][][]int64{}} }
+func newPool() *pool {
+	return &pool{f: map[int][][]float32{}, i: map[int][][]int64{}, d: map[int][][]float64{}}
+}
+
+func (p *pool) getD(n int) []float64 {
+	if l := p.d[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.d[n] = l[:len(l)-1]
+		return b
+	}
+	return make([]float64, n)
+}
 
 func (p *pool) getF(n int) []float32 {
 	if l := p.f[n]; len(l) > 0 {
@@ -515,7 +559,10 @@ func (p *pool) put(t *tensor) {
 	if t.i != nil && len(t.i) > 0 {
 		p.i[len(t.i)] = append(p.i[len(t.i)], t.i)
 	}
-	t.f, t.i = nil, nil
+	if t.d != nil && len(t.d) > 0 {
+		p.d[len(t.d)] = append(p.d[len(t.d)], t.d)
+	}
+	t.f, t.i, t.d = nil, nil, nil
 }
 
 // scratch returns a float buffer of n elements for temporary use; give it

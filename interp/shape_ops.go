@@ -87,6 +87,7 @@ func (x *exec) reshaped(shape []int) *tensor {
 	out := x.newLike(in, shape)
 	copy(out.f, in.f)
 	copy(out.i, in.i)
+	copy(out.d, in.d)
 	return out
 }
 
@@ -465,6 +466,10 @@ func runPad(x *exec, op *canon.Pad) error {
 		maps[k] = m
 	}
 	switch {
+	case value == nil && in.dt == canon.Float64: // float64 carried by its bits
+		out := x.newLike(in, mapShape(maps))
+		gatherAxes(out.i, in.i, in.shape, maps, int64(math.Float64bits(float64(op.Value))))
+		x.set(0, out)
 	case value == nil:
 		x.set(0, x.gatherT(in, maps, op.Value))
 	case in.isFloat():

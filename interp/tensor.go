@@ -9,24 +9,39 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// tensor is the interpreter's working value: dense row-major data held
-// either as float32 (every floating dtype, converted at the edges) or as
-// int64 (every integer dtype and bool). dt is canon.Float32 for float
-// storage; for int64 storage it is the integer (or Bool) dtype the value
-// stands for, so integer arithmetic can wrap at the right width.
+// tensor is the interpreter's working value: dense row-major data held in
+// one of three storages, chosen by dt:
+//   - f (float32) for float32, float16 and bfloat16: f16 and bf16 values
+//     are computed in float32 and rounded to their dtype at every op output
+//     (see fixOutputs), as ONNX Runtime stores them;
+//   - d (float64) for float64, computed in float64;
+//   - i (int64) for every integer dtype and bool: the value itself, with
+//     uint64 held by its bit pattern, so arithmetic wraps at the dtype's
+//     width (wrapInts) and uint64 is compared and divided unsigned.
 type tensor struct {
 	dt    canon.DType
 	shape []int
 	f     []float32
 	i     []int64
+	d     []float64
 }
 
-func (t *tensor) isFloat() bool { return t.dt == canon.Float32 }
+// isFloat reports float32 storage (float32, float16 or bfloat16 data).
+func (t *tensor) isFloat() bool {
+	return t.dt == canon.Float32 || t.dt == canon.Float16 || t.dt == canon.BFloat16
+}
+
+// isF64 reports float64 storage. A float64 value that a data-moving kernel
+// carries by its bits in i (see f64Bits) is not: it has i set.
+func (t *tensor) isF64() bool { return t.dt == canon.Float64 && t.i == nil }
 
 // size is the number of elements.
 func (t *tensor) size() int {
-	if t.isFloat() {
+	switch {
+	case t.isFloat():
 		return len(t.f)
+	case t.isF64():
+		return len(t.d)
 	}
 	return len(t.i)
 }
@@ -37,15 +52,6 @@ func numel(shape []int) int {
 		n *= d
 	}
 	return n
-}
-
-// storageDType is the dtype a value of declared dtype d has inside the
-// interpreter.
-func storageDType(d canon.DType) canon.DType {
-	if d.IsFloat() {
-		return canon.Float32
-	}
-	return d
 }
 
 var littleEndian = func() bool {
@@ -77,7 +83,7 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 	}
 	n := numel(shape)
 	b := ct.Data
-	t := &tensor{dt: storageDType(ct.DType), shape: shape}
+	t := &tensor{dt: ct.DType, shape: shape} // every dtype is carried as itself
 	switch ct.DType {
 	case canon.Float32:
 		if view && littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
@@ -99,9 +105,13 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 			t.f[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16)
 		}
 	case canon.Float64:
-		t.f = make([]float32, n)
-		for i := range t.f {
-			t.f[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+		if view && littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+			t.d = unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), n)
+			return t, nil
+		}
+		t.d = make([]float64, n)
+		for i := range t.d {
+			t.d[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 		}
 	case canon.Int8, canon.Int16, canon.Int32, canon.Int64, canon.Uint8, canon.Uint16, canon.Uint32, canon.Uint64, canon.Bool:
 		v, err := ct.Int64s()
@@ -145,17 +155,42 @@ func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
 		}
 		return out, nil
 	}
+	if t.isF64() {
+		for i, x := range t.d {
+			putFloat64(b, i, dt, x)
+		}
+		return out, nil
+	}
 	for i, x := range t.i {
+		if dt == canon.Float64 {
+			putFloat64(b, i, dt, intValue(t.dt, x))
+			continue
+		}
 		if dt.IsFloat() {
-			putFloat(b, i, dt, float32(x))
-			if dt == canon.Float64 {
-				binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(float64(x)))
-			}
+			putFloat(b, i, dt, intToFloat32(t.dt, x))
 			continue
 		}
 		putInt(b, i, dt, x)
 	}
 	return out, nil
+}
+
+// putFloat64 stores float64 value x as element i of dtype dt: exact for
+// float64, rounded once (to nearest even) for the narrower floats, and
+// truncated like a C cast for integers.
+func putFloat64(b []byte, i int, dt canon.DType, x float64) {
+	switch dt {
+	case canon.Float64:
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	case canon.Float32, canon.Float16, canon.BFloat16:
+		putFloat(b, i, dt, float32(x))
+	case canon.Bool:
+		if x != 0 {
+			b[i] = 1
+		}
+	default:
+		putInt(b, i, dt, castFloatToInt(dt, x))
+	}
 }
 
 func putFloat(b []byte, i int, dt canon.DType, x float32) {

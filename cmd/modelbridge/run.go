@@ -43,7 +43,7 @@ func (f *inputFlags) load(file string) (*canon.Tensor, error) {
 func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.files, "input", nil, "input tensor NAME=FILE (.pb TensorProto or .npy; repeatable)")
 	cmd.Flags().StringVar(&f.dir, "inputs", "", "folder of inputs: input_0.pb, input_1.pb... in input order, or NAME.pb/NAME.npy")
-	cmd.Flags().BoolVar(&f.random, "random", false, "use random inputs shaped like the model's inputs (every float dtype uniform in [-1,1), bools random, integers 0)")
+	cmd.Flags().BoolVar(&f.random, "random", false, "use random inputs shaped like the model's inputs (every float dtype uniform in [-1,1), bools random, integers 0 or 1)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed for --random")
 }
 

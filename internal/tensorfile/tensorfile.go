@@ -75,8 +75,10 @@ func OutputFileName(i int) string { return fmt.Sprintf("output_%d.pb", i) }
 
 // Random makes one random tensor per graph input, of the input's dtype:
 // floats (float16, bfloat16, float32, float64) uniform in [-1, 1), booleans
-// random, integers zero. Unknown dimensions become 1 unless
-// shapes overrides them (by input name).
+// random, integers 0 or 1 at random (every integer dtype, written in its own
+// width: small enough to be a valid index into any axis of two or more, a
+// count, a size or a shift). Unknown dimensions become 1 unless shapes
+// overrides them (by input name).
 func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (map[string]*canon.Tensor, error) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	out := map[string]*canon.Tensor{}
@@ -122,8 +124,13 @@ func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (m
 			for i := 0; i < n; i++ {
 				t.Data[i] = byte(rng.IntN(2))
 			}
+		case canon.Int8, canon.Uint8, canon.Int16, canon.Uint16, canon.Int32, canon.Uint32, canon.Int64, canon.Uint64:
+			// Little-endian: value 0 or 1 is its first byte, the rest zero.
+			w := in.DType.Size()
+			for i := 0; i < n; i++ {
+				t.Data[i*w] = byte(rng.IntN(2))
+			}
 		}
-		// Integers stay 0: a valid index, count and size for any input.
 		out[in.Name] = t
 	}
 	return out, nil

@@ -6,7 +6,8 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// Random makes inputs of every dtype: floats of every width in [-1, 1).
+// Random makes inputs of every dtype: floats of every width in [-1, 1),
+// integers and bools 0 or 1.
 func TestRandomEveryDType(t *testing.T) {
 	var ins []canon.ValueInfo
 	for _, dt := range []canon.DType{canon.Float16, canon.BFloat16, canon.Float32, canon.Float64, canon.Bool,
@@ -23,6 +24,23 @@ func TestRandomEveryDType(t *testing.T) {
 			t.Fatalf("%s: bad tensor %+v", in.Name, x)
 		}
 		if !in.DType.IsFloat() {
+			// Integers and bools: 0 or 1, both present, in the dtype's own
+			// width (a 1 in a wider integer is not in its first byte only
+			// if the encoding is wrong).
+			v, err := x.Int64s()
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[int64]bool{}
+			for _, k := range v {
+				if k != 0 && k != 1 {
+					t.Fatalf("%s: value %d, want 0 or 1", in.Name, k)
+				}
+				seen[k] = true
+			}
+			if len(seen) != 2 {
+				t.Errorf("%s: values %v, want both 0 and 1", in.Name, seen)
+			}
 			continue
 		}
 		v, err := x.Float64s()
