@@ -373,12 +373,12 @@ func builtinOps() []*OpDef {
 			Example: unaryExample(&Dropout{Ratio: 0.25}),
 		},
 		{
-			Kind: "Resize", Summary: "nearest-neighbour resampling by scales or sizes (constant or run-time)",
-			New:   func() Op { return &Resize{} },
+			Kind: "Resize", Summary: "nearest, (multi)linear or cubic resampling by scales or sizes (constant or run-time), any coordinate transform, antialias, roi",
+			New:   func() Op { return &Resize{CubicCoeffA: -0.75} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
 			Check: checkResize,
 			Example: func() Example {
-				return Example{Op: &Resize{Scales: []float32{1, 1, 2, 2}, CoordTransform: Asymmetric, Nearest: Floor}, Inputs: []ExampleInput{exampleX}}
+				return Example{Op: &Resize{Scales: []float32{1, 1, 2, 1.5}, Mode: ResizeLinear, CoordTransform: HalfPixel, CubicCoeffA: -0.75}, Inputs: []ExampleInput{exampleX}}
 			},
 		},
 	}
@@ -478,5 +478,5 @@ func checkResize(c *CheckCtx) error {
 	if int(op.CoordTransform) >= len(coordNames) || int(op.Nearest) >= len(nearestNames) {
 		return c.Errorf("unknown coordinate transform %d or nearest mode %d", op.CoordTransform, op.Nearest)
 	}
-	return nil
+	return checkResizeModes(c, op)
 }
