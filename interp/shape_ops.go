@@ -613,4 +613,3 @@ func runShape(x *exec, op *canon.ShapeOf) error {
 	x.set(0, out)
 	return nil
 }
-

@@ -1008,6 +1008,3 @@ func convConstant(c *nodeCtx) error {
 	}
 	return c.emit(&canon.Constant{Value: t}, nil, outs)
 }
-
-// ---- resampling ----
-
