@@ -760,7 +760,6 @@ func (b *builder) shape(n *canon.Node, op *canon.ShapeOf) error {
 	return nil
 }
 
-
 // Constants of Gelu's expansions, rounded to the data's dtype when written.
 const (
 	geluSqrt2     = math.Sqrt2         // x/√2 inside erf
