@@ -893,4 +893,3 @@ func (gen *generator) constant(op *canon.Constant) error {
 	gen.expr[gen.node.Outputs[0]] = gen.access(key)
 	return nil
 }
-
