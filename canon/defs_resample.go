@@ -392,3 +392,25 @@ func checkResizeModes(c *CheckCtx, op *Resize) error {
 	}
 	return nil
 }
+
+// concatFloatParams joins 1-D float32 constants of at most maxConstElems
+// elements in all: how exporters spell Resize scales (Concat of [1, 1] and
+// the spatial scales), which importers then read as constant parameters.
+func (c *InferCtx) concatFloatParams(out []Dim) *Tensor {
+	s, ok := staticSmall(out)
+	if !ok || len(s) != 1 {
+		return nil
+	}
+	var data []byte
+	for _, v := range c.in {
+		t := v.Const
+		if t == nil || t.DType != Float32 || len(t.Shape) != 1 || t.CheckData() != nil {
+			return nil
+		}
+		data = append(data, t.Data...)
+	}
+	if int64(len(data)) != 4*s[0] {
+		return nil
+	}
+	return &Tensor{Name: c.outName(0), DType: Float32, Shape: s, Data: data}
+}

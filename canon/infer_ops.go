@@ -605,6 +605,9 @@ func (c *InferCtx) concat(op *Concat) (ValueInfo, error) {
 	out[axis] = sum
 	v := shaped(dt, out)
 	v.Const = c.concatConst(axis, out)
+	if v.Const == nil {
+		v.Const = c.concatFloatParams(out)
+	}
 	return v, nil
 }
 
