@@ -378,7 +378,7 @@ func builtinOps() []*OpDef {
 			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
 			Check: checkResize,
 			Example: func() Example {
-				return Example{Op: &Resize{Scales: []float32{1, 1, 2, 1.5}, Mode: ResizeLinear, CoordTransform: HalfPixel, CubicCoeffA: -0.75}, Inputs: []ExampleInput{exampleX}}
+				return Example{Op: &Resize{Sizes: []int64{1, 4, 8, 3}, Mode: ResizeLinear, CoordTransform: HalfPixel, CubicCoeffA: -0.75}, Inputs: []ExampleInput{exampleX}}
 			},
 		},
 	}

@@ -1,0 +1,60 @@
+package mxnetexport
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// bilinearResize writes a linear Resize of H and W as
+// _contrib_BilinearResize2D to the output size. MXNet (1.6+) maps output
+// index d to (d+0.5)·in/out-0.5 clamped at 0 (0 for an output of one), or
+// with align_corners to d·(in-1)/(out-1): ONNX's pytorch_half_pixel and
+// align_corners, and half_pixel when no output axis has length 1.
+func (e *exporter) bilinearResize(n *canon.Node, op *canon.Resize) error {
+	if op.Mode != canon.ResizeLinear || op.Antialias || op.KeepAspect != canon.Stretch {
+		return fmt.Errorf("Resize mode %s (antialias %v, keep-aspect %s): MXNet resizes nearest by integer factors or bilinearly only", op.Mode, op.Antialias, op.KeepAspect)
+	}
+	if op.Scales == nil && op.Sizes == nil {
+		return fmt.Errorf("Resize with scales or sizes computed at run time: MXNet's BilinearResize2D takes fixed sizes")
+	}
+	in, ok := e.shape(n.Inputs[0])
+	if !ok || len(in) != 4 {
+		return fmt.Errorf("bilinear Resize needs a static 4-D (N, C, H, W) input for MXNet's BilinearResize2D")
+	}
+	p, err := op.Plan(in)
+	if err != nil {
+		return err
+	}
+	if p.Out[0] != in[0] || p.Out[1] != in[1] {
+		return fmt.Errorf("MXNet's BilinearResize2D resizes H and W only (output %v from %v)", p.Out, in)
+	}
+	align := false
+	switch op.CoordTransform {
+	case canon.AlignCorners:
+		align = true
+	case canon.PytorchHalfPixel:
+	case canon.HalfPixel:
+		for _, k := range []int{2, 3} {
+			if p.Out[k] == 1 && in[k] > 1 {
+				return fmt.Errorf("half_pixel Resize to length 1 samples the centre; MXNet's BilinearResize2D samples the first row")
+			}
+		}
+	default:
+		return fmt.Errorf("linear Resize with %s coordinates: MXNet's BilinearResize2D maps half-pixel or aligned corners", op.CoordTransform)
+	}
+	// MXNet derives the coordinate scale from the sizes; a given scale
+	// must produce them exactly.
+	if op.Scales != nil && op.CoordTransform != canon.AlignCorners {
+		for _, k := range []int{2, 3} {
+			if f := float64(in[k]) * p.Scales[k]; f != math.Floor(f) {
+				return fmt.Errorf("scale %g of axis %d does not give a whole output size; MXNet maps by the sizes", p.Scales[k], k)
+			}
+		}
+	}
+	attrs := map[string]string{"height": strconv.FormatInt(p.Out[2], 10), "width": strconv.FormatInt(p.Out[3], 10),
+		"align_corners": boolean(align)}
+	return e.single(n, "_contrib_BilinearResize2D", attrs, n.Inputs[0])
+}
