@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // The resampling family: Upsample, Resize.
@@ -233,4 +234,86 @@ func (c *nodeCtx) expandResizeAxes(op *canon.Resize) {
 		op.Roi = full
 	}
 	op.Axes = nil
+}
+
+func init() {
+	optable.Add(&ops, map[string]opEntry{
+		"GridSample": {convGridSample, 16, []string{"GridSample"}},
+		"AffineGrid": {convAffineGrid, 20, []string{"AffineGrid"}},
+		"Col2Im":     {convCol2Im, 18, []string{"Col2Im"}},
+	})
+}
+
+// GridSample-16 names its modes bilinear and bicubic; 20 renamed them
+// linear and cubic and allowed any rank.
+var gridModes = map[string]canon.ResizeMode{"bilinear": canon.ResizeLinear, "linear": canon.ResizeLinear,
+	"nearest": canon.ResizeNearest, "bicubic": canon.ResizeCubic, "cubic": canon.ResizeCubic}
+
+var gridPaddings = map[string]canon.GridPadding{"zeros": canon.GridZeros, "border": canon.GridBorder, "reflection": canon.GridReflection}
+
+func convGridSample(c *nodeCtx) error {
+	def := "linear"
+	if c.im.opset < 20 {
+		def = "bilinear"
+	}
+	m := c.str("mode", def)
+	mode, ok := gridModes[m]
+	if !ok {
+		return c.errf("mode %q is not supported (supported: %s)", m, strings.Join(sortedKeys(gridModes), ", "))
+	}
+	p := c.str("padding_mode", "zeros")
+	pad, ok := gridPaddings[p]
+	if !ok {
+		return c.errf("padding_mode %q is not supported (supported: %s)", p, strings.Join(sortedKeys(gridPaddings), ", "))
+	}
+	if r, ok := c.rank(0); ok && c.im.opset < 20 && r != 4 {
+		return c.errf("GridSample-%d takes 4-D input only; X has rank %d", c.im.opset, r)
+	}
+	op := &canon.GridSample{Mode: mode, Padding: pad, AlignCorners: c.int("align_corners", 0) != 0}
+	return c.emit(op, []string{c.in(0), c.in(1)}, c.out1())
+}
+
+func convAffineGrid(c *nodeCtx) error {
+	op := &canon.AffineGrid{AlignCorners: c.int("align_corners", 0) != 0}
+	ins := []string{c.in(0), c.dynIn(1)}
+	if ins[1] == "" {
+		v, ok := c.constInts(1, "AffineGrid size")
+		if !ok {
+			if c.err != nil {
+				return c.err
+			}
+			return c.errf("the size input is required")
+		}
+		op.Size = v
+		ins = ins[:1]
+	}
+	return c.emit(op, ins, c.out1())
+}
+
+func convCol2Im(c *nodeCtx) error {
+	op := &canon.Col2Im{Strides: c.ints("strides"), Dilations: c.ints("dilations")}
+	if pads := c.ints("pads"); pads != nil {
+		if len(pads)%2 != 0 {
+			return c.errf("pads %v must hold a begin and an end per axis", pads)
+		}
+		op.PadsBegin, op.PadsEnd = pads[:len(pads)/2], pads[len(pads)/2:]
+	}
+	ins := []string{c.in(0), c.dynIn(1), c.dynIn(2)}
+	for i, f := range []*[]int64{&op.ImageShape, &op.BlockShape} {
+		if ins[i+1] != "" {
+			continue
+		}
+		v, ok := c.constInts(i+1, []string{"Col2Im image_shape", "Col2Im block_shape"}[i])
+		if !ok {
+			if c.err != nil {
+				return c.err
+			}
+			return c.errf("the %s input is required", []string{"image_shape", "block_shape"}[i])
+		}
+		*f = v
+	}
+	for len(ins) > 1 && ins[len(ins)-1] == "" {
+		ins = ins[:len(ins)-1]
+	}
+	return c.emit(op, ins, c.out1())
 }
