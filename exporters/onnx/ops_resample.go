@@ -1,10 +1,12 @@
 package onnxexport
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // The resampling family. Resize-11 has every mode and coordinate transform
@@ -192,4 +194,166 @@ func halfPixelSymmetricIsHalfPixel(op *canon.Resize, x canon.ValueInfo) bool {
 		}
 	}
 	return true
+}
+
+func init() {
+	optable.Add(&exports, map[string]exportEntry{
+		"GridSample": {onnx: "GridSample", native: 16, write: writeGridSample},
+		"AffineGrid": {onnx: "AffineGrid", native: 20, below: "Transpose and a MatMul by the constant base grid (constant size)", write: writeAffineGrid},
+		"Col2Im":     {onnx: "Col2Im", native: 18, below: "a grouped ConvTranspose with one-hot kernels (constant shapes)", write: writeCol2Im},
+	})
+}
+
+// writeGridSample: GridSample-16 to 19 take 4-D input and name the modes
+// bilinear and bicubic; 20 renamed them and allowed any rank.
+func writeGridSample(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.GridSample)
+	mode := op.Mode.String()
+	if b.opset < 20 {
+		if r := b.rank(n.Inputs[0]); r != 4 {
+			return b.needOpset(n, fmt.Sprintf("GridSample of a rank-%d input", r), 20)
+		}
+		mode = map[canon.ResizeMode]string{canon.ResizeNearest: "nearest", canon.ResizeLinear: "bilinear", canon.ResizeCubic: "bicubic"}[op.Mode]
+	}
+	align := int64(0)
+	if op.AlignCorners {
+		align = 1
+	}
+	b.emit(n.Name, "GridSample", n.Inputs, n.Outputs, attrString("mode", mode),
+		attrString("padding_mode", op.Padding.String()), attrInt("align_corners", align))
+	return nil
+}
+
+func writeAffineGrid(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.AffineGrid)
+	align := int64(0)
+	if op.AlignCorners {
+		align = 1
+	}
+	if b.opset >= 20 {
+		size := in(n, 1)
+		if size == "" {
+			size = b.i64Param(n, "size", op.Size)
+		}
+		b.emit(n.Name, "AffineGrid", []string{n.Inputs[0], size}, n.Outputs, attrInt("align_corners", align))
+		return nil
+	}
+	if op.Size == nil {
+		return b.needOpset(n, "AffineGrid with a size computed at run time", 20)
+	}
+	if dt := b.dtype(n.Inputs[0]); dt != canon.Float32 {
+		return b.needOpset(n, fmt.Sprintf("AffineGrid on %s theta (the expansion is float32)", dt), 20)
+	}
+	// Y = base · Thetaᵀ: base holds (x, y[, z], 1) per output point, x
+	// along the last axis.
+	k := len(op.Size) - 2
+	sp := op.Size[2:]
+	points := canon.NumElements(sp)
+	base := make([]float32, 0, points*int64(k+1))
+	idx := make([]int64, k)
+	for p := int64(0); p < points; p++ {
+		for a := range k {
+			base = append(base, float32(affineBase(idx[k-1-a], sp[k-1-a], op.AlignCorners)))
+		}
+		base = append(base, 1)
+		for a := k - 1; a >= 0; a-- {
+			idx[a]++
+			if idx[a] < sp[a] {
+				break
+			}
+			idx[a] = 0
+		}
+	}
+	b.expanded = true
+	p := prefix(n)
+	thT := b.unique(p + "_theta_t")
+	b.emit(b.unique(p+"_transpose"), "Transpose", []string{n.Inputs[0]}, []string{thT}, attrInts("perm", []int64{0, 2, 1}))
+	flat := b.unique(p + "_flat")
+	b.emit(b.unique(p+"_matmul"), "MatMul", []string{b.f32Param(n, "base", []int64{1, points, int64(k + 1)}, base), thT}, []string{flat})
+	shape := append(append([]int64{op.Size[0]}, sp...), int64(k))
+	b.emit(n.Name, "Reshape", []string{flat, b.i64Param(n, "shape", shape)}, n.Outputs)
+	return nil
+}
+
+// affineBase is the normalized coordinate of index i of d points.
+func affineBase(i, d int64, align bool) float64 {
+	if align {
+		if d <= 1 {
+			return 0
+		}
+		return -1 + 2*float64(i)/float64(d-1)
+	}
+	return (2*float64(i)+1)/float64(d) - 1
+}
+
+func writeCol2Im(b *builder, n *canon.Node) error {
+	op := n.Op.(*canon.Col2Im)
+	if b.opset >= 18 {
+		image, block := in(n, 1), in(n, 2)
+		if image == "" {
+			image = b.i64Param(n, "image_shape", op.ImageShape)
+		}
+		if block == "" {
+			block = b.i64Param(n, "block_shape", op.BlockShape)
+		}
+		var attrs []*onnxpb.AttributeProto
+		if op.Strides != nil {
+			attrs = append(attrs, attrInts("strides", op.Strides))
+		}
+		if op.Dilations != nil {
+			attrs = append(attrs, attrInts("dilations", op.Dilations))
+		}
+		if op.PadsBegin != nil || op.PadsEnd != nil {
+			k := len(op.PadsBegin) + len(op.PadsEnd)
+			pads := make([]int64, 0, k)
+			pb, pe := op.PadsBegin, op.PadsEnd
+			if pb == nil {
+				pb = make([]int64, len(pe))
+			}
+			if pe == nil {
+				pe = make([]int64, len(pb))
+			}
+			attrs = append(attrs, attrInts("pads", append(append(pads, pb...), pe...)))
+		}
+		b.emit(n.Name, "Col2Im", []string{n.Inputs[0], image, block}, n.Outputs, attrs...)
+		return nil
+	}
+	// Below 18: each channel's K = ∏block rows are K one-hot kernels of a
+	// ConvTranspose over the block grid, grouped by channel; output padding
+	// restores the rows and columns no block reaches.
+	if op.ImageShape == nil || op.BlockShape == nil {
+		return b.needOpset(n, "Col2Im with shapes computed at run time", 18)
+	}
+	xs, ok := b.types[n.Inputs[0]].StaticShape()
+	if !ok || b.dtype(n.Inputs[0]) != canon.Float32 {
+		return b.needOpset(n, "Col2Im on an input without a static shape or not float32 (the expansion needs both)", 18)
+	}
+	p, err := op.Plan(op.ImageShape, op.BlockShape)
+	if err != nil {
+		return b.opError(n, "%v", err)
+	}
+	if len(xs) != 3 || xs[1]%p.BlockSize != 0 || xs[2] != p.L {
+		return b.opError(n, "input has shape %v; want (N, C·%d, %d)", xs, p.BlockSize, p.L)
+	}
+	K, ch := p.BlockSize, xs[1]/p.BlockSize
+	k := len(op.ImageShape)
+	w := make([]float32, xs[1]*K)
+	for row := int64(0); row < xs[1]; row++ {
+		w[row*K+row%K] = 1
+	}
+	outPad := make([]int64, k)
+	for a := range k {
+		reached := (p.Blocks[a]-1)*p.Strides[a] + p.Dilations[a]*(op.BlockShape[a]-1) + 1
+		outPad[a] = op.ImageShape[a] + p.PadsBegin[a] + p.PadsEnd[a] - reached
+	}
+	b.expanded = true
+	pre := prefix(n)
+	grid := b.unique(pre + "_blocks")
+	b.emit(b.unique(pre+"_reshape"), "Reshape", []string{n.Inputs[0], b.i64Param(n, "grid", append([]int64{xs[0], xs[1]}, p.Blocks...))}, []string{grid})
+	wName := b.f32Param(n, "onehot", append([]int64{xs[1], 1}, op.BlockShape...), w)
+	b.emit(n.Name, "ConvTranspose", []string{grid, wName}, n.Outputs,
+		attrInts("kernel_shape", op.BlockShape), attrInts("strides", p.Strides), attrInts("dilations", p.Dilations),
+		attrInts("pads", append(append([]int64(nil), p.PadsBegin...), p.PadsEnd...)), attrInts("output_padding", outPad),
+		attrInt("group", ch))
+	return nil
 }
