@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 const resizeDetail = "F.interpolate on the spatial axes of 3-D to 5-D inputs, constant scales or sizes: nearest (asymmetric+floor), nearest-exact " +
@@ -139,4 +140,58 @@ func torchResizeMode(op *canon.Resize, r int) (string, bool, error) {
 		return [...]string{3: "linear", 4: "bilinear", 5: "trilinear"}[r], align, nil
 	}
 	return "", false, fmt.Errorf("mode %s", op.Mode)
+}
+
+func init() {
+	optable.Add(&opWriters, map[string]opWriter{
+		"GridSample": {write: writeGridSample, floatOnly: "grid sampling",
+			detail: "F.grid_sample on 4-D inputs, and 5-D ones but nearest (torch rounds halves away from zero in 3-D)"},
+		"AffineGrid": {write: writeAffineGrid, floatOnly: "affine grids", detail: "F.affine_grid; constant size only"},
+		"Col2Im": {write: writeCol2Im, floatOnly: "fold",
+			detail: "F.fold on two image axes with symmetric padding; constant shapes only"},
+	})
+}
+
+func writeGridSample(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.GridSample)
+	r := gen.rankOf(n.Inputs[0])
+	mode := map[canon.ResizeMode]string{canon.ResizeNearest: "nearest", canon.ResizeLinear: "bilinear", canon.ResizeCubic: "bicubic"}[op.Mode]
+	switch {
+	case r != 4 && r != 5:
+		return gen.fail("F.grid_sample takes 4-D and 5-D inputs; this one has rank %d", r)
+	case r == 5 && op.Mode == canon.ResizeNearest:
+		return gen.fail("3-D nearest grid sampling: torch rounds halves away from zero, ONNX to even")
+	case r == 5 && op.Mode == canon.ResizeCubic:
+		return gen.fail("torch's bicubic grid sampling takes 4-D inputs only")
+	}
+	return gen.call(fmt.Sprintf("F.grid_sample(%%s, %%s, mode=%q, padding_mode=%q, align_corners=%s)", mode, op.Padding.String(), pyBool(op.AlignCorners)), 0, 1)
+}
+
+func writeAffineGrid(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.AffineGrid)
+	if op.Size == nil {
+		return gen.fail("size computed at run time; F.affine_grid takes a constant size")
+	}
+	return gen.call("F.affine_grid(%s, "+pyInts(op.Size, false)+", align_corners="+pyBool(op.AlignCorners)+")", 0)
+}
+
+func writeCol2Im(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.Col2Im)
+	if op.ImageShape == nil || op.BlockShape == nil {
+		return gen.fail("shapes computed at run time; F.fold takes constant sizes")
+	}
+	p, err := op.Plan(op.ImageShape, op.BlockShape)
+	if err != nil {
+		return gen.fail("%v", err)
+	}
+	if len(op.ImageShape) != 2 {
+		return gen.fail("F.fold folds two image axes; this Col2Im has %d", len(op.ImageShape))
+	}
+	for i := range p.PadsBegin {
+		if p.PadsBegin[i] != p.PadsEnd[i] {
+			return gen.fail("pads %v/%v are not symmetric, which F.fold's padding needs", p.PadsBegin, p.PadsEnd)
+		}
+	}
+	return gen.call("F.fold(%s, "+pyInts(op.ImageShape, true)+", "+pyInts(op.BlockShape, true)+", dilation="+pyInts(p.Dilations, true)+
+		", padding="+pyInts(p.PadsBegin, true)+", stride="+pyInts(p.Strides, true)+")", 0)
 }
