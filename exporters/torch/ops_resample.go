@@ -145,7 +145,7 @@ func torchResizeMode(op *canon.Resize, r int) (string, bool, error) {
 func init() {
 	optable.Add(&opWriters, map[string]opWriter{
 		"GridSample": {write: writeGridSample, floatOnly: "grid sampling",
-			detail: "F.grid_sample on 4-D inputs, and 5-D ones but nearest (torch rounds halves away from zero in 3-D)"},
+			detail: "F.grid_sample on 4-D inputs, and 5-D ones but nearest (torch rounds halves away from zero in 3-D); not bicubic with border padding (torch clamps each tap)"},
 		"AffineGrid": {write: writeAffineGrid, floatOnly: "affine grids", detail: "F.affine_grid; constant size only"},
 		"Col2Im": {write: writeCol2Im, floatOnly: "fold",
 			detail: "F.fold on two image axes with symmetric padding; constant shapes only"},
@@ -163,6 +163,8 @@ func writeGridSample(gen *generator, n *canon.Node) error {
 		return gen.fail("3-D nearest grid sampling: torch rounds halves away from zero, ONNX to even")
 	case r == 5 && op.Mode == canon.ResizeCubic:
 		return gen.fail("torch's bicubic grid sampling takes 4-D inputs only")
+	case op.Mode == canon.ResizeCubic && op.Padding == canon.GridBorder:
+		return gen.fail("bicubic with border padding: torch clamps each tap, ONNX the sampling point")
 	}
 	return gen.call(fmt.Sprintf("F.grid_sample(%%s, %%s, mode=%q, padding_mode=%q, align_corners=%s)", mode, op.Padding.String(), pyBool(op.AlignCorners)), 0, 1)
 }

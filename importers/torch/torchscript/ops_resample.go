@@ -22,8 +22,8 @@ func init() {
 		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize"),
 		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize"),
 		"torch.upsample_bicubic2d":        entry(opUpsample(2, upCubic), "Resize"),
-		"torch._upsample_bilinear2d_aa":   entry(opUpsample(2, upLinearAA), "Resize"),
-		"torch._upsample_bicubic2d_aa":    entry(opUpsample(2, upCubicAA), "Resize"),
+		"torch._upsample_bilinear2d_aa":   entry(opUpsample(2, upLinearAA), "MatMul", "Reshape"),
+		"torch._upsample_bicubic2d_aa":    entry(opUpsample(2, upCubicAA), "MatMul", "Reshape"),
 		"torch.adaptive_max_pool1d":       entry(opAdaptiveMaxPool(1), "GlobalMaxPool", "MaxPool", "Slice", "ReduceMax", "Concat"),
 		"torch.adaptive_max_pool2d":       entry(opAdaptiveMaxPool(2), "GlobalMaxPool", "MaxPool", "Slice", "ReduceMax", "Concat"),
 		"torch.adaptive_max_pool3d":       entry(opAdaptiveMaxPool(3), "GlobalMaxPool", "MaxPool", "Slice", "ReduceMax", "Concat"),
@@ -117,18 +117,20 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 				scales = nil
 			}
 		}
+		if kind == upLinearAA || kind == upCubicAA {
+			return upsampleAA(c, x, nsp, kind == upCubicAA, align, vec, scales)
+		}
 		op := &canon.Resize{CubicCoeffA: -0.75}
 		switch kind {
 		case upNearest:
 			op.CoordTransform, op.Nearest = canon.Asymmetric, canon.Floor
 		case upNearestExact:
 			op.CoordTransform, op.Nearest = canon.HalfPixel, canon.RoundPreferCeil
-		case upLinear, upLinearAA:
+		case upLinear:
 			op.Mode = canon.ResizeLinear
-		case upCubic, upCubicAA:
+		case upCubic:
 			op.Mode = canon.ResizeCubic
 		}
-		op.Antialias = kind == upLinearAA || kind == upCubicAA
 		if align {
 			op.CoordTransform = canon.AlignCorners
 		}
@@ -267,62 +269,126 @@ func adaptiveSizes(c *opCall, x *tensorVal, nsp int) (in, out []int64, err error
 	return in, out, nil
 }
 
+// upsampleAA writes torch's antialiased bilinear/bicubic resize, whose
+// taps stop at the input's edges (ONNX's antialias repeats the edge), as
+// one MatMul per axis with torch's weights.
+func upsampleAA(c *opCall, x *tensorVal, nsp int, cubic, align, vec bool, scales []float64) (value, error) {
+	if align {
+		return nil, c.errf("antialiased resize with align_corners=True is not supported")
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	var sizes []int64
+	if !c.isNone(1) {
+		if sizes, err = c.ints(1, nsp); err != nil {
+			return nil, err
+		}
+	}
+	weights := make([][][]float64, nsp)
+	for k := range nsp {
+		in := shape[2+k]
+		var out int64
+		var scale float64
+		switch {
+		case sizes != nil:
+			out = sizes[k]
+			scale = float64(in) / float64(out)
+			if !vec && scales != nil {
+				scale = 1 / scales[k]
+			}
+		case scales != nil:
+			out = int64(math.Floor(float64(in) * scales[k]))
+			scale = 1 / scales[k]
+		default:
+			return nil, c.errf("neither output_size nor scale factors are given")
+		}
+		if out < 1 || in < 1 {
+			return nil, c.errf("cannot resize axis of %d to %d", in, out)
+		}
+		if out == in && scale == 1 {
+			continue
+		}
+		weights[k] = torchAAWeights(in, out, scale, cubic)
+	}
+	return axisMatMuls(c, x, weights)
+}
+
 // adaptiveAvgUneven averages PyTorch's uneven windows exactly as one
 // MatMul per axis with an averaging matrix (the windows are a product of
-// per-axis intervals, so the mean is separable): the last axis as X·A, the
-// others as Aᵀ·X over a view that puts the axis second to last.
+// per-axis intervals, so the mean is separable).
 func adaptiveAvgUneven(c *opCall, x *tensorVal, in, out []int64) (value, error) {
-	b := c.b()
-	shape, _ := c.shapeOf(x, "the input")
-	cur := append([]int64(nil), shape...)
-	r := len(cur)
-	nsp := len(in)
-	for k := nsp - 1; k >= 0; k-- {
-		axis := r - nsp + k
+	weights := make([][][]float64, len(in))
+	for k := range in {
 		if in[k] == out[k] {
 			continue
 		}
 		starts, ends := adaptiveWindows(in[k], out[k])
-		if axis == r-1 {
-			m := make([]float32, in[k]*out[k])
-			for o := range out[k] {
-				w := float32(1) / float32(ends[o]-starts[o])
-				for i := starts[o]; i < ends[o]; i++ {
-					m[i*out[k]+o] = w
-				}
+		weights[k] = make([][]float64, out[k])
+		for o := range out[k] {
+			row := make([]float64, in[k])
+			for i := starts[o]; i < ends[o]; i++ {
+				row[i] = 1 / float64(ends[o]-starts[o])
 			}
-			a := &tensorVal{konst: canon.NewFloat32Tensor("", []int64{in[k], out[k]}, m)}
-			var err error
-			if x, err = b.emit1(c.scope, &canon.MatMul{}, x, a); err != nil {
-				return nil, err
-			}
-			cur[axis] = out[k]
+			weights[k][o] = row
+		}
+	}
+	return axisMatMuls(c, x, weights)
+}
+
+// axisMatMuls resamples the trailing axes of x by weight matrices
+// (weights[k][o][i]: the weight of input i in output o of the k-th of the
+// trailing axes; nil leaves an axis alone): the last axis as X·Aᵀ, the
+// others as A·X over a view that puts the axis second to last.
+func axisMatMuls(c *opCall, x *tensorVal, weights [][][]float64) (*tensorVal, error) {
+	b := c.b()
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	cur := append([]int64(nil), shape...)
+	r, nsp := len(cur), len(weights)
+	for k := nsp - 1; k >= 0; k-- {
+		w := weights[k]
+		if w == nil {
 			continue
 		}
-		m := make([]float32, out[k]*in[k])
-		for o := range out[k] {
-			w := float32(1) / float32(ends[o]-starts[o])
-			for i := starts[o]; i < ends[o]; i++ {
-				m[o*in[k]+i] = w
+		axis := r - nsp + k
+		in, out := cur[axis], int64(len(w))
+		if axis == r-1 {
+			m := make([]float32, in*out)
+			for o, row := range w {
+				for i, v := range row {
+					m[int64(i)*out+int64(o)] = float32(v)
+				}
+			}
+			if x, err = b.emit1(c.scope, &canon.MatMul{}, x, &tensorVal{konst: canon.NewFloat32Tensor("", []int64{in, out}, m)}); err != nil {
+				return nil, err
+			}
+			cur[axis] = out
+			continue
+		}
+		m := make([]float32, out*in)
+		for o, row := range w {
+			for i, v := range row {
+				m[int64(o)*in+int64(i)] = float32(v)
 			}
 		}
-		a := &tensorVal{konst: canon.NewFloat32Tensor("", []int64{out[k], in[k]}, m)}
-		// View (..., in, rest) with the axis second to last.
 		rest := int64(1)
 		for _, d := range cur[axis+1:] {
 			rest *= d
 		}
-		view := append(append([]int64(nil), cur[:axis]...), in[k], rest)
-		var err error
+		view := append(append([]int64(nil), cur[:axis]...), in, rest)
 		if axis != r-2 {
 			if x, err = b.emit1(c.scope, &canon.Reshape{Shape: view}, x); err != nil {
 				return nil, err
 			}
 		}
-		if x, err = b.emit1(c.scope, &canon.MatMul{}, a, x); err != nil {
+		if x, err = b.emit1(c.scope, &canon.MatMul{}, &tensorVal{konst: canon.NewFloat32Tensor("", []int64{out, in}, m)}, x); err != nil {
 			return nil, err
 		}
-		cur[axis] = out[k]
+		cur[axis] = out
 		if axis != r-2 {
 			if x, err = b.emit1(c.scope, &canon.Reshape{Shape: append([]int64(nil), cur...)}, x); err != nil {
 				return nil, err
@@ -330,6 +396,55 @@ func adaptiveAvgUneven(c *opCall, x *tensorVal, in, out []int64) (value, error) 
 		}
 	}
 	return x, nil
+}
+
+// torchAAWeights are PyTorch's antialiased interpolation weights for one
+// axis (aten's _compute_weights_aa): output o centres at scale·(o+0.5)
+// with scale = in/out (or 1/scale factor), the filter (triangle, or Keys
+// cubic with a = -0.5) stretched by the scale when downsampling, the taps
+// cut at the input's edges and normalized.
+func torchAAWeights(in, out int64, scale float64, cubic bool) [][]float64 {
+	interp := 2.0
+	if cubic {
+		interp = 4
+	}
+	support, inv := interp/2, 1.0
+	if scale >= 1 {
+		support, inv = interp/2*scale, 1/scale
+	}
+	filter := func(x float64) float64 {
+		x = math.Abs(x)
+		if !cubic {
+			return max(0, 1-x)
+		}
+		const a = -0.5
+		switch {
+		case x < 1:
+			return ((a+2)*x-(a+3))*x*x + 1
+		case x < 2:
+			return (((x-5)*x+8)*x - 4) * a
+		}
+		return 0
+	}
+	w := make([][]float64, out)
+	for o := range out {
+		center := scale * (float64(o) + 0.5)
+		xmin := max(int64(center-support+0.5), 0)
+		xmax := min(int64(center+support+0.5), in)
+		row := make([]float64, in)
+		total := 0.0
+		for j := xmin; j < xmax; j++ {
+			row[j] = filter((float64(j) - center + 0.5) * inv)
+			total += row[j]
+		}
+		if total != 0 {
+			for j := range row {
+				row[j] /= total
+			}
+		}
+		w[o] = row
+	}
+	return w
 }
 
 // opAdaptiveMaxPool maps adaptive_max_pool{1,2,3}d: a global max, a plain
@@ -397,4 +512,113 @@ func opAdaptiveMaxPool(nsp int) opHandler {
 		// them fails where it reads this None.
 		return &tupleVal{items: []value{y, noneVal{}}}, nil
 	}
+}
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.grid_sampler":          entry(opGridSampler, "GridSample"),
+		"torch.grid_sampler_2d":       entry(opGridSampler, "GridSample"),
+		"torch.grid_sampler_3d":       entry(opGridSampler, "GridSample"),
+		"torch.affine_grid_generator": entry(opAffineGrid, "AffineGrid"),
+		"torch.col2im":                entry(opCol2Im, "Col2Im", "Unsqueeze", "Squeeze"),
+	})
+}
+
+// opGridSampler maps aten::grid_sampler: interpolation 0 bilinear, 1
+// nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection.
+func opGridSampler(c *opCall) (value, error) {
+	if err := c.bind("input", "grid", "interpolation_mode", "padding_mode", "align_corners"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	g, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	im, err := c.int(2)
+	if err != nil {
+		return nil, err
+	}
+	pm, err := c.int(3)
+	if err != nil {
+		return nil, err
+	}
+	align, err := c.bool(4)
+	if err != nil {
+		return nil, err
+	}
+	if im < 0 || im > 2 || pm < 0 || pm > 2 {
+		return nil, c.errf("interpolation mode %d or padding mode %d is not one of torch's (0-2)", im, pm)
+	}
+	if r, err := c.rankOf(x, "the input"); err == nil && r == 5 && im == 1 {
+		return nil, c.errf("3-D nearest grid sampling rounds halves away from zero in torch, to even in the canonical GridSample")
+	}
+	if im == 2 && pm == 1 {
+		// torch clamps each bicubic tap; ONNX clamps the point first.
+		return nil, c.errf("bicubic grid sampling with border padding clamps each tap in torch but the point in the canonical GridSample")
+	}
+	mode := [...]canon.ResizeMode{canon.ResizeLinear, canon.ResizeNearest, canon.ResizeCubic}[im]
+	pad := [...]canon.GridPadding{canon.GridZeros, canon.GridBorder, canon.GridReflection}[pm]
+	return c.b().emit1(c.scope, &canon.GridSample{Mode: mode, Padding: pad, AlignCorners: align}, x, g)
+}
+
+func opAffineGrid(c *opCall) (value, error) {
+	if err := c.bind("theta", "size", "align_corners"); err != nil {
+		return nil, err
+	}
+	th, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	size, err := c.ints(1, 0)
+	if err != nil {
+		return nil, err
+	}
+	align, err := c.bool(2)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.AffineGrid{Size: size, AlignCorners: align}, th)
+}
+
+// opCol2Im maps aten::col2im (F.fold) with symmetric padding; an unbatched
+// (C·∏k, L) input gets a batch axis around the op.
+func opCol2Im(c *opCall) (value, error) {
+	if err := c.bind("input", "output_size", "kernel_size", "dilation", "padding", "stride"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	var v [5][]int64
+	for i := range v {
+		if v[i], err = c.ints(1+i, 2); err != nil {
+			return nil, err
+		}
+	}
+	op := &canon.Col2Im{ImageShape: v[0], BlockShape: v[1], Dilations: v[2], PadsBegin: v[3], PadsEnd: clone(v[3]), Strides: v[4]}
+	r, err := c.rankOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if r == 3 {
+		return c.b().emit1(c.scope, op, x)
+	}
+	if r != 2 {
+		return nil, c.errf("input has rank %d, want (N, C·∏kernel, L) or (C·∏kernel, L)", r)
+	}
+	b := c.b()
+	x3, err := b.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{0}}, x)
+	if err != nil {
+		return nil, err
+	}
+	y, err := b.emit1(c.scope, op, x3)
+	if err != nil {
+		return nil, err
+	}
+	return b.emit1(c.scope, &canon.Squeeze{Axes: []int64{0}}, y)
 }
