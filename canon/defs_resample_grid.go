@@ -22,7 +22,7 @@ func init() {
 		Example: func() Example {
 			grid := exampleF32(1, 3, 4, 2)
 			grid.Const = scaleTensor(grid.Const, 1.2) // some points fall outside
-			return Example{Op: &GridSample{Mode: ResizeLinear, Padding: GridZeros}, Inputs: []ExampleInput{exampleX, grid}}
+			return Example{Op: &GridSample{Mode: ResizeLinear, Padding: GridZeros, AlignCorners: true}, Inputs: []ExampleInput{exampleX, grid}}
 		},
 	})
 	Register(&OpDef{
@@ -37,7 +37,7 @@ func init() {
 			return c.AtLeast("Size", op.Size, 0)
 		},
 		Example: func() Example {
-			return Example{Op: &AffineGrid{Size: []int64{2, 1, 3, 4}}, Inputs: []ExampleInput{exampleF32(2, 2, 3)}}
+			return Example{Op: &AffineGrid{Size: []int64{2, 1, 3, 4}, AlignCorners: true}, Inputs: []ExampleInput{exampleF32(2, 2, 3)}}
 		},
 	})
 	Register(&OpDef{

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
 // bilinearResize writes a linear Resize of H and W as
@@ -57,4 +58,42 @@ func (e *exporter) bilinearResize(n *canon.Node, op *canon.Resize) error {
 	attrs := map[string]string{"height": strconv.FormatInt(p.Out[2], 10), "width": strconv.FormatInt(p.Out[3], 10),
 		"align_corners": boolean(align)}
 	return e.single(n, "_contrib_BilinearResize2D", attrs, n.Inputs[0])
+}
+
+func init() {
+	optable.Add(&writers, map[string]opWriter{
+		"GridSample": {"BilinearSampler on a channel-first grid (linear, zeros padding, align_corners, 4-D)", func(e *exporter, n *canon.Node) error {
+			op := n.Op.(*canon.GridSample)
+			if op.Mode != canon.ResizeLinear || op.Padding != canon.GridZeros || !op.AlignCorners {
+				return fmt.Errorf("GridSample %s/%s/align_corners=%v: MXNet's BilinearSampler samples linearly with zeros padding and aligned corners only", op.Mode, op.Padding, op.AlignCorners)
+			}
+			if r, ok := e.rank(n.Inputs[0]); !ok || r != 4 {
+				return fmt.Errorf("MXNet's BilinearSampler takes 4-D input")
+			}
+			in, err := e.values(n.Inputs[0], n.Inputs[1])
+			if err != nil {
+				return err
+			}
+			out := n.Outputs[0]
+			grid := ref{e.add("transpose", out+"_grid", map[string]string{"axes": "(0, 3, 1, 2)"}, 1, in[1]), 0}
+			return e.finish(out, e.add("BilinearSampler", out, nil, 1, in[0], grid))
+		}},
+		"AffineGrid": {"GridGenerator transform_type=affine, transposed to channel-last (2-D, align_corners)", func(e *exporter, n *canon.Node) error {
+			op := n.Op.(*canon.AffineGrid)
+			if !op.AlignCorners || len(op.Size) != 4 {
+				return fmt.Errorf("AffineGrid with align_corners=%v and size %v: MXNet's GridGenerator makes 2-D grids with aligned corners only", op.AlignCorners, op.Size)
+			}
+			th, err := e.value(n.Inputs[0])
+			if err != nil {
+				return err
+			}
+			out := n.Outputs[0]
+			flat := ref{e.add("Reshape", out+"_theta", map[string]string{"shape": "(-1, 6)"}, 1, th), 0}
+			grid := ref{e.add("GridGenerator", out+"_grid", map[string]string{"transform_type": "affine", "target_shape": tuple(op.Size[2:])}, 1, flat), 0}
+			return e.finish(out, e.add("transpose", out, map[string]string{"axes": "(0, 2, 3, 1)"}, 1, grid))
+		}},
+	})
+	optable.Add(&lacks, map[string]string{
+		"Col2Im": "MXNet 1.x's col2im is not written yet",
+	})
 }

@@ -198,21 +198,25 @@ func halfPixelSymmetricIsHalfPixel(op *canon.Resize, x canon.ValueInfo) bool {
 
 func init() {
 	optable.Add(&exports, map[string]exportEntry{
-		"GridSample": {onnx: "GridSample", native: 16, write: writeGridSample},
+		"GridSample": {onnx: "GridSample", native: 16, below: "its definition in Gather, Floor, Where and arithmetic (static shapes)", write: writeGridSample},
 		"AffineGrid": {onnx: "AffineGrid", native: 20, below: "Transpose and a MatMul by the constant base grid (constant size)", write: writeAffineGrid},
 		"Col2Im":     {onnx: "Col2Im", native: 18, below: "a grouped ConvTranspose with one-hot kernels (constant shapes)", write: writeCol2Im},
 	})
 }
 
 // writeGridSample: GridSample-16 to 19 take 4-D input and name the modes
-// bilinear and bicubic; 20 renamed them and allowed any rank.
+// bilinear and bicubic; 20 renamed them and allowed any rank. Other
+// inputs are written as the op's definition (ops_resample_grid.go).
 func writeGridSample(b *builder, n *canon.Node) error {
 	op := n.Op.(*canon.GridSample)
 	mode := op.Mode.String()
+	// ONNX Runtime's bicubic border sampling clamps each tap, not the
+	// point as ONNX's definition does: write the definition.
+	cubicBorder := op.Mode == canon.ResizeCubic && op.Padding == canon.GridBorder
+	if b.opset < 16 || (b.opset < 20 && b.rank(n.Inputs[0]) != 4) || cubicBorder {
+		return b.gridSampleBelow16(n, op)
+	}
 	if b.opset < 20 {
-		if r := b.rank(n.Inputs[0]); r != 4 {
-			return b.needOpset(n, fmt.Sprintf("GridSample of a rank-%d input", r), 20)
-		}
 		mode = map[canon.ResizeMode]string{canon.ResizeNearest: "nearest", canon.ResizeLinear: "bilinear", canon.ResizeCubic: "bicubic"}[op.Mode]
 	}
 	align := int64(0)

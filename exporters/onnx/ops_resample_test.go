@@ -48,7 +48,8 @@ func TestResampleNodeCasesRoundTrip(t *testing.T) {
 // resampleExpansionGraph holds the resampling forms this exporter writes
 // as other ops below their native opset: AffineGrid (20) as a MatMul by
 // the base grid, Col2Im (18) as a one-hot ConvTranspose, Resize with axes
-// (18) over every axis, tf_half_pixel_for_nn (gone at 13) as half_pixel.
+// (18) over every axis, tf_half_pixel_for_nn (gone at 13) as half_pixel,
+// GridSample (16; 5-D: 20) as its definition in elementwise ops.
 func resampleExpansionGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tensor) {
 	t.Helper()
 	g := &canon.Graph{Name: "resample_expansions"}
@@ -66,6 +67,9 @@ func resampleExpansionGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tenso
 	add("cols", 1, 8, 6)   // 2 channels of 2×2 blocks over 3×4
 	add("cols2", 2, 18, 9) // 3 channels of 2×3 blocks, strided, dilated, padded over 5×6
 	add("img", 1, 2, 5, 7)
+	add("grid", 1, 3, 4, 2)
+	add("vol", 1, 2, 3, 4, 5)
+	add("grid3", 1, 2, 3, 2, 3)
 	nodes := []struct {
 		op canon.Op
 		in string
@@ -80,9 +84,26 @@ func resampleExpansionGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tenso
 		{&canon.Resize{Mode: canon.ResizeNearest, CoordTransform: canon.TFHalfPixelForNN, Nearest: canon.RoundPreferFloor, Scales: []float32{1, 1, 1.6, 0.6}}, "img"},
 		{&canon.Resize{Mode: canon.ResizeCubic, CoordTransform: canon.HalfPixel, CubicCoeffA: -0.5, ExcludeOutside: true, Scales: []float32{1, 1, 0.6, 2}}, "img"},
 	}
+	// Every GridSample form, some points outside [-1, 1] (|grid| ≤ 1.5).
+	for _, mode := range []canon.ResizeMode{canon.ResizeNearest, canon.ResizeLinear, canon.ResizeCubic} {
+		for _, pad := range []canon.GridPadding{canon.GridZeros, canon.GridBorder, canon.GridReflection} {
+			for _, align := range []bool{false, true} {
+				nodes = append(nodes, struct {
+					op canon.Op
+					in string
+				}{&canon.GridSample{Mode: mode, Padding: pad, AlignCorners: align}, "img,grid"})
+			}
+			if mode != canon.ResizeCubic {
+				nodes = append(nodes, struct {
+					op canon.Op
+					in string
+				}{&canon.GridSample{Mode: mode, Padding: pad}, "vol,grid3"})
+			}
+		}
+	}
 	for i, nd := range nodes {
 		out := fmt.Sprintf("y%d", i)
-		g.Nodes = append(g.Nodes, &canon.Node{Name: fmt.Sprintf("n%d", i), Op: nd.op, Inputs: []string{nd.in}, Outputs: []string{out}})
+		g.Nodes = append(g.Nodes, &canon.Node{Name: fmt.Sprintf("n%d", i), Op: nd.op, Inputs: strings.Split(nd.in, ","), Outputs: []string{out}})
 		g.Outputs = append(g.Outputs, canon.ValueInfo{Name: out})
 	}
 	if err := g.Infer(); err != nil {

@@ -27,4 +27,5 @@ func init() {
 	group("Caffe's layer for it (ArgMax, Tile, Reduction) is not read yet",
 		"ArgMax", "Tile", "ReduceL1", "ReduceSum", "ReduceSumSquare", "ReduceMean")
 	group("Caffe's Dropout is read as the identity: inference drops nothing", "Dropout")
+	group("BVLC Caffe has no grid sampling or folding layer", "GridSample", "AffineGrid", "Col2Im")
 }

@@ -227,3 +227,73 @@ func adaptiveAvgMatrix(in, out int64, transposed bool) []float32 {
 	}
 	return m
 }
+
+func init() {
+	optable.Add(&converters, map[string]mxOp{
+		"BilinearSampler": {convBilinearSampler, []string{"Transpose", "GridSample"}},
+		"GridGenerator":   {convGridGenerator, []string{"Reshape", "AffineGrid", "Transpose"}},
+	})
+	optable.Add(&lacks, map[string]string{
+		"Col2Im": "MXNet 1.6's col2im is not read yet",
+	})
+}
+
+// convBilinearSampler: MXNet samples data at grid (N, 2, H', W'), x then
+// y, at ((g+1)·(size-1)/2) with zeros outside: GridSample with aligned
+// corners and zeros padding over the channel-last grid.
+func convBilinearSampler(b *builder, c *nodeCtx) ([]string, error) {
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	g, err := b.in(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	gt := b.fresh(c.n.Name + "_grid")
+	if err := b.emit(gt, &canon.Transpose{Perm: []int64{0, 2, 3, 1}}, []string{g}, gt); err != nil {
+		return nil, err
+	}
+	out := b.fresh(c.n.Name)
+	return []string{out}, b.emit(out, &canon.GridSample{Mode: canon.ResizeLinear, Padding: canon.GridZeros, AlignCorners: true}, []string{x, gt}, out)
+}
+
+// convGridGenerator reads transform_type=affine: each row of data (N, 6)
+// is a 2×3 map applied to the aligned-corner grid of target_shape, the
+// result channel-first (N, 2, H, W).
+func convGridGenerator(b *builder, c *nodeCtx) ([]string, error) {
+	if t := c.a.str("transform_type", ""); t != "affine" {
+		return nil, c.errf("transform_type %q is not supported (only affine)", t)
+	}
+	if err := c.a.required("target_shape"); err != nil {
+		return nil, err
+	}
+	ts, err := c.a.ints("target_shape", nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) != 2 || ts[0] < 1 || ts[1] < 1 {
+		return nil, c.errf("target_shape %v: want (H, W)", ts)
+	}
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.staticShape(x, c.n.Name, "GridGenerator")
+	if err != nil {
+		return nil, err
+	}
+	if len(s) != 2 || s[1] != 6 {
+		return nil, c.errf("data has shape %v, want (N, 6)", s)
+	}
+	th := b.fresh(c.n.Name + "_theta")
+	if err := b.emit(th, &canon.Reshape{Shape: []int64{s[0], 2, 3}}, []string{x}, th); err != nil {
+		return nil, err
+	}
+	g := b.fresh(c.n.Name + "_grid")
+	if err := b.emit(g, &canon.AffineGrid{AlignCorners: true, Size: []int64{s[0], 1, ts[0], ts[1]}}, []string{th}, g); err != nil {
+		return nil, err
+	}
+	out := b.fresh(c.n.Name)
+	return []string{out}, b.emit(out, &canon.Transpose{Perm: []int64{0, 3, 1, 2}}, []string{g}, out)
+}
