@@ -374,11 +374,11 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Resize", Summary: "nearest, (multi)linear or cubic resampling by scales or sizes (constant or run-time), any coordinate transform, antialias, roi",
-			New:   func() Op { return &Resize{CubicCoeffA: -0.75} },
+			New:   func() Op { return &Resize{} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
 			Check: checkResize,
 			Example: func() Example {
-				return Example{Op: &Resize{Sizes: []int64{1, 4, 8, 3}, Mode: ResizeLinear, CoordTransform: HalfPixel, CubicCoeffA: -0.75}, Inputs: []ExampleInput{exampleX}}
+				return Example{Op: &Resize{Sizes: []int64{1, 4, 8, 3}, Mode: ResizeLinear, CoordTransform: HalfPixel}, Inputs: []ExampleInput{exampleX}}
 			},
 		},
 	}

@@ -565,9 +565,9 @@ type Resize struct {
 	Mode           ResizeMode
 	CoordTransform CoordTransform
 	Nearest        NearestMode
-	// CubicCoeffA is the cubic kernel's a (-0.75 as in PyTorch, -0.5 as in
-	// TensorFlow); ExcludeOutside drops and renormalizes the taps outside
-	// the input.
+	// CubicCoeffA is the cubic kernel's a (-0.75 as in PyTorch and ONNX's
+	// default, -0.5 as in TensorFlow), 0 for other modes; ExcludeOutside
+	// drops and renormalizes the taps outside the input.
 	CubicCoeffA    float32
 	ExcludeOutside bool
 	// Antialias widens the linear/cubic kernel by 1/scale when downsampling.

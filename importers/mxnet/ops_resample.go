@@ -143,7 +143,7 @@ func convBilinearResize2D(b *builder, c *nodeCtx) ([]string, error) {
 	if h < 1 || w < 1 || h > math.MaxInt32 || w > math.MaxInt32 {
 		return nil, c.errf("output size %dx%d is not positive", h, w)
 	}
-	op := &canon.Resize{Mode: canon.ResizeLinear, CoordTransform: canon.PytorchHalfPixel, CubicCoeffA: -0.75, Sizes: []int64{s[0], s[1], h, w}}
+	op := &canon.Resize{Mode: canon.ResizeLinear, CoordTransform: canon.PytorchHalfPixel, Sizes: []int64{s[0], s[1], h, w}}
 	if align {
 		op.CoordTransform = canon.AlignCorners
 	}

@@ -28,7 +28,7 @@ var aspectPolicies = map[string]canon.AspectPolicy{"stretch": canon.Stretch, "no
 // index i to i / scale (asymmetric) and round nearest points down.
 func (c *nodeCtx) oldResizeMode() (*canon.Resize, bool) {
 	mode := c.str("mode", "nearest")
-	op := &canon.Resize{CoordTransform: canon.Asymmetric, Nearest: canon.Floor, CubicCoeffA: -0.75}
+	op := &canon.Resize{CoordTransform: canon.Asymmetric, Nearest: canon.Floor}
 	switch mode {
 	case "nearest":
 	case "linear", "bilinear":
@@ -158,9 +158,13 @@ func (c *nodeCtx) resizeAttrs(op *canon.Resize) error {
 		return c.err
 	}
 	op.Mode, op.CoordTransform, op.Nearest, op.KeepAspect = canon.ResizeMode(mode), canon.CoordTransform(ct), canon.NearestMode(nm), canon.AspectPolicy(kp)
-	op.CubicCoeffA = c.float("cubic_coeff_a", -0.75)
+	if op.Mode == canon.ResizeCubic {
+		op.CubicCoeffA = c.float("cubic_coeff_a", -0.75)
+	}
 	op.ExcludeOutside = c.int("exclude_outside", 0) != 0
-	op.ExtrapolationValue = c.float("extrapolation_value", 0)
+	if op.CoordTransform == canon.TFCropAndResize {
+		op.ExtrapolationValue = c.float("extrapolation_value", 0)
+	}
 	op.Antialias = c.int("antialias", 0) != 0
 	if op.Antialias && op.Mode == canon.ResizeNearest {
 		op.Antialias = false // ONNX Runtime ignores antialias for nearest

@@ -120,7 +120,7 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		if kind == upLinearAA || kind == upCubicAA {
 			return upsampleAA(c, x, nsp, kind == upCubicAA, align, vec, scales)
 		}
-		op := &canon.Resize{CubicCoeffA: -0.75}
+		op := &canon.Resize{}
 		switch kind {
 		case upNearest:
 			op.CoordTransform, op.Nearest = canon.Asymmetric, canon.Floor
@@ -129,7 +129,7 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		case upLinear:
 			op.Mode = canon.ResizeLinear
 		case upCubic:
-			op.Mode = canon.ResizeCubic
+			op.Mode, op.CubicCoeffA = canon.ResizeCubic, -0.75
 		}
 		if align {
 			op.CoordTransform = canon.AlignCorners
