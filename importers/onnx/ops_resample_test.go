@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/interp"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/interp"
 	"google.golang.org/protobuf/proto"
 )
 
