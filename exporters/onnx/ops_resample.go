@@ -22,6 +22,10 @@ func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
 	if err := b.resizeForOpset(n, &eff); err != nil {
 		return err
 	}
+	if op.Axes != nil && eff.Axes == nil && b.opset < 18 {
+		// Run-time parameters of some axes, widened to every axis.
+		dynScales, dynSizes, dynRoi = b.widenResizeParams(n, op, dynScales, dynSizes, dynRoi)
+	}
 	op = &eff
 	// Opsets 11 and 12 have no optional roi/scales inputs: absent ones are
 	// empty tensors there.
@@ -124,35 +128,13 @@ func (b *builder) resizeForOpset(n *canon.Node, op *canon.Resize) error {
 	case op.Axes != nil:
 		// Resize every axis: scale 1 (or the input size, and roi 0..1) on
 		// the others.
-		if !x.RankKnown || in(n, 1) != "" || in(n, 2) != "" || in(n, 3) != "" {
-			return b.needOpset(n, "Resize with axes (and parameters computed at run time or an input of unknown rank)", 18)
+		if !x.RankKnown {
+			return b.needOpset(n, "Resize with axes on an input of unknown rank", 18)
 		}
 		r := len(x.Shape)
 		axes, err := op.ResizeAxes(r)
 		if err != nil {
 			return b.opError(n, "%v", err)
-		}
-		if op.Sizes != nil {
-			full := make([]int64, r)
-			for i, d := range x.Shape {
-				if !d.Known() {
-					return b.needOpset(n, "Resize with axes on an input whose other axes have unknown sizes", 18)
-				}
-				full[i] = d.Size
-			}
-			for i, a := range axes {
-				full[a] = op.Sizes[i]
-			}
-			op.Sizes = full
-		} else {
-			full := make([]float32, r)
-			for i := range full {
-				full[i] = 1
-			}
-			for i, a := range axes {
-				full[a] = op.Scales[i]
-			}
-			op.Scales = full
 		}
 		if op.Roi != nil {
 			full := make([]float32, 2*r)
@@ -164,9 +146,91 @@ func (b *builder) resizeForOpset(n *canon.Node, op *canon.Resize) error {
 			}
 			op.Roi = full
 		}
+		switch {
+		case op.Sizes != nil:
+			full := make([]int64, r)
+			for i, d := range x.Shape {
+				if !d.Known() {
+					return b.needOpset(n, "Resize with axes on an input whose other axes have unknown sizes", 18)
+				}
+				full[i] = d.Size
+			}
+			for i, a := range axes {
+				full[a] = op.Sizes[i]
+			}
+			op.Sizes = full
+		case op.Scales != nil:
+			full := make([]float32, r)
+			for i := range full {
+				full[i] = 1
+			}
+			for i, a := range axes {
+				full[a] = op.Scales[i]
+			}
+			op.Scales = full
+		}
+		// Run-time parameters are widened by widenResizeParams.
 		op.Axes = nil
 	}
 	return nil
+}
+
+// widenResizeParams turns run-time scales, sizes and roi of op.Axes into
+// ones for every axis: Gather from the parameter followed by the values
+// of the other axes (scale 1, the input's size, roi 0..1).
+func (b *builder) widenResizeParams(n *canon.Node, op *canon.Resize, scales, sizes, roi string) (string, string, string) {
+	r := b.rank(n.Inputs[0])
+	axes, _ := op.ResizeAxes(r)
+	k := len(axes)
+	pos := make([]int64, r)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, a := range axes {
+		pos[a] = int64(i)
+	}
+	pre := prefix(n)
+	gather := func(param string, rest string, idx []int64) string {
+		all := b.unique(pre + "_params")
+		b.emit(b.unique(pre+"_concat"), "Concat", []string{param, rest}, []string{all}, attrInt("axis", 0))
+		out := b.unique(pre + "_full")
+		b.emit(b.unique(pre+"_gather"), "Gather", []string{all, b.i64Param(n, "index", idx)}, []string{out}, attrInt("axis", 0))
+		return out
+	}
+	if scales != "" {
+		idx := make([]int64, r)
+		for a := range idx {
+			idx[a] = int64(k)
+			if pos[a] >= 0 {
+				idx[a] = pos[a]
+			}
+		}
+		scales = gather(scales, b.f32Param(n, "one", []int64{1}, []float32{1}), idx)
+	}
+	if sizes != "" {
+		shape := b.unique(pre + "_shape")
+		b.emit(b.unique(pre+"_shape_op"), "Shape", []string{n.Inputs[0]}, []string{shape})
+		idx := make([]int64, r)
+		for a := range idx {
+			idx[a] = int64(k + a)
+			if pos[a] >= 0 {
+				idx[a] = pos[a]
+			}
+		}
+		sizes = gather(sizes, shape, idx)
+	}
+	if roi != "" {
+		idx := make([]int64, 2*r)
+		for a := range r {
+			idx[a], idx[r+a] = int64(2*k), int64(2*k+1)
+			if pos[a] >= 0 {
+				idx[a], idx[r+a] = pos[a], int64(k)+pos[a]
+			}
+		}
+		roi = gather(roi, b.f32Param(n, "roi_rest", []int64{2}, []float32{0, 1}), idx)
+	}
+	b.expanded = true
+	return scales, sizes, roi
 }
 
 // halfPixelSymmetricIsHalfPixel reports whether half_pixel_symmetric maps
