@@ -20,6 +20,11 @@ func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
 	}
 	eff := *op
 	if err := b.resizeForOpset(n, &eff); err != nil {
+		if op.Antialias || op.KeepAspect != canon.Stretch || op.CoordTransform == canon.HalfPixelSymmetric {
+			if done, err2 := b.resizeAsMatMuls(n, op); done || err2 != nil {
+				return err2
+			}
+		}
 		return err
 	}
 	if op.Axes != nil && eff.Axes == nil && b.opset < 18 {
@@ -173,6 +178,101 @@ func (b *builder) resizeForOpset(n *canon.Node, op *canon.Resize) error {
 		op.Axes = nil
 	}
 	return nil
+}
+
+// resizeAsMatMuls writes a Resize the target opset's Resize cannot
+// express (antialias, keep_aspect_ratio_policy, half_pixel_symmetric) as
+// one MatMul per resized axis by the matrix of its taps, which is exact as
+// Resize is separable. It needs constant parameters, a static float32
+// input and no extrapolated points; done is false when it does not apply.
+func (b *builder) resizeAsMatMuls(n *canon.Node, op *canon.Resize) (done bool, err error) {
+	x := n.Inputs[0]
+	shape, ok := b.types[x].StaticShape()
+	if !ok || b.dtype(x) != canon.Float32 || in(n, 1) != "" || in(n, 2) != "" || in(n, 3) != "" {
+		return false, nil
+	}
+	p, err := op.Plan(shape)
+	if err != nil {
+		return false, nil
+	}
+	r := len(shape)
+	type axisMatrix struct {
+		axis int
+		m    []float32 // out×in
+	}
+	var mats []axisMatrix
+	for a := range r {
+		in, out := shape[a], p.Out[a]
+		rs, re := 0.0, 1.0
+		if p.RoiStart != nil {
+			rs, re = p.RoiStart[a], p.RoiEnd[a]
+		}
+		m := make([]float32, out*in)
+		identity := in == out
+		for o := range out {
+			taps, outside := op.Taps(o, in, out, p.Scales[a], rs, re)
+			if outside {
+				return false, nil
+			}
+			for _, t := range taps {
+				m[o*in+t.Index] += float32(t.Weight)
+			}
+			for i := range in {
+				want := float32(0)
+				if i == o {
+					want = 1
+				}
+				if m[o*in+i] != want {
+					identity = false
+				}
+			}
+		}
+		if !identity {
+			mats = append(mats, axisMatrix{a, m})
+		}
+	}
+	b.expanded = true
+	pre := prefix(n)
+	cur, curShape := x, append([]int64(nil), shape...)
+	for k, am := range mats {
+		a := am.axis
+		in, out := curShape[a], p.Out[a]
+		last := k == len(mats)-1
+		next := b.unique(pre + "_axis")
+		if last {
+			next = n.Outputs[0]
+		}
+		name := b.unique(pre + "_matmul")
+		if last {
+			name = n.Name
+		}
+		if a == r-1 {
+			mt := make([]float32, in*out) // in×out
+			for o := range out {
+				for i := range in {
+					mt[i*out+o] = am.m[o*in+i]
+				}
+			}
+			b.emit(name, "MatMul", []string{cur, b.f32Param(n, "weights", []int64{in, out}, mt)}, []string{next})
+		} else {
+			rest := int64(1)
+			for _, d := range curShape[a+1:] {
+				rest *= d
+			}
+			view := b.unique(pre + "_view")
+			b.emit(b.unique(pre+"_reshape"), "Reshape", []string{cur, b.i64Param(n, "view", append(append([]int64(nil), curShape[:a]...), in, rest))}, []string{view})
+			prod := b.unique(pre + "_prod")
+			b.emit(b.unique(pre+"_matmul"), "MatMul", []string{b.f32Param(n, "weights", []int64{out, in}, am.m), view}, []string{prod})
+			curShape[a] = out
+			b.emit(name, "Reshape", []string{prod, b.i64Param(n, "shape", append([]int64(nil), curShape...))}, []string{next})
+		}
+		curShape[a] = out
+		cur = next
+	}
+	if len(mats) == 0 {
+		b.emit(n.Name, "Identity", []string{x}, n.Outputs)
+	}
+	return true, nil
 }
 
 // widenResizeParams turns run-time scales, sizes and roi of op.Axes into

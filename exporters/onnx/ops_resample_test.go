@@ -49,7 +49,9 @@ func TestResampleNodeCasesRoundTrip(t *testing.T) {
 // as other ops below their native opset: AffineGrid (20) as a MatMul by
 // the base grid, Col2Im (18) as a one-hot ConvTranspose, Resize with axes
 // (18) over every axis, tf_half_pixel_for_nn (gone at 13) as half_pixel,
-// GridSample (16; 5-D: 20) as its definition in elementwise ops.
+// GridSample (16; 5-D: 20) as its definition in elementwise ops,
+// antialias, keep_aspect_ratio_policy (18) and half_pixel_symmetric (19)
+// as per-axis MatMuls.
 func resampleExpansionGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tensor) {
 	t.Helper()
 	g := &canon.Graph{Name: "resample_expansions"}
@@ -83,6 +85,11 @@ func resampleExpansionGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tenso
 		{&canon.Resize{Mode: canon.ResizeLinear, CoordTransform: canon.HalfPixel, Axes: []int64{3}, Sizes: []int64{3}, CubicCoeffA: -0.75}, "img"},
 		{&canon.Resize{Mode: canon.ResizeNearest, CoordTransform: canon.TFHalfPixelForNN, Nearest: canon.RoundPreferFloor, Scales: []float32{1, 1, 1.6, 0.6}}, "img"},
 		{&canon.Resize{Mode: canon.ResizeCubic, CoordTransform: canon.HalfPixel, CubicCoeffA: -0.5, ExcludeOutside: true, Scales: []float32{1, 1, 0.6, 2}}, "img"},
+		// Below 18 (19) as one MatMul per axis:
+		{&canon.Resize{Mode: canon.ResizeLinear, CoordTransform: canon.HalfPixel, Antialias: true, Sizes: []int64{1, 2, 3, 4}}, "img"},
+		{&canon.Resize{Mode: canon.ResizeCubic, CoordTransform: canon.AlignCorners, CubicCoeffA: -0.75, Antialias: true, Scales: []float32{1, 1, 0.5, 0.6}}, "img"},
+		{&canon.Resize{Mode: canon.ResizeNearest, CoordTransform: canon.HalfPixel, KeepAspect: canon.NotLarger, Axes: []int64{2, 3}, Sizes: []int64{8, 8}}, "img"},
+		{&canon.Resize{Mode: canon.ResizeLinear, CoordTransform: canon.HalfPixelSymmetric, Scales: []float32{1, 1, 1.7, 0.7}}, "img"},
 	}
 	// Every GridSample form, some points outside [-1, 1] (|grid| ≤ 1.5).
 	for _, mode := range []canon.ResizeMode{canon.ResizeNearest, canon.ResizeLinear, canon.ResizeCubic} {
