@@ -181,7 +181,7 @@ func gridReflect(v, lo, hi float64) float64 {
 func affineBase(i, d int, align bool) float64 {
 	if align {
 		if d <= 1 {
-			return 0
+			return -1 // ONNX's arange(-1, 1, 2/(d-1)) starts at -1; torch uses 0
 		}
 		return -1 + 2*float64(i)/float64(d-1)
 	}

@@ -398,7 +398,15 @@ func writeAffineGrid(b *builder, n *canon.Node) error {
 	if op.AlignCorners {
 		align = 1
 	}
-	if b.opset >= 20 {
+	// ONNX Runtime samples an axis of size 1 at +1 with align_corners,
+	// ONNX's definition at -1: write the definition then.
+	single := false
+	if op.AlignCorners && op.Size != nil {
+		for _, d := range op.Size[2:] {
+			single = single || d == 1
+		}
+	}
+	if b.opset >= 20 && !(single && b.dtype(n.Inputs[0]) == canon.Float32) {
 		size := in(n, 1)
 		if size == "" {
 			size = b.i64Param(n, "size", op.Size)
@@ -447,7 +455,7 @@ func writeAffineGrid(b *builder, n *canon.Node) error {
 func affineBase(i, d int64, align bool) float64 {
 	if align {
 		if d <= 1 {
-			return 0
+			return -1 // ONNX's arange(-1, 1, 2/(d-1)) starts at -1; torch uses 0
 		}
 		return -1 + 2*float64(i)/float64(d-1)
 	}

@@ -174,6 +174,11 @@ func writeAffineGrid(gen *generator, n *canon.Node) error {
 	if op.Size == nil {
 		return gen.fail("size computed at run time; F.affine_grid takes a constant size")
 	}
+	for _, d := range op.Size[2:] {
+		if op.AlignCorners && d == 1 {
+			return gen.fail("an axis of size 1 with align_corners: torch samples it at 0, ONNX at -1")
+		}
+	}
 	return gen.call("F.affine_grid(%s, "+pyInts(op.Size, false)+", align_corners="+pyBool(op.AlignCorners)+")", 0)
 }
 

@@ -581,6 +581,11 @@ func opAffineGrid(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, d := range size[min(2, len(size)):] {
+		if align && d == 1 {
+			return nil, c.errf("an axis of size 1 with align_corners: torch samples it at 0, the canonical AffineGrid (ONNX) at -1")
+		}
+	}
 	return c.b().emit1(c.scope, &canon.AffineGrid{Size: size, AlignCorners: align}, th)
 }
 
