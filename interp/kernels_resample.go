@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -65,15 +66,28 @@ func runResize(x *exec, op *canon.Resize) error {
 	if err := needFloat(in, "X"); err != nil {
 		return err
 	}
+	checkedNumel(in.shape, 8)
 	cur := make([]float64, len(in.f))
 	for i, v := range in.f {
 		cur[i] = float64(v)
 	}
 	shape := append([]int(nil), in.shape...)
+	// Shrinking axes first keeps every intermediate within the larger of
+	// the input and the output.
+	order := make([]int, 0, r)
 	for k := range r {
-		if identityTaps(taps[k], outside[k], shape[k]) {
-			continue
+		if !identityTaps(taps[k], outside[k], shape[k]) {
+			order = append(order, k)
 		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		return plan.Out[a]*inShape[b] < plan.Out[b]*inShape[a]
+	})
+	for _, k := range order {
+		next := append([]int(nil), shape...)
+		next[k] = len(taps[k])
+		checkedNumel(next, 8)
 		cur, shape = resampleAxis(cur, shape, k, taps[k])
 	}
 	out := x.newF(outShape)
