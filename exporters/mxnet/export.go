@@ -1133,8 +1133,15 @@ func optTuple(v []string) string {
 }
 
 func (e *exporter) resize(n *canon.Node, op *canon.Resize) error {
-	if op.Mode != canon.ResizeNearest || op.Axes != nil {
+	if op.Mode != canon.ResizeNearest {
 		return e.bilinearResize(n, op)
+	}
+	if op.Axes != nil {
+		if op, err := fullRankResize(e, n, op); err != nil {
+			return err
+		} else {
+			return e.resize(n, op)
+		}
 	}
 	scales := op.Scales
 	if scales == nil {

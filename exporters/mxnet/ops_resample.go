@@ -97,3 +97,31 @@ func init() {
 		"Col2Im": "MXNet 1.x's col2im is not written yet",
 	})
 }
+
+// fullRankResize restates a Resize of some axes over every axis, from the
+// input's static shape.
+func fullRankResize(e *exporter, n *canon.Node, op *canon.Resize) (*canon.Resize, error) {
+	in, ok := e.shape(n.Inputs[0])
+	if !ok || (op.Scales == nil && op.Sizes == nil) || op.KeepAspect != canon.Stretch {
+		return nil, fmt.Errorf("Resize of axes %v needs a static input shape and constant stretched scales or sizes for MXNet", op.Axes)
+	}
+	p, err := op.Plan(in)
+	if err != nil {
+		return nil, err
+	}
+	eff := *op
+	eff.Axes, eff.Roi = nil, nil
+	if op.Sizes != nil {
+		eff.Sizes = p.Out
+		return &eff, nil
+	}
+	eff.Scales = make([]float32, len(in))
+	axes, _ := op.ResizeAxes(len(in))
+	for i := range eff.Scales {
+		eff.Scales[i] = 1
+	}
+	for i, a := range axes {
+		eff.Scales[a] = op.Scales[i]
+	}
+	return &eff, nil
+}
