@@ -73,3 +73,50 @@ func BenchmarkResizeBilinear(b *testing.B) {
 		}
 	}
 }
+
+// TestResampleBadRunTimeParams: nonsense parameters arriving at run time
+// are errors, never panics or huge allocations.
+func TestResampleBadRunTimeParams(t *testing.T) {
+	f32 := canon.Float32
+	cases := []struct {
+		name   string
+		op     canon.Op
+		inputs []canon.ValueInfo
+		feed   map[string]*canon.Tensor
+	}{
+		{"resize negative size", &canon.Resize{Mode: canon.ResizeLinear},
+			[]canon.ValueInfo{{Name: "x", DType: f32, Shape: canon.DimsOf(1, 4), RankKnown: true}, {Name: "", DType: canon.Undefined}, {Name: "s", DType: canon.Int64, Shape: canon.DimsOf(2), RankKnown: true}},
+			map[string]*canon.Tensor{"x": canon.NewFloat32Tensor("x", []int64{1, 4}, []float32{1, 2, 3, 4}), "s": canon.NewInt64Tensor("s", []int64{2}, []int64{1, -3})}},
+		{"resize huge size", &canon.Resize{Mode: canon.ResizeCubic, CubicCoeffA: -0.75},
+			[]canon.ValueInfo{{Name: "x", DType: f32, Shape: canon.DimsOf(1, 4), RankKnown: true}, {Name: "", DType: canon.Undefined}, {Name: "s", DType: canon.Int64, Shape: canon.DimsOf(2), RankKnown: true}},
+			map[string]*canon.Tensor{"x": canon.NewFloat32Tensor("x", []int64{1, 4}, []float32{1, 2, 3, 4}), "s": canon.NewInt64Tensor("s", []int64{2}, []int64{1 << 30, 1 << 30})}},
+		{"col2im zero block", &canon.Col2Im{},
+			[]canon.ValueInfo{{Name: "x", DType: f32, Shape: canon.DimsOf(1, 4, 4), RankKnown: true}, {Name: "i", DType: canon.Int64, Shape: canon.DimsOf(2), RankKnown: true}, {Name: "b", DType: canon.Int64, Shape: canon.DimsOf(2), RankKnown: true}},
+			map[string]*canon.Tensor{"x": canon.NewFloat32Tensor("x", []int64{1, 4, 4}, make([]float32, 16)), "i": canon.NewInt64Tensor("i", []int64{2}, []int64{3, 3}), "b": canon.NewInt64Tensor("b", []int64{2}, []int64{0, 2})}},
+		{"affine grid bad size", &canon.AffineGrid{},
+			[]canon.ValueInfo{{Name: "x", DType: f32, Shape: canon.DimsOf(1, 2, 3), RankKnown: true}, {Name: "s", DType: canon.Int64, Shape: canon.DimsOf(3), RankKnown: true}},
+			map[string]*canon.Tensor{"x": canon.NewFloat32Tensor("x", []int64{1, 2, 3}, make([]float32, 6)), "s": canon.NewInt64Tensor("s", []int64{3}, []int64{1, 1, 4})}},
+	}
+	for _, c := range cases {
+		g := &canon.Graph{Name: "bad"}
+		n := &canon.Node{Name: "n", Op: c.op, Outputs: []string{"y"}}
+		for _, v := range c.inputs {
+			if v.Name != "" {
+				g.Inputs = append(g.Inputs, v)
+			}
+			n.Inputs = append(n.Inputs, v.Name)
+		}
+		g.Nodes = []*canon.Node{n}
+		if err := g.Infer(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		y := g.Values["y"]
+		y.Name = "y"
+		g.Outputs = []canon.ValueInfo{y}
+		if _, err := Run(g, c.feed); err == nil {
+			t.Errorf("%s: no error", c.name)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+}
