@@ -93,8 +93,27 @@ func init() {
 			return e.finish(out, e.add("transpose", out, map[string]string{"axes": "(0, 2, 3, 1)"}, 1, grid))
 		}},
 	})
-	optable.Add(&lacks, map[string]string{
-		"Col2Im": "MXNet 1.x's col2im is not written yet",
+}
+
+func init() {
+	optable.Add(&writers, map[string]opWriter{
+		"Col2Im": {"col2im (MXNet 1.6+; symmetric padding, constant shapes)", func(e *exporter, n *canon.Node) error {
+			op := n.Op.(*canon.Col2Im)
+			if op.ImageShape == nil || op.BlockShape == nil {
+				return fmt.Errorf("Col2Im with shapes computed at run time: MXNet's col2im takes fixed sizes")
+			}
+			p, err := op.Plan(op.ImageShape, op.BlockShape)
+			if err != nil {
+				return err
+			}
+			for i := range p.PadsBegin {
+				if p.PadsBegin[i] != p.PadsEnd[i] {
+					return fmt.Errorf("Col2Im pads %v/%v are not symmetric, which MXNet's col2im needs", p.PadsBegin, p.PadsEnd)
+				}
+			}
+			return e.single(n, "col2im", map[string]string{"output_size": tuple(op.ImageShape), "kernel": tuple(op.BlockShape),
+				"stride": tuple(p.Strides), "dilate": tuple(p.Dilations), "pad": tuple(p.PadsBegin)}, n.Inputs[0])
+		}},
 	})
 }
 

@@ -10,13 +10,14 @@ import (
 
 // TestResampleRoundTrip writes the resampling forms MXNet has (nearest
 // UpSampling, BilinearResize2D in both coordinate maps, of every axis or
-// of some, BilinearSampler, GridGenerator), reads them back and compares
+// of some, BilinearSampler, GridGenerator, col2im), reads them back and compares
 // the interpreter's results.
 func TestResampleRoundTrip(t *testing.T) {
 	g := &canon.Graph{Name: "resample", Inputs: []canon.ValueInfo{
 		{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(1, 2, 5, 7), RankKnown: true},
 		{Name: "grid", DType: canon.Float32, Shape: canon.DimsOf(1, 3, 4, 2), RankKnown: true},
 		{Name: "theta", DType: canon.Float32, Shape: canon.DimsOf(2, 2, 3), RankKnown: true},
+		{Name: "cols", DType: canon.Float32, Shape: canon.DimsOf(2, 18, 12), RankKnown: true},
 	}}
 	ops := []struct {
 		op canon.Op
@@ -28,6 +29,8 @@ func TestResampleRoundTrip(t *testing.T) {
 		{&canon.Resize{Mode: canon.ResizeLinear, CoordTransform: canon.PytorchHalfPixel, Sizes: []int64{1, 2, 1, 3}}, []string{"x"}},
 		{&canon.GridSample{Mode: canon.ResizeLinear, Padding: canon.GridZeros, AlignCorners: true}, []string{"x", "grid"}},
 		{&canon.AffineGrid{Size: []int64{2, 1, 3, 4}, AlignCorners: true}, []string{"theta"}},
+		{&canon.Col2Im{ImageShape: []int64{5, 6}, BlockShape: []int64{2, 3}, Strides: []int64{2, 1}, Dilations: []int64{1, 2},
+			PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}}, []string{"cols"}},
 	}
 	for i, o := range ops {
 		out := "y" + strconv.Itoa(i)

@@ -232,10 +232,54 @@ func init() {
 	optable.Add(&converters, map[string]mxOp{
 		"BilinearSampler": {convBilinearSampler, []string{"Transpose", "GridSample"}},
 		"GridGenerator":   {convGridGenerator, []string{"Reshape", "AffineGrid", "Transpose"}},
+		"col2im":          {convCol2Im, []string{"Col2Im"}},
 	})
-	optable.Add(&lacks, map[string]string{
-		"Col2Im": "MXNet 1.6's col2im is not read yet",
-	})
+}
+
+// convCol2Im reads MXNet 1.6's col2im (PyTorch's fold): data (N,
+// C·∏kernel, L) summed into (N, C, output_size), symmetric padding.
+func convCol2Im(b *builder, c *nodeCtx) ([]string, error) {
+	for _, k := range []string{"output_size", "kernel"} {
+		if err := c.a.required(k); err != nil {
+			return nil, err
+		}
+	}
+	size, err := c.a.ints("output_size", nil)
+	if err != nil {
+		return nil, err
+	}
+	kernel, err := c.a.ints("kernel", nil)
+	if err != nil {
+		return nil, err
+	}
+	n := len(kernel)
+	if len(size) != n || n == 0 {
+		return nil, c.errf("output_size %v and kernel %v must have the same, non-zero length", size, kernel)
+	}
+	get := func(key string, def int64) ([]int64, error) {
+		v, err := c.a.ints(key, nil)
+		if err != nil || len(v) == 0 {
+			return ones(n, def), err
+		}
+		if len(v) != n {
+			return nil, c.errf("%s %v must have %d values", key, v, n)
+		}
+		return v, nil
+	}
+	stride, err := get("stride", 1)
+	if err != nil {
+		return nil, err
+	}
+	dilate, err := get("dilate", 1)
+	if err != nil {
+		return nil, err
+	}
+	pad, err := get("pad", 0)
+	if err != nil {
+		return nil, err
+	}
+	return single(b, c, &canon.Col2Im{ImageShape: size, BlockShape: kernel, Strides: stride, Dilations: dilate,
+		PadsBegin: pad, PadsEnd: append([]int64(nil), pad...)})
 }
 
 // convBilinearSampler: MXNet samples data at grid (N, 2, H', W'), x then
