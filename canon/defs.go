@@ -376,12 +376,12 @@ func builtinOps() []*OpDef {
 			Example: unaryExample(&Dropout{Ratio: 0.25}),
 		},
 		{
-			Kind: "Resize", Summary: "nearest-neighbour resampling by scales or sizes (constant or run-time)",
+			Kind: "Resize", Summary: "nearest, (multi)linear or cubic resampling by scales or sizes (constant or run-time), any coordinate transform, antialias, roi",
 			New:   func() Op { return &Resize{} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
 			Check: checkResize,
 			Example: func() Example {
-				return Example{Op: &Resize{Scales: []float32{1, 1, 2, 2}, CoordTransform: Asymmetric, Nearest: Floor}, Inputs: []ExampleInput{exampleX}}
+				return Example{Op: &Resize{Sizes: []int64{1, 4, 8, 3}, Mode: ResizeLinear, CoordTransform: HalfPixel}, Inputs: []ExampleInput{exampleX}}
 			},
 		},
 	}
@@ -481,5 +481,5 @@ func checkResize(c *CheckCtx) error {
 	if int(op.CoordTransform) >= len(coordNames) || int(op.Nearest) >= len(nearestNames) {
 		return c.Errorf("unknown coordinate transform %d or nearest mode %d", op.CoordTransform, op.Nearest)
 	}
-	return nil
+	return checkResizeModes(c, op)
 }

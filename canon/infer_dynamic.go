@@ -312,6 +312,19 @@ func (c *InferCtx) dynUnsqueeze(op *Unsqueeze) (ValueInfo, error) {
 func (c *InferCtx) dynResize(op *Resize) (ValueInfo, error) {
 	x := c.in[0]
 	eff := *op
+	if c.present(3) {
+		// A run-time roi moves no output size; a constant one is checked.
+		if p := c.in[3]; p.Const != nil {
+			v, err := p.Const.Float64s()
+			if err != nil {
+				return ValueInfo{}, c.errf("Roi input %q: %v", c.n.Inputs[3], err)
+			}
+			eff.Roi = make([]float32, len(v))
+			for i, s := range v {
+				eff.Roi[i] = float32(s)
+			}
+		}
+	}
 	known := true
 	n := int64(-1)
 	switch {
@@ -345,7 +358,7 @@ func (c *InferCtx) dynResize(op *Resize) (ValueInfo, error) {
 		known = ok
 		eff.Sizes = v
 	default:
-		return c.resize(op)
+		return c.resize(&eff)
 	}
 	if known {
 		if err := c.checkEffective(&eff); err != nil {
@@ -359,8 +372,20 @@ func (c *InferCtx) dynResize(op *Resize) (ValueInfo, error) {
 		}
 		return ValueInfo{DType: x.DType}, nil
 	}
-	if n >= 0 && n != int64(len(x.Shape)) {
-		return ValueInfo{}, c.errf("has %d scales/sizes but input X has shape %s; want one per axis", n, fmtShape(x))
+	want := int64(len(x.Shape))
+	if op.Axes != nil {
+		want = int64(len(op.Axes))
 	}
-	return shaped(x.DType, unknownDims(len(x.Shape))), nil
+	if n >= 0 && n != want {
+		return ValueInfo{}, c.errf("has %d scales/sizes but input X has shape %s; want one per resized axis", n, fmtShape(x))
+	}
+	out := unknownDims(len(x.Shape))
+	if axes, err := op.ResizeAxes(len(x.Shape)); err == nil && op.Axes != nil {
+		// Axes not resized keep their size.
+		copy(out, x.Shape)
+		for _, a := range axes {
+			out[a] = unknownDim
+		}
+	}
+	return shaped(x.DType, out), nil
 }

@@ -2,7 +2,6 @@ package canon
 
 import (
 	"fmt"
-	"math"
 )
 
 // InferCtx carries one node and its input types through an op's inference.
@@ -606,6 +605,9 @@ func (c *InferCtx) concat(op *Concat) (ValueInfo, error) {
 	out[axis] = sum
 	v := shaped(dt, out)
 	v.Const = c.concatConst(axis, out)
+	if v.Const == nil {
+		v.Const = c.concatFloatParams(out)
+	}
 	return v, nil
 }
 
@@ -1098,32 +1100,4 @@ func (c *InferCtx) shapeOf(op *ShapeOf) (ValueInfo, error) {
 	return v, nil
 }
 
-func (c *InferCtx) resize(op *Resize) (ValueInfo, error) {
-	x := c.in[0]
-	n := max(len(op.Scales), len(op.Sizes))
-	if !x.RankKnown {
-		if op.Sizes != nil {
-			return shaped(x.DType, DimsOf(op.Sizes...)), nil
-		}
-		return shaped(x.DType, unknownDims(n)), nil
-	}
-	if n != len(x.Shape) {
-		return ValueInfo{}, c.errf("has %d scales/sizes but input X has shape %s; want one per axis", n, fmtShape(x))
-	}
-	if op.Sizes != nil {
-		return shaped(x.DType, DimsOf(op.Sizes...)), nil
-	}
-	out := make([]Dim, n)
-	for i, d := range x.Shape {
-		if !d.Known() {
-			out[i] = unknownDim
-			continue
-		}
-		f := math.Floor(float64(d.Size) * float64(op.Scales[i]))
-		if f >= math.MaxInt64 {
-			return ValueInfo{}, c.overflow(fmt.Sprintf("axis %d: %d * scale %g", i, d.Size, op.Scales[i]))
-		}
-		out[i] = knownDim(int64(f))
-	}
-	return shaped(x.DType, out), nil
-}
+func (c *InferCtx) resize(op *Resize) (ValueInfo, error) { return c.resizeInfer(op) }

@@ -532,9 +532,12 @@ const (
 	AlignCorners
 	PytorchHalfPixel
 	TFHalfPixelForNN
+	HalfPixelSymmetric
+	TFCropAndResize
 )
 
-var coordNames = [...]string{HalfPixel: "half_pixel", Asymmetric: "asymmetric", AlignCorners: "align_corners", PytorchHalfPixel: "pytorch_half_pixel", TFHalfPixelForNN: "tf_half_pixel_for_nn"}
+var coordNames = [...]string{HalfPixel: "half_pixel", Asymmetric: "asymmetric", AlignCorners: "align_corners", PytorchHalfPixel: "pytorch_half_pixel", TFHalfPixelForNN: "tf_half_pixel_for_nn",
+	HalfPixelSymmetric: "half_pixel_symmetric", TFCropAndResize: "tf_crop_and_resize"}
 
 func (c CoordTransform) String() string { return coordNames[c] }
 
@@ -552,24 +555,41 @@ var nearestNames = [...]string{RoundPreferFloor: "round_prefer_floor", RoundPref
 
 func (n NearestMode) String() string { return nearestNames[n] }
 
-// Resize is nearest-neighbour resampling. Exactly one of Scales (one per
-// axis) and Sizes (the output shape) is given. ONNX Upsample and Resize-10
-// are imported as Asymmetric + Floor.
+// Resize resamples X (ONNX Resize-19 semantics, see defs_resample.go).
+// Exactly one of Scales (one per resized axis) and Sizes (the output size
+// of each resized axis) is given. Axes names the resized axes (nil: all, in
+// order). ONNX Upsample and Resize-10 are imported as Asymmetric + Floor.
 //
-// Scales or Sizes computed at run time are the optional input of that name
-// instead (Scales a 1-D f32 tensor, Sizes a 1-D i64 tensor, one entry per
-// axis); the attribute is then nil. Validation requires exactly one of the
-// four to be given.
+// Scales, Sizes or Roi computed at run time are the optional input of that
+// name instead (Scales and Roi 1-D f32 tensors, Sizes a 1-D i64 tensor);
+// the attribute is then nil. Validation requires exactly one of Scales and
+// Sizes to be given, as attribute or input.
 type Resize struct {
 	Scales         []float32
 	Sizes          []int64
+	Axes           []int64
+	Mode           ResizeMode
 	CoordTransform CoordTransform
 	Nearest        NearestMode
+	// CubicCoeffA is the cubic kernel's a (-0.75 as in PyTorch and ONNX's
+	// default, -0.5 as in TensorFlow), 0 for other modes; ExcludeOutside
+	// drops and renormalizes the taps outside the input.
+	CubicCoeffA    float32
+	ExcludeOutside bool
+	// Antialias widens the linear/cubic kernel by 1/scale when downsampling.
+	Antialias bool
+	// KeepAspect turns Sizes into one scale shared by the resized axes.
+	KeepAspect AspectPolicy
+	// Roi (TFCropAndResize only) is the region to resample, in normalized
+	// input coordinates: the starts of the resized axes, then their ends.
+	// Points outside the input take ExtrapolationValue.
+	Roi                []float32
+	ExtrapolationValue float32
 }
 
 func (*Resize) Kind() string { return "Resize" }
 func (*Resize) Signature() Signature {
-	return sig(1, inX, param("Scales"), param("Sizes"))
+	return sig(1, inX, param("Scales"), param("Sizes"), param("Roi"))
 }
 
 // ---- run-time parameters: which attribute stands for which input ----
@@ -606,8 +626,11 @@ func (o *Slice) AttrGiven(slot int) (string, bool) {
 }
 
 func (o *Resize) AttrGiven(slot int) (string, bool) {
-	if slot == 1 {
+	switch slot {
+	case 1:
 		return "Scales", o.Scales != nil
+	case 2:
+		return "Sizes", o.Sizes != nil
 	}
-	return "Sizes", o.Sizes != nil
+	return "Roi", o.Roi != nil
 }

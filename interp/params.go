@@ -179,5 +179,11 @@ func (x *exec) resizeParams(op *canon.Resize) (*canon.Resize, error) {
 		return nil, err
 	}
 	eff.Sizes = sizes
+	if t := x.in(3); t != nil {
+		if !t.isFloat() || len(t.shape) != 1 {
+			return nil, fmt.Errorf("roi input is %s%v, want a 1-D f32 tensor", t.dt, t.shape)
+		}
+		eff.Roi = append(make([]float32, 0, len(t.f)), t.f...)
+	}
 	return &eff, nil
 }

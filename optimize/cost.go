@@ -194,7 +194,7 @@ var costTable = map[string]costRule{
 	"Pad":                movement,
 	"Slice":              movement,
 	"Gather":             movement,
-	"Resize":             movement,
+	"Resize":             resizeCost,
 	"Shape": {detail: "one launch writing the shape; the input's data is not read", work: func(x costArgs, c *NodeCost) {
 		c.Bytes = numelOf(x.out) * float64(x.out.DType.Size())
 	}},

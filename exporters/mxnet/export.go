@@ -476,7 +476,7 @@ func init() {
 			}
 			return e.finish(n.Outputs[0], e.add("Dropout", n.Outputs[0], map[string]string{"p": f32(n.Op.(*canon.Dropout).Ratio)}, 2, in...))
 		}},
-		"Resize": {"UpSampling sample_type=nearest (integer factor on H and W)", func(e *exporter, n *canon.Node) error { return e.resize(n, n.Op.(*canon.Resize)) }},
+		"Resize": {"UpSampling sample_type=nearest (integer factor on H and W); _contrib_BilinearResize2D (linear, half_pixel or align_corners, H and W)", func(e *exporter, n *canon.Node) error { return e.resize(n, n.Op.(*canon.Resize)) }},
 	})
 	for fn := canon.Add; fn <= canon.Div; fn++ {
 		writers[fn.String()] = opWriter{binaryOps[fn].broadcast + ", " + binaryOps[fn].scalar + " (scalar operand)", func(e *exporter, n *canon.Node) error {
@@ -1144,6 +1144,16 @@ func optTuple(v []string) string {
 }
 
 func (e *exporter) resize(n *canon.Node, op *canon.Resize) error {
+	if op.Mode != canon.ResizeNearest {
+		return e.bilinearResize(n, op)
+	}
+	if op.Axes != nil {
+		if op, err := fullRankResize(e, n, op); err != nil {
+			return err
+		} else {
+			return e.resize(n, op)
+		}
+	}
 	scales := op.Scales
 	if scales == nil {
 		in, ok1 := e.shape(n.Inputs[0])

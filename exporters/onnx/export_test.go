@@ -295,7 +295,7 @@ func TestUnexpressible(t *testing.T) {
 		{"avgpool dilations", &canon.AveragePool{Kernel: []int64{2, 2}, Strides: []int64{1, 1}, Dilations: []int64{2, 2}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}}, 17, "opset 19"},
 		// A 0 in the target that allowzero keeps (x is 0x72 here, see graph).
 		{"reshape allowzero", &canon.Reshape{Shape: []int64{72, 0}, AllowZero: true}, 13, "opset 14"},
-		{"tf_half_pixel_for_nn", &canon.Resize{Scales: []float32{1, 1, 2, 2}, CoordTransform: canon.TFHalfPixelForNN}, 13, "opsets 11 and 12"},
+		{"tf_half_pixel_for_nn", &canon.Resize{Scales: []float32{1, 1, 2, 2}, CoordTransform: canon.TFHalfPixelForNN, Nearest: canon.Ceil}, 13, "opsets 11 and 12"},
 		{"opset 10", &canon.Identity{}, 10, "opsets 11 to 17"},
 		{"opset 18", &canon.Identity{}, 18, "opsets 11 to 17"},
 	}

@@ -761,41 +761,6 @@ func (b *builder) shape(n *canon.Node, op *canon.ShapeOf) error {
 	return nil
 }
 
-func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
-	dynScales, dynSizes := in(n, 1), in(n, 2)
-	if err := b.dynamicParams(n, 11); err != nil {
-		return err
-	}
-	if op.CoordTransform == canon.TFHalfPixelForNN && b.opset > 12 {
-		return b.opError(n, "coordinate_transformation_mode tf_half_pixel_for_nn exists only in opsets 11 and 12 (the target is opset %d); choose opset 11 or 12", b.opset)
-	}
-	// Opsets 11 and 12 have no optional roi/scales inputs: absent ones are
-	// empty tensors there.
-	roi, scales, sizes := "", "", ""
-	if b.opset < 13 {
-		roi = b.f32Param(n, "roi", []int64{0}, nil)
-	}
-	switch {
-	case dynScales != "":
-		scales = dynScales
-	case len(op.Scales) > 0:
-		scales = b.f32Param(n, "scales", []int64{int64(len(op.Scales))}, op.Scales)
-	default:
-		if b.opset < 13 {
-			scales = b.f32Param(n, "scales", []int64{0}, nil)
-		}
-		sizes = dynSizes
-		if sizes == "" {
-			sizes = b.i64Param(n, "sizes", op.Sizes)
-		}
-	}
-	b.emit(n.Name, "Resize", []string{n.Inputs[0], roi, scales, sizes}, n.Outputs,
-		attrString("mode", "nearest"),
-		attrString("coordinate_transformation_mode", op.CoordTransform.String()),
-		attrString("nearest_mode", op.Nearest.String()))
-	return nil
-}
-
 // Constants of Gelu's expansions, rounded to the data's dtype when written.
 const (
 	geluSqrt2     = math.Sqrt2         // x/√2 inside erf

@@ -112,7 +112,7 @@ func init() {
 		"Dropout":  {write: writeDropout, detail: "no code at inference; the mask is torch.ones_like"},
 		"Resize": {write: func(gen *generator, n *canon.Node) error { return gen.resize(n.Op.(*canon.Resize)) },
 			floatOnly: "nearest resizing (besides uint8)", accepts: func(dt canon.DType) bool { return dt.IsFloat() || dt == canon.Uint8 },
-			detail: "F.interpolate(mode=\"nearest\"): asymmetric coordinates with floor rounding, spatial axes of 3-D to 5-D inputs, constant scales or sizes"},
+			detail: resizeDetail},
 	})
 }
 
@@ -895,35 +895,4 @@ func (gen *generator) constant(op *canon.Constant) error {
 	gen.addEntry(key, "", &tt)
 	gen.expr[gen.node.Outputs[0]] = gen.access(key)
 	return nil
-}
-
-// resize maps the nearest-neighbour forms torch's "nearest" mode computes
-// exactly (src = floor(dst / scale)): asymmetric coordinates with floor.
-func (gen *generator) resize(op *canon.Resize) error {
-	if op.CoordTransform != canon.Asymmetric || op.Nearest != canon.Floor {
-		return gen.fail("nearest resize with %s coordinates and %s rounding; torch's \"nearest\" computes asymmetric + floor only", op.CoordTransform, op.Nearest)
-	}
-	r := gen.rankOf(gen.node.Inputs[0])
-	if r < 3 || r > 5 {
-		return gen.fail("torch interpolates 3-D to 5-D inputs only")
-	}
-	if op.Sizes != nil {
-		xs, ok := gen.shapeOf(gen.node.Inputs[0])
-		if !ok || xs[0] != op.Sizes[0] || xs[1] != op.Sizes[1] {
-			return gen.fail("torch resizes only the spatial axes")
-		}
-		return gen.call("F.interpolate(%s, size="+pyInts(op.Sizes[2:], true)+", mode=\"nearest\")", 0)
-	}
-	if op.Scales[0] != 1 || op.Scales[1] != 1 {
-		return gen.fail("torch resizes only the spatial axes")
-	}
-	sc := make([]string, 0, r-2)
-	for _, s := range op.Scales[2:] {
-		sc = append(sc, pyFloat(s))
-	}
-	tuple := "(" + strings.Join(sc, ", ") + ",)"
-	if len(sc) > 1 {
-		tuple = "(" + strings.Join(sc, ", ") + ")"
-	}
-	return gen.call("F.interpolate(%s, scale_factor="+tuple+", mode=\"nearest\")", 0)
 }

@@ -101,7 +101,7 @@ func init() {
 		"SoftmaxActivation":        {convSoftmaxActivation, softmax},
 		"Dropout":                  {convDropout, []string{"Dropout"}},
 		"clip":                     {convClip, []string{"Clip"}},
-		"UpSampling":               {convUpSampling, []string{"Resize"}},
+		"UpSampling":               {convUpSampling, []string{"Resize", "ConvTranspose"}},
 		"Pad":                      {convPad, []string{"Pad"}},
 		"pad":                      {convPad, []string{"Pad"}},
 		"hard_sigmoid":             {convHardSigmoid, []string{"HardSigmoid"}},
@@ -1385,8 +1385,10 @@ func convUpSampling(b *builder, c *nodeCtx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t := c.a.str("sample_type", ""); t != "nearest" {
-		return nil, c.errf("sample_type=%q is not supported (only nearest)", t)
+	if t := c.a.str("sample_type", ""); t == "bilinear" {
+		return convUpSamplingBilinear(b, c, scale)
+	} else if t != "nearest" {
+		return nil, c.errf("sample_type=%q is not supported (only nearest and bilinear)", t)
 	}
 	if n, _ := c.a.int("num_args", 1); n != 1 || len(c.n.Inputs) != 1 {
 		return nil, c.errf("UpSampling of %d inputs is not supported (only one)", len(c.n.Inputs))

@@ -358,11 +358,11 @@ func TestBadModels(t *testing.T) {
 			&onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum()})}, s.nodes...)
 		wantErr(t, s.model(), `node "k" (Constant)`, "without a tensor")
 	})
-	t.Run("resize linear", func(t *testing.T) {
+	t.Run("resize unknown mode", func(t *testing.T) {
 		s := convModel()
-		s.nodes[1] = node("Resize", "rs", []string{"c", "", "sc"}, []string{"y"}, aStr("mode", "linear"))
+		s.nodes[1] = node("Resize", "rs", []string{"c", "", "sc"}, []string{"y"}, aStr("mode", "area"))
 		s.inits = append(s.inits, f32Tensor("sc", []int64{4}, 1, 1, 2, 2))
-		wantErr(t, s.model(), `node "rs" (Resize)`, `mode "linear" is not supported`)
+		wantErr(t, s.model(), `node "rs" (Resize)`, `mode "area" is not supported`)
 	})
 }
 

@@ -149,7 +149,7 @@ func opAvgPool(nsp int) opHandler {
 
 // opAdaptiveAvgPool maps adaptive_avg_pool{1,2,3}d: an all-ones output is a
 // global average; an output size that divides the input is a plain
-// average pool; anything else is refused.
+// average pool; other sizes average PyTorch's uneven windows exactly.
 func opAdaptiveAvgPool(nsp int) opHandler {
 	return func(c *opCall) (value, error) {
 		if err := c.bind("input", "output_size"); err != nil {
@@ -203,7 +203,12 @@ func opAdaptiveAvgPool(nsp int) opHandler {
 				out = n
 			}
 			if in%out != 0 {
-				return nil, c.errf("output size %d does not divide input size %d; adaptive pooling with uneven windows has no canonical form", out, in)
+				// Uneven windows: exact per-axis averaging (ops_resample.go).
+				in, out, err := adaptiveSizes(c, x, nsp)
+				if err != nil {
+					return nil, err
+				}
+				return adaptiveAvgUneven(c, x, in, out)
 			}
 			kernel[i] = in / out
 		}

@@ -1,0 +1,238 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	_ "github.com/modelbridge/modelbridge/exporters/torch"
+	"github.com/modelbridge/modelbridge/formats"
+	_ "github.com/modelbridge/modelbridge/importers/torch"
+	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// TestTinyUNet follows PyTorch 2.6's tiny U-Net (a bilinear upsampling
+// between two convolution stages) through every path: its ONNX export run
+// by the interpreter, written again as ONNX (opsets 11, 13, 17) and run by
+// ONNX Runtime, written as MXNet and read back, written as model.py and
+// run by PyTorch 1.13; and its traced.pt converted to ONNX and run by ONNX
+// Runtime. Each must reproduce PyTorch's stored output.
+func TestTinyUNet(t *testing.T) {
+	dir := filepath.Join(testfix.Fixtures(t), "torch2", "tiny_unet")
+	data := filepath.Join(dir, "test_data_set_0")
+	in, err := tensorfile.Load(filepath.Join(data, "input_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tensorfile.Load(filepath.Join(data, "output_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, got *canon.Tensor, what string) {
+		t.Helper()
+		rel, err := compare.RelativeToMax(got, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel > 1e-4 {
+			t.Errorf("%s differs from PyTorch's output: relative error %.3g", what, rel)
+		}
+		t.Logf("%s: relative error %.2g vs PyTorch", what, rel)
+	}
+	runInterp := func(t *testing.T, g *canon.Graph) *canon.Tensor {
+		t.Helper()
+		if len(g.Inputs) != 1 || len(g.Outputs) != 1 {
+			t.Fatalf("model has %d inputs and %d outputs, want 1 and 1", len(g.Inputs), len(g.Outputs))
+		}
+		x := *in
+		x.Name = g.Inputs[0].Name
+		out, err := interp.Run(g, map[string]*canon.Tensor{x.Name: &x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out[g.Outputs[0].Name]
+	}
+	runORT := func(t *testing.T, g *canon.Graph, opset int) *canon.Tensor {
+		t.Helper()
+		runner := testfix.ORTRunner(t)
+		tmp := t.TempDir()
+		p := filepath.Join(tmp, "model.onnx")
+		exp, err := formats.FindExporter(p, "onnx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exp.Write(g, p, formats.WriteOptions{Opset: opset}); err != nil {
+			t.Fatalf("ONNX export at opset %d: %v", opset, err)
+		}
+		out := filepath.Join(tmp, "out")
+		if msg, err := exec.Command("node", runner, p, "--inputs", data, "--out", out).CombinedOutput(); err != nil {
+			t.Fatalf("ONNX Runtime failed: %v\n%s", err, msg)
+		}
+		got, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+
+	g := load(t, filepath.Join(dir, "model.onnx"), "onnx", formats.ReadOptions{})
+	t.Run("onnx/interpreter", func(t *testing.T) { check(t, runInterp(t, g), "model.onnx in the interpreter") })
+	for _, opset := range []int{11, 13, 17} {
+		t.Run("onnx/ort@"+strconv.Itoa(opset), func(t *testing.T) {
+			check(t, runORT(t, g, opset), "model.onnx rewritten as ONNX, in ONNX Runtime")
+		})
+	}
+	t.Run("onnx/mxnet", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "unet-symbol.json")
+		write(t, g, out, "mxnet")
+		mx := load(t, out, "mxnet", formats.ReadOptions{})
+		check(t, runInterp(t, mx), "model.onnx via MXNet, in the interpreter")
+	})
+	t.Run("onnx/model.py", func(t *testing.T) {
+		const py = "/usr/bin/python3"
+		if msg, err := exec.Command(py, "-c", "import torch, onnx").CombinedOutput(); err != nil {
+			t.Skipf("skipping: %s cannot import torch and onnx: %v %s", py, err, strings.TrimSpace(string(msg)))
+		}
+		out := filepath.Join(t.TempDir(), "unet")
+		write(t, g, out, "torch")
+		script := `
+import sys, torch, numpy as np, onnx
+from onnx import numpy_helper
+sys.path.insert(0, sys.argv[1])
+from model import Model
+m = Model()
+m.load_state_dict(torch.load(sys.argv[1] + "/weights.pt"), strict=True)
+x = numpy_helper.to_array(onnx.load_tensor(sys.argv[2] + "/input_0.pb")).copy()
+with torch.no_grad():
+    y = m(torch.from_numpy(x))
+y = y[0] if isinstance(y, tuple) else y
+onnx.save_tensor(numpy_helper.from_array(y.numpy()), sys.argv[1] + "/output_0.pb")
+`
+		if msg, err := exec.Command(py, "-c", script, out, data).CombinedOutput(); err != nil {
+			t.Fatalf("PyTorch failed on model.py: %v\n%s", err, msg)
+		}
+		got, err := tensorfile.Load(filepath.Join(out, "output_0.pb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, got, "model.onnx as model.py, in PyTorch 1.13")
+	})
+	t.Run("traced.pt/ort", func(t *testing.T) {
+		ts, _, err := formats.Read(filepath.Join(dir, "traced.pt"), "", formats.ReadOptions{})
+		if err != nil && strings.Contains(err.Error(), "torch.slice is not supported") {
+			t.Skipf("skipping: the TorchScript importer does not read aten::slice yet: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ts.Close()
+		check(t, runInterp(t, ts), "traced.pt in the interpreter")
+		check(t, runORT(t, ts, 13), "traced.pt as ONNX, in ONNX Runtime")
+	})
+}
+
+// resampleModule is traced by PyTorch 1.13: interpolation in every mode,
+// uneven adaptive pooling, grid sampling, affine grids, fold and
+// antialiased resizing.
+const resampleModule = `
+import sys, numpy as np, torch, torch.nn.functional as F
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(1)
+        self.register_buffer("grid", torch.rand(1, 4, 5, 2) * 2.6 - 1.3)
+        self.register_buffer("theta", torch.randn(1, 2, 3))
+        self.register_buffer("cols", torch.randn(1, 18, 12))
+    def forward(self, x):
+        return (
+            F.interpolate(x, size=(11, 13), mode="bilinear", align_corners=False),
+            F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=True),
+            F.interpolate(x, size=(4, 12), mode="nearest-exact"),
+            F.interpolate(x, size=(5, 4), mode="nearest"),
+            F.adaptive_avg_pool2d(x, (3, 4)),
+            F.adaptive_max_pool2d(x, (3, 4)),
+            F.grid_sample(x, self.grid, mode="bilinear", padding_mode="zeros", align_corners=False),
+            F.grid_sample(x, self.grid, mode="bicubic", padding_mode="reflection", align_corners=True),
+            F.affine_grid(self.theta, [1, 3, 5, 6], align_corners=False),
+            F.fold(self.cols, (5, 6), (2, 3), stride=(2, 1), dilation=(1, 2), padding=1),
+            F.interpolate(x, size=(4, 5), mode="bilinear", antialias=True),
+        )
+torch.manual_seed(0)
+x = torch.randn(1, 3, 7, 9)
+m = torch.jit.trace(M(), x)
+m.save(sys.argv[1] + "/m.pt")
+np.save(sys.argv[1] + "/x.npy", x.numpy())
+for k, o in enumerate(m(x)):
+    np.save(sys.argv[1] + "/y%d.npy" % k, o.numpy())
+`
+
+// TestTracedResamplingThroughONNX converts a traced module of resampling
+// ops to ONNX at opsets 11, 13 and 17 (expansions below GridSample-16,
+// Col2Im-18 and AffineGrid-20; native above) and runs each in ONNX
+// Runtime against PyTorch's outputs.
+func TestTracedResamplingThroughONNX(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if msg, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
+		t.Skipf("skipping: %s cannot import torch: %v %s", py, err, strings.TrimSpace(string(msg)))
+	}
+	runner := testfix.ORTRunner(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "trace.py")
+	if err := os.WriteFile(script, []byte(resampleModule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := exec.Command(py, script, dir).CombinedOutput(); err != nil {
+		t.Fatalf("tracing: %v\n%s", err, msg)
+	}
+	x, err := tensorfile.Load(filepath.Join(dir, "x.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := tensorfile.Save(x, filepath.Join(in, "input_0.pb")); err != nil {
+		t.Fatal(err)
+	}
+	g := load(t, filepath.Join(dir, "m.pt"), "", formats.ReadOptions{InputShapes: map[string][]int64{"#0": x.Shape}})
+	for _, opset := range []int{11, 13, 17} {
+		p := filepath.Join(dir, "m"+strconv.Itoa(opset)+".onnx")
+		exp, err := formats.FindExporter(p, "onnx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exp.Write(g, p, formats.WriteOptions{Opset: opset}); err != nil {
+			t.Fatalf("opset %d: %v", opset, err)
+		}
+		out := filepath.Join(dir, "out"+strconv.Itoa(opset))
+		if msg, err := exec.Command("node", runner, p, "--inputs", in, "--out", out).CombinedOutput(); err != nil {
+			t.Fatalf("opset %d: ONNX Runtime failed: %v\n%s", opset, err, msg)
+		}
+		for k := range g.Outputs {
+			want, err := tensorfile.Load(filepath.Join(dir, "y"+strconv.Itoa(k)+".npy"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(k)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := compare.RelativeToMax(got, want)
+			if err != nil {
+				t.Fatalf("opset %d output %d: %v", opset, k, err)
+			}
+			if rel > 1e-4 {
+				t.Errorf("opset %d output %d: ONNX Runtime differs from PyTorch: relative error %.3g", opset, k, rel)
+			}
+		}
+	}
+}
