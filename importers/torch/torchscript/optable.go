@@ -39,12 +39,9 @@ var builderKinds = map[string]string{
 var opLacks = map[string]string{
 	"Constant":      "constants become initializers, not Constant nodes",
 	"Dropout":       "torch.dropout at inference is the identity; no node is emitted",
-	"Gather":        "aten::index_select, aten::gather and indexing are not mapped yet",
 	"GlobalMaxPool": "aten::adaptive_max_pool2d is not mapped yet",
 	"PRelu":         "aten::prelu is not mapped yet",
-	"Pad":           "aten::constant_pad_nd and the reflection/replication pads are not mapped yet",
 	"Resize":        "aten::upsample_nearest2d is not mapped yet",
-	"Slice":         "aten::slice and tensor indexing are not mapped yet",
 	"Softsign":      "TorchScript spells softsign as x / (1 + |x|), which is read as Abs, Add and Div",
 }
 
@@ -88,12 +85,12 @@ func init() {
 		"torch.mm":                  entry(opMatmul, "MatMul"),
 		"torch.t":                   entry(opT, "Transpose"),
 		// add and sub scale their other operand by alpha with a Mul.
-		"torch.add":              entry(binaryOp(canon.Add, "add"), "Add", "Mul"),
-		"torch.sub":              entry(binaryOp(canon.Sub, "sub"), "Sub", "Mul"),
-		"torch.mul":              entry(binaryOp(canon.Mul, "mul"), "Mul"),
-		"torch.div":              entry(binaryOp(canon.Div, "div"), "Div"),
-		"torch.rsub":             entry(binaryOpOrder(canon.Sub, "sub", true), "Sub", "Mul"),
-		"torch.floor_divide":     entry(opFloorDivide),
+		"torch.add":              entry(binaryOp(canon.Add, "add"), "Add", "Mul", "Cast"),
+		"torch.sub":              entry(binaryOp(canon.Sub, "sub"), "Sub", "Mul", "Cast"),
+		"torch.mul":              entry(binaryOp(canon.Mul, "mul"), "Mul", "Cast"),
+		"torch.div":              entry(binaryOp(canon.Div, "div"), divideKinds...),
+		"torch.rsub":             entry(binaryOpOrder(canon.Sub, "sub", true), "Sub", "Mul", "Cast"),
+		"torch.floor_divide":     entry(opFloorDivide, divideKinds...),
 		"torch.cat":              entry(opCat, "Concat"),
 		"torch.chunk":            entry(opChunk, "Split"),
 		"torch.split":            entry(opSplit, "Split"),

@@ -1,0 +1,131 @@
+package torchscript
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// traceFooter traces the module M of a script on its float32 inputs xs,
+// saves and reloads it, and writes the inputs and every output (nested
+// tuples flattened, in order) of the reloaded module as .npy files.
+const traceFooter = `
+m = torch.jit.trace(M(), tuple(xs), check_trace=False)
+m.save(sys.argv[1] + "/m.pt")
+m = torch.jit.load(sys.argv[1] + "/m.pt")
+for k, x in enumerate(xs):
+    np.save(sys.argv[1] + "/x%d.npy" % k, x.numpy())
+def flat(o):
+    return [t for i in o for t in flat(i)] if isinstance(o, (tuple, list)) else [o]
+outs = flat(m(*xs))
+for k, o in enumerate(outs):
+    np.save(sys.argv[1] + "/y%d.npy" % k, np.require(o.numpy(), requirements="C"))
+print(len(outs))
+`
+
+// traceAndCompare runs a PyTorch 1.13 script (which defines M and xs),
+// imports the traced module and checks every output against PyTorch's:
+// same dtype and shape, values within tolerance (integers exactly).
+func traceAndCompare(t *testing.T, script string) {
+	t.Helper()
+	const py = "/usr/bin/python3"
+	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace.py")
+	if err := os.WriteFile(path, []byte("import sys, numpy as np, torch, torch.nn.functional as F\n"+script+traceFooter), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(py, path, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tracing: %v\n%s", err, out)
+	}
+	var nOut int
+	lines := strings.Fields(string(out))
+	if _, err := fmt.Sscan(lines[len(lines)-1], &nOut); err != nil {
+		t.Fatalf("tracing printed %q", out)
+	}
+	shapes := map[string][]int64{}
+	var ins []*canon.Tensor
+	for k := 0; ; k++ {
+		p := filepath.Join(dir, fmt.Sprintf("x%d.npy", k))
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		v, err := tensorfile.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, v)
+		shapes[fmt.Sprintf("#%d", k)] = v.Shape
+	}
+	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: shapes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	feed := map[string]*canon.Tensor{}
+	for k, v := range ins {
+		v.Name = g.Inputs[k].Name
+		feed[v.Name] = v
+	}
+	res, err := interp.Run(g, feed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Outputs) != nOut {
+		t.Fatalf("%d outputs, PyTorch gives %d", len(g.Outputs), nOut)
+	}
+	for k, o := range g.Outputs {
+		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res[o.Name]
+		if got.DType != want.DType || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
+			t.Errorf("output %d is %s%v, PyTorch's %s%v", k, got.DType, got.Shape, want.DType, want.Shape)
+			continue
+		}
+		r, err := compare.Tensors(got, want, 1e-5, 1e-6)
+		if err != nil || !r.OK {
+			t.Errorf("output %d differs from PyTorch: %+v %v", k, r, err)
+		}
+	}
+}
+
+func TestTracedGenerateOps(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("i", torch.tensor([[3, 1, 3], [0, 1, 1], [3, 1, 3]]))
+    def forward(self, x):
+        a = torch.nonzero(x > 0)
+        u = torch.unique(self.i)
+        u4 = (torch.unique(self.i, dim=1),)
+        u2 = torch.unique(self.i, return_inverse=True, return_counts=True)
+        u3 = torch.unique(self.i, dim=0, return_inverse=True, return_counts=True)
+        r = (torch.arange(4), torch.arange(1, 7, 2.0), torch.arange(x.shape[0]), torch.arange(2, 9, 3),
+             torch.arange(0.5, 2.0, 0.25, dtype=torch.float64), torch.arange(10, 0, -3))
+        f = (torch.full((2, 3), 1.5), torch.full((2,), 7), torch.zeros(2, 3), torch.ones(3),
+             torch.ones(2, dtype=torch.int32), torch.full_like(x, 2), torch.zeros_like(x), torch.ones_like(self.i),
+             x.new_full((2, 2), 3.0), x.new_zeros(2, 2), self.i.new_ones(3), torch.zeros([]))
+        e = (torch.eye(3), torch.eye(3, 4), torch.eye(2, dtype=torch.int64))
+        g = F.pixel_shuffle(x.reshape(1, 8, 2, 3), 2)
+        h = F.pixel_unshuffle(g, 2)
+        h1 = F.pixel_unshuffle(x.reshape(1, 2, 4, 6), 2)
+        return (a, u) + u2 + u3 + u4 + r + f + e + (g, h, h1)
+torch.manual_seed(0)
+xs = [torch.randn(4, 12)]
+`)
+}

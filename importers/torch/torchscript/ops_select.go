@@ -1,0 +1,454 @@
+package torchscript
+
+import (
+	"errors"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// The selection family: basic indexing (torch.slice, torch.select, which
+// x[a:b] and x[k] trace to), advanced indexing (torch.index: integer
+// tensors read as Gather or GatherND, a boolean mask as Compress) and
+// indexed assignment (torch.index_put: ScatterND, or Where for a mask and
+// one value), and torch.clone.
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.slice":      entry(opSlice, "Slice"),
+		"torch.select":     entry(opSelect, "Gather"),
+		"torch.clone":      entry(opClone),
+		"torch.index":      entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index_put":  entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index_put_": entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
+	})
+}
+
+// opSlice: x[start:end:step] along dim; torch's end is INT64_MAX for an
+// open slice, which Slice's clamping reads the same way.
+func opSlice(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim=0", "start=None", "end=None", "step=1")
+	if err != nil {
+		return nil, err
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	start, end := int64(0), int64(math.MaxInt64)
+	if !c.isNone(2) {
+		if start, err = c.int(2); err != nil {
+			return nil, err
+		}
+	}
+	if !c.isNone(3) {
+		if end, err = c.int(3); err != nil {
+			return nil, err
+		}
+	}
+	step, err := c.int(4)
+	if err != nil {
+		return nil, err
+	}
+	if step < 1 {
+		return nil, c.errf("step is %d, must be positive", step)
+	}
+	if start == 0 && end == math.MaxInt64 && step == 1 {
+		return x, nil // x[:] is x
+	}
+	return c.b().emit1(c.scope, &canon.Slice{Starts: []int64{start}, Ends: []int64{end}, Axes: []int64{d}, Steps: []int64{step}}, x)
+}
+
+// opSelect: x[k] along dim drops the axis, as Gather with a scalar index.
+func opSelect(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim", "index")
+	if err != nil {
+		return nil, err
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	k, err := c.int(2)
+	if err != nil {
+		return nil, err
+	}
+	if vi := c.b().info(x); vi.RankKnown && vi.Shape[d].Known() {
+		if n := vi.Shape[d].Size; k < -n || k >= n {
+			return nil, c.errf("index %d is out of range for dimension %d of size %d", k, d, n)
+		}
+	}
+	idx := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{k})}
+	return c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
+}
+
+// opClone copies: a distinct value, so that in-place ops on the copy leave
+// the original alone.
+func opClone(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "memory_format=None")
+	if err != nil {
+		return nil, err
+	}
+	cp := *x
+	return &cp, nil
+}
+
+// advancedIndex is a torch.index/index_put index list: the position and
+// tensor of each non-None entry.
+type advancedIndex struct {
+	pos  []int
+	ts   []*tensorVal
+	mask bool // a single boolean (or uint8) mask
+}
+
+func readIndices(c *opCall, i int, x *tensorVal) (advancedIndex, int, error) {
+	var ai advancedIndex
+	items, ok := listItems(c.bound[i])
+	if !ok {
+		return ai, 0, c.errf("indices must be a list, got %s", typeName(c.bound[i]))
+	}
+	rank, err := c.rankOf(x, "the input")
+	if err != nil {
+		return ai, 0, err
+	}
+	consumed := 0
+	for k, it := range items {
+		if _, none := it.(noneVal); none {
+			consumed++
+			continue
+		}
+		t, ok := it.(*tensorVal)
+		if !ok {
+			return ai, 0, c.errf("index %d is a %s, not a Tensor or None", k, typeName(it))
+		}
+		dt := c.b().info(t).DType
+		switch {
+		case dt == canon.Bool || dt == canon.Uint8:
+			if dt == canon.Uint8 {
+				if t, err = c.b().emit1(c.scope, &canon.Cast{To: canon.Bool}, t); err != nil {
+					return ai, 0, err
+				}
+			}
+			r, err := c.rankOf(t, "the mask")
+			if err != nil {
+				return ai, 0, err
+			}
+			ai.mask = true
+			consumed += r
+		case dt == canon.Int64 || dt == canon.Int32:
+			consumed++
+		default:
+			return ai, 0, c.errf("index %d is a %s tensor; indices are integer or bool tensors", k, dt)
+		}
+		ai.pos = append(ai.pos, k)
+		ai.ts = append(ai.ts, t)
+	}
+	if consumed > rank {
+		return ai, 0, c.errf("too many indices (%d) for a rank-%d tensor", consumed, rank)
+	}
+	if ai.mask && len(ai.ts) > 1 {
+		return ai, 0, c.errf("a boolean mask combined with other index tensors is not supported; index with one mask or with integer tensors")
+	}
+	for k := 1; k < len(ai.pos); k++ {
+		if ai.pos[k] != ai.pos[k-1]+1 {
+			return ai, 0, c.errf("index tensors separated by slices put the indexed axes first in torch; that layout is not supported (keep the index tensors adjacent)")
+		}
+	}
+	return ai, rank, nil
+}
+
+// stackIndices broadcasts integer index tensors to one shape B and stacks
+// them on a new last axis: GatherND/ScatterND indices of shape B + [k].
+func stackIndices(c *opCall, ts []*tensorVal) (*tensorVal, []int64, error) {
+	var shapes [][]int64
+	for _, t := range ts {
+		s, err := c.shapeOf(t, "an index tensor")
+		if err != nil {
+			return nil, nil, err
+		}
+		shapes = append(shapes, s)
+	}
+	var b []int64
+	for _, s := range shapes {
+		var err error
+		if b, err = broadcastShapes(b, s); err != nil {
+			return nil, nil, c.errf("index tensors of shapes %v: %v", shapes, err)
+		}
+	}
+	parts := make([]*tensorVal, len(ts))
+	for k, t := range ts {
+		var err error
+		if c.b().info(t).DType != canon.Int64 {
+			if t, err = c.b().emit1(c.scope, &canon.Cast{To: canon.Int64}, t); err != nil {
+				return nil, nil, err
+			}
+		}
+		if !sameInts(shapes[k], b) {
+			if t, err = c.b().emit1(c.scope, &canon.Expand{Shape: b}, t); err != nil {
+				return nil, nil, err
+			}
+		}
+		if parts[k], err = c.b().emit1(c.scope, &canon.Unsqueeze{Axes: []int64{int64(len(b))}}, t); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0], b, nil
+	}
+	out, err := c.b().emit1(c.scope, &canon.Concat{Axis: int64(len(b))}, parts...)
+	return out, b, err
+}
+
+func broadcastShapes(a, b []int64) ([]int64, error) {
+	n := max(len(a), len(b))
+	out := make([]int64, n)
+	for i := range n {
+		da, db := int64(1), int64(1)
+		if j := i - (n - len(a)); j >= 0 {
+			da = a[j]
+		}
+		if j := i - (n - len(b)); j >= 0 {
+			db = b[j]
+		}
+		switch {
+		case da == db || db == 1:
+			out[i] = da
+		case da == 1:
+			out[i] = db
+		default:
+			return nil, errBroadcast
+		}
+	}
+	return out, nil
+}
+
+var errBroadcast = errors.New("they do not broadcast")
+
+func sameInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// toFront is the permutation moving axes [d, d+k) of a rank-r tensor to
+// the front.
+func toFront(r, d, k int) []int64 {
+	var perm []int64
+	for i := d; i < d+k; i++ {
+		perm = append(perm, int64(i))
+	}
+	for i := range r {
+		if i < d || i >= d+k {
+			perm = append(perm, int64(i))
+		}
+	}
+	return perm
+}
+
+// opIndex reads x[indices] with tensor indices: one integer tensor is a
+// Gather, adjacent ones a GatherND (on x transposed so they lead, when
+// slices come first), a boolean mask a Compress.
+func opIndex(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "indices")
+	if err != nil {
+		return nil, err
+	}
+	ai, rank, err := readIndices(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	if len(ai.ts) == 0 {
+		return x, nil
+	}
+	d := ai.pos[0]
+	if ai.mask {
+		return maskSelect(c, x, ai.ts[0], d, rank)
+	}
+	if len(ai.ts) == 1 {
+		idx := ai.ts[0]
+		return c.b().emit1(c.scope, &canon.Gather{Axis: int64(d)}, x, idx)
+	}
+	k := len(ai.ts)
+	idx, b, err := stackIndices(c, ai.ts)
+	if err != nil {
+		return nil, err
+	}
+	src := x
+	if d > 0 {
+		if src, err = c.b().emit1(c.scope, &canon.Transpose{Perm: toFront(rank, d, k)}, x); err != nil {
+			return nil, err
+		}
+	}
+	out, err := c.b().emit1(c.scope, &canon.GatherND{}, src, idx)
+	if err != nil || d == 0 {
+		return out, err
+	}
+	// GatherND gives B + x.shape[:d] + x.shape[d+k:]; torch puts B at d.
+	nb := len(b)
+	var perm []int64
+	for i := nb; i < nb+d; i++ {
+		perm = append(perm, int64(i))
+	}
+	for i := range nb {
+		perm = append(perm, int64(i))
+	}
+	for i := nb + d; i < nb+rank-k; i++ {
+		perm = append(perm, int64(i))
+	}
+	return c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, out)
+}
+
+// maskSelect is x[mask] with a mask covering axes [d, d+m): a 1-D mask is
+// a Compress along d; a mask over the leading axes flattens them first.
+func maskSelect(c *opCall, x, mask *tensorVal, d, rank int) (value, error) {
+	ms, err := c.shapeOf(mask, "the mask")
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 1 {
+		return c.b().emit1(c.scope, &canon.Compress{Axis: int64(d)}, x, mask)
+	}
+	if d != 0 {
+		return nil, c.errf("a %d-D mask after a slice is not supported; put the mask first", len(ms))
+	}
+	xs, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if !sameInts(xs[:len(ms)], ms) {
+		return nil, c.errf("the mask's shape %v does not match the input's leading sizes %v", ms, xs[:len(ms)])
+	}
+	flatMask, err := c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{-1}}, mask)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == rank {
+		return c.b().emit1(c.scope, &canon.Compress{Flatten: true}, x, flatMask)
+	}
+	lead := append([]int64{canon.NumElements(ms)}, xs[len(ms):]...)
+	flat, err := c.b().emit1(c.scope, &canon.Reshape{Shape: lead, AllowZero: true}, x)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Compress{Axis: 0}, flat, flatMask)
+}
+
+// opIndexPut reads x[indices] = values (accumulate: +=). Values take x's
+// dtype, as torch requires. A mask with one value is a Where; otherwise
+// the indexed positions are scattered with ScatterND.
+func opIndexPut(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "indices", "values", "accumulate=False")
+	if err != nil {
+		return nil, err
+	}
+	acc, err := c.bool(3)
+	if err != nil {
+		return nil, err
+	}
+	ai, rank, err := readIndices(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	dt := c.b().info(x).DType
+	vals, err := c.tensor(2)
+	if err != nil {
+		return nil, err
+	}
+	if vals, err = valuesAs(c, vals, dt); err != nil {
+		return nil, err
+	}
+	if len(ai.ts) == 0 {
+		return nil, c.errf("an index list without tensors is not supported")
+	}
+	if ai.pos[0] != 0 {
+		return nil, c.errf("assignment through index tensors after a slice is not supported; index the leading axes")
+	}
+	red := canon.ScatterNone
+	if acc {
+		red = canon.ScatterAdd
+	}
+	xs, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	vs, err := c.shapeOf(vals, "the values")
+	if err != nil {
+		return nil, err
+	}
+	if ai.mask {
+		mask := ai.ts[0]
+		ms, err := c.shapeOf(mask, "the mask")
+		if err != nil {
+			return nil, err
+		}
+		if !sameInts(xs[:len(ms)], ms) {
+			return nil, c.errf("the mask's shape %v does not match the input's leading sizes %v", ms, xs[:len(ms)])
+		}
+		if canon.NumElements(vs) == 1 && !acc {
+			if len(ms) < rank {
+				axes := make([]int64, rank-len(ms))
+				for i := range axes {
+					axes[i] = int64(len(ms) + i)
+				}
+				if mask, err = c.b().emit1(c.scope, &canon.Unsqueeze{Axes: axes}, mask); err != nil {
+					return nil, err
+				}
+			}
+			if len(vs) > 0 {
+				if vals, err = c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{}}, vals); err != nil {
+					return nil, err
+				}
+			}
+			return c.b().emit1(c.scope, &canon.Where{}, mask, vals, x)
+		}
+		nz, err := c.b().emit1(c.scope, &canon.NonZero{}, mask)
+		if err != nil {
+			return nil, err
+		}
+		idx, err := c.b().emit1(c.scope, &canon.Transpose{Perm: []int64{1, 0}}, nz)
+		if err != nil {
+			return nil, err
+		}
+		return c.b().emit1(c.scope, &canon.ScatterND{Reduction: red}, x, idx, vals)
+	}
+	idx, b, err := stackIndices(c, ai.ts)
+	if err != nil {
+		return nil, err
+	}
+	want := append(append([]int64{}, b...), xs[len(ai.ts):]...)
+	if !sameInts(vs, want) {
+		if _, err := broadcastShapes(want, vs); err != nil || len(vs) > len(want) {
+			return nil, c.errf("values of shape %v do not broadcast to the indexed shape %v", vs, want)
+		}
+		if vals, err = c.b().emit1(c.scope, &canon.Expand{Shape: want}, vals); err != nil {
+			return nil, err
+		}
+	}
+	return c.b().emit1(c.scope, &canon.ScatterND{Reduction: red}, x, idx, vals)
+}
+
+// valuesAs gives an assignment's values x's dtype dt.
+func valuesAs(c *opCall, v *tensorVal, dt canon.DType) (*tensorVal, error) {
+	vi := c.b().info(v)
+	if vi.DType == dt || dt == canon.Undefined {
+		return v, nil
+	}
+	if v.konst != nil && v.konst.NumElements() == 1 {
+		if s, ok := scalarOf(v); ok {
+			k, err := scalarAs(s.f, dt)
+			if err != nil {
+				return nil, c.errf("%v", err)
+			}
+			k.Shape = append([]int64{}, v.konst.Shape...)
+			return &tensorVal{konst: k}, nil
+		}
+	}
+	return c.b().emit1(c.scope, &canon.Cast{To: dt}, v)
+}
