@@ -129,3 +129,65 @@ torch.manual_seed(0)
 xs = [torch.randn(4, 12)]
 `)
 }
+
+func TestTracedIndexAndPadOps(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("i", torch.tensor([1, 0, 3, -1]))
+        self.register_buffer("j", torch.tensor([[0, 2], [1, 1]]))
+        self.register_buffer("rows", torch.tensor([True, False, True, True]))
+        self.register_buffer("i32", torch.tensor([2, 0], dtype=torch.int32))
+    def forward(self, x, y):
+        o = [x[self.i], x[:, self.j], x[self.i, self.i], x[self.j, 1:3][:, :, 0], x[x > 0], x[self.rows],
+             x[1:3, self.i], x[None, 1:, 2], x[1], x[:, -1], x[::2], y[self.j, self.j], y[:, self.i[:2], self.j[0]], y[y > 0.5], y[x > 0]]
+        k = x.clone()
+        k[x > 0] = 0.0
+        k2 = x.clone()
+        k2[self.i[:3]] = torch.ones(3, 6)
+        k3 = x.clone()
+        k3[self.j, self.j] = 5.0
+        k4 = x.clone()
+        k4.index_put_((self.i,), torch.ones(6), accumulate=True)
+        k5 = y.clone()
+        k5[y > 0] = y[y > 0] * 10
+        k6 = y.clone()
+        k6[x > 0] = -1.0
+        o += [k, k2, k3, k4, k5, k6]
+        z = x.reshape(1, 2, 4, 3)
+        o += [F.pad(x, (1, 2)), F.pad(x, (1, 0, 2, 1), value=3.5), F.pad(z, (2, 1, 1, 2), mode="reflect"),
+              F.pad(z, (1, 1, 2, 0), mode="replicate"), F.pad(x.reshape(1, 4, 6), (2, 3), mode="reflect"),
+              F.pad(z, (-1, 1)), torch.constant_pad_nd(x, [1, 1], 2.0)]
+        return tuple(o)
+torch.manual_seed(0)
+xs = [torch.randn(4, 6), torch.rand(4, 6, 3)]
+`)
+}
+
+func TestTracedMaxMinAndPromotion(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("i", torch.tensor([[7, -3, 4], [0, 9, -8]]))
+        self.register_buffer("k", torch.tensor([[2, 5, -3], [4, -2, 3]]))
+        self.register_buffer("b", torch.tensor([True, False, True]))
+        self.register_buffer("s", torch.tensor([1, 2, 3], dtype=torch.int32))
+    def forward(self, x):
+        mx = torch.max(x, 1)
+        mn = torch.min(x, dim=0, keepdim=True)
+        o = [torch.max(x), torch.min(x), mx[0], mx[1], mn[0], mn[1], torch.max(x, x * 0.5), torch.min(x, -x),
+             torch.maximum(x, x * x - 2), torch.minimum(x, 1 - x), torch.max(self.i), x.max(dim=-1)[1],
+             torch.rsqrt(x.abs() + 0.1), torch.rsqrt(self.k.abs() + 1)]
+        i, k = self.i, self.k
+        o += [i / 2, i / k, i // 2, i // k, torch.floor_divide(i, -3), i % 3, i % k, torch.remainder(i, -4),
+              torch.true_divide(i, k), i * 1.5, i + 0.5, 2.5 - i, self.b + 1, self.b * 1.5,
+              torch.div(i, k, rounding_mode="floor"), torch.div(i, k, rounding_mode="trunc"),
+              torch.div(x, 0.3, rounding_mode="trunc"), torch.div(x, 0.3, rounding_mode="floor"),
+              i > 2.5, torch.where(i > 0, i, 0.5), self.s + i[0], self.s * 2, self.s / 2, x // 0.3, x[0] + self.s]
+        return tuple(o)
+torch.manual_seed(0)
+xs = [torch.randn(2, 3) * 3]
+`)
+}

@@ -378,10 +378,7 @@ func opIndexPut(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	vs, err := c.shapeOf(vals, "the values")
-	if err != nil {
-		return nil, err
-	}
+	vs, vsKnown := c.b().info(vals).StaticShape()
 	if ai.mask {
 		mask := ai.ts[0]
 		ms, err := c.shapeOf(mask, "the mask")
@@ -391,7 +388,7 @@ func opIndexPut(c *opCall) (value, error) {
 		if !sameInts(xs[:len(ms)], ms) {
 			return nil, c.errf("the mask's shape %v does not match the input's leading sizes %v", ms, xs[:len(ms)])
 		}
-		if canon.NumElements(vs) == 1 && !acc {
+		if vsKnown && canon.NumElements(vs) == 1 && !acc {
 			if len(ms) < rank {
 				axes := make([]int64, rank-len(ms))
 				for i := range axes {
@@ -417,6 +414,9 @@ func opIndexPut(c *opCall) (value, error) {
 			return nil, err
 		}
 		return c.b().emit1(c.scope, &canon.ScatterND{Reduction: red}, x, idx, vals)
+	}
+	if !vsKnown {
+		return nil, c.errf("the shape of the values is not known at import; give the input shape (--input-shape NAME=D1,D2,...)")
 	}
 	idx, b, err := stackIndices(c, ai.ts)
 	if err != nil {

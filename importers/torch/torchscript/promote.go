@@ -49,7 +49,9 @@ func promoteOperands(c *opCall, a, b *tensorVal, aNum, bNum value) (*tensorVal, 
 		if t, ok := num.(*tensorVal); ok {
 			numCategory = dtypeCategory(t.konst.DType)
 			if t.konst.DType == target {
-				return t, nil
+				// A copy: emitting names the value in place, and traced
+				// code shares one CONSTANTS entry between calls.
+				return &tensorVal{konst: t.konst}, nil
 			}
 		}
 		if numCategory > dtypeCategory(target) && target != canon.Undefined {
@@ -65,29 +67,29 @@ func promoteOperands(c *opCall, a, b *tensorVal, aNum, bNum value) (*tensorVal, 
 		return &tensorVal{konst: k}, nil
 	}
 	var err error
+	// The number, materialized, has the result's dtype; the tensor is
+	// cast to it.
 	switch {
 	case a != nil && b == nil:
-		b, err = fix(a, bNum)
+		if b, err = fix(a, bNum); err == nil {
+			a, err = castTo(c, a, c.b().info(b).DType)
+		}
 	case b != nil && a == nil:
-		a, err = fix(b, aNum)
+		if a, err = fix(b, aNum); err == nil {
+			b, err = castTo(c, b, c.b().info(a).DType)
+		}
 	case isZeroDimConst(b) && !isZeroDimConst(a):
-		b, err = fix(a, b)
+		if b, err = fix(a, b); err == nil {
+			a, err = castTo(c, a, c.b().info(b).DType)
+		}
 	case isZeroDimConst(a) && !isZeroDimConst(b):
-		a, err = fix(b, a)
+		if a, err = fix(b, a); err == nil {
+			b, err = castTo(c, b, c.b().info(a).DType)
+		}
 	default:
 		return promoteTensors(c, a, b)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	// The number's dtype is the result's; cast the tensor to it.
-	if a, err = castTo(c, a, c.b().info(b).DType); err != nil {
-		return nil, nil, err
-	}
-	if b, err = castTo(c, b, c.b().info(a).DType); err != nil {
-		return nil, nil, err
-	}
-	return a, b, nil
+	return a, b, err
 }
 
 // castTo casts t to dt unless it has that dtype (or dt is unknown).
