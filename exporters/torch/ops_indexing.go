@@ -19,9 +19,9 @@ func init() {
 			detail: "Tensor.scatter, or Tensor.scatter_reduce (sum, prod, amax, amin) with include_self=True"},
 		"ScatterND": {write: writeScatterND,
 			detail: "Tensor.scatter / scatter_reduce on the data viewed as (slots, slice); data of static shape"},
-		"OneHot":   {write: writeOneHot, detail: "comparison with torch.arange and torch.where (F.one_hot has other semantics); constant depth only"},
+		"OneHot":   {write: writeOneHot, detail: "comparison with torch.arange and torch.where (F.one_hot has other semantics)"},
 		"Compress": {write: writeCompress, detail: "torch.index_select at torch.nonzero(condition)"},
-		"Trilu":    {write: writeTrilu, detail: "torch.triu / torch.tril; constant k only"},
+		"Trilu":    {write: writeTrilu, detail: "torch.triu / torch.tril"},
 	})
 }
 
