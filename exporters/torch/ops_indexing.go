@@ -138,6 +138,11 @@ func writeScatterND(gen *generator, n *canon.Node) error {
 	i := gen.indexingTemp("idx", e[1]+".long()")
 	if k > 0 {
 		i = gen.indexingTemp("idx", "torch.where("+i+" < 0, "+i+" + torch.tensor("+pyInts(dims, false)+"), "+i+")")
+		// Each component is checked: a row number alone can be in range
+		// while one component is not ([0, 5] in a 4×4 grid is row 5).
+		gen.forward = append(gen.forward,
+			"if bool((("+i+" < 0) | ("+i+" >= torch.tensor("+pyInts(dims, false)+"))).any()):",
+			"    raise IndexError(\"ScatterND: an index is out of range for the data's shape "+pyInts(dims, false)+"\")")
 	}
 	sl := strconv.FormatInt(slice, 10)
 	rows := gen.indexingTemp("rows", "("+i+" * torch.tensor("+pyInts(strides, false)+")).sum(-1).reshape(-1, 1).expand(-1, "+sl+")")
