@@ -411,7 +411,16 @@ func writePadParam(gen *generator, n *canon.Node) error {
 		gen.forward = append(gen.forward,
 			"if any("+full+"[-4:]):",
 			"    raise ValueError(\"torch pads in "+mode+" mode only the axes after the first two\")")
-		gen.assign("F.pad(" + x + ", " + full + "[:-4], mode=\"" + mode + "\")")
+		src, back := x, ""
+		if dt, ok := gen.inDType(0); ok && !dt.IsFloat() {
+			// torch pads these modes in floating point only; float64
+			// holds integers of up to 32 bits exactly.
+			if dt.Size() > 4 {
+				return gen.fail("torch pads in %s mode in floating point only, and %s values do not fit float64 exactly", mode, dt)
+			}
+			src, back = x+".double()", ".to("+x+".dtype)"
+		}
+		gen.assign("F.pad(" + src + ", " + full + "[:-4], mode=\"" + mode + "\")" + back)
 		return nil
 	}
 	return gen.fail("pad mode %s", op.Mode)
