@@ -39,7 +39,7 @@ func TestScatterNDChecksEachIndexComponent(t *testing.T) {
 		},
 		Outputs:      []canon.ValueInfo{{Name: "y", DType: canon.Float32}},
 		Initializers: []*canon.Tensor{canon.NewFloat32Tensor("upd", []int64{1}, []float32{9})},
-		Nodes: []*canon.Node{{Name: "ScatterND_0", Op: &canon.ScatterND{}, Inputs: []string{"data", "idx", "upd"}, Outputs: []string{"y"}}},
+		Nodes:        []*canon.Node{{Name: "ScatterND_0", Op: &canon.ScatterND{}, Inputs: []string{"data", "idx", "upd"}, Outputs: []string{"y"}}},
 	}
 	canon.AssignLayouts(g)
 	if err := g.Validate(); err != nil {
