@@ -91,7 +91,7 @@ func init() {
 		"Concat":            {write: writeConcat, detail: "torch.cat"},
 		"Split":             {write: func(gen *generator, n *canon.Node) error { return gen.split(n.Op.(*canon.Split)) }, detail: "torch.split"},
 		"Reshape": {write: func(gen *generator, n *canon.Node) error { return gen.reshape(n.Op.(*canon.Reshape)) },
-			constParams: true, detail: "Tensor.reshape; shapes known before running only"},
+			constParams: true, detail: "Tensor.reshape; a shape computed at run time is read when model.py runs"},
 		"Flatten": {write: func(gen *generator, n *canon.Node) error { return gen.flatten(n.Op.(*canon.Flatten)) }, detail: "torch.flatten"},
 		"Transpose": {write: func(gen *generator, n *canon.Node) error {
 			return gen.call("%s.permute"+pyInts(n.Op.(*canon.Transpose).Perm, true), 0)
@@ -750,7 +750,7 @@ func (gen *generator) reshape(op *canon.Reshape) error {
 	if shape == nil {
 		s, ok := gen.constInts(1)
 		if !ok {
-			return gen.fail("the target shape is computed at run time; only shapes known before running are supported")
+			return gen.reshapeParam(op)
 		}
 		shape = s
 	}

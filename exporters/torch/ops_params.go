@@ -451,3 +451,16 @@ func writeSplitParam(gen *generator, n *canon.Node) error {
 	gen.forward = append(gen.forward, fmt.Sprintf("%s = torch.split(%s, %s, dim=%d)", lhs, x, sizes, op.Axis))
 	return nil
 }
+
+// reshapeParam writes a Reshape to a shape computed at run time: ONNX's 0
+// copies the input's size unless AllowZero; -1 is torch's too.
+func (gen *generator) reshapeParam(op *canon.Reshape) error {
+	s, err := gen.paramList(1)
+	if err != nil {
+		return err
+	}
+	if op.AllowZero {
+		return gen.call("%s.reshape("+s+")", 0)
+	}
+	return gen.call("%[1]s.reshape([%[1]s.shape[i] if d == 0 else d for i, d in enumerate("+s+")])", 0)
+}

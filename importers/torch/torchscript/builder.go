@@ -21,10 +21,13 @@ type builder struct {
 	// syms names the run-time dimensions of values made by dynamic views
 	// (see dynInt).
 	syms map[string][]string
+	// views are values that alias part of another tensor (x[1:3], x[k],
+	// x.view(...)): an in-place op on one would write into that tensor.
+	views map[string]bool
 }
 
 func newBuilder(a *archive) *builder {
-	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, suffix: map[string]int{}, inits: map[*tensorRef]string{}, syms: map[string][]string{}}
+	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, suffix: map[string]int{}, inits: map[*tensorRef]string{}, syms: map[string][]string{}, views: map[string]bool{}}
 }
 
 // unique returns base, or base_N when base is taken.

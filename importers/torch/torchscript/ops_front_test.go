@@ -37,6 +37,13 @@ print(len(outs))
 // same dtype and shape, values within tolerance (integers exactly).
 func traceAndCompare(t *testing.T, script string) {
 	t.Helper()
+	dir, nOut := trace(t, script)
+	compareTraced(t, dir, nOut)
+}
+
+// trace runs the script and returns its folder and output count.
+func trace(t *testing.T, script string) (string, int) {
+	t.Helper()
 	const py = "/usr/bin/python3"
 	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
 		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
@@ -55,6 +62,12 @@ func traceAndCompare(t *testing.T, script string) {
 	if _, err := fmt.Sscan(lines[len(lines)-1], &nOut); err != nil {
 		t.Fatalf("tracing printed %q", out)
 	}
+	return dir, nOut
+}
+
+// readTraced imports the traced module with its inputs' shapes.
+func readTraced(t *testing.T, dir string) (*canon.Graph, []*canon.Tensor, error) {
+	t.Helper()
 	shapes := map[string][]int64{}
 	var ins []*canon.Tensor
 	for k := 0; ; k++ {
@@ -70,6 +83,12 @@ func traceAndCompare(t *testing.T, script string) {
 		shapes[fmt.Sprintf("#%d", k)] = v.Shape
 	}
 	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: shapes})
+	return g, ins, err
+}
+
+func compareTraced(t *testing.T, dir string, nOut int) {
+	t.Helper()
+	g, ins, err := readTraced(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +173,13 @@ class M(torch.nn.Module):
         k5[y > 0] = y[y > 0] * 10
         k6 = y.clone()
         k6[x > 0] = -1.0
-        o += [k, k2, k3, k4, k5, k6]
+        k7 = y.clone()
+        k7[:, self.j] = torch.arange(3.0)
+        k8 = y.clone()
+        k8[self.i[:2], :, self.j[0]] = 7.0
+        k9 = x.clone()
+        k9[:, self.i[1:]] = x[:, :3] * 2
+        o += [k, k2, k3, k4, k5, k6, k7, k8, k9, y[self.i[:2], :, self.j[1]], y[self.i, 1:, self.i[0]]]
         z = x.reshape(1, 2, 4, 3)
         o += [F.pad(x, (1, 2)), F.pad(x, (1, 0, 2, 1), value=3.5), F.pad(z, (2, 1, 1, 2), mode="reflect"),
               F.pad(z, (1, 1, 2, 0), mode="replicate"), F.pad(x.reshape(1, 4, 6), (2, 3), mode="reflect"),
@@ -190,4 +215,29 @@ class M(torch.nn.Module):
 torch.manual_seed(0)
 xs = [torch.randn(2, 3) * 3]
 `)
+}
+
+// TestInPlaceOnViewRefused: assigning into a slice or a selected row, or an
+// in-place op on one, writes into the sliced tensor in torch; the importer
+// must refuse rather than drop the write.
+func TestInPlaceOnViewRefused(t *testing.T) {
+	for _, body := range []string{
+		"k = y.clone()\n        k[:, self.j, 1] = torch.arange(2.0)\n        return k",
+		"k = y.clone()\n        k[1:3].relu_()\n        return k",
+		"k = y.clone()\n        k.view(-1).add_(1.0)\n        return k",
+	} {
+		dir, _ := trace(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("j", torch.tensor([[0, 2], [1, 1]]))
+    def forward(self, y):
+        `+body+`
+xs = [torch.rand(4, 6, 3) - 0.5]
+`)
+		_, _, err := readTraced(t, dir)
+		if err == nil || !strings.Contains(err.Error(), "in-place op on a view") {
+			t.Errorf("%q imported (%v); want a refusal of the in-place op on a view", body, err)
+		}
+	}
 }

@@ -18,7 +18,7 @@ func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.slice":      entry(opSlice, "Slice"),
 		"torch.select":     entry(opSelect, "Gather"),
-		"torch.clone":      entry(opClone),
+		"torch.clone":      entry(opClone, "Identity"),
 		"torch.index":      entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
 		"torch.index_put":  entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
 		"torch.index_put_": entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
@@ -79,8 +79,40 @@ func opSelect(c *opCall) (value, error) {
 			return nil, c.errf("index %d is out of range for dimension %d of size %d", k, d, n)
 		}
 	}
+	if v, ok := selectConst(c, x, k); ok {
+		return v, nil
+	}
 	idx := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{k})}
 	return c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
+}
+
+// selectConst computes x[k] at import for a 1-D integer weight or
+// constant, so that int(x[k]) (an index traced from a buffer) is known.
+func selectConst(c *opCall, x *tensorVal, k int64) (value, bool) {
+	vi := c.b().info(x)
+	if x.ref == nil && x.konst == nil || !vi.DType.IsInt() || len(vi.Shape) != 1 || !vi.Shape[0].Known() || vi.Shape[0].Size > 1<<16 {
+		return nil, false
+	}
+	name, err := c.b().valueName(x)
+	if err != nil {
+		return nil, false
+	}
+	k0 := c.b().vals[name].Const
+	if k0 == nil {
+		return nil, false
+	}
+	v, err := k0.Int64s()
+	if err != nil {
+		return nil, false
+	}
+	if k < 0 {
+		k += int64(len(v))
+	}
+	t, err := scalarAs(float64(v[k]), vi.DType)
+	if err != nil || float64(v[k]) != float64(int64(float64(v[k]))) {
+		return nil, false
+	}
+	return &tensorVal{konst: t}, true
 }
 
 // opClone copies: a distinct value, so that in-place ops on the copy leave
@@ -89,6 +121,10 @@ func opClone(c *opCall) (value, error) {
 	x, err := c.bindInput("input", "memory_format=None")
 	if err != nil {
 		return nil, err
+	}
+	if x.name != "" && c.b().views[x.name] {
+		// A copy of a view is a tensor of its own.
+		return c.b().emit1(c.scope, &canon.Identity{}, x)
 	}
 	cp := *x
 	return &cp, nil
@@ -150,12 +186,46 @@ func readIndices(c *opCall, i int, x *tensorVal) (advancedIndex, int, error) {
 	if ai.mask && len(ai.ts) > 1 {
 		return ai, 0, c.errf("a boolean mask combined with other index tensors is not supported; index with one mask or with integer tensors")
 	}
+	return ai, rank, nil
+}
+
+// adjacent reports whether the index tensors sit on consecutive axes;
+// torch then puts the indexed result where they are, and otherwise first.
+func (ai advancedIndex) adjacent() bool {
 	for k := 1; k < len(ai.pos); k++ {
 		if ai.pos[k] != ai.pos[k-1]+1 {
-			return ai, 0, c.errf("index tensors separated by slices put the indexed axes first in torch; that layout is not supported (keep the index tensors adjacent)")
+			return false
 		}
 	}
-	return ai, rank, nil
+	return true
+}
+
+// frontPerm moves axes (ascending) of a rank-r tensor to the front, the
+// others following in order; identity reports that nothing moves.
+func frontPerm(r int, axes []int) (perm []int64, identity bool) {
+	in := map[int]bool{}
+	for _, a := range axes {
+		in[a] = true
+		perm = append(perm, int64(a))
+	}
+	for i := range r {
+		if !in[i] {
+			perm = append(perm, int64(i))
+		}
+	}
+	identity = true
+	for i, p := range perm {
+		identity = identity && p == int64(i)
+	}
+	return perm, identity
+}
+
+func inversePerm(p []int64) []int64 {
+	inv := make([]int64, len(p))
+	for i, v := range p {
+		inv[v] = int64(i)
+	}
+	return inv
 }
 
 // stackIndices broadcasts integer index tensors to one shape B and stacks
@@ -280,29 +350,32 @@ func opIndex(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	perm, identity := frontPerm(rank, ai.pos)
 	src := x
-	if d > 0 {
-		if src, err = c.b().emit1(c.scope, &canon.Transpose{Perm: toFront(rank, d, k)}, x); err != nil {
+	if !identity {
+		if src, err = c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, x); err != nil {
 			return nil, err
 		}
 	}
 	out, err := c.b().emit1(c.scope, &canon.GatherND{}, src, idx)
-	if err != nil || d == 0 {
+	if err != nil || d == 0 || !ai.adjacent() {
+		// Separated index tensors put the indexed result first in torch
+		// too.
 		return out, err
 	}
 	// GatherND gives B + x.shape[:d] + x.shape[d+k:]; torch puts B at d.
 	nb := len(b)
-	var perm []int64
+	var back []int64
 	for i := nb; i < nb+d; i++ {
-		perm = append(perm, int64(i))
+		back = append(back, int64(i))
 	}
 	for i := range nb {
-		perm = append(perm, int64(i))
+		back = append(back, int64(i))
 	}
 	for i := nb + d; i < nb+rank-k; i++ {
-		perm = append(perm, int64(i))
+		back = append(back, int64(i))
 	}
-	return c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, out)
+	return c.b().emit1(c.scope, &canon.Transpose{Perm: back}, out)
 }
 
 // maskSelect is x[mask] with a mask covering axes [d, d+m): a 1-D mask is
@@ -367,8 +440,8 @@ func opIndexPut(c *opCall) (value, error) {
 	if len(ai.ts) == 0 {
 		return nil, c.errf("an index list without tensors is not supported")
 	}
-	if ai.pos[0] != 0 {
-		return nil, c.errf("assignment through index tensors after a slice is not supported; index the leading axes")
+	if ai.mask && ai.pos[0] != 0 {
+		return nil, c.errf("assignment through a mask after a slice is not supported; put the mask first")
 	}
 	red := canon.ScatterNone
 	if acc {
@@ -422,7 +495,21 @@ func opIndexPut(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	want := append(append([]int64{}, b...), xs[len(ai.ts):]...)
+	// ScatterND indexes the leading axes: the indexed axes are moved to the
+	// front, and the values laid out as torch's x[indices] is (the indexed
+	// result where the adjacent index tensors are, first otherwise) are
+	// moved to match.
+	perm, identity := frontPerm(rank, ai.pos)
+	var rest []int64
+	for _, p := range perm[len(ai.pos):] {
+		rest = append(rest, xs[p])
+	}
+	d := ai.pos[0]
+	want := append(append([]int64{}, b...), rest...)
+	lead := ai.adjacent() && d > 0
+	if lead {
+		want = append(append(append([]int64{}, xs[:d]...), b...), xs[d+len(ai.ts):]...)
+	}
 	if !sameInts(vs, want) {
 		if _, err := broadcastShapes(want, vs); err != nil || len(vs) > len(want) {
 			return nil, c.errf("values of shape %v do not broadcast to the indexed shape %v", vs, want)
@@ -431,7 +518,23 @@ func opIndexPut(c *opCall) (value, error) {
 			return nil, err
 		}
 	}
-	return c.b().emit1(c.scope, &canon.ScatterND{Reduction: red}, x, idx, vals)
+	if lead {
+		if vals, err = c.b().emit1(c.scope, &canon.Transpose{Perm: toFront(len(want), d, len(b))}, vals); err != nil {
+			return nil, err
+		}
+	}
+	if identity {
+		return c.b().emit1(c.scope, &canon.ScatterND{Reduction: red}, x, idx, vals)
+	}
+	xt, err := c.b().emit1(c.scope, &canon.Transpose{Perm: perm}, x)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.b().emit1(c.scope, &canon.ScatterND{Reduction: red}, xt, idx, vals)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Transpose{Perm: inversePerm(perm)}, out)
 }
 
 // valuesAs gives an assignment's values x's dtype dt.

@@ -116,6 +116,11 @@ func init() {
 		"getattr":               entry(opGetattr),
 		"annotate":              entry(opAnnotate),
 	})
+	for _, name := range []string{"slice", "select", "view", "reshape", "flatten", "transpose", "permute", "t",
+		"squeeze", "unsqueeze", "expand", "expand_as"} {
+		e := opTable["torch."+name]
+		opTable["torch."+name] = opEntry{handler: marksView(e.handler), kinds: e.kinds}
+	}
 	for _, name := range []string{"relu", "sigmoid", "tanh", "hardswish", "hardtanh", "hardsigmoid", "silu",
 		"leaky_relu", "elu", "selu", "gelu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
 		e := opTable["torch."+name]
@@ -166,6 +171,9 @@ func verifyEmitted(name string, e opEntry, nodes []*canon.Node) error {
 // they would in torch.
 func inPlace(h opHandler) opHandler {
 	return func(c *opCall) (value, error) {
+		if dst, ok := c.args[0].(*tensorVal); ok && dst.name != "" && c.b().views[dst.name] {
+			return nil, c.errf("an in-place op on a view (x[a:b] = v, x[k].relu_(), x.view(...).add_(y)) writes into the viewed tensor, which this importer does not express; compute the new tensor out of place (torch.where, torch.cat, index_put)")
+		}
 		out, err := h(c)
 		if err != nil {
 			return nil, err
@@ -238,4 +246,18 @@ func binaryScalar(op string, a, b value) (value, error) {
 		}
 	}
 	return nil, fmt.Errorf("operator %s on %s and %s is not supported", op, typeName(a), typeName(b))
+}
+
+// marksView records the result of a view op as a view of its input (a
+// result that is the input itself, x[:], stays the input).
+func marksView(h opHandler) opHandler {
+	return func(c *opCall) (value, error) {
+		out, err := h(c)
+		if t, ok := out.(*tensorVal); ok && err == nil && t.name != "" {
+			if in, ok := c.args[0].(*tensorVal); !ok || in != t {
+				c.b().views[t.name] = true
+			}
+		}
+		return out, err
+	}
 }
