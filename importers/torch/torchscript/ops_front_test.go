@@ -284,3 +284,49 @@ func TestFrontOpsFixture(t *testing.T) {
 		}
 	}
 }
+
+// TestFactoriesOfRunTimeSizes imports, without input sizes, a module
+// whose zeros and new_ones take the input's batch size (known only when
+// it runs), and runs it on inputs of two batch sizes.
+func TestFactoriesOfRunTimeSizes(t *testing.T) {
+	dir, _ := trace(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        x = x.reshape(-1, 5)
+        z = torch.zeros(x.size(0), 3, x.size(1)) + x.new_ones(1, x.size(1))
+        return z * torch.arange(x.size(1)) + x.unsqueeze(1)
+xs = [torch.randn(2, 5)]
+`)
+	// The input's shape is not given: the reshape makes it (?, 5).
+	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, shape := range [][2]int{{2, 5}, {3, 5}} {
+		n, m := shape[0], shape[1]
+		x := make([]float32, n*m)
+		for i := range x {
+			x[i] = float32(i%7) - 3
+		}
+		in := canon.NewFloat32Tensor(g.Inputs[0].Name, []int64{int64(n), int64(m)}, x)
+		outs, err := interp.Run(g, map[string]*canon.Tensor{in.Name: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := outs[g.Outputs[0].Name]
+		if fmt.Sprint(got.Shape) != fmt.Sprint([]int64{int64(n), 3, int64(m)}) {
+			t.Fatalf("shape %v for input %dx%d", got.Shape, n, m)
+		}
+		v, _ := got.Float64s()
+		for i := range n {
+			for k := range 3 {
+				for j := range m {
+					if want := float64(j) + float64(x[i*m+j]); v[(i*3+k)*m+j] != want {
+						t.Fatalf("input %dx%d: [%d,%d,%d] is %v, want %v", n, m, i, k, j, v[(i*3+k)*m+j], want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -21,15 +21,15 @@ func init() {
 		"torch._unique2":        entry(opUnique2, "Unique", "Reshape"),
 		"torch.unique_dim":      entry(opUniqueDim, "Unique"),
 		"torch.arange":          entry(opArange, "Range", "Reshape"),
-		"torch.full":            entry(opFull("full"), "ConstantOfShape"),
-		"torch.zeros":           entry(opFull("zeros"), "ConstantOfShape"),
-		"torch.ones":            entry(opFull("ones"), "ConstantOfShape"),
+		"torch.full":            entry(opFull("full"), "ConstantOfShape", "Concat"),
+		"torch.zeros":           entry(opFull("zeros"), "ConstantOfShape", "Concat"),
+		"torch.ones":            entry(opFull("ones"), "ConstantOfShape", "Concat"),
 		"torch.full_like":       entry(opFull("full_like"), "ConstantOfShape", "Shape"),
 		"torch.zeros_like":      entry(opFull("zeros_like"), "ConstantOfShape", "Shape"),
 		"torch.ones_like":       entry(opFull("ones_like"), "ConstantOfShape", "Shape"),
-		"torch.new_full":        entry(opFull("new_full"), "ConstantOfShape"),
-		"torch.new_zeros":       entry(opFull("new_zeros"), "ConstantOfShape"),
-		"torch.new_ones":        entry(opFull("new_ones"), "ConstantOfShape"),
+		"torch.new_full":        entry(opFull("new_full"), "ConstantOfShape", "Concat"),
+		"torch.new_zeros":       entry(opFull("new_zeros"), "ConstantOfShape", "Concat"),
+		"torch.new_ones":        entry(opFull("new_ones"), "ConstantOfShape", "Concat"),
 		"torch.eye":             entry(opEye, "ConstantOfShape", "EyeLike"),
 		"torch.pixel_shuffle":   entry(opPixelShuffle, "DepthToSpace"),
 		"torch.pixel_unshuffle": entry(opPixelUnshuffle, "SpaceToDepth", "Reshape", "Transpose"),
@@ -332,6 +332,9 @@ func opFull(kind string) opHandler {
 		if newOf {
 			si = 1
 		}
+		if items, ok := listItems(c.bound[si]); ok && hasDynInt(items) {
+			return dynamicFull(c, items, val)
+		}
 		size, err := c.ints(si, 0)
 		if err != nil {
 			return nil, err
@@ -447,4 +450,34 @@ func opPixelUnshuffle(c *opCall) (value, error) {
 		return nil, err
 	}
 	return c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{shape[0], ch * r * r, h / r, w / r}, AllowZero: true}, t)
+}
+
+// dynamicFull fills a shape mixing static ints and sizes known only at
+// run time (torch.zeros(x.size(0), 3)): the shape is built by Concat and
+// given to ConstantOfShape as its input.
+func dynamicFull(c *opCall, items []value, val *canon.Tensor) (value, error) {
+	b := c.b()
+	pieces := make([]*tensorVal, len(items))
+	syms := make([]string, len(items))
+	for i, it := range items {
+		if d, ok := it.(*dynInt); ok {
+			pieces[i], syms[i] = d.t, d.sym
+			continue
+		}
+		n, ok := toInt(it)
+		if !ok || n < 0 {
+			return nil, c.errf("size element %d is a %s, not a size", i, typeName(it))
+		}
+		pieces[i] = &tensorVal{konst: canon.NewInt64Tensor("", []int64{1}, []int64{n})}
+	}
+	shape, err := b.emit1(c.scope, &canon.Concat{Axis: 0}, pieces...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := b.emit1(c.scope, &canon.ConstantOfShape{Value: val}, shape)
+	if err != nil {
+		return nil, err
+	}
+	b.syms[out.name] = syms
+	return out, nil
 }
