@@ -160,7 +160,7 @@ class M(torch.nn.Module):
         self.register_buffer("i32", torch.tensor([2, 0], dtype=torch.int32))
     def forward(self, x, y):
         o = [x[self.i], x[:, self.j], x[self.i, self.i], x[self.j, 1:3][:, :, 0], x[x > 0], x[self.rows],
-             x[1:3, self.i], x[None, 1:, 2], x[1], x[:, -1], x[::2], y[self.j, self.j], y[:, self.i[:2], self.j[0]], y[y > 0.5], y[x > 0]]
+             x[1:3, self.i], x[None, 1:, 2], x[1], x[:, -1], x[::2], x.unflatten(1, (2, 3)), y.unflatten(1, (-1, 2)), y[self.j, self.j], y[:, self.i[:2], self.j[0]], y[y > 0.5], y[x > 0]]
         k = x.clone()
         k[x > 0] = 0.0
         k2 = x.clone()

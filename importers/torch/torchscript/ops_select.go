@@ -3,6 +3,7 @@ package torchscript
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
@@ -19,6 +20,7 @@ func init() {
 		"torch.slice":      entry(opSlice, "Slice"),
 		"torch.select":     entry(opSelect, "Gather"),
 		"torch.clone":      entry(opClone, "Identity"),
+		"torch.unflatten":  entry(marksView(opUnflatten), "Reshape"),
 		"torch.index":      entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
 		"torch.index_put":  entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
 		"torch.index_put_": entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
@@ -554,4 +556,50 @@ func valuesAs(c *opCall, v *tensorVal, dt canon.DType) (*tensorVal, error) {
 		}
 	}
 	return c.b().emit1(c.scope, &canon.Cast{To: dt}, v)
+}
+
+// opUnflatten splits axis dim into sizes: a Reshape whose 0 entries keep
+// the other axes' sizes.
+func opUnflatten(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim", "sizes")
+	if err != nil {
+		return nil, err
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.rankOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := c.ints(2, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sizes {
+		if s == 0 {
+			return nil, c.errf("sizes %v has a 0 entry, which the reshape would read as \"keep\"", sizes)
+		}
+	}
+	shape := make([]int64, 0, r-1+len(sizes))
+	for range d {
+		shape = append(shape, 0)
+	}
+	shape = append(shape, sizes...)
+	// A 0 copies the input's size at the same position, which holds
+	// before dim only; later axes need their sizes (or the one -1).
+	free := !slices.Contains(sizes, -1)
+	vi := c.b().info(x)
+	for i := int(d) + 1; i < r; i++ {
+		switch {
+		case vi.Shape[i].Known():
+			shape = append(shape, vi.Shape[i].Size)
+		case free:
+			shape, free = append(shape, -1), false
+		default:
+			return nil, c.errf("dimension %d of the input is not known at import; give the input shape (--input-shape NAME=D1,D2,...)", i)
+		}
+	}
+	return c.b().emit1(c.scope, &canon.Reshape{Shape: shape}, x)
 }
