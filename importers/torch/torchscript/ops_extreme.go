@@ -13,8 +13,8 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.max":    entry(opMaxMin(false), "ReduceMax", "ArgMax", "Max"),
-		"torch.min":    entry(opMaxMin(true), "ReduceMin", "ArgMin", "Min"),
+		"torch.max":    entry(opMaxMin(false), "ReduceMax", "ArgMax", "Max", "Cast"),
+		"torch.min":    entry(opMaxMin(true), "ReduceMin", "ArgMin", "Min", "Cast"),
 		"torch.rsqrt":  entry(opRsqrt, "Sqrt", "Reciprocal", "Cast"),
 		"torch.rsqrt_": entry(inPlace(opRsqrt), "Sqrt", "Reciprocal", "Cast"),
 	})

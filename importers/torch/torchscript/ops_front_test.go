@@ -210,7 +210,8 @@ class M(torch.nn.Module):
               torch.true_divide(i, k), i * 1.5, i + 0.5, 2.5 - i, self.b + 1, self.b * 1.5,
               torch.div(i, k, rounding_mode="floor"), torch.div(i, k, rounding_mode="trunc"),
               torch.div(x, 0.3, rounding_mode="trunc"), torch.div(x, 0.3, rounding_mode="floor"),
-              i > 2.5, torch.where(i > 0, i, 0.5), self.s + i[0], self.s * 2, self.s / 2, x // 0.3, x[0] + self.s]
+              i > 2.5, torch.where(i > 0, i, 0.5), self.s + i[0], self.s * 2, self.s / 2, x // 0.3, x[0] + self.s,
+              torch.maximum(x, i), torch.min(self.s, i[1]), torch.max(x[0], self.s)]
         return tuple(o)
 torch.manual_seed(0)
 xs = [torch.randn(2, 3) * 3]

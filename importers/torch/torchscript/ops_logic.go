@@ -177,7 +177,9 @@ func opExtreme(c *opCall, fn canon.VariadicFn) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := sameDTypes(c, a, b); err != nil {
+	// torch promotes the operands (an int tensor and a float one meet in
+	// the float type).
+	if a, b, err = promoteOperands(c, a, b, a, b); err != nil {
 		return nil, err
 	}
 	return c.b().emit1(c.scope, &canon.Variadic{Fn: fn}, a, b)
