@@ -20,6 +20,7 @@ func init() {
 		"torch.le":        entry(compareOp(canon.CmpLessOrEqual), "LessOrEqual", "Cast"),
 		"torch.gt":        entry(compareOp(canon.CmpGreater), "Greater", "Cast"),
 		"torch.ge":        entry(compareOp(canon.CmpGreaterOrEqual), "GreaterOrEqual", "Cast"),
+		"torch.ne":        entry(opNotEqual, "Equal", "Not", "Cast"),
 	})
 	optable.Add(&opLacks, map[string]string{
 		"Size": "torch.jit.trace records x.numel() as a number, which is folded at import",
@@ -186,4 +187,13 @@ func opRepeat(c *opCall) (value, error) {
 	}
 	t, _ := in.(*tensorVal)
 	return c.b().emit1(c.scope, &canon.Tile{Repeats: reps}, t)
+}
+
+// opNotEqual is Equal negated (ONNX has no NotEqual).
+func opNotEqual(c *opCall) (value, error) {
+	eq, err := compareOp(canon.CmpEqual)(c)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Not{}, eq.(*tensorVal))
 }

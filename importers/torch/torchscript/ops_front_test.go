@@ -184,6 +184,9 @@ class M(torch.nn.Module):
         o += [F.pad(x, (1, 2)), F.pad(x, (1, 0, 2, 1), value=3.5), F.pad(z, (2, 1, 1, 2), mode="reflect"),
               F.pad(z, (1, 1, 2, 0), mode="replicate"), F.pad(x.reshape(1, 4, 6), (2, 3), mode="reflect"),
               F.pad(z, (-1, 1)), torch.constant_pad_nd(x, [1, 1], 2.0)]
+        o += [x.narrow(1, 2, 3), x.narrow(0, -2, 2), x.flip(1), y.flip([0, 2]), torch.index_select(x, 1, self.i[:3].abs()),
+              x.masked_fill(x > 0.5, -1.0), y.masked_fill(y < 0.3, 9), torch.stack([x, x * 2], 1), torch.stack([x, -x], -1),
+              x != 0.5, x.ne(x * (x > 0)), self.i != 1]
         return tuple(o)
 torch.manual_seed(0)
 xs = [torch.randn(4, 6), torch.rand(4, 6, 3)]

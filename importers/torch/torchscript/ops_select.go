@@ -10,10 +10,11 @@ import (
 )
 
 // The selection family: basic indexing (torch.slice, torch.select, which
-// x[a:b] and x[k] trace to), advanced indexing (torch.index: integer
-// tensors read as Gather or GatherND, a boolean mask as Compress) and
-// indexed assignment (torch.index_put: ScatterND, or Where for a mask and
-// one value), and torch.clone.
+// x[a:b] and x[k] trace to, narrow, flip, unflatten), advanced indexing
+// (torch.index: integer tensors read as Gather or GatherND, a boolean mask
+// as Compress; index_select) and indexed assignment (torch.index_put:
+// ScatterND, or Where for a mask and one value; masked_fill), torch.stack
+// and torch.clone.
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
@@ -21,6 +22,12 @@ func init() {
 		"torch.select":     entry(opSelect, "Gather"),
 		"torch.clone":      entry(opClone, "Identity"),
 		"torch.unflatten":  entry(marksView(opUnflatten), "Reshape"),
+		"torch.narrow":       entry(marksView(opNarrow), "Slice"),
+		"torch.flip":         entry(opFlip, "Slice"),
+		"torch.index_select": entry(opIndexSelect, "Gather"),
+		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
+		"torch.masked_fill_": entry(inPlace(opMaskedFill), "Where", "Cast"),
+		"torch.stack":        entry(opStack, "Unsqueeze", "Concat"),
 		"torch.index":      entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
 		"torch.index_put":  entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
 		"torch.index_put_": entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
@@ -602,4 +609,162 @@ func opUnflatten(c *opCall) (value, error) {
 		}
 	}
 	return c.b().emit1(c.scope, &canon.Reshape{Shape: shape}, x)
+}
+
+// opNarrow: x.narrow(dim, start, length) is x[start:start+length] along
+// dim; a negative start counts from the end.
+func opNarrow(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim", "start", "length")
+	if err != nil {
+		return nil, err
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	start, err := c.int(2)
+	if err != nil {
+		return nil, err
+	}
+	length, err := c.int(3)
+	if err != nil {
+		return nil, err
+	}
+	if length < 0 {
+		return nil, c.errf("length %d must be >= 0", length)
+	}
+	if start < 0 {
+		shape, err := c.shapeOf(x, "the input")
+		if err != nil {
+			return nil, err
+		}
+		start += shape[d]
+	}
+	return c.b().emit1(c.scope, &canon.Slice{Starts: []int64{start}, Ends: []int64{start + length}, Axes: []int64{d}, Steps: []int64{1}}, x)
+}
+
+// opFlip reverses axes: a Slice with step -1 from the last entry past the
+// first.
+func opFlip(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dims")
+	if err != nil {
+		return nil, err
+	}
+	dims, err := c.ints(1, 0)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.rankOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(dims) == 0 {
+		return x, nil
+	}
+	op := &canon.Slice{}
+	for _, d := range dims {
+		a, err := c.axis(d, r)
+		if err != nil {
+			return nil, err
+		}
+		op.Starts = append(op.Starts, -1)
+		op.Ends = append(op.Ends, math.MinInt64)
+		op.Axes = append(op.Axes, a)
+		op.Steps = append(op.Steps, -1)
+	}
+	return c.b().emit1(c.scope, op, x)
+}
+
+func opIndexSelect(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim", "index")
+	if err != nil {
+		return nil, err
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := c.tensor(2)
+	if err != nil {
+		return nil, err
+	}
+	if r, err := c.rankOf(idx, "the index"); err == nil && r > 1 {
+		return nil, c.errf("the index has rank %d; index_select takes a 1-D index", r)
+	}
+	return c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
+}
+
+// opMaskedFill: x where the mask is false, value where it is true.
+func opMaskedFill(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "mask", "value")
+	if err != nil {
+		return nil, err
+	}
+	mask, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	if dt := c.b().info(mask).DType; dt != canon.Bool {
+		return nil, c.errf("the mask is %s; masked_fill takes a bool mask", dt)
+	}
+	dt := c.b().info(x).DType
+	var v *tensorVal
+	if t, ok := c.bound[2].(*tensorVal); ok && t.konst == nil {
+		if r, err := c.rankOf(t, "the value"); err != nil || r != 0 {
+			return nil, c.errf("the value must be a number or a 0-d tensor")
+		}
+		if v, err = castTo(c, t, dt); err != nil {
+			return nil, err
+		}
+	} else {
+		s, ok := scalarOf(c.bound[2])
+		if !ok {
+			return nil, c.errf("the value must be a number or a 0-d tensor, got %s", typeName(c.bound[2]))
+		}
+		k, err := scalarAs(s.f, dt)
+		if err != nil {
+			return nil, c.errf("%v", err)
+		}
+		v = &tensorVal{konst: k}
+	}
+	return c.b().emit1(c.scope, &canon.Where{}, mask, v, x)
+}
+
+// opStack joins tensors on a new axis: each gains it, then Concat.
+func opStack(c *opCall) (value, error) {
+	if err := c.bind("tensors", "dim=0"); err != nil {
+		return nil, err
+	}
+	items, ok := listItems(c.bound[0])
+	if !ok || len(items) == 0 {
+		return nil, c.errf("tensors must be a non-empty list")
+	}
+	d, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]*tensorVal, len(items))
+	for i, it := range items {
+		t, ok := it.(*tensorVal)
+		if !ok {
+			return nil, c.errf("element %d is a %s, not a Tensor", i, typeName(it))
+		}
+		ins[i] = t
+	}
+	r, err := c.rankOf(ins[0], "the first tensor")
+	if err != nil {
+		return nil, err
+	}
+	if d, err = c.axis(d, r+1); err != nil {
+		return nil, err
+	}
+	for i, t := range ins {
+		if ins[i], err = c.b().emit1(c.scope, &canon.Unsqueeze{Axes: []int64{d}}, t); err != nil {
+			return nil, err
+		}
+	}
+	if len(ins) == 1 {
+		return ins[0], nil
+	}
+	return c.b().emit1(c.scope, &canon.Concat{Axis: d}, ins...)
 }
