@@ -18,19 +18,19 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.slice":      entry(opSlice, "Slice"),
-		"torch.select":     entry(opSelect, "Gather"),
-		"torch.clone":      entry(opClone, "Identity"),
-		"torch.unflatten":  entry(marksView(opUnflatten), "Reshape"),
+		"torch.slice":        entry(opSlice, "Slice"),
+		"torch.select":       entry(opSelect, "Gather"),
+		"torch.clone":        entry(opClone, "Identity"),
+		"torch.unflatten":    entry(marksView(opUnflatten), "Reshape"),
 		"torch.narrow":       entry(marksView(opNarrow), "Slice"),
 		"torch.flip":         entry(opFlip, "Slice"),
 		"torch.index_select": entry(opIndexSelect, "Gather"),
 		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
 		"torch.masked_fill_": entry(inPlace(opMaskedFill), "Where", "Cast"),
 		"torch.stack":        entry(opStack, "Unsqueeze", "Concat"),
-		"torch.index":      entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
-		"torch.index_put":  entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
-		"torch.index_put_": entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index":        entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index_put":    entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index_put_":   entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
 	})
 }
 
