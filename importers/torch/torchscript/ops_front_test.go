@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
+	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -332,5 +334,51 @@ xs = [torch.randn(2, 5)]
 				}
 			}
 		}
+	}
+}
+
+// TestFrontOpsFixtureORT exports the import of testdata/front_ops.pt to
+// ONNX and runs it in ONNX Runtime: the canonical ops the front end reads
+// (Pad, DepthToSpace, SpaceToDepth, ScatterND, Range, EyeLike...) must also
+// be written as ONNX that computes PyTorch's numbers.
+func TestFrontOpsFixtureORT(t *testing.T) {
+	runner := testfix.ORTRunner(t)
+	in, err := tensorfile.Load(filepath.Join("testdata", "front_ops_input.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tensorfile.Load(filepath.Join("testdata", "front_ops_output.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ReadFile(filepath.Join("testdata", "front_ops.pt"), formats.ReadOptions{InputShapes: map[string][]int64{"x": in.Shape}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	tmp := t.TempDir()
+	model := filepath.Join(tmp, "model.onnx")
+	if err := onnxexport.Write(g, model, formats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ins := filepath.Join(tmp, "in")
+	if err := os.MkdirAll(ins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in.Name = g.Inputs[0].Name
+	if err := tensorfile.Save(in, filepath.Join(ins, "input_0.pb")); err != nil {
+		t.Fatal(err)
+	}
+	outDir := filepath.Join(tmp, "out")
+	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
+		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	}
+	got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := compare.Tensors(got, want, 1e-5, 1e-6)
+	if err != nil || !r.OK {
+		t.Errorf("ONNX Runtime differs from PyTorch: %+v %v", r, err)
 	}
 }
