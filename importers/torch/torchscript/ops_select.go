@@ -23,6 +23,8 @@ func init() {
 		"torch.clone":        entry(opClone, "Identity"),
 		"torch.unflatten":    entry(marksView(opUnflatten), "Reshape"),
 		"torch.narrow":       entry(marksView(opNarrow), "Slice"),
+		"torch.copy_":        entry(inPlace(opCopy), "Expand", "Cast", "ScatterND", "Reshape"),
+		"torch.fill_":        entry(inPlace(opFill), "ConstantOfShape", "Expand", "Cast", "ScatterND", "Reshape"),
 		"torch.flip":         entry(opFlip, "Slice"),
 		"torch.index_select": entry(opIndexSelect, "Gather"),
 		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
@@ -66,7 +68,11 @@ func opSlice(c *opCall) (value, error) {
 	if start == 0 && end == math.MaxInt64 && step == 1 {
 		return x, nil // x[:] is x
 	}
-	return c.b().emit1(c.scope, &canon.Slice{Starts: []int64{start}, Ends: []int64{end}, Axes: []int64{d}, Steps: []int64{step}}, x)
+	out, err := c.b().emit1(c.scope, &canon.Slice{Starts: []int64{start}, Ends: []int64{end}, Axes: []int64{d}, Steps: []int64{step}}, x)
+	if err == nil {
+		trackView(c, x, out, viewStep{axis: int(d), start: start, end: end, step: step})
+	}
+	return out, err
 }
 
 // opSelect: x[k] along dim drops the axis, as Gather with a scalar index.
@@ -92,7 +98,11 @@ func opSelect(c *opCall) (value, error) {
 		return v, nil
 	}
 	idx := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{k})}
-	return c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
+	out, err := c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
+	if err == nil {
+		trackView(c, x, out, viewStep{axis: int(d), start: k, selects: true})
+	}
+	return out, err
 }
 
 // selectConst computes x[k] at import for a 1-D integer weight or
@@ -131,7 +141,7 @@ func opClone(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if x.name != "" && c.b().views[x.name] {
+	if _, isView := c.b().views[x.name]; x.name != "" && isView {
 		// A copy of a view is a tensor of its own.
 		return c.b().emit1(c.scope, &canon.Identity{}, x)
 	}

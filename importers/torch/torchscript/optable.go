@@ -116,7 +116,7 @@ func init() {
 		"getattr":               entry(opGetattr),
 		"annotate":              entry(opAnnotate),
 	})
-	for _, name := range []string{"slice", "select", "view", "reshape", "flatten", "transpose", "permute", "t",
+	for _, name := range []string{"view", "reshape", "flatten", "transpose", "permute", "t",
 		"squeeze", "unsqueeze", "expand", "expand_as"} {
 		e := opTable["torch."+name]
 		opTable["torch."+name] = opEntry{handler: marksView(e.handler), kinds: e.kinds}
@@ -159,7 +159,7 @@ var checkEmittedKinds bool
 
 func verifyEmitted(name string, e opEntry, nodes []*canon.Node) error {
 	for _, n := range nodes {
-		if !slices.Contains(e.kinds, n.Op.Kind()) {
+		if !slices.Contains(e.kinds, n.Op.Kind()) && !(strings.HasSuffix(name, "_") && slices.Contains(writeBackKinds, n.Op.Kind())) {
 			return fmt.Errorf("internal error: %s emitted a %s node, which its opTable entry does not declare", name, n.Op.Kind())
 		}
 	}
@@ -171,8 +171,13 @@ func verifyEmitted(name string, e opEntry, nodes []*canon.Node) error {
 // they would in torch.
 func inPlace(h opHandler) opHandler {
 	return func(c *opCall) (value, error) {
-		if dst, ok := c.args[0].(*tensorVal); ok && dst.name != "" && c.b().views[dst.name] {
-			return nil, c.errf("an in-place op on a view (x[a:b] = v, x[k].relu_(), x.view(...).add_(y)) writes into the viewed tensor, which this importer does not express; compute the new tensor out of place (torch.where, torch.cat, index_put)")
+		if dst, ok := c.args[0].(*tensorVal); ok && dst.name != "" {
+			if v, isView := c.b().views[dst.name]; isView {
+				if v.opaque || v.base.ref != nil || v.base.konst != nil {
+					return nil, c.errf("an in-place op on a view made by reshape, transpose or expand (x.view(...).add_(y)), or on part of a weight, writes into the viewed tensor, which this importer does not express; compute the new tensor out of place")
+				}
+				return writeThroughView(c, h, dst, v)
+			}
 		}
 		out, err := h(c)
 		if err != nil {
@@ -180,6 +185,8 @@ func inPlace(h opHandler) opHandler {
 		}
 		if dst, ok := c.args[0].(*tensorVal); ok && dst.ref == nil && dst.konst == nil {
 			if res, ok := out.(*tensorVal); ok && res != dst {
+				// Views of the old value would see the new one in torch.
+				staleViews(c.b(), dst, "")
 				*dst = *res
 				return dst, nil
 			}
@@ -254,8 +261,8 @@ func marksView(h opHandler) opHandler {
 	return func(c *opCall) (value, error) {
 		out, err := h(c)
 		if t, ok := out.(*tensorVal); ok && err == nil && t.name != "" {
-			if in, ok := c.args[0].(*tensorVal); !ok || in != t {
-				c.b().views[t.name] = true
+			if in, ok := c.args[0].(*tensorVal); ok && in != t && in.name != "" {
+				c.b().views[t.name] = &viewOf{base: viewBase(c.b(), in), opaque: true}
 			}
 		}
 		return out, err
