@@ -179,6 +179,9 @@ func inPlace(h opHandler) opHandler {
 				return writeThroughView(c, h, dst, v)
 			}
 		}
+		if dst, ok := c.args[0].(*tensorVal); ok && (dst.ref != nil || dst.konst != nil) {
+			return nil, c.errf("an in-place op on a weight, buffer or constant changes the module's state, which this importer does not carry between uses; compute the new tensor out of place")
+		}
 		out, err := h(c)
 		if err != nil {
 			return nil, err

@@ -59,7 +59,9 @@ const maxWriteBack = 1 << 22
 func trackView(c *opCall, x, out *tensorVal, step viewStep) {
 	b := c.b()
 	if x.name == "" {
-		return // a weight or constant, not written by in-place ops
+		// Part of a weight or constant: writing into it is refused.
+		b.views[out.name] = &viewOf{base: x, opaque: true}
+		return
 	}
 	parent, isView := b.views[x.name]
 	switch {
