@@ -23,7 +23,8 @@ type builder struct {
 	syms map[string][]string
 	// views are values that alias part of another tensor (x[1:3], x[k],
 	// x.view(...)): an in-place op on one writes into that tensor. Views
-	// made by slice and select are tracked (see views.go); others are nil.
+	// made by slice and select are tracked (see views.go); others are
+	// opaque.
 	views map[string]*viewOf
 	// stale are views whose tensor was written through another view;
 	// reading one is refused.

@@ -244,7 +244,10 @@ class M(torch.nn.Module):
         d = y.clone()
         d[-1, 2:5, ::2] = d[0, :3, ::2] * 10
         d[1].fill_(7)
-        return a, b, c, d
+        e = self.j.clone()
+        e[0] = 9
+        e.add_(1)
+        return a, b, c, d, e
 xs = [torch.rand(4, 6, 3) - 0.5]
 `)
 }

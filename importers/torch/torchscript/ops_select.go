@@ -141,8 +141,9 @@ func opClone(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, isView := c.b().views[x.name]; x.name != "" && isView {
-		// A copy of a view is a tensor of its own.
+	if _, isView := c.b().views[x.name]; x.name != "" && isView || x.ref != nil || x.konst != nil {
+		// A copy of a view, weight or constant is a tensor of its own,
+		// which in-place ops may change.
 		return c.b().emit1(c.scope, &canon.Identity{}, x)
 	}
 	cp := *x

@@ -171,6 +171,9 @@ func verifyEmitted(name string, e opEntry, nodes []*canon.Node) error {
 // they would in torch.
 func inPlace(h opHandler) opHandler {
 	return func(c *opCall) (value, error) {
+		if len(c.args) == 0 {
+			return nil, c.errf("needs the tensor to change")
+		}
 		if dst, ok := c.args[0].(*tensorVal); ok && dst.name != "" {
 			if v, isView := c.b().views[dst.name]; isView {
 				if v.opaque || v.base.ref != nil || v.base.konst != nil {
