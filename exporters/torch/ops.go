@@ -849,7 +849,16 @@ func (gen *generator) pad(op *canon.Pad) error {
 				return gen.fail("negative pads (cropping) in %s mode", mode)
 			}
 		}
-		return gen.call("F.pad(%s, "+fpad(op.PadsBegin[2:], op.PadsEnd[2:])+", mode=\""+mode+"\")", 0)
+		expr := "F.pad(%[1]s, " + fpad(op.PadsBegin[2:], op.PadsEnd[2:]) + ", mode=\"" + mode + "\")"
+		if dt, ok := gen.inDType(0); ok && !dt.IsFloat() {
+			// torch pads these modes in floating point only; float64
+			// holds integers of up to 32 bits exactly.
+			if dt.Size() > 4 {
+				return gen.fail("torch pads in %s mode in floating point only, and %s values do not fit float64 exactly", mode, dt)
+			}
+			expr = "F.pad(%[1]s.double(), " + fpad(op.PadsBegin[2:], op.PadsEnd[2:]) + ", mode=\"" + mode + "\").to(%[1]s.dtype)"
+		}
+		return gen.call(expr, 0)
 	}
 	return gen.fail("pad mode %s", op.Mode)
 }

@@ -1,7 +1,16 @@
 package torchexport
 
 import (
+	bin "encoding/binary"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/interp"
 )
 
 // paramCasePatterns are the ONNX 1.22 node cases of ops whose parameters
@@ -24,4 +33,72 @@ func TestRuntimeParamNodeCasesRunInTorch(t *testing.T) {
 		t.Errorf("only %d of %d cases export", n.exported, len(models))
 	}
 	t.Logf("%d run-time parameter cases: %d not imported, %d refused, %d run in PyTorch, %d match", len(models), n.notImported, n.refused, n.exported, n.matched)
+}
+
+// TestIntegerModePadsRunInTorch: torch pads in reflect and replicate mode
+// only in floating point, so model.py pads int32 data through float64 (with
+// the pads as attributes and as a run-time input) and must match the
+// interpreter exactly.
+func TestIntegerModePadsRunInTorch(t *testing.T) {
+	py := torchPython(t)
+	x := &canon.Tensor{Name: "x", DType: canon.Int32, Shape: []int64{1, 1, 3, 4}}
+	for i := range 12 {
+		x.Data = bin.LittleEndian.AppendUint32(x.Data, uint32(int32(i*7-40)))
+	}
+	pads := canon.NewInt64Tensor("pads", []int64{8}, []int64{0, 0, 2, 1, 0, 0, 1, 3})
+	g := &canon.Graph{
+		Name: "intpads",
+		Inputs: []canon.ValueInfo{
+			{Name: "x", DType: canon.Int32, Shape: canon.DimsOf(1, 1, 3, 4), RankKnown: true},
+			{Name: "pads", DType: canon.Int64, Shape: canon.DimsOf(8), RankKnown: true},
+		},
+		Outputs: []canon.ValueInfo{{Name: "r"}, {Name: "e"}, {Name: "rp"}},
+		Nodes: []*canon.Node{
+			{Name: "reflect", Op: &canon.Pad{Mode: canon.PadReflect, PadsBegin: []int64{0, 0, 2, 1}, PadsEnd: []int64{0, 0, 1, 3}}, Inputs: []string{"x"}, Outputs: []string{"r"}},
+			{Name: "edge", Op: &canon.Pad{Mode: canon.PadEdge, PadsBegin: []int64{0, 0, 2, 1}, PadsEnd: []int64{0, 0, 1, 3}}, Inputs: []string{"x"}, Outputs: []string{"e"}},
+			{Name: "reflect_param", Op: &canon.Pad{Mode: canon.PadReflect}, Inputs: []string{"x", "pads"}, Outputs: []string{"rp"}},
+		},
+	}
+	canon.AssignLayouts(g)
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want, err := interp.Run(g, map[string]*canon.Tensor{"x": x, "pads": pads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "intpads")
+	if _, err := Export(g, dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]*canon.Tensor{"x": x, "pads": pads} {
+		if err := writeNpy(filepath.Join(dir, name+".npy"), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `
+import importlib.util, sys
+import numpy as np, torch
+d = sys.argv[1]
+spec = importlib.util.spec_from_file_location("intpads_model", d + "/model.py")
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+m = mod.Model()
+m.load_state_dict(torch.load(d + "/weights.pt"), strict=True)
+outs = m(torch.from_numpy(np.load(d + "/x.npy")), torch.from_numpy(np.load(d + "/pads.npy")))
+for i, o in enumerate(outs):
+    np.save(d + "/out%d.npy" % i, np.ascontiguousarray(o.numpy()))
+`
+	if out, err := exec.Command(py, "-c", script, dir).CombinedOutput(); err != nil {
+		t.Fatalf("PyTorch failed on the exported model: %v\n%s", err, out)
+	}
+	for i, o := range g.Outputs {
+		got, err := npy.ReadFile(filepath.Join(dir, "out"+strconv.Itoa(i)+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := compare.Tensors(got, want[o.Name], 0, 0); err != nil || !res.OK || got.DType != canon.Int32 {
+			t.Errorf("output %s: %s, differs from the interpreter: %v %+v", o.Name, got.DType, err, res)
+		}
+	}
 }
