@@ -172,7 +172,11 @@ func Coverage() canon.Coverage {
 	by := map[string][]source{}
 	for _, name := range sortedKeys(ops) {
 		e := ops[name]
-		by[e.kinds[0]] = append(by[e.kinds[0]], source{fmt.Sprintf("%s (opset %d+)", name, e.since), e.since})
+		since := e.since
+		if l, ok := legacyForms[name]; ok {
+			since = min(since, l.since)
+		}
+		by[e.kinds[0]] = append(by[e.kinds[0]], source{fmt.Sprintf("%s (opset %d+)", name, since), since})
 	}
 	for _, f := range fusions {
 		by[f.kind] = append(by[f.kind], source{fmt.Sprintf("%s (opset %d+)", f.name, f.since), f.since})
@@ -235,7 +239,8 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	if im.opset < 0 {
 		return fmt.Errorf("node %q (%s) is a default-domain (ai.onnx) op, but the model imports no default-domain opset; the model is not valid ONNX", name, op)
 	}
-	if im.opset < e.since {
+	legacy, hasLegacy := legacyForms[op]
+	if im.opset < e.since && !(hasLegacy && im.opset >= legacy.since) {
 		return fmt.Errorf("node %q (%s): the model's opset %d predates the %s semantics modelbridge reads (opset >= %d); upgrade the model with onnx.version_converter", name, op, im.opset, op, e.since)
 	}
 	c := &nodeCtx{im: im, n: n, name: name, op: op, attrs: map[string]*onnxpb.AttributeProto{}}
@@ -248,6 +253,14 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	for _, in := range n.Input {
 		if _, ok := im.vals[in]; in != "" && !ok {
 			return c.errf("input %q is not defined before the node", in)
+		}
+	}
+	if hasLegacy && im.opset < legacy.before {
+		if err := legacy.resolve(c); err != nil {
+			return err
+		}
+		if c.err != nil {
+			return c.err
 		}
 	}
 	first := len(im.g.Nodes)
