@@ -55,8 +55,13 @@ func (o ReadOptions) UnknownShapeKeys(inputs []string) []string {
 }
 
 // WriteOptions tune an exporter. Fields a format does not use are ignored.
+// OpsetAuto, as WriteOptions.Opset, asks for the lowest opset that
+// expresses the graph.
+const OpsetAuto = -1
+
 type WriteOptions struct {
-	// Opset is the ONNX opset to target; 0 means the exporter's default.
+	// Opset is the ONNX opset to target; 0 means the exporter's default,
+	// OpsetAuto the lowest opset that expresses the graph.
 	Opset int
 	// ExternalData asks for weights in a separate file beside the model.
 	ExternalData bool
