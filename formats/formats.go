@@ -25,8 +25,14 @@ type ReadOptions struct {
 	// Key selects the state dict inside a checkpoint (PyTorch).
 	Key string
 	// InputShapes overrides or fills input shapes, by input name or by
-	// position ("#0" is the first graph input); see ShapeFor.
+	// position ("#0" is the first graph input); see ShapeFor. A symbolic
+	// dimension is -1 here and named in DimNames.
 	InputShapes map[string][]int64
+	// DimNames names the symbolic dimensions of InputShapes (same keys,
+	// then axis), e.g. N in --input-shape x=N,3,224,224.
+	DimNames map[string]map[int]string
+	// DynamicBatch makes axis 0 of every input the symbolic dim "batch".
+	DynamicBatch bool
 }
 
 // ShapeFor returns the shape given for graph input number index, named name.
@@ -275,6 +281,10 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 	g, err := imp.Read(path, opts)
 	if err != nil {
 		return nil, imp, err
+	}
+	if err := resolveInputDims(g, opts); err != nil {
+		g.Close()
+		return nil, imp, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := g.Validate(); err != nil {
 		g.Close()
