@@ -12,6 +12,7 @@ import (
 
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
+	_ "github.com/modelbridge/modelbridge/formats/all" // every format the fixtures come in
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
