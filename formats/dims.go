@@ -27,6 +27,13 @@ const maxDiscoveredRank = 8
 //   - with DynamicBatch, axis 0 of every input becomes the symbolic dim
 //     "batch", refused by name where a Reshape bakes the batch size in.
 func resolveInputDims(g *canon.Graph, opts ReadOptions) error {
+	if len(opts.DimNames) > 0 || opts.DynamicBatch {
+		// The outputs' declared shapes were made for the file's input
+		// sizes: validation infers them anew from the symbolic ones.
+		for i := range g.Outputs {
+			g.Outputs[i].Shape, g.Outputs[i].RankKnown = nil, false
+		}
+	}
 	for i := range g.Inputs {
 		v := &g.Inputs[i]
 		names := opts.DimNames[v.Name]
@@ -110,6 +117,34 @@ func rankList(ranks []int) string {
 		s[i] = strconv.Itoa(r)
 	}
 	return "ranks " + strings.Join(s, ", ")
+}
+
+// batchOptions returns opts with every input of g (as first read) given
+// by position, axis 0 the symbolic BatchDim and the other axes as read.
+func batchOptions(g *canon.Graph, opts ReadOptions) ReadOptions {
+	out := opts
+	out.InputShapes = map[string][]int64{}
+	out.DimNames = map[string]map[int]string{}
+	for i, v := range g.Inputs {
+		if !v.RankKnown || len(v.Shape) == 0 {
+			continue // dynamicBatch refuses it by name
+		}
+		key := "#" + strconv.Itoa(i)
+		shape := make([]int64, len(v.Shape))
+		names := map[int]string{0: BatchDim}
+		for a, d := range v.Shape {
+			shape[a] = d.Size
+			if !d.Known() {
+				shape[a] = -1
+				if d.Param != "" && a > 0 {
+					names[a] = d.Param
+				}
+			}
+		}
+		shape[0] = -1
+		out.InputShapes[key], out.DimNames[key] = shape, names
+	}
+	return out
 }
 
 // dynamicBatch makes axis 0 of every input symbolic. A Reshape whose

@@ -282,6 +282,22 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 	if err != nil {
 		return nil, imp, err
 	}
+	if opts.DynamicBatch {
+		// Read again with axis 0 of every input symbolic, so that the
+		// importer computes what depends on the batch size at run time
+		// instead of folding the file's size in.
+		first := opts
+		first.DynamicBatch = false
+		if err := resolveInputDims(g, first); err != nil {
+			g.Close()
+			return nil, imp, fmt.Errorf("%s: %w", path, err)
+		}
+		opts = batchOptions(g, opts)
+		g.Close()
+		if g, err = imp.Read(path, opts); err != nil {
+			return nil, imp, err
+		}
+	}
 	if err := resolveInputDims(g, opts); err != nil {
 		g.Close()
 		return nil, imp, fmt.Errorf("%s: %w", path, err)

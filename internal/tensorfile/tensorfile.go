@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -164,8 +165,8 @@ func ParseInputShapes(specs []string) (map[string][]int64, map[string]map[int]st
 				shape = append(shape, -1)
 				continue
 			}
-			var v int64
-			if _, err := fmt.Sscan(d, &v); err != nil || v < 0 {
+			v, err := strconv.ParseInt(d, 10, 64)
+			if err != nil || v < 0 {
 				return nil, nil, fmt.Errorf("--input-shape %q: %q is neither a size nor a dimension name (a letter or _ then letters, digits or _)", s, d)
 			}
 			shape = append(shape, v)
