@@ -203,7 +203,7 @@ func binRow(fn binFn, d, a, b []float32, sa, sb int) {
 			}
 		}
 	case sb == 0:
-		a = a[:len(d)*sa]
+		a = a[:max(len(d)*sa, 1)] // a scalar row (sa == 0) still has its one element
 		bv := b[0]
 		if sa == 0 {
 			var v float32
