@@ -46,6 +46,11 @@ func TestShapelessModelsAtTwoBatchSizes(t *testing.T) {
 					t.Errorf("input %q axis %d is %+v, want a named free dim", in.Name, a, d)
 				}
 			}
+			for _, o := range g.Outputs {
+				if !o.RankKnown || len(o.Shape) == 0 || o.Shape[0].Param != in.Shape[0].Param {
+					t.Errorf("output %q is %v; want axis 0 named %s, the input's", o.Name, o.Shape, in.Shape[0].Param)
+				}
+			}
 			dir := t.TempDir()
 			model := filepath.Join(dir, "model.onnx")
 			write(t, g, model, "onnx")

@@ -69,6 +69,24 @@ func resolveInputDims(g *canon.Graph, opts ReadOptions) error {
 	return nil
 }
 
+// completeOutputDims fills the output dims the import left open (neither a
+// size nor a name) with what inference derived, such as a named batch dim
+// carried from an input whose rank was found after the import.
+func completeOutputDims(g *canon.Graph) {
+	for i := range g.Outputs {
+		o := &g.Outputs[i]
+		v, ok := g.Values[o.Name]
+		if !ok || !o.RankKnown || !v.RankKnown || len(v.Shape) != len(o.Shape) {
+			continue
+		}
+		for a, d := range o.Shape {
+			if !d.Known() && d.Param == "" {
+				o.Shape[a] = v.Shape[a]
+			}
+		}
+	}
+}
+
 // freeDims is rank unknown dims named after the input and the axis.
 func freeDims(input string, rank int) []canon.Dim {
 	dims := make([]canon.Dim, rank)

@@ -306,6 +306,7 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 		g.Close()
 		return nil, imp, fmt.Errorf("%s: %w", path, err)
 	}
+	completeOutputDims(g)
 	return g, imp, nil
 }
 
