@@ -18,6 +18,7 @@ func newConvertCmd() *cobra.Command {
 	var rf readFlags
 	var to string
 	var opset int
+	var inf inputFlags // input files, read here only for their shapes
 	var external, optimizeToo, noVerify, verbose bool
 	var bf batchFlags
 	var weightsPath string
@@ -54,7 +55,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := checkWriteFlags(exp, out, opset, external); err != nil {
 				return err
 			}
-			g, _, err := rf.load(in)
+			g, err := inf.loadModel(&rf, in)
 			if err != nil {
 				return err
 			}
@@ -122,6 +123,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 		},
 	}
 	rf.register(cmd)
+	inf.registerFiles(cmd)
 	bf.register(cmd)
 	cmd.Flags().StringVar(&weightsPath, "weights", "", "replace IN's initializers by name with the tensors of this file (a state dict .pt, .safetensors, ...)")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "with --weights: bind the names that match even if some are missing, extra or mismatched")

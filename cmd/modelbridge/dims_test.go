@@ -77,3 +77,32 @@ func TestDynamicBatchRefusesBakedReshape(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// Input files give a shapeless model (a TorchScript trace) its sizes in
+// convert as --input-shape does; without them each axis is a named free dim.
+func TestInputFilesGiveShapes(t *testing.T) {
+	fix := filepath.Join(testfix.Fixtures(t), "torch", "tiny_convnet")
+	data := filepath.Join(fix, "test_data_set_0")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--inputs", data}, "[1 3 32 32]"},
+		{[]string{"--input", filepath.Join(data, "input_0.pb")}, "[1 3 32 32]"},
+		{nil, "[x_dim0 x_dim1 x_dim2 x_dim3]"},
+	} {
+		out := filepath.Join(dir, "t.onnx")
+		args := append([]string{"convert", filepath.Join(fix, "traced.pt"), out}, c.args...)
+		if code, _, stderr := cli(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		_, dims := onnxIO(t, out)
+		if got := "[" + strings.Join(dims["x"], " ") + "]"; got != c.want {
+			t.Errorf("%v: input x is %s, want %s", c.args, got, c.want)
+		}
+	}
+	if code, _, stderr := cli(t, "run", filepath.Join(fix, "traced.pt"), "--inputs", data, "--out", filepath.Join(dir, "out")); code != 0 {
+		t.Errorf("run --inputs: exit %d: %s", code, stderr)
+	}
+}

@@ -40,6 +40,13 @@ func (f *inputFlags) load(file string) (*canon.Tensor, error) {
 	return t, nil
 }
 
+// registerFiles adds --input and --inputs for commands that read input
+// files only for their shapes (convert).
+func (f *inputFlags) registerFiles(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.files, "input", nil, "input tensor NAME=FILE whose shape fixes the input's sizes, like --input-shape (.pb or .npy; repeatable)")
+	cmd.Flags().StringVar(&f.dir, "inputs", "", "folder of inputs (input_0.pb, ...) whose shapes fix the inputs' sizes, like --input-shape")
+}
+
 func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.files, "input", nil, "input tensor NAME=FILE (.pb TensorProto or .npy; repeatable)")
 	cmd.Flags().StringVar(&f.dir, "inputs", "", "folder of inputs: input_0.pb, input_1.pb... in input order, or NAME.pb/NAME.npy")
