@@ -1,6 +1,8 @@
 package onnximport
 
 import (
+	"slices"
+
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -35,6 +37,7 @@ func init() {
 	// outputs when something reads them.
 	legacyForms["BatchNormalization"] = legacyForm{1, 7, keep}
 	legacyForms["Dropout"] = legacyForm{1, 7, keep}
+	legacyForms["PRelu"] = legacyForm{1, 7, legacyPRelu}
 	legacyForms["Concat"] = legacyForm{1, 4, legacyConcat}
 	legacyForms["Reshape"] = legacyForm{1, 5, legacyReshape}
 	legacyForms["Split"] = legacyForm{1, 2, legacySplit}
@@ -87,6 +90,27 @@ func legacyBroadcast(c *nodeCtx) error {
 	}
 	c.setInput(1, b)
 	return nil
+}
+
+// legacyPRelu: before opset 7 the spec defines a slope of one element or
+// of X's shape only, which NumPy broadcasting reads the same way. Other
+// slopes had no defined meaning (Caffe2 applied a (C,) slope per channel,
+// NumPy broadcasting would apply it along the last axis): refused.
+func legacyPRelu(c *nodeCtx) error {
+	x, s := c.info(0), c.info(1)
+	xs, xok := x.StaticShape()
+	ss, sok := s.StaticShape()
+	if !xok || !sok {
+		return c.errf("before opset 7 PRelu's slope must have one element or X's shape, which needs both shapes; give the inputs' shapes (--input-shape)")
+	}
+	n := int64(1)
+	for _, d := range ss {
+		n *= d
+	}
+	if n == 1 || slices.Equal(xs, ss) {
+		return nil
+	}
+	return c.errf("slope %q of shape %v on X of shape %v: before opset 7 PRelu defines only a one-element slope or one of X's shape; upgrade the model with onnx.version_converter after checking which axis the slope applies to", c.in(1), ss, xs)
 }
 
 // legacyConcat: before opset 4 the axis was optional, 1 by default.

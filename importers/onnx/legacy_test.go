@@ -169,3 +169,21 @@ func TestNewestVersions(t *testing.T) {
 		t.Errorf("ai.onnx.ml-only model: got %v", err)
 	}
 }
+
+// PRelu before opset 7: a one-element slope or one of X's shape reads as
+// today; a per-channel (C,) slope, whose old meaning the spec leaves open,
+// is refused by name.
+func TestLegacyPRelu(t *testing.T) {
+	s := graphSpec{
+		opset:   6,
+		nodes:   []*onnxpb.NodeProto{node("PRelu", "p", []string{"x", "slope"}, []string{"y"})},
+		inputs:  []*onnxpb.ValueInfoProto{vinfo("x", tFloat, 1, 2, 2)},
+		outputs: []*onnxpb.ValueInfoProto{vinfo("y", tFloat, 1, 2, 2)},
+		inits:   []*onnxpb.TensorProto{f32Tensor("slope", []int64{1}, 0.5)},
+	}
+	sameFloats(t, runSpec(t, s, []float32{-2, 1, -4, 3}), []float32{-1, 1, -2, 3})
+	s.inits = []*onnxpb.TensorProto{f32Tensor("slope", []int64{2}, 0.5, 0.25)}
+	if _, err := Read(write(t, s.model()), formats.ReadOptions{}); err == nil || !strings.Contains(err.Error(), `slope "slope" of shape [2]`) {
+		t.Errorf("(C,) slope at opset 6: got %v", err)
+	}
+}
