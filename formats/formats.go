@@ -60,11 +60,11 @@ func (o ReadOptions) UnknownShapeKeys(inputs []string) []string {
 	return out
 }
 
-// WriteOptions tune an exporter. Fields a format does not use are ignored.
 // OpsetAuto, as WriteOptions.Opset, asks for the lowest opset that
 // expresses the graph.
 const OpsetAuto = -1
 
+// WriteOptions tune an exporter. Fields a format does not use are ignored.
 type WriteOptions struct {
 	// Opset is the ONNX opset to target; 0 means the exporter's default,
 	// OpsetAuto the lowest opset that expresses the graph.
