@@ -101,7 +101,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			}
 			bar := newBar(cmd, "writing "+out, 0, progress.Bytes)
 			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
-			if verbose {
+			if verbose || opset == formats.OpsetAuto { // auto says which opset it chose
 				wopts.Verbose = cmd.OutOrStdout()
 			}
 			err = exp.Write(g, out, wopts)

@@ -55,8 +55,8 @@ func TestSymbolicDimsInConvert(t *testing.T) {
 	}
 
 	out = filepath.Join(dir, "b.onnx")
-	if code, _, stderr := cli(t, "convert", tinyModel, out, "--dynamic-batch", "--opset", "auto"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	if code, stdout, stderr := cli(t, "convert", tinyModel, out, "--dynamic-batch", "--opset", "auto"); code != 0 || !strings.Contains(stdout, "writing opset 11 (IR 6)") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
 	opset, dims = onnxIO(t, out)
 	if dims["input"][0] != "batch" || dims["logits"][0] != "batch" || opset != 11 {

@@ -118,7 +118,9 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	}
 	var b *builder
 	if opset == formats.OpsetAuto {
-		b, err = buildLowest(g, valid)
+		if b, err = buildLowest(g, valid); err == nil && opts.Verbose != nil {
+			fmt.Fprintf(opts.Verbose, "opset auto: writing opset %d (IR %d), the lowest that expresses the model\n", b.opset, irVersion(b.opset))
+		}
 	} else {
 		b, err = build(g, valid, opset)
 	}
