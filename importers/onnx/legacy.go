@@ -73,7 +73,7 @@ func legacyBroadcast(c *nodeCtx) error {
 	if axis < 0 {
 		axis += int64(ra)
 	}
-	if axis < 0 || axis+int64(rb) > int64(ra) {
+	if axis < 0 || axis > int64(ra) || axis+int64(rb) > int64(ra) { // axis first: no overflow
 		return c.errf("axis %d does not place input B (rank %d) within input A (rank %d)", c.int("axis", 0), rb, ra)
 	}
 	trailing := int64(ra) - axis - int64(rb)

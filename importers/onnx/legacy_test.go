@@ -1,6 +1,7 @@
 package onnximport
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -78,6 +79,10 @@ func TestLegacyBroadcastAxis(t *testing.T) {
 	s.inits = []*onnxpb.TensorProto{f32Tensor("b", []int64{3}, 10, 20, 30)}
 	if _, err := Read(write(t, s.model()), formats.ReadOptions{}); err == nil || !strings.Contains(err.Error(), "axis 3 does not place input B") {
 		t.Fatalf("B of rank 1 at axis 3 of a rank-3 A: got %v", err)
+	}
+	s.nodes[0] = node("Add", "add", []string{"x", "b"}, []string{"y"}, aInt("broadcast", 1), aInt("axis", math.MaxInt64))
+	if _, err := Read(write(t, s.model()), formats.ReadOptions{}); err == nil || !strings.Contains(err.Error(), "does not place input B") {
+		t.Fatalf("axis MaxInt64: got %v", err)
 	}
 }
 
