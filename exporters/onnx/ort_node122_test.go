@@ -131,6 +131,14 @@ func ortPassingCases(t *testing.T) []string {
 	return readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-ort-pass.txt"))
 }
 
+// ortUnoptimizedFails lists the cases ONNX Runtime 1.30 passes with its
+// default graph optimizations but refuses, as shipped, with them disabled
+// (as these tests run it), with why.
+var ortUnoptimizedFails = map[string]string{
+	"test_attention_4d_fp16_expanded":                           "float16 Cast: the precision-free cast ORT inserts has the wrong type",
+	"test_attention_4d_gqa_with_past_and_present_fp16_expanded": "float16 Cast: the precision-free cast ORT inserts has the wrong type",
+}
+
 // TestORTNodeSuite122 converts every ONNX 1.22 node case that modelbridge
 // runs (testdata/onnx-node-1.22-pass.txt) and ONNX Runtime runs too at
 // opsets 11, 13, 17 and the newest, runs the result in ONNX Runtime and compares with
@@ -146,7 +154,7 @@ func TestORTNodeSuite122(t *testing.T) {
 	}
 	var cases []string
 	for _, c := range readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-pass.txt")) {
-		if ortRuns[c] {
+		if ortRuns[c] && ortUnoptimizedFails[c] == "" {
 			cases = append(cases, c)
 		}
 	}
