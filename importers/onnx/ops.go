@@ -230,6 +230,10 @@ func SupportedOps() []string { return sortedKeys(ops) }
 func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	op := n.GetOpType()
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		if strings.HasPrefix(d, "ai.onnx.") {
+			// ONNX's own other domains: classical ML, training, preview ops.
+			return fmt.Errorf("node %q (%s) is in ONNX's %s domain: modelbridge reads default-domain (ai.onnx) ops only", name, op, d)
+		}
 		return fmt.Errorf("node %q (%s) is in domain %q: only default-domain (ai.onnx) ops are supported by modelbridge; export the model without vendor-specific ops (for ONNX Runtime, save it before graph optimizations)", name, op, d)
 	}
 	e, ok := ops[op]
