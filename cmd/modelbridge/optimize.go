@@ -141,7 +141,7 @@ written.`,
 	f.BoolVar(&verbose, "verbose", false, "print what each pass did, the per-op cost table and the 20 most expensive nodes, before and after")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
-	f.IntVar(&opset, "opset", 0, opsetUsage())
+	f.Var((*opsetFlag)(&opset), "opset", opsetUsage())
 	return cmd
 }
 

@@ -413,7 +413,7 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 			vi.DType = d
 		}
 	}
-	shape, given := b.opts.InputShapes[name]
+	shape, given := b.opts.ShapeFor(name, len(b.g.Inputs)) // by name or as input #N
 	if !given && a.has("__shape__") {
 		if s, err := a.ints("__shape__", nil); err == nil && len(s) > 0 {
 			shape, given = s, true
@@ -426,7 +426,7 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 	}
 	if !given && want != nil {
 		shape, given = want, true
-	} else if given && len(want) == len(shape) && !b.userShape(name) {
+	} else if given && len(want) == len(shape) && !b.userShape(name, len(b.g.Inputs)) {
 		// Gluon writes 0 for dims it defers; the consumer may know them.
 		for i, d := range shape {
 			if d < 0 {
@@ -451,8 +451,8 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 	return name, nil
 }
 
-func (b *builder) userShape(name string) bool {
-	_, ok := b.opts.InputShapes[name]
+func (b *builder) userShape(name string, index int) bool {
+	_, ok := b.opts.ShapeFor(name, index)
 	return ok
 }
 

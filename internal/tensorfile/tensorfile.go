@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -136,25 +137,61 @@ func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (m
 	return out, nil
 }
 
-// ParseShapes parses --input-shape values "name=1,3,224,224".
+// ParseShapes parses --input-shape values "name=1,3,224,224" into the
+// concrete shapes that inputs are made with: a symbolic dimension ("N")
+// takes size 1 there.
 func ParseShapes(specs []string) (map[string][]int64, error) {
-	out := map[string][]int64{}
+	shapes, names, err := ParseInputShapes(specs)
+	for key, axes := range names {
+		for axis := range axes {
+			shapes[key][axis] = 1
+		}
+	}
+	return shapes, err
+}
+
+// ParseInputShapes parses --input-shape values for reading a model: each
+// dimension is a size or a name (a symbolic size such as N or batch), which
+// is -1 in shapes and named in names (input key, then axis).
+func ParseInputShapes(specs []string) (map[string][]int64, map[string]map[int]string, error) {
+	shapes := map[string][]int64{}
+	names := map[string]map[int]string{}
 	for _, s := range specs {
 		name, dims, ok := strings.Cut(s, "=")
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--input-shape %q: want NAME=D1,D2,... (e.g. data=1,3,224,224)", s)
+			return nil, nil, fmt.Errorf("--input-shape %q: want NAME=D1,D2,... (e.g. data=1,3,224,224 or data=N,3,224,224)", s)
 		}
 		var shape []int64
-		for _, d := range strings.Split(dims, ",") {
-			var v int64
-			if _, err := fmt.Sscan(strings.TrimSpace(d), &v); err != nil || v < 0 {
-				return nil, fmt.Errorf("--input-shape %q: %q is not a dimension", s, d)
+		for axis, d := range strings.Split(dims, ",") {
+			d = strings.TrimSpace(d)
+			if isDimName(d) {
+				if names[name] == nil {
+					names[name] = map[int]string{}
+				}
+				names[name][axis] = d
+				shape = append(shape, -1)
+				continue
+			}
+			v, err := strconv.ParseInt(d, 10, 64)
+			if err != nil || v < 0 {
+				return nil, nil, fmt.Errorf("--input-shape %q: %q is neither a size nor a dimension name (a letter or _ then letters, digits or _)", s, d)
 			}
 			shape = append(shape, v)
 		}
-		out[name] = shape
+		shapes[name] = shape
 	}
-	return out, nil
+	return shapes, names, nil
+}
+
+// isDimName reports whether s names a symbolic dimension: an identifier.
+func isDimName(s string) bool {
+	for i, r := range s {
+		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // SortedNames returns the keys of m in order.

@@ -213,7 +213,7 @@ func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions) ([]value,
 		}
 		shape, _ := opts.ShapeFor(p.name, len(args))
 		for _, d := range shape {
-			if d <= 0 {
+			if d == 0 || d < -1 { // -1: a symbolic size (a name in --input-shape)
 				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
 			}
 		}
