@@ -46,11 +46,9 @@ func init() {
 func Paths(path, graphName string) (symbolPath, paramsPath string) {
 	prefix := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		name := graphName
-		if name == "" || strings.ContainsAny(name, `/\`) {
-			name = "model"
-		}
-		prefix = filepath.Join(path, name)
+		// The graph's name comes from the model: it may only name a file
+		// inside the folder.
+		prefix = filepath.Join(path, formats.PathComponent(graphName, "model"))
 	} else if p, ok := strings.CutSuffix(path, "-symbol.json"); ok {
 		prefix = p
 	} else if p, ok := strings.CutSuffix(path, ".json"); ok {
