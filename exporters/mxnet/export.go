@@ -119,11 +119,9 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	if err := writeWithProgress(fp, params, tensorBytes(g), opts.Progress); err != nil {
 		return fmt.Errorf("cannot write %s: %w", paramsPath, err)
 	}
-	// Params first: a symbol without its weights is the worse half-state.
-	if err := fp.Commit(); err != nil {
-		return err
-	}
-	return fs.Commit()
+	// The pair appears together or not at all: new params beside an old
+	// symbol would load as the wrong model.
+	return atomicfile.CommitAll(fp, fs)
 }
 
 // Encode renders the symbol JSON and the params file in memory; params is
