@@ -180,6 +180,7 @@ func (d *Dir) Abort() {
 	d.done = true
 	os.RemoveAll(d.Path)
 }
+
 // createTemp makes a hidden, unused file beside target with mode 0644
 // (less the umask, as for any new file); os.CreateTemp would make it 0600.
 func createTemp(target string) (*os.File, error) {
