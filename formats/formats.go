@@ -27,6 +27,9 @@ type ReadOptions struct {
 	// InputShapes overrides or fills input shapes, by input name or by
 	// position ("#0" is the first graph input); see ShapeFor.
 	InputShapes map[string][]int64
+	// IgnoreCRC reads zip entries whose CRC-32 does not match (a damaged
+	// PyTorch file the user wants anyway); by default they are refused.
+	IgnoreCRC bool
 }
 
 // ShapeFor returns the shape given for graph input number index, named name.

@@ -63,7 +63,7 @@ Nodes are paired by name, then by op kind and inputs.`,
 			var other *canon.Graph
 			if diff != "" {
 				var rfB readFlags
-				rfB.inputShapes = rf.inputShapes
+				rfB.inputShapes, rfB.ignoreCRC = rf.inputShapes, rf.ignoreCRC
 				other, _, err = rfB.load(diff)
 				if err != nil {
 					return err

@@ -16,12 +16,14 @@ type readFlags struct {
 	params      string
 	key         string
 	inputShapes []string
+	ignoreCRC   bool
 }
 
 func (r *readFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.from, "from", "", "input format (default: from the file's contents and extension; one of "+joinNames(formats.ImporterNames())+")")
 	cmd.Flags().StringVar(&r.params, "params", "", "weights file to pair with a graph file (MXNet .params)")
 	cmd.Flags().StringVar(&r.key, "key", "", "key of the state dict inside a checkpoint (PyTorch)")
+	cmd.Flags().BoolVar(&r.ignoreCRC, "ignore-crc", false, "read zip entries (PyTorch files) whose CRC-32 check fails, for a damaged file you want anyway")
 	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... (or #N=... for input N) for graphs whose inputs have unknown sizes (repeatable)")
 }
 
@@ -30,7 +32,7 @@ func (r *readFlags) options() (formats.ReadOptions, error) {
 	if err != nil {
 		return formats.ReadOptions{}, usageErrorf("%v", err)
 	}
-	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes}, nil
+	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes, IgnoreCRC: r.ignoreCRC}, nil
 }
 
 // load reads a model; formats.Read validates it.
