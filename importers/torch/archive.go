@@ -21,7 +21,7 @@ type zipArchive struct {
 	m         *mmapfile.Mapping
 	zr        *zip.Reader
 	z         *zipread.Archive // CRC-checked, budgeted entry reads
-	prefix    string // "archive/" (any folder name)
+	prefix    string           // "archive/" (any folder name)
 	entries   map[string]*zip.File
 	storages  map[string]*storage
 	bigEndian bool
