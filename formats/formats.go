@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // ReadOptions tune an importer. Fields a format does not use are ignored.
@@ -314,18 +315,11 @@ func namesLocked[T interface{ *Importer | *Exporter }](list []T) []string {
 }
 
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a model file", path)
-	}
 	buf := make([]byte, n)
 	k, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
