@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/progress"
@@ -130,6 +133,8 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Faults on a mapped input become that file's error.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			for i := range work {
 				rep.Files[i] = convertOne(rf, exp, jobs[i], inputs, wo)
 				bar.Add(1)
@@ -177,7 +182,7 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 	defer func() {
 		if r := recover(); r != nil {
 			res.Status = statusFailed
-			res.Error = fmt.Sprintf("%s: internal error: %v (please report this)", job.in, r)
+			res.Error = panicerr.New(job.in, r).Error()
 		}
 		res.Seconds = time.Since(start).Seconds()
 		if res.Status != statusOK {
