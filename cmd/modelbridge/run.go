@@ -60,7 +60,7 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 	}
 	switch {
 	case f.random:
-		in, err := tensorfile.Random(g.Inputs, shapes, seed)
+		in, err := tensorfile.RandomWithin(g.Inputs, shapes, seed, interp.MemoryLimit())
 		if err != nil {
 			return nil, usageErrorf("%v", err)
 		}
