@@ -190,7 +190,13 @@ func localName(name, fallback string) string {
 	if s == "" || len(s) > 40 {
 		s = fallback
 	}
-	return strings.ToLower(s)
+	// Lower-casing can make a keyword ("IF" -> "if"), and a local must not
+	// shadow a builtin the generated code calls.
+	s = strings.ToLower(s)
+	if pythonKeywords[s] || pythonBuiltins[s] {
+		s = "v_" + s
+	}
+	return s
 }
 
 func (gen *generator) fail(why string, args ...any) error {

@@ -24,6 +24,31 @@ var moduleAttrs = map[string]bool{
 	"named_parameters": true, "named_buffers": true, "named_children": true, "zero_grad": true,
 	"requires_grad_": true, "extra_repr": true, "dump_patches": true, "get_submodule": true,
 	"get_parameter": true, "get_buffer": true, "share_memory": true, "bfloat16": true,
+	// The rest of nn.Module's public attributes (torch 1.13 and 2.x): a
+	// weight named register_forward_hook would replace the method.
+	"T_destination": true, "get_extra_state": true, "set_extra_state": true, "ipu": true, "xpu": true,
+	"mtia": true, "register_backward_hook": true, "register_forward_hook": true,
+	"register_forward_pre_hook": true, "register_full_backward_hook": true,
+	"register_full_backward_pre_hook": true, "register_load_state_dict_post_hook": true,
+	"register_load_state_dict_pre_hook": true, "register_state_dict_pre_hook": true,
+	"register_state_dict_post_hook": true, "register_module": true, "to_empty": true,
+	"compile": true, "call_super_init": true, "set_submodule": true,
+}
+
+// pythonBuiltins are the names of Python's builtins (3.11): a local
+// variable of the generated forward under one of these names would shadow
+// a function the code calls (getattr, float, int, range, ...).
+var pythonBuiltins = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable
+		chr classmethod compile complex copyright credits delattr dict dir divmod enumerate eval exec exit
+		filter float format frozenset getattr globals hasattr hash help hex id input int isinstance
+		issubclass iter len license list locals map max memoryview min next object oct open ord pow print
+		property quit range repr reversed round set setattr slice sorted staticmethod str sum super tuple
+		type vars zip Ellipsis NotImplemented match case`) {
+		pythonBuiltins[n] = true
+	}
 }
 
 // isIdentifier reports whether s is an ASCII Python identifier.
