@@ -9,6 +9,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
+	"github.com/modelbridge/modelbridge/internal/printname"
 )
 
 func init() {
@@ -42,7 +43,7 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	if opts.Verbose != nil {
 		for _, r := range res.Renames {
 			if r.From != r.To {
-				fmt.Fprintf(opts.Verbose, "weight %s -> %s\n", r.From, r.To)
+				fmt.Fprintf(opts.Verbose, "weight %s -> %s\n", printname.Name(r.From), printname.Name(r.To))
 			}
 		}
 	}
