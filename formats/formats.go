@@ -163,6 +163,7 @@ func RegisterExporter(exp *Exporter) {
 			panic("formats: exporter " + exp.Name + " registered twice")
 		}
 	}
+	exp.Write = refusingInvalidNames(exp.Write)
 	exporters = append(exporters, exp)
 }
 
