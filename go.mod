@@ -3,6 +3,7 @@ module github.com/modelbridge/modelbridge
 go 1.26.8
 
 require (
+	github.com/nlpodyssey/gopickle v0.2.0
 	github.com/owulveryck/onnx-go v0.5.0
 	github.com/spf13/cobra v1.10.2
 	gonum.org/v1/gonum v0.17.0
