@@ -3,7 +3,6 @@ package interp
 import (
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -18,9 +17,8 @@ var MaxMemory int64
 // cannot be read): enough for any model the machine can run, and an error
 // instead of the out-of-memory killer for a small hostile one.
 func DefaultMaxMemory() int64 {
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err == nil && si.Totalram > 0 {
-		return int64(si.Totalram) * int64(max(si.Unit, 1)) / 2
+	if n := physicalMemory(); n > 0 {
+		return n / 2
 	}
 	return 8 << 30
 }
