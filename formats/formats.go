@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // ReadOptions tune an importer. Fields a format does not use are ignored.
@@ -33,6 +34,9 @@ type ReadOptions struct {
 	DimNames map[string]map[int]string
 	// DynamicBatch makes axis 0 of every input the symbolic dim "batch".
 	DynamicBatch bool
+	// IgnoreCRC reads zip entries whose CRC-32 does not match (a damaged
+	// PyTorch file the user wants anyway); by default they are refused.
+	IgnoreCRC bool
 }
 
 // ShapeFor returns the shape given for graph input number index, named name.
@@ -170,6 +174,7 @@ func RegisterExporter(exp *Exporter) {
 			panic("formats: exporter " + exp.Name + " registered twice")
 		}
 	}
+	exp.Write = refusingInvalidNames(exp.Write)
 	exporters = append(exporters, exp)
 }
 
@@ -343,18 +348,11 @@ func namesLocked[T interface{ *Importer | *Exporter }](list []T) []string {
 }
 
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a model file", path)
-	}
 	buf := make([]byte, n)
 	k, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {

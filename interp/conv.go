@@ -153,7 +153,10 @@ func im2col(g *geom3, x, col []float32, r0, r1 int) {
 				src := plane[(iz*H+iy)*W : (iz*H+iy+1)*W]
 				clear(dst[:lo])
 				clear(dst[hi:])
-				if g.s[2] == 1 {
+				if lo >= hi {
+					// Every tap of this row lands in the padding (padding
+					// wider than the input): nothing to copy.
+				} else if g.s[2] == 1 {
 					copy(dst[lo:hi], src[lo+offx:hi+offx])
 				} else {
 					sw := g.s[2]
@@ -360,7 +363,9 @@ func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
 						}
 						srow := src[(iz*H+iy)*W : (iz*H+iy+1)*W]
 						drow := dst[(oz*OH+oy)*OW : (oz*OH+oy+1)*OW]
-						if sw == 1 {
+						if lo >= hi {
+							// The tap meets only padding in this row.
+						} else if sw == 1 {
 							s := srow[lo+offx : hi+offx]
 							d := drow[lo:hi]
 							for i := range d {

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -11,6 +12,11 @@ import (
 // Expand or a Tile into a huge initializer would trade a cheap op for a
 // model many times bigger.
 const maxFoldElements = 1 << 20
+
+// maxFoldMemory bounds what evaluating one constant node may allocate,
+// scratch included (a Conv's im2col columns can be far larger than its
+// output): past it the node is left to be computed at run time.
+const maxFoldMemory = 256 << 20
 
 // foldConstants replaces nodes whose outputs are fixed before the graph runs
 // by initializers. Outputs that shape inference already computed (Shape of a
@@ -152,7 +158,15 @@ func evalNode(n *canon.Node, inputs []*canon.Tensor, outs []canon.ValueInfo) ([]
 		t.Layout = inputs[i].Layout
 		sub.Initializers = append(sub.Initializers, &t)
 	}
-	res, err := interp.Run(sub, nil)
+	p, err := interp.New(sub)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating constant node: %w", err)
+	}
+	p.SetMemoryLimit(min(interp.MemoryLimit(), maxFoldMemory))
+	res, err := p.Run(nil)
+	if errors.Is(err, interp.ErrMemory) {
+		return nil, nil // too costly to fold; leave it computed
+	}
 	if err != nil {
 		return nil, fmt.Errorf("evaluating constant node: %w", err)
 	}

@@ -42,7 +42,7 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 		return fmt.Errorf("verify: optimized graph: %w", err)
 	}
 	for s := 0; s < samples; s++ {
-		in, err := tensorfile.Random(orig.Inputs, shapes, seed+uint64(s))
+		in, err := tensorfile.RandomWithin(orig.Inputs, shapes, seed+uint64(s), interp.MemoryLimit())
 		if err != nil {
 			return &UnverifiableError{fmt.Errorf("verify: %w", err)}
 		}

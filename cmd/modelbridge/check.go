@@ -116,7 +116,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 		return err
 	}
 	defer ga.Close()
-	rfB.inputShapes = rfA.inputShapes
+	rfB.inputShapes, rfB.ignoreCRC = rfA.inputShapes, rfA.ignoreCRC
 	gb, err := loadCounterpart(rep.B, rfB, ga)
 	if err != nil {
 		return err

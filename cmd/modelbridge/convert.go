@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/printname"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
@@ -64,7 +65,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			for _, n := range g.Meta.Notes {
-				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, n)
+				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, printname.Runs(printname.Escape(n), 2*printname.MaxBytes))
 			}
 			var w *canon.Graph
 			if weightsPath != "" {

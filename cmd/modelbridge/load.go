@@ -17,6 +17,7 @@ type readFlags struct {
 	key          string
 	inputShapes  []string
 	dynamicBatch bool
+	ignoreCRC    bool
 }
 
 func (r *readFlags) register(cmd *cobra.Command) {
@@ -25,6 +26,7 @@ func (r *readFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.key, "key", "", "key of the state dict inside a checkpoint (PyTorch)")
 	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... (or #N=... for input N) for graphs whose inputs have unknown sizes; a dimension is a size or a name for a symbolic size, e.g. x=N,3,224,224 (repeatable)")
 	cmd.Flags().BoolVar(&r.dynamicBatch, "dynamic-batch", false, "make axis 0 of every input a symbolic batch size (refused where a reshape bakes the batch in)")
+	cmd.Flags().BoolVar(&r.ignoreCRC, "ignore-crc", false, "read zip entries (PyTorch files) whose CRC-32 check fails, for a damaged file you want anyway")
 }
 
 func (r *readFlags) options() (formats.ReadOptions, error) {
@@ -32,7 +34,7 @@ func (r *readFlags) options() (formats.ReadOptions, error) {
 	if err != nil {
 		return formats.ReadOptions{}, usageErrorf("%v", err)
 	}
-	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes, DimNames: names, DynamicBatch: r.dynamicBatch}, nil
+	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes, DimNames: names, DynamicBatch: r.dynamicBatch, IgnoreCRC: r.ignoreCRC}, nil
 }
 
 // load reads a model; formats.Read validates it.

@@ -110,6 +110,9 @@ written.`,
 				}
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
+			if err := refuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
+				return err
+			}
 			if err := exp.Write(opt, outPath, formats.WriteOptions{Opset: opset}); err != nil {
 				return err
 			}

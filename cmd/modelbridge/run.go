@@ -67,7 +67,7 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 	}
 	switch {
 	case f.random:
-		in, err := tensorfile.Random(g.Inputs, shapes, seed)
+		in, err := tensorfile.RandomWithin(g.Inputs, shapes, seed, interp.MemoryLimit())
 		if err != nil {
 			return nil, usageErrorf("%v", err)
 		}
@@ -143,6 +143,9 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			}
 			defer g.Close()
 			if err := requireModel(args[0], g, false); err != nil {
+				return err
+			}
+			if err := inf.refuseOverwrite(outDir, inputParts(args[0], g), len(g.Outputs)); err != nil {
 				return err
 			}
 			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
@@ -283,4 +286,24 @@ func (f *inputFlags) shapesFromFiles(rf *readFlags) error {
 func fileExists(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// refuseOverwrite fails when writing n outputs to outDir would replace the
+// model, one of its parts or an input file, or would write into the
+// --inputs folder (whose reference outputs share the output names).
+func (f *inputFlags) refuseOverwrite(outDir string, modelParts []string, n int) error {
+	if f.dir != "" && sameOrInside(outDir, f.dir) && sameOrInside(f.dir, outDir) {
+		return usageErrorf("--out %s is the --inputs folder: its output_N.pb files would be replaced; choose another folder", outDir)
+	}
+	inputs := modelParts
+	for _, spec := range f.files {
+		if _, file, ok := strings.Cut(spec, "="); ok {
+			inputs = append(inputs, file)
+		}
+	}
+	outputs := make([]string, n)
+	for i := range outputs {
+		outputs[i] = filepath.Join(outDir, tensorfile.OutputFileName(i))
+	}
+	return refuseOverwriting(outputs, inputs, "the model or its inputs")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // fromONNX maps TensorProto.DataType to canonical dtypes.
@@ -71,7 +72,7 @@ func ReadProto(tp *onnxpb.TensorProto, baseDir string) (*canon.Tensor, error) {
 // ReadFile reads a serialized TensorProto (such as a conformance test's
 // test_data_set_0/input_0.pb). The tensor is named as in the file.
 func ReadFile(path string) (t *canon.Tensor, err error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -261,15 +262,11 @@ func (r *Reader) external(tp *onnxpb.TensorProto, want int64) ([]byte, error) {
 		}
 		return m.Data[offset : offset+length], nil
 	}
-	f, err := os.Open(path)
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("external data file %s: %v", loc, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if size := st.Size(); offset > size || length > size-offset {
 		return nil, fmt.Errorf("external data range [%d, %d+%d) lies past the end of %s (%d bytes); the data file is truncated or belongs to another model", offset, offset, length, loc, size)
 	}

@@ -81,8 +81,16 @@ func OutputFileName(i int) string { return fmt.Sprintf("output_%d.pb", i) }
 // count, a size or a shift). Unknown dimensions become 1 unless shapes
 // overrides them (by input name).
 func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (map[string]*canon.Tensor, error) {
+	return RandomWithin(inputs, shapes, seed, 0)
+}
+
+// RandomWithin is Random with the inputs' total size bounded by maxBytes
+// (0: no bound besides 4 GiB per input), checked before each allocation:
+// the interpreter's memory budget (--max-memory) covers random inputs too.
+func RandomWithin(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64, maxBytes int64) (map[string]*canon.Tensor, error) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	out := map[string]*canon.Tensor{}
+	var total int64
 	for _, in := range inputs {
 		shape, ok := shapes[in.Name]
 		if !ok {
@@ -101,6 +109,9 @@ func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (m
 		size := t.ByteSize()
 		if size < 0 || size > 1<<32 {
 			return nil, fmt.Errorf("input %q: shape %v is too large for random data", in.Name, shape)
+		}
+		if total += size; maxBytes > 0 && total > maxBytes {
+			return nil, fmt.Errorf("random input %q of shape %v brings the inputs to %d bytes, beyond the memory limit of %d (--max-memory)", in.Name, shape, total, maxBytes)
 		}
 		t.Data = make([]byte, size)
 		n := int(t.NumElements())

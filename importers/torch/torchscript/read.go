@@ -86,7 +86,7 @@ func validated(path string) func(*canon.Graph, error) (*canon.Graph, error) {
 // reads, owned by the caller, who keeps it valid until the graph is closed;
 // otherwise the archive maps the file itself.
 func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
-	a, err := openArchive(zr, path, data)
+	a, err := openArchive(zr, path, data, opts.IgnoreCRC)
 	if err != nil {
 		return nil, err
 	}
