@@ -156,9 +156,6 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 			return err
 		}
 	}
-	if layers && (sa.runtime == runtimes.Torch || sb.runtime == runtimes.Torch) {
-		return usageErrorf("--layers needs intermediate values, which PyTorch does not expose here: run the PyTorch side with --runtime interp or ort")
-	}
 	var ga, gb *canon.Graph
 	if runtimes.IsTorchFolder(rep.A) {
 		ga, err = loadTorchFolder(rep.A)

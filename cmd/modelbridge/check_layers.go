@@ -139,11 +139,13 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, inMap [
 }
 
 // allValues runs a side and returns every value it computed. ONNX Runtime
-// exposes its intermediates as extra graph outputs; the others run in the
-// interpreter with every node output kept.
+// exposes its intermediates as extra graph outputs; PyTorch does not
+// without changing the model, so a TorchScript or .pt2 side's
+// intermediates come from the interpreter running its imported graph (its
+// final outputs still come from PyTorch).
 func allValues(s *checkSide, in map[string]*canon.Tensor) (map[string]*canon.Tensor, string, error) {
 	if s.g == nil || len(s.g.Nodes) == 0 {
-		return nil, "", usageErrorf("%s: --layers needs the model's graph, which modelbridge cannot read from it; compare it with --runtime torch without --layers", s.path)
+		return nil, "", usageErrorf("%s: --layers needs the model's graph, which modelbridge does not read from a `convert --to torch` folder; compare the layers of the model the folder was written from, and the folder's outputs without --layers", s.path)
 	}
 	if s.runtime == runtimes.ORT {
 		vals, desc, err := ortAllValues(s, in)

@@ -90,6 +90,9 @@ func needTorch(t *testing.T) {
 // PyTorch and its ONNX export in ONNX Runtime, on PyTorch's stored input
 // and on random inputs.
 func TestCheckTorchAgainstORT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: starts PyTorch and ONNX Runtime for each fixture (-short)")
+	}
 	root := filepath.Join(testfix.Fixtures(t), "torch")
 	needORT(t)
 	needTorch(t)

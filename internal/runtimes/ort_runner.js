@@ -37,6 +37,9 @@ function writeTensor(file, name, t) {
   const sess = await ort.InferenceSession.create(job.model,
     { graphOptimizationLevel: job.opt || 'all', executionProviders: ['cpu'] });
   for (const s of job.samples) {
+    if (s.inputs.length !== sess.inputNames.length) {
+      throw new Error(`the session takes ${sess.inputNames.length} inputs (${sess.inputNames.join(', ')}), given ${s.inputs.length}`);
+    }
     const feeds = {};
     sess.inputNames.forEach((name, i) => { feeds[name] = readTensor(s.inputs[i]); });
     const out = await sess.run(feeds);
