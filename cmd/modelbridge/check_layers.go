@@ -58,13 +58,14 @@ type layerValue struct {
 	value string      // the compared value
 	key   string      // op family for structural matching
 	shape []int64
-	// first is the first node of the chain, whose inputs are the layer's inputs.
+	// chain is the significant node and the foldable nodes after it; the
+	// layer's inputs are the chain's inputs from outside it.
 	chain []*canon.Node
 }
 
 // compareLayers computes every intermediate value of A and B on one sample
 // and compares the matched pairs.
-func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, inMap []int, rtol, atol float64) (*layersReport, error) {
+func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, rtol, atol float64) (*layersReport, error) {
 	valsA, descA, err := allValues(sa, inA)
 	if err != nil {
 		return nil, err
@@ -79,8 +80,7 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, inMap [
 	// Errors of A's values, for the inputs column; graph inputs are fed
 	// identically to both.
 	errOf := map[string]layerInput{}
-	for i, in := range sa.g.Inputs {
-		_ = inMap[i]
+	for _, in := range sa.g.Inputs {
 		errOf[in.Name] = layerInput{Name: in.Name, OK: true, Kind: "input"}
 	}
 	inits := sa.g.InitializerIndex()
