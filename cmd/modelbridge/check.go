@@ -12,7 +12,6 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/progress"
-	"github.com/modelbridge/modelbridge/internal/runtimes"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 )
 
@@ -31,6 +30,8 @@ type checkReport struct {
 	RuntimeB string `json:"runtime_b,omitempty"`
 	// Layers is the per-layer comparison of --layers.
 	Layers *layersReport `json:"layers,omitempty"`
+	// Notes say what check assumed (a side whose signature is the other's).
+	Notes []string `json:"notes,omitempty"`
 	// Error says why the models could not be compared (exit status 2).
 	Error string `json:"error,omitempty"`
 }
@@ -156,25 +157,11 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 			return err
 		}
 	}
-	var ga, gb *canon.Graph
-	if runtimes.IsTorchFolder(rep.A) {
-		ga, err = loadTorchFolder(rep.A)
-	} else {
-		ga, err = inf.loadModel(rfA, rep.A)
-	}
+	ga, gb, err := loadCheckPair(rep, sa, sb, rfA, rfB, inf)
 	if err != nil {
 		return err
 	}
 	defer ga.Close()
-	rfB.inputShapes = rfA.inputShapes
-	if runtimes.IsTorchFolder(rep.B) {
-		gb, err = loadTorchFolder(rep.B)
-	} else {
-		gb, err = loadCounterpart(rep.B, rfB, ga)
-	}
-	if err != nil {
-		return err
-	}
 	defer gb.Close()
 	for _, m := range []struct {
 		path string
@@ -341,6 +328,9 @@ func compatibleShapes(a, b canon.ValueInfo) bool {
 
 func printCheck(w io.Writer, r checkReport) {
 	fmt.Fprintf(w, "A: %s (run by %s)\nB: %s (run by %s)\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|\n", r.A, r.RuntimeA, r.B, r.RuntimeB, r.Inputs, r.ATol, r.RTol)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, o := range r.Outputs {
 		status := "ok"
 		if !o.OK {

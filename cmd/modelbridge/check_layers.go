@@ -145,7 +145,7 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, rtol, a
 // final outputs still come from PyTorch).
 func allValues(s *checkSide, in map[string]*canon.Tensor) (map[string]*canon.Tensor, string, error) {
 	if s.g == nil || len(s.g.Nodes) == 0 {
-		return nil, "", usageErrorf("%s: --layers needs the model's graph, which modelbridge does not read from a `convert --to torch` folder; compare the layers of the model the folder was written from, and the folder's outputs without --layers", s.path)
+		return nil, "", usageErrorf("%s: --layers needs the model's graph, which modelbridge cannot read from it (a `convert --to torch` folder, or a model it cannot import); compare the layers of the model it was made from, and its outputs without --layers", s.path)
 	}
 	if s.runtime == runtimes.ORT {
 		vals, desc, err := ortAllValues(s, in)

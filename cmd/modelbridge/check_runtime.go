@@ -201,3 +201,74 @@ func (s *checkSide) run(samples []map[string]*canon.Tensor) ([]map[string]*canon
 	}
 	return outs, nil
 }
+
+// loadCheckPair reads A and B. A side that a framework runs needs
+// modelbridge's import only for its inputs and outputs, so when modelbridge
+// cannot import it (an op it lacks, sizes it cannot infer), an ONNX file
+// run by ONNX Runtime takes the inputs and outputs the file declares, and a
+// model run by PyTorch takes the other side's, by position; the report
+// says so.
+func loadCheckPair(rep *checkReport, sa, sb *checkSide, rfA, rfB *readFlags, inf *inputFlags) (ga, gb *canon.Graph, err error) {
+	var errA, errB error
+	if runtimes.IsTorchFolder(rep.A) {
+		ga, errA = loadTorchFolder(rep.A)
+	} else {
+		ga, errA = inf.loadModel(rfA, rep.A)
+	}
+	if errA != nil {
+		ga = declaredSignature(rep, "A", sa, errA)
+		if ga == nil && sa.runtime != runtimes.Torch {
+			return nil, nil, errA
+		}
+	}
+	rfB.inputShapes = rfA.inputShapes
+	switch {
+	case runtimes.IsTorchFolder(rep.B):
+		gb, errB = loadTorchFolder(rep.B)
+	case ga != nil:
+		gb, errB = loadCounterpart(rep.B, rfB, ga)
+	default:
+		gb, _, errB = rfB.load(rep.B)
+	}
+	if errB != nil {
+		gb = declaredSignature(rep, "B", sb, errB)
+	}
+	switch {
+	case gb == nil && (sb.runtime != runtimes.Torch || ga == nil):
+		if ga != nil {
+			ga.Close()
+		}
+		if errA != nil {
+			return nil, nil, errA
+		}
+		return nil, nil, errB
+	case gb == nil:
+		gb = signatureOf(ga)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("modelbridge cannot import B (%v); PyTorch runs it with A's inputs and outputs, by position", errB))
+	case ga == nil:
+		ga = signatureOf(gb)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("modelbridge cannot import A (%v); PyTorch runs it with B's inputs and outputs, by position", errA))
+	}
+	return ga, gb, nil
+}
+
+// declaredSignature is, for an ONNX file run by ONNX Runtime that
+// modelbridge cannot import, a graph of the inputs and outputs the file
+// declares; nil otherwise.
+func declaredSignature(rep *checkReport, which string, s *checkSide, importErr error) *canon.Graph {
+	if s.runtime != runtimes.ORT {
+		return nil
+	}
+	ins, outs, err := runtimes.ONNXSignature(s.path)
+	if err != nil {
+		return nil
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("modelbridge cannot import %s (%v); ONNX Runtime runs it with the inputs and outputs it declares", which, importErr))
+	return &canon.Graph{Name: filepath.Base(s.path), Inputs: ins, Outputs: outs, Meta: canon.Metadata{SourceFormat: "onnx"}}
+}
+
+// signatureOf is a graph with g's inputs and outputs and no nodes: what a
+// side run by PyTorch needs when modelbridge cannot import it.
+func signatureOf(g *canon.Graph) *canon.Graph {
+	return &canon.Graph{Name: g.Name, Inputs: slices.Clone(g.Inputs), Outputs: slices.Clone(g.Outputs), Meta: canon.Metadata{SourceFormat: "torch"}}
+}

@@ -244,3 +244,36 @@ func corruptConvTranspose(t *testing.T, src, weight string) string {
 	}
 	return p
 }
+
+// TestCheckFrameworksWithoutImport: PyTorch 2.6's files against their ONNX
+// exports in ONNX Runtime. Where modelbridge cannot import a side, the
+// side runs with the declared (or the other side's) inputs and outputs and
+// a note says so; a file PyTorch 1.13 cannot load is exit 2 naming why.
+func TestCheckFrameworksWithoutImport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: starts PyTorch and ONNX Runtime for each fixture (-short)")
+	}
+	root := filepath.Join(testfix.Fixtures(t), "torch2")
+	needORT(t)
+	needTorch(t)
+	for _, name := range []string{"tiny_unet", "tiny_lstm", "tiny_transformer"} {
+		dir := filepath.Join(root, name)
+		code, stdout, stderr := cli(t, "check", filepath.Join(dir, "traced.pt"), filepath.Join(dir, "model.onnx"),
+			"--a-runtime", "torch", "--b-runtime", "ort", "--inputs", filepath.Join(dir, "test_data_set_0"), "--json")
+		var rep checkReport
+		json.Unmarshal([]byte(stdout), &rep)
+		switch {
+		case code == 0 && rep.OK:
+			for _, n := range rep.Notes {
+				if !strings.Contains(n, "cannot import") {
+					t.Errorf("%s: note %q", name, n)
+				}
+			}
+			t.Logf("%s: max abs %.3g; notes: %q", name, rep.Outputs[0].MaxAbs, rep.Notes)
+		case code == 2 && strings.Contains(stderr, "cannot load") && strings.Contains(stderr, "newer PyTorch"):
+			t.Logf("%s: %s", name, strings.SplitN(stderr, "\n", 2)[0])
+		default:
+			t.Errorf("%s: exit %d: %s %s", name, code, stdout, stderr)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
 
 // ORTAllValues runs an ONNX file in ONNX Runtime on one sample with every
@@ -71,4 +72,52 @@ func ORTAllValues(model string, sample Sample) (map[string]*canon.Tensor, string
 		vals[name] = res.Outputs[0][i]
 	}
 	return vals, res.Runtime + ", optimizations off", nil
+}
+
+// ONNXSignature reads an ONNX file's inputs (those without an initializer)
+// and outputs, for running in ONNX Runtime a model modelbridge cannot
+// import.
+func ONNXSignature(model string) (inputs, outputs []canon.ValueInfo, err error) {
+	b, err := os.ReadFile(model)
+	if err != nil {
+		return nil, nil, err
+	}
+	mp := &onnxpb.ModelProto{}
+	if err := proto.Unmarshal(b, mp); err != nil {
+		return nil, nil, fmt.Errorf("%s: not an ONNX model: %v", model, err)
+	}
+	inits := map[string]bool{}
+	for _, t := range mp.GetGraph().GetInitializer() {
+		inits[t.GetName()] = true
+	}
+	convert := func(vs []*onnxpb.ValueInfoProto, skipInits bool) ([]canon.ValueInfo, error) {
+		var out []canon.ValueInfo
+		for _, v := range vs {
+			if skipInits && inits[v.GetName()] {
+				continue
+			}
+			tt := v.GetType().GetTensorType()
+			dt, err := onnxtensor.DType(tt.GetElemType())
+			if err != nil {
+				return nil, fmt.Errorf("%s: value %q: %v", model, v.GetName(), err)
+			}
+			vi := canon.ValueInfo{Name: v.GetName(), DType: dt, RankKnown: tt.GetShape() != nil, Shape: []canon.Dim{}}
+			for _, d := range tt.GetShape().GetDim() {
+				if _, ok := d.GetValue().(*onnxpb.TensorShapeProto_Dimension_DimValue); ok && d.GetDimValue() >= 0 {
+					vi.Shape = append(vi.Shape, canon.Dim{Size: d.GetDimValue()})
+				} else {
+					vi.Shape = append(vi.Shape, canon.Dim{Size: -1, Param: d.GetDimParam()})
+				}
+			}
+			out = append(out, vi)
+		}
+		return out, nil
+	}
+	if inputs, err = convert(mp.GetGraph().GetInput(), true); err != nil {
+		return nil, nil, err
+	}
+	if outputs, err = convert(mp.GetGraph().GetOutput(), false); err != nil {
+		return nil, nil, err
+	}
+	return inputs, outputs, nil
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -169,6 +170,7 @@ func run(name, script string, cmdline func(scriptPath, jobPath string) *exec.Cmd
 		if msg == "" {
 			msg = err.Error()
 		}
+		msg = lastPythonError(msg)
 		return nil, nil, fmt.Errorf("%s failed on %s: %s", name, j.Model, msg)
 	}
 	var ro runnerOutput
@@ -200,4 +202,20 @@ func scriptName(name string) string {
 		return "runner.js"
 	}
 	return "runner.py"
+}
+
+// pythonError finds the line where a Python traceback names its exception.
+var pythonError = regexp.MustCompile(`(?m)^[A-Za-z_.]*(Error|Exception):`)
+
+// lastPythonError drops a Python traceback's frames, keeping the exception
+// and what follows it (TorchScript puts the failing source line there).
+func lastPythonError(msg string) string {
+	if !strings.HasPrefix(msg, "Traceback") {
+		return msg
+	}
+	locs := pythonError.FindAllStringIndex(msg, -1)
+	if len(locs) == 0 {
+		return msg
+	}
+	return strings.TrimSpace(msg[locs[len(locs)-1][0]:])
 }

@@ -20,7 +20,13 @@ def fail(msg):
 
 def load(kind, path):
     if kind == "script":
-        return torch.jit.load(path, map_location="cpu").eval()
+        try:
+            return torch.jit.load(path, map_location="cpu").eval()
+        except RuntimeError as e:
+            if "Unknown builtin op" in str(e) or "Unknown type name" in str(e):
+                fail("PyTorch %s cannot load %s, which uses an operator it lacks (was it saved by a newer PyTorch? "
+                     "run it with that version via MODELBRIDGE_PYTHON): %s" % (torch.__version__, path, str(e).strip()))
+            raise
     if kind == "pt2":
         if not hasattr(torch, "export") or not hasattr(torch.export, "load"):
             fail("PyTorch %s cannot load a .pt2 program: torch.export.load arrived in PyTorch 2.1; "
