@@ -327,10 +327,8 @@ func compatibleShapes(a, b canon.ValueInfo) bool {
 }
 
 func printCheck(w io.Writer, r checkReport) {
-	fmt.Fprintf(w, "A: %s (run by %s)\nB: %s (run by %s)\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|\n", r.A, r.RuntimeA, r.B, r.RuntimeB, r.Inputs, r.ATol, r.RTol)
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
+	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|\n", r.A, r.B, r.Inputs, r.ATol, r.RTol)
+	printRuntimes(w, r)
 	for _, o := range r.Outputs {
 		status := "ok"
 		if !o.OK {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -271,4 +272,12 @@ func declaredSignature(rep *checkReport, which string, s *checkSide, importErr e
 // side run by PyTorch needs when modelbridge cannot import it.
 func signatureOf(g *canon.Graph) *canon.Graph {
 	return &canon.Graph{Name: g.Name, Inputs: slices.Clone(g.Inputs), Outputs: slices.Clone(g.Outputs), Meta: canon.Metadata{SourceFormat: "torch"}}
+}
+
+// printRuntimes says what ran each model and what check assumed.
+func printRuntimes(w io.Writer, r checkReport) {
+	fmt.Fprintf(w, "A run by: %s\nB run by: %s\n", r.RuntimeA, r.RuntimeB)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }

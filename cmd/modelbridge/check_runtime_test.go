@@ -129,7 +129,7 @@ func TestCheckTorchAgainstORT(t *testing.T) {
 	// Random inputs: the shape comes from the ONNX side.
 	dir := filepath.Join(root, "tiny_convnet")
 	code, stdout, stderr := cli(t, "check", filepath.Join(dir, "traced.pt"), filepath.Join(dir, "model.onnx"), "--a-runtime", "torch", "--b-runtime", "ort", "--random", "--samples", "2")
-	if code != 0 || !strings.Contains(stdout, "run by PyTorch") || !strings.Contains(stdout, "run by ONNX Runtime") {
+	if code != 0 || !strings.Contains(stdout, "A run by: PyTorch") || !strings.Contains(stdout, "B run by: ONNX Runtime") {
 		t.Errorf("random inputs: exit %d: %s %s", code, stdout, stderr)
 	}
 }
@@ -159,11 +159,11 @@ func TestCheckTorchFolder(t *testing.T) {
 		t.Fatalf("convert --to torch: exit %d: %s", code, stderr)
 	}
 	code, stdout, stderr := cli(t, "check", onnxFile, folder, "--inputs", filepath.Join(dir, "test_data_set_0"))
-	if code != 0 || !strings.Contains(stdout, "B: "+folder+" (run by PyTorch") {
+	if code != 0 || !strings.Contains(stdout, "B run by: PyTorch") {
 		t.Errorf("check ONNX vs folder: exit %d: %s %s", code, stdout, stderr)
 	}
 	code, stdout, stderr = cli(t, "check", folder, onnxFile, "--random", "--seed", "3")
-	if code != 0 || !strings.Contains(stdout, "A: "+folder+" (run by PyTorch") {
+	if code != 0 || !strings.Contains(stdout, "A run by: PyTorch") {
 		t.Errorf("check folder vs ONNX with random inputs: exit %d: %s %s", code, stdout, stderr)
 	}
 	code, _, stderr = cli(t, "check", onnxFile, folder, "--random", "--runtime", "interp")
@@ -181,7 +181,7 @@ func TestCheckPT2InTorch(t *testing.T) {
 		"--a-runtime", "torch", "--inputs", filepath.Join(dir, "test_data_set_0"))
 	switch code {
 	case 0:
-		if !strings.Contains(stdout, "run by PyTorch 2.") {
+		if !strings.Contains(stdout, "A run by: PyTorch 2.") {
 			t.Errorf("runtime not printed: %s", stdout)
 		}
 	case 2:

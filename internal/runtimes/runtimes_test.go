@@ -79,3 +79,26 @@ func TestORTRunsTwoSamples(t *testing.T) {
 		t.Fatalf("ORTAllValues returned %d values", len(vals))
 	}
 }
+
+func TestONNXSignature(t *testing.T) {
+	ins, outs, err := ONNXSignature(filepath.Join(testfix.RepoRoot(), "testdata", "tiny_convnet.onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) != 1 || len(outs) != 1 || outs[0].Name != "logits" || ins[0].DType != canon.Float32 || !ins[0].RankKnown || len(ins[0].Shape) != 4 {
+		t.Fatalf("inputs %+v outputs %+v", ins, outs)
+	}
+	if _, _, err := ONNXSignature(filepath.Join(testfix.RepoRoot(), "README.md")); err == nil {
+		t.Fatal("README.md read as an ONNX model")
+	}
+}
+
+func TestLastPythonError(t *testing.T) {
+	tb := "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n    f()\nRuntimeError: \nUnknown builtin op: aten::foo.\n  File \"code/m.py\", line 3"
+	if got := lastPythonError(tb); !strings.HasPrefix(got, "RuntimeError:") || !strings.Contains(got, "code/m.py") || strings.Contains(got, "x.py") {
+		t.Fatalf("%q", got)
+	}
+	if got := lastPythonError("plain message"); got != "plain message" {
+		t.Fatalf("%q", got)
+	}
+}
