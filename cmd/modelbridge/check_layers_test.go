@@ -118,3 +118,29 @@ func TestParseSignature(t *testing.T) {
 		t.Fatal("a value without a shape was accepted")
 	}
 }
+
+// TestCheckLayersOffline: testdata's tiny_convnet with its ConvTranspose
+// weight in the wrong layout, then optimized (BatchNorm folded into the
+// ConvTranspose, renamed values): --layers names the ConvTranspose, and the
+// optimized uncorrupted model agrees layer by layer.
+func TestCheckLayersOffline(t *testing.T) {
+	dir := t.TempDir()
+	bad := corruptConvTranspose(t, tinyModel, "deconv.weight")
+	badOpt, goodOpt := filepath.Join(dir, "bad_opt.onnx"), filepath.Join(dir, "good_opt.onnx")
+	for src, dst := range map[string]string{bad: badOpt, tinyModel: goodOpt} {
+		if code, _, stderr := cli(t, "optimize", src, dst); code != 0 && code != 1 {
+			t.Fatalf("optimize %s: exit %d: %s", src, code, stderr)
+		}
+	}
+	for _, b := range []string{bad, badOpt} {
+		rep := layersOf(t, 1, tinyModel, b, "--random")
+		if rep.Layers.FirstDiff < 0 || rep.Layers.Layers[rep.Layers.FirstDiff].OpA != "ConvTranspose" ||
+			!strings.Contains(strings.Join(rep.Layers.Layers[rep.Layers.FirstDiff].Weights, " "), "deconv.weight") {
+			t.Errorf("%s: first differing layer %d of %+v", b, rep.Layers.FirstDiff, rep.Layers.Layers)
+		}
+	}
+	rep := layersOf(t, 0, tinyModel, goodOpt, "--random")
+	if rep.Layers.FirstDiff != -1 || len(rep.Layers.Layers) < 5 {
+		t.Errorf("optimized model: %+v", rep.Layers)
+	}
+}
