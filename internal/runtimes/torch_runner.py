@@ -43,6 +43,10 @@ def load(kind, path):
 def flatten(y):
     if isinstance(y, torch.Tensor):
         return [y]
+    if isinstance(y, (bool, int, float)):
+        return [torch.tensor(y)]
+    if y is None:
+        return []
     if isinstance(y, dict):
         y = list(y.values())
     out = []
