@@ -374,4 +374,3 @@ func writeQLinearMatMul(gen *generator, n *canon.Node) error {
 	gen.assign(y)
 	return nil
 }
-
