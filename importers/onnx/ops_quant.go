@@ -55,6 +55,14 @@ func convQuantizeLinear(c *nodeCtx) error {
 	if op.OutputDType != canon.Undefined && !canon.QuantizedDType(op.OutputDType) {
 		c.fail("output_dtype %s is not a quantized type modelbridge holds (i8, u8, i16, u16)", op.OutputDType)
 	}
+	if c.in(2) != "" {
+		// The zero point's type is the output type (inference checks that
+		// output_dtype agrees): one canonical spelling.
+		op.OutputDType = canon.Undefined
+		if zd := c.info(2).DType; zd != canon.Undefined && c.has("output_dtype") && c.quantDType("output_dtype") != zd {
+			c.fail("output_dtype %s differs from the zero point's type %s", c.quantDType("output_dtype"), zd)
+		}
+	}
 	return c.emit(op, []string{c.in(0), c.in(1), c.in(2)}, c.out1())
 }
 
