@@ -32,6 +32,10 @@ var fromONNX = map[int32]canon.DType{
 	12: canon.Uint32, 13: canon.Uint64, 16: canon.BFloat16,
 }
 
+// newerTypeNames names the element types ONNX added after the compiled
+// onnx.proto (1.16+), so that refusals say which type.
+var newerTypeNames = map[int32]string{23: "FLOAT4E2M1", 24: "FLOAT8E8M0", 25: "UINT2", 26: "INT2"}
+
 // DType converts an ONNX element type, with a message naming what is
 // unsupported.
 func DType(t int32) (canon.DType, error) {
@@ -39,6 +43,9 @@ func DType(t int32) (canon.DType, error) {
 		return d, nil
 	}
 	name := onnxpb.TensorProto_DataType(t).String()
+	if n, ok := newerTypeNames[t]; ok {
+		name = n
+	}
 	switch t {
 	case 8:
 		return canon.Undefined, errors.New("string tensors are not supported by modelbridge (only numeric and bool tensors can be converted)")
