@@ -34,9 +34,9 @@ func init() {
 			b.emit(n.Name, "MeanVarianceNormalization", n.Inputs, n.Outputs, attrInts("axes", n.Op.(*canon.MeanVarNorm).Axes))
 			return nil
 		}, typeOpset: bf16Since(13)},
-		"LpPool": {onnx: "LpPool", native: 11, write: writeLpPool},
+		"LpPool":       {onnx: "LpPool", native: 11, write: writeLpPool},
 		"GlobalLpPool": {onnx: "GlobalLpPool", native: 2, write: writeGlobalLpPool},
-		"MaxUnpool": {onnx: "MaxUnpool", native: 11, write: writeMaxUnpool},
+		"MaxUnpool":    {onnx: "MaxUnpool", native: 11, write: writeMaxUnpool},
 	})
 }
 
