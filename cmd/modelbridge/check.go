@@ -17,14 +17,16 @@ import (
 
 // checkReport is the --json schema of `check`. Field names are stable.
 type checkReport struct {
-	A       string         `json:"a"`
-	B       string         `json:"b"`
-	Inputs  string         `json:"inputs"`
-	Samples int            `json:"samples"`
-	RTol    float64        `json:"rtol"`
-	ATol    float64        `json:"atol"`
-	Outputs []outputReport `json:"outputs"`
-	OK      bool           `json:"ok"`
+	A       string  `json:"a"`
+	B       string  `json:"b"`
+	Inputs  string  `json:"inputs"`
+	Samples int     `json:"samples"`
+	RTol    float64 `json:"rtol"`
+	ATol    float64 `json:"atol"`
+	// AccumLen is K in the rounding allowance (see compare.Tolerance).
+	AccumLen int64          `json:"accumulation_length"`
+	Outputs  []outputReport `json:"outputs"`
+	OK       bool           `json:"ok"`
 	// Error says why the models could not be compared (exit status 2).
 	Error string `json:"error,omitempty"`
 }
@@ -54,7 +56,11 @@ func newCheckCmd() *cobra.Command {
 reports, per output, the largest absolute and relative error and the worst
 element. Inputs and outputs are matched by name, else by position.
 
-An element passes when |b - a| <= atol + rtol * |a| (A is the reference).
+An element passes when |b - a| <= atol + rtol·|a| + 4·u·√K·max|a| (A is the
+reference): u is the unit roundoff of the output type (2^-24 for float32)
+and K the number of products A sums on the way to its outputs, so
+re-associated sums (merged or regrouped convs, another runtime's kernels)
+pass. optimize verifies with the same rule.
 Exit status: 0 all outputs within tolerance, 1 some are not, 2 the models
 cannot be compared (different inputs or output shapes) or bad usage.`,
 		Example: `  modelbridge check testdata/tiny_convnet.onnx /tmp/tiny_convnet.onnx --random --samples 3
@@ -88,8 +94,8 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 	rfA.register(cmd)
 	inf.register(cmd)
 	cmd.Flags().IntVar(&samples, "samples", 1, "number of random input sets (with --random; seeds seed, seed+1, ...)")
-	cmd.Flags().Float64Var(&rtol, "rtol", 1e-4, "relative tolerance")
-	cmd.Flags().Float64Var(&atol, "atol", 1e-5, "absolute tolerance")
+	cmd.Flags().Float64Var(&rtol, "rtol", compare.DefaultRTol, "relative tolerance")
+	cmd.Flags().Float64Var(&atol, "atol", compare.DefaultATol, "absolute tolerance")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&rfB.from, "from-b", "", "format of B when it differs from --from")
 	return cmd
@@ -153,6 +159,11 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if err != nil {
 		return fmt.Errorf("%s: %w", rep.B, err)
 	}
+	if err := ga.Infer(); err != nil {
+		return fmt.Errorf("%s: %w", rep.A, err)
+	}
+	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, AccumLen: compare.AccumulationLength(ga)}
+	rep.AccumLen = tol.AccumLen
 	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
 	// Random inputs for an input A leaves unshaped (a TorchScript archive
 	// records no shapes) take the shape B declares for its counterpart.
@@ -193,7 +204,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 			if ta == nil || tb == nil {
 				return fmt.Errorf("output %q was not produced", a.Name)
 			}
-			res, err := compare.Tensors(tb, ta, rep.RTol, rep.ATol)
+			res, err := tol.Check(tb, ta)
 			if err != nil {
 				return notComparable("output %q of A and %q of B: %v", a.Name, nameB, err)
 			}
@@ -281,7 +292,7 @@ func compatibleShapes(a, b canon.ValueInfo) bool {
 }
 
 func printCheck(w io.Writer, r checkReport) {
-	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|\n", r.A, r.B, r.Inputs, r.ATol, r.RTol)
+	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a| + 4*u*sqrt(%d)*max|a|\n", r.A, r.B, r.Inputs, r.ATol, r.RTol, max(r.AccumLen, 1))
 	for _, o := range r.Outputs {
 		status := "ok"
 		if !o.OK {
