@@ -29,11 +29,15 @@ type Comparison struct {
 	// target) in milliseconds.
 	BeforeMs float64 `json:"before_ms"`
 	AfterMs  float64 `json:"after_ms"`
-	// Noise is the relative run-to-run spread (median absolute deviation
-	// over the median, the larger of the two graphs').
+	// Ratio is the median of after/before over paired runs (each pair
+	// timed back to back, so a change in the machine's load hits both).
+	Ratio float64 `json:"ratio"`
+	// Noise is the standard error of log(Ratio), from the median absolute
+	// deviation of the paired log ratios (robust to the outliers a loaded
+	// machine produces): 1.86·MAD/√n.
 	Noise float64 `json:"noise"`
 	Runs  int     `json:"runs"`
-	// Faster: AfterMs < BeforeMs * (1 - max(MinGain, 2*Noise)).
+	// Faster: Ratio < 1 - max(MinGain, 2·Noise).
 	Faster bool `json:"faster"`
 	Cached bool `json:"cached,omitempty"`
 }
@@ -42,20 +46,35 @@ type Comparison struct {
 // kept, however quiet the measurements.
 const MinGain = 0.02
 
-// Judge compares two sets of timings (seconds, any order) by their medians:
-// after is faster when its median is below before's by more than MinGain and
-// twice the relative spread of either set.
+// Judge compares paired timings (seconds; before[i] and after[i] taken back
+// to back): after is faster when the median ratio after/before is below 1
+// by more than MinGain and by more than twice its standard error.
 func Judge(target string, before, after []float64) Comparison {
-	mb, nb := medianSpread(before)
-	ma, na := medianSpread(after)
-	c := Comparison{Target: target, BeforeMs: mb * 1e3, AfterMs: ma * 1e3, Noise: max(nb, na), Runs: min(len(before), len(after))}
-	c.Faster = mb > 0 && ma < mb*(1-max(MinGain, 2*c.Noise))
+	n := min(len(before), len(after))
+	c := Comparison{Target: target, Runs: n}
+	if n == 0 {
+		return c
+	}
+	c.BeforeMs, c.AfterMs = median(before)*1e3, median(after)*1e3
+	logs := make([]float64, 0, n)
+	for i := 0; i < n; i++ {
+		if before[i] > 0 && after[i] > 0 {
+			logs = append(logs, math.Log(after[i]/before[i]))
+		}
+	}
+	if len(logs) == 0 {
+		return c
+	}
+	m, se := medianError(logs)
+	c.Ratio, c.Noise = math.Exp(m), se
+	c.Faster = c.Ratio < 1-max(MinGain, 2*c.Noise)
 	return c
 }
 
-// medianSpread returns the median and the median absolute deviation
-// relative to the median.
-func medianSpread(v []float64) (float64, float64) {
+// medianError returns the median and its standard error, estimated from
+// the median absolute deviation (robust to the outliers a loaded machine
+// produces): σ ≈ 1.4826·MAD and SE(median) ≈ 1.2533·σ/√n.
+func medianError(v []float64) (float64, float64) {
 	if len(v) == 0 {
 		return 0, 0
 	}
@@ -64,10 +83,7 @@ func medianSpread(v []float64) (float64, float64) {
 	for i, x := range v {
 		dev[i] = math.Abs(x - m)
 	}
-	if m <= 0 {
-		return m, 0
-	}
-	return m, median(dev) / m
+	return m, 1.4826 * 1.2533 * median(dev) / math.Sqrt(float64(len(v)))
 }
 
 func median(v []float64) float64 {
