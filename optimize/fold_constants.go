@@ -36,7 +36,7 @@ func foldConstants(g *canon.Graph) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", nodeRef(n), err)
 		}
-		if outs == nil {
+		if outs == nil || !foldKeepsSize(ix, n, outs, known) {
 			continue
 		}
 		for i, o := range n.Outputs {
@@ -58,6 +58,53 @@ func foldConstants(g *canon.Graph) (bool, error) {
 	// A folded weight gets the layout its readers need, like an imported one.
 	canon.AssignLayouts(g)
 	return true, nil
+}
+
+// shapeFoldElements is the size up to which an integer or boolean result is
+// folded even when it is bigger than the constants it reads: shape
+// arithmetic (Shape of a static value, Gather, Concat of dims) reads no
+// constant at all.
+const shapeFoldElements = 64
+
+// foldKeepsSize tells whether folding n keeps the model from growing: its
+// floating-point results hold no more elements than the floating-point
+// constants that only n reads (which folding frees), and its integer or
+// boolean results are either no bigger than the constants it reads or small
+// (shapes). Expanding or tiling a constant, or turning shape arithmetic into
+// new float tensors, is left to run: the default pipeline never adds
+// parameters.
+func foldKeepsSize(ix *index, n *canon.Node, outs []*canon.Tensor, known map[string]*canon.Tensor) bool {
+	if _, ok := n.Op.(*canon.Constant); ok {
+		return true
+	}
+	var freedFloat, in, outFloat, outInt int64
+	for _, name := range n.Inputs {
+		t := known[name]
+		if t == nil || name == "" {
+			continue
+		}
+		e := canon.NumElements(t.Shape)
+		in += e
+		if t.DType.IsFloat() && len(ix.consumers[name]) == 1 {
+			freedFloat += e
+		}
+	}
+	small := true
+	for _, t := range outs {
+		if t == nil {
+			continue
+		}
+		e := canon.NumElements(t.Shape)
+		if t.DType.IsFloat() {
+			outFloat += e
+			continue
+		}
+		outInt += e
+		if e > shapeFoldElements {
+			small = false
+		}
+	}
+	return outFloat <= freedFloat && (outInt <= in || small)
 }
 
 func anyOutput(ix *index, n *canon.Node) bool {

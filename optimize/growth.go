@@ -67,11 +67,23 @@ type growthCand struct {
 	cost            CostReport
 }
 
-// ParamCount counts the elements of g's initializers.
+// ParamCount counts the floating-point elements of g's initializers and
+// Constant nodes: the model's parameters (integer tensors are shapes and
+// indices, which constant folding of shape arithmetic may add a few of).
 func ParamCount(g *canon.Graph) int64 {
 	var n int64
+	count := func(t *canon.Tensor) {
+		if t != nil && t.DType.IsFloat() {
+			n += canon.NumElements(t.Shape)
+		}
+	}
 	for _, t := range g.Initializers {
-		n += canon.NumElements(t.Shape)
+		count(t)
+	}
+	for _, nd := range g.Nodes {
+		if c, ok := nd.Op.(*canon.Constant); ok {
+			count(c.Value)
+		}
 	}
 	return n
 }

@@ -34,7 +34,7 @@ func Passes() []Pass {
 	return []Pass{
 		{Name: "eliminate_identity", Doc: "remove Identity and inference-mode Dropout nodes", Run: eliminateIdentity},
 		{Name: "eliminate_noop", Doc: "remove views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) to the same static shape, identity Transpose, zero Pad, full Slice and one-input Concat; compose consecutive Transposes and make a Reshape of a view read the view's input", Run: eliminateNoop},
-		{Name: "fold_constants", Doc: "evaluate nodes whose inputs are all constant (including Shape of a static shape) and store the results as initializers (up to 1M elements each)", Run: foldConstants},
+		{Name: "fold_constants", Doc: "evaluate nodes whose inputs are all constant (including Shape of a static shape and the shape arithmetic after it) and store the results as initializers, unless the result is bigger than the constants it reads (an Expand or Tile of a constant; small integer shape tensors excepted), so the model never grows", Run: foldConstants},
 		{Name: "fold_bn", Doc: "fold BatchNormalization into the preceding Conv, ConvTranspose (group by group), Linear, or MatMul with a constant weight", Run: foldBN},
 		{Name: "fuse_bias_add", Doc: "fold an Add (or Sub) of a per-output-channel constant into the bias of the preceding Conv, ConvTranspose, Linear or constant-weight MatMul", Run: fuseBiasAdd},
 		{Name: "fuse_scale_mul", Doc: "fold a Mul by a per-output-channel constant into the weights and bias of the preceding Conv, ConvTranspose or Linear", Run: fuseScaleMul},

@@ -24,9 +24,11 @@ type checkReport struct {
 	RTol    float64 `json:"rtol"`
 	ATol    float64 `json:"atol"`
 	// AccumLen is K in the rounding allowance (see compare.Tolerance).
-	AccumLen int64          `json:"accumulation_length"`
-	Outputs  []outputReport `json:"outputs"`
-	OK       bool           `json:"ok"`
+	AccumLen int64 `json:"accumulation_length"`
+	// NoRounding (--no-rounding-allowance) drops the rounding term.
+	NoRounding bool           `json:"no_rounding_allowance,omitempty"`
+	Outputs    []outputReport `json:"outputs"`
+	OK         bool           `json:"ok"`
 	// Error says why the models could not be compared (exit status 2).
 	Error string `json:"error,omitempty"`
 }
@@ -48,7 +50,7 @@ func newCheckCmd() *cobra.Command {
 	var inf inputFlags
 	var samples int
 	var rtol, atol float64
-	var asJSON bool
+	var asJSON, noRounding bool
 	cmd := &cobra.Command{
 		Use:   "check A B",
 		Short: "Run two models on the same inputs and compare their outputs",
@@ -67,7 +69,7 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
   modelbridge check model.onnx converted.onnx --inputs test_data_set_0 --rtol 1e-4 --json`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples,
+			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples, NoRounding: noRounding,
 				Inputs: describeInputs(&inf, samples), Outputs: []outputReport{}}
 			bar := newBar(cmd, "checking", int64(samples), progress.Count)
 			err := runCheck(&rep, &rfA, &rfB, &inf, bar)
@@ -96,6 +98,7 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 	cmd.Flags().IntVar(&samples, "samples", 1, "number of random input sets (with --random; seeds seed, seed+1, ...)")
 	cmd.Flags().Float64Var(&rtol, "rtol", compare.DefaultRTol, "relative tolerance")
 	cmd.Flags().Float64Var(&atol, "atol", compare.DefaultATol, "absolute tolerance")
+	cmd.Flags().BoolVar(&noRounding, "no-rounding-allowance", false, "drop the rounding term: elements must pass atol + rtol·|a| alone (with --rtol 0 --atol 0: bitwise equal values)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&rfB.from, "from-b", "", "format of B when it differs from --from")
 	return cmd
@@ -162,8 +165,10 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if err := ga.Infer(); err != nil {
 		return fmt.Errorf("%s: %w", rep.A, err)
 	}
-	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, AccumLen: compare.AccumulationLength(ga)}
-	rep.AccumLen = tol.AccumLen
+	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, AccumLen: compare.AccumulationLength(ga), NoRounding: rep.NoRounding}
+	if !rep.NoRounding {
+		rep.AccumLen = tol.AccumLen
+	}
 	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
 	// Random inputs for an input A leaves unshaped (a TorchScript archive
 	// records no shapes) take the shape B declares for its counterpart.
@@ -292,7 +297,7 @@ func compatibleShapes(a, b canon.ValueInfo) bool {
 }
 
 func printCheck(w io.Writer, r checkReport) {
-	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a| + 4*u*sqrt(%d)*max|a|\n", r.A, r.B, r.Inputs, r.ATol, r.RTol, max(r.AccumLen, 1))
+	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|%s\n", r.A, r.B, r.Inputs, r.ATol, r.RTol, roundingTerm(r))
 	for _, o := range r.Outputs {
 		status := "ok"
 		if !o.OK {
@@ -335,4 +340,12 @@ func loadCounterpart(path string, rf *readFlags, ga *canon.Graph) (*canon.Graph,
 		return nil, firstErr
 	}
 	return g, nil
+}
+
+// roundingTerm prints the rounding allowance of compare.Tolerance.
+func roundingTerm(r checkReport) string {
+	if r.NoRounding {
+		return ""
+	}
+	return fmt.Sprintf(" + 4*u*sqrt(%d)*max|a| (rounding of %d accumulated products)", max(r.AccumLen, 1), r.AccumLen)
 }

@@ -35,6 +35,8 @@ const roundoffSafety = 4
 type Tolerance struct {
 	RTol, ATol float64
 	AccumLen   int64
+	// NoRounding drops the rounding term (element-wise rtol/atol only).
+	NoRounding bool
 }
 
 // Roundoff is the unit roundoff of d (0 for exact types).
@@ -55,6 +57,9 @@ func Roundoff(d canon.DType) float64 {
 // Scaled is the rounding allowance (the last term) for an output of dtype d
 // whose reference has largest magnitude scale.
 func (t Tolerance) Scaled(d canon.DType, scale float64) float64 {
+	if t.NoRounding {
+		return 0
+	}
 	k := max(t.AccumLen, 1)
 	return roundoffSafety * Roundoff(d) * math.Sqrt(float64(k)) * scale
 }
