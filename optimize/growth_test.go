@@ -149,3 +149,52 @@ func TestJudge(t *testing.T) {
 		t.Errorf("a slowdown judged %+v", c)
 	}
 }
+
+// A BatchNorm, Mul or Add after a pooling folds into the conv before it
+// when it commutes with the pooling, and stays otherwise.
+func TestFoldThroughPool(t *testing.T) {
+	pool := func(kind string) canon.Op {
+		k := []int64{2, 2}
+		switch kind {
+		case "max":
+			return &canon.MaxPool{Kernel: k, Strides: k, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}}
+		case "avg_pad":
+			return &canon.AveragePool{Kernel: []int64{3, 3}, Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}, CountIncludePad: true}
+		case "gap":
+			return &canon.GlobalAveragePool{}
+		}
+		return &canon.AveragePool{Kernel: k, Strides: k, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}}
+	}
+	cases := []struct {
+		name, pool, after string
+		folds             bool
+	}{
+		{"maxpool+bn(positive)", "max", "bn", true},
+		{"maxpool+mul(negative)", "max", "negmul", false},
+		{"maxpool+add", "max", "add", true},
+		{"avgpool+bn", "avg", "bn", true},
+		{"padded avgpool+add", "avg_pad", "add", false},
+		{"padded avgpool+mul", "avg_pad", "negmul", true},
+		{"globalavg+bn", "gap", "bn", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newGB(61)
+			x := b.input("x", 2, 3, 8, 8)
+			y := b.node(pool(tc.pool), b.conv(x, 3, 4, 3, 1, 1, 1, 1, true))
+			switch tc.after {
+			case "bn":
+				y = b.bn(y, 4, 1e-5) // gamma in [0.5, 2): positive scales
+			case "negmul":
+				y = b.node(&canon.Binary{Fn: canon.Mul}, y, b.randW("", -2, -0.5, 4, 1, 1))
+			case "add":
+				y = b.node(&canon.Binary{Fn: canon.Add}, y, b.randW("", -1, 1, 1, 4, 1, 1))
+			}
+			opt := runPasses(t, b.output(b.relu(y)), "fold_through_pool")
+			n := len(opt.Nodes)
+			if tc.folds && n != 3 || !tc.folds && n != 4 {
+				t.Errorf("%d nodes after fold_through_pool, want %d (ops %v)", n, map[bool]int{true: 3, false: 4}[tc.folds], countOps(opt))
+			}
+		})
+	}
+}
