@@ -37,7 +37,8 @@ type Comparison struct {
 	// machine produces): 1.86·MAD/√n.
 	Noise float64 `json:"noise"`
 	Runs  int     `json:"runs"`
-	// Faster: Ratio < 1 - max(MinGain, 2·Noise).
+	// Faster: log(Ratio) is below log(1 - MinGain) by more than 2·Noise,
+	// i.e. Ratio < (1 - MinGain)·exp(-2·Noise).
 	Faster bool `json:"faster"`
 	Cached bool `json:"cached,omitempty"`
 }
@@ -47,8 +48,9 @@ type Comparison struct {
 const MinGain = 0.02
 
 // Judge compares paired timings (seconds; before[i] and after[i] taken back
-// to back): after is faster when the median ratio after/before is below 1
-// by more than MinGain and by more than twice its standard error.
+// to back): after is faster when the median ratio after/before is below
+// 1 - MinGain by more than twice its standard error (in log space, where
+// the noise of a ratio is symmetric).
 func Judge(target string, before, after []float64) Comparison {
 	n := min(len(before), len(after))
 	c := Comparison{Target: target, Runs: n}
@@ -67,7 +69,7 @@ func Judge(target string, before, after []float64) Comparison {
 	}
 	m, se := medianError(logs)
 	c.Ratio, c.Noise = math.Exp(m), se
-	c.Faster = c.Ratio < 1-max(MinGain, 2*c.Noise)
+	c.Faster = c.Ratio < (1-MinGain)*math.Exp(-2*c.Noise)
 	return c
 }
 

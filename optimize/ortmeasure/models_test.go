@@ -61,10 +61,10 @@ func (b *builder) finish(x, y string, shape ...int64) *canon.Graph {
 }
 
 // resnextStage is three ResNeXt bottlenecks (1×1 reduce, grouped 3×3 with
-// 32 groups, 1×1 expand, each with BN, identity shortcut).
-func resnextStage() *canon.Graph {
-	b := newBuilder("resnext_stage", 7)
-	const c, width, groups, size = 128, 128, 32, 14
+// 32 groups, 1×1 expand, each with BN, identity shortcut) at size×size.
+func resnextStage(size int64) *canon.Graph {
+	b := newBuilder(fmt.Sprintf("resnext_stage_%dx%d", size, size), 7)
+	const c, width, groups = 128, 128, 32
 	x := "x"
 	y := x
 	for i := 0; i < 3; i++ {

@@ -124,13 +124,14 @@ func (t *Target) CompareFiles(before, after string) (optimize.Comparison, error)
 	c := optimize.Judge("ort", times[0], times[1])
 	if c.Faster {
 		// A win is kept only if an independent second measurement (a new
-		// process, new sessions) confirms it; the two are judged together.
+		// process, new sessions) points the same way; the two runs are then
+		// judged together, which halves the noise of the median.
 		again, err := t.time([]string{before, after}, runs, threads)
 		if err != nil {
 			return optimize.Comparison{}, err
 		}
 		c = optimize.Judge("ort", append(times[0], again[0]...), append(times[1], again[1]...))
-		if !optimize.Judge("ort", again[0], again[1]).Faster {
+		if r := optimize.Judge("ort", again[0], again[1]).Ratio; !(r < 1-optimize.MinGain) {
 			c.Faster = false
 		}
 	}
