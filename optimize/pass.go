@@ -33,7 +33,8 @@ type Pass struct {
 func Passes() []Pass {
 	return []Pass{
 		{Name: "eliminate_identity", Doc: "remove Identity and inference-mode Dropout nodes", Run: eliminateIdentity},
-		{Name: "eliminate_noop", Doc: "remove views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) to the same static shape, identity Transpose, zero Pad, full Slice and one-input Concat; compose consecutive Transposes and make a Reshape of a view read the view's input", Run: eliminateNoop},
+		{Name: "eliminate_noop", Doc: "remove views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) to the same static shape, identity Transpose, zero Pad, full Slice, one-input Concat, Cast to the same type and Resize to the same size; cancel a view of a view back to the original shape (Unsqueeze+Squeeze) and a widening Cast with the Cast back; compose consecutive Transposes and make a Reshape of a view read the view's input", Run: eliminateNoop},
+		{Name: "fuse_pad_conv", Doc: "fold a zero constant Pad of the spatial axes into the pads of the Convs that read it", Run: fusePadConv},
 		{Name: "fold_constants", Doc: "evaluate nodes whose inputs are all constant (including Shape of a static shape and the shape arithmetic after it) and store the results as initializers, unless the result is bigger than the constants it reads (an Expand or Tile of a constant; small integer shape tensors excepted), so the model never grows", Run: foldConstants},
 		{Name: "fold_bn", Doc: "fold BatchNormalization into the preceding Conv, ConvTranspose (group by group), Linear, or MatMul with a constant weight", Run: foldBN},
 		{Name: "fuse_bias_add", Doc: "fold an Add (or Sub) of a per-output-channel constant into the bias of the preceding Conv, ConvTranspose, Linear or constant-weight MatMul", Run: fuseBiasAdd},
