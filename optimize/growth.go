@@ -188,7 +188,7 @@ func applyRegroups(g *canon.Graph, idx []int) (*canon.Graph, error) {
 // times the rest in the target, cheapest-modelled first, keeping the first
 // one measured faster. It stops when a round keeps nothing or after
 // maxMeasure timings.
-func growthStage(g *canon.Graph, opts Options, search *canon.Graph) (*canon.Graph, GrowthStats, error) {
+func growthStage(g *canon.Graph, opts Options, search *canon.Graph, applied []string) (*canon.Graph, GrowthStats, error) {
 	target := opts.Target
 	if target == nil {
 		target = InterpTarget{InputShapes: opts.InputShapes}
@@ -202,7 +202,8 @@ func growthStage(g *canon.Graph, opts Options, search *canon.Graph) (*canon.Grap
 	for st.Measured < opts.MaxMeasurements {
 		var cands []growthCand
 		if search != nil {
-			cands = append(cands, growthCand{rewrite: growthSearch, detail: "the cost-model search's best graph", g: search})
+			cands = append(cands, growthCand{rewrite: growthSearch, g: search,
+				detail: "the cost-model search's best graph: " + strings.Join(applied, ", ") + "; " + groupChanges(g, search)})
 			search = nil
 		}
 		if opts.AllowGrowth || opts.Search {
@@ -249,4 +250,42 @@ func growthStage(g *canon.Graph, opts Options, search *canon.Graph) (*canon.Grap
 		}
 	}
 	return cur, st, nil
+}
+
+// groupChanges summarizes how the convs' group counts differ between two
+// graphs (by node name): "3 convs group 32 -> 16".
+func groupChanges(a, b *canon.Graph) string {
+	groups := func(g *canon.Graph) map[string]int64 {
+		m := map[string]int64{}
+		for _, n := range g.Nodes {
+			if c, ok := n.Op.(*canon.Conv); ok {
+				m[n.Name] = c.Group
+			}
+		}
+		return m
+	}
+	ga, gb := groups(a), groups(b)
+	count := map[[2]int64]int{}
+	var keys [][2]int64
+	for name, x := range ga {
+		if y, ok := gb[name]; ok && y != x {
+			k := [2]int64{x, y}
+			if count[k] == 0 {
+				keys = append(keys, k)
+			}
+			count[k]++
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0] > keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] > keys[j][1] })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d convs group %d -> %d", count[k], k[0], k[1]))
+	}
+	if n := len(a.Nodes) - len(b.Nodes); n != 0 {
+		parts = append(parts, fmt.Sprintf("%+d nodes", -n))
+	}
+	if len(parts) == 0 {
+		return "no conv regrouped"
+	}
+	return strings.Join(parts, ", ")
 }

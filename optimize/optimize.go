@@ -128,7 +128,11 @@ func optimizeWith(g *canon.Graph, passes []Pass, opts Options, t0 time.Time) (*c
 				proposal = res
 			}
 		}
-		res, gst, err := growthStage(opt, opts, proposal)
+		var applied []string
+		if rep.Search != nil {
+			applied = rep.Search.Applied
+		}
+		res, gst, err := growthStage(opt, opts, proposal, applied)
 		if err != nil {
 			return nil, rep, err
 		}
