@@ -276,7 +276,9 @@ func groupChanges(a, b *canon.Graph) string {
 			count[k]++
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i][0] > keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] > keys[j][1] })
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][0] > keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] > keys[j][1]
+	})
 	var parts []string
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%d convs group %d -> %d", count[k], k[0], k[1]))
