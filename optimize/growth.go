@@ -63,8 +63,11 @@ type GrowthStats struct {
 
 type growthCand struct {
 	rewrite, detail string
-	g               *canon.Graph
-	cost            CostReport
+	// build rewrites a copy of the current graph, making new weights with
+	// mk: shape-only ones to price the candidate, real ones to time it.
+	build func(mk weightMaker) (*canon.Graph, error)
+	g     *canon.Graph // set when built with real weights
+	cost  CostReport
 }
 
 // ParamCount counts the floating-point elements of g's initializers and
@@ -90,7 +93,7 @@ func ParamCount(g *canon.Graph) int64 {
 
 // growthCandidates lists every single growth rewrite of g (one regroup per
 // conv and factor, every conv of one group count regrouped by one factor,
-// each zero-padded merge site), rewritten on copies of g.
+// each zero-padded merge site); each is built on a copy of g on demand.
 func growthCandidates(g *canon.Graph) ([]growthCand, error) {
 	var out []growthCand
 	probe := Clone(g)
@@ -110,60 +113,62 @@ func growthCandidates(g *canon.Graph) ([]growthCand, error) {
 			keys = append(keys, k)
 		}
 		byKey[k] = append(byKey[k], i)
-		c, err := applyRegroups(g, []int{i})
-		if err != nil {
-			continue
-		}
 		ns := slices.Clone(w.Shape)
 		ns[1] *= s.factor
-		out = append(out, growthCand{rewrite: growthRegroup, g: c,
-			detail: fmt.Sprintf("%s: group %d -> %d, weight %v -> %v", nodeRef(s.conv), op.Group, op.Group/s.factor, w.Shape, ns)})
+		idx := []int{i}
+		out = append(out, growthCand{rewrite: growthRegroup,
+			detail: fmt.Sprintf("%s: group %d -> %d, weight %v -> %v", nodeRef(s.conv), op.Group, op.Group/s.factor, w.Shape, ns),
+			build:  func(mk weightMaker) (*canon.Graph, error) { return applyRegroups(g, idx, mk) }})
 	}
 	for _, k := range keys {
 		if idx := byKey[k]; len(idx) > 1 {
-			if c, err := applyRegroups(g, idx); err == nil {
-				out = append(out, growthCand{rewrite: growthRegroup, g: c,
-					detail: fmt.Sprintf("all %d convs with %d groups: group %d -> %d", len(idx), k.G, k.G, k.G/k.f)})
-			}
+			out = append(out, growthCand{rewrite: growthRegroup,
+				detail: fmt.Sprintf("all %d convs with %d groups: group %d -> %d", len(idx), k.G, k.G, k.G/k.f),
+				build:  func(mk weightMaker) (*canon.Graph, error) { return applyRegroups(g, idx, mk) }})
 		}
 	}
 	for i, s := range findMergeSites(probe, ix) {
 		if s.zerosAdded(probe, ix) <= 0 {
 			continue // exact merges belong to the pipeline
 		}
-		c := Clone(g)
-		if err := c.Infer(); err != nil {
-			return nil, err
-		}
-		cix := newIndex(c)
-		cs := findMergeSites(c, cix)
-		if i >= len(cs) {
-			continue
-		}
-		info, err := applyMerge(c, cix, newNamer(c), cs[i], eagerWeight)
-		if err != nil {
-			continue
-		}
-		c.Values[info.Name] = info
 		var names, kernels []string
 		for _, n := range s.convs {
 			names = append(names, nodeRef(n))
 			kernels = append(kernels, fmt.Sprint(ix.constant(n.Inputs[1]).Shape))
 		}
-		out = append(out, growthCand{rewrite: growthMerge, g: c,
-			detail: fmt.Sprintf("%s (weights %s) -> one conv + Split", strings.Join(names, ", "), strings.Join(kernels, ", "))})
-	}
-	for i := range out {
-		if _, err := eliminateDead(out[i].g); err != nil {
-			return nil, err
-		}
+		out = append(out, growthCand{rewrite: growthMerge,
+			detail: fmt.Sprintf("%s (weights %s) -> one conv + Split", strings.Join(names, ", "), strings.Join(kernels, ", ")),
+			build:  func(mk weightMaker) (*canon.Graph, error) { return applyMergeAt(g, i, mk) }})
 	}
 	return out, nil
 }
 
+// applyMergeAt merges the i-th merge site (findMergeSites order) on a copy
+// of g.
+func applyMergeAt(g *canon.Graph, i int, mk weightMaker) (*canon.Graph, error) {
+	c := Clone(g)
+	if err := c.Infer(); err != nil {
+		return nil, err
+	}
+	ix := newIndex(c)
+	cs := findMergeSites(c, ix)
+	if i >= len(cs) {
+		return nil, fmt.Errorf("merge site %d is gone", i)
+	}
+	info, err := applyMerge(c, ix, newNamer(c), cs[i], mk)
+	if err != nil {
+		return nil, err
+	}
+	c.Values[info.Name] = info
+	if _, err := eliminateDead(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // applyRegroups rewrites the regroup sites with the given indices (in
 // findRegroupSites order) on a copy of g.
-func applyRegroups(g *canon.Graph, idx []int) (*canon.Graph, error) {
+func applyRegroups(g *canon.Graph, idx []int, mk weightMaker) (*canon.Graph, error) {
 	c := Clone(g)
 	ix := newIndex(c)
 	nm := newNamer(c)
@@ -172,12 +177,15 @@ func applyRegroups(g *canon.Graph, idx []int) (*canon.Graph, error) {
 		if i >= len(sites) {
 			return nil, fmt.Errorf("regroup site %d is gone", i)
 		}
-		nn, t, err := regroup(ix, nm, sites[i], eagerWeight)
+		nn, t, err := regroup(ix, nm, sites[i], mk)
 		if err != nil {
 			return nil, err
 		}
 		replaceNode(c, sites[i].conv, nn)
 		c.Initializers = append(c.Initializers, t)
+	}
+	if _, err := eliminateDead(c); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -202,8 +210,10 @@ func growthStage(g *canon.Graph, opts Options, search *canon.Graph, applied []st
 	for st.Measured < opts.MaxMeasurements {
 		var cands []growthCand
 		if search != nil {
-			cands = append(cands, growthCand{rewrite: growthSearch, g: search,
-				detail: "the cost-model search's best graph: " + strings.Join(applied, ", ") + "; " + groupChanges(g, search)})
+			proposal := search
+			cands = append(cands, growthCand{rewrite: growthSearch,
+				detail: "the cost-model search's best graph: " + strings.Join(applied, ", ") + "; " + groupChanges(g, search),
+				build:  func(weightMaker) (*canon.Graph, error) { return proposal, nil }})
 			search = nil
 		}
 		if opts.AllowGrowth || opts.Search {
@@ -215,7 +225,11 @@ func growthStage(g *canon.Graph, opts Options, search *canon.Graph, applied []st
 		}
 		var promising []growthCand
 		for _, c := range cands {
-			if c.cost, err = GraphCost(c.g); err != nil {
+			priced, err := c.build(shapeOnlyWeight)
+			if err != nil {
+				continue
+			}
+			if c.cost, err = GraphCost(priced); err != nil {
 				continue
 			}
 			if c.cost.Cost() < opts.Alpha*curCost.Cost() {
@@ -228,6 +242,9 @@ func growthStage(g *canon.Graph, opts Options, search *canon.Graph, applied []st
 		for _, c := range promising {
 			if st.Measured >= opts.MaxMeasurements {
 				break
+			}
+			if c.g, err = c.build(eagerWeight); err != nil {
+				continue
 			}
 			cmp, err := target.Compare(cur, c.g)
 			if err != nil {
