@@ -102,7 +102,7 @@ func TestOptimizeTable(t *testing.T) {
 		t.Skip("set MODELBRIDGE_OPT_TABLE=1 to time the fixtures in ONNX Runtime")
 	}
 	tg := ortTarget(t)
-	tg.Runs = 21
+	tg.Runs = 31
 	fix := testfix.Fixtures(t)
 	var paths []string
 	for _, d := range []string{"torch", "torch2"} {
