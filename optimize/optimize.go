@@ -176,8 +176,8 @@ func blame(g *canon.Graph, passes []Pass, opts Options, verr error) error {
 	if culprit != "" {
 		return fmt.Errorf("optimized model does not match the original after pass %s: %w", culprit, cerr)
 	}
-	if opts.Search {
-		return fmt.Errorf("optimized model does not match the original after the search (every pipeline pass verified): %w", verr)
+	if opts.Search || opts.AllowGrowth {
+		return fmt.Errorf("optimized model does not match the original after the growth rewrites (every pipeline pass verified): %w", verr)
 	}
 	return fmt.Errorf("optimized model does not match the original: %w", verr)
 }
