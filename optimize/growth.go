@@ -246,11 +246,17 @@ func growthStage(g *canon.Graph, opts Options, search *canon.Graph, applied []st
 			if c.g, err = c.build(eagerWeight); err != nil {
 				continue
 			}
+			if opts.GrowthProgress != nil {
+				opts.GrowthProgress(int64(st.Measured), int64(opts.MaxMeasurements))
+			}
 			cmp, err := target.Compare(cur, c.g)
 			if err != nil {
 				return nil, st, fmt.Errorf("timing %s (%s) in %s: %w", c.rewrite, c.detail, target.Name(), err)
 			}
 			st.Measured++
+			if opts.GrowthProgress != nil {
+				opts.GrowthProgress(int64(st.Measured), int64(opts.MaxMeasurements))
+			}
 			pb, pa := ParamCount(cur), ParamCount(c.g)
 			st.Rewrites = append(st.Rewrites, GrowthRewrite{Rewrite: c.rewrite, Detail: c.detail,
 				ParamsBefore: pb, ParamsAfter: pa, ZerosAdded: pa - pb,

@@ -27,6 +27,9 @@ type Options struct {
 	Target Target
 	// MaxMeasurements bounds the target timings (default 8).
 	MaxMeasurements int
+	// GrowthProgress, when set, is called before and after each timing
+	// with the timings done and MaxMeasurements.
+	GrowthProgress func(done, total int64)
 	Alpha           float64 // search: default 1.05
 	Budget          int     // search: expansions, default 100
 	// Progress, when set, follows the search: called per expansion with

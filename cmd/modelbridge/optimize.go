@@ -110,12 +110,12 @@ written.`,
 				return err
 			}
 			var bar *progress.Bar
-			if search {
-				bar = newBar(cmd, "searching", int64(budget), progress.Count)
+			if search || allowGrowth {
+				bar = newBar(cmd, "optimizing", int64(budget), progress.Count)
 			}
 			opt, rep, err := optimize.Optimize(g, optimize.Options{
 				Passes: passes, Search: search, AllowGrowth: allowGrowth, Target: tgt, Alpha: alpha, Budget: budget, Progress: bar.Func(),
-				Verify: !noVerify, Samples: samples, InputShapes: shapes,
+				Verify: !noVerify, Samples: samples, InputShapes: shapes, GrowthProgress: bar.Func(),
 			})
 			bar.Finish()
 			if err != nil {
