@@ -30,8 +30,8 @@ type Options struct {
 	// GrowthProgress, when set, is called before and after each timing
 	// with the timings done and MaxMeasurements.
 	GrowthProgress func(done, total int64)
-	Alpha           float64 // search: default 1.05
-	Budget          int     // search: expansions, default 100
+	Alpha          float64 // search: default 1.05
+	Budget         int     // search: expansions, default 100
 	// Progress, when set, follows the search: called per expansion with
 	// the expansions done and the budget (see SearchOptions.Progress).
 	Progress func(done, total int64)
