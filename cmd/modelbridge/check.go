@@ -17,20 +17,21 @@ import (
 
 // checkReport is the --json schema of `check`. Field names are stable.
 type checkReport struct {
-	A       string  `json:"a"`
-	B       string  `json:"b"`
-	Inputs  string  `json:"inputs"`
-	Samples int     `json:"samples"`
-	RTol    float64 `json:"rtol"`
-	ATol    float64 `json:"atol"`
+	A       string         `json:"a"`
+	B       string         `json:"b"`
+	Inputs  string         `json:"inputs"`
+	Samples int            `json:"samples"`
+	RTol    float64        `json:"rtol"`
+	ATol    float64        `json:"atol"`
+	Outputs []outputReport `json:"outputs"`
+	OK      bool           `json:"ok"`
+	// Error says why the models could not be compared (exit status 2).
+	Error string `json:"error,omitempty"`
+
 	// AccumLen is K in the rounding allowance (see compare.Tolerance).
 	AccumLen int64 `json:"accumulation_length"`
 	// NoRounding (--no-rounding-allowance) drops the rounding term.
-	NoRounding bool           `json:"no_rounding_allowance,omitempty"`
-	Outputs    []outputReport `json:"outputs"`
-	OK         bool           `json:"ok"`
-	// Error says why the models could not be compared (exit status 2).
-	Error string `json:"error,omitempty"`
+	NoRounding bool `json:"no_rounding_allowance,omitempty"`
 }
 
 type outputReport struct {
