@@ -22,11 +22,12 @@ type Result struct {
 	WorstGot   float64 `json:"worst_got"`
 	WorstWant  float64 `json:"worst_want"`
 	Mismatched int64   `json:"mismatched"`
+	Elements   int64   `json:"elements"`
+	OK         bool    `json:"ok"`
+
 	// Allowance is the rounding term of Tolerance added to atol (0 when
 	// Tensors is called directly).
 	Allowance float64 `json:"rounding_allowance,omitempty"`
-	Elements  int64   `json:"elements"`
-	OK        bool    `json:"ok"`
 }
 
 // Tensors compares got against want. Shapes must be equal; NaN matches NaN.
