@@ -105,7 +105,7 @@ written.`,
 			if err := requireModel(in, g, false); err != nil {
 				return err
 			}
-			tgt, err := optimizeTarget(target, shapes)
+			tgt, err := optimizeTarget(target, shapes, search || allowGrowth)
 			if err != nil {
 				return err
 			}
@@ -224,14 +224,18 @@ func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
 	fmt.Fprintf(w, "wrote %s (%s, %d nodes, %s)\n", r.Out, r.Format, rep.NodesAfter, humanBytes(r.Bytes))
 }
 
-// optimizeTarget resolves --target.
-func optimizeTarget(name string, shapes map[string][]int64) (optimize.Target, error) {
+// optimizeTarget resolves --target; ONNX Runtime is looked for only when
+// something will be timed.
+func optimizeTarget(name string, shapes map[string][]int64, used bool) (optimize.Target, error) {
 	switch name {
 	case "interp", "":
 		return optimize.InterpTarget{InputShapes: shapes}, nil
 	case "model":
 		return optimize.ModelTarget{}, nil
 	case "ort":
+		if !used {
+			return nil, nil
+		}
 		return ortmeasure.New("")
 	}
 	return nil, usageErrorf("--target %q: use ort, interp or model", name)
