@@ -80,3 +80,45 @@ func TestFusePadConv(t *testing.T) {
 		})
 	}
 }
+
+// A BatchNorm, Mul or Add in front of unpadded Convs folds into them; in
+// front of a padded Conv it stays (padding would see the shift).
+func TestFoldIntoConvInput(t *testing.T) {
+	cases := []struct {
+		name   string
+		affine string
+		pad    int64
+		group  int64
+		folds  bool
+	}{
+		{"bn before 1x1", "bn", 0, 1, true},
+		{"bn before grouped 3x3 valid", "bn", 0, 2, true},
+		{"add before 1x1", "add", 0, 1, true},
+		{"mul before padded 3x3", "mul", 1, 1, true}, // a pure scale maps padding zeros to zeros
+		{"bn before padded 3x3", "bn", 1, 1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newGB(81)
+			x := b.input("x", 1, 4, 6, 6)
+			y := b.relu(x)
+			switch tc.affine {
+			case "bn":
+				y = b.bn(y, 4, 1e-5)
+			case "add":
+				y = b.node(&canon.Binary{Fn: canon.Add}, y, b.randW("", -1, 1, 4, 1, 1))
+			case "mul":
+				y = b.node(&canon.Binary{Fn: canon.Mul}, b.randW("", -1, 1, 1, 4, 1, 1), y)
+			}
+			k := int64(1)
+			if tc.pad > 0 || tc.group > 1 {
+				k = 3
+			}
+			z := b.conv(y, 4, 6, k, 1, tc.pad, 1, tc.group, true)
+			opt := runPasses(t, b.output(z), "fold_into_conv_input")
+			if got := len(opt.Nodes); (got == 2) != tc.folds {
+				t.Errorf("%d nodes left (ops %v), folded want %v", got, countOps(opt), tc.folds)
+			}
+		})
+	}
+}
