@@ -122,3 +122,26 @@ func TestFoldIntoConvInput(t *testing.T) {
 		})
 	}
 }
+
+// Constant folding never grows the parameters: a weight split into Slices
+// and concatenated back in another order folds (the weight goes dead), an
+// Expand of a constant into a bigger tensor stays computed.
+func TestFoldConstantsNeverGrows(t *testing.T) {
+	b := newGB(91)
+	x := b.input("x", 2, 4)
+	w := b.randW("", -1, 1, 6, 4)
+	s1 := b.node(&canon.Slice{Starts: []int64{0}, Ends: []int64{2}, Axes: []int64{0}, Steps: []int64{1}}, w)
+	s2 := b.node(&canon.Slice{Starts: []int64{2}, Ends: []int64{6}, Axes: []int64{0}, Steps: []int64{1}}, w)
+	wt := b.node(&canon.Transpose{Perm: []int64{1, 0}}, b.node(&canon.Concat{Axis: 0}, s2, s1))
+	y := b.node(&canon.MatMul{}, x, wt)
+	bias := b.node(&canon.Expand{Shape: []int64{2, 6}}, b.randW("", -1, 1, 1, 6))
+	g := b.output(b.node(&canon.Binary{Fn: canon.Add}, y, bias))
+	opt := runPasses(t, g, "fold_constants")
+	ops := countOps(opt)
+	if ops["Slice"]+ops["Concat"]+ops["Transpose"] != 0 || ops["Expand"] != 1 {
+		t.Errorf("ops after folding: %v (want the weight chain folded, the Expand kept)", ops)
+	}
+	if pa, pb := ParamCount(opt), ParamCount(g); pa > pb {
+		t.Errorf("params grew %d -> %d", pb, pa)
+	}
+}
