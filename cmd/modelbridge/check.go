@@ -34,6 +34,11 @@ type checkReport struct {
 	Notes []string `json:"notes,omitempty"`
 	// Error says why the models could not be compared (exit status 2).
 	Error string `json:"error,omitempty"`
+
+	// AccumLen is K in the rounding allowance (see compare.Tolerance).
+	AccumLen int64 `json:"accumulation_length"`
+	// NoRounding (--no-rounding-allowance) drops the rounding term.
+	NoRounding bool `json:"no_rounding_allowance,omitempty"`
 }
 
 type outputReport struct {
@@ -53,7 +58,7 @@ func newCheckCmd() *cobra.Command {
 	var inf inputFlags
 	var samples int
 	var rtol, atol float64
-	var asJSON, layers bool
+	var asJSON, layers, noRounding bool
 	var rt runtimeFlags
 	cmd := &cobra.Command{
 		Use:   "check A B",
@@ -73,7 +78,11 @@ the graphs' structure, a folded BatchNorm's output with the conv it was
 folded into), prints a per-layer table and names the first layer whose
 output differs while its inputs agree.
 
-An element passes when |b - a| <= atol + rtol * |a| (A is the reference).
+An element passes when |b - a| <= atol + rtol·|a| + 4·u·√K·max|a| (A is the
+reference): u is the unit roundoff of the output type (2^-24 for float32)
+and K the number of products A sums on the way to its outputs, so
+re-associated sums (merged or regrouped convs, another runtime's kernels)
+pass. optimize verifies with the same rule.
 Exit status: 0 all outputs within tolerance, 1 some are not, 2 the models
 cannot be compared (a model cannot be read or run, different inputs or
 output shapes, a runtime is missing) or bad usage.`,
@@ -83,7 +92,7 @@ output shapes, a runtime is missing) or bad usage.`,
   modelbridge check model.onnx converted.onnx --random --layers`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples,
+			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples, NoRounding: noRounding,
 				Inputs: describeInputs(&inf, samples), Outputs: []outputReport{}}
 			bar := newBar(cmd, "checking", int64(samples), progress.Count)
 			err := runCheck(&rep, &rfA, &rfB, &inf, &rt, layers, bar)
@@ -119,8 +128,9 @@ output shapes, a runtime is missing) or bad usage.`,
 	rfA.register(cmd)
 	inf.register(cmd)
 	cmd.Flags().IntVar(&samples, "samples", 1, "number of random input sets (with --random; seeds seed, seed+1, ...)")
-	cmd.Flags().Float64Var(&rtol, "rtol", 1e-4, "relative tolerance")
-	cmd.Flags().Float64Var(&atol, "atol", 1e-5, "absolute tolerance")
+	cmd.Flags().Float64Var(&rtol, "rtol", compare.DefaultRTol, "relative tolerance")
+	cmd.Flags().Float64Var(&atol, "atol", compare.DefaultATol, "absolute tolerance")
+	cmd.Flags().BoolVar(&noRounding, "no-rounding-allowance", false, "drop the rounding term: elements must pass atol + rtol·|a| alone (with --rtol 0 --atol 0: bitwise equal values)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&rfB.from, "from-b", "", "format of B when it differs from --from")
 	cmd.Flags().BoolVar(&layers, "layers", false, "also compare every intermediate value and name the first layer that differs")
@@ -187,6 +197,16 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 	if err != nil {
 		return notComparable("%s vs %s: %v", rep.A, rep.B, err)
 	}
+	// K of the rounding allowance comes from A's graph; a side only a
+	// framework could read (its declared signature) has no nodes to count.
+	var accum int64
+	if err := ga.Infer(); err == nil {
+		accum = compare.AccumulationLength(ga)
+	}
+	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, AccumLen: accum, NoRounding: rep.NoRounding}
+	if !rep.NoRounding {
+		rep.AccumLen = tol.AccumLen
+	}
 	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
 	// Random inputs for an input A leaves unshaped (a TorchScript archive
 	// records no shapes) take the shape B declares for its counterpart.
@@ -239,7 +259,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 			if ta == nil || tb == nil {
 				return fmt.Errorf("output %q was not produced", a.Name)
 			}
-			res, err := compare.Tensors(tb, ta, rep.RTol, rep.ATol)
+			res, err := tol.Check(tb, ta)
 			if err != nil {
 				return notComparable("output %q of A and %q of B: %v", a.Name, nameB, err)
 			}
@@ -327,7 +347,7 @@ func compatibleShapes(a, b canon.ValueInfo) bool {
 }
 
 func printCheck(w io.Writer, r checkReport) {
-	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|\n", r.A, r.B, r.Inputs, r.ATol, r.RTol)
+	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|%s\n", r.A, r.B, r.Inputs, r.ATol, r.RTol, roundingTerm(r))
 	printRuntimes(w, r)
 	for _, o := range r.Outputs {
 		status := "ok"
@@ -371,4 +391,12 @@ func loadCounterpart(path string, rf *readFlags, ga *canon.Graph) (*canon.Graph,
 		return nil, firstErr
 	}
 	return g, nil
+}
+
+// roundingTerm prints the rounding allowance of compare.Tolerance.
+func roundingTerm(r checkReport) string {
+	if r.NoRounding {
+		return ""
+	}
+	return fmt.Sprintf(" + 4*u*sqrt(%d)*max|a| (rounding of %d accumulated products)", max(r.AccumLen, 1), r.AccumLen)
 }
