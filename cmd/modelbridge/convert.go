@@ -64,6 +64,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := requireModel(in, g, true); err != nil {
 				return err
 			}
+			// Every exporter refuses names that are not UTF-8; saying so
+			// here names the model that holds them.
+			if err := formats.CheckUTF8Names(g); err != nil {
+				return fmt.Errorf("%s: %w", in, err)
+			}
 			for _, n := range g.Meta.Notes {
 				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, printname.Runs(printname.Escape(n), 2*printname.MaxBytes))
 			}

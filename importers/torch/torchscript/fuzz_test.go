@@ -77,11 +77,7 @@ func FuzzCode(f *testing.F) {
 			t.Fatal(err)
 		}
 		b := buf.Bytes()
-		zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := Read(zr, "fuzz.pt", formats.ReadOptions{})
+		g, err := Read(b, "fuzz.pt", formats.ReadOptions{})
 		robust.CheckError(t, err)
 		if err == nil {
 			robust.CheckGraph(t, g, len(b))

@@ -38,10 +38,15 @@ func ReadFile(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	return validated(path)(readFile(path, opts))
 }
 
-// Read imports the TorchScript archive zr, read from path, and validates
-// the graph, as formats.Read does.
-func Read(zr *zip.Reader, path string, opts formats.ReadOptions) (*canon.Graph, error) {
-	return validated(path)(read(zr, nil, path, opts))
+// Read imports the TorchScript archive held in data (named path in
+// messages) and validates the graph, as formats.Read does. Weights may
+// point into data, which must stay unchanged while the graph is used.
+func Read(data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable zip archive (%v); the file is truncated or not a TorchScript file", path, err)
+	}
+	return validated(path)(read(zr, data, path, opts))
 }
 
 // readFile is the registered reader (formats.Read validates its graph).
