@@ -31,4 +31,5 @@ func init() {
 	group("BVLC Caffe has no GRU layer", "GRU")
 	group("BVLC Caffe has no such layer", "LayerNormalization", "GroupNormalization",
 		"InstanceNormalization", "RMSNormalization", "LpNormalization", "LpPool", "GlobalLpPool", "MaxUnpool")
+	group("BVLC Caffe has no attention or rotary embedding layer", "Attention", "RotaryEmbedding")
 }
