@@ -182,9 +182,14 @@ func writeAttention(b *builder, n *canon.Node) error {
 	} else if o := qkOut(1); o != "" {
 		b.emit(b.unique(prefix(n)+"_qk_capped"), "Identity", []string{s}, []string{o})
 	}
-	negInf, err := scalar("neg_inf", math.Inf(-1))
-	if err != nil {
-		return err
+	negInfName := ""
+	negInf := func() (string, error) {
+		if negInfName == "" {
+			var err error
+			negInfName, err = scalar("neg_inf", math.Inf(-1))
+			return negInfName, err
+		}
+		return negInfName, nil
 	}
 	if m := in(n, canon.AttnMask); m != "" {
 		cols, ok := b.knownSize(m, b.rank(m)-1)
@@ -195,7 +200,11 @@ func writeAttention(b *builder, n *canon.Node) error {
 			return b.opError(n, "attn_mask covers %d of %d keys; below opset 23 the mask must cover every key (pad it with -inf or false), or choose opset 23", cols, total)
 		}
 		if b.dtype(m) == canon.Bool {
-			s = b.step(n, "Where", "qk_masked", "", []string{m, s, negInf})
+			ni, err := negInf()
+			if err != nil {
+				return err
+			}
+			s = b.step(n, "Where", "qk_masked", "", []string{m, s, ni})
 		} else {
 			s = b.step(n, "Add", "qk_masked", "", []string{s, m})
 		}
@@ -212,7 +221,11 @@ func writeAttention(b *builder, n *canon.Node) error {
 				}
 			}
 		}
-		s = b.step(n, "Where", "qk_causal", "", []string{b.param(n, "causal", keep), s, negInf})
+		ni, err := negInf()
+		if err != nil {
+			return err
+		}
+		s = b.step(n, "Where", "qk_causal", "", []string{b.param(n, "causal", keep), s, ni})
 	}
 	if o := qkOut(2); o != "" {
 		b.emit(b.unique(prefix(n)+"_qk_with_mask"), "Identity", []string{s}, []string{o})
