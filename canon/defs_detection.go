@@ -33,6 +33,26 @@ func init() {
 		},
 	})
 	Register(&OpDef{
+		Kind: "MaxRoiPool", Summary: "max pooling of each region of interest into a fixed grid (Fast R-CNN's ROI pooling: rounded corners, integer bins)",
+		New:   func() Op { return &MaxRoiPool{PooledHeight: 1, PooledWidth: 1, SpatialScale: 1} },
+		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.maxRoiPool(c.n.Op.(*MaxRoiPool)) },
+		Check: func(c *CheckCtx) error {
+			op := c.N.Op.(*MaxRoiPool)
+			if op.PooledHeight < 1 || op.PooledWidth < 1 || op.PooledHeight > 1<<16 || op.PooledWidth > 1<<16 {
+				return c.Errorf("pooled shape %dx%d must be between 1 and 65536", op.PooledHeight, op.PooledWidth)
+			}
+			if s := float64(op.SpatialScale); !(s > 0) || math.IsInf(s, 0) {
+				return c.Errorf("spatial_scale %g must be positive and finite", op.SpatialScale)
+			}
+			return nil
+		},
+		Example: func() Example {
+			rois := NewFloat32Tensor("", []int64{2, 5}, []float32{0, 0, 0, 3, 3, 0, 1, 0.4, 5.6, 2})
+			return Example{Op: &MaxRoiPool{PooledHeight: 2, PooledWidth: 3, SpatialScale: 1},
+				Inputs: []ExampleInput{{DType: Float32, Shape: []int64{1, 2, 5, 6}}, {DType: Float32, Shape: []int64{2, 5}, Const: rois}}}
+		},
+	})
+	Register(&OpDef{
 		Kind: "NonMaxSuppression", Summary: "greedy non-maximum suppression per batch and class: (batch, class, box) of the boxes kept, a data-dependent count",
 		New:   func() Op { return &NonMaxSuppression{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.nms() },
@@ -87,6 +107,34 @@ func (c *InferCtx) roiAlign(op *RoiAlign) ([]ValueInfo, error) {
 		n = m
 	}
 	return []ValueInfo{shaped(x.DType, []Dim{n, dimAt(x, 1), knownDim(op.OutputHeight), knownDim(op.OutputWidth)})}, nil
+}
+
+// MaxRoiPool max-pools X (N, C, H, W) inside each region rois[r] =
+// (batch index, x1, y1, x2, y2): corners scaled by SpatialScale and
+// rounded half away from zero, the region at least 1×1 with its end
+// included, bin (i, j) spanning rows floor(i·h/PH) to ceil((i+1)·h/PH)
+// clipped to the map; an empty bin is 0. (ONNX MaxRoiPool, Caffe's and
+// MXNet's ROIPooling, torchvision's roi_pool.)
+type MaxRoiPool struct {
+	PooledHeight, PooledWidth int64
+	SpatialScale              float32
+}
+
+func (*MaxRoiPool) Kind() string         { return "MaxRoiPool" }
+func (*MaxRoiPool) Signature() Signature { return sig(1, inX, InputSpec{Name: "rois"}) }
+
+func (c *InferCtx) maxRoiPool(op *MaxRoiPool) ([]ValueInfo, error) {
+	x, rois := c.in[0], c.in[1]
+	if dt := x.DType; dt != Undefined && !dt.IsFloat() {
+		return nil, c.errf("input X is %s: MaxRoiPool takes floating-point tensors", dt)
+	}
+	if err := firstErr(c.needRank(0, 4, "MaxRoiPool (N, C, H, W)"), c.needRank(1, 2, "MaxRoiPool (num_rois, 5)"), c.sameDType(0, 1)); err != nil {
+		return nil, err
+	}
+	if d := dimAt(rois, 1); d.Known() && d.Size != 5 {
+		return nil, c.errf("rois has shape %s; want (num_rois, 5): batch index, x1, y1, x2, y2", fmtShape(rois))
+	}
+	return []ValueInfo{shaped(x.DType, []Dim{dimAt(rois, 0), dimAt(x, 1), knownDim(op.PooledHeight), knownDim(op.PooledWidth)})}, nil
 }
 
 // NonMaxSuppression keeps, for each batch and class, boxes in descending

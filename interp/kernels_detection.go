@@ -24,33 +24,35 @@ type roiSample struct {
 }
 
 // roiSamples lists the samples of every bin of one region, bin by bin, as
-// ONNX's reference and ONNX Runtime compute them.
+// ONNX's reference and ONNX Runtime compute them: the geometry in float32
+// (a region whose size is a whole number of bins in float64 may not be in
+// float32, which changes the adaptive sample count).
 func roiSamples(op *canon.RoiAlign, roi []float32, height, width int) (samples []roiSample, perBin int) {
-	offset := 0.0
+	var offset float32
 	if op.HalfPixel {
 		offset = 0.5
 	}
-	scale := float64(op.SpatialScale)
-	x0, y0 := float64(roi[0])*scale-offset, float64(roi[1])*scale-offset
-	x1, y1 := float64(roi[2])*scale-offset, float64(roi[3])*scale-offset
+	scale := op.SpatialScale
+	x0, y0 := roi[0]*scale-offset, roi[1]*scale-offset
+	x1, y1 := roi[2]*scale-offset, roi[3]*scale-offset
 	rw, rh := x1-x0, y1-y0
 	if !op.HalfPixel {
-		rw, rh = math.Max(rw, 1), math.Max(rh, 1)
+		rw, rh = max(rw, 1), max(rh, 1)
 	}
 	ph, pw := int(op.OutputHeight), int(op.OutputWidth)
-	binH, binW := rh/float64(ph), rw/float64(pw)
+	binH, binW := rh/float32(ph), rw/float32(pw)
 	gh, gw := int(op.SamplingRatio), int(op.SamplingRatio)
 	if op.SamplingRatio <= 0 {
-		gh, gw = int(math.Ceil(rh/float64(ph))), int(math.Ceil(rw/float64(pw)))
+		gh, gw = int(math.Ceil(float64(rh/float32(ph)))), int(math.Ceil(float64(rw/float32(pw))))
 	}
 	gh, gw = max(gh, 0), max(gw, 0)
 	samples = make([]roiSample, 0, ph*pw*gh*gw)
 	for by := 0; by < ph; by++ {
 		for bx := 0; bx < pw; bx++ {
 			for iy := 0; iy < gh; iy++ {
-				y := y0 + float64(by)*binH + (float64(iy)+0.5)*binH/float64(gh)
+				y := y0 + float32(by)*binH + float32(float64(iy)+0.5)*binH/float32(gh)
 				for ix := 0; ix < gw; ix++ {
-					x := x0 + float64(bx)*binW + (float64(ix)+0.5)*binW/float64(gw)
+					x := x0 + float32(bx)*binW + float32(float64(ix)+0.5)*binW/float32(gw)
 					samples = append(samples, bilinearSample(y, x, height, width))
 				}
 			}
@@ -59,23 +61,23 @@ func roiSamples(op *canon.RoiAlign, roi []float32, height, width int) (samples [
 	return samples, gh * gw
 }
 
-func bilinearSample(y, x float64, height, width int) roiSample {
-	if y < -1 || y > float64(height) || x < -1 || x > float64(width) {
+func bilinearSample(y, x float32, height, width int) roiSample {
+	if y < -1 || y > float32(height) || x < -1 || x > float32(width) {
 		return roiSample{}
 	}
-	y, x = math.Max(y, 0), math.Max(x, 0)
+	y, x = max(y, 0), max(x, 0)
 	yl, xl := int(y), int(x)
 	yh, xh := yl+1, xl+1
 	if yl >= height-1 {
-		yl, yh, y = height-1, height-1, float64(height-1)
+		yl, yh, y = height-1, height-1, float32(height-1)
 	}
 	if xl >= width-1 {
-		xl, xh, x = width-1, width-1, float64(width-1)
+		xl, xh, x = width-1, width-1, float32(width-1)
 	}
-	ly, lx := y-float64(yl), x-float64(xl)
+	ly, lx := y-float32(yl), x-float32(xl)
 	hy, hx := 1-ly, 1-lx
 	return roiSample{pos: [4]int{yl*width + xl, yl*width + xh, yh*width + xl, yh*width + xh},
-		w: [4]float64{hy * hx, hy * lx, ly * hx, ly * lx}}
+		w: [4]float64{float64(hy * hx), float64(hy * lx), float64(ly * hx), float64(ly * lx)}}
 }
 
 func runRoiAlign(x *exec, op *canon.RoiAlign) error {
@@ -232,6 +234,64 @@ func runNMS(x *exec, op *canon.NonMaxSuppression) error {
 	}
 	out := x.newI(canon.Int64, []int{len(rows) / 3, 3})
 	copy(out.i, rows)
+	x.set(0, out)
+	return nil
+}
+
+func init() {
+	optable.Add(&kernels, map[string]kernelBuilder{"MaxRoiPool": withOp(runMaxRoiPool)})
+}
+
+func runMaxRoiPool(x *exec, op *canon.MaxRoiPool) error {
+	in, rois := x.in(0), x.in(1)
+	if err := needFloat(in, "X"); err != nil {
+		return err
+	}
+	if err := needFloat(rois, "rois"); err != nil {
+		return err
+	}
+	if len(in.shape) != 4 || len(rois.shape) != 2 || rois.shape[1] != 5 {
+		return fmt.Errorf("X %v and rois %v: want (N, C, H, W) and (R, 5)", in.shape, rois.shape)
+	}
+	n, ch, h, w := in.shape[0], in.shape[1], in.shape[2], in.shape[3]
+	R, ph, pw := rois.shape[0], int(op.PooledHeight), int(op.PooledWidth)
+	out := x.newF([]int{R, ch, ph, pw})
+	scale := float64(op.SpatialScale)
+	clamp := func(v, hi int) int { return min(max(v, 0), hi) }
+	for r := 0; r < R; r++ {
+		roi := rois.f[r*5 : r*5+5]
+		b := int(roi[0])
+		if b < 0 || b >= n {
+			return fmt.Errorf("rois[%d] names image %d; X has %d", r, b, n)
+		}
+		x0, y0 := int(math.Round(float64(roi[1])*scale)), int(math.Round(float64(roi[2])*scale))
+		x1, y1 := int(math.Round(float64(roi[3])*scale)), int(math.Round(float64(roi[4])*scale))
+		rh, rw := max(y1-y0+1, 1), max(x1-x0+1, 1)
+		binH, binW := float64(rh)/float64(ph), float64(rw)/float64(pw)
+		for c := 0; c < ch; c++ {
+			plane := in.f[(b*ch+c)*h*w:][:h*w]
+			dst := out.f[(r*ch+c)*ph*pw:][:ph*pw]
+			for i := 0; i < ph; i++ {
+				hs := clamp(int(math.Floor(float64(i)*binH))+y0, h)
+				he := clamp(int(math.Ceil(float64(i+1)*binH))+y0, h)
+				for j := 0; j < pw; j++ {
+					ws := clamp(int(math.Floor(float64(j)*binW))+x0, w)
+					we := clamp(int(math.Ceil(float64(j+1)*binW))+x0, w)
+					if he <= hs || we <= ws {
+						dst[i*pw+j] = 0
+						continue
+					}
+					m := float32(math.Inf(-1))
+					for yy := hs; yy < he; yy++ {
+						for xx := ws; xx < we; xx++ {
+							m = max(m, plane[yy*w+xx])
+						}
+					}
+					dst[i*pw+j] = m
+				}
+			}
+		}
+	}
 	x.set(0, out)
 	return nil
 }

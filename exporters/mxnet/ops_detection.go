@@ -10,6 +10,11 @@ import (
 
 func init() {
 	optable.Add(&writers, map[string]opWriter{
+		"MaxRoiPool": {"ROIPooling", func(e *exporter, n *canon.Node) error {
+			op := n.Op.(*canon.MaxRoiPool)
+			return e.single(n, "ROIPooling", map[string]string{"pooled_size": tuple([]int64{op.PooledHeight, op.PooledWidth}),
+				"spatial_scale": f32(op.SpatialScale)}, n.Inputs...)
+		}},
 		"RoiAlign": {"_contrib_ROIAlign over rows (batch index, x1, y1, x2, y2) made by Cast, Reshape and Concat (avg mode; aligned for half_pixel)", (*exporter).roiAlign},
 	})
 	optable.Add(&lacks, map[string]string{

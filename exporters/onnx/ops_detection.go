@@ -9,6 +9,12 @@ import (
 func init() {
 	optable.Add(&exports, map[string]exportEntry{
 		"RoiAlign": {onnx: "RoiAlign", native: 10, write: writeRoiAlign},
+		"MaxRoiPool": {onnx: "MaxRoiPool", native: 1, write: func(b *builder, n *canon.Node) error {
+			op := n.Op.(*canon.MaxRoiPool)
+			b.emit(n.Name, "MaxRoiPool", n.Inputs, n.Outputs, attrInts("pooled_shape", []int64{op.PooledHeight, op.PooledWidth}),
+				attrFloat("spatial_scale", op.SpatialScale))
+			return nil
+		}},
 		"NonMaxSuppression": {onnx: "NonMaxSuppression", native: 10, write: func(b *builder, n *canon.Node) error {
 			var attrs []*onnxpb.AttributeProto
 			if n.Op.(*canon.NonMaxSuppression).CenterPointBox {

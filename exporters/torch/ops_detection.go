@@ -15,6 +15,8 @@ func init() {
 	optable.Add(&opWriters, map[string]opWriter{
 		"RoiAlign": {write: writeRoiAlign, floatOnly: "RoiAlign",
 			detail: "per region in Python: the bilinear sample grid by gathers along both axes, weights in float64, mean or max per bin"},
+		"MaxRoiPool": {write: writeMaxRoiPool, floatOnly: "MaxRoiPool",
+			detail: "per region and bin in Python: rounded corners, floor/ceil bin bounds clipped to the map, amax (0 for an empty bin)"},
 		"NonMaxSuppression": {write: writeNMS, floatOnly: "NonMaxSuppression",
 			detail: "the greedy loop per batch and class in Python, IoU in float64"},
 	})
@@ -152,5 +154,39 @@ func writeNMS(gen *generator, n *canon.Node) error {
 	code("                %s.append(i)", kept)
 	code("                %s.append([b, c, i])", sel)
 	gen.assign(fmt.Sprintf("torch.tensor(%s, dtype=torch.long).reshape(-1, 3)", sel))
+	return nil
+}
+
+// writeMaxRoiPool: Python's round() rounds halves to even where Caffe's
+// rounds them away from zero, so corners use int(|v| + 0.5) with the sign
+// restored; bin bounds are int() (floor, for the positive offsets) and
+// -int(-v // 1) (ceil).
+func writeMaxRoiPool(gen *generator, n *canon.Node) error {
+	op := n.Op.(*canon.MaxRoiPool)
+	code := func(format string, args ...any) { gen.forward = append(gen.forward, fmt.Sprintf(format, args...)) }
+	x, err := gen.in(0)
+	if err != nil {
+		return err
+	}
+	rois, err := gen.in(1)
+	if err != nil {
+		return err
+	}
+	out := gen.genName("pooled")
+	ph, pw := op.PooledHeight, op.PooledWidth
+	code("%s = %s.new_zeros((%s.shape[0], %s.shape[1], %d, %d))", out, x, rois, x, ph, pw)
+	code("for r in range(%s.shape[0]):", rois)
+	code("    b, x0, y0, x1, y1 = %s[r].double().tolist()", rois)
+	code("    x0, y0, x1, y1 = [(1 if v >= 0 else -1) * int(abs(v * %s) + 0.5) for v in (x0, y0, x1, y1)]", pyFloat(op.SpatialScale))
+	code("    bh, bw = max(y1 - y0 + 1, 1) / %d, max(x1 - x0 + 1, 1) / %d", ph, pw)
+	code("    for i in range(%d):", ph)
+	code("        hs = min(max(int(i * bh) + y0, 0), %s.shape[2])", x)
+	code("        he = min(max(-int(-((i + 1) * bh) // 1) + y0, 0), %s.shape[2])", x)
+	code("        for j in range(%d):", pw)
+	code("            ws = min(max(int(j * bw) + x0, 0), %s.shape[3])", x)
+	code("            we = min(max(-int(-((j + 1) * bw) // 1) + x0, 0), %s.shape[3])", x)
+	code("            if he > hs and we > ws:")
+	code("                %s[r, :, i, j] = %s[int(b), :, hs:he, ws:we].amax((1, 2))", out, x)
+	gen.assign(out)
 	return nil
 }

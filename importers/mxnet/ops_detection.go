@@ -8,6 +8,7 @@ import (
 func init() {
 	optable.Add(&converters, map[string]mxOp{
 		"_contrib_ROIAlign": {convROIAlign, []string{"RoiAlign", "Slice", "Squeeze", "Cast"}},
+		"ROIPooling":        {convROIPooling, []string{"MaxRoiPool"}},
 	})
 	optable.Add(&unsupported, map[string]string{
 		"_contrib_box_nms": "MXNet's box_nms returns the input array re-sorted with suppressed rows set to -1 (and per-id, topk, background and coordinate options), not the selected (batch, class, box) indices of NonMaxSuppression",
@@ -86,4 +87,35 @@ func convROIAlign(b *builder, c *nodeCtx) ([]string, error) {
 	out := b.fresh(name)
 	op := &canon.RoiAlign{OutputHeight: size[0], OutputWidth: size[1], SamplingRatio: ratio, SpatialScale: float32(scale), HalfPixel: aligned}
 	return []string{out}, b.emit(out, op, []string{x, boxes, idx}, out)
+}
+
+// convROIPooling reads ROIPooling(data, rois): Fast R-CNN's ROI pooling,
+// the kernel ONNX's MaxRoiPool defines (rounded corners, rows (batch
+// index, x1, y1, x2, y2)).
+func convROIPooling(b *builder, c *nodeCtx) ([]string, error) {
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	rois, err := b.in(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	size, err := c.a.ints("pooled_size", nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(size) != 2 || size[0] < 1 || size[1] < 1 {
+		return nil, c.errf("pooled_size %v must be two positive sizes", size)
+	}
+	scale, err := c.a.float("spatial_scale", 0)
+	if err != nil {
+		return nil, err
+	}
+	if !(scale > 0) {
+		return nil, c.errf("spatial_scale %g must be positive", scale)
+	}
+	out := b.fresh(c.n.Name)
+	op := &canon.MaxRoiPool{PooledHeight: size[0], PooledWidth: size[1], SpatialScale: float32(scale)}
+	return []string{out}, b.emit(out, op, []string{x, rois}, out)
 }

@@ -15,6 +15,7 @@ func init() {
 		"RoiAlign": {convRoiAlign, 10, []string{"RoiAlign"}},
 		// NonMaxSuppression-10 and -11 differ only in the types they list.
 		"NonMaxSuppression": {convNMS, 10, []string{"NonMaxSuppression"}},
+		"MaxRoiPool":        {convMaxRoiPool, 1, []string{"MaxRoiPool"}},
 	})
 }
 
@@ -55,4 +56,16 @@ func convNMS(c *nodeCtx) error {
 		ins = ins[:len(ins)-1]
 	}
 	return c.emit(&canon.NonMaxSuppression{CenterPointBox: cpb == 1}, ins, c.out1())
+}
+
+func convMaxRoiPool(c *nodeCtx) error {
+	shape := c.ints("pooled_shape")
+	if len(shape) != 2 || shape[0] < 1 || shape[1] < 1 {
+		return c.errf("pooled_shape %v must be two positive sizes", shape)
+	}
+	op := &canon.MaxRoiPool{PooledHeight: shape[0], PooledWidth: shape[1], SpatialScale: c.float("spatial_scale", 1)}
+	if !(op.SpatialScale > 0) {
+		return c.errf("spatial_scale %g must be positive", op.SpatialScale)
+	}
+	return c.emit(op, []string{c.in(0), c.in(1)}, c.out1())
 }
