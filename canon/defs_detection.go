@@ -27,7 +27,7 @@ func init() {
 		},
 		Example: func() Example {
 			rois := NewFloat32Tensor("", []int64{2, 4}, []float32{0, 0, 3, 3, 1, 0.5, 4.5, 2})
-			return Example{Op: &RoiAlign{OutputHeight: 2, OutputWidth: 3, SamplingRatio: 2, SpatialScale: 1, HalfPixel: true},
+			return Example{Op: &RoiAlign{OutputHeight: 2, OutputWidth: 3, SamplingRatio: 2, SpatialScale: 1},
 				Inputs: []ExampleInput{{DType: Float32, Shape: []int64{1, 2, 5, 6}}, {DType: Float32, Shape: []int64{2, 4}, Const: rois},
 					{DType: Int64, Shape: []int64{2}, Const: NewInt64Tensor("", []int64{2}, []int64{0, 0})}}}
 		},

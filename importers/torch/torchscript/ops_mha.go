@@ -14,8 +14,8 @@ import (
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.scaled_dot_product_attention": entry(opSDPA, "Attention"),
-		"torch._native_multi_head_attention": entry(opNativeMHA, "Attention", "Slice", "Transpose", "MatMul", "Add", "ReduceMean"),
-		"torch._transformer_encoder_layer_fwd": entry(opEncoderLayer, "Attention", "Slice", "Transpose", "MatMul", "Add",
+		"torch._native_multi_head_attention": entry(opNativeMHA, "Attention", "Transpose", "MatMul", "Add", "ReduceMean"),
+		"torch._transformer_encoder_layer_fwd": entry(opEncoderLayer, "Attention", "Transpose", "MatMul", "Add",
 			"LayerNormalization", "Relu", "Gelu"),
 		"torch.bmm":     entry(opBmm, "MatMul"),
 		"torch.baddbmm": entry(opBaddbmm, "MatMul", "Mul", "Add"),
@@ -295,16 +295,10 @@ func opEncoderLayer(c *opCall) (value, error) {
 }
 
 // linearBlock is x·W[from:from+n]ᵀ + bias[from:from+n]: one row block of a
-// packed projection.
+// packed projection, cut from the parameters at import.
 func linearBlock(c *opCall, x, w, bias *tensorVal, from, n int64) (*tensorVal, error) {
 	b := c.b()
-	slice := func(t *tensorVal) (*tensorVal, error) {
-		if info := b.info(t); info.RankKnown && len(info.Shape) > 0 && info.Shape[0].Known() && info.Shape[0].Size == n && from == 0 {
-			return t, nil
-		}
-		return b.emit1(c.scope, &canon.Slice{Starts: []int64{from}, Ends: []int64{from + n}, Axes: []int64{0}, Steps: []int64{1}}, t)
-	}
-	ws, err := slice(w)
+	ws, err := rowBlock(c, w, from, n, "the projection weight")
 	if err != nil {
 		return nil, err
 	}
@@ -316,11 +310,41 @@ func linearBlock(c *opCall, x, w, bias *tensorVal, from, n int64) (*tensorVal, e
 	if err != nil || bias == nil {
 		return y, err
 	}
-	bs, err := slice(bias)
+	bs, err := rowBlock(c, bias, from, n, "the projection bias")
 	if err != nil {
 		return nil, err
 	}
 	return b.emit1(c.scope, &canon.Binary{Fn: canon.Add}, y, bs)
+}
+
+// rowBlock is rows from..from+n of a parameter or constant (all of it when
+// that is the whole tensor).
+func rowBlock(c *opCall, t *tensorVal, from, n int64, what string) (*tensorVal, error) {
+	var full *canon.Tensor
+	switch {
+	case t.konst != nil:
+		full = t.konst
+	case t.ref != nil:
+		loaded, err := t.ref.load(c.b().a, t.path)
+		if err != nil {
+			return nil, err
+		}
+		full = loaded
+	default:
+		if info := c.b().info(t); from == 0 && info.RankKnown && len(info.Shape) > 0 && info.Shape[0].Known() && info.Shape[0].Size == n {
+			return t, nil
+		}
+		return nil, c.errf("%s is computed at run time; the packed projection is read from parameters only", what)
+	}
+	if len(full.Shape) == 0 || from < 0 || from+n > full.Shape[0] {
+		return nil, c.errf("%s has shape %v; rows %d..%d do not exist", what, full.Shape, from, from+n)
+	}
+	if from == 0 && n == full.Shape[0] {
+		return t, nil
+	}
+	row := int64(len(full.Data)) / full.Shape[0]
+	shape := append([]int64{n}, full.Shape[1:]...)
+	return &tensorVal{konst: &canon.Tensor{DType: full.DType, Shape: shape, Data: full.Data[from*row : (from+n)*row]}}, nil
 }
 
 // opBmm maps torch.bmm: a product of two 3-D batches of equal size.
