@@ -16,8 +16,9 @@ func init() {
 		"Attention": {"its expansion: Reshape/transpose to (batch·heads, seq, size), tile for grouped heads, batch_dot, _mul_scalar, tanh soft cap, broadcast_add of the float and causal masks, softmax, batch_dot (no cache, no score output, float masks)",
 			(*exporter).attention},
 	})
-	optable.Add(&lacks, map[string]string{
-		"RotaryEmbedding": "MXNet 1.x has no rotary position embedding op",
+	optable.Add(&writers, map[string]opWriter{
+		"RotaryEmbedding": {"its expansion: take (position ids), expand_dims, slice_axis, broadcast_mul/sub/add, Concat (Reshape for interleaved pairs)",
+			(*exporter).rotary},
 	})
 }
 
@@ -169,4 +170,78 @@ func in(n *canon.Node, i int) string {
 		return n.Inputs[i]
 	}
 	return ""
+}
+
+// rotary writes RotaryEmbedding as its computation: the angles broadcast
+// over the heads axis of (batch, heads, seq, size) or, for 3-D input,
+// (batch, seq, heads, size).
+func (e *exporter) rotary(n *canon.Node) error {
+	op := n.Op.(*canon.RotaryEmbedding)
+	sx, ok := e.shape(n.Inputs[canon.RotX])
+	if !ok || (len(sx) != 3 && len(sx) != 4) {
+		return fmt.Errorf("RotaryEmbedding is written to MXNet when X's shape is known (3-D or 4-D); give the inputs full shapes")
+	}
+	refs, err := e.values(n.Inputs...)
+	if err != nil {
+		return err
+	}
+	out := n.Outputs[0]
+	step := func(opName, suffix string, attrs map[string]string, in ...ref) ref {
+		return ref{e.add(opName, out+suffix, attrs, 1, in...), 0}
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	x, headsAxis, size := refs[canon.RotX], int64(1), int64(0)
+	if len(sx) == 3 {
+		if op.NumHeads < 1 || sx[2]%op.NumHeads != 0 {
+			return fmt.Errorf("X has shape %v and num_heads %d", sx, op.NumHeads)
+		}
+		size, headsAxis = sx[2]/op.NumHeads, 2
+		x = step("Reshape", "_heads", map[string]string{"shape": tuple([]int64{0, 0, op.NumHeads, size})}, x)
+	} else {
+		size = sx[3]
+	}
+	rot := op.RotaryDim
+	if rot == 0 {
+		rot = size
+	}
+	half := rot / 2
+	cos, sin := refs[canon.RotCos], refs[canon.RotSin]
+	if len(refs) > canon.RotPositionIDs {
+		pos := refs[canon.RotPositionIDs]
+		cos = step("take", "_cos", map[string]string{"axis": "0", "mode": "wrap"}, cos, pos)
+		sin = step("take", "_sin", map[string]string{"axis": "0", "mode": "wrap"}, sin, pos)
+	}
+	expand := func(r ref, suffix string) ref {
+		r = step("expand_dims", suffix+"_heads", map[string]string{"axis": i64(headsAxis)}, r)
+		if op.Interleaved {
+			r = step("expand_dims", suffix+"_pair", map[string]string{"axis": "4"}, r)
+		}
+		return r
+	}
+	cos, sin = expand(cos, "_cos_b"), expand(sin, "_sin_b")
+	slice := func(r ref, suffix string, axis, begin, end int64) ref {
+		return step("slice_axis", suffix, map[string]string{"axis": i64(axis), "begin": i64(begin), "end": i64(end)}, r)
+	}
+	xr := x
+	if rot < size {
+		xr = slice(x, "_x_rot", 3, 0, rot)
+	}
+	var x1, x2 ref
+	catAxis := "3"
+	if op.Interleaved {
+		pairs := step("Reshape", "_pairs", map[string]string{"shape": tuple([]int64{0, 0, 0, half, 2})}, xr)
+		x1, x2, catAxis = slice(pairs, "_x_even", 4, 0, 1), slice(pairs, "_x_odd", 4, 1, 2), "4"
+	} else {
+		x1, x2 = slice(xr, "_x_first", 3, 0, half), slice(xr, "_x_second", 3, half, rot)
+	}
+	re := step("broadcast_sub", "_real", nil, step("broadcast_mul", "_cos_x1", nil, cos, x1), step("broadcast_mul", "_sin_x2", nil, sin, x2))
+	im := step("broadcast_add", "_imag", nil, step("broadcast_mul", "_sin_x1", nil, sin, x1), step("broadcast_mul", "_cos_x2", nil, cos, x2))
+	y := step("Concat", "_rotated", map[string]string{"dim": catAxis, "num_args": "2"}, re, im)
+	if op.Interleaved {
+		y = step("Reshape", "_merged", map[string]string{"shape": tuple([]int64{0, 0, 0, rot})}, y)
+	}
+	if rot < size {
+		y = step("Concat", "_with_rest", map[string]string{"dim": "3", "num_args": "2"}, y, slice(x, "_x_rest", 3, rot, size))
+	}
+	return e.finish(out, e.add("Reshape", out, map[string]string{"shape": tuple(sx)}, 1, y))
 }
