@@ -110,3 +110,17 @@ func TestNMSByHand(t *testing.T) {
 	eq("max 0", run(0, 0.5, 0), nil)
 	eq("score > 0.5", run(10, 0.9, 0.5), []int64{0, 0, 1, 0, 0, 0})
 }
+
+// TestRoiAlignHostileRegion: a region with absurd coordinates is an error
+// naming it, not an unbounded allocation.
+func TestRoiAlignHostileRegion(t *testing.T) {
+	x := seqTensor("x", 1, 1, 1, 4, 4)
+	rois := canon.NewFloat32Tensor("rois", []int64{1, 4}, []float32{0, 0, 1e30, 1e30})
+	idx := canon.NewInt64Tensor("idx", []int64{1}, []int64{0})
+	g := graphOf(&canon.RoiAlign{OutputHeight: 2, OutputWidth: 2, SpatialScale: 1}, map[string]*canon.Tensor{"x": x}, []string{"x", "rois", "idx"},
+		[]*canon.Tensor{rois, idx})
+	_, err := Run(g, map[string]*canon.Tensor{"x": x})
+	if err == nil || !strings.Contains(err.Error(), "samples") {
+		t.Fatalf("want an error about the samples, got %v", err)
+	}
+}

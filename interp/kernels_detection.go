@@ -27,7 +27,7 @@ type roiSample struct {
 // ONNX's reference and ONNX Runtime compute them: the geometry in float32
 // (a region whose size is a whole number of bins in float64 may not be in
 // float32, which changes the adaptive sample count).
-func roiSamples(op *canon.RoiAlign, roi []float32, height, width int) (samples []roiSample, perBin int) {
+func roiSamples(op *canon.RoiAlign, roi []float32, height, width int) (samples []roiSample, perBin int, err error) {
 	var offset float32
 	if op.HalfPixel {
 		offset = 0.5
@@ -45,7 +45,13 @@ func roiSamples(op *canon.RoiAlign, roi []float32, height, width int) (samples [
 	if op.SamplingRatio <= 0 {
 		gh, gw = int(math.Ceil(float64(rh/float32(ph)))), int(math.Ceil(float64(rw/float32(pw))))
 	}
+	if n := float64(ph) * float64(pw) * math.Max(float64(rh/float32(ph)), 1) * math.Max(float64(rw/float32(pw)), 1); op.SamplingRatio <= 0 && !(n <= maxRoiSamples) {
+		return nil, 0, fmt.Errorf("region %v needs %.3g adaptive samples (more than %d): its coordinates are out of proportion to the map", roi, n, maxRoiSamples)
+	}
 	gh, gw = max(gh, 0), max(gw, 0)
+	if n := ph * pw * gh * gw; n > maxRoiSamples {
+		return nil, 0, fmt.Errorf("region %v needs %d samples, more than %d", roi, n, maxRoiSamples)
+	}
 	samples = make([]roiSample, 0, ph*pw*gh*gw)
 	for by := 0; by < ph; by++ {
 		for bx := 0; bx < pw; bx++ {
@@ -58,8 +64,12 @@ func roiSamples(op *canon.RoiAlign, roi []float32, height, width int) (samples [
 			}
 		}
 	}
-	return samples, gh * gw
+	return samples, gh * gw, nil
 }
+
+// maxRoiSamples bounds the samples of one region: adaptive sampling of a
+// region with absurd coordinates would otherwise allocate without limit.
+const maxRoiSamples = 1 << 24
 
 func bilinearSample(y, x float32, height, width int) roiSample {
 	if y < -1 || y > float32(height) || x < -1 || x > float32(width) {
@@ -99,7 +109,10 @@ func runRoiAlign(x *exec, op *canon.RoiAlign) error {
 		if b < 0 || b >= int64(n) {
 			return fmt.Errorf("batch_indices[%d] is %d; X has %d images", r, b, n)
 		}
-		samples, perBin := roiSamples(op, rois.f[r*4:r*4+4], h, w)
+		samples, perBin, err := roiSamples(op, rois.f[r*4:r*4+4], h, w)
+		if err != nil {
+			return err
+		}
 		count := float64(max(perBin, 1))
 		for c := 0; c < ch; c++ {
 			plane := in.f[(int(b)*ch+c)*h*w:][:h*w]
