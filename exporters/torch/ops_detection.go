@@ -22,9 +22,22 @@ func init() {
 	})
 }
 
+// localFn emits `def NAME(params):` with body lines indented under it and
+// returns NAME: the body's variables are the function's own, so they can
+// never clash with the model's.
+func (gen *generator) localFn(base, params string, body []string) string {
+	name := gen.genName(base)
+	gen.forward = append(gen.forward, "def "+name+"("+params+"):")
+	for _, l := range body {
+		gen.forward = append(gen.forward, "    "+l)
+	}
+	return name
+}
+
 func writeRoiAlign(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.RoiAlign)
-	code := func(format string, args ...any) { gen.forward = append(gen.forward, fmt.Sprintf(format, args...)) }
+	var body []string
+	code := func(format string, args ...any) { body = append(body, fmt.Sprintf(format, args...)) }
 	x, err := gen.in(0)
 	if err != nil {
 		return err
@@ -42,11 +55,9 @@ func writeRoiAlign(gen *generator, n *canon.Node) error {
 		off = "0.5"
 	}
 	ph, pw := op.OutputHeight, op.OutputWidth
-	out := gen.genName("pooled")
-	axis := gen.genName("axis")
 	// axis(start, size, bins, grid, limit): sample positions along one
 	// axis, the low and high neighbours, their weights and validity.
-	code("def %s(start, size, bins, grid, limit):", axis)
+	code("def axis(start, size, bins, grid, limit):")
 	code("    p = start + torch.arange(bins, dtype=torch.float64).repeat_interleave(grid) * (size / bins) + (torch.arange(grid, dtype=torch.float64).repeat(bins) + 0.5) * (size / bins) / grid")
 	code("    valid = (p >= -1.0) & (p <= limit)")
 	code("    p = p.clamp(min=0)")
@@ -57,9 +68,9 @@ func writeRoiAlign(gen *generator, n *canon.Node) error {
 	code("    p = torch.where(edge, lo.double(), p)")
 	code("    frac = (p - lo) * valid")
 	code("    return lo, hi, (1 - frac) * valid, frac")
-	code("%s = %s.new_zeros((%s.shape[0], %s.shape[1], %d, %d))", out, x, rois, x, ph, pw)
-	code("for r in range(%s.shape[0]):", rois)
-	code("    x0, y0, x1, y1 = (%s[r].double() * %s - %s).tolist()", rois, pyFloat(op.SpatialScale), off)
+	code("out = x.new_zeros((rois.shape[0], x.shape[1], %d, %d))", ph, pw)
+	code("for r in range(rois.shape[0]):")
+	code("    x0, y0, x1, y1 = (rois[r].double() * %s - %s).tolist()", pyFloat(op.SpatialScale), off)
 	code("    rw, rh = x1 - x0, y1 - y0")
 	if !op.HalfPixel {
 		code("    rw, rh = max(rw, 1.0), max(rh, 1.0)")
@@ -71,24 +82,27 @@ func writeRoiAlign(gen *generator, n *canon.Node) error {
 	}
 	code("    if gh <= 0 or gw <= 0:")
 	code("        continue")
-	code("    fm = %s[int(%s[r])].double()", x, idx)
-	code("    yl, yh, wyl, wyh = %s(y0, rh, %d, gh, fm.shape[1])", axis, ph)
-	code("    xl, xh, wxl, wxh = %s(x0, rw, %d, gw, fm.shape[2])", axis, pw)
+	code("    fm = x[int(idx[r])].double()")
+	code("    yl, yh, wyl, wyh = axis(y0, rh, %d, gh, fm.shape[1])", ph)
+	code("    xl, xh, wxl, wxh = axis(x0, rw, %d, gw, fm.shape[2])", pw)
 	code("    corners = torch.stack([wyl[:, None] * wxl[None, :] * fm[:, yl][:, :, xl], wyl[:, None] * wxh[None, :] * fm[:, yl][:, :, xh],")
 	code("                           wyh[:, None] * wxl[None, :] * fm[:, yh][:, :, xl], wyh[:, None] * wxh[None, :] * fm[:, yh][:, :, xh]])")
 	code("    grid = corners.reshape(4, fm.shape[0], %d, gh, %d, gw)", ph, pw)
 	if op.Max {
-		code("    %s[r] = grid.amax(0).amax((2, 4)).to(%s.dtype)", out, x)
+		code("    out[r] = grid.amax(0).amax((2, 4)).to(x.dtype)")
 	} else {
-		code("    %s[r] = grid.sum(0).mean((2, 4)).to(%s.dtype)", out, x)
+		code("    out[r] = grid.sum(0).mean((2, 4)).to(x.dtype)")
 	}
-	gen.assign(out)
+	code("return out")
+	fn := gen.localFn("roi_align", "x, rois, idx", body)
+	gen.assign(fmt.Sprintf("%s(%s, %s, %s)", fn, x, rois, idx))
 	return nil
 }
 
 func writeNMS(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.NonMaxSuppression)
-	code := func(format string, args ...any) { gen.forward = append(gen.forward, fmt.Sprintf(format, args...)) }
+	var body []string
+	code := func(format string, args ...any) { body = append(body, fmt.Sprintf(format, args...)) }
 	boxes, err := gen.in(canon.NMSBoxes)
 	if err != nil {
 		return err
@@ -119,41 +133,39 @@ func writeNMS(gen *generator, n *canon.Node) error {
 	if err != nil {
 		return err
 	}
-	lim, thr, sel := gen.genName("limit"), gen.genName("score_min"), gen.genName("selected")
-	bx, area, sc, kept, ov := gen.genName("boxes"), gen.genName("area"), gen.genName("scores"), gen.genName("kept"), gen.genName("iou")
-	code("%s, %s, %s = int(%s), %s, []", lim, thr, sel, maxOut, scoreMin)
-	code("for b in range(%s.shape[0]):", boxes)
-	code("    %s = %s[b].double()", bx, boxes)
+	code("selected = []")
+	code("for b in range(boxes.shape[0]):")
+	code("    bx = boxes[b].double()")
 	if op.CenterPointBox {
-		code("    %s = torch.stack([%s[:, 1] - %s[:, 3] / 2, %s[:, 0] - %s[:, 2] / 2, %s[:, 1] + %s[:, 3] / 2, %s[:, 0] + %s[:, 2] / 2], 1)",
-			bx, bx, bx, bx, bx, bx, bx, bx, bx)
+		code("    bx = torch.stack([bx[:, 1] - bx[:, 3] / 2, bx[:, 0] - bx[:, 2] / 2, bx[:, 1] + bx[:, 3] / 2, bx[:, 0] + bx[:, 2] / 2], 1)")
 	} else {
-		code("    %s = torch.stack([torch.minimum(%s[:, 0], %s[:, 2]), torch.minimum(%s[:, 1], %s[:, 3]), torch.maximum(%s[:, 0], %s[:, 2]), torch.maximum(%s[:, 1], %s[:, 3])], 1)",
-			bx, bx, bx, bx, bx, bx, bx, bx, bx)
+		code("    bx = torch.stack([torch.minimum(bx[:, 0], bx[:, 2]), torch.minimum(bx[:, 1], bx[:, 3]), torch.maximum(bx[:, 0], bx[:, 2]), torch.maximum(bx[:, 1], bx[:, 3])], 1)")
 	}
-	code("    %s = (%s[:, 2] - %s[:, 0]) * (%s[:, 3] - %s[:, 1])", area, bx, bx, bx, bx)
-	code("    for c in range(%s.shape[1]):", scores)
-	code("        %s = %s[b, c]", sc, scores)
-	code("        %s = []", kept)
-	code("        for i in torch.sort(%s, descending=True, stable=True).indices.tolist():", sc)
-	code("            if len(%s) >= %s:", kept, lim)
+	code("    area = (bx[:, 2] - bx[:, 0]) * (bx[:, 3] - bx[:, 1])")
+	code("    for c in range(scores.shape[1]):")
+	code("        sc = scores[b, c]")
+	code("        kept = []")
+	code("        for i in torch.sort(sc, descending=True, stable=True).indices.tolist():")
+	code("            if len(kept) >= limit:")
 	code("                break")
-	code("            if %s is not None and not %s[i].item() > %s:", thr, sc, thr)
+	code("            if score_min is not None and not sc[i].item() > score_min:")
 	code("                continue")
 	code("            ok = True")
-	code("            for k in %s:", kept)
-	code("                ih = min(%s[i, 2], %s[k, 2]) - max(%s[i, 0], %s[k, 0])", bx, bx, bx, bx)
-	code("                iw = min(%s[i, 3], %s[k, 3]) - max(%s[i, 1], %s[k, 1])", bx, bx, bx, bx)
-	code("                %s = 0.0", ov)
-	code("                if %s[i] > 0 and %s[k] > 0 and ih > 0 and iw > 0:", area, area)
-	code("                    %s = float(ih * iw / (%s[i] + %s[k] - ih * iw))", ov, area, area)
-	code("                if %s > %s:", ov, iouMax)
+	code("            for k in kept:")
+	code("                ih = min(bx[i, 2], bx[k, 2]) - max(bx[i, 0], bx[k, 0])")
+	code("                iw = min(bx[i, 3], bx[k, 3]) - max(bx[i, 1], bx[k, 1])")
+	code("                iou = 0.0")
+	code("                if area[i] > 0 and area[k] > 0 and ih > 0 and iw > 0:")
+	code("                    iou = float(ih * iw / (area[i] + area[k] - ih * iw))")
+	code("                if iou > iou_max:")
 	code("                    ok = False")
 	code("                    break")
 	code("            if ok:")
-	code("                %s.append(i)", kept)
-	code("                %s.append([b, c, i])", sel)
-	gen.assign(fmt.Sprintf("torch.tensor(%s, dtype=torch.long).reshape(-1, 3)", sel))
+	code("                kept.append(i)")
+	code("                selected.append([b, c, i])")
+	code("return torch.tensor(selected, dtype=torch.long).reshape(-1, 3)")
+	fn := gen.localFn("nms", "boxes, scores, limit, iou_max, score_min", body)
+	gen.assign(fmt.Sprintf("%s(%s, %s, int(%s), %s, %s)", fn, boxes, scores, maxOut, iouMax, scoreMin))
 	return nil
 }
 
@@ -163,7 +175,8 @@ func writeNMS(gen *generator, n *canon.Node) error {
 // -int(-v // 1) (ceil).
 func writeMaxRoiPool(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.MaxRoiPool)
-	code := func(format string, args ...any) { gen.forward = append(gen.forward, fmt.Sprintf(format, args...)) }
+	var body []string
+	code := func(format string, args ...any) { body = append(body, fmt.Sprintf(format, args...)) }
 	x, err := gen.in(0)
 	if err != nil {
 		return err
@@ -172,21 +185,22 @@ func writeMaxRoiPool(gen *generator, n *canon.Node) error {
 	if err != nil {
 		return err
 	}
-	out := gen.genName("pooled")
 	ph, pw := op.PooledHeight, op.PooledWidth
-	code("%s = %s.new_zeros((%s.shape[0], %s.shape[1], %d, %d))", out, x, rois, x, ph, pw)
-	code("for r in range(%s.shape[0]):", rois)
-	code("    b, x0, y0, x1, y1 = %s[r].double().tolist()", rois)
+	code("out = x.new_zeros((rois.shape[0], x.shape[1], %d, %d))", ph, pw)
+	code("for r in range(rois.shape[0]):")
+	code("    b, x0, y0, x1, y1 = rois[r].double().tolist()")
 	code("    x0, y0, x1, y1 = [(1 if v >= 0 else -1) * int(abs(v * %s) + 0.5) for v in (x0, y0, x1, y1)]", pyFloat(op.SpatialScale))
 	code("    bh, bw = max(y1 - y0 + 1, 1) / %d, max(x1 - x0 + 1, 1) / %d", ph, pw)
 	code("    for i in range(%d):", ph)
-	code("        hs = min(max(int(i * bh) + y0, 0), %s.shape[2])", x)
-	code("        he = min(max(-int(-((i + 1) * bh) // 1) + y0, 0), %s.shape[2])", x)
+	code("        hs = min(max(int(i * bh) + y0, 0), x.shape[2])")
+	code("        he = min(max(-int(-((i + 1) * bh) // 1) + y0, 0), x.shape[2])")
 	code("        for j in range(%d):", pw)
-	code("            ws = min(max(int(j * bw) + x0, 0), %s.shape[3])", x)
-	code("            we = min(max(-int(-((j + 1) * bw) // 1) + x0, 0), %s.shape[3])", x)
+	code("            ws = min(max(int(j * bw) + x0, 0), x.shape[3])")
+	code("            we = min(max(-int(-((j + 1) * bw) // 1) + x0, 0), x.shape[3])")
 	code("            if he > hs and we > ws:")
-	code("                %s[r, :, i, j] = %s[int(b), :, hs:he, ws:we].amax((1, 2))", out, x)
-	gen.assign(out)
+	code("                out[r, :, i, j] = x[int(b), :, hs:he, ws:we].amax((1, 2))")
+	code("return out")
+	fn := gen.localFn("roi_pool", "x, rois", body)
+	gen.assign(fmt.Sprintf("%s(%s, %s)", fn, x, rois))
 	return nil
 }
