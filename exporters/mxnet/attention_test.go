@@ -1,72 +1,11 @@
 package mxnetexport_test
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
-	mxnetexport "github.com/modelbridge/modelbridge/exporters/mxnet"
-	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/interp"
 )
-
-// TestFourDMatMulRoundTrip: attention's (batch, heads, seq, size) products
-// are written as Reshape, batch_dot and Reshape, read back and give the
-// interpreter's result.
-func TestFourDMatMulRoundTrip(t *testing.T) {
-	g := &canon.Graph{
-		Name: "heads",
-		Inputs: []canon.ValueInfo{{Name: "q", DType: canon.Float32, Shape: canon.DimsOf(2, 3, 4, 5), RankKnown: true},
-			{Name: "k", DType: canon.Float32, Shape: canon.DimsOf(2, 3, 5, 6), RankKnown: true}},
-		Nodes: []*canon.Node{{Name: "scores", Op: &canon.MatMul{}, Inputs: []string{"q", "k"}, Outputs: []string{"s"}},
-			{Name: "probs", Op: &canon.Softmax{Axis: -1}, Inputs: []string{"s"}, Outputs: []string{"p"}}},
-		Outputs: []canon.ValueInfo{{Name: "p"}},
-	}
-	if err := g.Infer(); err != nil {
-		t.Fatal(err)
-	}
-	g.Outputs[0] = g.Values["p"]
-	g.Outputs[0].Name = "p"
-	g2 := roundTrip(t, g)
-	kinds := map[string]int{}
-	for _, n := range g2.Nodes {
-		kinds[n.Op.Kind()]++
-	}
-	if kinds["MatMul"] != 1 || kinds["Reshape"] != 3 {
-		t.Fatalf("read back as %v, want one 3-D MatMul between Reshapes", kinds)
-	}
-	in := exampleInputs(t, g)
-	want, err := interp.Run(g, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := interp.Run(g2, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameOutputs(t, want, got, g, g2, 1e-6)
-}
-
-// TestFourDMatMulBroadcastRefused: broadcast batch axes are named.
-func TestFourDMatMulBroadcastRefused(t *testing.T) {
-	g := &canon.Graph{
-		Name: "bcast",
-		Inputs: []canon.ValueInfo{{Name: "q", DType: canon.Float32, Shape: canon.DimsOf(2, 3, 4, 5), RankKnown: true},
-			{Name: "k", DType: canon.Float32, Shape: canon.DimsOf(2, 1, 5, 6), RankKnown: true}},
-		Nodes:   []*canon.Node{{Name: "scores", Op: &canon.MatMul{}, Inputs: []string{"q", "k"}, Outputs: []string{"s"}}},
-		Outputs: []canon.ValueInfo{{Name: "s"}},
-	}
-	if err := g.Infer(); err != nil {
-		t.Fatal(err)
-	}
-	g.Outputs[0] = g.Values["s"]
-	g.Outputs[0].Name = "s"
-	err := mxnetexport.Write(g, filepath.Join(t.TempDir(), "m-symbol.json"), formats.WriteOptions{})
-	if err == nil || !strings.Contains(err.Error(), "batch_dot") {
-		t.Fatalf("broadcast batch axes: want a refusal naming batch_dot, got %v", err)
-	}
-}
 
 // TestAttentionRoundTrip: Attention written as its MXNet expansion (3-D
 // and 4-D, scale, soft cap, float mask, causal) reads back and gives the

@@ -387,7 +387,7 @@ func init() {
 			return e.finish(n.Outputs[0], e.add("BatchNorm", n.Outputs[0], attrs, 3, in...))
 		}},
 		"Linear": {"FullyConnected (alpha and beta 1)", func(e *exporter, n *canon.Node) error { return e.linear(n, n.Op.(*canon.Linear)) }},
-		"MatMul": {"dot (second input of rank 1 or 2), batch_dot (3-D, equal batch; higher equal-batch ranks through Reshape to 3-D and back)", (*exporter).matmul},
+		"MatMul": {"dot (second input of rank 1 or 2), batch_dot (3-D, equal batch; higher ranks with equal static batch axes flattened to 3-D)", (*exporter).matmul},
 		"LeakyRelu": oneOp("LeakyReLU", "act_type=leaky", func(n *canon.Node) map[string]string {
 			return map[string]string{"act_type": "leaky", "slope": f32(n.Op.(*canon.LeakyRelu).Alpha)}
 		}),
@@ -548,7 +548,7 @@ func (e *exporter) matmul(n *canon.Node) error {
 			return e.single(n, "batch_dot", nil, n.Inputs...)
 		}
 	case ra == rb && ra > 3:
-		return e.batchMatMul(n)
+		return e.stackedMatmul(n.Inputs[0], n.Inputs[1], n.Outputs[0])
 	}
 	return fmt.Errorf("MatMul is exported when the second input has rank 1 or 2 (dot) or for equal-batch 3-D inputs (batch_dot) only")
 }

@@ -147,10 +147,9 @@ func TestPaths(t *testing.T) {
 }
 
 func TestRefusesUnsupported(t *testing.T) {
-	// batch_dot cannot broadcast the batch axes of two 4-D stacks of
-	// matrices.
+	// dot and batch_dot cannot multiply stacks whose batch axes broadcast.
 	x := canon.ValueInfo{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(2, 2, 3, 4), RankKnown: true}
-	w := canon.ValueInfo{Name: "w", DType: canon.Float32, Shape: canon.DimsOf(2, 1, 4, 5), RankKnown: true}
+	w := canon.ValueInfo{Name: "w", DType: canon.Float32, Shape: canon.DimsOf(1, 2, 4, 5), RankKnown: true}
 	g := &canon.Graph{
 		Inputs:  []canon.ValueInfo{x, w},
 		Outputs: []canon.ValueInfo{{Name: "y"}},
