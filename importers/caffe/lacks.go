@@ -31,6 +31,4 @@ func init() {
 	group("BVLC Caffe has no GRU layer", "GRU")
 	group("BVLC Caffe has no such layer", "LayerNormalization", "GroupNormalization",
 		"InstanceNormalization", "RMSNormalization", "LpNormalization", "LpPool", "GlobalLpPool", "MaxUnpool")
-	group("BVLC Caffe has no attention or rotary embedding layer", "Attention", "RotaryEmbedding")
-	group("BVLC Caffe has no RoIAlign or NMS layer (Faster R-CNN's ROIPooling and Python proposal layers are forks' additions)", "RoiAlign", "NonMaxSuppression", "MaxRoiPool")
 }
