@@ -31,7 +31,15 @@ func TestDetectionNodeCasesRoundTrip(t *testing.T) {
 	// ONNX Runtime's max mode differs from ONNX's reference
 	// (test_roialign_mode_max is not in its passing list): avg only.
 	roi := []string{"test_roialign_aligned_false", "test_roialign_aligned_true"}
-	_, runs, refused = nodeRoundTrip{cases: roi, opsets: allOpsets(), refusal: refusedByOpset}.run(t)
+	// ONNX Runtime 1.30 implements RoiAlign-10 and -16 only: a model at
+	// opset 22 or newer (RoiAlign-22) is valid but does not load there.
+	var opsets []int
+	for _, o := range allOpsets() {
+		if o < 22 {
+			opsets = append(opsets, o)
+		}
+	}
+	_, runs, refused = nodeRoundTrip{cases: roi, opsets: opsets, refusal: refusedByOpset}.run(t)
 	t.Logf("%d RoiAlign cases, %d runs in ONNX Runtime, %d case×opset pairs refused by opset", len(roi), runs, refused)
 }
 
