@@ -282,9 +282,9 @@ func TestConstantInputsFolded(t *testing.T) {
 func TestBadModels(t *testing.T) {
 	t.Run("unknown op", func(t *testing.T) {
 		s := convModel()
-		s.nodes[1].OpType = proto.String("NonMaxSuppression")
+		s.nodes[1].OpType = proto.String("TfIdfVectorizer")
 		s.nodes[1].Name = proto.String("x")
-		wantErr(t, s.model(), `node "x" (NonMaxSuppression): op not supported by modelbridge`, "re-export")
+		wantErr(t, s.model(), `node "x" (TfIdfVectorizer): op not supported by modelbridge`, "re-export")
 	})
 	t.Run("other domain", func(t *testing.T) {
 		s := convModel()

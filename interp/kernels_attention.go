@@ -1,0 +1,349 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// Kernels of the attention family. Scores and the softmax accumulate in
+// float64.
+
+func init() {
+	optable.Add(&kernels, map[string]kernelBuilder{
+		"Attention":       withOp(runAttention),
+		"RotaryEmbedding": withOp(runRotary),
+	})
+}
+
+// heads4 is a (batch, heads, seq, size) view of a 3-D or 4-D attention
+// operand: at(b, h, s) is the offset of element 0 of that head vector.
+type heads4 struct {
+	t                    *tensor
+	batch, heads, seq, d int
+	threeD               bool
+}
+
+func viewHeads(t *tensor, heads int, what string) (heads4, error) {
+	if err := needFloat(t, what); err != nil {
+		return heads4{}, err
+	}
+	switch len(t.shape) {
+	case 4:
+		return heads4{t: t, batch: t.shape[0], heads: t.shape[1], seq: t.shape[2], d: t.shape[3]}, nil
+	case 3:
+		if heads <= 0 || t.shape[2]%heads != 0 {
+			return heads4{}, fmt.Errorf("%s has shape %v: its hidden size does not divide into %d heads", what, t.shape, heads)
+		}
+		return heads4{t: t, batch: t.shape[0], heads: heads, seq: t.shape[1], d: t.shape[2] / heads, threeD: true}, nil
+	}
+	return heads4{}, fmt.Errorf("%s has shape %v; want 3-D or 4-D", what, t.shape)
+}
+
+func (v heads4) at(b, h, s int) int {
+	if v.threeD {
+		return (b*v.seq+s)*v.heads*v.d + h*v.d
+	}
+	return ((b*v.heads+h)*v.seq + s) * v.d
+}
+
+// withPast is present = concat(past, cur) along the sequence, (batch,
+// heads, past+seq, d).
+func (x *exec) withPast(past *tensor, cur heads4, what string) (*tensor, error) {
+	p := 0
+	if past != nil {
+		if err := needFloat(past, what); err != nil {
+			return nil, err
+		}
+		if len(past.shape) != 4 || past.shape[0] != cur.batch || past.shape[1] != cur.heads || past.shape[3] != cur.d {
+			return nil, fmt.Errorf("%s has shape %v; want (%d, %d, past, %d)", what, past.shape, cur.batch, cur.heads, cur.d)
+		}
+		p = past.shape[2]
+	}
+	total := p + cur.seq
+	out := x.newF([]int{cur.batch, cur.heads, total, cur.d})
+	for b := 0; b < cur.batch; b++ {
+		for h := 0; h < cur.heads; h++ {
+			dst := (b*cur.heads + h) * total * cur.d
+			if p > 0 {
+				copy(out.f[dst:dst+p*cur.d], past.f[(b*cur.heads+h)*p*cur.d:])
+			}
+			for s := 0; s < cur.seq; s++ {
+				o := cur.at(b, h, s)
+				copy(out.f[dst+(p+s)*cur.d:dst+(p+s+1)*cur.d], cur.t.f[o:o+cur.d])
+			}
+		}
+	}
+	return out, nil
+}
+
+// attnMask reads the mask as an additive bias at (b, h, i, j); keys past
+// the mask's last axis are masked out.
+type attnMask struct {
+	t       *tensor
+	strides [4]int
+	cols    int
+}
+
+func newAttnMask(t *tensor, dims [4]int) (*attnMask, error) {
+	if t == nil {
+		return nil, nil
+	}
+	r := len(t.shape)
+	if r < 2 || r > 4 {
+		return nil, fmt.Errorf("attn_mask has shape %v; want 2 to 4 dimensions", t.shape)
+	}
+	m := &attnMask{t: t, cols: t.shape[r-1]}
+	if m.cols > dims[3] {
+		return nil, fmt.Errorf("attn_mask has shape %v: its last axis is longer than the %d keys", t.shape, dims[3])
+	}
+	stride := 1
+	for i := r - 1; i >= 0; i-- {
+		k := 4 - r + i
+		d := t.shape[i]
+		switch {
+		case k == 3:
+			m.strides[k] = 1
+		case d == dims[k]:
+			m.strides[k] = stride
+		case d != 1:
+			return nil, fmt.Errorf("attn_mask has shape %v, which does not broadcast to (%d, %d, %d, %d)", t.shape, dims[0], dims[1], dims[2], dims[3])
+		}
+		stride *= d
+	}
+	return m, nil
+}
+
+func (m *attnMask) bias(b, h, i, j int) float64 {
+	if j >= m.cols {
+		return math.Inf(-1)
+	}
+	o := b*m.strides[0] + h*m.strides[1] + i*m.strides[2] + j
+	if m.t.isFloat() {
+		return float64(m.t.f[o])
+	}
+	if m.t.i[o] != 0 {
+		return 0
+	}
+	return math.Inf(-1)
+}
+
+func runAttention(x *exec, op *canon.Attention) error {
+	q, err := viewHeads(x.in(canon.AttnQ), int(op.QNumHeads), "Q")
+	if err != nil {
+		return err
+	}
+	k, err := viewHeads(x.in(canon.AttnK), int(op.KVNumHeads), "K")
+	if err != nil {
+		return err
+	}
+	v, err := viewHeads(x.in(canon.AttnV), int(op.KVNumHeads), "V")
+	if err != nil {
+		return err
+	}
+	if q.threeD != k.threeD || q.threeD != v.threeD {
+		return fmt.Errorf("Q, K and V have shapes %v, %v and %v: all 3-D or all 4-D", q.t.shape, k.t.shape, v.t.shape)
+	}
+	if k.batch != q.batch || v.batch != q.batch || k.d != q.d || v.heads != k.heads || v.seq != k.seq || k.heads == 0 || q.heads%k.heads != 0 {
+		return fmt.Errorf("Q, K and V have shapes %v, %v and %v, which do not fit together", q.t.shape, k.t.shape, v.t.shape)
+	}
+	pk, pv := x.in(canon.AttnPastKey), x.in(canon.AttnPastValue)
+	keys, err := x.withPast(pk, k, "past_key")
+	if err != nil {
+		return err
+	}
+	vals, err := x.withPast(pv, v, "past_value")
+	if err != nil {
+		return err
+	}
+	past, total := 0, keys.shape[2]
+	if pk != nil {
+		past = pk.shape[2]
+	}
+	if vals.shape[2] != total {
+		return fmt.Errorf("past_key and past_value have different lengths")
+	}
+	mask, err := newAttnMask(x.in(canon.AttnMask), [4]int{q.batch, q.heads, q.seq, total})
+	if err != nil {
+		return err
+	}
+	scale := float64(op.Scale)
+	if scale == 0 {
+		scale = 1 / math.Sqrt(float64(q.d))
+	}
+	group := q.heads / k.heads
+	dv := v.d
+	var y *tensor
+	if q.threeD {
+		y = x.newF([]int{q.batch, q.seq, q.heads * dv})
+	} else {
+		y = x.newF([]int{q.batch, q.heads, q.seq, dv})
+	}
+	var qk *tensor
+	if len(x.s.out) > canon.AttnQK && x.s.out[canon.AttnQK] >= 0 {
+		qk = x.newF([]int{q.batch, q.heads, q.seq, total})
+	}
+	row := make([]float64, total)
+	acc := make([]float64, dv)
+	for b := 0; b < q.batch; b++ {
+		for h := 0; h < q.heads; h++ {
+			kvh := h / group
+			kbase := (b*k.heads + kvh) * total * q.d
+			vbase := (b*k.heads + kvh) * total * dv
+			for i := 0; i < q.seq; i++ {
+				qo := q.at(b, h, i)
+				qv := q.t.f[qo : qo+q.d]
+				var qkRow []float32
+				if qk != nil {
+					qkRow = qk.f[((b*q.heads+h)*q.seq+i)*total:][:total]
+				}
+				for j := 0; j < total; j++ {
+					kv := keys.f[kbase+j*q.d : kbase+(j+1)*q.d]
+					var s float64
+					for d, e := range qv {
+						s += float64(e) * float64(kv[d])
+					}
+					s *= scale
+					if qkRow != nil && op.QKOutputMode == 0 {
+						qkRow[j] = float32(s)
+					}
+					if op.Softcap > 0 {
+						c := float64(op.Softcap)
+						s = c * math.Tanh(s/c)
+					}
+					if qkRow != nil && op.QKOutputMode == 1 {
+						qkRow[j] = float32(s)
+					}
+					if mask != nil {
+						s += mask.bias(b, h, i, j)
+					}
+					if op.IsCausal && j > i+past {
+						s = math.Inf(-1)
+					}
+					if qkRow != nil && op.QKOutputMode == 2 {
+						qkRow[j] = float32(s)
+					}
+					row[j] = s
+				}
+				softmaxRow(row)
+				clear(acc)
+				for j, p := range row {
+					if qkRow != nil && op.QKOutputMode == 3 {
+						qkRow[j] = float32(p)
+					}
+					if p == 0 {
+						continue
+					}
+					vv := vals.f[vbase+j*dv : vbase+(j+1)*dv]
+					for d := range acc {
+						acc[d] += p * float64(vv[d])
+					}
+				}
+				var out []float32
+				if q.threeD {
+					out = y.f[(b*q.seq+i)*q.heads*dv+h*dv:][:dv]
+				} else {
+					out = y.f[((b*q.heads+h)*q.seq+i)*dv:][:dv]
+				}
+				for d, a := range acc {
+					out[d] = float32(a)
+				}
+			}
+		}
+	}
+	x.set(canon.AttnY, y)
+	x.set(canon.AttnPresentKey, keys)
+	x.set(canon.AttnPresentValue, vals)
+	if qk != nil {
+		x.set(canon.AttnQK, qk)
+	}
+	return nil
+}
+
+// softmaxRow replaces row by its softmax; a row masked everywhere becomes
+// NaN, as exp(-inf - -inf) is in every framework.
+func softmaxRow(row []float64) {
+	m := math.Inf(-1)
+	for _, s := range row {
+		m = math.Max(m, s)
+	}
+	var sum float64
+	for j, s := range row {
+		e := math.Exp(s - m)
+		row[j] = e
+		sum += e
+	}
+	for j := range row {
+		row[j] /= sum
+	}
+}
+
+func runRotary(x *exec, op *canon.RotaryEmbedding) error {
+	in := x.in(canon.RotX)
+	xv, err := viewHeads(in, int(op.NumHeads), "X")
+	if err != nil {
+		return err
+	}
+	cosT, sinT, pos := x.in(canon.RotCos), x.in(canon.RotSin), x.in(canon.RotPositionIDs)
+	if err := needFloat(cosT, "cos_cache"); err != nil {
+		return err
+	}
+	if err := needFloat(sinT, "sin_cache"); err != nil {
+		return err
+	}
+	rot := int(op.RotaryDim)
+	if rot == 0 {
+		rot = xv.d
+	}
+	if rot > xv.d || rot%2 != 0 {
+		return fmt.Errorf("rotary_embedding_dim %d must be even and at most the head size %d", rot, xv.d)
+	}
+	half := rot / 2
+	cacheRank := 3
+	if pos != nil {
+		cacheRank = 2
+		if pos.isFloat() || len(pos.shape) != 2 || pos.shape[0] != xv.batch || pos.shape[1] != xv.seq {
+			return fmt.Errorf("position_ids has shape %v; want integer (%d, %d)", pos.shape, xv.batch, xv.seq)
+		}
+	}
+	for _, c := range []*tensor{cosT, sinT} {
+		if len(c.shape) != cacheRank || c.shape[cacheRank-1] != half {
+			return fmt.Errorf("cos_cache and sin_cache have shapes %v and %v; want rank %d ending in rotary_embedding_dim/2 = %d", cosT.shape, sinT.shape, cacheRank, half)
+		}
+	}
+	if cosT.shape[0] != sinT.shape[0] || (cacheRank == 3 && (cosT.shape[0] != xv.batch || cosT.shape[1] != xv.seq || sinT.shape[1] != xv.seq)) {
+		return fmt.Errorf("cos_cache and sin_cache have shapes %v and %v; want (%d, %d, %d)", cosT.shape, sinT.shape, xv.batch, xv.seq, half)
+	}
+	out := x.newF(append([]int{}, in.shape...))
+	copy(out.f, in.f)
+	for b := 0; b < xv.batch; b++ {
+		for s := 0; s < xv.seq; s++ {
+			row := b*xv.seq + s
+			if pos != nil {
+				p := pos.i[row]
+				if p < 0 || p >= int64(cosT.shape[0]) {
+					return fmt.Errorf("position_ids holds %d, outside the caches' %d positions", p, cosT.shape[0])
+				}
+				row = int(p)
+			}
+			cs, sn := cosT.f[row*half:][:half], sinT.f[row*half:][:half]
+			for h := 0; h < xv.heads; h++ {
+				o := xv.at(b, h, s)
+				src, dst := in.f[o:o+rot], out.f[o:o+rot]
+				for i := 0; i < half; i++ {
+					a, bb := 2*i, 2*i+1
+					if !op.Interleaved {
+						a, bb = i, i+half
+					}
+					x1, x2, c, sv := float64(src[a]), float64(src[bb]), float64(cs[i]), float64(sn[i])
+					dst[a] = float32(c*x1 - sv*x2)
+					dst[bb] = float32(sv*x1 + c*x2)
+				}
+			}
+		}
+	}
+	x.set(0, out)
+	return nil
+}
