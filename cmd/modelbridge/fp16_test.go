@@ -100,6 +100,10 @@ func TestConvertFP16KeepsFloat32Ops(t *testing.T) {
 	if code, _, stderr := cli(t, "convert", orig, filepath.Join(dir, "x.onnx"), "--keep-io-types"); code != 2 || !strings.Contains(stderr, "apply with --fp16") {
 		t.Errorf("--keep-io-types without --fp16: %d %s", code, stderr)
 	}
+	// Batch mode refuses --fp16 rather than ignoring it.
+	if code, _, stderr := cli(t, "convert", "--batch", dir, "--to", "onnx", "--out", filepath.Join(dir, "batch"), "--fp16"); code != 2 || !strings.Contains(stderr, "not available with --batch") {
+		t.Errorf("--fp16 with --batch: %d %s", code, stderr)
+	}
 }
 
 // TestConvertFP16Fixtures converts the reference torch models' ONNX files
