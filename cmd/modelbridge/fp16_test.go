@@ -53,7 +53,7 @@ func TestConvertFP16TinyConvnet(t *testing.T) {
 	}
 	checkFP16(t, tinyModel, half)
 	if out, err := exec.Command(torchPython, "-c", "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", half).CombinedOutput(); err != nil {
-		if strings.Contains(string(out), "No module named") {
+		if _, noPython := exec.LookPath(torchPython); noPython != nil || strings.Contains(string(out), "No module named") {
 			t.Logf("onnx checker not run: %s", out)
 		} else {
 			t.Errorf("onnx.checker refuses the float16 model: %v %s", err, out)
