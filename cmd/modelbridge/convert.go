@@ -25,6 +25,7 @@ func newConvertCmd() *cobra.Command {
 	var weightsPath string
 	var allowPartial bool
 	var kernelLayout string
+	var hf fp16Flags
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert a model to another format (or re-write it at another opset)",
@@ -42,6 +43,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := hf.check(bf.dir != ""); err != nil {
+				return err
+			}
 			if bf.dir != "" {
 				return runBatch(cmd, &bf, &rf, to, formats.WriteOptions{Opset: opset, ExternalData: external})
 			}
@@ -100,6 +104,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				// opt shares g's weight data; g stays open until the write is done.
 				g = opt
 			}
+			if g, err = hf.apply(cmd, g); err != nil {
+				return err
+			}
 			if kernelLayout != "" {
 				if err := applyKernelLayout(g, exp, kernelLayout); err != nil {
 					return err
@@ -131,6 +138,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	rf.register(cmd)
 	inf.registerFiles(cmd)
 	bf.register(cmd)
+	hf.register(cmd)
 	cmd.Flags().StringVar(&weightsPath, "weights", "", "replace IN's initializers by name with the tensors of this file (a state dict .pt, .safetensors, ...)")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "with --weights: bind the names that match even if some are missing, extra or mismatched")
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")

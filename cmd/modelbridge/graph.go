@@ -163,7 +163,7 @@ func renderDrawing(cmd *cobra.Command, d *graphdraw.Drawing, format, layout stri
 		return svg, "SVG, " + how, nil
 	}
 	var page bytes.Buffer
-	if err := graphdraw.WriteHTML(&page, d.Title, svg); err != nil {
+	if err := graphdraw.WriteHTML(&page, d, svg); err != nil {
 		return nil, "", err
 	}
 	return page.Bytes(), "HTML, " + how, nil

@@ -90,7 +90,7 @@ thing as the original.`,
 	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over a second)")
 	addDebugFlag(root)
 	addMaxMemoryFlag(root)
-	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd(), newOpsCmd())
+	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd(), newOpsCmd(), newExtractCmd())
 	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newOptimizeCmd(), newVersionCmd())
 	return root
 }

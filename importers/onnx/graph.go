@@ -19,6 +19,7 @@ type importer struct {
 	g     *canon.Graph
 	tr    *onnxtensor.Reader
 	opset int64
+	cut   *Cut // import only this part of the graph (ReadCut)
 
 	vals      map[string]canon.ValueInfo // type (and constant content) of every value so far
 	inits     map[string]*canon.Tensor

@@ -238,7 +238,7 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	}
 	e, ok := ops[op]
 	if !ok {
-		return fmt.Errorf("node %q (%s): op not supported by modelbridge (`modelbridge ops` lists the %d ONNX op types it reads); re-export the model without it, or cut the graph before it and run that part separately", name, op, len(SupportedOps()))
+		return fmt.Errorf("node %q (%s): op not supported by modelbridge (`modelbridge ops` lists the %d ONNX op types it reads); re-export the model without it, or cut the graph before it (modelbridge extract IN OUT --outputs VALUE) and run that part separately", name, op, len(SupportedOps()))
 	}
 	if im.opset < 0 {
 		return fmt.Errorf("node %q (%s) is a default-domain (ai.onnx) op, but the model imports no default-domain opset; the model is not valid ONNX", name, op)

@@ -71,6 +71,14 @@ func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph
 	return im.read(data)
 }
 
+// readGuarded is read with readData's panic net.
+func (im *importer) readGuarded(data []byte) (err error) {
+	defer panicerr.Recover("importing", &err)
+	return im.read(data)
+}
+
+func dirOf(path string) string { return filepath.Dir(path) }
+
 func (im *importer) read(data []byte) error {
 	if len(data) == 0 {
 		return errors.New("the file is empty")
@@ -104,6 +112,11 @@ func (im *importer) read(data []byte) error {
 			return fmt.Errorf("initializer %d has no name", i)
 		}
 		inits = append(inits, t)
+	}
+	if im.cut != nil {
+		if inits, err = im.cut.apply(gp, inits); err != nil {
+			return err
+		}
 	}
 	return im.convertGraph(gp, inits)
 }

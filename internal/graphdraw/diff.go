@@ -48,10 +48,10 @@ func Diff(a, b *canon.Graph) *Drawing {
 			bx.Status = Added
 		} else if n := nodeByID[bx.ID]; n != nil {
 			if note := nodeChange(a, b, pairOf[n], n); note != "" {
-				bx.Status, bx.Note = Changed, note
+				bx.Status, bx.Note, bx.Was = Changed, note, old
 			}
 		} else if !slices.Equal(old.Outputs, bx.Outputs) {
-			bx.Status, bx.Note = Changed, "was "+strings.Join(old.Outputs, ", ")
+			bx.Status, bx.Note, bx.Was = Changed, "was "+strings.Join(old.Outputs, ", "), old
 		}
 		d.Boxes = append(d.Boxes, bx)
 	}

@@ -46,6 +46,11 @@ type Box struct {
 	Outputs []string // "x [1 8 16 16]"
 	Status  Status
 	Note    string // what changed
+	// Inputs describe the non-weight values an op reads, for the HTML
+	// page's node panel.
+	Inputs []string
+	// Was is the original's box of a Changed box in a diff.
+	Was *Box
 }
 
 // WeightRow is one weight read by an op: "W conv1.weight [8 4 3 3] OIHW".
@@ -55,6 +60,9 @@ type WeightRow struct {
 	DType  string
 	Shape  []int64
 	Layout string
+	// Stats summarizes the values (min, max, mean, std, zeros), for the
+	// HTML page's node panel.
+	Stats string
 }
 
 func (w WeightRow) String() string {
@@ -130,14 +138,22 @@ func (v *view) opBox(id string, n *canon.Node) *Box {
 	specs := n.Op.Signature().Inputs
 	for i, in := range n.Inputs {
 		t := v.inits[in]
-		if in == "" || t == nil {
+		if in == "" {
+			continue
+		}
+		if t == nil {
+			if vi, ok := v.g.Values[in]; ok {
+				b.Inputs = append(b.Inputs, describeValueInfo(vi))
+			} else {
+				b.Inputs = append(b.Inputs, in)
+			}
 			continue
 		}
 		slot := fmt.Sprint(i)
 		if len(specs) > 0 {
 			slot = specs[min(i, len(specs)-1)].Name
 		}
-		b.Weights = append(b.Weights, WeightRow{Slot: slot, Name: t.Name, DType: t.DType.String(), Shape: t.Shape, Layout: string(t.Layout)})
+		b.Weights = append(b.Weights, WeightRow{Slot: slot, Name: t.Name, DType: t.DType.String(), Shape: t.Shape, Layout: string(t.Layout), Stats: weightStats(t)})
 	}
 	for _, o := range n.Outputs {
 		if o == "" {

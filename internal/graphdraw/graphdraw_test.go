@@ -148,7 +148,8 @@ func TestRenderersProduceDocuments(t *testing.T) {
 	if !strings.Contains(svg.String(), `stroke-dasharray`) || strings.Count(svg.String(), "<g>") != len(d.Boxes) {
 		t.Fatalf("svg boxes/dashes missing")
 	}
-	if err := WriteHTML(&page, "a<b", svg.Bytes()); err != nil {
+	d.Title = "a<b"
+	if err := WriteHTML(&page, d, svg.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(page.String(), "<title>a&lt;b</title>") || !strings.Contains(page.String(), "<svg") {
