@@ -43,7 +43,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if bf.dir != "" {
-				return runBatch(cmd, &bf, &rf, to, formats.WriteOptions{Opset: opset, ExternalData: external})
+				if err := refuseBatchFlags(cmd); err != nil {
+					return err
+				}
+				steps := batchSteps{optimize: optimizeToo, verify: !noVerify, inputShapes: rf.inputShapes, kernelLayout: kernelLayout}
+				return runBatch(cmd, &bf, &rf, to, formats.WriteOptions{Opset: opset, ExternalData: external}, steps)
 			}
 			in, out := args[0], args[1]
 			if formats.SameFile(in, out) {
