@@ -223,10 +223,13 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 		if len(g.Nodes) > 0 {
 			job.out = strings.TrimSuffix(job.out, filepath.Ext(job.out))
 			res.Output = job.out
-		} else {
-			res.WeightsOnly = true
 		}
 	}
+	if err := refuseGraphFromWeights(job.in, g, exp, job.out); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.WeightsOnly = !writesGraph(exp, job.out) || isWeightsOnly(g)
 	// Every file the batch reads (each model and the parts its importer
 	// read besides, such as ONNX external data) is compared by identity
 	// with every file this job writes.
@@ -375,7 +378,11 @@ func printBatch(w io.Writer, r batchReport) {
 	fmt.Fprintln(tw, "FILE\tSTATUS\tOUTPUT\tDETAIL")
 	for _, f := range r.Files {
 		if f.Status == statusOK && f.WeightsOnly {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, weights only, %s\n", f.File, f.Status, f.Output, f.Format, humanBytes(f.Bytes))
+			what := "weights only"
+			if f.Nodes > 0 {
+				what = fmt.Sprintf("weights only; %d-node %s", f.Nodes, weightsOnlyHint)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s, %s\n", f.File, f.Status, f.Output, f.Format, what, humanBytes(f.Bytes))
 		} else if f.Status == statusOK && f.Steps != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s, %s\n", f.File, f.Status, f.Output, f.Format, f.Steps, humanBytes(f.Bytes))
 		} else if f.Status == statusOK {

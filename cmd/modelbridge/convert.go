@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/printname"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
@@ -68,9 +67,10 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := requireModel(in, g, true); err != nil {
 				return err
 			}
-			for _, n := range g.Meta.Notes {
-				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, printname.Runs(printname.Escape(n), 2*printname.MaxBytes))
+			if err := refuseGraphFromWeights(in, g, exp, out); err != nil {
+				return err
 			}
+			writeNotes(cmd.ErrOrStderr(), in, g.Meta.Notes, verbose)
 			var w *canon.Graph
 			if weightsPath != "" {
 				if w, err = loadWeights(weightsPath, rf.key); err != nil {
@@ -115,11 +115,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			if size, err := outputSize(out); err == nil {
-				what := fmt.Sprintf("%d nodes", len(g.Nodes))
-				if len(g.Nodes) == 0 {
-					what = fmt.Sprintf("weights only, %d tensors", len(g.Initializers))
+				files, total := writtenFiles(g, exp, out)
+				if total > 0 {
+					size = total
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %s, %s)\n", out, exp.Name, what, humanBytes(size))
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %s, %s)\n", files, exp.Name, outputWhat(g, exp, out), humanBytes(size))
 			}
 			if size, err := outputSize(out + ".data"); err == nil && external {
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (external weights, %s)\n", out+".data", humanBytes(size))
