@@ -135,7 +135,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")
 	cmd.Flags().StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	cmd.Flags().Var((*opsetFlag)(&opset), "opset", opsetUsage())
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "describe what the exporter decided (e.g. how weights were renamed)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")

@@ -141,7 +141,7 @@ written.`,
 	f.IntVar(&budget, "budget", 100, "search: number of candidate expansions")
 	f.BoolVar(&noVerify, "no-verify", false, "skip checking the result against the original with the interpreter")
 	f.IntVar(&samples, "samples", 2, "random input sets used for verification")
-	f.BoolVar(&verbose, "verbose", false, "print what each pass did, the per-op cost table and the 20 most expensive nodes, before and after")
+	f.BoolVarP(&verbose, "verbose", "v", false, "print what each pass did, the per-op cost table and the 20 most expensive nodes, before and after")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	f.Var((*opsetFlag)(&opset), "opset", opsetUsage())
