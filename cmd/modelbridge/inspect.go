@@ -33,9 +33,9 @@ type inspectReport struct {
 	FileOps   map[string]int `json:"file_ops,omitempty"`
 	// WeightsHidden counts the weights left out of Weights by --weights N
 	// or --no-weights.
-	WeightsHidden int `json:"weights_hidden,omitempty"`
-	Params          paramsReport   `json:"params"`
-	Weights         []weightReport `json:"weights"`
+	WeightsHidden int            `json:"weights_hidden,omitempty"`
+	Params        paramsReport   `json:"params"`
+	Weights       []weightReport `json:"weights"`
 	// Notes say how the file was read where a user should know (densified
 	// sparse arrays, skipped checkpoint entries).
 	Notes []string `json:"notes,omitempty"`
