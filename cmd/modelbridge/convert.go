@@ -59,6 +59,8 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := checkWriteFlags(exp, out, opset, external); err != nil {
 				return err
 			}
+			stage := newStageBar(cmd, "converting "+in)
+			defer stage.Finish()
 			g, err := inf.loadModel(&rf, in)
 			if err != nil {
 				return err
@@ -70,6 +72,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := refuseGraphFromWeights(in, g, exp, out); err != nil {
 				return err
 			}
+			stage.Finish() // the notes start on a clean line
 			writeNotes(cmd.ErrOrStderr(), in, g.Meta.Notes, verbose)
 			var w *canon.Graph
 			if weightsPath != "" {
@@ -90,7 +93,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			}
 			if optimizeToo {
 				shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
+				obar := newStageBar(cmd, "optimizing "+in)
 				opt, rep, err := optimize.Optimize(g, optimize.Options{Verify: !noVerify, InputShapes: shapes})
+				obar.Finish()
 				if err != nil {
 					return fmt.Errorf("%s: %w (nothing written)", in, err)
 				}

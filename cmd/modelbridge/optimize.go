@@ -97,6 +97,8 @@ written.`,
 			var bar *progress.Bar
 			if search {
 				bar = newBar(cmd, "searching", int64(budget), progress.Count)
+			} else {
+				bar = newStageBar(cmd, "optimizing "+in)
 			}
 			opt, rep, err := optimize.Optimize(g, optimize.Options{
 				Passes: passes, Search: search, Alpha: alpha, Budget: budget, Progress: bar.Func(),
@@ -128,6 +130,7 @@ written.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(jr)
 			}
+			printOptimizeTable(out, g, opt, in, jr.Bytes, rep)
 			printOptimize(out, jr, verbose)
 			return nil
 		},
