@@ -46,6 +46,11 @@ var batchRefuses = map[string]string{
 func refuseBatchFlags(cmd *cobra.Command) error {
 	var bad []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
+		// Global flags (--quiet, --debug, --max-memory) apply to the
+		// whole command.
+		if cmd.InheritedFlags().Lookup(f.Name) != nil {
+			return
+		}
 		if !batchHonours[f.Name] {
 			bad = append(bad, f.Name)
 		}

@@ -55,9 +55,9 @@ func TestBatchHonoursOrRefusesFlags(t *testing.T) {
 		}
 	}
 	// --opset and --external-data reach the ONNX exporter; --no-verify and
-	// --dynamic-batch the per-model steps.
+	// --dynamic-batch the per-model steps; global flags apply as anywhere.
 	out = filepath.Join(t.TempDir(), "o11")
-	code, stdout, stderr = cli(t, "convert", "--batch", in, "--to", "onnx", "--out", out, "--opset", "11", "--external-data", "--optimize", "--no-verify", "--dynamic-batch")
+	code, stdout, stderr = cli(t, "convert", "--batch", in, "--to", "onnx", "--out", out, "--opset", "11", "--external-data", "--optimize", "--no-verify", "--dynamic-batch", "-q", "--max-memory", "1G")
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}

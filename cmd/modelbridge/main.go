@@ -87,7 +87,7 @@ thing as the original.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%w%s\nrun '%s --help' for usage", err, flagHint(c, err), c.CommandPath())}
 	})
-	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over a second)")
+	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over half a second)")
 	addDebugFlag(root)
 	addMaxMemoryFlag(root)
 	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd(), newOpsCmd())
