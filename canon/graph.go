@@ -93,6 +93,11 @@ type Metadata struct {
 	// symbol with no params file): its weights are graph inputs. It can be
 	// inspected and drawn, not converted or run as if it were the model.
 	WeightsMissing bool
+	// SourceOps counts the file's own ops as its format names them (ONNX
+	// op types, "domain:Type" outside the default domain; MXNet ops),
+	// before import folds or fuses any; nil when the importer does not
+	// record them.
+	SourceOps map[string]int
 }
 
 // KeyValue is one metadata property.

@@ -18,3 +18,10 @@ func quiet(cmd *cobra.Command) bool {
 	q, _ := cmd.Flags().GetBool("quiet")
 	return q
 }
+
+// newStageBar is a bar for a step that reports no counts (reading a model,
+// optimizing, running): it shows the label, a spinner and the elapsed time
+// once the step has taken half a second.
+func newStageBar(cmd *cobra.Command, label string) *progress.Bar {
+	return newBar(cmd, label, 0, progress.Count)
+}

@@ -65,9 +65,12 @@ type batchFile struct {
 	Bytes  int64  `json:"bytes,omitempty"`
 	// WeightsOnly is set when the output holds only the weights (a torch
 	// state dict of a model without nodes).
-	WeightsOnly bool    `json:"weights_only,omitempty"`
-	Seconds     float64 `json:"seconds"`
-	Error       string  `json:"error,omitempty"`
+	WeightsOnly bool `json:"weights_only,omitempty"`
+	// Steps says what was done besides converting ("optimized 12 -> 9
+	// nodes").
+	Steps   string  `json:"steps,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
 }
 
 const (
@@ -80,7 +83,7 @@ type batchJob struct {
 	in, out string
 }
 
-func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo formats.WriteOptions) error {
+func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo formats.WriteOptions, steps batchSteps) error {
 	if to == "" {
 		return usageErrorf("--batch needs --to FORMAT (one of %s)", joinNames(formats.ExporterNames()))
 	}
@@ -98,6 +101,12 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 	exp, err := formats.FindExporter("", to)
 	if err != nil {
 		return usageErrorf("%v", err)
+	}
+	if err := checkWriteFlags(exp, b.out, wo.Opset, wo.ExternalData); err != nil {
+		return err
+	}
+	if steps.kernelLayout != "" && !exp.KernelLayouts {
+		return applyKernelLayout(nil, exp, steps.kernelLayout)
 	}
 	if _, err := rf.options(); err != nil {
 		return err
@@ -136,7 +145,7 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 			// Faults on a mapped input become that file's error.
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			for i := range work {
-				rep.Files[i] = convertOne(rf, exp, jobs[i], inputs, wo)
+				rep.Files[i] = convertOne(rf, exp, jobs[i], inputs, wo, steps)
 				bar.Add(1)
 			}
 		}()
@@ -176,7 +185,7 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 
 // convertOne converts a single model. A panic in an importer or exporter
 // is reported as that file's failure instead of ending the whole batch.
-func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fileSet, wo formats.WriteOptions) (res batchFile) {
+func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fileSet, wo formats.WriteOptions, steps batchSteps) (res batchFile) {
 	start := time.Now()
 	res = batchFile{File: job.in, Output: job.out, Status: statusFailed}
 	defer func() {
@@ -214,10 +223,13 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 		if len(g.Nodes) > 0 {
 			job.out = strings.TrimSuffix(job.out, filepath.Ext(job.out))
 			res.Output = job.out
-		} else {
-			res.WeightsOnly = true
 		}
 	}
+	if err := refuseGraphFromWeights(job.in, g, exp, job.out); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.WeightsOnly = !writesGraph(exp, job.out) || isWeightsOnly(g)
 	// Every file the batch reads (each model and the parts its importer
 	// read besides, such as ONNX external data) is compared by identity
 	// with every file this job writes.
@@ -232,6 +244,11 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 	}
 	if err := os.MkdirAll(filepath.Dir(job.out), 0o755); err != nil {
 		res.Error = err.Error()
+		return res
+	}
+	g, res.Steps, err = steps.apply(g, exp)
+	if err != nil {
+		res.Error = fmt.Sprintf("%s: %v", job.in, err)
 		return res
 	}
 	if err := exp.Write(g, job.out, wo); err != nil {
@@ -361,7 +378,13 @@ func printBatch(w io.Writer, r batchReport) {
 	fmt.Fprintln(tw, "FILE\tSTATUS\tOUTPUT\tDETAIL")
 	for _, f := range r.Files {
 		if f.Status == statusOK && f.WeightsOnly {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, weights only, %s\n", f.File, f.Status, f.Output, f.Format, humanBytes(f.Bytes))
+			what := "weights only"
+			if f.Nodes > 0 {
+				what = fmt.Sprintf("weights only; %d-node %s", f.Nodes, weightsOnlyHint)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s, %s\n", f.File, f.Status, f.Output, f.Format, what, humanBytes(f.Bytes))
+		} else if f.Status == statusOK && f.Steps != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %s, %s\n", f.File, f.Status, f.Output, f.Format, f.Steps, humanBytes(f.Bytes))
 		} else if f.Status == statusOK {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s, %d nodes, %s\n", f.File, f.Status, f.Output, f.Format, f.Nodes, humanBytes(f.Bytes))
 		} else {

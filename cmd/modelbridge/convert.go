@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/printname"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
@@ -47,7 +46,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			if bf.dir != "" {
-				return runBatch(cmd, &bf, &rf, to, formats.WriteOptions{Opset: opset, ExternalData: external})
+				if err := refuseBatchFlags(cmd); err != nil {
+					return err
+				}
+				steps := batchSteps{optimize: optimizeToo, verify: !noVerify, inputShapes: rf.inputShapes, kernelLayout: kernelLayout}
+				return runBatch(cmd, &bf, &rf, to, formats.WriteOptions{Opset: opset, ExternalData: external}, steps)
 			}
 			in, out := args[0], args[1]
 			if formats.SameFile(in, out) {
@@ -60,6 +63,8 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := checkWriteFlags(exp, out, opset, external); err != nil {
 				return err
 			}
+			stage := newStageBar(cmd, "converting "+in)
+			defer stage.Finish()
 			g, err := inf.loadModel(&rf, in)
 			if err != nil {
 				return err
@@ -73,9 +78,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := formats.CheckUTF8Names(g); err != nil {
 				return fmt.Errorf("%s: %w", in, err)
 			}
-			for _, n := range g.Meta.Notes {
-				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, printname.Runs(printname.Escape(n), 2*printname.MaxBytes))
+			if err := refuseGraphFromWeights(in, g, exp, out); err != nil {
+				return err
 			}
+			stage.Finish() // the notes start on a clean line
+			writeNotes(cmd.ErrOrStderr(), in, g.Meta.Notes, verbose)
 			var w *canon.Graph
 			if weightsPath != "" {
 				if w, err = loadWeights(weightsPath, rf.key); err != nil {
@@ -95,7 +102,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			}
 			if optimizeToo {
 				shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
+				obar := newStageBar(cmd, "optimizing "+in)
 				opt, rep, err := optimize.Optimize(g, optimize.Options{Verify: !noVerify, InputShapes: shapes})
+				obar.Finish()
 				if err != nil {
 					return fmt.Errorf("%s: %w (nothing written)", in, err)
 				}
@@ -123,11 +132,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			if size, err := outputSize(out); err == nil {
-				what := fmt.Sprintf("%d nodes", len(g.Nodes))
-				if len(g.Nodes) == 0 {
-					what = fmt.Sprintf("weights only, %d tensors", len(g.Initializers))
+				files, total := writtenFiles(g, exp, out)
+				if total > 0 {
+					size = total
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %s, %s)\n", out, exp.Name, what, humanBytes(size))
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %s, %s)\n", files, exp.Name, outputWhat(g, exp, out), humanBytes(size))
 			}
 			if size, err := outputSize(out + ".data"); err == nil && external {
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (external weights, %s)\n", out+".data", humanBytes(size))
@@ -144,7 +153,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")
 	cmd.Flags().StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	cmd.Flags().Var((*opsetFlag)(&opset), "opset", opsetUsage())
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "describe what the exporter decided (e.g. how weights were renamed)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")

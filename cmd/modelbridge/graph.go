@@ -59,6 +59,9 @@ Nodes are paired by name, then by op kind and inputs.`,
 				return err
 			}
 			defer g.Close()
+			if isWeightsOnly(g) {
+				return fmt.Errorf("%s holds only weights (%d tensors, no graph): there is nothing to draw; 'modelbridge inspect %s' lists the tensors", args[0], len(g.Initializers), args[0])
+			}
 			var d *graphdraw.Drawing
 			var other *canon.Graph
 			if diff != "" {

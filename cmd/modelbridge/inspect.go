@@ -26,8 +26,16 @@ type inspectReport struct {
 	Outputs         []valueReport  `json:"outputs"`
 	Nodes           int            `json:"nodes"`
 	Ops             map[string]int `json:"ops"`
-	Params          paramsReport   `json:"params"`
-	Weights         []weightReport `json:"weights"`
+	// FileNodes and FileOps are the file's own nodes and op names (ONNX's
+	// Gemm and Constant nodes), where the format has them; Nodes and Ops
+	// are the canonical view modelbridge works on.
+	FileNodes int            `json:"file_nodes,omitempty"`
+	FileOps   map[string]int `json:"file_ops,omitempty"`
+	// WeightsHidden counts the weights left out of Weights by --weights N
+	// or --no-weights.
+	WeightsHidden int            `json:"weights_hidden,omitempty"`
+	Params        paramsReport   `json:"params"`
+	Weights       []weightReport `json:"weights"`
 	// Notes say how the file was read where a user should know (densified
 	// sparse arrays, skipped checkpoint entries).
 	Notes []string `json:"notes,omitempty"`
@@ -61,11 +69,13 @@ type weightReport struct {
 
 func newInspectCmd() *cobra.Command {
 	var rf readFlags
-	var asJSON bool
+	var asJSON, noWeights bool
+	var maxWeights int
 	cmd := &cobra.Command{
 		Use:   "inspect MODEL",
 		Short: "Describe a model: format, inputs and outputs, ops, parameters and weight layouts",
 		Example: `  modelbridge inspect testdata/tiny_convnet.onnx
+  modelbridge inspect model.onnx --weights 10
   modelbridge inspect model.onnx --json | jq .params`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -75,6 +85,10 @@ func newInspectCmd() *cobra.Command {
 			}
 			defer g.Close()
 			rep := buildInspectReport(args[0], imp.Name, g)
+			if noWeights {
+				maxWeights = 0
+			}
+			rep.limitWeights(maxWeights)
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -86,6 +100,8 @@ func newInspectCmd() *cobra.Command {
 	}
 	rf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().IntVar(&maxWeights, "weights", -1, "list only the first N weights (default: all)")
+	cmd.Flags().BoolVar(&noWeights, "no-weights", false, "list no weights (the parameter totals stay)")
 	return cmd
 }
 
@@ -114,6 +130,7 @@ func buildInspectReport(path, format string, g *canon.Graph) inspectReport {
 		rep.Weights = append(rep.Weights, weightReport{Name: t.Name, DType: t.DType.String(), Shape: t.Shape, Layout: string(t.Layout), Bytes: len(t.Data)})
 	}
 	addSignature(&rep, g)
+	addFileOps(&rep, g)
 	return rep
 }
 
@@ -163,19 +180,10 @@ func printInspect(w io.Writer, r inspectReport) {
 		fmt.Fprintf(w, "  %-24s %-5s %s\n", printname.Name(v.Name), v.DType, shapeString(v.Shape))
 	}
 	printSignature(w, r)
-	fmt.Fprintf(w, "nodes:     %d\n", r.Nodes)
-	kinds := make([]string, 0, len(r.Ops))
-	for k := range r.Ops {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if r.Ops[kinds[i]] != r.Ops[kinds[j]] {
-			return r.Ops[kinds[i]] > r.Ops[kinds[j]]
-		}
-		return kinds[i] < kinds[j]
-	})
-	for _, k := range kinds {
-		fmt.Fprintf(w, "  %-24s %d\n", printname.Name(k), r.Ops[k])
+	if r.FileOps != nil {
+		printFileOps(w, r)
+	} else {
+		printOps(w, r)
 	}
 	fmt.Fprintf(w, "params:    %d elements in %d tensors, %s\n", r.Params.Elements, r.Params.Tensors, humanBytes(r.Params.Bytes))
 	dts := make([]string, 0, len(r.Params.ByDType))
@@ -201,6 +209,9 @@ func printInspect(w io.Writer, r inspectReport) {
 			fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", printname.Name(t.Name), t.DType, t.Shape, layout)
 		}
 		tw.Flush()
+	}
+	if r.WeightsHidden > 0 {
+		fmt.Fprintf(w, "  ... %d more weights (--weights N lists more)\n", r.WeightsHidden)
 	}
 }
 

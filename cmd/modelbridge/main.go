@@ -85,13 +85,14 @@ thing as the original.`,
 	}
 	root.SetVersionTemplate("modelbridge {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nrun '%s --help' for usage", err, c.CommandPath())}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%w%s\nrun '%s --help' for usage", err, flagHint(c, err), c.CommandPath())}
 	})
-	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over a second)")
+	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over half a second)")
 	addDebugFlag(root)
 	addMaxMemoryFlag(root)
 	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd(), newOpsCmd(), newExtractCmd())
 	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newOptimizeCmd(), newVersionCmd())
+	registerFlagCompletions(root)
 	return root
 }
 

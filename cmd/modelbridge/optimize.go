@@ -111,7 +111,9 @@ written.`,
 			}
 			var bar *progress.Bar
 			if search || allowGrowth {
-				bar = newBar(cmd, "optimizing", int64(budget), progress.Count)
+				bar = newBar(cmd, "searching", int64(budget), progress.Count)
+			} else {
+				bar = newStageBar(cmd, "optimizing "+in)
 			}
 			opt, rep, err := optimize.Optimize(g, optimize.Options{
 				Passes: passes, Search: search, AllowGrowth: allowGrowth, Target: tgt, Alpha: alpha, Budget: budget, Progress: bar.Func(),
@@ -143,6 +145,7 @@ written.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(jr)
 			}
+			printOptimizeTable(out, g, opt, in, jr.Bytes, rep)
 			printOptimize(out, jr, verbose)
 			return nil
 		},
@@ -158,7 +161,7 @@ written.`,
 	f.IntVar(&budget, "budget", 100, "search: number of candidate expansions")
 	f.BoolVar(&noVerify, "no-verify", false, "skip checking the result against the original with the interpreter")
 	f.IntVar(&samples, "samples", 2, "random input sets used for verification")
-	f.BoolVar(&verbose, "verbose", false, "print what each pass did, the per-op cost table and the 20 most expensive nodes, before and after")
+	f.BoolVarP(&verbose, "verbose", "v", false, "print what each pass did, the per-op cost table and the 20 most expensive nodes, before and after")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	f.Var((*opsetFlag)(&opset), "opset", opsetUsage())

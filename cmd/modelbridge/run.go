@@ -137,6 +137,8 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			if outDir == "" {
 				return usageErrorf("--out DIR is required")
 			}
+			stage := newStageBar(cmd, "running "+args[0])
+			defer stage.Finish()
 			g, err := inf.loadModel(&rf, args[0])
 			if err != nil {
 				return err
@@ -154,6 +156,7 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 				return err
 			}
 			outs, err := interp.Run(g, inputs)
+			stage.Finish()
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}

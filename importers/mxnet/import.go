@@ -286,6 +286,12 @@ func convert(sym *symbol, file, paramsFile string, arrays []*mxparams.Array, opt
 	if err != nil {
 		return nil, err
 	}
+	b.g.Meta.SourceOps = map[string]int{}
+	for _, n := range sym.Nodes {
+		if n.Op != "null" {
+			b.g.Meta.SourceOps[n.Op]++
+		}
+	}
 	for i, n := range sym.Nodes {
 		if !needed[i] || n.Op == "null" {
 			continue

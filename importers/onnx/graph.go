@@ -105,12 +105,18 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		im.outputs[v.Name] = true
 		im.uses[v.Name]++
 	}
+	g.Meta.SourceOps = map[string]int{}
 	for _, n := range gp.Node {
 		for _, in := range n.Input {
 			if in != "" {
 				im.uses[in]++
 			}
 		}
+		op := n.GetOpType()
+		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+			op = d + ":" + op
+		}
+		g.Meta.SourceOps[op]++
 	}
 
 	order, err := im.sortNodes(gp.Node)

@@ -25,8 +25,8 @@ const (
 )
 
 // DefaultDelay is how long work runs before its bar appears: shorter work
-// finishes without any output.
-const DefaultDelay = time.Second
+// finishes without any output, longer work shows it has started.
+const DefaultDelay = 500 * time.Millisecond
 
 // Options configure a Bar.
 type Options struct {
@@ -41,6 +41,10 @@ type Options struct {
 	Interval time.Duration
 	// Now replaces time.Now in tests.
 	Now func() time.Time
+	// Tick redraws the bar every Interval from a goroutine until Finish,
+	// so that a step reporting no progress (reading, compiling, one long
+	// optimization) still shows its elapsed time once Delay has passed.
+	Tick bool
 }
 
 // Bar is a progress bar writing to one writer. Methods are safe for
@@ -55,6 +59,7 @@ type Bar struct {
 	drawn    bool // something is on the line and must be cleared at the end
 	lastLen  int
 	finished bool
+	stop     chan struct{} // closed by Finish when ticking
 }
 
 // New returns a bar drawing to w whatever w is; use ForTerminal to draw only
@@ -69,15 +74,38 @@ func New(w io.Writer, opts Options) *Bar {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Bar{w: w, opts: opts, start: opts.Now()}
+	b := &Bar{w: w, opts: opts, start: opts.Now()}
+	if opts.Tick {
+		b.stop = make(chan struct{})
+		go b.tick()
+	}
+	return b
 }
 
-// ForTerminal returns a bar on w when w is a terminal and quiet is false,
-// with DefaultDelay unless opts sets one; otherwise nil (a silent bar).
+// tick redraws the bar until Finish.
+func (b *Bar) tick() {
+	t := time.NewTicker(b.opts.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			b.mu.Lock()
+			b.maybeDraw(false)
+			b.mu.Unlock()
+		}
+	}
+}
+
+// ForTerminal returns a ticking bar on w when w is a terminal and quiet is
+// false, with DefaultDelay unless opts sets one; otherwise nil (a silent
+// bar).
 func ForTerminal(w io.Writer, quiet bool, opts Options) *Bar {
 	if quiet || !IsTerminal(w) {
 		return nil
 	}
+	opts.Tick = true
 	if opts.Delay == 0 {
 		opts.Delay = DefaultDelay
 	}
@@ -161,6 +189,9 @@ func (b *Bar) Finish() {
 		return
 	}
 	b.finished = true
+	if b.stop != nil {
+		close(b.stop)
+	}
 	if b.drawn {
 		fmt.Fprint(b.w, "\r"+strings.Repeat(" ", b.lastLen)+"\r")
 	}
@@ -217,8 +248,11 @@ func (b *Bar) render(now time.Time) string {
 		}
 		sb.WriteString("] ")
 		fmt.Fprintf(&sb, "%3d%% %s", done*100/total, b.amount(done, total))
-	} else {
+	} else if done > 0 || !b.opts.Tick {
 		sb.WriteString(b.amount(done, 0))
+	} else {
+		// A step without progress counts: a spinner shows it is alive.
+		sb.WriteByte(`|/-\`[int(now.Sub(b.start)/b.opts.Interval)%4])
 	}
 	fmt.Fprintf(&sb, " %s", elapsed)
 	return sb.String()

@@ -173,6 +173,7 @@ func ParseInputShapes(specs []string) (map[string][]int64, map[string]map[int]st
 			return nil, nil, fmt.Errorf("--input-shape %q: want NAME=D1,D2,... (e.g. data=1,3,224,224 or data=N,3,224,224)", s)
 		}
 		var shape []int64
+		dims = xSeparated(dims)
 		for axis, d := range strings.Split(dims, ",") {
 			d = strings.TrimSpace(d)
 			if isDimName(d) {
@@ -185,6 +186,9 @@ func ParseInputShapes(specs []string) (map[string][]int64, map[string]map[int]st
 			}
 			v, err := strconv.ParseInt(d, 10, 64)
 			if err != nil || v < 0 {
+				if fix := respellDims(dims); fix != "" {
+					return nil, nil, fmt.Errorf("--input-shape %q: %q is neither a size nor a dimension name; write %s=%s", s, d, name, fix)
+				}
 				return nil, nil, fmt.Errorf("--input-shape %q: %q is neither a size nor a dimension name (a letter or _ then letters, digits or _)", s, d)
 			}
 			shape = append(shape, v)
@@ -192,6 +196,39 @@ func ParseInputShapes(specs []string) (map[string][]int64, map[string]map[int]st
 		shapes[name] = shape
 	}
 	return shapes, names, nil
+}
+
+// xSeparated turns the "1x3x64x64" spelling (sizes only) into "1,3,64,64";
+// anything else is returned as it is.
+func xSeparated(dims string) string {
+	if strings.Contains(dims, ",") || !strings.Contains(dims, "x") {
+		return dims
+	}
+	parts := strings.Split(dims, "x")
+	for _, p := range parts {
+		if _, err := strconv.ParseUint(strings.TrimSpace(p), 10, 63); err != nil {
+			return dims
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// respellDims suggests the comma spelling of dims written with brackets,
+// spaces, '*' or ':' between sizes ("[1, 3, 64, 64]", "1 3 64 64"), or ""
+// when dims are not sizes.
+func respellDims(dims string) string {
+	fields := strings.FieldsFunc(dims, func(r rune) bool {
+		return strings.ContainsRune("[]() ,*:xX;", r)
+	})
+	if len(fields) == 0 {
+		return ""
+	}
+	for _, f := range fields {
+		if _, err := strconv.ParseUint(f, 10, 63); err != nil && !isDimName(f) {
+			return ""
+		}
+	}
+	return strings.Join(fields, ",")
 }
 
 // isDimName reports whether s names a symbolic dimension: an identifier.

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/printname"
+)
+
+// weightsOnlyHint says what a weights-only output drops and how to keep it.
+const weightsOnlyHint = "graph not written; use --to torch with a folder OUT (no .pt) for model.py + weights.pt"
+
+// writesGraph reports whether exp writes the model's computation at out, not
+// only its weights (a state dict .pt or a safetensors file).
+func writesGraph(exp *formats.Exporter, out string) bool {
+	if exp.Ops == nil {
+		return false
+	}
+	if exp.Folder {
+		ext := strings.ToLower(filepath.Ext(out))
+		for _, e := range exp.Extensions {
+			if ext == e {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isWeightsOnly reports whether g holds weights and no graph (a state dict).
+func isWeightsOnly(g *canon.Graph) bool {
+	return len(g.Nodes) == 0 && len(g.Outputs) == 0
+}
+
+// refuseGraphFromWeights refuses to write a graph format from a weights-only
+// input: the result would be a model that computes nothing.
+func refuseGraphFromWeights(in string, g *canon.Graph, exp *formats.Exporter, out string) error {
+	if !isWeightsOnly(g) || !writesGraph(exp, out) {
+		return nil
+	}
+	return fmt.Errorf("%s holds only weights (%d tensors, no graph), so it cannot be written as %s, a graph format; write the weights with a .pt or .safetensors output, or convert a file with the graph (TorchScript, .pt2, ONNX) and bind these weights with --weights %s", in, len(g.Initializers), exp.Name, in)
+}
+
+// outputWhat describes what was written: the node count, or what a
+// weights-only output holds and drops.
+func outputWhat(g *canon.Graph, exp *formats.Exporter, out string) string {
+	if isWeightsOnly(g) {
+		return fmt.Sprintf("weights only, %d tensors", len(g.Initializers))
+	}
+	if !writesGraph(exp, out) {
+		return fmt.Sprintf("weights only, %d tensors; %d-node %s", len(g.Initializers), len(g.Nodes), weightsOnlyHint)
+	}
+	return fmt.Sprintf("%d nodes", len(g.Nodes))
+}
+
+// writtenFiles names the files an export wrote for out, with their total
+// size, when it wrote more than one beside each other (MXNet's symbol and
+// params): "a + b". Otherwise it returns out and size 0.
+func writtenFiles(g *canon.Graph, exp *formats.Exporter, out string) (string, int64) {
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return out, 0
+	}
+	var names []string
+	var size int64
+	for _, p := range exp.Outputs(g, out) {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			names = append(names, p)
+			size += st.Size()
+		}
+	}
+	if len(names) < 2 {
+		return out, 0
+	}
+	return strings.Join(names, " + "), size
+}
+
+// notesShown is how many notes print without --verbose.
+const notesShown = 3
+
+// writeNotes prints an importer's notes about in. Without verbose, notes
+// that differ only in the tensor or node they name print once with a count,
+// and at most notesShown lines print in all.
+func writeNotes(w io.Writer, in string, notes []string, verbose bool) {
+	line := func(n string) {
+		fmt.Fprintf(w, "modelbridge: note: %s: %s\n", in, printname.Runs(printname.Escape(n), 2*printname.MaxBytes))
+	}
+	if verbose {
+		for _, n := range notes {
+			line(n)
+		}
+		return
+	}
+	type group struct {
+		first string
+		count int
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, n := range notes {
+		key := noteKind(n)
+		if g := byKey[key]; g != nil {
+			g.count++
+			continue
+		}
+		g := &group{first: n, count: 1}
+		byKey[key] = g
+		groups = append(groups, g)
+	}
+	for i, g := range groups {
+		if i == notesShown {
+			rest := 0
+			for _, g := range groups[i:] {
+				rest += g.count
+			}
+			fmt.Fprintf(w, "modelbridge: note: %s: %d more notes (--verbose lists them)\n", in, rest)
+			return
+		}
+		if g.count > 1 {
+			line(fmt.Sprintf("%s (and %d more like it; --verbose lists them)", g.first, g.count-1))
+		} else {
+			line(g.first)
+		}
+	}
+}
+
+// noteKind is a note without the names it mentions: words holding a digit,
+// a dot or an underscore (conv1.weight, getitem_2) become "*".
+func noteKind(note string) string {
+	words := strings.Fields(note)
+	for i, w := range words {
+		if strings.ContainsAny(w, "0123456789._") {
+			words[i] = "*"
+		}
+	}
+	return strings.Join(words, " ")
+}
