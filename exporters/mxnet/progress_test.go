@@ -30,16 +30,20 @@ func TestWriteReportsProgress(t *testing.T) {
 	}
 }
 
-// TestWriteWithProgressChunks: a large params file reports several
-// growing steps.
-func TestWriteWithProgressChunks(t *testing.T) {
+// TestProgressWriterChunks: a large params file reports several growing
+// steps, never beyond the total.
+func TestProgressWriterChunks(t *testing.T) {
 	data := make([]byte, 2*progressChunk+10)
 	var buf bytes.Buffer
 	var calls [][2]int64
-	if err := writeWithProgress(&buf, data, 1000, func(d, tot int64) { calls = append(calls, [2]int64{d, tot}) }); err != nil {
+	w := &progressWriter{w: &buf, total: 2 * progressChunk, report: func(d, tot int64) { calls = append(calls, [2]int64{d, tot}) }}
+	if _, err := w.Write(data[:5]); err != nil {
 		t.Fatal(err)
 	}
-	if buf.Len() != len(data) || len(calls) != 3 || calls[2] != [2]int64{1000, 1000} || calls[0][0] >= calls[1][0] {
+	if _, err := w.Write(data[5:]); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != len(data) || len(calls) != 2 || calls[0][0] >= calls[1][0] || calls[1] != [2]int64{2 * progressChunk, 2 * progressChunk} {
 		t.Errorf("wrote %d bytes, calls %v", buf.Len(), calls)
 	}
 }
