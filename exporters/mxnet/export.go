@@ -189,6 +189,24 @@ func encode(g *canon.Graph) (*encoded, error) {
 			return nil, fmt.Errorf("cannot export to MXNet: node %s (%s): %w", n.Name, n.Op.Kind(), err)
 		}
 	}
+	// Weights no node reads (a state dict's, which has no graph) still go
+	// to the params file, as mx.nd.save would store them: dropping them
+	// would lose the model.
+	read := map[string]bool{}
+	for _, n := range g.Nodes {
+		for _, in := range n.Inputs {
+			read[in] = true
+		}
+	}
+	for _, o := range g.Outputs {
+		read[o.Name] = true
+	}
+	for _, t := range g.Initializers {
+		if !read[t.Name] {
+			e.pnames = append(e.pnames, "arg:"+t.Name)
+			e.ptens = append(e.ptens, t)
+		}
+	}
 	var heads [][3]int
 	for _, o := range g.Outputs {
 		r, err := e.value(o.Name)
