@@ -36,6 +36,9 @@ type Program struct {
 	// packedBytes counts the memory held by pre-packed weights, bounded by
 	// maxPackedBytes so big models do not keep a second copy of everything.
 	packedBytes int64
+	// shared, when set, is where decoded and packed weights are shared
+	// with other Programs (see NewShared).
+	shared *Shared
 }
 
 // maxPackedBytes bounds the pre-packed weight copies of one Program; past
@@ -83,7 +86,11 @@ type kernel func(x *exec) error
 // declarations): it trusts canon for input and output counts, attribute
 // values and weight layouts. Given an invalid graph, New and Run return an
 // error or a meaningless result, but do not panic.
-func New(g *canon.Graph) (p *Program, err error) {
+func New(g *canon.Graph) (*Program, error) { return NewWithShared(g, nil) }
+
+// NewWithShared is New, sharing decoded and packed weights through sh
+// (when not nil) with the other Programs that use it.
+func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 	if g == nil {
 		return nil, fmt.Errorf("interp: nil graph")
 	}
@@ -95,7 +102,7 @@ func New(g *canon.Graph) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("interp: graph %q is not a valid canonical graph (%v); check it with Validate", g.Name, r)
 		}
 	}()
-	p = &Program{g: g, pool: newPool()}
+	p = &Program{g: g, pool: newPool(), shared: sh}
 	ids := map[string]int{}
 	slotOf := func(name string) int {
 		if id, ok := ids[name]; ok {
@@ -119,7 +126,7 @@ func New(g *canon.Graph) (p *Program, err error) {
 		if isInput[t.Name] {
 			continue // an input with a default; the caller may override it
 		}
-		ct, err := fromCanon(t, true)
+		ct, err := p.constant(t)
 		if err != nil {
 			return nil, fmt.Errorf("initializer %q: %v", t.Name, err)
 		}
@@ -177,7 +184,7 @@ func New(g *canon.Graph) (p *Program, err error) {
 			if c.Value == nil {
 				return nil, fmt.Errorf("%s: no value", nodeName(s.node))
 			}
-			t, err := fromCanon(c.Value, true)
+			t, err := p.constant(c.Value)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", nodeName(s.node), err)
 			}
@@ -607,6 +614,10 @@ func (x *exec) packedWeights(k, groups, m, kc int, w []float32) []*packedA {
 	if len(x.s.packed) == groups && x.s.packed[0].m == m && x.s.packed[0].k == kc {
 		return x.s.packed
 	}
+	if packed := x.p.sharedPacks(w, groups, m, kc); packed != nil {
+		x.s.packed = packed
+		return packed
+	}
 	size := int64(groups) * int64((m+gemmMR-1)/gemmMR*gemmMR) * int64(kc) * 4
 	if x.s.packed == nil && x.p.packedBytes+size > maxPackedBytes {
 		return nil
@@ -621,5 +632,6 @@ func (x *exec) packedWeights(k, groups, m, kc int, w []float32) []*packedA {
 		packed[gr] = newPackedA(false, m, kc, 1, w[gr*m*kc:(gr+1)*m*kc], kc)
 	}
 	x.s.packed = packed
+	x.p.storePacks(w, groups, m, kc, packed)
 	return packed
 }

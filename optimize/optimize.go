@@ -39,7 +39,7 @@ type Options struct {
 	// interpreter; on a mismatch the pipeline is replayed pass by pass to
 	// name the pass that broke the model.
 	Verify  bool
-	Samples int     // random input sets (default 2)
+	Samples int     // random input sets (default 1: one interpreter run per side)
 	Seed    uint64  // default 1
 	RTol    float64 // default 1e-4
 	ATol    float64 // default 1e-5
@@ -51,7 +51,7 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.Samples <= 0 {
-		o.Samples = 2
+		o.Samples = 1
 	}
 	if o.Seed == 0 {
 		o.Seed = 1

@@ -35,19 +35,22 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 			return fmt.Errorf("verify: output %d is %q in the optimized graph, %q in the original", i, opt.Outputs[i].Name, orig.Outputs[i].Name)
 		}
 	}
-	pa, err := interp.New(orig)
+	// One side at a time: the original's outputs for every sample first,
+	// then the optimized graph's, so the two Programs' buffers are never
+	// held together. Weights the optimizer left alone are decoded and
+	// packed once, for both sides.
+	shared := interp.NewShared()
+	pa, err := interp.NewWithShared(orig, shared)
 	if err != nil {
 		return &UnverifiableError{fmt.Errorf("verify: original graph: %w", err)}
-	}
-	pb, err := interp.New(opt)
-	if err != nil {
-		return fmt.Errorf("verify: optimized graph: %w", err)
 	}
 	if err := orig.Infer(); err != nil {
 		return &UnverifiableError{fmt.Errorf("verify: original graph: %w", err)}
 	}
 	tol := compare.Tolerance{RTol: rtol, ATol: atol, AccumLen: compare.AccumulationLength(orig)}
-	for s := 0; s < samples; s++ {
+	inputs := make([]map[string]*canon.Tensor, samples)
+	wants := make([]map[string]*canon.Tensor, samples)
+	for s := range samples {
 		in, err := tensorfile.RandomWithin(orig.Inputs, shapes, seed+uint64(s), interp.MemoryLimit())
 		if err != nil {
 			return &UnverifiableError{fmt.Errorf("verify: %w", err)}
@@ -56,12 +59,21 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 		if err != nil {
 			return &UnverifiableError{fmt.Errorf("verify: the original graph fails on random inputs (seed %d): %w", seed+uint64(s), err)}
 		}
-		got, err := pb.Run(in)
+		inputs[s], wants[s] = in, want
+	}
+	pa = nil
+	shared.Retain(opt)
+	pb, err := interp.NewWithShared(opt, shared)
+	if err != nil {
+		return fmt.Errorf("verify: optimized graph: %w", err)
+	}
+	for s := range samples {
+		got, err := pb.Run(inputs[s])
 		if err != nil {
 			return fmt.Errorf("verify: running the optimized graph: %w", err)
 		}
 		for _, o := range orig.Outputs {
-			if err := closeEnough(got[o.Name], want[o.Name], tol); err != nil {
+			if err := closeEnough(got[o.Name], wants[s][o.Name], tol); err != nil {
 				return fmt.Errorf("verify: output %q (random inputs, seed %d): %w", o.Name, seed+uint64(s), err)
 			}
 		}

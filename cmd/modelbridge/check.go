@@ -246,6 +246,11 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 		return err
 	}
 	rep.RuntimeA = sa.desc
+	// A's outputs are copies: its weights can go before B runs, so the
+	// peak is one side's weights and activations, not both sides'.
+	if err := releaseWeights(ga); err != nil {
+		return err
+	}
 	outsB, err := sb.run(insB)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -88,9 +89,10 @@ type exporter struct {
 	written map[string]bool
 }
 
-// Write exports g to the files Paths names.
+// Write exports g to the files Paths names. The params file is streamed
+// from the graph's tensors: no second copy of the weights is made.
 func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
-	sym, params, err := Encode(g)
+	enc, err := encode(g)
 	if err != nil {
 		return err
 	}
@@ -100,10 +102,10 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 		return err
 	}
 	defer fs.Abort()
-	if params == nil {
+	if !enc.hasParams {
 		// No weights (a symbol-only import): the symbol alone, as MXNet
 		// users share architectures.
-		if _, err := fs.Write(sym); err != nil {
+		if _, err := fs.Write(enc.symbol); err != nil {
 			return fmt.Errorf("cannot write %s: %w", symPath, err)
 		}
 		return fs.Commit()
@@ -113,11 +115,19 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 		return err
 	}
 	defer fp.Abort()
-	if _, err := fs.Write(sym); err != nil {
+	if _, err := fs.Write(enc.symbol); err != nil {
 		return fmt.Errorf("cannot write %s: %w", symPath, err)
 	}
-	if err := writeWithProgress(fp, params, tensorBytes(g), opts.Progress); err != nil {
+	var w io.Writer = fp
+	total := tensorBytes(g)
+	if opts.Progress != nil {
+		w = &progressWriter{w: fp, total: total, report: opts.Progress}
+	}
+	if err := mxparams.Write(w, enc.pnames, enc.ptens); err != nil {
 		return fmt.Errorf("cannot write %s: %w", paramsPath, err)
+	}
+	if opts.Progress != nil {
+		opts.Progress(total, total)
 	}
 	// The pair appears together or not at all: new params beside an old
 	// symbol would load as the wrong model.
@@ -125,10 +135,37 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 }
 
 // Encode renders the symbol JSON and the params file in memory; params is
-// nil when the graph has no weights at all.
+// nil when the graph has no weights at all. Write streams the params
+// instead; Encode is for callers that want the bytes.
 func Encode(g *canon.Graph) (symbol, params []byte, err error) {
+	enc, err := encode(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !enc.hasParams {
+		return enc.symbol, nil, nil
+	}
+	var pb bytes.Buffer
+	if err := mxparams.Write(&pb, enc.pnames, enc.ptens); err != nil {
+		return nil, nil, fmt.Errorf("cannot export to MXNet: %w", err)
+	}
+	return enc.symbol, pb.Bytes(), nil
+}
+
+// encoded is an export before the params are written: the symbol JSON and
+// the tensors (shared with the graph, not copied) the params file holds.
+type encoded struct {
+	symbol    []byte
+	pnames    []string
+	ptens     []*canon.Tensor
+	hasParams bool
+}
+
+// encode builds the symbol and checks every param the params file will
+// hold, so that a failure happens before any file is created.
+func encode(g *canon.Graph) (*encoded, error) {
 	if err := g.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("cannot export an invalid graph: %w", err)
+		return nil, fmt.Errorf("cannot export an invalid graph: %w", err)
 	}
 	e := &exporter{g: g, refs: map[string]ref{}, names: map[string]bool{}, consts: map[string]*canon.Tensor{}, aux: map[string]bool{}, written: map[string]bool{}}
 	for _, t := range g.Initializers {
@@ -149,14 +186,32 @@ func Encode(g *canon.Graph) (symbol, params []byte, err error) {
 	}
 	for _, n := range g.Nodes {
 		if err := e.node(n); err != nil {
-			return nil, nil, fmt.Errorf("cannot export to MXNet: node %s (%s): %w", n.Name, n.Op.Kind(), err)
+			return nil, fmt.Errorf("cannot export to MXNet: node %s (%s): %w", n.Name, n.Op.Kind(), err)
+		}
+	}
+	// Weights no node reads (a state dict's, which has no graph) still go
+	// to the params file, as mx.nd.save would store them: dropping them
+	// would lose the model.
+	read := map[string]bool{}
+	for _, n := range g.Nodes {
+		for _, in := range n.Inputs {
+			read[in] = true
+		}
+	}
+	for _, o := range g.Outputs {
+		read[o.Name] = true
+	}
+	for _, t := range g.Initializers {
+		if !read[t.Name] {
+			e.pnames = append(e.pnames, "arg:"+t.Name)
+			e.ptens = append(e.ptens, t)
 		}
 	}
 	var heads [][3]int
 	for _, o := range g.Outputs {
 		r, err := e.value(o.Name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("cannot export to MXNet: graph output %s: %w", o.Name, err)
+			return nil, fmt.Errorf("cannot export to MXNet: graph output %s: %w", o.Name, err)
 		}
 		heads = append(heads, [3]int{r.node, r.index, 0})
 	}
@@ -173,18 +228,17 @@ func Encode(g *canon.Graph) (symbol, params []byte, err error) {
 			js.Nodes[i].Inputs = [][3]int{}
 		}
 	}
-	symbol, err = json.MarshalIndent(js, "", "  ")
+	symbol, err := json.MarshalIndent(js, "", "  ")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if len(e.ptens) == 0 && len(g.Initializers) == 0 {
-		return symbol, nil, nil
+	enc := &encoded{symbol: symbol, pnames: e.pnames, ptens: e.ptens, hasParams: len(e.ptens) > 0 || len(g.Initializers) > 0}
+	if enc.hasParams {
+		if err := mxparams.CheckWritable(e.pnames, e.ptens); err != nil {
+			return nil, fmt.Errorf("cannot export to MXNet: %w", err)
+		}
 	}
-	var pb bytes.Buffer
-	if err := mxparams.Write(&pb, e.pnames, e.ptens); err != nil {
-		return nil, nil, fmt.Errorf("cannot export to MXNet: %w", err)
-	}
-	return symbol, pb.Bytes(), nil
+	return enc, nil
 }
 
 func inputAttrs(v canon.ValueInfo) map[string]string {

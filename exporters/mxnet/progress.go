@@ -19,26 +19,32 @@ func tensorBytes(g *canon.Graph) int64 {
 	return n
 }
 
-// writeWithProgress writes data in chunks and, when progress is set, reports
-// after each the share of total (the tensor bytes: the params file adds
-// only small headers around them) written so far, ending at total.
-func writeWithProgress(w io.Writer, data []byte, total int64, progress func(done, total int64)) error {
-	if progress == nil {
-		_, err := w.Write(data)
-		return err
-	}
-	for off := 0; off < len(data); {
-		end := min(off+progressChunk, len(data))
-		if _, err := w.Write(data[off:end]); err != nil {
-			return err
+// progressWriter passes writes through in chunks of at most progressChunk
+// and reports, every progressChunk bytes, the bytes written so far capped
+// at total (the tensor bytes: the params file adds only small headers and
+// names around them). The caller reports total itself at the end.
+type progressWriter struct {
+	w        io.Writer
+	done     int64
+	reported int64
+	total    int64
+	report   func(done, total int64)
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	written := 0
+	for len(b) > 0 {
+		n, err := p.w.Write(b[:min(len(b), progressChunk)])
+		written += n
+		p.done += int64(n)
+		if err != nil {
+			return written, err
 		}
-		off = end
-		done := total
-		if off < len(data) {
-			// Scale file bytes to tensor bytes; float64 avoids overflow.
-			done = int64(float64(total) * float64(off) / float64(len(data)))
+		b = b[n:]
+		if p.done-p.reported >= progressChunk {
+			p.reported = p.done
+			p.report(min(p.done, p.total), p.total)
 		}
-		progress(done, total)
 	}
-	return nil
+	return written, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/mxparams"
 )
 
 // TestWriteReportsProgress: the params writer reports progress in tensor
@@ -30,16 +31,40 @@ func TestWriteReportsProgress(t *testing.T) {
 	}
 }
 
-// TestWriteWithProgressChunks: a large params file reports several
-// growing steps.
-func TestWriteWithProgressChunks(t *testing.T) {
+// TestProgressWriterChunks: a large params file reports several growing
+// steps, never beyond the total.
+func TestProgressWriterChunks(t *testing.T) {
 	data := make([]byte, 2*progressChunk+10)
 	var buf bytes.Buffer
 	var calls [][2]int64
-	if err := writeWithProgress(&buf, data, 1000, func(d, tot int64) { calls = append(calls, [2]int64{d, tot}) }); err != nil {
+	w := &progressWriter{w: &buf, total: 2 * progressChunk, report: func(d, tot int64) { calls = append(calls, [2]int64{d, tot}) }}
+	if _, err := w.Write(data[:5]); err != nil {
 		t.Fatal(err)
 	}
-	if buf.Len() != len(data) || len(calls) != 3 || calls[2] != [2]int64{1000, 1000} || calls[0][0] >= calls[1][0] {
+	if _, err := w.Write(data[5:]); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != len(data) || len(calls) != 2 || calls[0][0] >= calls[1][0] || calls[1] != [2]int64{2 * progressChunk, 2 * progressChunk} {
 		t.Errorf("wrote %d bytes, calls %v", buf.Len(), calls)
+	}
+}
+
+// TestWriteWeightsOnly: a state dict's weights, read by no node, are all
+// written to the params file.
+func TestWriteWeightsOnly(t *testing.T) {
+	g := &canon.Graph{Name: "sd", Initializers: []*canon.Tensor{
+		canon.NewFloat32Tensor("fc.weight", []int64{2, 3}, []float32{1, 2, 3, 4, 5, 6}),
+		canon.NewFloat32Tensor("fc.bias", []int64{2}, []float32{7, 8}),
+	}}
+	dir := t.TempDir()
+	if err := Write(g, filepath.Join(dir, "sd-symbol.json"), formats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	arrays, err := mxparams.ReadFile(filepath.Join(dir, "sd-0000.params"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arrays) != 2 || arrays[0].Name != "arg:fc.weight" || arrays[1].Name != "arg:fc.bias" {
+		t.Fatalf("params hold %d arrays: %+v", len(arrays), arrays)
 	}
 }

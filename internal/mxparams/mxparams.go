@@ -519,12 +519,33 @@ func StorageName(s int) string {
 	return "default"
 }
 
+// CheckWritable reports the first of tensors Write cannot store, so a
+// streaming writer can refuse before it creates any file.
+func CheckWritable(names []string, tensors []*canon.Tensor) error {
+	if len(names) != len(tensors) {
+		return fmt.Errorf("mxparams: %d names for %d tensors", len(names), len(tensors))
+	}
+	for _, t := range tensors {
+		if err := t.CheckData(); err != nil {
+			return err
+		}
+		if _, ok := TypeFlag(t.DType); !ok {
+			return fmt.Errorf("tensor %q: MXNet has no %s type", t.Name, t.DType)
+		}
+		if len(t.Shape) == 0 {
+			// Rank 0 means "no array" in a V2 record; store scalars as (1,).
+			return fmt.Errorf("tensor %q is a scalar, which MXNet params (V2) cannot hold; reshape it to (1,)", t.Name)
+		}
+	}
+	return nil
+}
+
 // Write writes arrays as MXNet 1.x does: V2 dense records in the CPU
 // context, then the names. Each entry's Name is written as given (callers
 // add "arg:"/"aux:").
 func Write(w io.Writer, names []string, tensors []*canon.Tensor) error {
-	if len(names) != len(tensors) {
-		return fmt.Errorf("mxparams: %d names for %d tensors", len(names), len(tensors))
+	if err := CheckWritable(names, tensors); err != nil {
+		return err
 	}
 	le := binary.LittleEndian
 	var hdr []byte
@@ -535,17 +556,7 @@ func Write(w io.Writer, names []string, tensors []*canon.Tensor) error {
 		return err
 	}
 	for _, t := range tensors {
-		if err := t.CheckData(); err != nil {
-			return err
-		}
-		flag, ok := TypeFlag(t.DType)
-		if !ok {
-			return fmt.Errorf("tensor %q: MXNet has no %s type", t.Name, t.DType)
-		}
-		if len(t.Shape) == 0 {
-			// Rank 0 means "no array" in a V2 record; store scalars as (1,).
-			return fmt.Errorf("tensor %q is a scalar, which MXNet params (V2) cannot hold; reshape it to (1,)", t.Name)
-		}
+		flag, _ := TypeFlag(t.DType)
 		var b []byte
 		b = le.AppendUint32(b, MagicV2)
 		b = le.AppendUint32(b, StorageDefault)

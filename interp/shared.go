@@ -1,0 +1,122 @@
+package interp
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Shared lets Programs of related graphs (a model and its optimized copy,
+// which shares the weights the optimizer did not change) share the work
+// done on their weights: constants decoded into a new buffer (unaligned or
+// converted data) and weights packed for the GEMM. Entries are keyed by the
+// canon tensor data they come from, so only identical weights are shared.
+// A Shared is safe for use by several Programs.
+type Shared struct {
+	mu     sync.Mutex
+	consts map[constKey]*tensor
+	packs  map[packKey][]*packedA
+}
+
+// NewShared returns an empty Shared.
+func NewShared() *Shared {
+	return &Shared{consts: map[constKey]*tensor{}, packs: map[packKey][]*packedA{}}
+}
+
+type constKey struct {
+	data  *byte
+	size  int
+	dt    canon.DType
+	shape string
+}
+
+type packKey struct {
+	w             *float32
+	size          int
+	groups, m, kc int
+}
+
+func keyOf(ct *canon.Tensor) (constKey, bool) {
+	if len(ct.Data) == 0 {
+		return constKey{}, false
+	}
+	return constKey{&ct.Data[0], len(ct.Data), ct.DType, fmt.Sprint(ct.Shape)}, true
+}
+
+// constant decodes a graph constant, through p's Shared when it has one.
+func (p *Program) constant(ct *canon.Tensor) (*tensor, error) {
+	sh := p.shared
+	key, ok := keyOf(ct)
+	if sh == nil || !ok {
+		return fromCanon(ct, true)
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if t, ok := sh.consts[key]; ok {
+		return t, nil
+	}
+	t, err := fromCanon(ct, true)
+	if err != nil {
+		return nil, err
+	}
+	sh.consts[key] = t
+	return t, nil
+}
+
+// sharedPacks returns the packing of w made by another Program.
+func (p *Program) sharedPacks(w []float32, groups, m, kc int) []*packedA {
+	if p.shared == nil || len(w) == 0 {
+		return nil
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	return p.shared.packs[packKey{&w[0], len(w), groups, m, kc}]
+}
+
+func (p *Program) storePacks(w []float32, groups, m, kc int, packed []*packedA) {
+	if p.shared == nil || len(w) == 0 {
+		return
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	p.shared.packs[packKey{&w[0], len(w), groups, m, kc}] = packed
+}
+
+// Retain drops what no constant of g can use, so memory held for a graph
+// that is done with is freed before the next Program is built.
+func (s *Shared) Retain(g *canon.Graph) {
+	keep := map[constKey]bool{}
+	mark := func(ct *canon.Tensor) {
+		if ct == nil {
+			return
+		}
+		if k, ok := keyOf(ct); ok {
+			keep[k] = true
+		}
+	}
+	for _, t := range g.Initializers {
+		mark(t)
+	}
+	for _, n := range g.Nodes {
+		if c, ok := n.Op.(*canon.Constant); ok {
+			mark(c.Value)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	floats := map[*float32]bool{}
+	for k, t := range s.consts {
+		if !keep[k] {
+			delete(s.consts, k)
+		} else if len(t.f) > 0 {
+			floats[unsafe.SliceData(t.f)] = true
+		}
+	}
+	for k := range s.packs {
+		if !floats[k.w] {
+			delete(s.packs, k)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package interp
+
+import (
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Two Programs given one Shared decode an unaligned weight once and pack
+// it once; Retain drops what the next graph no longer uses; results match
+// a Program of its own.
+func TestSharedWeights(t *testing.T) {
+	x := canon.NewFloat32Tensor("x", []int64{1, 4, 8, 8}, make([]float32, 4*64))
+	for i := range x.Data {
+		x.Data[i] = byte(i * 7)
+	}
+	mk := func(seed int) *canon.Tensor {
+		w := canon.NewFloat32Tensor("w", []int64{8, 4, 3, 3}, make([]float32, 8*4*9))
+		// Move the data one byte off 4-byte alignment, so decoding copies.
+		buf := make([]byte, len(w.Data)+1)
+		for i := range w.Data {
+			buf[i+1] = byte(i*seed) & 0x3f
+		}
+		w.Data = buf[1:]
+		w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, 4)
+		return w
+	}
+	op := &canon.Conv{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}, Group: 1}
+	w := mk(3)
+	ga := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{w})
+	gb := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{w})
+	sh := NewShared()
+	pa, err := NewWithShared(ga, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pa.Run(map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh.Retain(gb)
+	if len(sh.consts) != 1 {
+		t.Fatalf("kept %d decoded constants, want the 1 both graphs use", len(sh.consts))
+	}
+	pb, err := NewWithShared(gb, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wa, wb := pa.consts[pa.steps[0].in[1]], pb.consts[pb.steps[0].in[1]]
+	if wa != wb {
+		t.Error("the second Program decoded the shared weight again")
+	}
+	got, err := pb.Run(map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := Run(ga, map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, o := range own {
+		if string(got[name].Data) != string(o.Data) || string(want[name].Data) != string(o.Data) {
+			t.Errorf("output %s differs from a Program of its own", name)
+		}
+	}
+	if hasFMA && (pb.steps[0].packed == nil || &pb.steps[0].packed[0] != &pa.steps[0].packed[0]) {
+		t.Error("the second Program packed the shared weight again")
+	}
+	// A graph with another weight keeps nothing of the first.
+	sh.Retain(graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{mk(5)}))
+	if len(sh.consts) != 0 || len(sh.packs) != 0 {
+		t.Errorf("kept %d constants and %d packings no graph uses", len(sh.consts), len(sh.packs))
+	}
+}
