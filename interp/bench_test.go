@@ -198,3 +198,48 @@ func BenchmarkGroupedConvTranspose(b *testing.B) {
 	y := nb.node(&canon.ConvTranspose{Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}, OutputPadding: []int64{0, 0}, Group: 4}, "x", w, nb.weight(0.1, 64))
 	benchGraph(b, nb.finish(b, y), 1, 128, 28, 28)
 }
+
+// benchONNX runs the ONNX file at $env (default def) on a random input of
+// the given shape; the same file runs in ONNX Runtime with
+// `node /tmp/ort/run.js FILE --random 1 --bench N --threads T --opt all`.
+func benchONNX(b *testing.B, env, def string, shape ...int64) {
+	path := os.Getenv(env)
+	if path == "" {
+		path = def
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("skipping: %s not found (set %s to an ONNX export of the model)", path, env)
+	}
+	g, err := onnximport.Read(path, formats.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	benchGraph(b, g, shape...)
+}
+
+// BenchmarkMobileNetV2ONNX runs torchvision's mobilenet_v2 exported to ONNX
+// (depthwise convolutions and Clip(0, 6) epilogues).
+func BenchmarkMobileNetV2ONNX(b *testing.B) {
+	benchONNX(b, "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx", 1, 3, 224, 224)
+}
+
+// BenchmarkResNeXtBlockONNX runs torchvision resnext50_32x4d's layer1[1]
+// (1×1, grouped 3×3 with 32 groups of 4 channels, 1×1, residual add)
+// exported to ONNX, on a 256×56×56 input.
+func BenchmarkResNeXtBlockONNX(b *testing.B) {
+	benchONNX(b, "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx", 1, 256, 56, 56)
+}
+
+// resnextBlock builds the same block with BatchNorm kept as nodes.
+func resnextBlock(tb testing.TB) *canon.Graph {
+	b := newNetBuilder("x", 1, 256, 56, 56)
+	y := b.relu(b.bn(b.conv("x", 256, 128, 1, 1, 0, 1, false), 128))
+	y = b.relu(b.bn(b.conv(y, 128, 128, 3, 1, 1, 32, false), 128))
+	y = b.bn(b.conv(y, 128, 256, 1, 1, 0, 1, false), 256)
+	return b.finish(tb, b.relu(b.node(&canon.Binary{Fn: canon.Add}, y, "x")))
+}
+
+func BenchmarkResNeXtBlock(b *testing.B) {
+	benchGraph(b, resnextBlock(b), 1, 256, 56, 56)
+}

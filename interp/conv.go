@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -225,7 +226,12 @@ func weightAndBias(x *exec, xin *tensor) (w, b *tensor, err error) {
 	return w, b, nil
 }
 
-func runConv(x *exec, op *canon.Conv) error {
+func runConv(x *exec, op *canon.Conv) error { return runConvEp(x, op, noClamp) }
+
+// runConvEp is Conv followed by its epilogue: bias add and a clamp to
+// [ep.lo, ep.hi] (ReLU, ReLU6, or none), applied to each slab of output as
+// soon as the GEMM has written it, while it is still in cache.
+func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	xin := x.in(0)
 	w, bias, err := weightAndBias(x, xin)
 	if err != nil {
@@ -266,8 +272,17 @@ func runConv(x *exec, op *canon.Conv) error {
 	}
 	if kc == 0 {
 		clear(y.f)
+		for img := 0; img < n; img++ {
+			ep.apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
+		}
 	} else if cing == 1 && coutg == 1 {
-		convDepthwise(g, xin.f, w.f, y.f, n, cout)
+		var bf []float32
+		if bias != nil {
+			bf = bias.f
+		}
+		convDepthwise(g, xin.f, w.f, bf, y.f, n, cout, ep)
+		x.set(0, y)
+		return nil
 	} else {
 		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}
 		tasks := n * groups
@@ -283,9 +298,10 @@ func runConv(x *exec, op *canon.Conv) error {
 			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 			if pre != nil {
 				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0)
-				return
+			} else {
+				gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 			}
-			gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
+			ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 		}
 		if groups > 1 && tasks > 1 {
 			// Many small GEMMs: one goroutine per task, each with its own
@@ -317,25 +333,73 @@ func runConv(x *exec, op *canon.Conv) error {
 					b = col
 				}
 				yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+				cb := channelBias(bias, gr*coutg)
 				if pre != nil {
-					gemmPacked(pre[gr], false, P, b, P, yg, P, 0)
+					gemmPackedThen(pre[gr], false, P, b, P, yg, P, 0, func(i, mb, j, nb int) {
+						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+					})
 					continue
 				}
 				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
+				parallelFor(coutg, P, func(lo, hi int) { ep.apply(yg, P, cb, lo, hi, 0, P) })
 			}
 			x.release(col)
 		}
-	}
-	if bias != nil {
-		addChannelBias(y.f, bias.f, n, cout, P)
 	}
 	x.set(0, y)
 	return nil
 }
 
+// clampEp is a convolution's fused activation: outputs are clamped to
+// [lo, hi] after the bias is added.
+type clampEp struct {
+	lo, hi float32
+	clamp  bool
+}
+
+var noClamp = clampEp{}
+
+// channelBias is the bias slice starting at channel c0, or nil.
+func channelBias(bias *tensor, c0 int) []float32 {
+	if bias == nil {
+		return nil
+	}
+	return bias.f[c0:]
+}
+
+// apply adds bias[r] to rows [r0, r1), columns [j0, j1) of the row-major
+// matrix y (row length ld) and clamps them.
+func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int) {
+	if bias == nil && !ep.clamp {
+		return
+	}
+	lo, hi := ep.lo, ep.hi
+	for r := r0; r < r1; r++ {
+		row := y[r*ld+j0 : r*ld+j1]
+		var bv float32
+		if bias != nil {
+			bv = bias[r]
+		}
+		switch {
+		case !ep.clamp:
+			for j := range row {
+				row[j] += bv
+			}
+		case math.IsInf(float64(hi), 1):
+			for j, v := range row {
+				row[j] = max(v+bv, lo)
+			}
+		default:
+			for j, v := range row {
+				row[j] = min(max(v+bv, lo), hi)
+			}
+		}
+	}
+}
+
 // convDepthwise handles convolutions with one input and one output channel
 // per group directly: a GEMM with K = kernel size would be all overhead.
-func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
+func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
@@ -379,6 +443,11 @@ func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
 					}
 				}
 			}
+			var cb []float32
+			if bias != nil {
+				cb = bias[ch : ch+1]
+			}
+			ep.apply(dst, P, cb, 0, 1, 0, P)
 		}
 	})
 }

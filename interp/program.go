@@ -184,6 +184,8 @@ func New(g *canon.Graph) (p *Program, err error) {
 			p.consts[s.out[0]] = t
 		}
 	}
+	p.fuseConvEpilogues(keep)
+	keep = append(keep, make([]bool, p.slots-len(keep))...)
 	last := make([]int, p.slots)
 	for i := range last {
 		last[i] = -1

@@ -141,6 +141,13 @@ func newPackedA(ta bool, m, k int, alpha float32, a []float32, lda int) *packedA
 // gemmPacked is gemm with a pre-packed A, using all cores for large
 // products.
 func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+	gemmPackedThen(pa, tb, n, b, ldb, c, ldc, beta, nil)
+}
+
+// gemmPackedThen is gemmPacked calling then(i, mb, j, nb) on each finished
+// slab of C (rows i..i+mb, columns j..j+nb) on the goroutine that computed
+// it, so an epilogue meets the slab while it is still in cache.
+func gemmPackedThen(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32, then func(i, mb, j, nb int)) {
 	m, k := pa.m, pa.k
 	if m == 0 || n == 0 {
 		return
@@ -151,6 +158,9 @@ func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, 
 			bj = b[j*ldb:]
 		}
 		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta)
+		if then != nil {
+			then(i, mb, j, nb)
+		}
 	})
 }
 
