@@ -403,11 +403,23 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
+	// 2-D 3×3 kernels with unit dilation and horizontal stride run whole
+	// output rows through the vector kernel.
+	row3 := D == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && g.s[2] == 1
 	parallelFor(n*c, P*K, func(p0, p1 int) {
 		for p := p0; p < p1; p++ {
 			ch := p % c
 			src := x[p*inP : (p+1)*inP]
 			dst := y[p*P : (p+1)*P]
+			if row3 {
+				var bv float32
+				if bias != nil {
+					bv = bias[ch]
+				}
+				depthwise3(g, src, w[ch*9:ch*9+9], bv, dst)
+				ep.apply(dst, P, nil, 0, 1, 0, P)
+				continue
+			}
 			clear(dst)
 			for kr := 0; kr < K; kr++ {
 				kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
@@ -450,6 +462,55 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 			ep.apply(dst, P, cb, 0, 1, 0, P)
 		}
 	})
+}
+
+// depthwise3 computes one plane of a 2-D 3×3 depthwise convolution with
+// unit dilation and horizontal stride (any vertical stride): each output
+// row starts at the bias and gets each valid kernel row's three taps, the
+// interior by depthRow3, the padded edges one by one.
+func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
+	H, W := g.in[1], g.in[2]
+	OH, OW := g.out[1], g.out[2]
+	px := g.pb[2]
+	lo := min(px, OW)
+	hi := max(lo, min(OW, W-2+px))
+	for oy := 0; oy < OH; oy++ {
+		drow := dst[oy*OW : (oy+1)*OW]
+		for i := range drow {
+			drow[i] = bias
+		}
+		for ky := 0; ky < 3; ky++ {
+			iy := oy*g.s[1] - g.pb[1] + ky
+			if iy < 0 || iy >= H {
+				continue
+			}
+			srow := src[iy*W : (iy+1)*W]
+			wk := w[ky*3 : ky*3+3]
+			if hi > lo {
+				depthRow3(srow[lo-px:hi-px+2], wk, drow[lo:hi])
+			}
+			for ox := 0; ox < OW; ox++ {
+				if ox == lo && hi > lo {
+					ox = hi - 1
+					continue
+				}
+				for kx := 0; kx < 3; kx++ {
+					if ix := ox - px + kx; ix >= 0 && ix < W {
+						drow[ox] += wk[kx] * srow[ix]
+					}
+				}
+			}
+		}
+	}
+}
+
+// depthRow3Go is depthRow3 in portable code.
+func depthRow3Go(src, w, dst []float32) {
+	w0, w1, w2 := w[0], w[1], w[2]
+	src = src[:len(dst)+2]
+	for i := range dst {
+		dst[i] += w0*src[i] + w1*src[i+1] + w2*src[i+2]
+	}
 }
 
 func addChannelBias(y, b []float32, n, c, p int) {
