@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,4 +245,48 @@ func resnextBlock(tb testing.TB) *canon.Graph {
 
 func BenchmarkResNeXtBlock(b *testing.B) {
 	benchGraph(b, resnextBlock(b), 1, 256, 56, 56)
+}
+
+// BenchmarkORT runs the same ONNX files in ONNX Runtime (the node runner in
+// $MODELBRIDGE_ORT_DIR) with as many threads as GOMAXPROCS, with graph
+// optimizations on and off, so one `go test -bench 'ONNX|ORT'` compares
+// both on the same machine and load. Its ms/op metric is ONNX Runtime's
+// median latency over 20 runs.
+func BenchmarkORT(b *testing.B) {
+	dir := os.Getenv("MODELBRIDGE_ORT_DIR")
+	if dir == "" {
+		b.Skip("skipping: MODELBRIDGE_ORT_DIR is not set")
+	}
+	models := []struct{ name, env, def string }{
+		{"ResNet18", "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx"},
+		{"MobileNetV2", "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx"},
+		{"ResNeXtBlock", "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx"},
+	}
+	for _, m := range models {
+		for _, opt := range []string{"all", "disabled"} {
+			b.Run(m.name+"/"+opt, func(b *testing.B) {
+				path := os.Getenv(m.env)
+				if path == "" {
+					path = m.def
+				}
+				if _, err := os.Stat(path); err != nil {
+					b.Skipf("skipping: %s not found", path)
+				}
+				threads := strconv.Itoa(runtime.GOMAXPROCS(0))
+				out, err := osexec.Command("node", filepath.Join(dir, "run.js"), path, "--random", "1", "--bench", "20", "--threads", threads, "--opt", opt).CombinedOutput()
+				if err != nil {
+					b.Fatalf("onnxruntime: %v\n%s", err, out)
+				}
+				_, after, ok := strings.Cut(string(out), "latency_ms=")
+				if !ok {
+					b.Fatalf("onnxruntime printed no latency:\n%s", out)
+				}
+				ms, err := strconv.ParseFloat(strings.Fields(after)[0], 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(ms, "ms/op")
+			})
+		}
+	}
 }
