@@ -170,6 +170,70 @@ func im2col(g *geom3, x, col []float32, r0, r1 int) {
 	}
 }
 
+// im2colSeg writes columns [j0, j1) of row r of the column matrix (see
+// im2col) into dst.
+func im2colSeg(g *geom3, x []float32, r, j0, j1 int, dst []float32) {
+	inPlane := g.inSize()
+	D, H, W := g.in[0], g.in[1], g.in[2]
+	OH, OW := g.out[1], g.out[2]
+	c, kz, ky, kx := g.tap(r)
+	plane := x[c*inPlane : (c+1)*inPlane]
+	offx := kx*g.d[2] - g.pb[2]
+	lo, hi := validRange(OW, g.s[2], offx, W)
+	sw := g.s[2]
+	for j := j0; j < j1; {
+		oz, rem := j/(OH*OW), j%(OH*OW)
+		oy, ox0 := rem/OW, rem%OW
+		ox1 := min(OW, ox0+j1-j)
+		seg := dst[j-j0 : j-j0+ox1-ox0]
+		j += ox1 - ox0
+		iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
+		iy := oy*g.s[1] - g.pb[1] + ky*g.d[1]
+		if iz < 0 || iz >= D || iy < 0 || iy >= H {
+			clear(seg)
+			continue
+		}
+		src := plane[(iz*H+iy)*W : (iz*H+iy+1)*W]
+		a, b := max(lo, ox0), min(hi, ox1)
+		if a >= b {
+			clear(seg)
+			continue
+		}
+		clear(seg[:a-ox0])
+		clear(seg[b-ox0:])
+		if sw == 1 {
+			copy(seg[a-ox0:b-ox0], src[a+offx:b+offx])
+		} else {
+			for ox := a; ox < b; ox++ {
+				seg[ox-ox0] = src[ox*sw+offx]
+			}
+		}
+	}
+}
+
+// convGemmPacked computes rows r0..r0+mb, columns j..j+nb of one image and
+// group's convolution output into c (row stride ldc) from its packed
+// weights, packing the im2col rows straight into the GEMM's B panels: the
+// column matrix is never materialized.
+func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int) {
+	tp := getPack(min(nb, gemmNC))
+	defer packPool.Put(tp)
+	tmp := *tp
+	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
+	gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) {
+		row := tmp[:nbb]
+		for p := 0; p < kb; p++ {
+			im2colSeg(g, x, pc+p, j+jc, j+jc+nbb, row)
+			for j0 := 0; j0 < nbb; j0 += gemmNR {
+				nr := min(gemmNR, nbb-j0)
+				d := dst[j0*kb+p*gemmNR : j0*kb+(p+1)*gemmNR]
+				copy(d[:nr], row[j0:j0+nr])
+				clear(d[nr:])
+			}
+		}
+	})
+}
+
 // col2im adds rows [r0, r1) of a transposed convolution's column matrix
 // (row (c, kz, ky, kx), one column per input position) into the output
 // planes y, skipping positions cropped by the pads.
@@ -291,11 +355,16 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			img, gr := task/groups, task%groups
 			xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
 			b := xg
+			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+			if pre != nil && !pointwise {
+				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P)
+				ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
+				return
+			}
 			if !pointwise {
 				b = col
 				im2col(g, xg, col, 0, kc)
 			}
-			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 			if pre != nil {
 				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0)
 			} else {
@@ -308,7 +377,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			// column buffer.
 			nw := min(runtime.GOMAXPROCS(0), tasks)
 			cols := make([][]float32, nw)
-			if !pointwise {
+			if !pointwise && pre == nil {
 				for i := range cols {
 					cols[i] = x.scratch(kc * P)
 				}
@@ -321,12 +390,22 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			// Large GEMMs: gonum parallelizes them itself; im2col is split
 			// across workers here.
 			var col []float32
-			if !pointwise {
+			if !pointwise && pre == nil {
 				col = x.scratch(kc * P)
 			}
 			for t := 0; t < tasks; t++ {
 				img, gr := t/groups, t%groups
 				xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
+				if pre != nil && !pointwise {
+					// im2col straight into the GEMM's packed panels.
+					yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+					cb := channelBias(bias, gr*coutg)
+					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
+						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P)
+						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+					})
+					continue
+				}
 				b := xg
 				if !pointwise {
 					parallelFor(kc, P, func(lo, hi int) { im2col(g, xg, col, lo, hi) })
