@@ -484,7 +484,7 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
 	// 2-D 3×3 kernels with unit dilation and horizontal stride run whole
 	// output rows through the vector kernel.
-	row3 := D == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && g.s[2] == 1
+	row3 := D == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && (g.s[2] == 1 || g.s[2] == 2)
 	parallelFor(n*c, P*K, func(p0, p1 int) {
 		for p := p0; p < p1; p++ {
 			ch := p % c
@@ -550,9 +550,13 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
 	H, W := g.in[1], g.in[2]
 	OH, OW := g.out[1], g.out[2]
-	px := g.pb[2]
-	lo := min(px, OW)
-	hi := max(lo, min(OW, W-2+px))
+	px, sw := g.pb[2], g.s[2]
+	// Outputs [lo, hi) have all three taps inside the row.
+	lo := min((px+sw-1)/sw, OW)
+	hi := lo
+	if W-3+px >= 0 {
+		hi = max(lo, min(OW, (W-3+px)/sw+1))
+	}
 	for oy := 0; oy < OH; oy++ {
 		drow := dst[oy*OW : (oy+1)*OW]
 		for i := range drow {
@@ -565,8 +569,10 @@ func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
 			}
 			srow := src[iy*W : (iy+1)*W]
 			wk := w[ky*3 : ky*3+3]
-			if hi > lo {
+			if hi > lo && sw == 1 {
 				depthRow3(srow[lo-px:hi-px+2], wk, drow[lo:hi])
+			} else if hi > lo {
+				depthRow3s2(srow[lo*2-px:(hi-1)*2-px+3], wk, drow[lo:hi])
 			}
 			for ox := 0; ox < OW; ox++ {
 				if ox == lo && hi > lo {
@@ -574,12 +580,23 @@ func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
 					continue
 				}
 				for kx := 0; kx < 3; kx++ {
-					if ix := ox - px + kx; ix >= 0 && ix < W {
+					if ix := ox*sw - px + kx; ix >= 0 && ix < W {
 						drow[ox] += wk[kx] * srow[ix]
 					}
 				}
 			}
 		}
+	}
+}
+
+// depthRow3s2 is depthRow3 for horizontal stride 2: dst[i] gets the taps
+// at src[2i], src[2i+1] and src[2i+2].
+func depthRow3s2(src, w, dst []float32) {
+	w0, w1, w2 := w[0], w[1], w[2]
+	src = src[:2*len(dst)+1]
+	for i := range dst {
+		s := src[2*i : 2*i+3 : 2*i+3]
+		dst[i] += w0*s[0] + w1*s[1] + w2*s[2]
 	}
 }
 
