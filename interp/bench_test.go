@@ -147,6 +147,9 @@ func peakMB() float64 {
 }
 
 func benchGraph(b *testing.B, g *canon.Graph, shape ...int64) {
+	// MODELBRIDGE_NO_WINOGRAD=1 times the im2col path for comparison.
+	useWinograd = os.Getenv("MODELBRIDGE_NO_WINOGRAD") == ""
+	defer func() { useWinograd = true }()
 	p, err := New(g)
 	if err != nil {
 		b.Fatal(err)
@@ -288,5 +291,17 @@ func BenchmarkORT(b *testing.B) {
 				b.ReportMetric(ms, "ms/op")
 			})
 		}
+	}
+}
+
+// BenchmarkConv3x3 times resnet18's 3×3 stride-1 layers alone (Winograd or,
+// with MODELBRIDGE_NO_WINOGRAD=1, im2col).
+func BenchmarkConv3x3(b *testing.B) {
+	for _, c := range []struct{ ch, size int64 }{{64, 56}, {128, 28}, {256, 14}, {512, 7}} {
+		b.Run(fmt.Sprintf("%dx%d", c.ch, c.size), func(b *testing.B) {
+			nb := newNetBuilder("x", 1, c.ch, c.size, c.size)
+			y := nb.relu(nb.conv("x", c.ch, c.ch, 3, 1, 1, 1, true))
+			benchGraph(b, nb.finish(b, y), 1, c.ch, c.size, c.size)
+		})
 	}
 }

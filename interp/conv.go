@@ -347,6 +347,10 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 		convDepthwise(g, xin.f, w.f, bf, y.f, n, cout, ep)
 		x.set(0, y)
 		return nil
+	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
+		for img := 0; img < n; img++ {
+			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, ep)
+		}
 	} else {
 		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}
 		tasks := n * groups
