@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,6 +147,9 @@ func peakMB() float64 {
 }
 
 func benchGraph(b *testing.B, g *canon.Graph, shape ...int64) {
+	// MODELBRIDGE_NO_WINOGRAD=1 times the im2col path for comparison.
+	useWinograd = os.Getenv("MODELBRIDGE_NO_WINOGRAD") == ""
+	defer func() { useWinograd = true }()
 	p, err := New(g)
 	if err != nil {
 		b.Fatal(err)
@@ -197,4 +203,105 @@ func BenchmarkGroupedConvTranspose(b *testing.B) {
 	w := nb.weight(0.05, 128, 16, 4, 4) // IOHW: 128 in, 4 groups of 16 out
 	y := nb.node(&canon.ConvTranspose{Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 1}, PadsEnd: []int64{1, 1}, OutputPadding: []int64{0, 0}, Group: 4}, "x", w, nb.weight(0.1, 64))
 	benchGraph(b, nb.finish(b, y), 1, 128, 28, 28)
+}
+
+// benchONNX runs the ONNX file at $env (default def) on a random input of
+// the given shape; the same file runs in ONNX Runtime with
+// `node /tmp/ort/run.js FILE --random 1 --bench N --threads T --opt all`.
+func benchONNX(b *testing.B, env, def string, shape ...int64) {
+	path := os.Getenv(env)
+	if path == "" {
+		path = def
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("skipping: %s not found (set %s to an ONNX export of the model)", path, env)
+	}
+	g, err := onnximport.Read(path, formats.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	benchGraph(b, g, shape...)
+}
+
+// BenchmarkMobileNetV2ONNX runs torchvision's mobilenet_v2 exported to ONNX
+// (depthwise convolutions and Clip(0, 6) epilogues).
+func BenchmarkMobileNetV2ONNX(b *testing.B) {
+	benchONNX(b, "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx", 1, 3, 224, 224)
+}
+
+// BenchmarkResNeXtBlockONNX runs torchvision resnext50_32x4d's layer1[1]
+// (1×1, grouped 3×3 with 32 groups of 4 channels, 1×1, residual add)
+// exported to ONNX, on a 256×56×56 input.
+func BenchmarkResNeXtBlockONNX(b *testing.B) {
+	benchONNX(b, "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx", 1, 256, 56, 56)
+}
+
+// resnextBlock builds the same block with BatchNorm kept as nodes.
+func resnextBlock(tb testing.TB) *canon.Graph {
+	b := newNetBuilder("x", 1, 256, 56, 56)
+	y := b.relu(b.bn(b.conv("x", 256, 128, 1, 1, 0, 1, false), 128))
+	y = b.relu(b.bn(b.conv(y, 128, 128, 3, 1, 1, 32, false), 128))
+	y = b.bn(b.conv(y, 128, 256, 1, 1, 0, 1, false), 256)
+	return b.finish(tb, b.relu(b.node(&canon.Binary{Fn: canon.Add}, y, "x")))
+}
+
+func BenchmarkResNeXtBlock(b *testing.B) {
+	benchGraph(b, resnextBlock(b), 1, 256, 56, 56)
+}
+
+// BenchmarkORT runs the same ONNX files in ONNX Runtime (the node runner in
+// $MODELBRIDGE_ORT_DIR) with as many threads as GOMAXPROCS, with graph
+// optimizations on and off, so one `go test -bench 'ONNX|ORT'` compares
+// both on the same machine and load. Its ms/op metric is ONNX Runtime's
+// median latency over 20 runs.
+func BenchmarkORT(b *testing.B) {
+	dir := os.Getenv("MODELBRIDGE_ORT_DIR")
+	if dir == "" {
+		b.Skip("skipping: MODELBRIDGE_ORT_DIR is not set")
+	}
+	models := []struct{ name, env, def string }{
+		{"ResNet18", "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx"},
+		{"MobileNetV2", "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx"},
+		{"ResNeXtBlock", "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx"},
+	}
+	for _, m := range models {
+		for _, opt := range []string{"all", "disabled"} {
+			b.Run(m.name+"/"+opt, func(b *testing.B) {
+				path := os.Getenv(m.env)
+				if path == "" {
+					path = m.def
+				}
+				if _, err := os.Stat(path); err != nil {
+					b.Skipf("skipping: %s not found", path)
+				}
+				threads := strconv.Itoa(runtime.GOMAXPROCS(0))
+				out, err := osexec.Command("node", filepath.Join(dir, "run.js"), path, "--random", "1", "--bench", "20", "--threads", threads, "--opt", opt).CombinedOutput()
+				if err != nil {
+					b.Fatalf("onnxruntime: %v\n%s", err, out)
+				}
+				_, after, ok := strings.Cut(string(out), "latency_ms=")
+				if !ok {
+					b.Fatalf("onnxruntime printed no latency:\n%s", out)
+				}
+				ms, err := strconv.ParseFloat(strings.Fields(after)[0], 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(ms, "ms/op")
+			})
+		}
+	}
+}
+
+// BenchmarkConv3x3 times resnet18's 3×3 stride-1 layers alone (Winograd or,
+// with MODELBRIDGE_NO_WINOGRAD=1, im2col).
+func BenchmarkConv3x3(b *testing.B) {
+	for _, c := range []struct{ ch, size int64 }{{64, 56}, {128, 28}, {256, 14}, {512, 7}} {
+		b.Run(fmt.Sprintf("%dx%d", c.ch, c.size), func(b *testing.B) {
+			nb := newNetBuilder("x", 1, c.ch, c.size, c.size)
+			y := nb.relu(nb.conv("x", c.ch, c.ch, 3, 1, 1, 1, true))
+			benchGraph(b, nb.finish(b, y), 1, c.ch, c.size, c.size)
+		})
+	}
 }

@@ -18,22 +18,24 @@ func withMaxMemory(t *testing.T, n int64, f func()) {
 }
 
 // A Conv whose im2col columns are far larger than its input and output
-// is stopped by the budget, with an error naming the node.
+// is stopped by the budget, with an error naming the node. The weights are
+// a graph input: constant weights are pre-packed and their im2col goes
+// straight into the GEMM's panels, without the column matrix.
 func TestMemoryBudgetChargesScratch(t *testing.T) {
 	x := canon.NewFloat32Tensor("x", []int64{1, 4, 64, 64}, make([]float32, 4*64*64))
 	w := canon.NewFloat32Tensor("w", []int64{2, 4, 16, 16}, make([]float32, 2*4*256))
 	w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, 4)
 	op := &canon.Conv{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{8, 8}, PadsEnd: []int64{7, 7}, Group: 1}
-	g := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{w})
+	g := graphOf(op, map[string]*canon.Tensor{"x": x, "w": w}, []string{"x", "w"}, nil)
 	// Input and output are 64 and 32 KB; the columns are 1024 × 4096 floats.
 	withMaxMemory(t, 1<<20, func() {
-		_, err := Run(g, map[string]*canon.Tensor{"x": x})
+		_, err := Run(g, map[string]*canon.Tensor{"x": x, "w": w})
 		if err == nil || !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), `node "`) || !strings.Contains(err.Error(), "--max-memory") {
 			t.Fatalf("want a memory-budget error naming the node, got %v", err)
 		}
 	})
 	withMaxMemory(t, 64<<20, func() {
-		if _, err := Run(g, map[string]*canon.Tensor{"x": x}); err != nil {
+		if _, err := Run(g, map[string]*canon.Tensor{"x": x, "w": w}); err != nil {
 			t.Fatalf("within the budget: %v", err)
 		}
 	})

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -169,6 +170,70 @@ func im2col(g *geom3, x, col []float32, r0, r1 int) {
 	}
 }
 
+// im2colSeg writes columns [j0, j1) of row r of the column matrix (see
+// im2col) into dst.
+func im2colSeg(g *geom3, x []float32, r, j0, j1 int, dst []float32) {
+	inPlane := g.inSize()
+	D, H, W := g.in[0], g.in[1], g.in[2]
+	OH, OW := g.out[1], g.out[2]
+	c, kz, ky, kx := g.tap(r)
+	plane := x[c*inPlane : (c+1)*inPlane]
+	offx := kx*g.d[2] - g.pb[2]
+	lo, hi := validRange(OW, g.s[2], offx, W)
+	sw := g.s[2]
+	for j := j0; j < j1; {
+		oz, rem := j/(OH*OW), j%(OH*OW)
+		oy, ox0 := rem/OW, rem%OW
+		ox1 := min(OW, ox0+j1-j)
+		seg := dst[j-j0 : j-j0+ox1-ox0]
+		j += ox1 - ox0
+		iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
+		iy := oy*g.s[1] - g.pb[1] + ky*g.d[1]
+		if iz < 0 || iz >= D || iy < 0 || iy >= H {
+			clear(seg)
+			continue
+		}
+		src := plane[(iz*H+iy)*W : (iz*H+iy+1)*W]
+		a, b := max(lo, ox0), min(hi, ox1)
+		if a >= b {
+			clear(seg)
+			continue
+		}
+		clear(seg[:a-ox0])
+		clear(seg[b-ox0:])
+		if sw == 1 {
+			copy(seg[a-ox0:b-ox0], src[a+offx:b+offx])
+		} else {
+			for ox := a; ox < b; ox++ {
+				seg[ox-ox0] = src[ox*sw+offx]
+			}
+		}
+	}
+}
+
+// convGemmPacked computes rows r0..r0+mb, columns j..j+nb of one image and
+// group's convolution output into c (row stride ldc) from its packed
+// weights, packing the im2col rows straight into the GEMM's B panels: the
+// column matrix is never materialized.
+func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int) {
+	tp := getPack(min(nb, gemmNC))
+	defer packPool.Put(tp)
+	tmp := *tp
+	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
+	gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) {
+		row := tmp[:nbb]
+		for p := 0; p < kb; p++ {
+			im2colSeg(g, x, pc+p, j+jc, j+jc+nbb, row)
+			for j0 := 0; j0 < nbb; j0 += gemmNR {
+				nr := min(gemmNR, nbb-j0)
+				d := dst[j0*kb+p*gemmNR : j0*kb+(p+1)*gemmNR]
+				copy(d[:nr], row[j0:j0+nr])
+				clear(d[nr:])
+			}
+		}
+	})
+}
+
 // col2im adds rows [r0, r1) of a transposed convolution's column matrix
 // (row (c, kz, ky, kx), one column per input position) into the output
 // planes y, skipping positions cropped by the pads.
@@ -225,7 +290,12 @@ func weightAndBias(x *exec, xin *tensor) (w, b *tensor, err error) {
 	return w, b, nil
 }
 
-func runConv(x *exec, op *canon.Conv) error {
+func runConv(x *exec, op *canon.Conv) error { return runConvEp(x, op, noClamp) }
+
+// runConvEp is Conv followed by its epilogue: bias add and a clamp to
+// [ep.lo, ep.hi] (ReLU, ReLU6, or none), applied to each slab of output as
+// soon as the GEMM has written it, while it is still in cache.
+func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	xin := x.in(0)
 	w, bias, err := weightAndBias(x, xin)
 	if err != nil {
@@ -266,8 +336,21 @@ func runConv(x *exec, op *canon.Conv) error {
 	}
 	if kc == 0 {
 		clear(y.f)
+		for img := 0; img < n; img++ {
+			ep.apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
+		}
 	} else if cing == 1 && coutg == 1 {
-		convDepthwise(g, xin.f, w.f, y.f, n, cout)
+		var bf []float32
+		if bias != nil {
+			bf = bias.f
+		}
+		convDepthwise(g, xin.f, w.f, bf, y.f, n, cout, ep)
+		x.set(0, y)
+		return nil
+	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
+		for img := 0; img < n; img++ {
+			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, ep)
+		}
 	} else {
 		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}
 		tasks := n * groups
@@ -276,23 +359,29 @@ func runConv(x *exec, op *canon.Conv) error {
 			img, gr := task/groups, task%groups
 			xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
 			b := xg
+			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+			if pre != nil && !pointwise {
+				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P)
+				ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
+				return
+			}
 			if !pointwise {
 				b = col
 				im2col(g, xg, col, 0, kc)
 			}
-			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 			if pre != nil {
 				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0)
-				return
+			} else {
+				gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 			}
-			gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
+			ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 		}
 		if groups > 1 && tasks > 1 {
 			// Many small GEMMs: one goroutine per task, each with its own
 			// column buffer.
 			nw := min(runtime.GOMAXPROCS(0), tasks)
 			cols := make([][]float32, nw)
-			if !pointwise {
+			if !pointwise && pre == nil {
 				for i := range cols {
 					cols[i] = x.scratch(kc * P)
 				}
@@ -305,45 +394,115 @@ func runConv(x *exec, op *canon.Conv) error {
 			// Large GEMMs: gonum parallelizes them itself; im2col is split
 			// across workers here.
 			var col []float32
-			if !pointwise {
+			if !pointwise && pre == nil {
 				col = x.scratch(kc * P)
 			}
 			for t := 0; t < tasks; t++ {
 				img, gr := t/groups, t%groups
 				xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
+				if pre != nil && !pointwise {
+					// im2col straight into the GEMM's packed panels.
+					yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+					cb := channelBias(bias, gr*coutg)
+					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
+						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P)
+						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+					})
+					continue
+				}
 				b := xg
 				if !pointwise {
 					parallelFor(kc, P, func(lo, hi int) { im2col(g, xg, col, lo, hi) })
 					b = col
 				}
 				yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+				cb := channelBias(bias, gr*coutg)
 				if pre != nil {
-					gemmPacked(pre[gr], false, P, b, P, yg, P, 0)
+					gemmPackedThen(pre[gr], false, P, b, P, yg, P, 0, func(i, mb, j, nb int) {
+						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+					})
 					continue
 				}
 				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
+				parallelFor(coutg, P, func(lo, hi int) { ep.apply(yg, P, cb, lo, hi, 0, P) })
 			}
 			x.release(col)
 		}
-	}
-	if bias != nil {
-		addChannelBias(y.f, bias.f, n, cout, P)
 	}
 	x.set(0, y)
 	return nil
 }
 
+// clampEp is a convolution's fused activation: outputs are clamped to
+// [lo, hi] after the bias is added.
+type clampEp struct {
+	lo, hi float32
+	clamp  bool
+}
+
+var noClamp = clampEp{}
+
+// channelBias is the bias slice starting at channel c0, or nil.
+func channelBias(bias *tensor, c0 int) []float32 {
+	if bias == nil {
+		return nil
+	}
+	return bias.f[c0:]
+}
+
+// apply adds bias[r] to rows [r0, r1), columns [j0, j1) of the row-major
+// matrix y (row length ld) and clamps them.
+func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int) {
+	if bias == nil && !ep.clamp {
+		return
+	}
+	lo, hi := ep.lo, ep.hi
+	for r := r0; r < r1; r++ {
+		row := y[r*ld+j0 : r*ld+j1]
+		var bv float32
+		if bias != nil {
+			bv = bias[r]
+		}
+		switch {
+		case !ep.clamp:
+			for j := range row {
+				row[j] += bv
+			}
+		case math.IsInf(float64(hi), 1):
+			for j, v := range row {
+				row[j] = max(v+bv, lo)
+			}
+		default:
+			for j, v := range row {
+				row[j] = min(max(v+bv, lo), hi)
+			}
+		}
+	}
+}
+
 // convDepthwise handles convolutions with one input and one output channel
 // per group directly: a GEMM with K = kernel size would be all overhead.
-func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
+func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
+	// 2-D 3×3 kernels with unit dilation and horizontal stride run whole
+	// output rows through the vector kernel.
+	row3 := D == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && (g.s[2] == 1 || g.s[2] == 2)
 	parallelFor(n*c, P*K, func(p0, p1 int) {
 		for p := p0; p < p1; p++ {
 			ch := p % c
 			src := x[p*inP : (p+1)*inP]
 			dst := y[p*P : (p+1)*P]
+			if row3 {
+				var bv float32
+				if bias != nil {
+					bv = bias[ch]
+				}
+				depthwise3(g, src, w[ch*9:ch*9+9], bv, dst)
+				ep.apply(dst, P, nil, 0, 1, 0, P)
+				continue
+			}
 			clear(dst)
 			for kr := 0; kr < K; kr++ {
 				kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
@@ -379,8 +538,79 @@ func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
 					}
 				}
 			}
+			var cb []float32
+			if bias != nil {
+				cb = bias[ch : ch+1]
+			}
+			ep.apply(dst, P, cb, 0, 1, 0, P)
 		}
 	})
+}
+
+// depthwise3 computes one plane of a 2-D 3×3 depthwise convolution with
+// unit dilation and horizontal stride (any vertical stride): each output
+// row starts at the bias and gets each valid kernel row's three taps, the
+// interior by depthRow3, the padded edges one by one.
+func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
+	H, W := g.in[1], g.in[2]
+	OH, OW := g.out[1], g.out[2]
+	px, sw := g.pb[2], g.s[2]
+	// Outputs [lo, hi) have all three taps inside the row.
+	lo := min((px+sw-1)/sw, OW)
+	hi := lo
+	if W-3+px >= 0 {
+		hi = max(lo, min(OW, (W-3+px)/sw+1))
+	}
+	for oy := 0; oy < OH; oy++ {
+		drow := dst[oy*OW : (oy+1)*OW]
+		for i := range drow {
+			drow[i] = bias
+		}
+		for ky := 0; ky < 3; ky++ {
+			iy := oy*g.s[1] - g.pb[1] + ky
+			if iy < 0 || iy >= H {
+				continue
+			}
+			srow := src[iy*W : (iy+1)*W]
+			wk := w[ky*3 : ky*3+3]
+			if hi > lo && sw == 1 {
+				depthRow3(srow[lo-px:hi-px+2], wk, drow[lo:hi])
+			} else if hi > lo {
+				depthRow3s2(srow[lo*2-px:(hi-1)*2-px+3], wk, drow[lo:hi])
+			}
+			for ox := 0; ox < OW; ox++ {
+				if ox == lo && hi > lo {
+					ox = hi - 1
+					continue
+				}
+				for kx := 0; kx < 3; kx++ {
+					if ix := ox*sw - px + kx; ix >= 0 && ix < W {
+						drow[ox] += wk[kx] * srow[ix]
+					}
+				}
+			}
+		}
+	}
+}
+
+// depthRow3s2 is depthRow3 for horizontal stride 2: dst[i] gets the taps
+// at src[2i], src[2i+1] and src[2i+2].
+func depthRow3s2(src, w, dst []float32) {
+	w0, w1, w2 := w[0], w[1], w[2]
+	src = src[:2*len(dst)+1]
+	for i := range dst {
+		s := src[2*i : 2*i+3 : 2*i+3]
+		dst[i] += w0*s[0] + w1*s[1] + w2*s[2]
+	}
+}
+
+// depthRow3Go is depthRow3 in portable code.
+func depthRow3Go(src, w, dst []float32) {
+	w0, w1, w2 := w[0], w[1], w[2]
+	src = src[:len(dst)+2]
+	for i := range dst {
+		dst[i] += w0*src[i] + w1*src[i+1] + w2*src[i+2]
+	}
 }
 
 func addChannelBias(y, b []float32, n, c, p int) {

@@ -114,6 +114,16 @@ func TestConvMatchesNaive(t *testing.T) {
 		{xs: []int{1, 2, 1, 2}, ws: []int{3, 2, 5, 5}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{3, 4}, pe: []int{2, 4}, group: 1, bias: false},
 		{xs: []int{1, 3, 2, 1}, ws: []int{3, 1, 3, 5}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 3}, pe: []int{1, 3}, group: 3, bias: true}, // depthwise
 		{xs: []int{1, 3, 2, 1}, ws: []int{3, 1, 3, 5}, st: []int{1, 2}, dl: []int{1, 2}, pb: []int{1, 5}, pe: []int{1, 5}, group: 3, bias: true}, // depthwise, strided
+		// 3×3 depthwise through the row kernel: vector interior, scalar
+		// remainder and padded edges, vertical stride, inputs narrower
+		// than the kernel.
+		{xs: []int{2, 5, 13, 21}, ws: []int{5, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 5, bias: true},
+		{xs: []int{1, 4, 9, 19}, ws: []int{4, 1, 3, 3}, st: []int{2, 1}, dl: []int{1, 1}, pb: []int{0, 2}, pe: []int{1, 0}, group: 4, bias: true},
+		{xs: []int{1, 3, 6, 17}, ws: []int{3, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{0, 0}, pe: []int{0, 0}, group: 3, bias: false},
+		{xs: []int{1, 2, 4, 2}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 3}, pe: []int{1, 2}, group: 2, bias: true},
+		{xs: []int{2, 3, 12, 23}, ws: []int{3, 1, 3, 3}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 3, bias: true},
+		{xs: []int{1, 2, 7, 14}, ws: []int{2, 1, 3, 3}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{0, 0}, pe: []int{1, 1}, group: 2, bias: false},
+		{xs: []int{1, 2, 5, 3}, ws: []int{2, 1, 3, 3}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{1, 2}, pe: []int{1, 2}, group: 2, bias: true},
 	}
 	r := rand.New(rand.NewSource(1))
 	for i, c := range cases {

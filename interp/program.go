@@ -71,6 +71,8 @@ type step struct {
 	// packed caches the weight matrices of a constant input, packed for
 	// the GEMM kernel on first use (one per group).
 	packed []*packedA
+	// wino caches a 3×3 convolution's Winograd-transformed weights.
+	wino []*packedA
 	// f64 is how the kernel meets float64 inputs; outDT is each output's
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode
@@ -191,6 +193,8 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 			p.consts[s.out[0]] = t
 		}
 	}
+	p.fuseConvEpilogues(keep)
+	keep = append(keep, make([]bool, p.slots-len(keep))...)
 	last := make([]int, p.slots)
 	for i := range last {
 		last[i] = -1

@@ -141,6 +141,13 @@ func newPackedA(ta bool, m, k int, alpha float32, a []float32, lda int) *packedA
 // gemmPacked is gemm with a pre-packed A, using all cores for large
 // products.
 func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+	gemmPackedThen(pa, tb, n, b, ldb, c, ldc, beta, nil)
+}
+
+// gemmPackedThen is gemmPacked calling then(i, mb, j, nb) on each finished
+// slab of C (rows i..i+mb, columns j..j+nb) on the goroutine that computed
+// it, so an epilogue meets the slab while it is still in cache.
+func gemmPackedThen(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32, then func(i, mb, j, nb int)) {
 	m, k := pa.m, pa.k
 	if m == 0 || n == 0 {
 		return
@@ -151,6 +158,9 @@ func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, 
 			bj = b[j*ldb:]
 		}
 		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta)
+		if then != nil {
+			then(i, mb, j, nb)
+		}
 	})
 }
 
@@ -181,6 +191,15 @@ func scaleC(m, n int, c []float32, ldc int, beta float32) {
 // gemmCore runs the blocked loops; panelA returns the packed rows
 // ic..ic+mb of op(A)·alpha for k-slice pc..pc+kb.
 func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32) {
+	gemmCoreP(m, n, k, c, ldc, beta, panelA, func(pc, jc, kb, nb int, dst []float32) {
+		packB(tb, b, ldb, pc, jc, kb, nb, dst)
+	})
+}
+
+// gemmCoreP is gemmCore with B supplied already packed: panelB writes rows
+// pc..pc+kb, columns jc..jc+nb of op(B) as packB lays them out, so B need
+// never exist as a matrix (a convolution packs its im2col rows directly).
+func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32)) {
 	scaleC(m, n, c, ldc, beta)
 	if k == 0 {
 		return
@@ -193,7 +212,7 @@ func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, 
 		nb := min(gemmNC, n-jc)
 		for pc := 0; pc < k; pc += gemmKC {
 			kb := min(gemmKC, k-pc)
-			packB(tb, b, ldb, pc, jc, kb, nb, bufB)
+			panelB(pc, jc, kb, nb, bufB)
 			for ic := 0; ic < m; ic += gemmMC {
 				mb := min(gemmMC, m-ic)
 				bufA := panelA(pc, ic, mb, kb)

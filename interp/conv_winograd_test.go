@@ -1,0 +1,90 @@
+package interp
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// conv3x3F64 is a direct 3×3 stride-1 convolution in float64.
+func conv3x3F64(x []float32, cin, h, w int, k []float32, cout, pad int) []float64 {
+	oh, ow := h+2*pad-2, w+2*pad-2
+	y := make([]float64, cout*oh*ow)
+	for co := 0; co < cout; co++ {
+		for oy := 0; oy < oh; oy++ {
+			for ox := 0; ox < ow; ox++ {
+				var s float64
+				for ci := 0; ci < cin; ci++ {
+					for ky := 0; ky < 3; ky++ {
+						for kx := 0; kx < 3; kx++ {
+							iy, ix := oy+ky-pad, ox+kx-pad
+							if iy >= 0 && iy < h && ix >= 0 && ix < w {
+								s += float64(x[(ci*h+iy)*w+ix]) * float64(k[((co*cin+ci)*3+ky)*3+kx])
+							}
+						}
+					}
+				}
+				y[(co*oh+oy)*ow+ox] = s
+			}
+		}
+	}
+	return y
+}
+
+// The Winograd path's error against a float64 direct convolution stays
+// within a small multiple of the float32 direct (im2col) path's own error.
+func TestWinogradErrorBound(t *testing.T) {
+	if !hasFMA {
+		t.Skip("skipping: the Winograd path needs the AVX2/FMA GEMM kernel")
+	}
+	old := winogradMinChannels
+	winogradMinChannels = 16
+	defer func() { winogradMinChannels = old }()
+	for _, c := range []struct{ cin, cout, h, w, pad int }{
+		{16, 16, 9, 11, 1}, {32, 24, 14, 14, 1}, {64, 32, 13, 8, 0},
+	} {
+		r := rand.New(rand.NewSource(int64(c.cin*c.h + c.pad)))
+		x := randTensor(r, "x", 1, c.cin, c.h, c.w)
+		wt := randTensor(r, "w", c.cout, c.cin, 3, 3)
+		wt.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, 4)
+		p := int64(c.pad)
+		op := &canon.Conv{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{p, p}, PadsEnd: []int64{p, p}, Group: 1}
+		g := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{wt})
+		want := conv3x3F64(floats(t, x), c.cin, c.h, c.w, floats(t, wt), c.cout, c.pad)
+		maxErr := func(wino bool) (e, scale float64) {
+			useWinograd = wino
+			defer func() { useWinograd = true }()
+			prog, err := New(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := prog.Run(map[string]*canon.Tensor{"x": x}); err != nil {
+				t.Fatal(err)
+			}
+			if used := prog.steps[0].wino != nil; used != wino {
+				t.Fatalf("%+v: Winograd path used = %v, want %v", c, used, wino)
+			}
+			out, err := prog.Run(map[string]*canon.Tensor{"x": x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := floats(t, out["y"])
+			if len(got) != len(want) {
+				t.Fatalf("%+v: %d outputs, want %d", c, len(got), len(want))
+			}
+			for i, v := range got {
+				e = max(e, math.Abs(float64(v)-want[i]))
+				scale = max(scale, math.Abs(want[i]))
+			}
+			return e, scale
+		}
+		we, scale := maxErr(true)
+		de, _ := maxErr(false)
+		t.Logf("%+v: max |y| %.3g, max error Winograd %.3g, direct %.3g", c, scale, we, de)
+		if we > 4*de+1e-6*scale || we > 1e-5*scale {
+			t.Errorf("%+v: Winograd error %.3g (direct %.3g, max |y| %.3g)", c, we, de, scale)
+		}
+	}
+}

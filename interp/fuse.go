@@ -1,0 +1,182 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// fuseEpilogues turns fuseConvEpilogues on (tests compare both ways).
+var fuseEpilogues = true
+
+// fuseConvEpilogues folds, at plan time, what follows a float32 Conv with
+// constant weights into the Conv's own epilogue: a BatchNormalization with
+// constant parameters (folded into the weights and bias, as ONNX Runtime
+// does), then a Relu or a Clip with constant bounds (applied to each output
+// slab as the GEMM finishes it). Only values read by nothing else are
+// fused away; keep marks the graph outputs.
+func (p *Program) fuseConvEpilogues(keep []bool) {
+	if !fuseEpilogues {
+		return
+	}
+	uses := make([]int, p.slots)
+	for _, s := range p.steps {
+		for _, id := range s.in {
+			if id >= 0 {
+				uses[id]++
+			}
+		}
+	}
+	// consumer[slot] is the index of the one step reading slot.
+	consumer := make([]int, p.slots)
+	for i, s := range p.steps {
+		for _, id := range s.in {
+			if id >= 0 {
+				consumer[id] = i
+			}
+		}
+	}
+	dead := make([]bool, len(p.steps))
+	for i, s := range p.steps {
+		conv, ok := s.node.Op.(*canon.Conv)
+		if !ok || dead[i] || !p.f32Consts(s.in[1:]) || !p.fusibleOut(s, uses, keep) {
+			continue
+		}
+		w := p.consts[s.in[1]]
+		cout := w.shape[0]
+		var bias []float32
+		if len(s.in) > 2 && s.in[2] >= 0 {
+			if bias = p.consts[s.in[2]].f; len(bias) != cout {
+				continue
+			}
+		}
+		next := consumer[s.out[0]]
+		ns := p.steps[next]
+		var (
+			scale, shift []float32
+			ep           = noClamp
+			last         = s
+			absorbed     []int
+		)
+		if bn, ok := ns.node.Op.(*canon.BatchNorm); ok && ns.in[0] == s.out[0] && len(ns.in) == 5 && p.f32Consts(ns.in[1:]) && p.fusibleOut(ns, nil, nil) {
+			if scale, shift = foldBN(p, ns.in[1:], bn.Epsilon, cout); scale != nil {
+				absorbed, last = append(absorbed, next), ns
+			}
+		}
+		if last.out[0] >= 0 && uses[last.out[0]] == 1 && !keep[last.out[0]] {
+			as := p.steps[consumer[last.out[0]]]
+			if e, ok := p.clampOf(as); ok && as.in[0] == last.out[0] && p.fusibleOut(as, nil, nil) {
+				ep, absorbed, last = e, append(absorbed, consumer[last.out[0]]), as
+			}
+		}
+		if len(absorbed) == 0 {
+			continue // a plain Conv: its kernel already adds the bias
+		}
+		fs := &step{node: s.node, in: []int{s.in[0], s.in[1], -1}, out: last.out, f64: s.f64, outDT: last.outDT}
+		if scale != nil {
+			wf := make([]float32, len(w.f))
+			per := len(w.f) / cout
+			nb := make([]float32, cout)
+			for o := 0; o < cout; o++ {
+				for k := o * per; k < (o+1)*per; k++ {
+					wf[k] = w.f[k] * scale[o]
+				}
+				var b float32
+				if bias != nil {
+					b = bias[o]
+				}
+				nb[o] = b*scale[o] + shift[o]
+			}
+			fs.in[1] = p.addConst(&tensor{dt: canon.Float32, shape: w.shape, f: wf})
+			fs.in[2] = p.addConst(&tensor{dt: canon.Float32, shape: []int{cout}, f: nb})
+		} else if bias != nil {
+			fs.in[2] = s.in[2]
+		}
+		fs.run = func(x *exec) error { return runConvEp(x, conv, ep) }
+		p.steps[i] = fs
+		for _, j := range absorbed {
+			dead[j] = true
+		}
+	}
+	kept := p.steps[:0]
+	for i, s := range p.steps {
+		if !dead[i] {
+			kept = append(kept, s)
+		}
+	}
+	p.steps = kept
+}
+
+// fusibleOut reports a step with one float32 output that only one later
+// step reads (when uses is given) and that is no graph output.
+func (p *Program) fusibleOut(s *step, uses []int, keep []bool) bool {
+	if len(s.out) != 1 || s.out[0] < 0 || len(s.outDT) != 1 || s.outDT[0] != canon.Float32 {
+		return false
+	}
+	if uses != nil && (uses[s.out[0]] != 1 || keep[s.out[0]]) {
+		return false
+	}
+	return true
+}
+
+// f32Consts reports that every present slot holds a float32 constant.
+func (p *Program) f32Consts(slots []int) bool {
+	for _, id := range slots {
+		if id >= 0 && (p.consts[id] == nil || p.consts[id].dt != canon.Float32) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldBN returns BatchNorm's per-channel scale and shift, or nil when its
+// parameters do not have one value per channel.
+func foldBN(p *Program, params []int, eps float32, c int) (scale, shift []float32) {
+	var ps [4][]float32
+	for k, id := range params {
+		if id < 0 || len(p.consts[id].f) != c {
+			return nil, nil
+		}
+		ps[k] = p.consts[id].f
+	}
+	scale, shift = make([]float32, c), make([]float32, c)
+	for i := range c {
+		s := float64(ps[0][i]) / math.Sqrt(float64(ps[3][i])+float64(eps))
+		scale[i] = float32(s)
+		shift[i] = float32(float64(ps[1][i]) - float64(ps[2][i])*s)
+	}
+	return scale, shift
+}
+
+// clampOf recognizes Relu and Clip with constant bounds.
+func (p *Program) clampOf(s *step) (clampEp, bool) {
+	switch op := s.node.Op.(type) {
+	case *canon.Unary:
+		if op.Fn == canon.Relu && len(s.in) == 1 {
+			return clampEp{lo: 0, hi: float32(math.Inf(1)), clamp: true}, true
+		}
+	case *canon.Clip:
+		ep := clampEp{lo: op.Min, hi: op.Max, clamp: true}
+		for k, dst := range []*float32{&ep.lo, &ep.hi} {
+			if k+1 >= len(s.in) || s.in[k+1] < 0 {
+				continue
+			}
+			t := p.consts[s.in[k+1]]
+			if t == nil || t.dt != canon.Float32 || len(t.f) != 1 {
+				return clampEp{}, false
+			}
+			*dst = t.f[0]
+		}
+		if math.IsNaN(float64(ep.lo)) || math.IsNaN(float64(ep.hi)) || ep.lo > ep.hi {
+			return clampEp{}, false
+		}
+		return ep, true
+	}
+	return clampEp{}, false
+}
+
+func (p *Program) addConst(t *tensor) int {
+	p.consts = append(p.consts, t)
+	p.slots++
+	return p.slots - 1
+}
