@@ -45,7 +45,7 @@ func TestTruncatedWhileMapped(t *testing.T) {
 	in := filepath.Join(dir, "big.safetensors")
 	bigSafetensors(t, in, 64<<20)
 	start := time.Now()
-	if _, stderr, code := runBin(t, "convert", "--quiet", in, filepath.Join(dir, "ok-symbol.json")); code != 0 {
+	if _, stderr, code := runBin(t, "convert", "--quiet", in, filepath.Join(dir, "ok.pt")); code != 0 {
 		t.Fatalf("converting the intact file: %s", stderr)
 	}
 	full := time.Since(start)
@@ -54,7 +54,7 @@ func TestTruncatedWhileMapped(t *testing.T) {
 	for i := 1; i <= tries; i++ {
 		bigSafetensors(t, in, 64<<20)
 		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-		cmd := exec.CommandContext(ctx, modelbridgeBin, "convert", "--quiet", in, filepath.Join(dir, "out-symbol.json"))
+		cmd := exec.CommandContext(ctx, modelbridgeBin, "convert", "--quiet", in, filepath.Join(dir, "out.pt"))
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

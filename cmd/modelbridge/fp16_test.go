@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestConvertFP16TinyConvnet(t *testing.T) {
 	}
 	code, stdout, _ = cli(t, "inspect", half)
 	if code != 0 || !strings.Contains(stdout, "f16 ") || strings.Contains(stdout, "f32      ") ||
-		!strings.Contains(stdout, "input                    f32") || !strings.Contains(stdout, "Cast                     2") {
+		!strings.Contains(stdout, "input                    f32") || !regexp.MustCompile(`(?m)^\s*Cast\s+2\b`).MatchString(stdout) {
 		t.Fatalf("inspect of the float16 model: weights should be f16 and the inputs f32:\n%s", stdout)
 	}
 	checkFP16(t, tinyModel, half)

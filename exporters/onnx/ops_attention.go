@@ -116,13 +116,17 @@ func writeAttention(b *builder, n *canon.Node) error {
 		qHeads, ok1 = b.knownSize(q, 1)
 		kvHeads, ok2 = b.knownSize(k, 1)
 		if !ok1 || !ok2 {
-			return b.opError(n, "writing Attention below opset 23 needs the head counts of Q and K (axis 1), which are unknown; give the inputs full shapes")
+			// Head counts known only at run time: the expansion's MatMuls
+			// broadcast K and V over Q's heads, which is exact when the
+			// counts are equal or K has one head, and fails loudly in the
+			// runtime otherwise (grouped heads need known counts).
+			qHeads, kvHeads = 0, 0
 		}
 		headSize, _ = b.knownSize(q, 3)
 		vHeadSize, _ = b.knownSize(v, 3)
 	}
-	if headSize <= 0 {
-		return b.opError(n, "writing Attention below opset 23 needs Q's head size, which is unknown; give the inputs full shapes")
+	if headSize <= 0 && qHeads != kvHeads {
+		return b.opError(n, "writing grouped-query Attention below opset 23 needs Q's head size, which is unknown; give the inputs full shapes")
 	}
 	if pk := in(n, canon.AttnPastKey); pk != "" {
 		k = b.step(n, "Concat", "present_key", out(canon.AttnPresentKey), []string{pk, k}, attrInt("axis", 2))
@@ -152,14 +156,24 @@ func writeAttention(b *builder, n *canon.Node) error {
 		}
 		k, v = repeat(k, "k", headSize), repeat(v, "v", vHeadSize)
 	}
-	scale := float64(op.Scale)
-	if scale == 0 {
-		scale = 1 / math.Sqrt(float64(headSize))
-	}
 	scalar := func(suffix string, x float64) (string, error) { return b.activationScalar(n, dt, suffix, float32(x)) }
-	scaleName, err := scalar("scale", scale)
-	if err != nil {
-		return err
+	var scaleName string
+	switch scale := float64(op.Scale); {
+	case scale == 0 && headSize <= 0:
+		// The head size is known only at run time: 1/sqrt(E) from Q's shape.
+		shape := b.step(n, "Shape", "q_shape", "", []string{q})
+		e := b.step(n, "Gather", "head_size", "", []string{shape, b.i64Param(n, "head_axis", []int64{3})})
+		ef := b.castTo(n, e, dt, "head_size_float")
+		root := b.step(n, "Sqrt", "head_size_sqrt", "", []string{ef})
+		scaleName = b.step(n, "Reciprocal", "scale", "", []string{root})
+	default:
+		if scale == 0 {
+			scale = 1 / math.Sqrt(float64(headSize))
+		}
+		var err error
+		if scaleName, err = scalar("scale", scale); err != nil {
+			return err
+		}
 	}
 	mode := op.QKOutputMode
 	qkOut := func(m int64) string {

@@ -163,6 +163,11 @@ func withNative(opsets []int, native int) []int {
 	return append(out, native)
 }
 
+// ortLacksKernel names ops whose newest ONNX version (from the opset
+// given) ONNX Runtime 1.30 registers no CPU kernel for, so it refuses the
+// files; the exporter writes them as the spec defines.
+var ortLacksKernel = map[string]int{"RoiAlign": 22, "MaxRoiPool": 22}
+
 // TestEveryKind walks each registered kind's example graph through the
 // exporter at the swept opsets (and each entry's native one), runs the models in ONNX
 // Runtime and compares with the interpreter; kinds declared unsupported
@@ -190,6 +195,10 @@ func TestEveryKind(t *testing.T) {
 				continue
 			}
 			label := fmt.Sprintf("%s@%d", d.Kind, opset)
+			if since, ok := ortLacksKernel[d.Kind]; ok && opset >= since {
+				t.Logf("%s: not run, ONNX Runtime 1.30 has no kernel for %s-%d", label, d.Kind, since)
+				continue
+			}
 			if j := addInterpJob(t, g, opset, filepath.Join(tmp, label), label, len(jobs)); j != nil {
 				jobs = append(jobs, j)
 				written++
