@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,25 +25,58 @@ import (
 const bombRSS = 100 << 20
 
 // runMeasured runs the command and returns stderr, the exit status, the
-// peak RSS and the time taken.
+// peak RSS and the time taken. The command runs under a small copy of this
+// test binary (see rssRunner): Linux carries a process's peak RSS across
+// exec, and Go starts children from its own address space, so a child
+// started directly would report this whole test process's peak.
 func runMeasured(t *testing.T, args ...string) (string, int, int64, time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, modelbridgeBin, args...)
+	rssFile := filepath.Join(t.TempDir(), "rss")
+	cmd := exec.Command(os.Args[0], append([]string{modelbridgeBin}, args...)...)
+	cmd.Env = append(os.Environ(), rssRunnerEnv+"="+rssFile)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
 	cmd.Run()
 	took := time.Since(start)
-	if ctx.Err() != nil {
+	b, err := os.ReadFile(rssFile)
+	if err != nil {
+		t.Fatalf("%v: the measuring runner reported nothing: %v\n%s", args, err, stderr.String())
+	}
+	if strings.TrimSpace(string(b)) == "timeout" {
 		t.Fatalf("%v: still running after %v", args, runTimeout)
+	}
+	rss, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatalf("%v: runner wrote %q", args, b)
+	}
+	return stderr.String(), cmd.ProcessState.ExitCode(), rss, took
+}
+
+// rssRunnerEnv names the file a measuring runner writes the child's peak
+// RSS (bytes) to; its presence makes TestMain act as the runner.
+const rssRunnerEnv = "MODELBRIDGE_RSS_RUNNER"
+
+// rssRunner runs os.Args[1:] with the caller's stderr, writes the child's
+// peak RSS to file and exits with the child's status. It is started fresh,
+// before any test allocates, so its own small footprint is all the child
+// can inherit.
+func rssRunner(file string) {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[1], os.Args[2:]...)
+	cmd.Stderr = os.Stderr
+	cmd.Run()
+	if ctx.Err() != nil {
+		os.WriteFile(file, []byte("timeout"), 0o644)
+		os.Exit(1)
 	}
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss * 1024
 	}
-	return stderr.String(), cmd.ProcessState.ExitCode(), rss, took
+	os.WriteFile(file, []byte(strconv.FormatInt(rss, 10)), 0o644)
+	os.Exit(cmd.ProcessState.ExitCode())
 }
 
 // deflatedStateDict is a torch.save zip holding one float32 tensor of n

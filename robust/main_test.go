@@ -15,6 +15,9 @@ import (
 var modelbridgeBin string
 
 func TestMain(m *testing.M) {
+	if file := os.Getenv(rssRunnerEnv); file != "" {
+		rssRunner(file)
+	}
 	// MODELBRIDGE_BIN runs the corpus against a given binary (a release, or
 	// an older build to see which cases it fails).
 	if bin := os.Getenv("MODELBRIDGE_BIN"); bin != "" {
