@@ -153,6 +153,9 @@ func im2col(g *geom3, x, col []float32, r0, r1 int) {
 				src := plane[(iz*H+iy)*W : (iz*H+iy+1)*W]
 				clear(dst[:lo])
 				clear(dst[hi:])
+				if lo >= hi { // the tap misses the row (kernel wider than the padded input)
+					continue
+				}
 				if g.s[2] == 1 {
 					copy(dst[lo:hi], src[lo+offx:hi+offx])
 				} else {
@@ -347,6 +350,9 @@ func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
 				wv := w[ch*K+kr]
 				offx := kx*g.d[2] - g.pb[2]
 				lo, hi := validRange(OW, g.s[2], offx, W)
+				if lo >= hi { // the tap misses every row (kernel wider than the padded input)
+					continue
+				}
 				sw := g.s[2]
 				for oz := 0; oz < OD; oz++ {
 					iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
