@@ -53,8 +53,9 @@ add(["convnext_tiny", "convnext_small", "convnext_base", "convnext_large"])
 add(["vit_b_16", "vit_l_16", "vit_b_32", "vit_l_32"], (1, 3, 64, 64), image_size=64)
 add(["vit_h_14"], (1, 3, 56, 56), image_size=56)
 add(["swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s", "swin_v2_b"])
-# MaxViT's windows must tile every stage: 64x64 with 2x2 partitions.
-add(["maxvit_t"], (1, 3, 64, 64), input_size=(64, 64), partition_size=2)
+# MaxViT's 7x7 windows must tile every stage and its builder fixes them:
+# 224x224.
+add(["maxvit_t"], (1, 3, 224, 224))
 add(["fcn_resnet50", "fcn_resnet101", "deeplabv3_resnet50", "deeplabv3_resnet101",
      "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"], num_classes=5, weights_backbone=None)
 add(["r3d_18", "mc3_18", "r2plus1d_18"], (1, 3, 4, 32, 32))
