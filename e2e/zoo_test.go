@@ -278,7 +278,9 @@ func (z *zooModel) viaONNX(t *testing.T, g *canon.Graph) error {
 		return err
 	}
 	out := filepath.Join(tmp, "out")
-	if msg, err := exec.Command("node", z.runner, p, "--inputs", in, "--out", out).CombinedOutput(); err != nil {
+	run := exec.Command("node", z.runner, p, "--inputs", in, "--out", out)
+	run.Dir = tmp // a model over 2 GiB keeps its weights beside it (external data), found from here
+	if msg, err := run.CombinedOutput(); err != nil {
 		return fmt.Errorf("ONNX Runtime: %v: %s", err, lastLine(string(msg)))
 	}
 	got, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(0)))
