@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // ReadOptions tune an importer. Fields a format does not use are ignored.
@@ -25,8 +26,17 @@ type ReadOptions struct {
 	// Key selects the state dict inside a checkpoint (PyTorch).
 	Key string
 	// InputShapes overrides or fills input shapes, by input name or by
-	// position ("#0" is the first graph input); see ShapeFor.
+	// position ("#0" is the first graph input); see ShapeFor. A symbolic
+	// dimension is -1 here and named in DimNames.
 	InputShapes map[string][]int64
+	// DimNames names the symbolic dimensions of InputShapes (same keys,
+	// then axis), e.g. N in --input-shape x=N,3,224,224.
+	DimNames map[string]map[int]string
+	// DynamicBatch makes axis 0 of every input the symbolic dim "batch".
+	DynamicBatch bool
+	// IgnoreCRC reads zip entries whose CRC-32 does not match (a damaged
+	// PyTorch file the user wants anyway); by default they are refused.
+	IgnoreCRC bool
 }
 
 // ShapeFor returns the shape given for graph input number index, named name.
@@ -54,9 +64,14 @@ func (o ReadOptions) UnknownShapeKeys(inputs []string) []string {
 	return out
 }
 
+// OpsetAuto, as WriteOptions.Opset, asks for the lowest opset that
+// expresses the graph.
+const OpsetAuto = -1
+
 // WriteOptions tune an exporter. Fields a format does not use are ignored.
 type WriteOptions struct {
-	// Opset is the ONNX opset to target; 0 means the exporter's default.
+	// Opset is the ONNX opset to target; 0 means the exporter's default,
+	// OpsetAuto the lowest opset that expresses the graph.
 	Opset int
 	// ExternalData asks for weights in a separate file beside the model.
 	ExternalData bool
@@ -159,6 +174,7 @@ func RegisterExporter(exp *Exporter) {
 			panic("formats: exporter " + exp.Name + " registered twice")
 		}
 	}
+	exp.Write = refusingInvalidNames(exp.Write)
 	exporters = append(exporters, exp)
 }
 
@@ -271,10 +287,31 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 	if err != nil {
 		return nil, imp, err
 	}
+	if opts.DynamicBatch {
+		// Read again with axis 0 of every input symbolic, so that the
+		// importer computes what depends on the batch size at run time
+		// instead of folding the file's size in.
+		first := opts
+		first.DynamicBatch = false
+		if err := resolveInputDims(g, first); err != nil {
+			g.Close()
+			return nil, imp, fmt.Errorf("%s: %w", path, err)
+		}
+		opts = batchOptions(g, opts)
+		g.Close()
+		if g, err = imp.Read(path, opts); err != nil {
+			return nil, imp, err
+		}
+	}
+	if err := resolveInputDims(g, opts); err != nil {
+		g.Close()
+		return nil, imp, fmt.Errorf("%s: %w", path, err)
+	}
 	if err := g.Validate(); err != nil {
 		g.Close()
 		return nil, imp, fmt.Errorf("%s: %w", path, err)
 	}
+	completeOutputDims(g)
 	return g, imp, nil
 }
 
@@ -311,18 +348,11 @@ func namesLocked[T interface{ *Importer | *Exporter }](list []T) []string {
 }
 
 func readHead(path string, n int) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a model file", path)
-	}
 	buf := make([]byte, n)
 	k, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {

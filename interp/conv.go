@@ -153,10 +153,10 @@ func im2col(g *geom3, x, col []float32, r0, r1 int) {
 				src := plane[(iz*H+iy)*W : (iz*H+iy+1)*W]
 				clear(dst[:lo])
 				clear(dst[hi:])
-				if lo >= hi { // the tap misses the row (kernel wider than the padded input)
-					continue
-				}
-				if g.s[2] == 1 {
+				if lo >= hi {
+					// Every tap of this row lands in the padding (padding
+					// wider than the input): nothing to copy.
+				} else if g.s[2] == 1 {
 					copy(dst[lo:hi], src[lo+offx:hi+offx])
 				} else {
 					sw := g.s[2]
@@ -350,9 +350,6 @@ func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
 				wv := w[ch*K+kr]
 				offx := kx*g.d[2] - g.pb[2]
 				lo, hi := validRange(OW, g.s[2], offx, W)
-				if lo >= hi { // the tap misses every row (kernel wider than the padded input)
-					continue
-				}
 				sw := g.s[2]
 				for oz := 0; oz < OD; oz++ {
 					iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
@@ -366,7 +363,9 @@ func convDepthwise(g *geom3, x, w, y []float32, n, c int) {
 						}
 						srow := src[(iz*H+iy)*W : (iz*H+iy+1)*W]
 						drow := dst[(oz*OH+oy)*OW : (oz*OH+oy+1)*OW]
-						if sw == 1 {
+						if lo >= hi {
+							// The tap meets only padding in this row.
+						} else if sw == 1 {
 							s := srow[lo+offx : hi+offx]
 							d := drow[lo:hi]
 							for i := range d {

@@ -113,6 +113,12 @@ func TestConvMatchesNaive(t *testing.T) {
 		{xs: []int{1, 3, 2, 2}, ws: []int{3, 1, 7, 7}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{3, 3}, pe: []int{3, 3}, group: 3, bias: true},
 		{xs: []int{1, 2, 2, 3}, ws: []int{4, 2, 7, 7}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{3, 3}, pe: []int{3, 3}, group: 1, bias: true},
 		{xs: []int{1, 2, 3, 2}, ws: []int{2, 1, 5, 5}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{4, 4}, pe: []int{2, 2}, group: 2, bias: false},
+		// Padding wider than the input: some taps meet only padding
+		// (ONNX's pytorch-converted test_Conv1d_pad2size1).
+		{xs: []int{1, 4, 1}, ws: []int{2, 4, 5}, st: []int{1}, dl: []int{1}, pb: []int{2}, pe: []int{2}, group: 1, bias: true},
+		{xs: []int{1, 2, 1, 2}, ws: []int{3, 2, 5, 5}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{3, 4}, pe: []int{2, 4}, group: 1, bias: false},
+		{xs: []int{1, 3, 2, 1}, ws: []int{3, 1, 3, 5}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 3}, pe: []int{1, 3}, group: 3, bias: true}, // depthwise
+		{xs: []int{1, 3, 2, 1}, ws: []int{3, 1, 3, 5}, st: []int{1, 2}, dl: []int{1, 2}, pb: []int{1, 5}, pe: []int{1, 5}, group: 3, bias: true}, // depthwise, strided
 	}
 	r := rand.New(rand.NewSource(1))
 	for i, c := range cases {

@@ -252,6 +252,7 @@ func Run(g *canon.Graph, inputs map[string]*canon.Tensor) (map[string]*canon.Ten
 // match the declared dtype and shape (unknown dimensions accept any size).
 // The result maps each graph output name to a tensor of the declared dtype.
 func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor, error) {
+	p.pool.newRun()
 	vals := make([]*tensor, p.slots)
 	copy(vals, p.consts)
 	defer func() {
@@ -281,6 +282,10 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 		if err := checkInput(in.info, ct); err != nil {
 			return nil, err
 		}
+		if err := p.pool.budget.tryCharge(fmt.Sprintf("input %q", in.info.Name), inputBytes(ct)); err != nil {
+			return nil, err
+		}
+		p.pool.outBytes += inputBytes(ct)
 		t, err := fromCanon(ct, false)
 		if err != nil {
 			return nil, fmt.Errorf("input %q: %v", in.info.Name, err)
@@ -309,6 +314,11 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 		if t == nil {
 			return nil, fmt.Errorf("graph output %q was not computed", o.name)
 		}
+		n := int64(t.size()) * int64(o.dt.Size())
+		if err := p.pool.budget.tryCharge(fmt.Sprintf("output %q", o.name), n); err != nil {
+			return nil, err
+		}
+		p.pool.outBytes += n
 		ct, err := toCanon(t, o.name, o.dt)
 		if err != nil {
 			return nil, err
@@ -323,6 +333,10 @@ func (x *exec) runStep() (err error) {
 		if r := recover(); r != nil {
 			if lim, ok := r.(*limitError); ok {
 				err = fmt.Errorf("%s: %v", nodeName(x.s.node), lim)
+				return
+			}
+			if mem, ok := r.(*memoryError); ok {
+				err = fmt.Errorf("%s: %w", nodeName(x.s.node), mem)
 				return
 			}
 			// Last line of defence: kernels check their inputs, so a panic
@@ -516,10 +530,15 @@ type pool struct {
 	f map[int][][]float32
 	i map[int][][]int64
 	d map[int][][]float64
+	// budget is charged for every new buffer (see MaxMemory).
+	budget *memBudget
+	// outBytes is what the last Run's inputs and outputs hold: outputs
+	// belong to the caller, and both count until the next Run.
+	outBytes int64
 }
 
 func newPool() *pool {
-	return &pool{f: map[int][][]float32{}, i: map[int][][]int64{}, d: map[int][][]float64{}}
+	return &pool{f: map[int][][]float32{}, i: map[int][][]int64{}, d: map[int][][]float64{}, budget: newMemBudget(memoryLimit())}
 }
 
 func (p *pool) getD(n int) []float64 {
@@ -528,6 +547,7 @@ func (p *pool) getD(n int) []float64 {
 		p.d[n] = l[:len(l)-1]
 		return b
 	}
+	p.budget.charge("a buffer of "+fmt.Sprint(n)+" doubles", int64(n)*8)
 	return make([]float64, n)
 }
 
@@ -537,6 +557,7 @@ func (p *pool) getF(n int) []float32 {
 		p.f[n] = l[:len(l)-1]
 		return b
 	}
+	p.budget.charge("a buffer of "+fmt.Sprint(n)+" floats", int64(n)*4)
 	return make([]float32, n)
 }
 
@@ -546,6 +567,7 @@ func (p *pool) getI(n int) []int64 {
 		p.i[n] = l[:len(l)-1]
 		return b
 	}
+	p.budget.charge("a buffer of "+fmt.Sprint(n)+" integers", int64(n)*8)
 	return make([]int64, n)
 }
 
@@ -587,6 +609,10 @@ func (x *exec) packedWeights(k, groups, m, kc int, w []float32) []*packedA {
 	}
 	size := int64(groups) * int64((m+gemmMR-1)/gemmMR*gemmMR) * int64(kc) * 4
 	if x.s.packed == nil && x.p.packedBytes+size > maxPackedBytes {
+		return nil
+	}
+	// Packing is an optimization: without room for it, multiply unpacked.
+	if x.p.pool.budget.tryCharge("packed weights", size) != nil {
 		return nil
 	}
 	x.p.packedBytes += size

@@ -8,9 +8,11 @@ import (
 
 // eliminateNoop removes nodes that return their input unchanged (a view,
 // such as a Reshape, to the same static shape, identity Transpose, zero
-// Pad, a Slice that takes everything, Concat of one input), composes
-// consecutive Transposes into one, and makes a Reshape of a view read the
-// view's input.
+// Pad, a Slice that takes everything, Concat of one input, a Cast to the
+// input's type, a Resize to the same size), cancels pairs (a view of a view
+// back to the original shape, such as Unsqueeze then Squeeze; a widening
+// Cast and the Cast back), composes consecutive Transposes into one, and
+// makes a Reshape of a view read the view's input.
 func eliminateNoop(g *canon.Graph) (bool, error) {
 	if err := g.Infer(); err != nil {
 		return false, err
@@ -50,6 +52,10 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 			noop = len(n.Inputs) == 1 && sameStaticShape(g, x, y) && allOnes(op.Steps)
 		case *canon.Concat:
 			noop = len(n.Inputs) == 1
+		case *canon.Cast:
+			noop, x = castNoop(g, ix, n, op)
+		case *canon.Resize:
+			noop = identityResize(g, n, op)
 		default:
 			if !canon.IsView(n.Op) {
 				break
@@ -60,6 +66,12 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 			if r, ok := op.(*canon.Reshape); ok && !noop && mergeReshape(ix, n, r) {
 				changed = true
 				ix = newIndex(g)
+			}
+			// A view of a view back to the first one's input shape
+			// (Unsqueeze then Squeeze, Flatten then Reshape back) is its
+			// input: views keep the elements in order.
+			if p := ix.producer[x]; !noop && p != nil && !dead[p] && canon.IsView(p.Op) && len(p.Inputs) > 0 && sameStaticShape(g, p.Inputs[0], y) {
+				noop, x = true, p.Inputs[0]
 			}
 		}
 		if noop && forward(ix, y, x) {
@@ -120,6 +132,72 @@ func allOnes(v []int64) bool {
 		if x != 1 {
 			return false
 		}
+	}
+	return true
+}
+
+// castNoop reports a Cast that returns its input's values: a Cast to the
+// type the value already has, or the Cast back after a lossless widening
+// (f32 -> f64 -> f32, i32 -> i64 -> i32); it returns the value to read
+// instead.
+func castNoop(g *canon.Graph, ix *index, n *canon.Node, op *canon.Cast) (bool, string) {
+	x := n.Inputs[0]
+	xv, ok := g.Values[x]
+	if !ok {
+		return false, x
+	}
+	if xv.DType == op.To {
+		return true, x
+	}
+	p := ix.producer[x]
+	if p == nil {
+		return false, x
+	}
+	inner, ok := p.Op.(*canon.Cast)
+	if !ok {
+		return false, x
+	}
+	src, ok := g.Values[p.Inputs[0]]
+	if ok && src.DType == op.To && widens(src.DType, inner.To) {
+		return true, p.Inputs[0]
+	}
+	return false, x
+}
+
+// widens reports that every value of type from is exactly representable in
+// type to.
+func widens(from, to canon.DType) bool {
+	switch from {
+	case canon.Float16, canon.BFloat16:
+		return to == canon.Float32 || to == canon.Float64
+	case canon.Float32:
+		return to == canon.Float64
+	case canon.Int8:
+		return to == canon.Int16 || to == canon.Int32 || to == canon.Int64
+	case canon.Uint8:
+		return to == canon.Int16 || to == canon.Uint16 || to == canon.Int32 || to == canon.Uint32 || to == canon.Int64 || to == canon.Uint64
+	case canon.Int16:
+		return to == canon.Int32 || to == canon.Int64
+	case canon.Uint16:
+		return to == canon.Int32 || to == canon.Uint32 || to == canon.Int64 || to == canon.Uint64
+	case canon.Int32:
+		return to == canon.Int64 || to == canon.Float64
+	case canon.Uint32:
+		return to == canon.Int64 || to == canon.Uint64 || to == canon.Float64
+	}
+	return false
+}
+
+// identityResize reports a Resize whose output has its input's static
+// shape: every coordinate then maps to itself (scale 1), except under
+// tf_half_pixel_for_nn, which maps x to x + 0.5 and so rounds up with the
+// ceil modes.
+func identityResize(g *canon.Graph, n *canon.Node, op *canon.Resize) bool {
+	if !sameStaticShape(g, n.Inputs[0], n.Outputs[0]) {
+		return false
+	}
+	if op.CoordTransform == canon.TFHalfPixelForNN && (op.Nearest == canon.RoundPreferCeil || op.Nearest == canon.Ceil) {
+		return false
 	}
 	return true
 }

@@ -167,6 +167,32 @@ func (s mergeSite) geometry(g *canon.Graph, ix *index) (*mergeGeom, error) {
 	return m, nil
 }
 
+// zerosAdded counts the zero weights and biases merging the site adds
+// (kernels enlarged to the merged size, biases for convs without one); -1
+// when the site cannot be merged.
+func (s mergeSite) zerosAdded(g *canon.Graph, ix *index) int64 {
+	geo, err := s.geometry(g, ix)
+	if err != nil {
+		return -1
+	}
+	var zeros, withBias int64
+	for _, c := range s.convs {
+		w := ix.constant(c.Inputs[1])
+		zeros += w.Shape[0]*w.Shape[1]*canon.NumElements(geo.kernel) - canon.NumElements(w.Shape)
+		if len(c.Inputs) > 2 && c.Inputs[2] != "" {
+			withBias++
+		}
+	}
+	if withBias > 0 {
+		for _, c := range s.convs {
+			if len(c.Inputs) <= 2 || c.Inputs[2] == "" {
+				zeros += ix.constant(c.Inputs[1]).Shape[0]
+			}
+		}
+	}
+	return zeros
+}
+
 // applyMerge rewrites a site into one conv and a Split whose outputs are the
 // original conv outputs. Existing node structs are not modified (the search
 // shares them between candidate graphs). It returns the new conv's output
@@ -302,11 +328,19 @@ func rowMajorStrides(s []int64) []int64 {
 	return st
 }
 
-// MergeParallelConvsPass returns merge_parallel_convs. Unless force is set,
+// MergeParallelConvsPass returns merge_parallel_convs. With force (for tests
+// and experiments) every site is merged, zero-padded ones too. Unless force is set,
 // a site is merged only when the cost model says the merged conv and Split
 // are cheaper than the separate convs (enlarging a 1x1 kernel to 3x3 costs
 // more arithmetic than the launch it saves, except on small tensors).
 func MergeParallelConvsPass(force bool) Pass {
+	return mergeConvsPass(force, !force)
+}
+
+// mergeConvsPass is merge_parallel_convs; with exactOnly it merges only
+// sites whose merged weight holds no added zero (same kernel and pads, and
+// every conv or none with a bias), so the merge never grows the model.
+func mergeConvsPass(force, exactOnly bool) Pass {
 	return Pass{
 		Name: "merge_parallel_convs",
 		Doc:  "merge convs that share an input into one conv + Split",
@@ -320,6 +354,9 @@ func MergeParallelConvsPass(force bool) Pass {
 				nm := newNamer(g)
 				done := false
 				for _, s := range findMergeSites(g, ix) {
+					if exactOnly && s.zerosAdded(g, ix) != 0 {
+						continue
+					}
 					if !force && !mergePays(g, ix, s) {
 						continue
 					}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/compare"
 )
 
 // Options tunes Optimize. The zero value runs the default pipeline without
@@ -14,10 +15,23 @@ import (
 type Options struct {
 	// Passes names the pipeline passes in order; nil means Passes().
 	Passes []string
-	// Search runs the cost-based search after the pipeline.
+	// Search runs the cost-based search after the pipeline; its result,
+	// like every growth rewrite, is kept only when Target measures it
+	// faster (see growthStage).
 	Search bool
-	Alpha  float64 // search: default 1.05
-	Budget int     // search: expansions, default 100
+	// AllowGrowth tries the growth rewrites (regrouping, zero-padded
+	// merging) one by one, each kept only when Target measures the whole
+	// graph faster.
+	AllowGrowth bool
+	// Target times growth candidates (default InterpTarget).
+	Target Target
+	// MaxMeasurements bounds the target timings (default 8).
+	MaxMeasurements int
+	// GrowthProgress, when set, is called before and after each timing
+	// with the timings done and MaxMeasurements.
+	GrowthProgress func(done, total int64)
+	Alpha          float64 // search: default 1.05
+	Budget         int     // search: expansions, default 100
 	// Progress, when set, follows the search: called per expansion with
 	// the expansions done and the budget (see SearchOptions.Progress).
 	Progress func(done, total int64)
@@ -43,10 +57,16 @@ func (o *Options) defaults() {
 		o.Seed = 1
 	}
 	if o.RTol <= 0 {
-		o.RTol = 1e-4
+		o.RTol = compare.DefaultRTol
 	}
 	if o.ATol <= 0 {
-		o.ATol = 1e-5
+		o.ATol = compare.DefaultATol
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 1.05
+	}
+	if o.MaxMeasurements <= 0 {
+		o.MaxMeasurements = 8
 	}
 }
 
@@ -58,8 +78,12 @@ type Report struct {
 	NodesAfter  int           `json:"nodes_after"`
 	Pipeline    PipelineStats `json:"pipeline"`
 	Search      *SearchStats  `json:"search,omitempty"`
-	Verified    bool          `json:"verified"`
-	Elapsed     time.Duration `json:"elapsed_ns"`
+	Growth      *GrowthStats  `json:"growth,omitempty"`
+	// ParamsBefore and ParamsAfter count weight elements.
+	ParamsBefore int64         `json:"params_before"`
+	ParamsAfter  int64         `json:"params_after"`
+	Verified     bool          `json:"verified"`
+	Elapsed      time.Duration `json:"elapsed_ns"`
 }
 
 // Optimize returns an optimized copy of g (g itself is not modified; the
@@ -91,17 +115,34 @@ func optimizeWith(g *canon.Graph, passes []Pass, opts Options, t0 time.Time) (*c
 	if err != nil {
 		return nil, rep, err
 	}
-	if opts.Search {
-		res, st, err := Search(opt, SearchOptions{Alpha: opts.Alpha, Budget: opts.Budget, Progress: opts.Progress})
+	rep.ParamsBefore = ParamCount(orig)
+	if opts.Search || opts.AllowGrowth {
+		var proposal *canon.Graph
+		if opts.Search {
+			res, st, err := Search(opt, SearchOptions{Alpha: opts.Alpha, Budget: opts.Budget, Progress: opts.Progress})
+			if err != nil {
+				return nil, rep, err
+			}
+			if err := res.Validate(); err != nil {
+				return nil, rep, fmt.Errorf("search produced an invalid graph: %w", err)
+			}
+			rep.Search = &st
+			if len(st.Applied) > 0 {
+				proposal = res
+			}
+		}
+		var applied []string
+		if rep.Search != nil {
+			applied = rep.Search.Applied
+		}
+		res, gst, err := growthStage(opt, opts, proposal, applied)
 		if err != nil {
 			return nil, rep, err
 		}
-		if err := res.Validate(); err != nil {
-			return nil, rep, fmt.Errorf("search produced an invalid graph: %w", err)
-		}
-		rep.Search = &st
+		rep.Growth = &gst
 		opt = res
 	}
+	rep.ParamsAfter = ParamCount(opt)
 	if rep.After, err = GraphCost(opt); err != nil {
 		return nil, rep, err
 	}
@@ -138,8 +179,8 @@ func blame(g *canon.Graph, passes []Pass, opts Options, verr error) error {
 	if culprit != "" {
 		return fmt.Errorf("optimized model does not match the original after pass %s: %w", culprit, cerr)
 	}
-	if opts.Search {
-		return fmt.Errorf("optimized model does not match the original after the search (every pipeline pass verified): %w", verr)
+	if opts.Search || opts.AllowGrowth {
+		return fmt.Errorf("optimized model does not match the original after the growth rewrites (every pipeline pass verified): %w", verr)
 	}
 	return fmt.Errorf("optimized model does not match the original: %w", verr)
 }

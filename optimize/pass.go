@@ -26,19 +26,24 @@ type Pass struct {
 
 // Passes lists every pass in the default pipeline order: cleanups first so
 // that folds see through Identity/Dropout, constant folding before the
-// pattern passes that need constant weights, dead code last.
+// pattern passes that need constant weights, dead code last. None of them
+// adds FLOPs, parameters or bytes: rewrites that trade size or arithmetic
+// for fewer launches are GrowthRewrites, run only when asked and kept only
+// when the target measures them faster.
 func Passes() []Pass {
 	return []Pass{
 		{Name: "eliminate_identity", Doc: "remove Identity and inference-mode Dropout nodes", Run: eliminateIdentity},
-		{Name: "eliminate_noop", Doc: "remove views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) to the same static shape, identity Transpose, zero Pad, full Slice and one-input Concat; compose consecutive Transposes and make a Reshape of a view read the view's input", Run: eliminateNoop},
-		{Name: "fold_constants", Doc: "evaluate nodes whose inputs are all constant (including Shape of a static shape) and store the results as initializers (up to 1M elements each)", Run: foldConstants},
+		{Name: "eliminate_noop", Doc: "remove views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) to the same static shape, identity Transpose, zero Pad, full Slice, one-input Concat, Cast to the same type and Resize to the same size; cancel a view of a view back to the original shape (Unsqueeze+Squeeze) and a widening Cast with the Cast back; compose consecutive Transposes and make a Reshape of a view read the view's input", Run: eliminateNoop},
+		{Name: "fuse_pad_conv", Doc: "fold a zero constant Pad of the spatial axes into the pads of the Convs that read it", Run: fusePadConv},
+		{Name: "fold_constants", Doc: "evaluate nodes whose inputs are all constant (including Shape of a static shape and the shape arithmetic after it) and store the results as initializers, unless the result is bigger than the constants it reads (an Expand or Tile of a constant; small integer shape tensors excepted), so the model never grows", Run: foldConstants},
 		{Name: "fold_bn", Doc: "fold BatchNormalization into the preceding Conv, ConvTranspose (group by group), Linear, or MatMul with a constant weight", Run: foldBN},
 		{Name: "fuse_bias_add", Doc: "fold an Add (or Sub) of a per-output-channel constant into the bias of the preceding Conv, ConvTranspose, Linear or constant-weight MatMul", Run: fuseBiasAdd},
 		{Name: "fuse_scale_mul", Doc: "fold a Mul by a per-output-channel constant into the weights and bias of the preceding Conv, ConvTranspose or Linear", Run: fuseScaleMul},
+		{Name: "fold_through_pool", Doc: "fold a per-channel BatchNorm, Mul or Add that follows a MaxPool or AveragePool (global too) into the Conv, ConvTranspose or Linear before the pooling, where it commutes exactly (positive scales through max pooling; no shift through an average that counts padded zeros)", Run: foldThroughPool},
+		{Name: "fold_into_conv_input", Doc: "fold a per-channel BatchNorm, Mul or Add into the Convs that read its output, as a scale of their weights per input channel and a shift of their biases, where exact: every reader is a Conv, without padding when there is a shift (padding would see it); only when the model does not grow", Run: foldIntoConvInput},
 		{Name: "fold_into_norm", Doc: "remove an Add or Mul by a constant in front of a normalization where exact: an added constant that is one value per normalized group (a per-channel bias before InstanceNormalization) cancels in the mean subtraction; a uniform scale s becomes epsilon/s² (and a negated scale for s < 0)", Run: foldIntoNorm},
 		{Name: "sink_transposes", Doc: "push Transposes down through elementwise ops (constants are stored permuted, inputs carrying the same Transpose drop it), Concat, Split, Softmax, ReduceMean and Pad, cancelling or merging them with the Transposes they meet (tf2onnx's NHWC wrappers around convs); a move is made only when it leaves fewer Transposes, or as many moving fewer elements", Run: sinkTransposes},
-		{Name: "merge_parallel_convs", Doc: "merge convs that read the same input (same strides and dilations) into one conv and a Split, enlarging smaller kernels with zeros, where the cost model says it pays; group-1 convs only: a merged grouped conv interleaves its outputs by group, so a Split could not separate them without an extra channel permutation", Run: MergeParallelConvsPass(false).Run},
-		{Name: "regroup_conv", Doc: "rewrite a grouped conv with fewer groups (block-diagonal zero-filled weights) where the cost model says it pays", Run: RegroupConvPass(0, false).Run},
+		{Name: "merge_parallel_convs", Doc: "merge group-1 convs that read the same input with the same kernel size, pads, strides and dilations into one conv and a Split, where the cost model says it pays; only merges that add no zero weight (kernels of other sizes are merged only by the growth rewrites, see --allow-growth)", Run: mergeConvsPass(false, true).Run},
 		{Name: "eliminate_dead", Doc: "remove nodes whose outputs are unused and initializers nobody reads", Run: eliminateDead},
 	}
 }
@@ -63,6 +68,9 @@ func Pipeline(names []string) ([]Pass, error) {
 	for _, name := range names {
 		name = strings.TrimSpace(name)
 		i := slices.IndexFunc(all, func(p Pass) bool { return p.Name == name })
+		if i < 0 && isGrowthRewrite(name) {
+			return nil, fmt.Errorf("%s adds zeros or FLOPs, so it is not a pipeline pass: it runs with --allow-growth or --search and is kept only where the target (--target) measures it faster", name)
+		}
 		if i < 0 {
 			return nil, fmt.Errorf("unknown pass %q (valid passes: %s)", name, strings.Join(PassNames(), ", "))
 		}

@@ -307,7 +307,7 @@ func TestOptimizeDefault(t *testing.T) {
 	y = b.resnextBlock(y, 16, 64, 32, 6)
 	y = b.resnextBlock(y, 16, 64, 32, 6)
 	g := b.output(y)
-	opt, rep, err := Optimize(g, Options{Verify: true, Search: true, Budget: 20})
+	opt, rep, err := Optimize(g, Options{Verify: true, Search: true, Target: ModelTarget{}, Budget: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestOptimizeDefault(t *testing.T) {
 		t.Errorf("report: before %g after %g verified %v", rep.Before.Cost(), rep.After.Cost(), rep.Verified)
 	}
 	// Deterministic: a second run gives the same graph.
-	opt2, _, err := Optimize(g, Options{Search: true, Budget: 20})
+	opt2, _, err := Optimize(g, Options{Search: true, Target: ModelTarget{}, Budget: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

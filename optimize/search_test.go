@@ -31,7 +31,7 @@ var exactPasses = []string{"eliminate_identity", "eliminate_noop", "fold_constan
 func TestSearchResNeXt(t *testing.T) {
 	g := resnext50(3)
 	// Leave regrouping and merging to the search.
-	opt, rep, err := Optimize(g, Options{Passes: exactPasses, Search: true, Budget: 30, Verify: true})
+	opt, rep, err := Optimize(g, Options{Passes: exactPasses, Search: true, Target: ModelTarget{}, Budget: 30, Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestSearchMerges(t *testing.T) {
 	c := b.conv(x, 8, 8, 3, 1, 1, 1, 1, false)
 	d := b.conv(x, 8, 4, 1, 1, 0, 1, 1, true)
 	y := b.node(&canon.Concat{Axis: 1}, a, b.relu(c), d)
-	opt, rep, err := Optimize(b.output(y), Options{Passes: exactPasses, Search: true, Budget: 10, Verify: true})
+	opt, rep, err := Optimize(b.output(y), Options{Passes: exactPasses, Search: true, Target: ModelTarget{}, Budget: 10, Verify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestSearchProgress(t *testing.T) {
 	c := b.conv(x, 8, 8, 1, 1, 0, 1, 1, false)
 	g := b.output(b.node(&canon.Concat{Axis: 1}, a, c))
 	var calls [][2]int64
-	_, rep, err := Optimize(g, Options{Passes: exactPasses, Search: true, Budget: 7, Progress: func(done, total int64) {
+	_, rep, err := Optimize(g, Options{Passes: exactPasses, Search: true, Target: ModelTarget{}, Budget: 7, Progress: func(done, total int64) {
 		calls = append(calls, [2]int64{done, total})
 	}})
 	if err != nil {

@@ -2,7 +2,6 @@ package optimize
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
@@ -13,8 +12,11 @@ import (
 // Verify runs orig and opt with the interpreter on samples sets of random
 // inputs (seeded, so failures reproduce) and compares every output. An
 // output matches when max|got - want| <= atol + rtol * max|want|: the error
-// is judged against the output's scale, since refolded weights move
-// rounding by a few ulps of the largest terms, not of each element.
+// is judged by compare.Tolerance, the rule `check` uses: per element
+// atol + rtol·|want|, plus a rounding allowance scaled to the output's
+// magnitude and the model's accumulation length, since refolded weights and
+// re-associated sums move rounding by a few ulps of the largest terms, not
+// of each element.
 func Verify(orig, opt *canon.Graph, seed uint64, samples int, rtol, atol float64) error {
 	return VerifyShapes(orig, opt, nil, seed, samples, rtol, atol)
 }
@@ -41,8 +43,12 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 	if err != nil {
 		return fmt.Errorf("verify: optimized graph: %w", err)
 	}
+	if err := orig.Infer(); err != nil {
+		return &UnverifiableError{fmt.Errorf("verify: original graph: %w", err)}
+	}
+	tol := compare.Tolerance{RTol: rtol, ATol: atol, AccumLen: compare.AccumulationLength(orig)}
 	for s := 0; s < samples; s++ {
-		in, err := tensorfile.Random(orig.Inputs, shapes, seed+uint64(s))
+		in, err := tensorfile.RandomWithin(orig.Inputs, shapes, seed+uint64(s), interp.MemoryLimit())
 		if err != nil {
 			return &UnverifiableError{fmt.Errorf("verify: %w", err)}
 		}
@@ -55,7 +61,7 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 			return fmt.Errorf("verify: running the optimized graph: %w", err)
 		}
 		for _, o := range orig.Outputs {
-			if err := closeEnough(got[o.Name], want[o.Name], rtol, atol); err != nil {
+			if err := closeEnough(got[o.Name], want[o.Name], tol); err != nil {
 				return fmt.Errorf("verify: output %q (random inputs, seed %d): %w", o.Name, seed+uint64(s), err)
 			}
 		}
@@ -63,31 +69,21 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 	return nil
 }
 
-// closeEnough applies the scale-aware tolerance.
-func closeEnough(got, want *canon.Tensor, rtol, atol float64) error {
+// closeEnough applies compare.Tolerance, the rule `check` uses too.
+func closeEnough(got, want *canon.Tensor, tol compare.Tolerance) error {
 	if got == nil || want == nil {
 		return fmt.Errorf("missing value")
 	}
 	if got.DType != want.DType {
 		return fmt.Errorf("dtype %s, want %s", got.DType, want.DType)
 	}
-	r, err := compare.Tensors(got, want, 0, 0)
+	r, err := tol.Check(got, want)
 	if err != nil {
 		return err
 	}
-	w, err := want.Float64s()
-	if err != nil {
-		return err
-	}
-	scale := 0.0
-	for _, x := range w {
-		if a := math.Abs(x); a > scale && !math.IsInf(a, 0) {
-			scale = a
-		}
-	}
-	if math.IsNaN(r.MaxAbs) || r.MaxAbs > atol+rtol*scale {
-		return fmt.Errorf("max abs error %.3g exceeds %.3g (atol %.3g + rtol %.3g × max|want| %.3g); worst element %v: %.8g, want %.8g",
-			r.MaxAbs, atol+rtol*scale, atol, rtol, scale, r.Worst, r.WorstGot, r.WorstWant)
+	if !r.OK {
+		return fmt.Errorf("%d of %d elements differ beyond |got-want| <= %.3g + %.3g·|want| + %.3g (rounding allowance for %d accumulated products); max abs error %.3g; worst element %v: %.8g, want %.8g",
+			r.Mismatched, r.Elements, tol.ATol, tol.RTol, r.Allowance, tol.AccumLen, r.MaxAbs, r.Worst, r.WorstGot, r.WorstWant)
 	}
 	return nil
 }

@@ -125,7 +125,11 @@ func torchFixture(t *testing.T, rel string) []byte {
 
 func TestDamagedTorchZip(t *testing.T) {
 	base := torchFixture(t, "torch/tiny_convnet/state_dict.pt")
-	extra := []Damaged{{"zip-entries-declaring-4GiB", zipEntrySizes(base, 0xffffffff)}}
+	extra := []Damaged{
+		{"zip-entries-declaring-4GiB", zipEntrySizes(base, 0xffffffff)},
+		{"storage-failing-its-crc", crcDamaged(t, base)},
+		{"storage-deflated-from-64MiB-of-zeros", deflatedStateDict(t, 1<<24)},
+	}
 	for _, p := range deepPickles() {
 		extra = append(extra, Damaged{"data.pkl-" + p.Name, torchZip(t, p.Data)})
 	}
@@ -233,4 +237,27 @@ func TestDamagedTensorFiles(t *testing.T) {
 			t.Run(c.name+"/"+d.Name, func(t *testing.T) { loadTensorFile(t, c.name, d.Data) })
 		}
 	}
+}
+
+// crcDamaged flips one bit inside the first storage's bytes, leaving every
+// header intact: only the CRC-32 can tell.
+func crcDamaged(t *testing.T, base []byte) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(base), int64(len(base)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/data/0") {
+			off, err := f.DataOffset()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := bytes.Clone(base)
+			bad[off+1] ^= 0x40
+			return bad
+		}
+	}
+	t.Fatal("no data/0 entry")
+	return nil
 }

@@ -15,6 +15,12 @@ import (
 var modelbridgeBin string
 
 func TestMain(m *testing.M) {
+	// MODELBRIDGE_BIN runs the corpus against a given binary (a release, or
+	// an older build to see which cases it fails).
+	if bin := os.Getenv("MODELBRIDGE_BIN"); bin != "" {
+		modelbridgeBin = bin
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "modelbridge-robust-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

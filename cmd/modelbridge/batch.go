@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/internal/panicerr"
 
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/progress"
@@ -87,10 +90,10 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 	if b.jobs < 1 {
 		return usageErrorf("-j %d: need at least one job", b.jobs)
 	}
-	if inAbs, err1 := filepath.Abs(b.dir); err1 == nil {
-		if outAbs, err2 := filepath.Abs(b.out); err2 == nil && (outAbs == inAbs || strings.HasPrefix(outAbs, inAbs+string(filepath.Separator)) && b.recursive) {
-			return usageErrorf("--out %s is inside the input folder %s: its outputs would be read as inputs next time; choose another folder", b.out, b.dir)
-		}
+	// Folders are compared by identity: a symlink to the input folder is
+	// the input folder.
+	if sameOrInside(b.out, b.dir) && (b.recursive || sameOrInside(b.dir, b.out)) {
+		return usageErrorf("--out %s is inside the input folder %s: its outputs would be read as inputs next time; choose another folder", b.out, b.dir)
 	}
 	exp, err := formats.FindExporter("", to)
 	if err != nil {
@@ -119,6 +122,7 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 		return fmt.Errorf("--out: %w", err)
 	}
 	jobs := planOutputs(b.dir, b.out, models, exp.Extensions[0])
+	inputs := statFiles(models)
 
 	rep := batchReport{Dir: b.dir, To: exp.Name, Out: b.out, Jobs: b.jobs, Files: make([]batchFile, len(jobs))}
 	bar := newBar(cmd, "converting", int64(len(jobs)), progress.Count)
@@ -129,8 +133,10 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Faults on a mapped input become that file's error.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			for i := range work {
-				rep.Files[i] = convertOne(rf, exp, jobs[i], wo)
+				rep.Files[i] = convertOne(rf, exp, jobs[i], inputs, wo)
 				bar.Add(1)
 			}
 		}()
@@ -170,13 +176,13 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 
 // convertOne converts a single model. A panic in an importer or exporter
 // is reported as that file's failure instead of ending the whole batch.
-func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.WriteOptions) (res batchFile) {
+func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fileSet, wo formats.WriteOptions) (res batchFile) {
 	start := time.Now()
 	res = batchFile{File: job.in, Output: job.out, Status: statusFailed}
 	defer func() {
 		if r := recover(); r != nil {
 			res.Status = statusFailed
-			res.Error = fmt.Sprintf("%s: internal error: %v (please report this)", job.in, r)
+			res.Error = panicerr.New(job.in, r).Error()
 		}
 		res.Seconds = time.Since(start).Seconds()
 		if res.Status != statusOK {
@@ -211,6 +217,18 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, wo formats.W
 		} else {
 			res.WeightsOnly = true
 		}
+	}
+	// Every file the batch reads (each model and the parts its importer
+	// read besides, such as ONNX external data) is compared by identity
+	// with every file this job writes.
+	outputs := exp.Outputs(g, job.out)
+	if err := refuseOverwriting(outputs, inputParts(job.in, g), "the input "+job.in); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	if other := allModels.find(outputs); other != "" {
+		res.Error = fmt.Sprintf("the output would overwrite %s, another input of the batch; choose another --out", other)
+		return res
 	}
 	if err := os.MkdirAll(filepath.Dir(job.out), 0o755); err != nil {
 		res.Error = err.Error()
@@ -352,4 +370,38 @@ func printBatch(w io.Writer, r batchReport) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d converted, %d failed, %d jobs, %.1fs\n", r.Converted, r.Failed, r.Jobs, r.Seconds)
+}
+
+// fileSet holds files by identity, to find whether a path names one of
+// them whatever the spelling or links.
+type fileSet struct {
+	paths []string
+	infos []os.FileInfo
+}
+
+func statFiles(paths []string) fileSet {
+	var s fileSet
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			s.paths = append(s.paths, p)
+			s.infos = append(s.infos, st)
+		}
+	}
+	return s
+}
+
+// find returns the member that one of paths names, or "".
+func (s fileSet) find(paths []string) string {
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		for i, info := range s.infos {
+			if os.SameFile(st, info) {
+				return s.paths[i]
+			}
+		}
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/interp"
 )
 
 // checkReport is the --json schema of `check`. Field names are stable.
@@ -25,8 +25,20 @@ type checkReport struct {
 	ATol    float64        `json:"atol"`
 	Outputs []outputReport `json:"outputs"`
 	OK      bool           `json:"ok"`
+	// RuntimeA and RuntimeB name what ran each model.
+	RuntimeA string `json:"runtime_a,omitempty"`
+	RuntimeB string `json:"runtime_b,omitempty"`
+	// Layers is the per-layer comparison of --layers.
+	Layers *layersReport `json:"layers,omitempty"`
+	// Notes say what check assumed (a side whose signature is the other's).
+	Notes []string `json:"notes,omitempty"`
 	// Error says why the models could not be compared (exit status 2).
 	Error string `json:"error,omitempty"`
+
+	// AccumLen is K in the rounding allowance (see compare.Tolerance).
+	AccumLen int64 `json:"accumulation_length"`
+	// NoRounding (--no-rounding-allowance) drops the rounding term.
+	NoRounding bool `json:"no_rounding_allowance,omitempty"`
 }
 
 type outputReport struct {
@@ -46,26 +58,51 @@ func newCheckCmd() *cobra.Command {
 	var inf inputFlags
 	var samples int
 	var rtol, atol float64
-	var asJSON bool
+	var asJSON, layers, noRounding bool
+	var rt runtimeFlags
 	cmd := &cobra.Command{
 		Use:   "check A B",
 		Short: "Run two models on the same inputs and compare their outputs",
-		Long: `check runs A and B with the reference interpreter on the same inputs and
-reports, per output, the largest absolute and relative error and the worst
-element. Inputs and outputs are matched by name, else by position.
+		Long: `check runs A and B on the same inputs and reports, per output, the largest
+absolute and relative error and the worst element. Inputs and outputs are
+matched by name, else by position.
 
-An element passes when |b - a| <= atol + rtol * |a| (A is the reference).
+By default both run in modelbridge's reference interpreter, which shows that
+the two imports agree. --runtime ort|torch (or --a-runtime/--b-runtime per
+side) runs a model in the framework itself: ONNX Runtime for ONNX files,
+PyTorch for TorchScript files, .pt2 programs and the folders convert --to
+torch writes (those run in PyTorch by default).
+
+--layers also compares every intermediate value (matched by name, else by
+the graphs' structure, a folded BatchNorm's output with the conv it was
+folded into), prints a per-layer table and names the first layer whose
+output differs while its inputs agree.
+
+An element passes when |b - a| <= atol + rtol·|a| + 4·u·√K·max|a| (A is the
+reference): u is the unit roundoff of the output type (2^-24 for float32)
+and K the number of products A sums on the way to its outputs, so
+re-associated sums (merged or regrouped convs, another runtime's kernels)
+pass. optimize verifies with the same rule.
 Exit status: 0 all outputs within tolerance, 1 some are not, 2 the models
-cannot be compared (different inputs or output shapes) or bad usage.`,
+cannot be compared (a model cannot be read or run, different inputs or
+output shapes, a runtime is missing) or bad usage.`,
 		Example: `  modelbridge check testdata/tiny_convnet.onnx /tmp/tiny_convnet.onnx --random --samples 3
-  modelbridge check model.onnx converted.onnx --inputs test_data_set_0 --rtol 1e-4 --json`,
+  modelbridge check model.onnx converted.onnx --inputs test_data_set_0 --rtol 1e-4 --json
+  modelbridge check traced.pt model.onnx --a-runtime torch --b-runtime ort --random
+  modelbridge check model.onnx converted.onnx --random --layers`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples,
+			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples, NoRounding: noRounding,
 				Inputs: describeInputs(&inf, samples), Outputs: []outputReport{}}
 			bar := newBar(cmd, "checking", int64(samples), progress.Count)
-			err := runCheck(&rep, &rfA, &rfB, &inf, bar)
+			err := runCheck(&rep, &rfA, &rfB, &inf, &rt, layers, bar)
 			bar.Finish()
+			// Only "the outputs differ" is exit status 1: a model that
+			// cannot be read or run cannot be compared.
+			var ee *exitError
+			if err != nil && !errors.As(err, &ee) {
+				err = &exitError{code: exitUsage, err: err}
+			}
 			if asJSON {
 				if err != nil {
 					rep.Error = err.Error()
@@ -75,6 +112,9 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 				enc.Encode(rep)
 			} else if err == nil {
 				printCheck(cmd.OutOrStdout(), rep)
+				if rep.Layers != nil {
+					printLayers(cmd.OutOrStdout(), rep.Layers)
+				}
 			}
 			if err != nil {
 				return err
@@ -88,14 +128,17 @@ cannot be compared (different inputs or output shapes) or bad usage.`,
 	rfA.register(cmd)
 	inf.register(cmd)
 	cmd.Flags().IntVar(&samples, "samples", 1, "number of random input sets (with --random; seeds seed, seed+1, ...)")
-	cmd.Flags().Float64Var(&rtol, "rtol", 1e-4, "relative tolerance")
-	cmd.Flags().Float64Var(&atol, "atol", 1e-5, "absolute tolerance")
+	cmd.Flags().Float64Var(&rtol, "rtol", compare.DefaultRTol, "relative tolerance")
+	cmd.Flags().Float64Var(&atol, "atol", compare.DefaultATol, "absolute tolerance")
+	cmd.Flags().BoolVar(&noRounding, "no-rounding-allowance", false, "drop the rounding term: elements must pass atol + rtol·|a| alone (with --rtol 0 --atol 0: bitwise equal values)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().StringVar(&rfB.from, "from-b", "", "format of B when it differs from --from")
+	cmd.Flags().BoolVar(&layers, "layers", false, "also compare every intermediate value and name the first layer that differs")
+	rt.register(cmd)
 	return cmd
 }
 
-func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progress.Bar) error {
+func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtimeFlags, layers bool, bar *progress.Bar) error {
 	if rep.RTol < 0 || rep.ATol < 0 {
 		return usageErrorf("--rtol and --atol must not be negative")
 	}
@@ -111,16 +154,24 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if rfB.from == "" {
 		rfB.from = rfA.from
 	}
-	ga, err := inf.loadModel(rfA, rep.A)
+	sa, sb := &checkSide{path: rep.A}, &checkSide{path: rep.B}
+	var err error
+	if sa.runtime, err = rt.side(rt.a); err != nil {
+		return err
+	}
+	if sb.runtime, err = rt.side(rt.b); err != nil {
+		return err
+	}
+	for _, s := range []*checkSide{sa, sb} {
+		if err := s.resolveRuntime(); err != nil {
+			return err
+		}
+	}
+	ga, gb, err := loadCheckPair(rep, sa, sb, rfA, rfB, inf)
 	if err != nil {
 		return err
 	}
 	defer ga.Close()
-	rfB.inputShapes = rfA.inputShapes
-	gb, err := loadCounterpart(rep.B, rfB, ga)
-	if err != nil {
-		return err
-	}
 	defer gb.Close()
 	for _, m := range []struct {
 		path string
@@ -130,6 +181,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 			return err
 		}
 	}
+	sa.g, sb.g = ga, gb
 
 	inMap, err := matchValues("input", ga.Inputs, gb.Inputs)
 	if err != nil {
@@ -145,13 +197,15 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	if err != nil {
 		return notComparable("%s vs %s: %v", rep.A, rep.B, err)
 	}
-	pa, err := interp.New(ga)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rep.A, err)
+	// K of the rounding allowance comes from A's graph; a side only a
+	// framework could read (its declared signature) has no nodes to count.
+	var accum int64
+	if err := ga.Infer(); err == nil {
+		accum = compare.AccumulationLength(ga)
 	}
-	pb, err := interp.New(gb)
-	if err != nil {
-		return fmt.Errorf("%s: %w", rep.B, err)
+	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, AccumLen: accum, NoRounding: rep.NoRounding}
+	if !rep.NoRounding {
+		rep.AccumLen = tol.AccumLen
 	}
 	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
 	// Random inputs for an input A leaves unshaped (a TorchScript archive
@@ -170,6 +224,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 	rep.Inputs = describeInputs(inf, rep.Samples)
 	rep.OK = true
 	rep.Outputs = make([]outputReport, len(ga.Outputs))
+	var insA, insB []map[string]*canon.Tensor
 	for s := 0; s < rep.Samples; s++ {
 		inA, err := inf.gather(ga, shapes, inf.seed+uint64(s))
 		if err != nil {
@@ -179,21 +234,32 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, bar *progr
 		for i, a := range ga.Inputs {
 			inB[gb.Inputs[inMap[i]].Name] = inA[a.Name]
 		}
-		outA, err := pa.Run(inA)
-		if err != nil {
-			return fmt.Errorf("%s: %w", rep.A, err)
+		insA, insB = append(insA, inA), append(insB, inB)
+	}
+	if layers {
+		if rep.Layers, err = compareLayers(sa, sb, insA[0], insB[0], rep.RTol, rep.ATol); err != nil {
+			return err
 		}
-		outB, err := pb.Run(inB)
-		if err != nil {
-			return fmt.Errorf("%s: %w", rep.B, err)
-		}
+	}
+	outsA, err := sa.run(insA)
+	if err != nil {
+		return err
+	}
+	rep.RuntimeA = sa.desc
+	outsB, err := sb.run(insB)
+	if err != nil {
+		return err
+	}
+	rep.RuntimeB = sb.desc
+	for s := 0; s < rep.Samples; s++ {
+		outA, outB := outsA[s], outsB[s]
 		for i, a := range ga.Outputs {
 			nameB := gb.Outputs[outMap[i]].Name
 			ta, tb := outA[a.Name], outB[nameB]
 			if ta == nil || tb == nil {
 				return fmt.Errorf("output %q was not produced", a.Name)
 			}
-			res, err := compare.Tensors(tb, ta, rep.RTol, rep.ATol)
+			res, err := tol.Check(tb, ta)
 			if err != nil {
 				return notComparable("output %q of A and %q of B: %v", a.Name, nameB, err)
 			}
@@ -281,7 +347,8 @@ func compatibleShapes(a, b canon.ValueInfo) bool {
 }
 
 func printCheck(w io.Writer, r checkReport) {
-	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|\n", r.A, r.B, r.Inputs, r.ATol, r.RTol)
+	fmt.Fprintf(w, "A: %s\nB: %s\ninputs: %s\ntolerance: |b-a| <= %g + %g*|a|%s\n", r.A, r.B, r.Inputs, r.ATol, r.RTol, roundingTerm(r))
+	printRuntimes(w, r)
 	for _, o := range r.Outputs {
 		status := "ok"
 		if !o.OK {
@@ -324,4 +391,12 @@ func loadCounterpart(path string, rf *readFlags, ga *canon.Graph) (*canon.Graph,
 		return nil, firstErr
 	}
 	return g, nil
+}
+
+// roundingTerm prints the rounding allowance of compare.Tolerance.
+func roundingTerm(r checkReport) string {
+	if r.NoRounding {
+		return ""
+	}
+	return fmt.Sprintf(" + 4*u*sqrt(%d)*max|a| (rounding of %d accumulated products)", max(r.AccumLen, 1), r.AccumLen)
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/printname"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
@@ -17,6 +19,7 @@ func newConvertCmd() *cobra.Command {
 	var rf readFlags
 	var to string
 	var opset int
+	var inf inputFlags // input files, read here only for their shapes
 	var external, optimizeToo, noVerify, verbose bool
 	var bf batchFlags
 	var weightsPath string
@@ -53,7 +56,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := checkWriteFlags(exp, out, opset, external); err != nil {
 				return err
 			}
-			g, _, err := rf.load(in)
+			g, err := inf.loadModel(&rf, in)
 			if err != nil {
 				return err
 			}
@@ -62,7 +65,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			for _, n := range g.Meta.Notes {
-				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, n)
+				fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: note: %s: %s\n", in, printname.Runs(printname.Escape(n), 2*printname.MaxBytes))
 			}
 			var w *canon.Graph
 			if weightsPath != "" {
@@ -99,7 +102,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			}
 			bar := newBar(cmd, "writing "+out, 0, progress.Bytes)
 			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
-			if verbose {
+			if verbose || opset == formats.OpsetAuto { // auto says which opset it chose
 				wopts.Verbose = cmd.OutOrStdout()
 			}
 			err = exp.Write(g, out, wopts)
@@ -121,12 +124,13 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 		},
 	}
 	rf.register(cmd)
+	inf.registerFiles(cmd)
 	bf.register(cmd)
 	cmd.Flags().StringVar(&weightsPath, "weights", "", "replace IN's initializers by name with the tensors of this file (a state dict .pt, .safetensors, ...)")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "with --weights: bind the names that match even if some are missing, extra or mismatched")
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")
 	cmd.Flags().StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
-	cmd.Flags().IntVar(&opset, "opset", 0, opsetUsage())
+	cmd.Flags().Var((*opsetFlag)(&opset), "opset", opsetUsage())
 	cmd.Flags().BoolVar(&verbose, "verbose", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
@@ -163,7 +167,7 @@ func checkWriteFlags(exp *formats.Exporter, out string, opset int, external bool
 	if (opset != 0 && !exp.Opsets.Has()) || (external && !exp.ExternalData) {
 		return usageErrorf("--opset and --external-data apply to ONNX output; %s is written as %s", out, exp.Name)
 	}
-	if r := exp.Opsets; opset != 0 && (opset < r.Min || opset > r.Max) {
+	if r := exp.Opsets; opset != 0 && opset != formats.OpsetAuto && (opset < r.Min || opset > r.Max) {
 		return usageErrorf("--opset %d: modelbridge writes %s opsets %d to %d", opset, exp.Name, r.Min, r.Max)
 	}
 	return nil
@@ -173,8 +177,36 @@ func checkWriteFlags(exp *formats.Exporter, out string, opset int, external bool
 func opsetUsage() string {
 	for _, e := range formats.Exporters() {
 		if r := e.Opsets; r.Has() {
-			return fmt.Sprintf("%s opset to write (%d to %d; default %d)", e.Name, r.Min, r.Max, r.Default)
+			return fmt.Sprintf("%s opset to write (%d to %d; default %d; auto: the lowest that expresses the model)", e.Name, r.Min, r.Max, r.Default)
 		}
 	}
 	return "opset to write"
 }
+
+// opsetFlag is --opset: a number, or "auto" (formats.OpsetAuto).
+type opsetFlag int
+
+func (f *opsetFlag) String() string {
+	switch *f {
+	case 0:
+		return ""
+	case formats.OpsetAuto:
+		return "auto"
+	}
+	return strconv.Itoa(int(*f))
+}
+
+func (f *opsetFlag) Set(s string) error {
+	if s == "auto" {
+		*f = formats.OpsetAuto
+		return nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("%q is not an opset number or auto", s)
+	}
+	*f = opsetFlag(v)
+	return nil
+}
+
+func (f *opsetFlag) Type() string { return "opset" }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/modelbridge/modelbridge/internal/printname"
 )
 
 // debugFlagName is the persistent flag that shows the detail behind an
@@ -24,7 +26,8 @@ func addDebugFlag(root *cobra.Command) {
 func printError(root *cobra.Command, stderr io.Writer, err error, code int) {
 	msg := err.Error()
 	if code != exitUsage {
-		msg = escapeControl(msg)
+		// One line, and readable when a name in it is a megabyte long.
+		msg = printname.Runs(escapeControl(msg), 2*printname.MaxBytes)
 	}
 	fmt.Fprintln(stderr, "modelbridge:", msg)
 	if debug, _ := root.PersistentFlags().GetBool(debugFlagName); debug {

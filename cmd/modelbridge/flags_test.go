@@ -76,7 +76,8 @@ func TestRunRandomSeed(t *testing.T) {
 }
 
 // The optimized model differs from the original by float rounding only: it
-// passes at the default tolerances and fails when they are zero.
+// passes at the default tolerances and fails when they are zero and the
+// rounding allowance is dropped.
 func TestCheckTolerances(t *testing.T) {
 	opt := filepath.Join(t.TempDir(), "opt.onnx")
 	if code, _, stderr := cli(t, "convert", tinyModel, opt, "--optimize"); code != 0 {
@@ -85,15 +86,15 @@ func TestCheckTolerances(t *testing.T) {
 	if code, stdout, stderr := cli(t, "check", tinyModel, opt, "--random"); code != 0 {
 		t.Fatalf("check at default tolerances: exit %d\n%s%s", code, stdout, stderr)
 	}
-	code, stdout, stderr := cli(t, "check", tinyModel, opt, "--random", "--rtol", "0", "--atol", "0")
+	code, stdout, stderr := cli(t, "check", tinyModel, opt, "--random", "--rtol", "0", "--atol", "0", "--no-rounding-allowance")
 	if code != 1 {
-		t.Fatalf("check --rtol 0 --atol 0: exit %d, want 1 (the optimized model rounds differently)\n%s%s", code, stdout, stderr)
+		t.Fatalf("check --rtol 0 --atol 0 --no-rounding-allowance: exit %d, want 1 (the optimized model rounds differently)\n%s%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout+stderr, "DIFFERS") {
 		t.Errorf("check --rtol 0 --atol 0 does not say which output differs:\n%s%s", stdout, stderr)
 	}
 	// A generous absolute tolerance alone is enough.
-	if code, stdout, stderr := cli(t, "check", tinyModel, opt, "--random", "--rtol", "0", "--atol", "1e-3"); code != 0 {
+	if code, stdout, stderr := cli(t, "check", tinyModel, opt, "--random", "--rtol", "0", "--atol", "1e-3", "--no-rounding-allowance"); code != 0 {
 		t.Errorf("check --rtol 0 --atol 1e-3: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -60,10 +60,11 @@ Nodes are paired by name, then by op kind and inputs.`,
 			}
 			defer g.Close()
 			var d *graphdraw.Drawing
+			var other *canon.Graph
 			if diff != "" {
 				var rfB readFlags
-				rfB.inputShapes = rf.inputShapes
-				other, _, err := rfB.load(diff)
+				rfB.inputShapes, rfB.ignoreCRC = rf.inputShapes, rf.ignoreCRC
+				other, _, err = rfB.load(diff)
 				if err != nil {
 					return err
 				}
@@ -80,6 +81,13 @@ Nodes are paired by name, then by op kind and inputs.`,
 			}
 			if out == "" || out == "-" {
 				_, err := cmd.OutOrStdout().Write(data)
+				return err
+			}
+			inputs := inputParts(args[0], g)
+			if other != nil {
+				inputs = append(inputs, inputParts(diff, other)...)
+			}
+			if err := refuseOverwriting([]string{out}, inputs, "the models drawn"); err != nil {
 				return err
 			}
 			if err := writeAtomically(out, data); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/printname"
 )
 
 // inspectReport is the --json schema of `inspect`. Field names are stable.
@@ -148,18 +149,18 @@ func shapeString(s []any) string {
 func printInspect(w io.Writer, r inspectReport) {
 	fmt.Fprintf(w, "file:      %s\nformat:    %s\n", r.File, r.Format)
 	if r.Producer != "" {
-		fmt.Fprintf(w, "producer:  %s\n", strings.TrimSpace(r.Producer+" "+r.ProducerVersion))
+		fmt.Fprintf(w, "producer:  %s\n", printname.Name(strings.TrimSpace(r.Producer+" "+r.ProducerVersion)))
 	}
 	if r.IRVersion != 0 || r.Opset != 0 {
 		fmt.Fprintf(w, "ir/opset:  %d / %d\n", r.IRVersion, r.Opset)
 	}
 	fmt.Fprintln(w, "inputs:")
 	for _, v := range r.Inputs {
-		fmt.Fprintf(w, "  %-24s %-5s %s\n", v.Name, v.DType, shapeString(v.Shape))
+		fmt.Fprintf(w, "  %-24s %-5s %s\n", printname.Name(v.Name), v.DType, shapeString(v.Shape))
 	}
 	fmt.Fprintln(w, "outputs:")
 	for _, v := range r.Outputs {
-		fmt.Fprintf(w, "  %-24s %-5s %s\n", v.Name, v.DType, shapeString(v.Shape))
+		fmt.Fprintf(w, "  %-24s %-5s %s\n", printname.Name(v.Name), v.DType, shapeString(v.Shape))
 	}
 	printSignature(w, r)
 	fmt.Fprintf(w, "nodes:     %d\n", r.Nodes)
@@ -174,7 +175,7 @@ func printInspect(w io.Writer, r inspectReport) {
 		return kinds[i] < kinds[j]
 	})
 	for _, k := range kinds {
-		fmt.Fprintf(w, "  %-24s %d\n", k, r.Ops[k])
+		fmt.Fprintf(w, "  %-24s %d\n", printname.Name(k), r.Ops[k])
 	}
 	fmt.Fprintf(w, "params:    %d elements in %d tensors, %s\n", r.Params.Elements, r.Params.Tensors, humanBytes(r.Params.Bytes))
 	dts := make([]string, 0, len(r.Params.ByDType))
@@ -186,7 +187,7 @@ func printInspect(w io.Writer, r inspectReport) {
 		fmt.Fprintf(w, "  %-24s %s\n", k, humanBytes(r.Params.ByDType[k]))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note:      %s\n", n)
+		fmt.Fprintf(w, "note:      %s\n", printname.Runs(printname.Escape(n), 2*printname.MaxBytes))
 	}
 	if len(r.Weights) > 0 {
 		fmt.Fprintln(w, "weights:")
@@ -197,7 +198,7 @@ func printInspect(w io.Writer, r inspectReport) {
 			if layout == "" {
 				layout = "-"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", t.Name, t.DType, t.Shape, layout)
+			fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\n", printname.Name(t.Name), t.DType, t.Shape, layout)
 		}
 		tw.Flush()
 	}

@@ -12,25 +12,29 @@ import (
 
 // readFlags are the model-reading options shared by commands.
 type readFlags struct {
-	from        string
-	params      string
-	key         string
-	inputShapes []string
+	from         string
+	params       string
+	key          string
+	inputShapes  []string
+	dynamicBatch bool
+	ignoreCRC    bool
 }
 
 func (r *readFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.from, "from", "", "input format (default: from the file's contents and extension; one of "+joinNames(formats.ImporterNames())+")")
 	cmd.Flags().StringVar(&r.params, "params", "", "weights file to pair with a graph file (MXNet .params)")
 	cmd.Flags().StringVar(&r.key, "key", "", "key of the state dict inside a checkpoint (PyTorch)")
-	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... (or #N=... for input N) for graphs whose inputs have unknown sizes (repeatable)")
+	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... (or #N=... for input N) for graphs whose inputs have unknown sizes; a dimension is a size or a name for a symbolic size, e.g. x=N,3,224,224 (repeatable)")
+	cmd.Flags().BoolVar(&r.dynamicBatch, "dynamic-batch", false, "make axis 0 of every input a symbolic batch size (refused where a reshape bakes the batch in)")
+	cmd.Flags().BoolVar(&r.ignoreCRC, "ignore-crc", false, "read zip entries (PyTorch files) whose CRC-32 check fails, for a damaged file you want anyway")
 }
 
 func (r *readFlags) options() (formats.ReadOptions, error) {
-	shapes, err := tensorfile.ParseShapes(r.inputShapes)
+	shapes, names, err := tensorfile.ParseInputShapes(r.inputShapes)
 	if err != nil {
 		return formats.ReadOptions{}, usageErrorf("%v", err)
 	}
-	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes}, nil
+	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes, DimNames: names, DynamicBatch: r.dynamicBatch, IgnoreCRC: r.ignoreCRC}, nil
 }
 
 // load reads a model; formats.Read validates it.

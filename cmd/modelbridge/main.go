@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelbridge/modelbridge/internal/panicerr"
+
 	// Every format registers itself with the formats registry.
 	_ "github.com/modelbridge/modelbridge/formats/all"
 )
@@ -49,7 +51,9 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	// A mapped input truncated while we read it faults (SIGBUS); Guard
+	// makes that the usual one-line error instead of a crash.
+	err := panicerr.Guard("", root.Execute)
 	if err == nil {
 		return exitOK
 	}
@@ -85,6 +89,7 @@ thing as the original.`,
 	})
 	root.PersistentFlags().BoolP("quiet", "q", false, "no progress bars (they appear only on a terminal, for work over a second)")
 	addDebugFlag(root)
+	addMaxMemoryFlag(root)
 	root.AddCommand(newGraphCmd(), newLayoutsCmd(), newCompletionCmd(), newOpsCmd())
 	root.AddCommand(newInspectCmd(), newConvertCmd(), newRunCmd(), newCheckCmd(), newOptimizeCmd(), newVersionCmd())
 	return root

@@ -15,6 +15,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
+	"github.com/modelbridge/modelbridge/optimize/ortmeasure"
 )
 
 // optimizeReport is the --json schema of `optimize`. Field names are stable.
@@ -31,7 +32,8 @@ type optimizeReport struct {
 func newOptimizeCmd() *cobra.Command {
 	var rf readFlags
 	var passes []string
-	var list, search, noVerify, verbose, asJSON bool
+	var list, search, allowGrowth, noVerify, verbose, asJSON bool
+	var target string
 	var alpha float64
 	var budget, samples, opset int
 	var to string
@@ -41,18 +43,27 @@ func newOptimizeCmd() *cobra.Command {
 		Long: `optimize reads IN, rewrites it with the graph optimizer and writes OUT.
 
 The default pipeline runs every pass (see --list) to a fixpoint, validating
-the graph after each change. --search adds a cost-based backtracking search
-over conv merging and regrouping (TASO-style): candidates cheaper than
---alpha times the best so far are explored, for --budget expansions.
+the graph after each change. Its passes never add FLOPs, parameters or
+bytes: they fold, fuse, eliminate and sink transposes.
+
+Rewrites that trade size or arithmetic for fewer launches (regrouping a
+grouped conv with zero-filled weights, merging convs of different kernel
+sizes) run only with --allow-growth or --search, and each is kept only when
+the whole graph, timed in --target, is faster beyond the run-to-run noise
+(medians of repeated interleaved runs): ort times it in ONNX Runtime
+(MODELBRIDGE_ORT_DIR), interp in the reference interpreter, model trusts the
+cost model. --search also proposes the best graph of a cost-based
+backtracking search (TASO-style; --alpha, --budget). Every such rewrite is
+reported with the zeros and FLOPs it adds.
 
 The result is verified by default: the original and the optimized model run
 in the reference interpreter on random inputs and every output must match
-(max|a-b| <= 1e-5 + 1e-4 * max|b|). When verification fails, the pipeline is
+by check's rule (|b-a| <= 1e-5 + 1e-4·|a| + 4·u·√K·max|a|, see check --help). When verification fails, the pipeline is
 replayed pass by pass to name the pass that broke the model, and nothing is
 written.`,
 		Example: `  modelbridge optimize model.onnx model.opt.onnx
   modelbridge optimize model.onnx out.onnx --passes fold_bn,eliminate_dead --verbose
-  modelbridge optimize resnext.onnx out.onnx --search --alpha 1.05 --budget 200
+  modelbridge optimize resnext.onnx out.onnx --search --target ort --verbose
   modelbridge optimize --list`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if list {
@@ -94,13 +105,17 @@ written.`,
 			if err := requireModel(in, g, false); err != nil {
 				return err
 			}
+			tgt, err := optimizeTarget(target, shapes, search || allowGrowth)
+			if err != nil {
+				return err
+			}
 			var bar *progress.Bar
-			if search {
-				bar = newBar(cmd, "searching", int64(budget), progress.Count)
+			if search || allowGrowth {
+				bar = newBar(cmd, "optimizing", int64(budget), progress.Count)
 			}
 			opt, rep, err := optimize.Optimize(g, optimize.Options{
-				Passes: passes, Search: search, Alpha: alpha, Budget: budget, Progress: bar.Func(),
-				Verify: !noVerify, Samples: samples, InputShapes: shapes,
+				Passes: passes, Search: search, AllowGrowth: allowGrowth, Target: tgt, Alpha: alpha, Budget: budget, Progress: bar.Func(),
+				Verify: !noVerify, Samples: samples, InputShapes: shapes, GrowthProgress: bar.Func(),
 			})
 			bar.Finish()
 			if err != nil {
@@ -109,6 +124,9 @@ written.`,
 					return fmt.Errorf("%s: %w (nothing written; give --input-shape, or skip the check with --no-verify)", in, err)
 				}
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
+			}
+			if err := refuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
+				return err
 			}
 			if err := exp.Write(opt, outPath, formats.WriteOptions{Opset: opset}); err != nil {
 				return err
@@ -134,6 +152,8 @@ written.`,
 	f.StringSliceVar(&passes, "passes", nil, "comma-separated passes to run, in order (default: all, see --list)")
 	f.BoolVar(&list, "list", false, "describe the passes and exit")
 	f.BoolVar(&search, "search", false, "run the cost-based search after the pipeline")
+	f.BoolVar(&allowGrowth, "allow-growth", false, "try rewrites that add zeros or FLOPs (regrouping, zero-padded merging), keeping those --target measures faster")
+	f.StringVar(&target, "target", "interp", "where growth rewrites are timed: ort (ONNX Runtime), interp (reference interpreter) or model (cost model only)")
 	f.Float64Var(&alpha, "alpha", 1.05, "search: explore candidates costing less than alpha × the best so far")
 	f.IntVar(&budget, "budget", 100, "search: number of candidate expansions")
 	f.BoolVar(&noVerify, "no-verify", false, "skip checking the result against the original with the interpreter")
@@ -141,7 +161,7 @@ written.`,
 	f.BoolVar(&verbose, "verbose", false, "print what each pass did, the per-op cost table and the 20 most expensive nodes, before and after")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
-	f.IntVar(&opset, "opset", 0, opsetUsage())
+	f.Var((*opsetFlag)(&opset), "opset", opsetUsage())
 	return cmd
 }
 
@@ -149,6 +169,10 @@ func listPasses(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PASS\tWHAT IT DOES (default order)")
 	for _, p := range optimize.Passes() {
+		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Doc)
+	}
+	fmt.Fprintln(tw, "\nGROWTH REWRITE\tWHAT IT DOES (only with --allow-growth or --search; kept when --target measures it faster)")
+	for _, p := range optimize.GrowthRewrites() {
 		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Doc)
 	}
 	fmt.Fprintln(tw, "\nSEARCH SUBSTITUTION\t")
@@ -185,11 +209,15 @@ func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
 			fmt.Fprintf(w, "search: %d expansions, %d candidates (%d duplicates), %.3f -> %.3f ms in %v; applied: %s\n",
 				s.Expansions, s.Generated, s.Duplicates, s.StartCost*1e3, s.BestCost*1e3, s.Elapsed.Round(1e6), applied)
 		}
+		fmt.Fprintf(w, "params: %d -> %d\n", rep.ParamsBefore, rep.ParamsAfter)
 		optimize.WriteCostTable(w, rep.Before, rep.After)
 		fmt.Fprintln(w)
 		optimize.WriteNodeTable(w, "before", rep.Before, verboseTopNodes)
 		fmt.Fprintln(w)
 		optimize.WriteNodeTable(w, "after", rep.After, verboseTopNodes)
+	}
+	if g := rep.Growth; g != nil {
+		printGrowth(w, g, verbose)
 	}
 	if rep.Verified {
 		fmt.Fprintln(w, "verified: outputs match the original on random inputs")
@@ -197,4 +225,50 @@ func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
 		fmt.Fprintln(w, "not verified (--no-verify)")
 	}
 	fmt.Fprintf(w, "wrote %s (%s, %d nodes, %s)\n", r.Out, r.Format, rep.NodesAfter, humanBytes(r.Bytes))
+}
+
+// optimizeTarget resolves --target; ONNX Runtime is looked for only when
+// something will be timed.
+func optimizeTarget(name string, shapes map[string][]int64, used bool) (optimize.Target, error) {
+	switch name {
+	case "interp", "":
+		return optimize.InterpTarget{InputShapes: shapes}, nil
+	case "model":
+		return optimize.ModelTarget{}, nil
+	case "ort":
+		if !used {
+			return nil, nil
+		}
+		return ortmeasure.New("")
+	}
+	return nil, usageErrorf("--target %q: use ort, interp or model", name)
+}
+
+// printGrowth lists every growth rewrite that was timed: kept ones always,
+// reverted ones with --verbose.
+func printGrowth(w io.Writer, g *optimize.GrowthStats, verbose bool) {
+	kept := 0
+	for _, r := range g.Rewrites {
+		if r.Kept {
+			kept++
+		}
+	}
+	fmt.Fprintf(w, "growth rewrites (target %s): %d promising, %d timed, %d kept\n", g.Target, g.Candidates, g.Measured, kept)
+	if kept == 0 && !verbose {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  REWRITE\tPARAMS\tZEROS ADDED\tMFLOP\tMODELLED ms\tMEASURED ms (median)\tRATIO\tRESULT\tWHERE")
+	for _, r := range g.Rewrites {
+		if !r.Kept && !verbose {
+			continue
+		}
+		res := "reverted"
+		if r.Kept {
+			res = "kept"
+		}
+		fmt.Fprintf(tw, "  %s\t%d -> %d\t%d\t%.3f -> %.3f\t%.3f -> %.3f\t%.3f -> %.3f\tx%.2f ±%.1f%%\t%s\t%s\n", r.Rewrite, r.ParamsBefore, r.ParamsAfter, r.ZerosAdded,
+			r.FLOPsBefore/1e6, r.FLOPsAfter/1e6, r.ModelledBeforeMs, r.ModelledAfterMs, r.Measured.BeforeMs, r.Measured.AfterMs, r.Measured.Ratio, r.Measured.Noise*100, res, r.Detail)
+	}
+	tw.Flush()
 }

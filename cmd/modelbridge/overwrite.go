@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
@@ -35,4 +36,52 @@ func refuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph,
 		}
 	}
 	return nil
+}
+
+// inputParts lists every file a loaded model was read from: the named file
+// and whatever its importer read besides.
+func inputParts(path string, g *canon.Graph) []string {
+	if g == nil {
+		return []string{path}
+	}
+	return append([]string{path}, g.Meta.SourceFiles...)
+}
+
+// refuseOverwriting fails when any of outputs is, by file identity (device
+// and inode, so links and symlinks count), one of inputs. what names the
+// inputs for the message ("the model m.onnx").
+func refuseOverwriting(outputs, inputs []string, what string) error {
+	for _, o := range outputs {
+		for _, in := range inputs {
+			if formats.SameFile(in, o) {
+				return usageErrorf("refusing to overwrite %s, which is part of %s; choose another output path", o, what)
+			}
+		}
+	}
+	return nil
+}
+
+// sameOrInside reports whether folder dir is folder parent or lies below
+// it, comparing folders by identity so that symlinks and other spellings
+// of a path are seen through. dir need not exist yet: its nearest existing
+// ancestor is what is compared.
+func sameOrInside(dir, parent string) bool {
+	pst, err := os.Stat(parent)
+	if err != nil {
+		return false
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for {
+		if st, err := os.Stat(d); err == nil && os.SameFile(st, pst) {
+			return true
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return false
+		}
+		d = up
+	}
 }

@@ -40,6 +40,13 @@ func (f *inputFlags) load(file string) (*canon.Tensor, error) {
 	return t, nil
 }
 
+// registerFiles adds --input and --inputs for commands that read input
+// files only for their shapes (convert).
+func (f *inputFlags) registerFiles(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.files, "input", nil, "input tensor NAME=FILE whose shape fixes the input's sizes, like --input-shape (.pb or .npy; repeatable)")
+	cmd.Flags().StringVar(&f.dir, "inputs", "", "folder of inputs (input_0.pb, ...) whose shapes fix the inputs' sizes, like --input-shape")
+}
+
 func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.files, "input", nil, "input tensor NAME=FILE (.pb TensorProto or .npy; repeatable)")
 	cmd.Flags().StringVar(&f.dir, "inputs", "", "folder of inputs: input_0.pb, input_1.pb... in input order, or NAME.pb/NAME.npy")
@@ -60,7 +67,7 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 	}
 	switch {
 	case f.random:
-		in, err := tensorfile.Random(g.Inputs, shapes, seed)
+		in, err := tensorfile.RandomWithin(g.Inputs, shapes, seed, interp.MemoryLimit())
 		if err != nil {
 			return nil, usageErrorf("%v", err)
 		}
@@ -138,6 +145,9 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			if err := requireModel(args[0], g, false); err != nil {
 				return err
 			}
+			if err := inf.refuseOverwrite(outDir, inputParts(args[0], g), len(g.Outputs)); err != nil {
+				return err
+			}
 			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
 			inputs, err := inf.gather(g, shapes, inf.seed)
 			if err != nil {
@@ -191,7 +201,7 @@ func summarize(t *canon.Tensor) string {
 // reported as such.
 func (f *inputFlags) loadModel(rf *readFlags, path string) (*canon.Graph, error) {
 	g, _, err := rf.load(path)
-	if len(f.files) == 0 {
+	if len(f.files) == 0 && f.dir == "" {
 		return g, err
 	}
 	if err == nil {
@@ -217,7 +227,7 @@ func (f *inputFlags) loadModel(rf *readFlags, path string) (*canon.Graph, error)
 		if err == nil {
 			return g, nil // keep the model as declared; gather reports the input
 		}
-		return nil, err
+		return nil, err2 // read with the files' shapes, it fails further on
 	}
 	if g != nil {
 		g.Close()
@@ -226,18 +236,38 @@ func (f *inputFlags) loadModel(rf *readFlags, path string) (*canon.Graph, error)
 	return g2, nil
 }
 
-// shapesFromFiles adds the shapes of --input NAME=FILE tensors to the read
-// options, for formats whose files do not record input shapes (MXNet
-// symbols, TorchScript); an explicit --input-shape wins.
+// shapesFromFiles adds the shapes of the input files (--input NAME=FILE,
+// a lone --input FILE for input #0, --inputs DIR's input_N files for input
+// #N) to the read options, for formats whose files do not record input
+// shapes (MXNet symbols, TorchScript); an explicit --input-shape wins.
 func (f *inputFlags) shapesFromFiles(rf *readFlags) error {
 	given := map[string]bool{}
 	for _, s := range rf.inputShapes {
 		name, _, _ := strings.Cut(s, "=")
 		given[name] = true
 	}
-	for _, spec := range f.files {
+	specs := append([]string{}, f.files...)
+	if f.dir != "" {
+		for i := 0; ; i++ {
+			file := ""
+			for _, ext := range []string{".pb", ".npy"} {
+				if p := filepath.Join(f.dir, fmt.Sprintf("input_%d%s", i, ext)); fileExists(p) {
+					file = p
+					break
+				}
+			}
+			if file == "" {
+				break
+			}
+			specs = append(specs, fmt.Sprintf("#%d=%s", i, file))
+		}
+	}
+	for _, spec := range specs {
 		name, file, ok := strings.Cut(spec, "=")
-		if !ok || given[name] {
+		if !ok {
+			name, file = "#0", spec // a lone file is the single input's
+		}
+		if given[name] {
 			continue
 		}
 		t, err := f.load(file)
@@ -251,4 +281,29 @@ func (f *inputFlags) shapesFromFiles(rf *readFlags) error {
 		rf.inputShapes = append(rf.inputShapes, name+"="+strings.Join(dims, ","))
 	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// refuseOverwrite fails when writing n outputs to outDir would replace the
+// model, one of its parts or an input file, or would write into the
+// --inputs folder (whose reference outputs share the output names).
+func (f *inputFlags) refuseOverwrite(outDir string, modelParts []string, n int) error {
+	if f.dir != "" && sameOrInside(outDir, f.dir) && sameOrInside(f.dir, outDir) {
+		return usageErrorf("--out %s is the --inputs folder: its output_N.pb files would be replaced; choose another folder", outDir)
+	}
+	inputs := modelParts
+	for _, spec := range f.files {
+		if _, file, ok := strings.Cut(spec, "="); ok {
+			inputs = append(inputs, file)
+		}
+	}
+	outputs := make([]string, n)
+	for i := range outputs {
+		outputs[i] = filepath.Join(outDir, tensorfile.OutputFileName(i))
+	}
+	return refuseOverwriting(outputs, inputs, "the model or its inputs")
 }

@@ -46,11 +46,9 @@ func init() {
 func Paths(path, graphName string) (symbolPath, paramsPath string) {
 	prefix := path
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		name := graphName
-		if name == "" || strings.ContainsAny(name, `/\`) {
-			name = "model"
-		}
-		prefix = filepath.Join(path, name)
+		// The graph's name comes from the model: it may only name a file
+		// inside the folder.
+		prefix = filepath.Join(path, formats.PathComponent(graphName, "model"))
 	} else if p, ok := strings.CutSuffix(path, "-symbol.json"); ok {
 		prefix = p
 	} else if p, ok := strings.CutSuffix(path, ".json"); ok {
@@ -121,11 +119,9 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	if err := writeWithProgress(fp, params, tensorBytes(g), opts.Progress); err != nil {
 		return fmt.Errorf("cannot write %s: %w", paramsPath, err)
 	}
-	// Params first: a symbol without its weights is the worse half-state.
-	if err := fp.Commit(); err != nil {
-		return err
-	}
-	return fs.Commit()
+	// The pair appears together or not at all: new params beside an old
+	// symbol would load as the wrong model.
+	return atomicfile.CommitAll(fp, fs)
 }
 
 // Encode renders the symbol JSON and the params file in memory; params is

@@ -1,7 +1,7 @@
 // Package onnxexport writes canonical graphs as ONNX models.
 //
 // Each canonical op kind has one entry in the exports table (ops.go): the
-// ONNX op that expresses it at the chosen opset (11..17), or below that op's
+// ONNX op that expresses it at the chosen opset (11..26), or below that op's
 // opset an equivalent expansion (HardSwish, Gelu), with parameters that ONNX takes as inputs (Reshape shapes, axes, pads, Clip
 // bounds...) written as generated initializers. The writer streams: the
 // graph structure is marshalled on its own (it is small), and each weight's
@@ -30,9 +30,10 @@ import (
 const (
 	// DefaultOpset is the opset written when none is asked for.
 	DefaultOpset = 13
-	// MinOpset and MaxOpset bound the opsets this exporter can target.
+	// MinOpset and MaxOpset bound the opsets this exporter can target:
+	// 26 is the newest ONNX Runtime 1.30 loads.
 	MinOpset = 11
-	MaxOpset = 17
+	MaxOpset = 26
 
 	// ProducerName and ProducerVersion are written into every model.
 	ProducerName    = "modelbridge"
@@ -60,15 +61,27 @@ func init() {
 	})
 }
 
-// irVersion is the IR version ONNX pairs with each opset.
+// irVersion is the IR version ONNX releases pair with each opset (the
+// oldest IR that can carry it): the checker refuses an opset newer than
+// its IR allows, and older readers an IR newer than they know.
 func irVersion(opset int) int64 {
 	switch {
 	case opset <= 11:
 		return 6
 	case opset <= 14:
 		return 7
-	default:
+	case opset <= 18:
 		return 8
+	case opset <= 20:
+		return 9
+	case opset <= 22:
+		return 10
+	case opset == 23:
+		return 11
+	case opset == 24:
+		return 12
+	default:
+		return 13
 	}
 }
 
@@ -96,20 +109,25 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if opset == 0 {
 		opset = DefaultOpset
 	}
-	if opset < MinOpset || opset > MaxOpset {
+	if opset != formats.OpsetAuto && (opset < MinOpset || opset > MaxOpset) {
 		return nil, fmt.Errorf("%s: cannot write ONNX opset %d; this exporter writes opsets %d to %d", path, opset, MinOpset, MaxOpset)
 	}
 	valid, err := validated(g)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	b := &builder{g: g, opset: opset, taken: map[string]bool{}, types: valueTypes(g, valid.Values), inferred: valid.Values}
-	reserveNames(b.taken, g)
-	for _, n := range g.Nodes {
-		if err := b.node(n); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+	var b *builder
+	if opset == formats.OpsetAuto {
+		if b, err = buildLowest(g, valid); err == nil && opts.Verbose != nil {
+			fmt.Fprintf(opts.Verbose, "opset auto: writing opset %d (IR %d), the lowest that expresses the model\n", b.opset, irVersion(b.opset))
 		}
+	} else {
+		b, err = build(g, valid, opset)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	opset = b.opset
 
 	graphBytes, err := marshalGraph(g, b)
 	if err != nil {
@@ -148,6 +166,32 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 		return nil, err
 	}
 	return &writeInfo{expanded: b.expanded, external: external}, nil
+}
+
+// build converts every node of g for one opset.
+func build(g, valid *canon.Graph, opset int) (*builder, error) {
+	b := &builder{g: g, opset: opset, taken: map[string]bool{}, types: valueTypes(g, valid.Values), inferred: valid.Values}
+	reserveNames(b.taken, g)
+	for _, n := range g.Nodes {
+		if err := b.node(n); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// buildLowest converts g at the lowest opset that expresses every node
+// (natively or by an exact expansion); converting is cheap next to
+// writing the weights, so each opset is simply tried in turn.
+func buildLowest(g, valid *canon.Graph) (*builder, error) {
+	var err error
+	for opset := MinOpset; opset <= MaxOpset; opset++ {
+		var b *builder
+		if b, err = build(g, valid, opset); err == nil {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("no opset from %d to %d expresses the model; at %d: %w", MinOpset, MaxOpset, MaxOpset, err)
 }
 
 // validated checks g once, as formats.Read does, so that writing trusts

@@ -474,17 +474,25 @@ func writeMaxPool(b *builder, n *canon.Node) error {
 
 func writeAveragePool(b *builder, n *canon.Node) error {
 	op := n.Op.(*canon.AveragePool)
-	for _, d := range op.Dilations {
-		if d != 1 {
-			return b.needOpset(n, fmt.Sprintf("AveragePool with dilations %v", op.Dilations), 19)
-		}
-	}
-	b.emit(n.Name, "AveragePool", n.Inputs, n.Outputs,
+	attrs := []*onnxpb.AttributeProto{
 		attrInts("kernel_shape", op.Kernel),
 		attrInts("strides", op.Strides),
 		attrInts("pads", concat(op.PadsBegin, op.PadsEnd)),
 		attrBool("ceil_mode", op.CeilMode),
-		attrBool("count_include_pad", op.CountIncludePad))
+		attrBool("count_include_pad", op.CountIncludePad),
+	}
+	for _, d := range op.Dilations {
+		if d == 1 {
+			continue
+		}
+		// AveragePool-19 added dilations.
+		if b.opset < 19 {
+			return b.needOpset(n, fmt.Sprintf("AveragePool with dilations %v", op.Dilations), 19)
+		}
+		attrs = append(attrs, attrInts("dilations", op.Dilations))
+		break
+	}
+	b.emit(n.Name, "AveragePool", n.Inputs, n.Outputs, attrs...)
 	return nil
 }
 
@@ -502,6 +510,8 @@ func writeSplit(b *builder, n *canon.Node) error {
 		b.emit(n.Name, "Split", []string{n.Inputs[0], sizes}, n.Outputs, attrInt("axis", op.Axis))
 		return nil
 	}
+	// Canon's sizes are always known here (an input or the attribute), so
+	// Split-18's num_outputs is never needed.
 	if b.opset >= 13 {
 		b.emit(n.Name, "Split", []string{n.Inputs[0], b.i64Param(n, "split", op.Sizes)}, n.Outputs, attrInt("axis", op.Axis))
 	} else {

@@ -9,10 +9,10 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// The logic family. BitwiseAnd/Or/Xor and BitwiseNot are new in opset 18,
-// beyond the newest opset written: BitwiseNot is written as a subtraction
-// from all-ones, the others are refused. Python-style Mod on floats, which
-// ONNX's Mod refuses, is written as fmod plus a sign fix.
+// The logic family. BitwiseAnd/Or/Xor and BitwiseNot are new in opset 18:
+// below it BitwiseNot is written as a subtraction from all-ones, the others
+// are refused. Python-style Mod on floats, which ONNX's Mod refuses, is
+// written as fmod plus a sign fix.
 
 func init() {
 	plain := func(b *builder, n *canon.Node) error {
@@ -44,9 +44,7 @@ func init() {
 		"Pow":  {onnx: "Pow", native: 7, write: writePow},
 	})
 	for _, k := range []string{"BitwiseAnd", "BitwiseOr", "BitwiseXor"} {
-		optable.Add(&unsupported, map[string]string{
-			k: "ONNX's " + k + " is new in opset 18, and this exporter writes opsets 11 to 17",
-		})
+		optable.Add(&exports, map[string]exportEntry{k: {onnx: k, native: 18, write: plain}})
 	}
 }
 
@@ -93,6 +91,10 @@ func (b *builder) castTo(n *canon.Node, in string, dt canon.DType, suffix string
 // Sub takes 8- and 16-bit integers from opset 14; below, the subtraction
 // is done in int32 (exact: the result fits the type) and cast back.
 func writeBitwiseNot(b *builder, n *canon.Node) error {
+	if b.opset >= 18 {
+		b.emit(n.Name, "BitwiseNot", n.Inputs, n.Outputs)
+		return nil
+	}
 	dt := b.dtype(n.Inputs[0])
 	if !dt.IsInt() {
 		return b.opError(n, "input is %s; BitwiseNot takes integers", dt)

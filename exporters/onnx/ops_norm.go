@@ -34,12 +34,9 @@ func init() {
 			b.emit(n.Name, "MeanVarianceNormalization", n.Inputs, n.Outputs, attrInts("axes", n.Op.(*canon.MeanVarNorm).Axes))
 			return nil
 		}, typeOpset: bf16Since(13)},
-		"LpPool": {onnx: "LpPool", native: 11, write: writeLpPool},
-		"GlobalLpPool": {onnx: "GlobalLpPool", native: 2, write: func(b *builder, n *canon.Node) error {
-			b.emit(n.Name, "GlobalLpPool", n.Inputs, n.Outputs, attrInt("p", n.Op.(*canon.GlobalLpPool).P))
-			return nil
-		}},
-		"MaxUnpool": {onnx: "MaxUnpool", native: 11, write: writeMaxUnpool},
+		"LpPool":       {onnx: "LpPool", native: 11, write: writeLpPool},
+		"GlobalLpPool": {onnx: "GlobalLpPool", native: 2, write: writeGlobalLpPool},
+		"MaxUnpool":    {onnx: "MaxUnpool", native: 11, write: writeMaxUnpool},
 	})
 }
 
@@ -299,4 +296,29 @@ func dataTypeOf(dt canon.DType) int32 {
 		return code
 	}
 	return int32(onnxpb.TensorProto_FLOAT)
+}
+
+// writeGlobalLpPool writes GlobalLpPool natively up to opset 21. ONNX
+// Runtime 1.30 has no kernel for GlobalLpPool-22, so from 22 it is written
+// as its definition, (Σ|x|^p)^(1/p) over the spatial axes.
+func writeGlobalLpPool(b *builder, n *canon.Node) error {
+	p := n.Op.(*canon.GlobalLpPool).P
+	if b.opset < 22 {
+		b.emit(n.Name, "GlobalLpPool", n.Inputs, n.Outputs, attrInt("p", p))
+		return nil
+	}
+	r := b.rank(n.Inputs[0])
+	if r < 3 {
+		return b.opError(n, "GlobalLpPool at opset 22 or newer is written as its definition, which needs the input's rank (known: %d)", r)
+	}
+	axes := make([]int64, 0, r-2)
+	for a := 2; a < r; a++ {
+		axes = append(axes, int64(a))
+	}
+	dt := b.dtype(n.Inputs[0])
+	abs := b.step(n, "Abs", "abs", "", []string{n.Inputs[0]})
+	pw := b.step(n, "Pow", "pow", "", []string{abs, b.scalarParam(n, "p", dt, float64(p))})
+	sum := b.step(n, "ReduceSum", "sum", "", []string{pw, b.i64Param(n, "axes", axes)}, attrInt("keepdims", 1))
+	b.step(n, "Pow", "root", n.Outputs[0], []string{sum, b.scalarParam(n, "inv_p", dt, 1/float64(p))})
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,8 +153,18 @@ func checkInterpJobs(t *testing.T, runner string, jobs []*interpJob) {
 	}
 }
 
+// withNative adds an entry's native opset to the swept ones, so that the
+// first opset of each native form is run too.
+func withNative(opsets []int, native int) []int {
+	if native < MinOpset || native > MaxOpset || slices.Contains(opsets, native) {
+		return opsets
+	}
+	out := append([]int{}, opsets...)
+	return append(out, native)
+}
+
 // TestEveryKind walks each registered kind's example graph through the
-// exporter at every opset its entry writes, runs the models in ONNX
+// exporter at the swept opsets (and each entry's native one), runs the models in ONNX
 // Runtime and compares with the interpreter; kinds declared unsupported
 // must be refused with an error naming the op.
 func TestEveryKind(t *testing.T) {
@@ -174,7 +185,7 @@ func TestEveryKind(t *testing.T) {
 			}
 			continue
 		}
-		for opset := MinOpset; opset <= MaxOpset; opset++ {
+		for _, opset := range withNative(allOpsets(), e.native) {
 			if opset < e.native && e.below == "" {
 				continue
 			}
@@ -202,9 +213,25 @@ func geluGraph() *canon.Graph {
 }
 
 // TestGeluExpansion: below opset 20 both forms are written as their
-// expansions (no Gelu node), and the exact one reads back as one Gelu.
+// expansions (no Gelu node), and the exact one reads back as one Gelu;
+// from 20 both are ONNX Gelu nodes.
 func TestGeluExpansion(t *testing.T) {
-	for opset := MinOpset; opset <= MaxOpset; opset++ {
+	for opset := 20; opset <= MaxOpset; opset++ {
+		p := filepath.Join(t.TempDir(), "gelu.onnx")
+		info, err := write(geluGraph(), p, formats.WriteOptions{Opset: opset})
+		if err != nil || info.expanded {
+			t.Fatalf("opset %d: %v, expanded %v", opset, err, info != nil && info.expanded)
+		}
+		g, err := onnximport.Read(p, formats.ReadOptions{})
+		if err != nil {
+			t.Fatalf("opset %d: re-import: %v", opset, err)
+		}
+		if len(g.Nodes) != 2 || g.Nodes[1].Op.(*canon.Gelu).Approximate != canon.GeluTanh {
+			t.Errorf("opset %d: reads back as %v", opset, g.Nodes)
+		}
+		g.Close()
+	}
+	for opset := MinOpset; opset < 20; opset++ {
 		p := filepath.Join(t.TempDir(), "gelu.onnx")
 		info, err := write(geluGraph(), p, formats.WriteOptions{Opset: opset})
 		if err != nil {

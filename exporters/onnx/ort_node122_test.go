@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/compare"
@@ -43,6 +44,12 @@ func (r nodeRoundTrip) run(t *testing.T) (read, runs, refused int) {
 			continue
 		}
 		read++
+		if bfloat16IO(g) {
+			// ONNX Runtime's Node binding cannot pass bfloat16 tensors in or
+			// out, whatever wrote the model.
+			g.Close()
+			continue
+		}
 		sets, _ := filepath.Glob(filepath.Join(suite, c, "test_data_set_*"))
 		for _, opset := range r.opsets {
 			dir := filepath.Join(tmp, fmt.Sprintf("%s@%d", c, opset))
@@ -74,13 +81,31 @@ func (r nodeRoundTrip) run(t *testing.T) (read, runs, refused int) {
 	return read, len(jobs), refused
 }
 
-// allOpsets is every opset the exporter writes.
-func allOpsets() []int {
-	var out []int
-	for o := MinOpset; o <= MaxOpset; o++ {
-		out = append(out, o)
+// bfloat16IO reports whether a graph input or output is bfloat16.
+func bfloat16IO(g *canon.Graph) bool {
+	for _, v := range append(append([]canon.ValueInfo{}, g.Inputs...), g.Outputs...) {
+		if v.DType == canon.BFloat16 {
+			return true
+		}
 	}
-	return out
+	return false
+}
+
+// allOpsets is the opsets the ONNX Runtime sweeps write: both ends, and
+// the opsets at which writers change (12: Clip/ArgMax/Dropout forms, 13:
+// inputs instead of attributes, 14: HardSwish and 8/16-bit arithmetic, 18:
+// Reduce axes, Bitwise, Mish, 20: Gelu); TestEveryKind adds each op's
+// native opset. MODELBRIDGE_ALL_OPSETS=1 sweeps every opset, which takes
+// about twice as long.
+func allOpsets() []int {
+	if os.Getenv("MODELBRIDGE_ALL_OPSETS") != "" {
+		var out []int
+		for o := MinOpset; o <= MaxOpset; o++ {
+			out = append(out, o)
+		}
+		return out
+	}
+	return []int{MinOpset, 12, 13, 14, 18, 20, MaxOpset}
 }
 
 // refusedByOpset accepts an export error that names the opset the op needs.
@@ -106,9 +131,17 @@ func ortPassingCases(t *testing.T) []string {
 	return readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-ort-pass.txt"))
 }
 
+// ortUnoptimizedFails lists the cases ONNX Runtime 1.30 passes with its
+// default graph optimizations but refuses, as shipped, with them disabled
+// (as these tests run it), with why.
+var ortUnoptimizedFails = map[string]string{
+	"test_attention_4d_fp16_expanded":                           "float16 Cast: the precision-free cast ORT inserts has the wrong type",
+	"test_attention_4d_gqa_with_past_and_present_fp16_expanded": "float16 Cast: the precision-free cast ORT inserts has the wrong type",
+}
+
 // TestORTNodeSuite122 converts every ONNX 1.22 node case that modelbridge
 // runs (testdata/onnx-node-1.22-pass.txt) and ONNX Runtime runs too at
-// opsets 11, 13 and 17, runs the result in ONNX Runtime and compares with
+// opsets 11, 13, 17 and the newest, runs the result in ONNX Runtime and compares with
 // the suite's expected outputs (rtol 1e-3, atol 1e-5; integers and booleans
 // exact). An op the target opset cannot express is a refusal, counted, not a
 // failure.
@@ -121,11 +154,11 @@ func TestORTNodeSuite122(t *testing.T) {
 	}
 	var cases []string
 	for _, c := range readLines(t, filepath.Join(testfix.RepoRoot(), "testdata", "onnx-node-1.22-pass.txt")) {
-		if ortRuns[c] {
+		if ortRuns[c] && ortUnoptimizedFails[c] == "" {
 			cases = append(cases, c)
 		}
 	}
-	rt := nodeRoundTrip{cases: cases, opsets: []int{11, 13, 17}, refusal: func(_ string, _ int, err error) bool {
+	rt := nodeRoundTrip{cases: cases, opsets: []int{11, 13, 17, MaxOpset}, refusal: func(_ string, _ int, err error) bool {
 		return isRefusal(err) || strings.Contains(err.Error(), "ONNX cannot express this op")
 	}}
 	_, runs, refused := rt.run(t)

@@ -9,6 +9,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
+	"github.com/modelbridge/modelbridge/internal/printname"
 )
 
 func init() {
@@ -42,7 +43,7 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	if opts.Verbose != nil {
 		for _, r := range res.Renames {
 			if r.From != r.To {
-				fmt.Fprintf(opts.Verbose, "weight %s -> %s\n", r.From, r.To)
+				fmt.Fprintf(opts.Verbose, "weight %s -> %s\n", printname.Name(r.From), printname.Name(r.To))
 			}
 		}
 	}
@@ -76,21 +77,10 @@ func ExportProgress(g *canon.Graph, path string, progress func(done, total int64
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create output folder: %w", err)
-	}
-	weights := filepath.Join(path, "weights.pt")
-	if err := WriteStateDictProgress(weights, mod.Entries, progress); err != nil {
+	if err := writeFolder(path, mod, readmeText(g, mod), progress); err != nil {
 		return nil, err
 	}
-	modelPy := filepath.Join(path, "model.py")
-	if err := writeText(modelPy, mod.Source); err != nil {
-		return nil, err
-	}
-	readme := filepath.Join(path, "README")
-	if err := writeText(readme, readmeText(g, mod)); err != nil {
-		return nil, err
-	}
+	modelPy, weights, readme := filepath.Join(path, "model.py"), filepath.Join(path, "weights.pt"), filepath.Join(path, "README")
 	return &Result{Files: []string{modelPy, weights, readme}, Renames: mod.Renames}, nil
 }
 
@@ -181,4 +171,68 @@ func fmtValue(v canon.ValueInfo) string {
 		}
 	}
 	return fmt.Sprintf("%s[%s]", v.DType, strings.Join(dims, ", "))
+}
+
+// writeFolder writes model.py, weights.pt and README as one set: a new
+// folder is filled under a temporary name beside path and renamed into
+// place; in an existing folder the three files are written beside their
+// targets and renamed in only when all three are complete. A failure
+// leaves the old set (or no folder) and nothing new.
+func writeFolder(path string, mod *Module, readme string, progress func(done, total int64)) error {
+	dir := path
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a file; give a folder name (or a .pt name for the weights alone)", path)
+	} else if err != nil || isEmptyDir(path) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("cannot create output folder: %w", err)
+		}
+		d, err := atomicfile.CreateDir(path)
+		if err != nil {
+			return err
+		}
+		defer d.Abort()
+		if err := writeFolderFiles(d.Path, path, mod, readme, progress); err != nil {
+			return err
+		}
+		return d.Commit()
+	}
+	return writeFolderFiles(dir, path, mod, readme, progress)
+}
+
+// writeFolderFiles writes the three files into dir (named for the user
+// after path) and commits them together.
+func writeFolderFiles(dir, path string, mod *Module, readme string, progress func(done, total int64)) error {
+	weights, err := atomicfile.Create(filepath.Join(dir, "weights.pt"))
+	if err != nil {
+		return err
+	}
+	defer weights.Abort()
+	if err := writeStateDict(weights, "weights", mod.Entries, progress); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(path, "weights.pt"), err)
+	}
+	modelPy, err := atomicfile.Create(filepath.Join(dir, "model.py"))
+	if err != nil {
+		return err
+	}
+	defer modelPy.Abort()
+	if _, err := modelPy.W.WriteString(mod.Source); err != nil {
+		return fmt.Errorf("cannot write %s: %w", filepath.Join(path, "model.py"), err)
+	}
+	text, err := atomicfile.Create(filepath.Join(dir, "README"))
+	if err != nil {
+		return err
+	}
+	defer text.Abort()
+	if _, err := text.W.WriteString(readme); err != nil {
+		return fmt.Errorf("cannot write %s: %w", filepath.Join(path, "README"), err)
+	}
+	if err := atomicfile.CommitAll(weights, modelPy, text); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func isEmptyDir(path string) bool {
+	entries, err := os.ReadDir(path)
+	return err == nil && len(entries) == 0
 }

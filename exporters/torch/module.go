@@ -45,6 +45,8 @@ type generator struct {
 	keyOf  map[string]string // initializer name -> state key
 	node   *canon.Node
 	kindN  map[string]int
+	// under holds every proper prefix of a claimed path (see markPath).
+	under map[string]bool
 
 	init    []string
 	forward []string
@@ -188,7 +190,13 @@ func localName(name, fallback string) string {
 	if s == "" || len(s) > 40 {
 		s = fallback
 	}
-	return strings.ToLower(s)
+	// Lower-casing can make a keyword ("IF" -> "if"), and a local must not
+	// shadow a builtin the generated code calls.
+	s = strings.ToLower(s)
+	if pythonKeywords[s] || pythonBuiltins[s] {
+		s = "v_" + s
+	}
+	return s
 }
 
 func (gen *generator) fail(why string, args ...any) error {
@@ -278,11 +286,14 @@ func (gen *generator) constTensor(t *canon.Tensor) (string, error) {
 }
 
 // claimPath reserves a module path derived from preferred (a valid dotted
-// name kept as-is) or from base (sanitized), making it unique.
+// name kept as-is) or from base (sanitized), making it unique. Preferred
+// names deeper than maxKeptParts components or longer than maxKeptBytes are
+// sanitized instead: no real model nests so deep, and checking every
+// prefix of such a name would cost its length squared.
 func (gen *generator) claimPath(preferred []string, base, kind string) string {
 	for _, p := range preferred {
-		if p != "" && ValidStateKey(p) && gen.pathFree(p) {
-			gen.paths[p] = true
+		if p != "" && len(p) <= maxKeptBytes && strings.Count(p, ".") < maxKeptParts && ValidStateKey(p) && gen.pathFree(p) {
+			gen.markPath(p)
 			return p
 		}
 	}
@@ -291,30 +302,50 @@ func (gen *generator) claimPath(preferred []string, base, kind string) string {
 		s = kind + strconv.Itoa(gen.kindN[kind])
 		gen.kindN[kind]++
 	}
-	base = s
-	for i := 1; !gen.pathFree(s); i++ {
-		s = base + "_" + strconv.Itoa(i)
+	if gen.pathFree(s) {
+		gen.markPath(s)
+		return s
 	}
-	gen.paths[s] = true
+	s = firstFree(s, gen.pathFree)
+	gen.markPath(s)
 	return s
+}
+
+// Bounds on a name kept as a module path (see claimPath).
+const (
+	maxKeptParts = 64
+	maxKeptBytes = 1024
+)
+
+// markPath claims p and records that each of its proper prefixes has
+// something below it, so that pathFree needs no scan of every path.
+func (gen *generator) markPath(p string) {
+	gen.paths[p] = true
+	if gen.under == nil {
+		gen.under = map[string]bool{}
+	}
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i] == '.' {
+			if gen.under[p[:i]] {
+				break // its own prefixes were recorded with it
+			}
+			gen.under[p[:i]] = true
+		}
+	}
 }
 
 // pathFree reports whether p and every path below or above it is unclaimed
 // in a conflicting way: no prefix of p is a tensor, and p is not taken.
+// It costs one lookup per component of p, whatever the number of paths.
 func (gen *generator) pathFree(p string) bool {
-	if gen.paths[p] {
+	if gen.paths[p] || gen.under[p] {
 		return false
 	}
-	parts := strings.Split(p, ".")
-	for i := 1; i < len(parts); i++ {
-		pre := strings.Join(parts[:i], ".")
-		if gen.paths[pre] && !gen.layers[pre] {
-			return false
-		}
-	}
-	for q := range gen.paths {
-		if strings.HasPrefix(q, p+".") {
-			return false
+	for i := 0; i < len(p); i++ {
+		if p[i] == '.' {
+			if pre := p[:i]; gen.paths[pre] && !gen.layers[pre] {
+				return false
+			}
 		}
 	}
 	return true

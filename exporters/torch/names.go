@@ -24,6 +24,31 @@ var moduleAttrs = map[string]bool{
 	"named_parameters": true, "named_buffers": true, "named_children": true, "zero_grad": true,
 	"requires_grad_": true, "extra_repr": true, "dump_patches": true, "get_submodule": true,
 	"get_parameter": true, "get_buffer": true, "share_memory": true, "bfloat16": true,
+	// The rest of nn.Module's public attributes (torch 1.13 and 2.x): a
+	// weight named register_forward_hook would replace the method.
+	"T_destination": true, "get_extra_state": true, "set_extra_state": true, "ipu": true, "xpu": true,
+	"mtia": true, "register_backward_hook": true, "register_forward_hook": true,
+	"register_forward_pre_hook": true, "register_full_backward_hook": true,
+	"register_full_backward_pre_hook": true, "register_load_state_dict_post_hook": true,
+	"register_load_state_dict_pre_hook": true, "register_state_dict_pre_hook": true,
+	"register_state_dict_post_hook": true, "register_module": true, "to_empty": true,
+	"compile": true, "call_super_init": true, "set_submodule": true,
+}
+
+// pythonBuiltins are the names of Python's builtins (3.11): a local
+// variable of the generated forward under one of these names would shadow
+// a function the code calls (getattr, float, int, range, ...).
+var pythonBuiltins = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable
+		chr classmethod compile complex copyright credits delattr dict dir divmod enumerate eval exec exit
+		filter float format frozenset getattr globals hasattr hash help hex id input int isinstance
+		issubclass iter len license list locals map max memoryview min next object oct open ord pow print
+		property quit range repr reversed round set setattr slice sorted staticmethod str sum super tuple
+		type vars zip Ellipsis NotImplemented match case`) {
+		pythonBuiltins[n] = true
+	}
 }
 
 // isIdentifier reports whether s is an ASCII Python identifier.
@@ -103,9 +128,34 @@ type nameSet map[string]bool
 // claim returns base, or base_1, base_2, ... if taken, and marks it used.
 func (s nameSet) claim(base string) string {
 	name := base
-	for i := 1; s[name]; i++ {
-		name = base + "_" + strconv.Itoa(i)
+	if s[name] {
+		name = firstFree(base, func(n string) bool { return !s[n] })
 	}
 	s[name] = true
 	return name
+}
+
+// firstFree returns base_i for the smallest i >= 1 that free accepts,
+// assuming (as claiming in order makes true) that the taken suffixes form
+// a run 1..k: it gallops then bisects, so n claims of one base cost
+// O(n log n) lookups instead of O(n²). Should the run have gaps, the
+// name returned is still free, only not the smallest.
+func firstFree(base string, free func(string) bool) string {
+	name := func(i int) string { return base + "_" + strconv.Itoa(i) }
+	if free(name(1)) {
+		return name(1)
+	}
+	lo, hi := 1, 2 // name(lo) taken
+	for !free(name(hi)) {
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > 1 { // name(lo) taken, name(hi) free
+		mid := lo + (hi-lo)/2
+		if free(name(mid)) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return name(hi)
 }

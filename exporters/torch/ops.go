@@ -74,7 +74,7 @@ func init() {
 		"HardSigmoid": {write: writeHardSigmoid, floatOnly: act,
 			detail: "F.hardsigmoid, or torch.clamp for other constants"},
 		"PRelu": {write: func(gen *generator, _ *canon.Node) error { return gen.prelu() }, detail: "nn.PReLU for a per-channel slope, torch.where otherwise"},
-		"Clip":  {write: func(gen *generator, n *canon.Node) error { return gen.clip(n.Op.(*canon.Clip)) }, detail: "torch.clamp; constant bounds only"},
+		"Clip":  {write: func(gen *generator, n *canon.Node) error { return gen.clip(n.Op.(*canon.Clip)) }, detail: "torch.clamp"},
 		"Softmax": {write: func(gen *generator, n *canon.Node) error {
 			return gen.call("F.softmax(%s, dim="+strconv.FormatInt(n.Op.(*canon.Softmax).Axis, 10)+")", 0)
 		}, floatOnly: "softmax", detail: "F.softmax"},
@@ -92,17 +92,17 @@ func init() {
 		"GlobalAveragePool": {write: globalPool("torch.mean"), floatOnly: "averages", detail: "torch.mean over the spatial axes"},
 		"GlobalMaxPool":     {write: globalPool("torch.amax"), detail: "torch.amax over the spatial axes"},
 		"Concat":            {write: writeConcat, detail: "torch.cat"},
-		"Split":             {write: func(gen *generator, n *canon.Node) error { return gen.split(n.Op.(*canon.Split)) }, detail: "torch.split; constant sizes only"},
+		"Split":             {write: func(gen *generator, n *canon.Node) error { return gen.split(n.Op.(*canon.Split)) }, detail: "torch.split"},
 		"Reshape": {write: func(gen *generator, n *canon.Node) error { return gen.reshape(n.Op.(*canon.Reshape)) },
-			constParams: true, detail: "Tensor.reshape; shapes known before running only"},
+			constParams: true, detail: "Tensor.reshape; a shape computed at run time is read when model.py runs"},
 		"Flatten": {write: func(gen *generator, n *canon.Node) error { return gen.flatten(n.Op.(*canon.Flatten)) }, detail: "torch.flatten"},
 		"Transpose": {write: func(gen *generator, n *canon.Node) error {
 			return gen.call("%s.permute"+pyInts(n.Op.(*canon.Transpose).Perm, true), 0)
 		}, detail: "Tensor.permute"},
-		"Squeeze":   {write: func(gen *generator, n *canon.Node) error { return gen.squeeze(n.Op.(*canon.Squeeze)) }, detail: "Tensor.squeeze; constant axes only"},
-		"Unsqueeze": {write: func(gen *generator, n *canon.Node) error { return gen.unsqueeze(n.Op.(*canon.Unsqueeze)) }, detail: "Tensor.unsqueeze; constant axes only"},
-		"Pad":       {write: func(gen *generator, n *canon.Node) error { return gen.pad(n.Op.(*canon.Pad)) }, detail: "F.pad; reflect and edge on the last 1 to 3 axes of 3-D to 5-D inputs; constant pads only"},
-		"Slice":     {write: func(gen *generator, n *canon.Node) error { return gen.slice(n.Op.(*canon.Slice)) }, detail: "indexing; positive steps, constant parameters only"},
+		"Squeeze":   {write: func(gen *generator, n *canon.Node) error { return gen.squeeze(n.Op.(*canon.Squeeze)) }, detail: "Tensor.squeeze"},
+		"Unsqueeze": {write: func(gen *generator, n *canon.Node) error { return gen.unsqueeze(n.Op.(*canon.Unsqueeze)) }, detail: "Tensor.unsqueeze"},
+		"Pad":       {write: func(gen *generator, n *canon.Node) error { return gen.pad(n.Op.(*canon.Pad)) }, detail: "F.pad; reflect and edge on the last 1 to 3 axes of 3-D to 5-D inputs"},
+		"Slice":     {write: func(gen *generator, n *canon.Node) error { return gen.slice(n.Op.(*canon.Slice)) }, detail: "indexing with positive steps; torch.index_select of each axis's positions when the parameters are computed at run time"},
 		"Gather": {write: func(gen *generator, n *canon.Node) error {
 			return gen.call("_gather(%s, %s, "+strconv.FormatInt(n.Op.(*canon.Gather).Axis, 10)+")", 0, 1)
 		}, detail: "torch.index_select (model.py's _gather helper)"},
@@ -123,8 +123,12 @@ func Coverage() canon.Coverage {
 	cov := canon.Coverage{}
 	for kind, w := range opWriters {
 		detail := w.detail
-		if d := canon.Lookup(kind); d != nil && !w.constParams && len(canon.ParamInputs(d.New())) > 0 && !strings.Contains(detail, "only") {
+		_, readsParams := paramWriters[kind]
+		if d := canon.Lookup(kind); d != nil && !w.constParams && !readsParams && len(canon.ParamInputs(d.New())) > 0 && !strings.Contains(detail, "only") {
 			detail += "; parameters known before running only"
+		}
+		if readsParams {
+			detail += "; parameters computed at run time are read when model.py runs"
 		}
 		cov[kind] = canon.Handles(detail)
 	}
@@ -150,7 +154,10 @@ func (gen *generator) emit(n *canon.Node) error {
 		}
 		return gen.fail("%s (`modelbridge ops` lists what each format supports)", reason)
 	}
-	if !w.constParams && canon.HasRuntimeParams(n) {
+	write := w.write
+	if pw, ok := paramWriters[n.Op.Kind()]; ok && !w.constParams && canon.HasRuntimeParams(n) {
+		write = pw // reads the parameters when model.py runs
+	} else if !w.constParams && canon.HasRuntimeParams(n) {
 		for _, i := range canon.ParamInputs(n.Op) {
 			if i < len(n.Inputs) && n.Inputs[i] != "" {
 				return gen.fail("its %s comes from a value computed at run time; only values known before running are supported",
@@ -167,7 +174,7 @@ func (gen *generator) emit(n *canon.Node) error {
 			return gen.fail("input dtype %s: PyTorch computes %s in floating point only; cast the input to float32 first", dt, w.floatOnly)
 		}
 	}
-	return w.write(gen, n)
+	return write(gen, n)
 }
 
 func binary(f string) func(*generator, *canon.Node) error {
@@ -746,7 +753,7 @@ func (gen *generator) reshape(op *canon.Reshape) error {
 	if shape == nil {
 		s, ok := gen.constInts(1)
 		if !ok {
-			return gen.fail("the target shape is computed at run time; only shapes known before running are supported")
+			return gen.reshapeParam(op)
 		}
 		shape = s
 	}
@@ -845,7 +852,16 @@ func (gen *generator) pad(op *canon.Pad) error {
 				return gen.fail("negative pads (cropping) in %s mode", mode)
 			}
 		}
-		return gen.call("F.pad(%s, "+fpad(op.PadsBegin[2:], op.PadsEnd[2:])+", mode=\""+mode+"\")", 0)
+		expr := "F.pad(%[1]s, " + fpad(op.PadsBegin[2:], op.PadsEnd[2:]) + ", mode=\"" + mode + "\")"
+		if dt, ok := gen.inDType(0); ok && !dt.IsFloat() {
+			// torch pads these modes in floating point only; float64
+			// holds integers of up to 32 bits exactly.
+			if dt.Size() > 4 {
+				return gen.fail("torch pads in %s mode in floating point only, and %s values do not fit float64 exactly", mode, dt)
+			}
+			expr = "F.pad(%[1]s.double(), " + fpad(op.PadsBegin[2:], op.PadsEnd[2:]) + ", mode=\"" + mode + "\").to(%[1]s.dtype)"
+		}
+		return gen.call(expr, 0)
 	}
 	return gen.fail("pad mode %s", op.Mode)
 }

@@ -19,9 +19,9 @@ func init() {
 			detail: "Tensor.scatter, or Tensor.scatter_reduce (sum, prod, amax, amin) with include_self=True"},
 		"ScatterND": {write: writeScatterND,
 			detail: "Tensor.scatter / scatter_reduce on the data viewed as (slots, slice); data of static shape"},
-		"OneHot":   {write: writeOneHot, detail: "comparison with torch.arange and torch.where (F.one_hot has other semantics); constant depth only"},
+		"OneHot":   {write: writeOneHot, detail: "comparison with torch.arange and torch.where (F.one_hot has other semantics)"},
 		"Compress": {write: writeCompress, detail: "torch.index_select at torch.nonzero(condition)"},
-		"Trilu":    {write: writeTrilu, detail: "torch.triu / torch.tril; constant k only"},
+		"Trilu":    {write: writeTrilu, detail: "torch.triu / torch.tril"},
 	})
 }
 
@@ -138,6 +138,11 @@ func writeScatterND(gen *generator, n *canon.Node) error {
 	i := gen.indexingTemp("idx", e[1]+".long()")
 	if k > 0 {
 		i = gen.indexingTemp("idx", "torch.where("+i+" < 0, "+i+" + torch.tensor("+pyInts(dims, false)+"), "+i+")")
+		// Each component is checked: a row number alone can be in range
+		// while one component is not ([0, 5] in a 4×4 grid is row 5).
+		gen.forward = append(gen.forward,
+			"if bool((("+i+" < 0) | ("+i+" >= torch.tensor("+pyInts(dims, false)+"))).any()):",
+			"    raise IndexError(\"ScatterND: an index is out of range for the data's shape "+pyInts(dims, false)+"\")")
 	}
 	sl := strconv.FormatInt(slice, 10)
 	rows := gen.indexingTemp("rows", "("+i+" * torch.tensor("+pyInts(strides, false)+")).sum(-1).reshape(-1, 1).expand(-1, "+sl+")")

@@ -7,8 +7,7 @@ import (
 // TestReduceNodeCasesRunInTorch writes the ONNX 1.22 node cases of the
 // reduce family (every Reduce*, ArgMax/ArgMin with select_last_index,
 // CumSum, TopK) as model.py, runs them in PyTorch 1.13 and compares with
-// the suite's outputs. Cases whose axes or k arrive at run time are refused
-// by name, as model.py takes them only as constants.
+// the suite's outputs, including cases whose axes or k arrive at run time.
 func TestReduceNodeCasesRunInTorch(t *testing.T) {
 	py := torchPython(t)
 	// Not imported: IR versions beyond the reader's, ops of other families.

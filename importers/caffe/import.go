@@ -23,6 +23,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/caffepb"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 func init() {
@@ -145,7 +146,7 @@ func readText(path string) (*caffepb.NetParameter, []string, int64, error) {
 	if st.Size() > maxTextBytes {
 		return nil, nil, 0, fmt.Errorf("%s: %d bytes is too large for a prototxt", path, st.Size())
 	}
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, nil, 0, err
 	}

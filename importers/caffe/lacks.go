@@ -27,6 +27,7 @@ func init() {
 	group("Caffe's layer for it (ArgMax, Tile, Reduction) is not read yet",
 		"ArgMax", "Tile", "ReduceL1", "ReduceSum", "ReduceSumSquare", "ReduceMean")
 	group("Caffe's Dropout is read as the identity: inference drops nothing", "Dropout")
+	group("BVLC Caffe has no quantized or integer layers", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger")
 	group("Caffe's LSTM and RNN layers (gated by a sequence-continuation input) are not read yet", "LSTM", "RNN")
 	group("BVLC Caffe has no GRU layer", "GRU")
 	group("BVLC Caffe has no such layer", "LayerNormalization", "GroupNormalization",

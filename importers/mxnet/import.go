@@ -21,6 +21,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/databudget"
 	"github.com/modelbridge/modelbridge/internal/mxparams"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 func init() {
@@ -49,7 +50,7 @@ func Sniff(head []byte) bool {
 func Read(path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
 	// Every check is meant to run before a panic could; this is the net.
 	defer panicerr.Recover(path, &err)
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,31 @@ func FindParams(symbolPath string) (string, error) {
 			best, bestEpoch = filepath.Join(dir, e.Name()), ep
 		}
 	}
+	if best != "" {
+		if err := confined(dir, best); err != nil {
+			return "", err
+		}
+	}
 	return best, nil
+}
+
+// confined refuses a params file found automatically that leads, through
+// a symlink, out of the symbol's folder (as ONNX external data must stay
+// in the model's folder): a model shared as a folder must not make us read
+// arbitrary files. An explicit --params is the user's choice.
+func confined(dir, file string) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("symbol folder %s: %v", dir, err)
+	}
+	realFile, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return fmt.Errorf("params file %s: %v", file, err)
+	}
+	if rel, err := filepath.Rel(realDir, realFile); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("params file %s resolves (through a symlink) to %s, outside the symbol's folder; only files inside it are found automatically (pass --params %s to use it anyway)", file, realFile, realFile)
+	}
+	return nil
 }
 
 // ReadSymbol imports a symbol file, with weights when they can be found.
@@ -149,7 +174,7 @@ func ReadSymbol(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	if st.Size() > maxSymbolBytes {
 		return nil, fmt.Errorf("%s: %d bytes is too large for a symbol JSON", path, st.Size())
 	}
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +438,7 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 			vi.DType = d
 		}
 	}
-	shape, given := b.opts.InputShapes[name]
+	shape, given := b.opts.ShapeFor(name, len(b.g.Inputs)) // by name or as input #N
 	if !given && a.has("__shape__") {
 		if s, err := a.ints("__shape__", nil); err == nil && len(s) > 0 {
 			shape, given = s, true
@@ -426,7 +451,7 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 	}
 	if !given && want != nil {
 		shape, given = want, true
-	} else if given && len(want) == len(shape) && !b.userShape(name) {
+	} else if given && len(want) == len(shape) && !b.userShape(name, len(b.g.Inputs)) {
 		// Gluon writes 0 for dims it defers; the consumer may know them.
 		for i, d := range shape {
 			if d < 0 {
@@ -451,8 +476,8 @@ func (b *builder) variable(idx int, role canon.Role, want []int64, consumer stri
 	return name, nil
 }
 
-func (b *builder) userShape(name string) bool {
-	_, ok := b.opts.InputShapes[name]
+func (b *builder) userShape(name string, index int) bool {
+	_, ok := b.opts.ShapeFor(name, index)
 	return ok
 }
 

@@ -112,8 +112,8 @@ func init() {
 		"shape_array":              {convShapeArray, []string{"Shape"}},
 		"dot":                      {convDot, []string{"MatMul"}},
 		"batch_dot":                {convDot, []string{"MatMul"}},
-		"add_n":                    {convAddN, []string{"Add"}},
-		"ElementWiseSum":           {convAddN, []string{"Add"}},
+		"add_n":                    {convAddN, []string{"Sum", "Identity"}},
+		"ElementWiseSum":           {convAddN, []string{"Sum", "Identity"}},
 		"relu":                     unary(canon.Relu),
 		"sigmoid":                  unary(canon.Sigmoid),
 		"tanh":                     unary(canon.Tanh),
@@ -1654,34 +1654,25 @@ func convDot(b *builder, c *nodeCtx) ([]string, error) {
 	return []string{out}, b.emit(out, &canon.MatMul{}, []string{x, y}, out)
 }
 
+// convAddN reads add_n (ElementWiseSum) as one variadic Sum: its inputs
+// have one shape, so Sum's broadcasting changes nothing.
 func convAddN(b *builder, c *nodeCtx) ([]string, error) {
 	if len(c.n.Inputs) == 0 {
 		return nil, c.errf("no inputs")
 	}
-	cur, err := b.in(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.n.Inputs) == 1 {
-		out := b.fresh(c.n.Name)
-		return []string{out}, b.emit(out, &canon.Identity{}, []string{cur}, out)
-	}
-	for i := 1; i < len(c.n.Inputs); i++ {
-		y, err := b.in(c, i)
+	ins := make([]string, len(c.n.Inputs))
+	for i := range ins {
+		v, err := b.in(c, i)
 		if err != nil {
 			return nil, err
 		}
-		name := c.n.Name
-		if i < len(c.n.Inputs)-1 {
-			name = fmt.Sprintf("%s_sum%d", c.n.Name, i)
-		}
-		name = b.fresh(name)
-		if err := b.emit(name, &canon.Binary{Fn: canon.Add}, []string{cur, y}, name); err != nil {
-			return nil, err
-		}
-		cur = name
+		ins[i] = v
 	}
-	return []string{cur}, nil
+	out := b.fresh(c.n.Name)
+	if len(ins) == 1 {
+		return []string{out}, b.emit(out, &canon.Identity{}, ins, out)
+	}
+	return []string{out}, b.emit(out, &canon.Variadic{Fn: canon.VarSum}, ins, out)
 }
 
 func convBinary(b *builder, c *nodeCtx, fn canon.BinaryFn) ([]string, error) {

@@ -37,6 +37,14 @@ func init() {
 		table["_"+name] = mxOp{compareConv(fn, false), kinds}
 		table["_"+name+"_scalar"] = mxOp{compareConv(fn, true), kinds}
 	}
+	// not_equal is Equal negated.
+	neKinds := []string{"Equal", "Not", "Cast"}
+	table["broadcast_not_equal"] = mxOp{notEqualConv(false), neKinds}
+	table["_not_equal"] = mxOp{notEqualConv(false), neKinds}
+	table["_not_equal_scalar"] = mxOp{notEqualConv(true), neKinds}
+	table["broadcast_axis"] = mxOp{convBroadcastAxis, []string{"Expand"}}
+	table["broadcast_axes"] = mxOp{convBroadcastAxis, []string{"Expand"}}
+	table["broadcast_like"] = mxOp{convBroadcastLike, []string{"Expand"}}
 	optable.Add(&converters, table)
 }
 
@@ -50,6 +58,80 @@ func convCast(b *builder, c *nodeCtx) ([]string, error) {
 		return nil, c.errf("dtype %q is not supported (want one of float16, bfloat16, float32, float64, int8..int64, uint8..uint64, bool)", name)
 	}
 	return single(b, c, &canon.Cast{To: dt})
+}
+
+// notEqualConv reads not_equal as Not(Equal), answered in the input's
+// dtype like the other comparisons.
+func notEqualConv(scalar bool) converter {
+	return func(b *builder, c *nodeCtx) ([]string, error) {
+		x, y, _, err := operands(b, c, scalar, false)
+		if err != nil {
+			return nil, err
+		}
+		eq := b.fresh(c.n.Name + "_eq")
+		if err := b.emit(eq, &canon.Compare{Fn: canon.CmpEqual}, []string{x, y}, eq); err != nil {
+			return nil, err
+		}
+		ne := b.fresh(c.n.Name + "_bool")
+		if err := b.emit(ne, &canon.Not{}, []string{eq}, ne); err != nil {
+			return nil, err
+		}
+		return fromBool(b, c, ne, b.vals[x].DType)
+	}
+}
+
+// convBroadcastAxis: broadcast_axis(axis, size) grows size-1 axes.
+func convBroadcastAxis(b *builder, c *nodeCtx) ([]string, error) {
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	v := b.vals[x]
+	if !v.RankKnown {
+		return nil, c.errf("the rank of input %s must be known", x)
+	}
+	axes, err := c.a.ints("axis", nil)
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := c.a.ints("size", nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(axes) != len(sizes) {
+		return nil, c.errf("axis %v and size %v differ in length", axes, sizes)
+	}
+	r := len(v.Shape)
+	target := ones(r, 1)
+	for i, a := range axes {
+		if a < 0 {
+			a += int64(r)
+		}
+		if a < 0 || a >= int64(r) {
+			return nil, c.errf("axis %d is out of range for rank %d", axes[i], r)
+		}
+		if d := v.Shape[a]; d.Known() && d.Size != 1 {
+			return nil, c.errf("axis %d has size %d; broadcast_axis grows only axes of size 1", a, d.Size)
+		}
+		target[a] = sizes[i]
+	}
+	return single(b, c, &canon.Expand{Shape: target})
+}
+
+// convBroadcastLike: lhs takes rhs's (static) shape.
+func convBroadcastLike(b *builder, c *nodeCtx) ([]string, error) {
+	if c.a.has("lhs_axes") || c.a.has("rhs_axes") {
+		return nil, c.errf("lhs_axes and rhs_axes are not supported")
+	}
+	y, err := b.in(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	shape, ok := b.vals[y].StaticShape()
+	if !ok {
+		return nil, c.errf("the shape of %s must be known", y)
+	}
+	return single(b, c, &canon.Expand{Shape: shape})
 }
 
 // compareConv reads a comparison: two tensors, or a tensor and the scalar

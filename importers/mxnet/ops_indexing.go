@@ -5,16 +5,17 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// The indexing family: gather_nd and one_hot. MXNet 1.x has no op for the
-// other kinds of the family.
+// The indexing family: gather_nd, one_hot and pick (one index per row
+// along an axis: GatherElements with the indices widened by one axis).
+// MXNet 1.x has no op for the other kinds of the family.
 
 func init() {
 	optable.Add(&converters, map[string]mxOp{
 		"gather_nd": {convGatherND, []string{"GatherND", "Transpose"}},
 		"one_hot":   {convOneHot, []string{"OneHot"}},
+		"pick":      {convPick, []string{"GatherElements", "Cast", "Max", "Min", "Mod", "Unsqueeze", "Squeeze"}},
 	})
 	optable.Add(&lacks, map[string]string{
-		"GatherElements":  "MXNet 1.x has no gather along an axis with a full index tensor (pick takes one index per row)",
 		"ScatterElements": "MXNet 1.x has no scatter along an axis",
 		"ScatterND":       "MXNet's scatter_nd starts from zeros, not from data; it is not read yet",
 		"Compress":        "MXNet 1.x has no boolean selection op outside contrib",
@@ -108,4 +109,90 @@ func convOneHot(b *builder, c *nodeCtx) ([]string, error) {
 	}
 	out := b.fresh(c.n.Name)
 	return []string{out}, b.emit(out, &canon.OneHot{Axis: -1, Depth: depth}, []string{x, b.constant(vals)}, out)
+}
+
+// convPick: the (float) indices are truncated to int64, then clipped to
+// [0, n) (mode "clip", the default) or wrapped modulo n (mode "wrap").
+func convPick(b *builder, c *nodeCtx) ([]string, error) {
+	x, err := b.in(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := b.in(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	if c.a.has("axis") && c.a.str("axis", "") == "None" {
+		return nil, c.errf("axis=None (picking from the flattened data) is not supported")
+	}
+	axis, err := c.a.int("axis", -1)
+	if err != nil {
+		return nil, err
+	}
+	keep, err := c.a.bool("keepdims", false)
+	if err != nil {
+		return nil, err
+	}
+	xs, ok := b.vals[x].StaticShape()
+	if !ok {
+		return nil, c.errf("the shape of %s must be known", x)
+	}
+	r := int64(len(xs))
+	if axis < 0 {
+		axis += r
+	}
+	if axis < 0 || axis >= r {
+		return nil, c.errf("axis %d is out of range for rank %d", axis, r)
+	}
+	step := func(suffix string, op canon.Op, ins ...string) (string, error) {
+		out := b.fresh(c.n.Name + suffix)
+		return out, b.emit(out, op, ins, out)
+	}
+	if b.vals[idx].DType != canon.Int64 {
+		if idx, err = step("_index", &canon.Cast{To: canon.Int64}, idx); err != nil {
+			return nil, err
+		}
+	}
+	n := xs[axis]
+	switch mode := c.a.str("mode", "clip"); mode {
+	case "clip":
+		lo := b.constant(canon.NewInt64Tensor(c.n.Name+"_lo", []int64{}, []int64{0}))
+		hi := b.constant(canon.NewInt64Tensor(c.n.Name+"_hi", []int64{}, []int64{n - 1}))
+		if idx, err = step("_low", &canon.Variadic{Fn: canon.VarMax}, idx, lo); err != nil {
+			return nil, err
+		}
+		if idx, err = step("_clipped", &canon.Variadic{Fn: canon.VarMin}, idx, hi); err != nil {
+			return nil, err
+		}
+	case "wrap":
+		size := b.constant(canon.NewInt64Tensor(c.n.Name+"_size", []int64{}, []int64{n}))
+		if idx, err = step("_wrapped", &canon.Mod{}, idx, size); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, c.errf("mode %q is not supported (clip or wrap)", mode)
+	}
+	iv := b.vals[idx]
+	if !iv.RankKnown {
+		return nil, c.errf("the rank of the indices must be known")
+	}
+	switch int64(len(iv.Shape)) {
+	case r - 1:
+		if idx, err = step("_rows", &canon.Unsqueeze{Axes: []int64{axis}}, idx); err != nil {
+			return nil, err
+		}
+	case r:
+	default:
+		return nil, c.errf("indices of rank %d do not fit data of rank %d", len(iv.Shape), r)
+	}
+	if keep {
+		out := b.fresh(c.n.Name)
+		return []string{out}, b.emit(out, &canon.GatherElements{Axis: axis}, []string{x, idx}, out)
+	}
+	g, err := step("_picked", &canon.GatherElements{Axis: axis}, x, idx)
+	if err != nil {
+		return nil, err
+	}
+	out := b.fresh(c.n.Name)
+	return []string{out}, b.emit(out, &canon.Squeeze{Axes: []int64{axis}}, []string{g}, out)
 }

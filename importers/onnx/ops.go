@@ -172,7 +172,11 @@ func Coverage() canon.Coverage {
 	by := map[string][]source{}
 	for _, name := range sortedKeys(ops) {
 		e := ops[name]
-		by[e.kinds[0]] = append(by[e.kinds[0]], source{fmt.Sprintf("%s (opset %d+)", name, e.since), e.since})
+		since := e.since
+		if l, ok := legacyForms[name]; ok {
+			since = min(since, l.since)
+		}
+		by[e.kinds[0]] = append(by[e.kinds[0]], source{fmt.Sprintf("%s (opset %d+)", name, since), since})
 	}
 	for _, f := range fusions {
 		by[f.kind] = append(by[f.kind], source{fmt.Sprintf("%s (opset %d+)", f.name, f.since), f.since})
@@ -226,13 +230,21 @@ func SupportedOps() []string { return sortedKeys(ops) }
 func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	op := n.GetOpType()
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		if strings.HasPrefix(d, "ai.onnx.") {
+			// ONNX's own other domains: classical ML, training, preview ops.
+			return fmt.Errorf("node %q (%s) is in ONNX's %s domain: modelbridge reads default-domain (ai.onnx) ops only", name, op, d)
+		}
 		return fmt.Errorf("node %q (%s) is in domain %q: only default-domain (ai.onnx) ops are supported by modelbridge; export the model without vendor-specific ops (for ONNX Runtime, save it before graph optimizations)", name, op, d)
 	}
 	e, ok := ops[op]
 	if !ok {
 		return fmt.Errorf("node %q (%s): op not supported by modelbridge (`modelbridge ops` lists the %d ONNX op types it reads); re-export the model without it, or cut the graph before it and run that part separately", name, op, len(SupportedOps()))
 	}
-	if im.opset < e.since {
+	if im.opset < 0 {
+		return fmt.Errorf("node %q (%s) is a default-domain (ai.onnx) op, but the model imports no default-domain opset; the model is not valid ONNX", name, op)
+	}
+	legacy, hasLegacy := legacyForms[op]
+	if im.opset < e.since && !(hasLegacy && im.opset >= legacy.since) {
 		return fmt.Errorf("node %q (%s): the model's opset %d predates the %s semantics modelbridge reads (opset >= %d); upgrade the model with onnx.version_converter", name, op, im.opset, op, e.since)
 	}
 	c := &nodeCtx{im: im, n: n, name: name, op: op, attrs: map[string]*onnxpb.AttributeProto{}}
@@ -245,6 +257,14 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	for _, in := range n.Input {
 		if _, ok := im.vals[in]; in != "" && !ok {
 			return c.errf("input %q is not defined before the node", in)
+		}
+	}
+	if hasLegacy && im.opset < legacy.before {
+		if err := legacy.resolve(c); err != nil {
+			return err
+		}
+		if c.err != nil {
+			return c.err
 		}
 	}
 	first := len(im.g.Nodes)

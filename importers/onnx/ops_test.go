@@ -43,7 +43,7 @@ func TestCoverage(t *testing.T) {
 	if s := cov["Gelu"]; !s.Handled || s.MinOpset != 9 || s.MaxOpset != MaxOpset || !strings.Contains(s.Detail, "Gelu (opset 20+)") || !strings.Contains(s.Detail, "Erf") {
 		t.Errorf("Gelu coverage %+v", s)
 	}
-	if s := cov["Linear"]; !strings.Contains(s.Detail, "Gemm") || s.MinOpset != 7 {
+	if s := cov["Linear"]; !strings.Contains(s.Detail, "Gemm") || s.MinOpset != 1 {
 		t.Errorf("Linear coverage %+v", s)
 	}
 	registered := false

@@ -1,5 +1,6 @@
-// Package onnximport reads ONNX models (IR 3..10, default-domain opsets
-// 1..22 where the ops used kept their meaning) into canonical graphs.
+// Package onnximport reads ONNX models (IR 3..13, default-domain opsets
+// 1..27) into canonical graphs; each op is read with the semantics of the
+// model's opset (legacy.go resolves those of the oldest ones).
 // Weights are not copied: the model file is memory-mapped and initializers'
 // raw data point into the mapping, which the returned graph's Close releases.
 //
@@ -26,14 +27,14 @@ import (
 )
 
 // Supported ranges of the ONNX IR version and the default-domain opset.
-// Opset 22 only widened type constraints of the ops converted here. Files
-// below opset 7 are read when each op they use has kept its semantics since
-// then (see each op's entry in ops).
+// Opsets 22 to 27 only widened the type constraints of the ops converted
+// here (new element types, which are refused by name with the tensor) or
+// added new ops; IR 11 to 13 added element types and device placement.
 const (
 	MinIRVersion = 3
-	MaxIRVersion = 10
+	MaxIRVersion = 13
 	MinOpset     = 1
-	MaxOpset     = 22
+	MaxOpset     = 27
 )
 
 func init() {
@@ -118,10 +119,9 @@ func (im *importer) readHeader(mp *onnxpb.ModelProto) error {
 			opset = o.GetVersion()
 		}
 	}
-	if opset < 0 {
-		return errors.New("the model imports no default-domain (ai.onnx) opset; it is not a valid ONNX model")
-	}
-	if opset < MinOpset || opset > MaxOpset {
+	// A model of other domains only (ai.onnx.ml, training) is valid: its
+	// nodes are refused by domain, one by one.
+	if opset >= 0 && (opset < MinOpset || opset > MaxOpset) {
 		return fmt.Errorf("default-domain opset %d is outside the supported range %d..%d; convert the model with onnx.version_converter or re-export it", opset, MinOpset, MaxOpset)
 	}
 	im.opset = opset

@@ -29,6 +29,9 @@ type importer struct {
 	props   []canon.KeyValue
 	// skippedAsserts counts run-time assertion nodes not imported.
 	skippedAsserts int
+	// readers holds the tensor names some node or output reads (built on
+	// first use by readByAnyone).
+	readers map[string]bool
 }
 
 func (im *importer) errf(format string, args ...any) error {

@@ -274,7 +274,13 @@ func (im *importer) defineTensor(name string, t *torchscript.Tensor) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := im.prog.Refine(t, dims); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			if im.readByAnyone(name) {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			// PyTorch's meta kernels record some outputs nothing reads with
+			// a wrong shape (2.6 records aten.lstm's states as rank 4); an
+			// unread value cannot change the result, so inference wins.
+			im.notes = append(im.notes, fmt.Sprintf("%s (unused): %v; the inferred shape is kept", name, err))
 		}
 	}
 	if err := im.define(name, t); err != nil {
@@ -485,4 +491,37 @@ func symbolName(expr string) string {
 		return expr
 	}
 	return ""
+}
+
+// readByAnyone reports whether a node or the graph's outputs read the
+// tensor called name.
+func (im *importer) readByAnyone(name string) bool {
+	if im.readers == nil {
+		im.readers = map[string]bool{}
+		mark := func(a *argument) {
+			if a.AsTensor != nil {
+				im.readers[a.AsTensor.Name] = true
+			}
+			for _, ta := range a.AsTensors {
+				im.readers[ta.Name] = true
+			}
+			if a.AsOptionalTensor != nil && a.AsOptionalTensor.AsTensor != nil {
+				im.readers[a.AsOptionalTensor.AsTensor.Name] = true
+			}
+			for _, ot := range a.AsOptionalTensors {
+				if ot.AsTensor != nil {
+					im.readers[ot.AsTensor.Name] = true
+				}
+			}
+		}
+		for i := range im.gr.Nodes {
+			for j := range im.gr.Nodes[i].Inputs {
+				mark(&im.gr.Nodes[i].Inputs[j].Arg)
+			}
+		}
+		for i := range im.gr.Outputs {
+			mark(&im.gr.Outputs[i])
+		}
+	}
+	return im.readers[name]
 }

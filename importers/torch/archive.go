@@ -4,18 +4,15 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
-	"io"
+	"math"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/pickle"
+	"github.com/modelbridge/modelbridge/internal/zipread"
 )
-
-// maxDeflateRatio bounds how much a deflated entry can expand; DEFLATE
-// cannot exceed about 1032:1, so a larger declared size is corrupt.
-const maxDeflateRatio = 1032
 
 // zipArchive is a torch.save zip file (torch >= 1.6): prefix/data.pkl names
 // storages by key, stored as prefix/data/<key>.
@@ -23,7 +20,8 @@ type zipArchive struct {
 	file      string
 	m         *mmapfile.Mapping
 	zr        *zip.Reader
-	prefix    string // "archive/" (any folder name)
+	z         *zipread.Archive // CRC-checked, budgeted entry reads
+	prefix    string           // "archive/" (any folder name)
 	entries   map[string]*zip.File
 	storages  map[string]*storage
 	bigEndian bool
@@ -55,8 +53,9 @@ func findPrefix(file string, zr *zip.Reader) (string, error) {
 	return "", fmt.Errorf("%s: zip archive has several data.pkl entries (%s); cannot tell which is the model", file, strings.Join(found, ", "))
 }
 
-func newZipArchive(file string, m *mmapfile.Mapping, zr *zip.Reader, prefix string) (*zipArchive, error) {
-	a := &zipArchive{file: file, m: m, zr: zr, prefix: prefix, entries: map[string]*zip.File{}, storages: map[string]*storage{}}
+func newZipArchive(file string, m *mmapfile.Mapping, zr *zip.Reader, prefix string, ignoreCRC bool) (*zipArchive, error) {
+	z := &zipread.Archive{File: file, Data: m.Data, SkipCRC: ignoreCRC}
+	a := &zipArchive{file: file, m: m, zr: zr, z: z, prefix: prefix, entries: map[string]*zip.File{}, storages: map[string]*storage{}}
 	for _, f := range zr.File {
 		a.entries[f.Name] = f
 	}
@@ -85,37 +84,17 @@ func (a *zipArchive) readSmall(f *zip.File, limit uint64) ([]byte, error) {
 }
 
 // entryBytes returns the first n bytes of an entry: a slice of the mapping
-// for stored entries, a bounded decompression for deflated ones.
+// for stored entries, a bounded decompression for deflated ones. The whole
+// entry is read, so that its CRC-32 is checked.
 func (a *zipArchive) entryBytes(f *zip.File, n int64) ([]byte, error) {
 	if n < 0 || uint64(n) > f.UncompressedSize64 {
 		return nil, fmt.Errorf("%s: entry %s holds %d bytes, need %d (file truncated or corrupt)", a.file, f.Name, f.UncompressedSize64, n)
 	}
-	switch f.Method {
-	case zip.Store:
-		off, err := f.DataOffset()
-		if err != nil {
-			return nil, fmt.Errorf("%s: entry %s: %v", a.file, f.Name, err)
-		}
-		if f.CompressedSize64 != f.UncompressedSize64 || off < 0 || off > int64(len(a.m.Data)) || n > int64(len(a.m.Data))-off {
-			return nil, fmt.Errorf("%s: entry %s runs past the end of the file (truncated?)", a.file, f.Name)
-		}
-		return a.m.Data[off : off+n : off+n], nil
-	case zip.Deflate:
-		if f.UncompressedSize64/maxDeflateRatio > f.CompressedSize64+1 || f.CompressedSize64 > uint64(len(a.m.Data)) {
-			return nil, fmt.Errorf("%s: entry %s declares %d bytes from %d compressed: corrupt", a.file, f.Name, f.UncompressedSize64, f.CompressedSize64)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: entry %s: %v", a.file, f.Name, err)
-		}
-		defer rc.Close()
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(rc, buf); err != nil {
-			return nil, fmt.Errorf("%s: entry %s: cannot decompress: %v", a.file, f.Name, err)
-		}
-		return buf, nil
+	b, err := a.z.Entry(f, math.MaxUint64)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%s: entry %s uses zip compression method %d; only stored and deflated entries are supported", a.file, f.Name, f.Method)
+	return b[:n:n], nil
 }
 
 // persistentLoad resolves ('storage', storage_type, key, location, numel).

@@ -117,7 +117,7 @@ func read(path string, m *mmapfile.Mapping, opts formats.ReadOptions) (g *canon.
 		if hasCode(zr, prefix) {
 			return nil, &torchScriptError{path: path, prefix: prefix}
 		}
-		a, err := newZipArchive(path, m, zr, prefix)
+		a, err := newZipArchive(path, m, zr, prefix, opts.IgnoreCRC)
 		if err != nil {
 			return nil, err
 		}

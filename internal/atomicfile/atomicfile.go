@@ -47,6 +47,15 @@ func (a *File) Write(p []byte) (int, error) { return a.W.Write(p) }
 // folder so that the rename itself survives a crash. A replaced file keeps
 // its permission bits; a new one gets 0644 (less the umask).
 func (a *File) Commit() error {
+	if err := a.prepare(); err != nil {
+		return err
+	}
+	return a.publish()
+}
+
+// prepare flushes, syncs and closes the temporary file: every step that a
+// full disk can fail. On error the temporary file is gone.
+func (a *File) prepare() error {
 	if a.done {
 		return fmt.Errorf("%s: already committed", a.target)
 	}
@@ -61,10 +70,16 @@ func (a *File) Commit() error {
 	if err == nil {
 		err = keepMode(a.f.Name(), a.target)
 	}
-	if err == nil {
-		err = os.Rename(a.f.Name(), a.target)
-	}
 	if err != nil {
+		os.Remove(a.f.Name())
+		return fmt.Errorf("cannot write %s: %w", a.target, err)
+	}
+	return nil
+}
+
+// publish renames the prepared file into place and syncs the folder.
+func (a *File) publish() error {
+	if err := os.Rename(a.f.Name(), a.target); err != nil {
 		os.Remove(a.f.Name())
 		return fmt.Errorf("cannot write %s: %w", a.target, err)
 	}
@@ -72,6 +87,98 @@ func (a *File) Commit() error {
 		return fmt.Errorf("wrote %s but cannot sync its folder: %w", a.target, err)
 	}
 	return nil
+}
+
+// discard removes a prepared file that will not be published.
+func (a *File) discard() { os.Remove(a.f.Name()) }
+
+// CommitAll publishes files that belong together (an MXNet symbol and its
+// params, the files of a PyTorch folder): all of them are written out and
+// synced first, and renamed into place only when every one succeeded, so a
+// full disk leaves the old set whole and nothing new.
+func CommitAll(files ...*File) error {
+	for i, f := range files {
+		if err := f.prepare(); err != nil {
+			for _, g := range files[:i] {
+				g.discard()
+			}
+			for _, g := range files[i+1:] {
+				g.Abort()
+			}
+			return err
+		}
+	}
+	for i, f := range files {
+		if err := f.publish(); err != nil {
+			for _, g := range files[i+1:] {
+				g.discard()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Dir is a new folder filled under a hidden temporary name beside its
+// target and renamed into place whole.
+type Dir struct {
+	// Path is where to write the folder's files until Commit.
+	Path   string
+	target string
+	done   bool
+}
+
+// CreateDir starts a new folder target, which must not exist yet (or be
+// an empty folder).
+func CreateDir(target string) (*Dir, error) {
+	parent := filepath.Dir(target)
+	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("cannot write %s: folder %s does not exist; create it first", target, parent)
+	}
+	// Mode 0755 less the umask, as for any new folder (os.MkdirTemp
+	// would make it 0700).
+	prefix := filepath.Join(parent, "."+filepath.Base(target)+".tmp-")
+	var tmp string
+	for try := 0; ; try++ {
+		tmp = prefix + strconv.FormatUint(rand.Uint64(), 36)
+		err := os.Mkdir(tmp, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || try >= 100 {
+			return nil, fmt.Errorf("cannot write %s: %w", target, err)
+		}
+	}
+	return &Dir{Path: tmp, target: target}, nil
+}
+
+// Commit renames the filled folder to its target (replacing an empty
+// folder there).
+func (d *Dir) Commit() error {
+	if d.done {
+		return fmt.Errorf("%s: already committed", d.target)
+	}
+	d.done = true
+	if st, err := os.Stat(d.target); err == nil && st.IsDir() {
+		os.Remove(d.target) // only succeeds when empty; Rename then reports the rest
+	}
+	if err := os.Rename(d.Path, d.target); err != nil {
+		os.RemoveAll(d.Path)
+		return fmt.Errorf("cannot write %s: %w", d.target, err)
+	}
+	if err := syncDir(filepath.Dir(d.target)); err != nil {
+		return fmt.Errorf("wrote %s but cannot sync its folder: %w", d.target, err)
+	}
+	return nil
+}
+
+// Abort removes the temporary folder unless Commit succeeded.
+func (d *Dir) Abort() {
+	if d.done {
+		return
+	}
+	d.done = true
+	os.RemoveAll(d.Path)
 }
 
 // createTemp makes a hidden, unused file beside target with mode 0644

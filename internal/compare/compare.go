@@ -24,6 +24,10 @@ type Result struct {
 	Mismatched int64   `json:"mismatched"`
 	Elements   int64   `json:"elements"`
 	OK         bool    `json:"ok"`
+
+	// Allowance is the rounding term of Tolerance added to atol (0 when
+	// Tensors is called directly).
+	Allowance float64 `json:"rounding_allowance,omitempty"`
 }
 
 // Tensors compares got against want. Shapes must be equal; NaN matches NaN.

@@ -3,10 +3,10 @@
 package mmapfile
 
 import (
-	"fmt"
-	"os"
 	"sync"
 	"syscall"
+
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // MinMapped is the size below which a file is simply read into memory: a
@@ -36,18 +36,12 @@ func (m *Mapping) Close() error {
 
 // Open maps path read-only, or reads it when small or when mapping fails.
 func Open(path string) (*Mapping, error) {
-	f, err := os.Open(path)
+	// Regular files only: a FIFO blocks and a device never ends.
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a file", path)
-	}
 	size := st.Size()
 	if size >= MinMapped && size == int64(int(size)) {
 		data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
@@ -55,7 +49,7 @@ func Open(path string) (*Mapping, error) {
 			return &Mapping{Data: data, mapped: true}, nil
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // ListMagic is kMXAPINDArrayListMagic, the first uint64 of a list file.
@@ -101,7 +101,7 @@ func DTypeOf(flag int32) (canon.DType, bool) {
 
 // ReadFile reads a list file. Tensor data aliases one buffer holding the file.
 func ReadFile(path string) ([]*Array, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,12 +8,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 const magic = "\x93NUMPY"
@@ -37,15 +37,11 @@ var dtypes = map[string]canon.DType{
 
 // ReadFile reads path; the tensor is named after nothing (callers name it).
 func ReadFile(path string) (*canon.Tensor, error) {
-	f, err := os.Open(path)
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	t, err := Read(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

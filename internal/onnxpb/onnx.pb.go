@@ -88,7 +88,15 @@ const (
 	Version_IR_VERSION_2023_5_5 Version = 9
 	// IR 10 (ONNX 1.16): 4-bit integer types, function overloads, metadata_props
 	// on nodes, graphs, tensors, value infos and functions.
-	Version_IR_VERSION Version = 10
+	Version_IR_VERSION_10 Version = 10
+	// IR 11 (ONNX 1.18): the float4e2m1 element type and multi-device
+	// configuration (ModelProto field 26, NodeProto field 10), which modelbridge
+	// leaves unread: it places work on devices and does not change results.
+	Version_IR_VERSION_11 Version = 11
+	// IR 12 (ONNX 1.19): the float8e8m0 element type.
+	Version_IR_VERSION_12 Version = 12
+	// IR 13 (ONNX 1.20): the 2-bit integer element types.
+	Version_IR_VERSION Version = 13
 )
 
 // Enum value maps for Version.
@@ -104,7 +112,10 @@ var (
 		7:  "IR_VERSION_2020_5_8",
 		8:  "IR_VERSION_2021_7_30",
 		9:  "IR_VERSION_2023_5_5",
-		10: "IR_VERSION",
+		10: "IR_VERSION_10",
+		11: "IR_VERSION_11",
+		12: "IR_VERSION_12",
+		13: "IR_VERSION",
 	}
 	Version_value = map[string]int32{
 		"_START_VERSION":        0,
@@ -117,7 +128,10 @@ var (
 		"IR_VERSION_2020_5_8":   7,
 		"IR_VERSION_2021_7_30":  8,
 		"IR_VERSION_2023_5_5":   9,
-		"IR_VERSION":            10,
+		"IR_VERSION_10":         10,
+		"IR_VERSION_11":         11,
+		"IR_VERSION_12":         12,
+		"IR_VERSION":            13,
 	}
 )
 
@@ -346,6 +360,13 @@ const (
 	// IR 10: 4-bit integers, two per byte.
 	TensorProto_UINT4 TensorProto_DataType = 21
 	TensorProto_INT4  TensorProto_DataType = 22
+	// IR 11: 4-bit float (1 sign, 2 exponent, 1 mantissa bits), two per byte.
+	TensorProto_FLOAT4E2M1 TensorProto_DataType = 23
+	// IR 12: 8-bit exponent-only scale of the microscaling formats.
+	TensorProto_FLOAT8E8M0 TensorProto_DataType = 24
+	// IR 13: 2-bit integers, four per byte.
+	TensorProto_UINT2 TensorProto_DataType = 25
+	TensorProto_INT2  TensorProto_DataType = 26
 )
 
 // Enum value maps for TensorProto_DataType.
@@ -374,6 +395,10 @@ var (
 		20: "FLOAT8E5M2FNUZ",
 		21: "UINT4",
 		22: "INT4",
+		23: "FLOAT4E2M1",
+		24: "FLOAT8E8M0",
+		25: "UINT2",
+		26: "INT2",
 	}
 	TensorProto_DataType_value = map[string]int32{
 		"UNDEFINED":      0,
@@ -399,6 +424,10 @@ var (
 		"FLOAT8E5M2FNUZ": 20,
 		"UINT4":          21,
 		"INT4":           22,
+		"FLOAT4E2M1":     23,
+		"FLOAT8E8M0":     24,
+		"UINT2":          25,
+		"INT2":           26,
 	}
 )
 
@@ -2725,7 +2754,7 @@ const file_onnx_proto_rawDesc = "" +
 	"\x17quantization_annotation\x18\x0e \x03(\v2\".modelbridge.onnx.TensorAnnotationR\x16quantizationAnnotation\x12O\n" +
 	"\x0emetadata_props\x18\x10 \x03(\v2(.modelbridge.onnx.StringStringEntryProtoR\rmetadataPropsJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05J\x04\b\x06\x10\n" +
 	"R\n" +
-	"ir_versionR\x10producer_versionR\fproducer_tagR\x06domain\"\xac\b\n" +
+	"ir_versionR\x10producer_versionR\fproducer_tagR\x06domain\"\xe1\b\n" +
 	"\vTensorProto\x12\x12\n" +
 	"\x04dims\x18\x01 \x03(\x03R\x04dims\x12\x1b\n" +
 	"\tdata_type\x18\x02 \x01(\x05R\bdataType\x12?\n" +
@@ -2752,7 +2781,7 @@ const file_onnx_proto_rawDesc = "" +
 	"uint64Data\x1a1\n" +
 	"\aSegment\x12\x14\n" +
 	"\x05begin\x18\x01 \x01(\x03R\x05begin\x12\x10\n" +
-	"\x03end\x18\x02 \x01(\x03R\x03end\"\xb9\x02\n" +
+	"\x03end\x18\x02 \x01(\x03R\x03end\"\xee\x02\n" +
 	"\bDataType\x12\r\n" +
 	"\tUNDEFINED\x10\x00\x12\t\n" +
 	"\x05FLOAT\x10\x01\x12\t\n" +
@@ -2784,7 +2813,13 @@ const file_onnx_proto_rawDesc = "" +
 	"FLOAT8E5M2\x10\x13\x12\x12\n" +
 	"\x0eFLOAT8E5M2FNUZ\x10\x14\x12\t\n" +
 	"\x05UINT4\x10\x15\x12\b\n" +
-	"\x04INT4\x10\x16\")\n" +
+	"\x04INT4\x10\x16\x12\x0e\n" +
+	"\n" +
+	"FLOAT4E2M1\x10\x17\x12\x0e\n" +
+	"\n" +
+	"FLOAT8E8M0\x10\x18\x12\t\n" +
+	"\x05UINT2\x10\x19\x12\b\n" +
+	"\x04INT2\x10\x1a\")\n" +
 	"\fDataLocation\x12\v\n" +
 	"\aDEFAULT\x10\x00\x12\f\n" +
 	"\bEXTERNAL\x10\x01\"\x97\x01\n" +
@@ -2844,7 +2879,7 @@ const file_onnx_proto_rawDesc = "" +
 	"\n" +
 	"value_info\x18\f \x03(\v2 .modelbridge.onnx.ValueInfoProtoR\tvalueInfo\x12\x1a\n" +
 	"\boverload\x18\r \x01(\tR\boverload\x12O\n" +
-	"\x0emetadata_props\x18\x0e \x03(\v2(.modelbridge.onnx.StringStringEntryProtoR\rmetadataPropsJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\rsince_versionR\x06status*\x97\x02\n" +
+	"\x0emetadata_props\x18\x0e \x03(\v2(.modelbridge.onnx.StringStringEntryProtoR\rmetadataPropsJ\x04\b\x02\x10\x03J\x04\b\x03\x10\x04R\rsince_versionR\x06status*\xd0\x02\n" +
 	"\aVersion\x12\x12\n" +
 	"\x0e_START_VERSION\x10\x00\x12\x19\n" +
 	"\x15IR_VERSION_2017_10_10\x10\x01\x12\x19\n" +
@@ -2855,10 +2890,13 @@ const file_onnx_proto_rawDesc = "" +
 	"\x14IR_VERSION_2019_9_19\x10\x06\x12\x17\n" +
 	"\x13IR_VERSION_2020_5_8\x10\a\x12\x18\n" +
 	"\x14IR_VERSION_2021_7_30\x10\b\x12\x17\n" +
-	"\x13IR_VERSION_2023_5_5\x10\t\x12\x0e\n" +
+	"\x13IR_VERSION_2023_5_5\x10\t\x12\x11\n" +
+	"\rIR_VERSION_10\x10\n" +
+	"\x12\x11\n" +
+	"\rIR_VERSION_11\x10\v\x12\x11\n" +
+	"\rIR_VERSION_12\x10\f\x12\x0e\n" +
 	"\n" +
-	"IR_VERSION\x10\n" +
-	"*.\n" +
+	"IR_VERSION\x10\r*.\n" +
 	"\x0eOperatorStatus\x12\x10\n" +
 	"\fEXPERIMENTAL\x10\x00\x12\n" +
 	"\n" +

@@ -22,6 +22,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // fromONNX maps TensorProto.DataType to canonical dtypes.
@@ -31,6 +32,10 @@ var fromONNX = map[int32]canon.DType{
 	12: canon.Uint32, 13: canon.Uint64, 16: canon.BFloat16,
 }
 
+// newerTypeNames names the element types ONNX added after the compiled
+// onnx.proto (1.16+), so that refusals say which type.
+var newerTypeNames = map[int32]string{23: "FLOAT4E2M1", 24: "FLOAT8E8M0", 25: "UINT2", 26: "INT2"}
+
 // DType converts an ONNX element type, with a message naming what is
 // unsupported.
 func DType(t int32) (canon.DType, error) {
@@ -38,6 +43,9 @@ func DType(t int32) (canon.DType, error) {
 		return d, nil
 	}
 	name := onnxpb.TensorProto_DataType(t).String()
+	if n, ok := newerTypeNames[t]; ok {
+		name = n
+	}
 	switch t {
 	case 8:
 		return canon.Undefined, errors.New("string tensors are not supported by modelbridge (only numeric and bool tensors can be converted)")
@@ -71,7 +79,7 @@ func ReadProto(tp *onnxpb.TensorProto, baseDir string) (*canon.Tensor, error) {
 // ReadFile reads a serialized TensorProto (such as a conformance test's
 // test_data_set_0/input_0.pb). The tensor is named as in the file.
 func ReadFile(path string) (t *canon.Tensor, err error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -261,15 +269,11 @@ func (r *Reader) external(tp *onnxpb.TensorProto, want int64) ([]byte, error) {
 		}
 		return m.Data[offset : offset+length], nil
 	}
-	f, err := os.Open(path)
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("external data file %s: %v", loc, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if size := st.Size(); offset > size || length > size-offset {
 		return nil, fmt.Errorf("external data range [%d, %d+%d) lies past the end of %s (%d bytes); the data file is truncated or belongs to another model", offset, offset, length, loc, size)
 	}

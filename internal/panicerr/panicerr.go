@@ -24,6 +24,13 @@ func New(where string, value any) *Error {
 }
 
 func (e *Error) Error() string {
+	if IsFault(e.Value) {
+		msg := "a mapped input file changed while it was read (truncated or overwritten by another program?); try again once the file is complete"
+		if e.Where != "" {
+			msg = e.Where + ": " + msg
+		}
+		return msg
+	}
 	msg := fmt.Sprintf("internal error: %v (please report it with the model; run with --debug for the stack)", e.Value)
 	if e.Where != "" {
 		msg = e.Where + ": " + msg
@@ -49,4 +56,30 @@ func Recover(where string, err *error) {
 	if r := recover(); r != nil {
 		*err = New(where, r)
 	}
+}
+
+// IsFault reports whether a recovered panic value is a memory fault turned
+// into a panic by debug.SetPanicOnFault: reading a mapped file that was
+// truncated under us (SIGBUS), which is no bug of ours.
+func IsFault(v any) bool {
+	f, ok := v.(interface{ Addr() uintptr })
+	_, isErr := v.(error)
+	return ok && isErr && f != nil
+}
+
+// Guard runs f with faults on mapped memory turned into panics (see
+// debug.SetPanicOnFault) and returns such a fault as an *Error naming
+// where; other panics go on. Each goroutine that touches mapped input
+// needs its own Guard.
+func Guard(where string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if !IsFault(r) {
+				panic(r)
+			}
+			err = New(where, r)
+		}
+	}()
+	return f()
 }

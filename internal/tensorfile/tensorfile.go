@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -80,8 +81,16 @@ func OutputFileName(i int) string { return fmt.Sprintf("output_%d.pb", i) }
 // count, a size or a shift). Unknown dimensions become 1 unless shapes
 // overrides them (by input name).
 func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (map[string]*canon.Tensor, error) {
+	return RandomWithin(inputs, shapes, seed, 0)
+}
+
+// RandomWithin is Random with the inputs' total size bounded by maxBytes
+// (0: no bound besides 4 GiB per input), checked before each allocation:
+// the interpreter's memory budget (--max-memory) covers random inputs too.
+func RandomWithin(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64, maxBytes int64) (map[string]*canon.Tensor, error) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	out := map[string]*canon.Tensor{}
+	var total int64
 	for _, in := range inputs {
 		shape, ok := shapes[in.Name]
 		if !ok {
@@ -100,6 +109,9 @@ func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (m
 		size := t.ByteSize()
 		if size < 0 || size > 1<<32 {
 			return nil, fmt.Errorf("input %q: shape %v is too large for random data", in.Name, shape)
+		}
+		if total += size; maxBytes > 0 && total > maxBytes {
+			return nil, fmt.Errorf("random input %q of shape %v brings the inputs to %d bytes, beyond the memory limit of %d (--max-memory)", in.Name, shape, total, maxBytes)
 		}
 		t.Data = make([]byte, size)
 		n := int(t.NumElements())
@@ -136,25 +148,61 @@ func Random(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint64) (m
 	return out, nil
 }
 
-// ParseShapes parses --input-shape values "name=1,3,224,224".
+// ParseShapes parses --input-shape values "name=1,3,224,224" into the
+// concrete shapes that inputs are made with: a symbolic dimension ("N")
+// takes size 1 there.
 func ParseShapes(specs []string) (map[string][]int64, error) {
-	out := map[string][]int64{}
+	shapes, names, err := ParseInputShapes(specs)
+	for key, axes := range names {
+		for axis := range axes {
+			shapes[key][axis] = 1
+		}
+	}
+	return shapes, err
+}
+
+// ParseInputShapes parses --input-shape values for reading a model: each
+// dimension is a size or a name (a symbolic size such as N or batch), which
+// is -1 in shapes and named in names (input key, then axis).
+func ParseInputShapes(specs []string) (map[string][]int64, map[string]map[int]string, error) {
+	shapes := map[string][]int64{}
+	names := map[string]map[int]string{}
 	for _, s := range specs {
 		name, dims, ok := strings.Cut(s, "=")
 		if !ok || name == "" {
-			return nil, fmt.Errorf("--input-shape %q: want NAME=D1,D2,... (e.g. data=1,3,224,224)", s)
+			return nil, nil, fmt.Errorf("--input-shape %q: want NAME=D1,D2,... (e.g. data=1,3,224,224 or data=N,3,224,224)", s)
 		}
 		var shape []int64
-		for _, d := range strings.Split(dims, ",") {
-			var v int64
-			if _, err := fmt.Sscan(strings.TrimSpace(d), &v); err != nil || v < 0 {
-				return nil, fmt.Errorf("--input-shape %q: %q is not a dimension", s, d)
+		for axis, d := range strings.Split(dims, ",") {
+			d = strings.TrimSpace(d)
+			if isDimName(d) {
+				if names[name] == nil {
+					names[name] = map[int]string{}
+				}
+				names[name][axis] = d
+				shape = append(shape, -1)
+				continue
+			}
+			v, err := strconv.ParseInt(d, 10, 64)
+			if err != nil || v < 0 {
+				return nil, nil, fmt.Errorf("--input-shape %q: %q is neither a size nor a dimension name (a letter or _ then letters, digits or _)", s, d)
 			}
 			shape = append(shape, v)
 		}
-		out[name] = shape
+		shapes[name] = shape
 	}
-	return out, nil
+	return shapes, names, nil
+}
+
+// isDimName reports whether s names a symbolic dimension: an identifier.
+func isDimName(s string) bool {
+	for i, r := range s {
+		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // SortedNames returns the keys of m in order.

@@ -1,6 +1,7 @@
 package tensorfile
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -56,6 +57,27 @@ func TestRandomEveryDType(t *testing.T) {
 		}
 		if len(distinct) < 10 {
 			t.Errorf("%s: only %d distinct values in 64", in.Name, len(distinct))
+		}
+	}
+}
+
+// --input-shape takes sizes and names; a name is a symbolic size: -1 with
+// its name for reading models, 1 for making inputs.
+func TestParseInputShapes(t *testing.T) {
+	shapes, names, err := ParseInputShapes([]string{"x=N,3,224,224", "#1=2,seq_len"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(shapes["x"]) != "[-1 3 224 224]" || names["x"][0] != "N" || fmt.Sprint(shapes["#1"]) != "[2 -1]" || names["#1"][1] != "seq_len" {
+		t.Errorf("got shapes %v, names %v", shapes, names)
+	}
+	concrete, err := ParseShapes([]string{"x=N,3,224,224"})
+	if err != nil || fmt.Sprint(concrete["x"]) != "[1 3 224 224]" {
+		t.Errorf("concrete shapes %v, %v", concrete, err)
+	}
+	for _, bad := range []string{"x=3,-2", "x=3,2x", "x", "=3"} {
+		if _, _, err := ParseInputShapes([]string{bad}); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
 	}
 }

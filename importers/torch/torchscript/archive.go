@@ -3,11 +3,11 @@ package torchscript
 import (
 	"archive/zip"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/internal/databudget"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
+	"github.com/modelbridge/modelbridge/internal/zipread"
 )
 
 // archive gives access to the entries of one TorchScript zip. Every entry
@@ -29,6 +29,8 @@ type archive struct {
 	// broadcast views or repeated weights.
 	counted map[string]bool
 	data    databudget.Budget
+	// z reads entries with CRC checks and an inflate budget.
+	z *zipread.Archive
 }
 
 // fits reports an error when n more bytes of tensor data would exceed
@@ -50,14 +52,9 @@ func (a *archive) charge(what string, n int64) error {
 	return nil
 }
 
-// maxDeflateRatio bounds how much a deflated entry may claim to expand:
-// deflate cannot exceed about 1032:1, so a larger claim is a corrupt or
-// hostile header.
-const maxDeflateRatio = 1100
-
 // openArchive indexes zr. data, when not nil, is the whole file that zr
 // reads, owned by the caller; otherwise the file is mapped here.
-func openArchive(zr *zip.Reader, path string, data []byte) (*archive, error) {
+func openArchive(zr *zip.Reader, path string, data []byte, ignoreCRC bool) (*archive, error) {
 	a := &archive{path: path, entries: map[string]*zip.File{}, counted: map[string]bool{}, data: databudget.ForInput(0)}
 	for _, f := range zr.File {
 		name := f.Name
@@ -95,6 +92,7 @@ func openArchive(zr *zip.Reader, path string, data []byte) (*archive, error) {
 	} else if m, err := mmapfile.Open(path); err == nil {
 		a.mapped, a.own = m.Data, m
 	}
+	a.z = &zipread.Archive{File: path + " (" + strings.TrimSuffix(a.prefix, "/") + ")", Data: a.mapped, SkipCRC: ignoreCRC}
 	return a, nil
 }
 
@@ -116,52 +114,28 @@ func (a *archive) has(name string) bool {
 }
 
 // read returns an entry's bytes. Stored entries point into the mapped file
-// (read-only); deflated ones are inflated with the declared size as a bound.
+// (read-only); deflated ones are inflated with the declared size as a bound
+// and charged to the archive's inflate budget first. CRC-32 is checked.
 func (a *archive) read(name string) ([]byte, error) {
+	return a.readMax(name, 1<<40)
+}
+
+// readMax is read for an entry that may hold at most max bytes: a larger
+// declared size is refused before anything is inflated.
+func (a *archive) readMax(name string, max uint64) ([]byte, error) {
 	f, ok := a.entries[name]
 	if !ok {
 		return nil, fmt.Errorf("%s: missing entry %s%s", a.path, a.prefix, name)
 	}
-	size := f.UncompressedSize64
-	if size > 1<<40 {
-		return nil, fmt.Errorf("%s: entry %s%s declares %d bytes; the header is corrupt", a.path, a.prefix, name, size)
+	if a.mapped == nil {
+		return nil, fmt.Errorf("%s: cannot map the file to read entry %s%s", a.path, a.prefix, name)
 	}
-	if f.Method == zip.Store && a.mapped != nil {
-		off, err := f.DataOffset()
-		if err != nil {
-			return nil, fmt.Errorf("%s: entry %s%s: %v", a.path, a.prefix, name, err)
-		}
-		if f.CompressedSize64 != size || off < 0 || uint64(off)+size > uint64(len(a.mapped)) {
-			return nil, fmt.Errorf("%s: entry %s%s claims %d bytes at offset %d, past the end of the %d-byte file (truncated?)", a.path, a.prefix, name, size, off, len(a.mapped))
-		}
-		a.count(name, size)
-		return a.mapped[off : uint64(off)+size], nil
-	}
-	if f.Method != zip.Store && size > maxDeflateRatio*f.CompressedSize64+1024 {
-		return nil, fmt.Errorf("%s: entry %s%s claims to expand %d bytes into %d; the header is corrupt", a.path, a.prefix, name, f.CompressedSize64, size)
-	}
-	if a.mapped != nil && f.CompressedSize64 > uint64(len(a.mapped)) {
-		return nil, fmt.Errorf("%s: entry %s%s claims %d compressed bytes in a %d-byte file (truncated?)", a.path, a.prefix, name, f.CompressedSize64, len(a.mapped))
-	}
-	rc, err := f.Open()
+	b, err := a.z.Entry(f, max)
 	if err != nil {
-		return nil, fmt.Errorf("%s: entry %s%s: %v", a.path, a.prefix, name, err)
+		return nil, err
 	}
-	defer rc.Close()
-	buf := make([]byte, size)
-	if _, err := io.ReadFull(rc, buf); err != nil {
-		return nil, fmt.Errorf("%s: entry %s%s: %v (the file is truncated or corrupt)", a.path, a.prefix, name, err)
-	}
-	// Reading to the end checks the CRC and that nothing follows.
-	var one [1]byte
-	if n, err := rc.Read(one[:]); n != 0 || (err != nil && err != io.EOF) {
-		if err == nil {
-			err = fmt.Errorf("more data than the %d bytes declared", size)
-		}
-		return nil, fmt.Errorf("%s: entry %s%s: %v", a.path, a.prefix, name, err)
-	}
-	a.count(name, size)
-	return buf, nil
+	a.count(name, uint64(len(b)))
+	return b, nil
 }
 
 // count adds an entry read to the archive's input size, once.

@@ -21,10 +21,18 @@ type builder struct {
 	// syms names the run-time dimensions of values made by dynamic views
 	// (see dynInt).
 	syms map[string][]string
+	// views are values that alias part of another tensor (x[1:3], x[k],
+	// x.view(...)): an in-place op on one writes into that tensor. Views
+	// made by slice and select are tracked (see views.go); others are
+	// opaque.
+	views map[string]*viewOf
+	// stale are views whose tensor was written through another view;
+	// reading one is refused.
+	stale map[string]bool
 }
 
 func newBuilder(a *archive) *builder {
-	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, suffix: map[string]int{}, inits: map[*tensorRef]string{}, syms: map[string][]string{}}
+	return &builder{a: a, g: &canon.Graph{}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, suffix: map[string]int{}, inits: map[*tensorRef]string{}, syms: map[string][]string{}, views: map[string]*viewOf{}, stale: map[string]bool{}}
 }
 
 // unique returns base, or base_N when base is taken.
@@ -60,6 +68,9 @@ func (b *builder) addInput(name string, shape []int64) *tensorVal {
 func (b *builder) valueName(t *tensorVal) (string, error) {
 	switch {
 	case t.name != "":
+		if b.stale[t.name] {
+			return "", fmt.Errorf("%s is a view of a tensor that was since written (in place, or through another view); torch would read the new values, which this importer does not track: slice the tensor again after writing", t.name)
+		}
 		return t.name, nil
 	case t.ref != nil:
 		if name, ok := b.inits[t.ref]; ok {

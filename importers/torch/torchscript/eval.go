@@ -202,7 +202,7 @@ func assign(f *frame, st *assignStmt, v value) error {
 // globalNames are the names code may use without defining them.
 var globalNames = map[string]bool{"torch": true, "ops": true, "__torch__": true, "math": true,
 	"annotate": true, "getattr": true, "int": true, "float": true, "bool": true, "len": true,
-	"Tensor": true, "Optional": true, "List": true, "Tuple": true, "Dict": true, "NoneType": true, "str": true}
+	"Tensor": true, "Optional": true, "List": true, "Tuple": true, "Dict": true, "NoneType": true, "str": true, "number": true}
 
 func (in *evaluator) eval(f *frame, e expr) (value, error) {
 	switch x := e.(type) {

@@ -45,6 +45,14 @@ func (t token) String() string {
 // maxSourceBytes bounds one code/ file: real ones are kilobytes.
 const maxSourceBytes = 16 << 20
 
+// maxStatementTokens and maxFileTokens bound the tokens of one logical
+// line and of one file (32 bytes each): traced code has one call per line
+// and files of at most a few hundred thousand tokens.
+const (
+	maxStatementTokens = 1 << 16
+	maxFileTokens      = 1 << 22
+)
+
 // operators, longest first so that "//" wins over "/".
 var operators = []string{
 	"**=", "//=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "<<", ">>",
@@ -66,7 +74,17 @@ func lex(file, src string) ([]token, error) {
 	errf := func(format string, args ...any) error {
 		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, args...))
 	}
+	stmtStart := 0 // index of the current logical line's first token
 	for i < len(src) {
+		// Bound the tokens before the parser sees them: a statement is
+		// parsed into one tree, and a 10 MB line of "1+1+..." would cost
+		// hundreds of MB of tokens before its nesting is found too deep.
+		if len(toks)-stmtStart > maxStatementTokens {
+			return nil, errf("a statement of more than %d tokens; real TorchScript code has far shorter ones (corrupt or hostile source)", maxStatementTokens)
+		}
+		if len(toks) > maxFileTokens {
+			return nil, errf("more than %d tokens in one source file (corrupt or hostile source)", maxFileTokens)
+		}
 		if atLineStart && depth == 0 {
 			// Measure indentation; skip blank and comment-only lines.
 			col := 0
@@ -116,6 +134,7 @@ func lex(file, src string) ([]token, error) {
 			if depth == 0 {
 				toks = append(toks, token{kind: tokNewline, line: line})
 				atLineStart = true
+				stmtStart = len(toks)
 			}
 			line++
 			i++

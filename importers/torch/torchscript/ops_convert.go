@@ -11,15 +11,16 @@ import (
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.to":        entry(opTo, "Cast"),
-		"torch.where":     entry(opWhere, "Where"),
+		"torch.where":     entry(opWhere, "Where", "Cast"),
 		"torch.expand":    entry(opExpand, "Expand"),
 		"torch.expand_as": entry(opExpandAs, "Expand"),
 		"torch.repeat":    entry(opRepeat, "Tile", "Unsqueeze"),
-		"torch.eq":        entry(compareOp(canon.CmpEqual), "Equal"),
-		"torch.lt":        entry(compareOp(canon.CmpLess), "Less"),
-		"torch.le":        entry(compareOp(canon.CmpLessOrEqual), "LessOrEqual"),
-		"torch.gt":        entry(compareOp(canon.CmpGreater), "Greater"),
-		"torch.ge":        entry(compareOp(canon.CmpGreaterOrEqual), "GreaterOrEqual"),
+		"torch.eq":        entry(compareOp(canon.CmpEqual), "Equal", "Cast"),
+		"torch.lt":        entry(compareOp(canon.CmpLess), "Less", "Cast"),
+		"torch.le":        entry(compareOp(canon.CmpLessOrEqual), "LessOrEqual", "Cast"),
+		"torch.gt":        entry(compareOp(canon.CmpGreater), "Greater", "Cast"),
+		"torch.ge":        entry(compareOp(canon.CmpGreaterOrEqual), "GreaterOrEqual", "Cast"),
+		"torch.ne":        entry(opNotEqual, "Equal", "Not", "Cast"),
 	})
 	optable.Add(&opLacks, map[string]string{
 		"Size": "torch.jit.trace records x.numel() as a number, which is folded at import",
@@ -186,4 +187,13 @@ func opRepeat(c *opCall) (value, error) {
 	}
 	t, _ := in.(*tensorVal)
 	return c.b().emit1(c.scope, &canon.Tile{Repeats: reps}, t)
+}
+
+// opNotEqual is Equal negated (ONNX has no NotEqual).
+func opNotEqual(c *opCall) (value, error) {
+	eq, err := compareOp(canon.CmpEqual)(c)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Not{}, eq.(*tensorVal))
 }

@@ -22,10 +22,6 @@ func init() {
 		"torch.triu":           entry(opTrilu(true), "Trilu"),
 		"torch.tril":           entry(opTrilu(false), "Trilu"),
 	})
-	optable.Add(&opLacks, map[string]string{
-		"GatherND":  "TorchScript writes it as tensor indexing (aten::index), which is not mapped yet",
-		"ScatterND": "TorchScript writes it as aten::index_put_, which is not mapped yet",
-	})
 }
 
 // indexingDim normalizes the dim argument i against t's rank.

@@ -9,7 +9,7 @@ import (
 // torch.__and__, ~x torch.bitwise_not, on bools as on integers), the
 // shifts, torch.maximum/minimum, torch.remainder/fmod and torch.pow.
 // torch.max(a, b) and torch.min(a, b) share their names with the
-// reductions and are left to the reduction family's table entry.
+// reductions: ops_extreme.go's entries dispatch on the arguments.
 
 func init() {
 	logic := func(fn canon.LogicFn) opHandler { return func(c *opCall) (value, error) { return opLogical(c, fn) } }
@@ -25,14 +25,14 @@ func init() {
 		"torch.logical_xor":         entry(logic(canon.LogicXor), "Xor", "Cast"),
 		"torch.logical_not":         entry(opLogicalNot, "Not", "Cast"),
 		"torch.bitwise_not":         entry(opBitwiseNot, "BitwiseNot", "Not"),
-		"torch.bitwise_left_shift":  entry(shift(true), "BitShift"),
-		"torch.bitwise_right_shift": entry(shift(false), "BitShift"),
-		"torch.__lshift__":          entry(shift(true), "BitShift"),
-		"torch.__rshift__":          entry(shift(false), "BitShift"),
-		"torch.maximum":             entry(extreme(canon.VarMax), "Max"),
-		"torch.minimum":             entry(extreme(canon.VarMin), "Min"),
-		"torch.remainder":           entry(mod(false), "Mod"),
-		"torch.fmod":                entry(mod(true), "Mod"),
+		"torch.bitwise_left_shift":  entry(shift(true), "BitShift", "Cast"),
+		"torch.bitwise_right_shift": entry(shift(false), "BitShift", "Cast"),
+		"torch.__lshift__":          entry(shift(true), "BitShift", "Cast"),
+		"torch.__rshift__":          entry(shift(false), "BitShift", "Cast"),
+		"torch.maximum":             entry(extreme(canon.VarMax), "Max", "Cast"),
+		"torch.minimum":             entry(extreme(canon.VarMin), "Min", "Cast"),
+		"torch.remainder":           entry(mod(false), "Mod", "Cast"),
+		"torch.fmod":                entry(mod(true), "Mod", "Cast"),
 		"torch.pow":                 entry(opPow, "Pow", "Cast"),
 	}
 	for name, fns := range map[string]struct {
@@ -41,7 +41,7 @@ func init() {
 	}{
 		"and": {canon.LogicAnd, canon.BitAnd}, "or": {canon.LogicOr, canon.BitOr}, "xor": {canon.LogicXor, canon.BitXor},
 	} {
-		kinds := []string{fns.l.String(), fns.b.String()}
+		kinds := []string{fns.l.String(), fns.b.String(), "Cast"}
 		t["torch.bitwise_"+name] = entry(bits(fns.l, fns.b), kinds...)
 		t["torch.__"+name+"__"] = entry(bits(fns.l, fns.b), kinds...)
 	}
@@ -177,7 +177,9 @@ func opExtreme(c *opCall, fn canon.VariadicFn) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := sameDTypes(c, a, b); err != nil {
+	// torch promotes the operands (an int tensor and a float one meet in
+	// the float type).
+	if a, b, err = promoteOperands(c, a, b, a, b); err != nil {
 		return nil, err
 	}
 	return c.b().emit1(c.scope, &canon.Variadic{Fn: fn}, a, b)

@@ -99,8 +99,12 @@ func binaryOpOrder(fn canon.BinaryFn, fold string, reverse bool) opHandler {
 		if err := c.bind(schema...); err != nil {
 			return nil, err
 		}
+		mode := ""
 		if fn == canon.Div && !c.isNone(2) {
-			return nil, c.errf("rounding_mode is not supported")
+			mode, _ = c.bound[2].(string)
+			if mode != "trunc" && mode != "floor" {
+				return nil, c.errf("rounding_mode %v is not supported (trunc or floor)", c.bound[2])
+			}
 		}
 		left, right := c.bound[0], c.bound[1]
 		if reverse {
@@ -120,6 +124,16 @@ func binaryOpOrder(fn canon.BinaryFn, fold string, reverse bool) opHandler {
 		sa, okA := scalarOf(left)
 		sb, okB := scalarOf(right)
 		if okA && okB {
+			if mode == "floor" {
+				fold = "floor_divide"
+			} else if mode == "trunc" {
+				v, err := foldScalar(fold, sa, sb)
+				if s, ok := scalarOf(v); err == nil && ok {
+					s.f, s.isInt = math.Trunc(s.f), sa.isInt && sb.isInt
+					return s.value(), nil
+				}
+				return v, err
+			}
 			return foldScalar(fold, sa, sb)
 		}
 		a, aIsT := left.(*tensorVal)
@@ -130,6 +144,9 @@ func binaryOpOrder(fn canon.BinaryFn, fold string, reverse bool) opHandler {
 		a, b, err := promoteOperands(c, a, b, left, right)
 		if err != nil {
 			return nil, err
+		}
+		if fn == canon.Div {
+			return divide(c, a, b, mode)
 		}
 		return c.b().emit1(c.scope, &canon.Binary{Fn: fn}, a, b)
 	}
@@ -158,10 +175,14 @@ func opFloorDivide(c *opCall) (value, error) {
 	}
 	sa, okA := scalarOf(c.bound[0])
 	sb, okB := scalarOf(c.bound[1])
-	if !okA || !okB {
-		return nil, c.errf("only numbers known at import are supported (give --input-shape when they come from tensor sizes)")
+	if okA && okB {
+		return foldScalar("floor_divide", sa, sb)
 	}
-	return foldScalar("floor_divide", sa, sb)
+	a, b, err := tensorPair(c)
+	if err != nil {
+		return nil, err
+	}
+	return divide(c, a, b, "floor")
 }
 
 func opNumToTensor(c *opCall) (value, error) {

@@ -39,10 +39,8 @@ var builderKinds = map[string]string{
 var opLacks = map[string]string{
 	"Constant":      "constants become initializers, not Constant nodes",
 	"Dropout":       "torch.dropout at inference is the identity; no node is emitted",
-	"Gather":        "aten::index_select, aten::gather and indexing are not mapped yet",
 	"GlobalMaxPool": "aten::adaptive_max_pool2d is not mapped yet",
 	"PRelu":         "aten::prelu is not mapped yet",
-	"Pad":           "aten::constant_pad_nd and the reflection/replication pads are not mapped yet",
 	"Resize":        "aten::upsample_nearest2d is not mapped yet",
 	"Softsign":      "TorchScript spells softsign as x / (1 + |x|), which is read as Abs, Add and Div",
 }
@@ -87,12 +85,12 @@ func init() {
 		"torch.mm":                  entry(opMatmul, "MatMul"),
 		"torch.t":                   entry(opT, "Transpose"),
 		// add and sub scale their other operand by alpha with a Mul.
-		"torch.add":              entry(binaryOp(canon.Add, "add"), "Add", "Mul"),
-		"torch.sub":              entry(binaryOp(canon.Sub, "sub"), "Sub", "Mul"),
-		"torch.mul":              entry(binaryOp(canon.Mul, "mul"), "Mul"),
-		"torch.div":              entry(binaryOp(canon.Div, "div"), "Div"),
-		"torch.rsub":             entry(binaryOpOrder(canon.Sub, "sub", true), "Sub", "Mul"),
-		"torch.floor_divide":     entry(opFloorDivide),
+		"torch.add":              entry(binaryOp(canon.Add, "add"), "Add", "Mul", "Cast"),
+		"torch.sub":              entry(binaryOp(canon.Sub, "sub"), "Sub", "Mul", "Cast"),
+		"torch.mul":              entry(binaryOp(canon.Mul, "mul"), "Mul", "Cast"),
+		"torch.div":              entry(binaryOp(canon.Div, "div"), divideKinds...),
+		"torch.rsub":             entry(binaryOpOrder(canon.Sub, "sub", true), "Sub", "Mul", "Cast"),
+		"torch.floor_divide":     entry(opFloorDivide, divideKinds...),
 		"torch.cat":              entry(opCat, "Concat"),
 		"torch.chunk":            entry(opChunk, "Split"),
 		"torch.split":            entry(opSplit, "Split"),
@@ -118,6 +116,11 @@ func init() {
 		"getattr":               entry(opGetattr),
 		"annotate":              entry(opAnnotate),
 	})
+	for _, name := range []string{"view", "reshape", "flatten", "transpose", "permute", "t",
+		"squeeze", "unsqueeze", "expand", "expand_as"} {
+		e := opTable["torch."+name]
+		opTable["torch."+name] = opEntry{handler: marksView(e.handler), kinds: e.kinds}
+	}
 	for _, name := range []string{"relu", "sigmoid", "tanh", "hardswish", "hardtanh", "hardsigmoid", "silu",
 		"leaky_relu", "elu", "selu", "gelu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
 		e := opTable["torch."+name]
@@ -156,7 +159,7 @@ var checkEmittedKinds bool
 
 func verifyEmitted(name string, e opEntry, nodes []*canon.Node) error {
 	for _, n := range nodes {
-		if !slices.Contains(e.kinds, n.Op.Kind()) {
+		if !slices.Contains(e.kinds, n.Op.Kind()) && !(strings.HasSuffix(name, "_") && slices.Contains(writeBackKinds, n.Op.Kind())) {
 			return fmt.Errorf("internal error: %s emitted a %s node, which its opTable entry does not declare", name, n.Op.Kind())
 		}
 	}
@@ -168,12 +171,28 @@ func verifyEmitted(name string, e opEntry, nodes []*canon.Node) error {
 // they would in torch.
 func inPlace(h opHandler) opHandler {
 	return func(c *opCall) (value, error) {
+		if len(c.args) == 0 {
+			return nil, c.errf("needs the tensor to change")
+		}
+		if dst, ok := c.args[0].(*tensorVal); ok && dst.name != "" {
+			if v, isView := c.b().views[dst.name]; isView {
+				if v.opaque || v.base.ref != nil || v.base.konst != nil {
+					return nil, c.errf("an in-place op on a view made by reshape, transpose or expand (x.view(...).add_(y)), or on part of a weight, writes into the viewed tensor, which this importer does not express; compute the new tensor out of place")
+				}
+				return writeThroughView(c, h, dst, v)
+			}
+		}
+		if dst, ok := c.args[0].(*tensorVal); ok && (dst.ref != nil || dst.konst != nil) {
+			return nil, c.errf("an in-place op on a weight, buffer or constant changes the module's state, which this importer does not carry between uses; compute the new tensor out of place")
+		}
 		out, err := h(c)
 		if err != nil {
 			return nil, err
 		}
 		if dst, ok := c.args[0].(*tensorVal); ok && dst.ref == nil && dst.konst == nil {
 			if res, ok := out.(*tensorVal); ok && res != dst {
+				// Views of the old value would see the new one in torch.
+				staleViews(c.b(), dst, "")
 				*dst = *res
 				return dst, nil
 			}
@@ -240,4 +259,18 @@ func binaryScalar(op string, a, b value) (value, error) {
 		}
 	}
 	return nil, fmt.Errorf("operator %s on %s and %s is not supported", op, typeName(a), typeName(b))
+}
+
+// marksView records the result of a view op as a view of its input (a
+// result that is the input itself, x[:], stays the input).
+func marksView(h opHandler) opHandler {
+	return func(c *opCall) (value, error) {
+		out, err := h(c)
+		if t, ok := out.(*tensorVal); ok && err == nil && t.name != "" {
+			if in, ok := c.args[0].(*tensorVal); ok && in != t && in.name != "" {
+				c.b().views[t.name] = &viewOf{base: viewBase(c.b(), in), opaque: true}
+			}
+		}
+		return out, err
+	}
 }

@@ -86,7 +86,7 @@ func validated(path string) func(*canon.Graph, error) (*canon.Graph, error) {
 // reads, owned by the caller, who keeps it valid until the graph is closed;
 // otherwise the archive maps the file itself.
 func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
-	a, err := openArchive(zr, path, data)
+	a, err := openArchive(zr, path, data, opts.IgnoreCRC)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions) ([]value,
 		}
 		shape, _ := opts.ShapeFor(p.name, len(args))
 		for _, d := range shape {
-			if d <= 0 {
+			if d == 0 || d < -1 { // -1: a symbolic size (a name in --input-shape)
 				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
 			}
 		}

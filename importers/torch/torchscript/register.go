@@ -3,10 +3,10 @@ package torchscript
 import (
 	"archive/zip"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
 // FormatName is the name this importer registers, and the SourceFormat of
@@ -28,7 +28,7 @@ func init() {
 // directory only (no entry is inflated), and only after the file starts
 // like a zip, so it is cheap for any other file.
 func Probe(path string) bool {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return false
 	}

@@ -1,6 +1,7 @@
 package torchscript
 
 import (
+	"github.com/modelbridge/modelbridge/internal/databudget"
 	"path/filepath"
 	"testing"
 
@@ -54,17 +55,27 @@ func TestTracedScalarArithmetic(t *testing.T) {
 	}
 }
 
-// TestScalarPromotionRefusesIntTensorTimesFloat: an integer tensor times a
-// float number would make a float result in torch; the importer cannot
-// cast a tensor, so it must refuse rather than truncate the number.
-func TestScalarPromotionRefusesIntTensorTimesFloat(t *testing.T) {
-	b := newBuilder(nil)
+// TestScalarPromotionCastsIntTensorTimesFloat: an integer tensor times a
+// float number is float32 in torch, so the tensor is cast before the Mul
+// rather than the number truncated.
+func TestScalarPromotionCastsIntTensorTimesFloat(t *testing.T) {
+	b := newBuilder(&archive{data: databudget.ForInput(1 << 10)})
 	in := &evaluator{b: b}
-	x := &tensorVal{konst: canon.NewInt64Tensor("", []int64{3}, []int64{1, 2, 3})}
+	b.vals["x"] = canon.ValueInfo{Name: "x", DType: canon.Int64, Shape: canon.DimsOf(3), RankKnown: true}
+	x := &tensorVal{name: "x", info: b.vals["x"]}
 	c := &opCall{in: in, name: "torch.mul", args: []value{x, 0.5}}
-	_, err := binaryOp(canon.Mul, "mul")(c)
-	if err == nil {
-		t.Fatal("int tensor * 0.5 imported; want a refusal")
+	out, err := binaryOp(canon.Mul, "mul")(c)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Log(err)
+	if dt := b.info(out.(*tensorVal)).DType; dt != canon.Float32 {
+		t.Fatalf("int64 tensor * 0.5 is %s, want float32", dt)
+	}
+	if len(b.g.Nodes) != 2 || b.g.Nodes[0].Op.Kind() != "Cast" || b.g.Nodes[1].Op.Kind() != "Mul" {
+		t.Fatalf("nodes %v, want Cast then Mul", b.g.Nodes)
+	}
+	k := b.g.Initializers[0]
+	if v, err := k.Float64s(); err != nil || k.DType != canon.Float32 || v[0] != 0.5 {
+		t.Fatalf("the number became %s %v (%v), want float32 0.5", k.DType, v, err)
+	}
 }

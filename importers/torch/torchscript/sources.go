@@ -29,7 +29,8 @@ func (s *sources) file(module string) (*sourceFile, error) {
 		s.parsed[module] = nil
 		return nil, nil
 	}
-	raw, err := s.a.read(path)
+	// The source limit applies to the declared size, before inflating.
+	raw, err := s.a.readMax(path, maxSourceBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,15 @@ import (
 // allow (the log names where each stops) and in full once they all are.
 var torch2Complete = map[string]bool{"tiny_convnet": true, "deconv_net": true}
 
+// storedOutputDisagrees names fixtures whose stored test_data_set_0 output
+// disagrees with every runtime that can run the model: ONNX Runtime on the
+// fixture's own model.onnx, PyTorch 1.13 on traced.pt and on the state dict
+// in nn.LSTM, and the interpreter all agree with each other and differ from
+// it by 6.9%. e2e's TestTinyLSTM checks that model against ONNX Runtime.
+var storedOutputDisagrees = map[string]string{
+	"tiny_lstm": "the stored output differs from ONNX Runtime and PyTorch 1.13 alike (see e2e TestTinyLSTM)",
+}
+
 // TestTorch2TracedArchives reads the traced.pt archives PyTorch 2.6 wrote
 // (../shared/fixtures/torch2) and checks them against PyTorch's outputs.
 func TestTorch2TracedArchives(t *testing.T) {
@@ -57,6 +66,10 @@ func TestTorch2TracedArchives(t *testing.T) {
 			rel, err := compare.RelativeToMax(outs[g.Outputs[0].Name], want)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if reason, ok := storedOutputDisagrees[name]; ok {
+				t.Logf("relative error %.3g to the stored output, not checked: %s", rel, reason)
+				return
 			}
 			if rel > 1e-4 {
 				t.Errorf("differs from PyTorch 2.6: relative error %.3g", rel)
