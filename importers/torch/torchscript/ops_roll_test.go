@@ -21,3 +21,22 @@ torch.manual_seed(0)
 xs = [torch.randn(1, 5, 9, 4)]
 `)
 }
+
+// TestTracedSwinV2Bias reads Swin v2's bias trick: numel of a cloned bias
+// and zero_ on a slice of it, then a linear layer with that bias.
+func TestTracedSwinV2Bias(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(2)
+        self.qkv = torch.nn.Linear(4, 12)
+        self.qkv.requires_grad_(False)
+    def forward(self, x):
+        b = self.qkv.bias.clone()
+        n = b.numel() // 3
+        b[n:2 * n].zero_()
+        return F.linear(x, self.qkv.weight, b)
+xs = [torch.randn(2, 4)]
+`)
+}

@@ -1,6 +1,11 @@
 package torchscript
 
-import "math"
+import (
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
 
 // foldMod computes torch.remainder / torch.fmod of two numbers known at
 // import, as traced size arithmetic does (Swin's window padding:
@@ -30,4 +35,35 @@ func foldMod(c *opCall, fmod bool) (v value, ok bool, err error) {
 		r.f = a.f - math.Floor(a.f/b.f)*b.f // the sign of the divisor, as Python's %
 	}
 	return r.value(), true, nil
+}
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.numel": entry(opNumel),
+		"torch.zero_": entry(inPlace(opZero), "ConstantOfShape", "Expand", "Cast", "ScatterND", "Reshape"),
+	})
+}
+
+// opNumel is the number of elements of a tensor of static shape (Swin v2
+// sizes its position-bias table by it).
+func opNumel(c *opCall) (value, error) {
+	x, err := c.bindInput("input")
+	if err != nil {
+		return nil, err
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	return canon.NumElements(shape), nil
+}
+
+// opZero is fill_(input, 0) (Swin v2 zeroes the key bias of a copy of its
+// qkv bias this way).
+func opZero(c *opCall) (value, error) {
+	if len(c.args) != 1 || len(c.kwargs) != 0 {
+		return nil, c.errf("takes one argument, the tensor")
+	}
+	c.args = []value{c.args[0], int64(0)}
+	return opFill(c)
 }
