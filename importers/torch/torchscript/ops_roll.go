@@ -5,12 +5,17 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// torch.roll (Swin's shifted windows): each rolled axis is its last k
-// entries followed by the others, two Slices and a Concat.
+// Window ops of the vision transformers. torch.roll (Swin's shifted
+// windows): each rolled axis is its last k entries followed by the others,
+// two Slices and a Concat.
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.roll": entry(opRoll, "Slice", "Concat"),
+		// swapaxes/swapdims are transpose under other names (MaxViT's
+		// window partitions); traced code passes the axes by position.
+		"torch.swapaxes": entry(opTranspose, "Transpose"),
+		"torch.swapdims": entry(opTranspose, "Transpose"),
 	})
 }
 

@@ -5,7 +5,8 @@ import "testing"
 // TestTracedShiftedWindows reads what Swin's shifted windows trace to:
 // torch.roll over two axes (negative and wrapping shifts), padding sizes
 // computed by torch.remainder on sizes made tensors, and dropout with
-// p = 0 in training mode; each checked against PyTorch.
+// p = 0 in training mode, and MaxViT's swapaxes; each checked against
+// PyTorch.
 func TestTracedShiftedWindows(t *testing.T) {
 	traceAndCompare(t, `
 class M(torch.nn.Module):
@@ -16,7 +17,7 @@ class M(torch.nn.Module):
         y = F.pad(x, (0, 0, 0, pad_r, 0, pad_b))
         y = torch.roll(y, shifts=(-3, 9), dims=(1, 2))
         y = F.dropout(y, p=0.0, training=True)
-        return y, torch.roll(x, 2, 1)
+        return y, torch.roll(x, 2, 1), torch.swapaxes(x, 1, -1), x.swapdims(0, 2)
 torch.manual_seed(0)
 xs = [torch.randn(1, 5, 9, 4)]
 `)
