@@ -41,3 +41,19 @@ class M(torch.nn.Module):
 xs = [torch.randn(2, 4)]
 `)
 }
+
+// TestTracedInPlaceDropoutOnView reads EfficientNet's classifier:
+// Dropout(inplace=True) in eval mode on the view flatten makes.
+func TestTracedInPlaceDropoutOnView(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = torch.nn.Dropout(0.2, inplace=True)
+    def forward(self, x):
+        return self.drop(torch.flatten(x, 1)) * 2
+m = M().eval()
+M = lambda: m
+xs = [torch.randn(2, 3, 2, 2)]
+`)
+}
