@@ -108,6 +108,11 @@ func TestConvMatchesNaive(t *testing.T) {
 		{xs: []int{2, 3, 17}, ws: []int{4, 3, 4}, st: []int{3}, dl: []int{2}, pb: []int{3}, pe: []int{1}, group: 1, bias: true},
 		{xs: []int{1, 4, 5, 6, 7}, ws: []int{6, 2, 2, 3, 2}, st: []int{1, 2, 2}, dl: []int{1, 1, 2}, pb: []int{0, 1, 1}, pe: []int{1, 0, 2}, group: 2, bias: true},
 		{xs: []int{1, 64, 20, 20}, ws: []int{32, 64, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 1, bias: true}, // large enough to go parallel
+		// Kernels wider than the input: some taps miss every row (ConvNeXt's
+		// 7x7 depthwise convolution with padding 3 on a 2x2 feature map).
+		{xs: []int{1, 3, 2, 2}, ws: []int{3, 1, 7, 7}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{3, 3}, pe: []int{3, 3}, group: 3, bias: true},
+		{xs: []int{1, 2, 2, 3}, ws: []int{4, 2, 7, 7}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{3, 3}, pe: []int{3, 3}, group: 1, bias: true},
+		{xs: []int{1, 2, 3, 2}, ws: []int{2, 1, 5, 5}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{4, 4}, pe: []int{2, 2}, group: 2, bias: false},
 		// Padding wider than the input: some taps meet only padding
 		// (ONNX's pytorch-converted test_Conv1d_pad2size1).
 		{xs: []int{1, 4, 1}, ws: []int{2, 4, 5}, st: []int{1}, dl: []int{1}, pb: []int{2}, pe: []int{2}, group: 1, bias: true},

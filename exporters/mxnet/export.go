@@ -599,8 +599,10 @@ func (e *exporter) matmul(n *canon.Node) error {
 		}
 	case ra == rb && ra > 3:
 		return e.stackedMatmul(n.Inputs[0], n.Inputs[1], n.Outputs[0])
+	case ra == 2 && rb >= 3:
+		return e.leftMatmul(n.Inputs[0], n.Inputs[1], n.Outputs[0], rb)
 	}
-	return fmt.Errorf("MatMul is exported when the second input has rank 1 or 2 (dot) or for equal-batch 3-D inputs (batch_dot) only")
+	return fmt.Errorf("MatMul is exported when the second input has rank 1 or 2 (dot), when the first is a matrix, or for equal-batch 3-D inputs (batch_dot) only")
 }
 
 func (e *exporter) selu(n *canon.Node) error {

@@ -186,6 +186,9 @@ func opExtreme(c *opCall, fn canon.VariadicFn) (value, error) {
 }
 
 func opMod(c *opCall, fmod bool) (value, error) {
+	if v, ok, err := foldMod(c, fmod); ok || err != nil {
+		return v, err
+	}
 	a, b, err := tensorPair(c)
 	if err != nil {
 		return nil, err

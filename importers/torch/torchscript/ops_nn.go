@@ -386,7 +386,13 @@ func opDropout(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if train {
+	p, err := c.float(1)
+	if err != nil {
+		return nil, err
+	}
+	// Dropout with p = 0 keeps every element even in training mode (Swin's
+	// attention calls it so whatever the module's mode).
+	if train && p != 0 {
 		return nil, c.errf("dropout in training mode is random; call model.eval() before saving")
 	}
 	return x, nil

@@ -122,9 +122,14 @@ func init() {
 		opTable["torch."+name] = opEntry{handler: marksView(e.handler), kinds: e.kinds}
 	}
 	for _, name := range []string{"relu", "sigmoid", "tanh", "hardswish", "hardtanh", "hardsigmoid", "silu",
-		"leaky_relu", "elu", "selu", "gelu", "clamp", "add", "sub", "mul", "div", "dropout", "feature_dropout", "alpha_dropout"} {
+		"leaky_relu", "elu", "selu", "gelu", "clamp", "add", "sub", "mul", "div"} {
 		e := opTable["torch."+name]
 		opTable["torch."+name+"_"] = opEntry{handler: inPlace(e.handler), kinds: e.kinds}
+	}
+	// In-place dropout at inference leaves its tensor as it is, even a view
+	// (EfficientNet's classifier: Dropout(inplace=True) after flatten).
+	for _, name := range []string{"dropout", "feature_dropout", "alpha_dropout"} {
+		opTable["torch."+name+"_"] = opTable["torch."+name]
 	}
 }
 
