@@ -1,0 +1,49 @@
+package torchscript
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTracedUnbindRepeatInterleave reads what MViT traces to: q, k and v
+// unbound from one tensor (dims 0 and negative), and repeat_interleave
+// with an int along a dim, over the flattened input, with a one-element
+// tensor and with a constant tensor of one count per entry; each checked
+// against PyTorch.
+func TestTracedUnbindRepeatInterleave(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("counts", torch.tensor([2, 0, 1, 3]))
+        self.register_buffer("one", torch.tensor([2]))
+    def forward(self, x):
+        q, k, v = x.reshape(3, 2, 4, 5).unbind(0)
+        a, b = torch.unbind(x[:2], dim=-3)
+        r1 = torch.repeat_interleave(q, 2, dim=1)
+        r2 = k.repeat_interleave(3)
+        r3 = v.repeat_interleave(self.one, dim=-1)
+        r4 = q.repeat_interleave(self.counts, dim=1)
+        return q, k, v, a * b, r1, r2, r3, r4
+torch.manual_seed(0)
+xs = [torch.randn(6, 4, 5)]
+`)
+}
+
+// TestTracedRepeatInterleaveRunTimeCounts: counts that depend on the
+// input cannot fix the output size at import, and the importer says so.
+func TestTracedRepeatInterleaveRunTimeCounts(t *testing.T) {
+	dir, _ := trace(t, `
+class M(torch.nn.Module):
+    def forward(self, x, r):
+        return x.repeat_interleave(r, dim=0)
+xs = [torch.randn(3, 2), torch.tensor([1, 2, 0])]
+`)
+	_, _, err := readTraced(t, dir)
+	if err == nil || !strings.Contains(err.Error(), "repeat_interleave") || !strings.Contains(err.Error(), "run time") {
+		t.Fatalf("want an error naming repeat_interleave and run-time counts, got %v", err)
+	}
+	if testing.Verbose() {
+		t.Log(err)
+	}
+}
