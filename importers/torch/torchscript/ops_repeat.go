@@ -14,6 +14,7 @@ func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.unbind":            entry(opUnbind, "Split", "Squeeze"),
 		"torch.repeat_interleave": entry(opRepeatInterleave, "Gather", "Reshape"),
+		"torch.tensor_split":      entry(opTensorSplit, "Split"),
 	})
 }
 
@@ -49,6 +50,65 @@ func opUnbind(c *opCall) (value, error) {
 		}
 	}
 	return &listVal{items: items}, nil
+}
+
+// opTensorSplit covers tensor_split(self, sections or indices, dim=0):
+// sections n splits into n pieces, the first ones one longer; indices cut
+// before each index (MViT splits off its class token with [1]). Indices
+// come as ints or as a tensor known at import.
+func opTensorSplit(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "indices_or_sections", "dim=0")
+	if err != nil {
+		return nil, err
+	}
+	d, n, err := splitAxis(c, x, 2)
+	if err != nil {
+		return nil, err
+	}
+	var cuts []int64
+	sections, isSections := toInt(c.bound[1])
+	if t, ok := c.bound[1].(*tensorVal); ok {
+		v, known := constInts(c, t)
+		if !known {
+			return nil, c.errf("indices_or_sections given by a tensor computed at run time are not supported; pass ints, or a tensor whose values are known at import")
+		}
+		isSections = len(c.b().info(t).Shape) == 0
+		if isSections {
+			sections = v[0]
+		} else {
+			cuts = v
+		}
+	} else if !isSections {
+		if cuts, err = c.ints(1, 0); err != nil {
+			return nil, err
+		}
+	}
+	var sizes []int64
+	if isSections {
+		if sections <= 0 || sections > maxSplitPieces {
+			return nil, c.errf("sections must be between 1 and %d, got %d", maxSplitPieces, sections)
+		}
+		for i := range sections {
+			sizes = append(sizes, n/sections+min(1, max(0, n%sections-i)))
+		}
+		return splitInto(c, x, d, sizes)
+	}
+	if len(cuts) >= maxSplitPieces {
+		return nil, c.errf("%d indices make more than %d pieces", len(cuts), maxSplitPieces)
+	}
+	var start int64
+	for _, k := range cuts {
+		if k < 0 {
+			return nil, c.errf("negative split index %d is not supported; give indices from the start", k)
+		}
+		k = min(k, n)
+		if k < start {
+			return nil, c.errf("decreasing split indices %v (overlapping pieces) are not supported", cuts)
+		}
+		sizes = append(sizes, k-start)
+		start = k
+	}
+	return splitInto(c, x, d, append(sizes, n-start))
 }
 
 // maxRepeatedLength bounds the index a repeat_interleave builds at import.

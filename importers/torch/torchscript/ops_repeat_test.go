@@ -8,7 +8,8 @@ import (
 // TestTracedUnbindRepeatInterleave reads what MViT traces to: q, k and v
 // unbound from one tensor (dims 0 and negative), and repeat_interleave
 // with an int along a dim, over the flattened input, with a one-element
-// tensor and with a constant tensor of one count per entry; each checked
+// tensor and with a constant tensor of one count per entry, and
+// tensor_split by indices (past the end too) and by sections; each checked
 // against PyTorch.
 func TestTracedUnbindRepeatInterleave(t *testing.T) {
 	traceAndCompare(t, `
@@ -24,7 +25,10 @@ class M(torch.nn.Module):
         r2 = k.repeat_interleave(3)
         r3 = v.repeat_interleave(self.one, dim=-1)
         r4 = q.repeat_interleave(self.counts, dim=1)
-        return q, k, v, a * b, r1, r2, r3, r4
+        c, rest = torch.tensor_split(x, [1], 2)
+        s = x.tensor_split(3, dim=1)
+        e = torch.tensor_split(x, (0, 2, 9), -1)
+        return (q, k, v, a * b, r1, r2, r3, r4, c, rest) + s + e
 torch.manual_seed(0)
 xs = [torch.randn(6, 4, 5)]
 `)
