@@ -51,3 +51,21 @@ xs = [torch.randn(3, 2), torch.tensor([1, 2, 0])]
 		t.Log(err)
 	}
 }
+
+// TestTracedLargeSliceWrite reads MViT v2's relative position bias: an
+// in-place add into attn[:, :, 1:, 1:] too large for one index per
+// element, written back as Slices and Concats, and a box cut on three
+// axes; each checked against PyTorch.
+func TestTracedLargeSliceWrite(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def forward(self, attn, bias):
+        attn = attn * 1
+        attn[:, :, 1:, 1:].add_(bias)
+        y = attn * 2
+        y[:, :, 3:-2, 5:9] += 1
+        return attn, y
+torch.manual_seed(0)
+xs = [torch.randn(1, 2, 1030, 1030), torch.randn(1, 2, 1029, 1029)]
+`)
+}

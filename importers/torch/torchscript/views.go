@@ -13,7 +13,7 @@ import (
 
 // writeBackKinds are the kinds an in-place op may emit to write through a
 // view, besides its own.
-var writeBackKinds = []string{"ScatterND", "Reshape"}
+var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat"}
 
 // viewStep is one slice (start:end:step along axis) or select (index start
 // along axis, which drops the axis), in the axes of the tensor it applies
@@ -159,6 +159,9 @@ func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value,
 	}
 	pos, viewShape, ok := v.positions(shape)
 	if !ok {
+		if lo, hi, isBox := v.box(shape); isBox {
+			return writeBox(c, h, dst, v, shape, lo, hi)
+		}
 		return nil, c.errf("the slice written to covers too many elements, or its positions cannot be worked out at import")
 	}
 	out, err := h(c)
