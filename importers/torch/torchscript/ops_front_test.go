@@ -28,7 +28,8 @@ for k, x in enumerate(xs):
     np.save(sys.argv[1] + "/x%d.npy" % k, x.numpy())
 def flat(o):
     return [t for i in o for t in flat(i)] if isinstance(o, (tuple, list)) else [o]
-outs = flat(m(*xs))
+with torch.no_grad():
+    outs = flat(m(*xs))
 for k, o in enumerate(outs):
     np.save(sys.argv[1] + "/y%d.npy" % k, np.require(o.numpy(), requirements="C"))
 print(len(outs))
@@ -39,8 +40,16 @@ print(len(outs))
 // same dtype and shape, values within tolerance (integers exactly).
 func traceAndCompare(t *testing.T, script string) {
 	t.Helper()
+	traceAndCompareWithin(t, script, 1e-5, 1e-6)
+}
+
+// traceAndCompareWithin is traceAndCompare at the given tolerance; it
+// returns the imported graph (closed when the test ends) for checks of its
+// own.
+func traceAndCompareWithin(t *testing.T, script string, rtol, atol float64) *canon.Graph {
+	t.Helper()
 	dir, nOut := trace(t, script)
-	compareTraced(t, dir, nOut)
+	return compareTraced(t, dir, nOut, rtol, atol)
 }
 
 // trace runs the script and returns its folder and output count.
@@ -88,13 +97,13 @@ func readTraced(t *testing.T, dir string) (*canon.Graph, []*canon.Tensor, error)
 	return g, ins, err
 }
 
-func compareTraced(t *testing.T, dir string, nOut int) {
+func compareTraced(t *testing.T, dir string, nOut int, rtol, atol float64) *canon.Graph {
 	t.Helper()
 	g, ins, err := readTraced(t, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Close()
+	t.Cleanup(func() { g.Close() })
 	feed := map[string]*canon.Tensor{}
 	for k, v := range ins {
 		v.Name = g.Inputs[k].Name
@@ -117,11 +126,12 @@ func compareTraced(t *testing.T, dir string, nOut int) {
 			t.Errorf("output %d is %s%v, PyTorch's %s%v", k, got.DType, got.Shape, want.DType, want.Shape)
 			continue
 		}
-		r, err := compare.Tensors(got, want, 1e-5, 1e-6)
+		r, err := compare.Tensors(got, want, rtol, atol)
 		if err != nil || !r.OK {
 			t.Errorf("output %d differs from PyTorch: %+v %v", k, r, err)
 		}
 	}
+	return g
 }
 
 func TestTracedGenerateOps(t *testing.T) {

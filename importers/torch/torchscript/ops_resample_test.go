@@ -1,18 +1,7 @@
 package torchscript
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/interp"
 )
 
 // resampleModule is traced by PyTorch 1.13: the upsample_* calls
@@ -20,7 +9,6 @@ import (
 // pooling with uneven windows, grid_sampler, affine_grid_generator and
 // col2im.
 const resampleModule = `
-import sys, numpy as np, torch, torch.nn.functional as F
 class M(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -55,57 +43,12 @@ class M(torch.nn.Module):
             F.interpolate(x, size=(3, 4), mode="bicubic", antialias=True),
         )
 torch.manual_seed(0)
-x = torch.randn(1, 3, 7, 9)
-m = torch.jit.trace(M(), x)
-m.save(sys.argv[1] + "/m.pt")
-np.save(sys.argv[1] + "/x.npy", x.numpy())
-for k, o in enumerate(m(x)):
-    np.save(sys.argv[1] + "/y%d.npy" % k, o.numpy())
+xs = [torch.randn(1, 3, 7, 9)]
 `
 
 func TestTracedResampleOps(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
-	dir := t.TempDir()
-	script := filepath.Join(dir, "trace.py")
-	if err := os.WriteFile(script, []byte(resampleModule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(py, script, dir).CombinedOutput(); err != nil {
-		t.Fatalf("tracing: %v\n%s", err, out)
-	}
-	x, err := tensorfile.Load(filepath.Join(dir, "x.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: map[string][]int64{"#0": x.Shape}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	x.Name = g.Inputs[0].Name
-	outs, err := interp.Run(g, map[string]*canon.Tensor{x.Name: x})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := traceAndCompareWithin(t, resampleModule, 1e-4, 1e-5)
 	if len(g.Outputs) != 22 {
 		t.Fatalf("%d outputs, want 22", len(g.Outputs))
-	}
-	for k, o := range g.Outputs {
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := outs[o.Name]
-		if got.DType != want.DType || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
-			t.Errorf("output %d is %s%v, PyTorch's %s%v", k, got.DType, got.Shape, want.DType, want.Shape)
-			continue
-		}
-		res, err := compare.Tensors(got, want, 1e-4, 1e-5)
-		if err != nil || !res.OK {
-			t.Errorf("output %d differs from PyTorch: %+v %v", k, res, err)
-		}
 	}
 }
