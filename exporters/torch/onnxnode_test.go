@@ -3,6 +3,7 @@ package torchexport
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,68 @@ for i, job in enumerate(jobs):
         errors.append(traceback.format_exc())
 json.dump(errors, open(sys.argv[2], "w"))
 `
+
+// runSweepJobs runs jobs in one PyTorch process (sweepDriver) and returns
+// each job's error text ("" when it ran).
+func runSweepJobs(t *testing.T, py, root string, jobs []*sweepJob) []string {
+	t.Helper()
+	jobsPath := filepath.Join(root, "jobs.json")
+	b, _ := json.Marshal(jobs)
+	if err := os.WriteFile(jobsPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	driver := filepath.Join(root, "driver.py")
+	if err := os.WriteFile(driver, []byte(sweepDriver), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reportPath := filepath.Join(root, "report.json")
+	if out, err := exec.Command(py, driver, jobsPath, reportPath).CombinedOutput(); err != nil {
+		t.Fatalf("driver failed: %v\n%s", err, out)
+	}
+	var report []string
+	rb, err := os.ReadFile(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(rb, &report); err != nil || len(report) != len(jobs) {
+		t.Fatalf("bad report (%v): %s", err, rb)
+	}
+	return report
+}
+
+// runModelPy exports g as a model.py folder, runs it in PyTorch on inputs
+// and returns its outputs in g.Outputs order.
+func runModelPy(t *testing.T, py string, g *canon.Graph, inputs map[string]*canon.Tensor) []*canon.Tensor {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "model")
+	if _, err := Export(g, dir); err != nil {
+		t.Fatal(err)
+	}
+	job := &sweepJob{Dir: dir, Inputs: []string{}, Outputs: []string{}}
+	for i, v := range g.Inputs {
+		p := filepath.Join(dir, fmt.Sprintf("input_%d.npy", i))
+		if err := writeNpy(p, inputs[v.Name]); err != nil {
+			t.Fatal(err)
+		}
+		job.Inputs = append(job.Inputs, p)
+	}
+	for i := range g.Outputs {
+		job.Outputs = append(job.Outputs, filepath.Join(dir, fmt.Sprintf("output_%d.npy", i)))
+	}
+	if report := runSweepJobs(t, py, root, []*sweepJob{job}); report[0] != "" {
+		t.Fatalf("PyTorch failed on the exported model:\n%s", report[0])
+	}
+	outs := make([]*canon.Tensor, len(job.Outputs))
+	for i, p := range job.Outputs {
+		o, err := npy.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = o
+	}
+	return outs
+}
 
 type sweepJob struct {
 	Dir     string   `json:"dir"`
@@ -125,27 +188,7 @@ func (s torchSweep) run(t *testing.T, py string) torchSweepCounts {
 		jobs = append(jobs, job)
 	}
 	n.exported = len(jobs)
-	jobsPath := filepath.Join(root, "jobs.json")
-	b, _ := json.Marshal(jobs)
-	if err := os.WriteFile(jobsPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	driver := filepath.Join(root, "driver.py")
-	if err := os.WriteFile(driver, []byte(sweepDriver), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	reportPath := filepath.Join(root, "report.json")
-	if out, err := exec.Command(py, driver, jobsPath, reportPath).CombinedOutput(); err != nil {
-		t.Fatalf("driver failed: %v\n%s", err, out)
-	}
-	var report []string
-	rb, err := os.ReadFile(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(rb, &report); err != nil || len(report) != len(jobs) {
-		t.Fatalf("bad report (%v): %s", err, rb)
-	}
+	report := runSweepJobs(t, py, root, jobs)
 	for i, job := range jobs {
 		if report[i] != "" {
 			t.Errorf("%s: PyTorch failed on the exported model:\n%s", job.name, report[i])

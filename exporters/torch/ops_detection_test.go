@@ -1,15 +1,11 @@
 package torchexport
 
 import (
-	"fmt"
 	"math"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/npy"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -67,35 +63,9 @@ func TestDetectionGraphRunsInTorch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "detection")
-	if _, err := Export(g, dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeNpy(filepath.Join(dir, "x.npy"), x); err != nil {
-		t.Fatal(err)
-	}
-	script := `
-import importlib.util, sys
-import numpy as np, torch
-d = sys.argv[1]
-spec = importlib.util.spec_from_file_location("detection_model", d + "/model.py")
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-m = mod.Model()
-m.load_state_dict(torch.load(d + "/weights.pt"), strict=True)
-with torch.no_grad():
-    outs = m(torch.from_numpy(np.load(d + "/x.npy")))
-for i, o in enumerate(outs):
-    np.save(d + "/out%d.npy" % i, np.ascontiguousarray(o.numpy()))
-`
-	if out, err := exec.Command(py, "-c", script, dir).CombinedOutput(); err != nil {
-		t.Fatalf("PyTorch failed on the exported model: %v\n%s", err, out)
-	}
+	gotAll := runModelPy(t, py, g, map[string]*canon.Tensor{"x": x})
 	for i, o := range g.Outputs {
-		got, err := npy.ReadFile(filepath.Join(dir, fmt.Sprintf("out%d.npy", i)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := gotAll[i]
 		res, err := compare.Tensors(got, want[o.Name], 1e-4, 1e-5)
 		if err != nil || !res.OK {
 			t.Errorf("output %s differs from the interpreter: %v %+v", o.Name, err, res)

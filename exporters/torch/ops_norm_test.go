@@ -2,15 +2,11 @@ package torchexport
 
 import (
 	endian "encoding/binary"
-	"fmt"
 	"math"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/npy"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -98,39 +94,13 @@ func normGraphInTorch(t *testing.T, py string, dt canon.DType) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "norms")
-	if _, err := Export(g, dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := writeNpy(filepath.Join(dir, "x.npy"), x); err != nil {
-		t.Fatal(err)
-	}
-	script := `
-import importlib.util, sys
-import numpy as np, torch
-d = sys.argv[1]
-spec = importlib.util.spec_from_file_location("norm_model", d + "/model.py")
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-m = mod.Model()
-m.load_state_dict(torch.load(d + "/weights.pt"), strict=True)
-with torch.no_grad():
-    outs = m(torch.from_numpy(np.load(d + "/x.npy")))
-for i, o in enumerate(outs):
-    np.save(d + "/out%d.npy" % i, np.ascontiguousarray(o.numpy()))
-`
-	if out, err := exec.Command(py, "-c", script, dir).CombinedOutput(); err != nil {
-		t.Fatalf("PyTorch failed on the exported model: %v\n%s", err, out)
-	}
+	gotAll := runModelPy(t, py, g, map[string]*canon.Tensor{"x": x})
 	rtol := 1e-4
 	if dt == canon.Float16 {
 		rtol = 2e-3 // one half-precision rounding of each result
 	}
 	for i, o := range g.Outputs {
-		got, err := npy.ReadFile(filepath.Join(dir, fmt.Sprintf("out%d.npy", i)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := gotAll[i]
 		w := want[o.Name]
 		if got.DType != w.DType {
 			t.Errorf("output %s: dtype %s, want %s", o.Name, got.DType, w.DType)
