@@ -297,7 +297,7 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			return nil, err
 		}
 		p.pool.outBytes += inputBytes(ct)
-		t, err := fromCanon(ct, false)
+		t, err := p.inputTensor(ct)
 		if err != nil {
 			return nil, fmt.Errorf("input %q: %v", in.info.Name, err)
 		}
@@ -337,6 +337,26 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 		out[o.name] = ct
 	}
 	return out, nil
+}
+
+// inputTensor converts a graph input. A float32 input is copied into a
+// buffer an earlier run left in the pool when there is one: on repeated runs
+// a fresh multi-megabyte allocation costs more (zeroing, page faults) than
+// the copy itself.
+func (p *Program) inputTensor(ct *canon.Tensor) (*tensor, error) {
+	if ct.DType != canon.Float32 || !littleEndian || ct.CheckData() != nil {
+		return fromCanon(ct, false)
+	}
+	shape, err := toShape(ct.Shape)
+	if err != nil {
+		return fromCanon(ct, false) // fromCanon words the error
+	}
+	buf := p.pool.reuseF(numel(shape))
+	if buf == nil {
+		return fromCanon(ct, false)
+	}
+	copy(float32Bytes(buf), ct.Data)
+	return &tensor{dt: canon.Float32, shape: shape, f: buf}, nil
 }
 
 func (x *exec) runStep() (err error) {
@@ -570,6 +590,16 @@ func (p *pool) getF(n int) []float32 {
 	}
 	p.budget.charge("a buffer of "+fmt.Sprint(n)+" floats", int64(n)*4)
 	return make([]float32, n)
+}
+
+// reuseF returns a pooled buffer of n floats, or nil when there is none.
+func (p *pool) reuseF(n int) []float32 {
+	l := p.f[n]
+	if len(l) == 0 {
+		return nil
+	}
+	p.f[n] = l[:len(l)-1]
+	return l[len(l)-1]
 }
 
 func (p *pool) getI(n int) []int64 {

@@ -13,12 +13,18 @@ import (
 // stays in L1 while it meets every 6-row panel of an mc×kc block of A,
 // which stays in L2.
 const (
-	gemmMR = 6
 	gemmNR = 16
 	gemmKC = 256
-	gemmMC = 120
 	gemmNC = 3072
+	// gemmMaxMR bounds gemmMR, for fixed-size tile buffers.
+	gemmMaxMR = 16
 )
+
+// gemmMR (rows of the micro-tile) and gemmMC (rows of an A block, a
+// multiple of gemmMR) follow the micro-kernel the CPU runs: 16×16 with
+// AVX-512, 6×16 with AVX2. Packed panels are laid out for them, so they are
+// fixed before anything is packed.
+var gemmMR, gemmMC = microTile()
 
 var packPool = sync.Pool{New: func() any { return new([]float32) }}
 
@@ -207,7 +213,7 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 	pb := getPack(gemmKC * ((min(n, gemmNC) + gemmNR - 1) / gemmNR * gemmNR))
 	defer packPool.Put(pb)
 	bufB := *pb
-	var tmp [gemmMR * gemmNR]float32
+	var tmp [gemmMaxMR * gemmNR]float32
 	for jc := 0; jc < n; jc += gemmNC {
 		nb := min(gemmNC, n-jc)
 		for pc := 0; pc < k; pc += gemmKC {

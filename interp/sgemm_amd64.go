@@ -1,9 +1,15 @@
 package interp
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+)
 
 //go:noescape
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int)
+
+//go:noescape
+func sgemmKernel16x16(k int, a, b, c *float32, ldc int)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
@@ -26,13 +32,38 @@ var hasFMA = func() bool {
 	return b7&(1<<5) != 0 // AVX2
 }()
 
-// microKernel adds the 6x16 product of packed panels into c.
+// hasAVX512 reports AVX-512F with the OS saving the opmask and ZMM
+// registers (XCR0 bits 5–7 besides SSE and AVX state).
+var hasAVX512 = hasFMA && func() bool {
+	_, b7, _, _ := cpuid(7, 0)
+	xcr0, _ := xgetbv()
+	return b7&(1<<16) != 0 && xcr0&0xe6 == 0xe6
+}()
+
+// useAVX512 selects the 16×16 micro-kernel; MODELBRIDGE_NO_AVX512=1 keeps
+// the AVX2 one (to compare them, or to match a machine without AVX-512).
+var useAVX512 = hasAVX512 && os.Getenv("MODELBRIDGE_NO_AVX512") == ""
+
+// microTile returns gemmMR and gemmMC for the micro-kernel in use.
+func microTile() (mr, mc int) {
+	if useAVX512 {
+		return 16, 128
+	}
+	return 6, 120
+}
+
+// microKernel adds the gemmMR×16 product of packed panels into c.
 func microKernel(k int, a, b, c []float32, ldc int) {
+	mr := gemmMR
 	if k > 0 {
-		_ = a[6*k-1] // bounds checks: the assembly trusts these lengths
+		_ = a[mr*k-1] // bounds checks: the assembly trusts these lengths
 		_ = b[16*k-1]
 	}
-	_ = c[5*ldc+15]
+	_ = c[(mr-1)*ldc+15]
+	if mr == 16 {
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+		return
+	}
 	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
 }
 

@@ -4,6 +4,10 @@ package interp
 
 const hasFMA = false
 
+// microTile returns gemmMR and gemmMC; only the blocking matters here,
+// since gonum runs the products.
+func microTile() (mr, mc int) { return 6, 120 }
+
 func microKernel(k int, a, b, c []float32, ldc int) { panic("no micro-kernel on this architecture") }
 
 func depthRow3(src, w, dst []float32) { depthRow3Go(src, w, dst) }
