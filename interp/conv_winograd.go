@@ -10,7 +10,7 @@ package interp
 // winogradMinChannels is where Winograd starts to beat im2col on
 // BenchmarkConv3x3: with fewer channels the tile transforms, in scalar
 // code, cost more than the multiplications they save.
-var winogradMinChannels = 128
+var winogradMinChannels = 64
 
 // winogradOK reports a convolution Winograd serves, and that is big enough
 // for the transforms to pay.
@@ -61,98 +61,181 @@ func (x *exec) winogradWeights(w []float32, cout, cin int) []*packedA {
 
 // convWinograd computes one image's convolution y (cout planes) from x
 // (cin planes), adding the bias and clamping as ep says.
+//
+// Both transforms work on whole rows of tiles: with tiles 2 apart, the
+// horizontal half of each transform reads the even and odd columns of a
+// row, and the vertical half is a handful of vector additions over the
+// TW tiles of a tile row, written straight into the GEMM operands (tile
+// index contiguous).
 func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, cout int, ep clampEp) {
 	H, W := g.in[1], g.in[2]
 	OH, OW := g.out[1], g.out[2]
-	py, px := g.pb[1], g.pb[2]
 	TH, TW := (OH+1)/2, (OW+1)/2
 	T := TH * TW
 	v := x.scratch(16 * cin * T)
 	m := x.scratch(16 * cout * T)
 	defer x.release(v)
 	defer x.release(m)
+	in := winoInput{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
 	parallelFor(cin, T*64, func(c0, c1 int) {
+		rows := getPack(in.scratchLen())
+		defer packPool.Put(rows)
 		for ci := c0; ci < c1; ci++ {
-			plane := xs[ci*H*W : (ci+1)*H*W]
-			for ty := 0; ty < TH; ty++ {
-				for tx := 0; tx < TW; tx++ {
-					var d [4][4]float32
-					y0, x0 := 2*ty-py, 2*tx-px
-					if y0 >= 0 && y0+3 < H && x0 >= 0 && x0+3 < W {
-						for i := 0; i < 4; i++ {
-							r := plane[(y0+i)*W+x0 : (y0+i)*W+x0+4]
-							d[i] = [4]float32{r[0], r[1], r[2], r[3]}
-						}
-					} else {
-						for i := 0; i < 4; i++ {
-							if iy := y0 + i; iy >= 0 && iy < H {
-								for j := 0; j < 4; j++ {
-									if ix := x0 + j; ix >= 0 && ix < W {
-										d[i][j] = plane[iy*W+ix]
-									}
-								}
-							}
-						}
-					}
-					// Bᵀ·d, then ·B.
-					var t [4][4]float32
-					for j := 0; j < 4; j++ {
-						t[0][j] = d[0][j] - d[2][j]
-						t[1][j] = d[1][j] + d[2][j]
-						t[2][j] = d[2][j] - d[1][j]
-						t[3][j] = d[1][j] - d[3][j]
-					}
-					col := ty*TW + tx
-					for i := 0; i < 4; i++ {
-						r := [4]float32{t[i][0] - t[i][2], t[i][1] + t[i][2], t[i][2] - t[i][1], t[i][1] - t[i][3]}
-						for j := 0; j < 4; j++ {
-							v[((i*4+j)*cin+ci)*T+col] = r[j]
-						}
-					}
-				}
-			}
+			in.transform(xs[ci*H*W:(ci+1)*H*W], v[ci*T:], cin*T, *rows)
 		}
 	})
-	for e := 0; e < 16; e++ {
-		gemmPacked(u[e], false, T, v[e*cin*T:(e+1)*cin*T], T, m[e*cout*T:(e+1)*cout*T], T, 0)
-	}
+	// The 16 products are independent: one task each, so even small tile
+	// counts keep every core busy.
+	parallelTasks(16, workersFor(16, cout*cin*T/16), func(_, e int) {
+		gemmPackedSerial(u[e], 0, cout, false, T, v[e*cin*T:(e+1)*cin*T], T, m[e*cout*T:(e+1)*cout*T], T, 0)
+	})
 	parallelFor(cout, T*32, func(c0, c1 int) {
+		tmp := getPack(10 * TW)
+		defer packPool.Put(tmp)
 		for co := c0; co < c1; co++ {
 			out := ys[co*OH*OW : (co+1)*OH*OW]
 			var bv float32
 			if bias != nil {
 				bv = bias[co]
 			}
-			for ty := 0; ty < TH; ty++ {
-				for tx := 0; tx < TW; tx++ {
-					col := ty*TW + tx
-					var s [4][4]float32
-					for e := 0; e < 16; e++ {
-						s[e/4][e%4] = m[(e*cout+co)*T+col]
-					}
-					// Aᵀ·s (2×4), then ·A (2×2).
-					var t [2][4]float32
-					for j := 0; j < 4; j++ {
-						t[0][j] = s[0][j] + s[1][j] + s[2][j]
-						t[1][j] = s[1][j] - s[2][j] - s[3][j]
-					}
-					for i := 0; i < 2; i++ {
-						oy := 2*ty + i
-						if oy >= OH {
-							break
-						}
-						r := [2]float32{t[i][0] + t[i][1] + t[i][2], t[i][1] - t[i][2] - t[i][3]}
-						for j := 0; j < 2; j++ {
-							if ox := 2*tx + j; ox < OW {
-								out[oy*OW+ox] = r[j] + bv
-							}
-						}
-					}
-				}
-			}
+			winoOutput(m[co*T:], cout*T, TH, TW, OH, OW, bv, out, *tmp)
 			ep.apply(out, OH*OW, nil, 0, 1, 0, OH*OW)
 		}
 	})
+}
+
+// winoInput is the geometry of one input plane's 4×4 tiles (2 apart,
+// starting at -py, -px).
+type winoInput struct {
+	H, W, py, px, TH, TW int
+}
+
+// scratchLen is the scratch transform needs: the horizontal transforms
+// (4 rows of TW) of every padded input row, and one row's even and odd
+// columns.
+func (w winoInput) scratchLen() int { return (2*w.TH+2)*4*w.TW + 2*(w.TW+1) }
+
+// transform writes V = Bᵀ·d·B of every tile of plane: element e of tile
+// (ty, tx) goes to out[e*stride + ty*TW + tx].
+func (w winoInput) transform(plane, out []float32, stride int, scratch []float32) {
+	TW := w.TW
+	nrows := 2*w.TH + 2
+	hr := scratch[:nrows*4*TW]
+	even := scratch[nrows*4*TW : nrows*4*TW+TW+1]
+	odd := scratch[nrows*4*TW+TW+1 : nrows*4*TW+2*(TW+1)]
+	// d·B on each padded row r: with e[t], o[t] the row's columns 2t and
+	// 2t+1 (tile t covers columns 2t..2t+3), the four columns of d·B are
+	// e[t]-e[t+1], o[t]+e[t+1], e[t+1]-o[t] and o[t]-o[t+1].
+	for r := 0; r < nrows; r++ {
+		h := hr[r*4*TW : (r+1)*4*TW]
+		iy := r - w.py
+		if iy < 0 || iy >= w.H {
+			clear(h)
+			continue
+		}
+		row := plane[iy*w.W : (iy+1)*w.W]
+		for t := range even {
+			c := 2*t - w.px
+			var a, b float32
+			if c >= 0 && c < w.W {
+				a = row[c]
+			}
+			if c+1 >= 0 && c+1 < w.W {
+				b = row[c+1]
+			}
+			even[t], odd[t] = a, b
+		}
+		h0, h1, h2, h3 := h[:TW], h[TW:2*TW], h[2*TW:3*TW], h[3*TW:4*TW]
+		e0, e1, o0, o1 := even[:TW], even[1:TW+1], odd[:TW], odd[1:TW+1]
+		for t := range h0 {
+			h0[t] = e0[t] - e1[t]
+			h1[t] = o0[t] + e1[t]
+			h2[t] = e1[t] - o0[t]
+			h3[t] = o0[t] - o1[t]
+		}
+	}
+	// Bᵀ·(d·B) down each tile row: rows a, b, c, d of the tile give
+	// a-c, b+c, c-b and b-d.
+	for ty := 0; ty < w.TH; ty++ {
+		a := hr[(2*ty)*4*TW:]
+		b := hr[(2*ty+1)*4*TW:]
+		c := hr[(2*ty+2)*4*TW:]
+		d := hr[(2*ty+3)*4*TW:]
+		for j := 0; j < 4; j++ {
+			aj, bj, cj, dj := a[j*TW:(j+1)*TW], b[j*TW:(j+1)*TW], c[j*TW:(j+1)*TW], d[j*TW:(j+1)*TW]
+			o := ty * TW
+			vecSub(out[(0*4+j)*stride+o:][:TW], aj, cj)
+			vecAdd(out[(1*4+j)*stride+o:][:TW], bj, cj)
+			vecSub(out[(2*4+j)*stride+o:][:TW], cj, bj)
+			vecSub(out[(3*4+j)*stride+o:][:TW], bj, dj)
+		}
+	}
+}
+
+// winoOutput writes Y = Aᵀ·M·A of every tile of one output plane, plus bv:
+// element e of tile (ty, tx) is read from m[e*stride + ty*TW + tx].
+// scratch holds 10 rows of TW.
+func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, out, scratch []float32) {
+	var t [8][]float32
+	for i := range t {
+		t[i] = scratch[i*TW : (i+1)*TW]
+	}
+	even, odd := scratch[8*TW:9*TW], scratch[9*TW:10*TW]
+	for ty := 0; ty < TH; ty++ {
+		s := func(i, j int) []float32 { return m[(i*4+j)*stride+ty*TW:][:TW] }
+		// Aᵀ·M: rows s0+s1+s2 and s1-s2-s3, for each of the 4 columns.
+		for j := 0; j < 4; j++ {
+			vecAdd3(t[j], s(0, j), s(1, j), s(2, j))
+			vecSubSub(t[4+j], s(1, j), s(2, j), s(3, j))
+		}
+		for i := 0; i < 2; i++ {
+			oy := 2*ty + i
+			if oy >= OH {
+				break
+			}
+			// (Aᵀ·M)·A: columns c0+c1+c2 and c1-c2-c3.
+			c := t[4*i : 4*i+4]
+			vecAdd3(even, c[0], c[1], c[2])
+			vecSubSub(odd, c[1], c[2], c[3])
+			row := out[oy*OW : (oy+1)*OW]
+			for tx := 0; tx < TW; tx++ {
+				row[2*tx] = even[tx] + bv
+				if 2*tx+1 < OW {
+					row[2*tx+1] = odd[tx] + bv
+				}
+			}
+		}
+	}
+}
+
+// vecAdd sets dst = a + b, vecSub dst = a - b, vecAdd3 dst = a + b + c and
+// vecSubSub dst = a - b - c, element by element over len(dst).
+func vecAdd(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] + b[i]
+	}
+}
+
+func vecSub(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] - b[i]
+	}
+}
+
+func vecAdd3(dst, a, b, c []float32) {
+	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] + b[i] + c[i]
+	}
+}
+
+func vecSubSub(dst, a, b, c []float32) {
+	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] - b[i] - c[i]
+	}
 }
 
 // useWinograd turns the Winograd path on (tests compare both ways).
