@@ -206,7 +206,9 @@ func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, 
 // pc..pc+kb, columns jc..jc+nb of op(B) as packB lays them out, so B need
 // never exist as a matrix (a convolution packs its im2col rows directly).
 func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32)) {
-	scaleC(m, n, c, ldc, beta)
+	if k == 0 || beta != 0 {
+		scaleC(m, n, c, ldc, beta)
+	}
 	if k == 0 {
 		return
 	}
@@ -218,6 +220,9 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 		nb := min(gemmNC, n-jc)
 		for pc := 0; pc < k; pc += gemmKC {
 			kb := min(gemmKC, k-pc)
+			// With beta 0 the first k block stores into C, which may hold
+			// garbage, instead of clearing it first.
+			add := pc > 0 || beta != 0
 			panelB(pc, jc, kb, nb, bufB)
 			for ic := 0; ic < m; ic += gemmMC {
 				mb := min(gemmMC, m-ic)
@@ -230,16 +235,20 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 						mr := min(gemmMR, mb-ir)
 						off := (ic+ir)*ldc + jc + jr
 						if mr == gemmMR && nr == gemmNR {
-							microKernel(kb, ap, bp, c[off:], ldc)
+							microKernel(kb, ap, bp, c[off:], ldc, add)
 							continue
 						}
 						// Ragged edge: compute the full tile aside.
-						clear(tmp[:])
-						microKernel(kb, ap, bp, tmp[:], gemmNR)
+						microKernel(kb, ap, bp, tmp[:], gemmNR, false)
 						for i := 0; i < mr; i++ {
 							crow := c[off+i*ldc : off+i*ldc+nr]
-							for j := range crow {
-								crow[j] += tmp[i*gemmNR+j]
+							trow := tmp[i*gemmNR : i*gemmNR+nr]
+							if add {
+								for j := range crow {
+									crow[j] += trow[j]
+								}
+							} else {
+								copy(crow, trow)
 							}
 						}
 					}

@@ -1,11 +1,11 @@
 #include "textflag.h"
 
-// func sgemmKernel16x16(k int, a, b, c *float32, ldc int)
-// C[16x16] += A·B over k steps, with A packed as k groups of 16 floats (one
+// func sgemmKernel16x16(k int, a, b, c *float32, ldc int, add bool)
+// C[16x16] += A·B (or = A·B when add is false) over k steps, with A packed as k groups of 16 floats (one
 // per row) and B packed as k groups of 16 floats; C has row stride ldc.
 // One ZMM accumulator per row of C; each A value is broadcast straight from
 // memory into its FMA. Needs AVX-512F.
-TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-40
+TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-41
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -136,6 +136,9 @@ loop512:
 	JNE loop512
 
 store512:
+	MOVBLZX add+40(FP), AX
+	TESTL AX, AX
+	JEQ set512
 	VADDPS (DX), Z0, Z0
 	VMOVUPS Z0, (DX)
 	ADDQ R8, DX
@@ -182,6 +185,41 @@ store512:
 	VMOVUPS Z14, (DX)
 	ADDQ R8, DX
 	VADDPS (DX), Z15, Z15
+	VMOVUPS Z15, (DX)
+	VZEROUPPER
+	RET
+
+set512:
+	VMOVUPS Z0, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z1, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z2, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z3, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z4, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z5, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z7, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z9, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z11, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z12, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z13, (DX)
+	ADDQ R8, DX
+	VMOVUPS Z14, (DX)
+	ADDQ R8, DX
 	VMOVUPS Z15, (DX)
 	VZEROUPPER
 	RET

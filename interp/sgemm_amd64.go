@@ -6,10 +6,10 @@ import (
 )
 
 //go:noescape
-func sgemmKernel6x16(k int, a, b, c *float32, ldc int)
+func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)
 
 //go:noescape
-func sgemmKernel16x16(k int, a, b, c *float32, ldc int)
+func sgemmKernel16x16(k int, a, b, c *float32, ldc int, add bool)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
@@ -52,8 +52,9 @@ func microTile() (mr, mc int) {
 	return 6, 120
 }
 
-// microKernel adds the gemmMR×16 product of packed panels into c.
-func microKernel(k int, a, b, c []float32, ldc int) {
+// microKernel adds the gemmMR×16 product of packed panels into c, or
+// stores it there when add is false.
+func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	mr := gemmMR
 	if k > 0 {
 		_ = a[mr*k-1] // bounds checks: the assembly trusts these lengths
@@ -61,10 +62,10 @@ func microKernel(k int, a, b, c []float32, ldc int) {
 	}
 	_ = c[(mr-1)*ldc+15]
 	if mr == 16 {
-		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)
 		return
 	}
-	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)
 }
 
 //go:noescape

@@ -1,10 +1,10 @@
 #include "textflag.h"
 
-// func sgemmKernel6x16(k int, a, b, c *float32, ldc int)
-// C[6x16] += A·B over k steps, with A packed as k groups of 6 floats (one
+// func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)
+// C[6x16] += A·B (or = A·B when add is false) over k steps, with A packed as k groups of 6 floats (one
 // per row) and B packed as k groups of 16 floats; C has row stride ldc.
 // Needs AVX2 and FMA3.
-TEXT ·sgemmKernel6x16(SB), NOSPLIT, $0-40
+TEXT ·sgemmKernel6x16(SB), NOSPLIT, $0-41
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -146,6 +146,9 @@ loop:
 	JNE loop
 
 store:
+	MOVBLZX add+40(FP), AX
+	TESTL AX, AX
+	JEQ set
 	VADDPS (DX), Y0, Y0
 	VMOVUPS Y0, (DX)
 	VADDPS 32(DX), Y1, Y1
@@ -174,6 +177,27 @@ store:
 	VADDPS (DX), Y10, Y10
 	VMOVUPS Y10, (DX)
 	VADDPS 32(DX), Y11, Y11
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+set:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
 	VMOVUPS Y11, 32(DX)
 	VZEROUPPER
 	RET
