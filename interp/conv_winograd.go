@@ -208,30 +208,29 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, out, scratc
 	}
 }
 
-// vecAdd sets dst = a + b, vecSub dst = a - b, vecAdd3 dst = a + b + c and
-// vecSubSub dst = a - b - c, element by element over len(dst).
-func vecAdd(dst, a, b []float32) {
+// vecAddGo and friends are vecAdd's portable forms (and its tails).
+func vecAddGo(dst, a, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] + b[i]
 	}
 }
 
-func vecSub(dst, a, b []float32) {
+func vecSubGo(dst, a, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] - b[i]
 	}
 }
 
-func vecAdd3(dst, a, b, c []float32) {
+func vecAdd3Go(dst, a, b, c []float32) {
 	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] + b[i] + c[i]
 	}
 }
 
-func vecSubSub(dst, a, b, c []float32) {
+func vecSubSubGo(dst, a, b, c []float32) {
 	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] - b[i] - c[i]

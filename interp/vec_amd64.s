@@ -1,0 +1,101 @@
+#include "textflag.h"
+
+// func vecAddAsm(n int, dst, a, b *float32)
+// dst = a + b over n floats, n a multiple of 8. Needs AVX.
+TEXT ·vecAddAsm(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	SHRQ $3, CX
+	JEQ donevecAddAsm
+loopvecAddAsm:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	VADDPS Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNE loopvecAddAsm
+donevecAddAsm:
+	VZEROUPPER
+	RET
+
+// func vecSubAsm(n int, dst, a, b *float32)
+// dst = a - b over n floats, n a multiple of 8. Needs AVX.
+TEXT ·vecSubAsm(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	SHRQ $3, CX
+	JEQ donevecSubAsm
+loopvecSubAsm:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	VSUBPS Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNE loopvecSubAsm
+donevecSubAsm:
+	VZEROUPPER
+	RET
+
+// func vecAdd3Asm(n int, dst, a, b, c *float32)
+// dst = a + b + c over n floats, n a multiple of 8. Needs AVX.
+TEXT ·vecAdd3Asm(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	MOVQ c+32(FP), R8
+	SHRQ $3, CX
+	JEQ donevecAdd3Asm
+loopvecAdd3Asm:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	VMOVUPS (R8), Y2
+	VADDPS Y1, Y0, Y0
+	VADDPS Y2, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	DECQ CX
+	JNE loopvecAdd3Asm
+donevecAdd3Asm:
+	VZEROUPPER
+	RET
+
+// func vecSubSubAsm(n int, dst, a, b, c *float32)
+// dst = a - b - c over n floats, n a multiple of 8. Needs AVX.
+TEXT ·vecSubSubAsm(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	MOVQ c+32(FP), R8
+	SHRQ $3, CX
+	JEQ donevecSubSubAsm
+loopvecSubSubAsm:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	VMOVUPS (R8), Y2
+	VSUBPS Y1, Y0, Y0
+	VSUBPS Y2, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	DECQ CX
+	JNE loopvecSubSubAsm
+donevecSubSubAsm:
+	VZEROUPPER
+	RET
