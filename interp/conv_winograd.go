@@ -90,7 +90,7 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 		gemmPackedSerial(u[e], 0, cout, false, T, v[e*cin*T:(e+1)*cin*T], T, m[e*cout*T:(e+1)*cout*T], T, 0)
 	})
 	parallelFor(cout, T*32, func(c0, c1 int) {
-		tmp := getPack(10 * TW)
+		tmp := getPack(10 * T)
 		defer packPool.Put(tmp)
 		for co := c0; co < c1; co++ {
 			out := ys[co*OH*OW : (co+1)*OH*OW]
@@ -113,39 +113,34 @@ type winoInput struct {
 // scratchLen is the scratch transform needs: the horizontal transforms
 // (4 rows of TW) of every padded input row, and one row's even and odd
 // columns.
-func (w winoInput) scratchLen() int { return (2*w.TH+2)*4*w.TW + 2*(w.TW+1) }
+func (w winoInput) scratchLen() int { return 8*(w.TH+1)*w.TW + 2*(w.TW+1) }
 
 // transform writes V = Bᵀ·d·B of every tile of plane: element e of tile
 // (ty, tx) goes to out[e*stride + ty*TW + tx].
 func (w winoInput) transform(plane, out []float32, stride int, scratch []float32) {
-	TW := w.TW
-	nrows := 2*w.TH + 2
-	hr := scratch[:nrows*4*TW]
-	even := scratch[nrows*4*TW : nrows*4*TW+TW+1]
-	odd := scratch[nrows*4*TW+TW+1 : nrows*4*TW+2*(TW+1)]
-	// d·B on each padded row r: with e[t], o[t] the row's columns 2t and
-	// 2t+1 (tile t covers columns 2t..2t+3), the four columns of d·B are
-	// e[t]-e[t+1], o[t]+e[t+1], e[t+1]-o[t] and o[t]-o[t+1].
-	for r := 0; r < nrows; r++ {
-		h := hr[r*4*TW : (r+1)*4*TW]
+	TW, TH := w.TW, w.TH
+	// hr[((p*4+j)*(TH+1)+k)*TW + t] is column j of d·B for tile t of
+	// padded row 2k+p: even and odd rows apart, so that rows 2ty..2ty+3 of
+	// every tile row are the same offsets into four planes.
+	plen := (TH + 1) * TW
+	hr := scratch[:8*plen]
+	even := scratch[8*plen : 8*plen+TW+1]
+	odd := scratch[8*plen+TW+1 : 8*plen+2*(TW+1)]
+	for r := 0; r < 2*TH+2; r++ {
+		p, k := r%2, r/2
+		h := func(j int) []float32 { return hr[(p*4+j)*plen+k*TW:][:TW] }
 		iy := r - w.py
 		if iy < 0 || iy >= w.H {
-			clear(h)
+			for j := range 4 {
+				clear(h(j))
+			}
 			continue
 		}
-		row := plane[iy*w.W : (iy+1)*w.W]
-		for t := range even {
-			c := 2*t - w.px
-			var a, b float32
-			if c >= 0 && c < w.W {
-				a = row[c]
-			}
-			if c+1 >= 0 && c+1 < w.W {
-				b = row[c+1]
-			}
-			even[t], odd[t] = a, b
-		}
-		h0, h1, h2, h3 := h[:TW], h[TW:2*TW], h[2*TW:3*TW], h[3*TW:4*TW]
+		w.rowColumns(plane[iy*w.W:(iy+1)*w.W], even, odd)
+		// d·B: with e[t], o[t] the row's columns 2t and 2t+1 (tile t covers
+		// columns 2t..2t+3), the four columns are e[t]-e[t+1],
+		// o[t]+e[t+1], e[t+1]-o[t] and o[t]-o[t+1].
+		h0, h1, h2, h3 := h(0), h(1), h(2), h(3)
 		e0, e1, o0, o1 := even[:TW], even[1:TW+1], odd[:TW], odd[1:TW+1]
 		for t := range h0 {
 			h0[t] = e0[t] - e1[t]
@@ -154,55 +149,81 @@ func (w winoInput) transform(plane, out []float32, stride int, scratch []float32
 			h3[t] = o0[t] - o1[t]
 		}
 	}
-	// Bᵀ·(d·B) down each tile row: rows a, b, c, d of the tile give
-	// a-c, b+c, c-b and b-d.
-	for ty := 0; ty < w.TH; ty++ {
-		a := hr[(2*ty)*4*TW:]
-		b := hr[(2*ty+1)*4*TW:]
-		c := hr[(2*ty+2)*4*TW:]
-		d := hr[(2*ty+3)*4*TW:]
-		for j := 0; j < 4; j++ {
-			aj, bj, cj, dj := a[j*TW:(j+1)*TW], b[j*TW:(j+1)*TW], c[j*TW:(j+1)*TW], d[j*TW:(j+1)*TW]
-			o := ty * TW
-			vecSub(out[(0*4+j)*stride+o:][:TW], aj, cj)
-			vecAdd(out[(1*4+j)*stride+o:][:TW], bj, cj)
-			vecSub(out[(2*4+j)*stride+o:][:TW], cj, bj)
-			vecSub(out[(3*4+j)*stride+o:][:TW], bj, dj)
+	// Bᵀ·(d·B) down every tile row at once: rows a, b, c, d of the tiles
+	// (padded rows 2ty..2ty+3) give a-c, b+c, c-b and b-d.
+	T := TH * TW
+	for j := 0; j < 4; j++ {
+		ev, od := hr[j*plen:(j+1)*plen], hr[(4+j)*plen:(5+j)*plen]
+		a, b, c, d := ev[:T], od[:T], ev[TW:TW+T], od[TW:TW+T]
+		vecSub(out[(0*4+j)*stride:][:T], a, c)
+		vecAdd(out[(1*4+j)*stride:][:T], b, c)
+		vecSub(out[(2*4+j)*stride:][:T], c, b)
+		vecSub(out[(3*4+j)*stride:][:T], b, d)
+	}
+}
+
+// rowColumns sets even[t] and odd[t] to the input row's columns 2t-px and
+// 2t-px+1, zero where they fall in the padding.
+func (w winoInput) rowColumns(row, even, odd []float32) {
+	// Tiles t0..t1 read both columns inside the row.
+	t0 := (w.px + 1) / 2
+	t1 := max(t0, min(len(even), (w.W-2+w.px)/2+1))
+	for t := range even {
+		if t == t0 {
+			src := row[2*t0-w.px:]
+			for i := range t1 - t0 {
+				even[t0+i], odd[t0+i] = src[2*i], src[2*i+1]
+			}
+			if t = t1; t >= len(even) {
+				break
+			}
 		}
+		c := 2*t - w.px
+		var a, b float32
+		if c >= 0 && c < w.W {
+			a = row[c]
+		}
+		if c+1 >= 0 && c+1 < w.W {
+			b = row[c+1]
+		}
+		even[t], odd[t] = a, b
 	}
 }
 
 // winoOutput writes Y = Aᵀ·M·A of every tile of one output plane, plus bv:
 // element e of tile (ty, tx) is read from m[e*stride + ty*TW + tx].
-// scratch holds 10 rows of TW.
+// scratch holds 10·TH·TW floats.
 func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, out, scratch []float32) {
+	T := TH * TW
 	var t [8][]float32
 	for i := range t {
-		t[i] = scratch[i*TW : (i+1)*TW]
+		t[i] = scratch[i*T : (i+1)*T]
 	}
-	even, odd := scratch[8*TW:9*TW], scratch[9*TW:10*TW]
-	for ty := 0; ty < TH; ty++ {
-		s := func(i, j int) []float32 { return m[(i*4+j)*stride+ty*TW:][:TW] }
-		// Aᵀ·M: rows s0+s1+s2 and s1-s2-s3, for each of the 4 columns.
-		for j := 0; j < 4; j++ {
-			vecAdd3(t[j], s(0, j), s(1, j), s(2, j))
-			vecSubSub(t[4+j], s(1, j), s(2, j), s(3, j))
-		}
-		for i := 0; i < 2; i++ {
+	even, odd := scratch[8*T:9*T], scratch[9*T:10*T]
+	s := func(i, j int) []float32 { return m[(i*4+j)*stride:][:T] }
+	// Aᵀ·M for every tile at once: rows s0+s1+s2 and s1-s2-s3 of each of
+	// the 4 columns.
+	for j := 0; j < 4; j++ {
+		vecAdd3(t[j], s(0, j), s(1, j), s(2, j))
+		vecSubSub(t[4+j], s(1, j), s(2, j), s(3, j))
+	}
+	for i := 0; i < 2; i++ {
+		// (Aᵀ·M)·A: columns c0+c1+c2 and c1-c2-c3, for output row 2ty+i.
+		c := t[4*i : 4*i+4]
+		vecAdd3(even, c[0], c[1], c[2])
+		vecSubSub(odd, c[1], c[2], c[3])
+		for ty := 0; ty < TH; ty++ {
 			oy := 2*ty + i
 			if oy >= OH {
 				break
 			}
-			// (Aᵀ·M)·A: columns c0+c1+c2 and c1-c2-c3.
-			c := t[4*i : 4*i+4]
-			vecAdd3(even, c[0], c[1], c[2])
-			vecSubSub(odd, c[1], c[2], c[3])
 			row := out[oy*OW : (oy+1)*OW]
-			for tx := 0; tx < TW; tx++ {
-				row[2*tx] = even[tx] + bv
-				if 2*tx+1 < OW {
-					row[2*tx+1] = odd[tx] + bv
-				}
+			ev, od := even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW]
+			for tx := 0; tx < OW/2; tx++ {
+				row[2*tx], row[2*tx+1] = ev[tx]+bv, od[tx]+bv
+			}
+			if OW%2 == 1 {
+				row[OW-1] = ev[TW-1] + bv
 			}
 		}
 	}

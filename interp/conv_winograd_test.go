@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -99,7 +100,7 @@ func TestVecOpsMatchGo(t *testing.T) {
 			a[i], b[i], c[i] = r.Float32()-0.5, r.Float32()-0.5, r.Float32()*3
 		}
 		for _, op := range []struct {
-			name     string
+			name        string
 			fast, plain func(dst []float32)
 		}{
 			{"add", func(d []float32) { vecAdd(d, a, b) }, func(d []float32) { vecAddGo(d, a, b) }},
@@ -117,5 +118,47 @@ func TestVecOpsMatchGo(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The Winograd path agrees with im2col on every geometry it takes: odd and
+// even sizes, inputs narrower than a tile row, and begin/end paddings of
+// 0–2 set apart on each axis.
+func TestWinogradMatchesIm2col(t *testing.T) {
+	if !hasFMA {
+		t.Skip("skipping: the Winograd path needs the AVX2/FMA GEMM kernel")
+	}
+	old := winogradMinChannels
+	winogradMinChannels = 4
+	defer func() { winogradMinChannels = old }()
+	r := rand.New(rand.NewSource(11))
+	for i := 0; i < 40; i++ {
+		h, w := 3+r.Intn(12), 3+r.Intn(12)
+		pads := []int64{int64(r.Intn(3)), int64(r.Intn(3)), int64(r.Intn(3)), int64(r.Intn(3))}
+		if h+int(pads[0]+pads[2])-2 < 4 || w+int(pads[1]+pads[3])-2 < 4 {
+			continue // too small for Winograd: im2col runs both
+		}
+		x := randTensor(r, "x", 1, 5, h, w)
+		wt := randTensor(r, "w", 6, 5, 3, 3)
+		wt.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, 4)
+		op := &canon.Conv{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: pads[:2], PadsEnd: pads[2:], Group: 1}
+		g := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{wt})
+		run := func(wino bool) []float32 {
+			useWinograd = wino
+			defer func() { useWinograd = true }()
+			prog, err := New(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := prog.Run(map[string]*canon.Tensor{"x": x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if used := prog.steps[0].wino != nil; used != wino {
+				t.Fatalf("%dx%d pads %v: Winograd path used = %v, want %v", h, w, pads, used, wino)
+			}
+			return floats(t, out["y"])
+		}
+		assertClose(t, fmt.Sprintf("%dx%d pads %v", h, w, pads), run(true), run(false), 1e-5)
 	}
 }
