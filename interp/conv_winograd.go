@@ -140,14 +140,11 @@ func (w winoInput) transform(plane, out []float32, stride int, scratch []float32
 		// d·B: with e[t], o[t] the row's columns 2t and 2t+1 (tile t covers
 		// columns 2t..2t+3), the four columns are e[t]-e[t+1],
 		// o[t]+e[t+1], e[t+1]-o[t] and o[t]-o[t+1].
-		h0, h1, h2, h3 := h(0), h(1), h(2), h(3)
 		e0, e1, o0, o1 := even[:TW], even[1:TW+1], odd[:TW], odd[1:TW+1]
-		for t := range h0 {
-			h0[t] = e0[t] - e1[t]
-			h1[t] = o0[t] + e1[t]
-			h2[t] = e1[t] - o0[t]
-			h3[t] = o0[t] - o1[t]
-		}
+		vecSub(h(0), e0, e1)
+		vecAdd(h(1), o0, e1)
+		vecSub(h(2), e1, o0)
+		vecSub(h(3), o0, o1)
 	}
 	// Bᵀ·(d·B) down every tile row at once: rows a, b, c, d of the tiles
 	// (padded rows 2ty..2ty+3) give a-c, b+c, c-b and b-d.
