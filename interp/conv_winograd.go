@@ -31,32 +31,52 @@ func (x *exec) winogradWeights(w []float32, cout, cin int) []*packedA {
 		return nil
 	}
 	x.p.packedBytes += size
-	u := make([]float32, 16*cout*cin)
-	for co := 0; co < cout; co++ {
-		for ci := 0; ci < cin; ci++ {
-			k := w[(co*cin+ci)*9 : (co*cin+ci)*9+9]
-			// t = G·g (4×3), then t·Gᵀ (4×4).
-			var t [4][3]float32
-			for j := 0; j < 3; j++ {
-				g0, g1, g2 := k[j], k[3+j], k[6+j]
-				t[0][j] = g0
-				t[1][j] = (g0 + g1 + g2) / 2
-				t[2][j] = (g0 - g1 + g2) / 2
-				t[3][j] = g2
-			}
-			for i := 0; i < 4; i++ {
-				r := [4]float32{t[i][0], (t[i][0] + t[i][1] + t[i][2]) / 2, (t[i][0] - t[i][1] + t[i][2]) / 2, t[i][2]}
-				for j := 0; j < 4; j++ {
-					u[((i*4+j)*cout+co)*cin+ci] = r[j]
+	x.s.wino = winogradPack(w, cout, cin)
+	return x.s.wino
+}
+
+// winogradPack transforms every 3×3 kernel g of w (cout×cin×3×3) into
+// U = G·g·Gᵀ and writes element e of it straight into the packed GEMM
+// panels of matrix e (as newPackedA lays them out): row panel by row panel,
+// so each of the 16 matrices is written front to back.
+func winogradPack(w []float32, cout, cin int) []*packedA {
+	mp := (cout + gemmMR - 1) / gemmMR * gemmMR
+	u := make([]*packedA, 16)
+	for e := range u {
+		u[e] = &packedA{m: cout, k: cin}
+		for pc := 0; pc < cin; pc += gemmKC {
+			u[e].blocks = append(u[e].blocks, make([]float32, mp*min(gemmKC, cin-pc)))
+		}
+	}
+	panels := mp / gemmMR
+	parallelFor(panels, gemmMR*cin*16, func(p0, p1 int) {
+		for co0 := p0 * gemmMR; co0 < p1*gemmMR; co0 += gemmMR {
+			for ci := 0; ci < cin; ci++ {
+				pb, p := ci/gemmKC, ci%gemmKC
+				kb := min(gemmKC, cin-pb*gemmKC)
+				for i := 0; i < min(gemmMR, cout-co0); i++ {
+					k := w[((co0+i)*cin+ci)*9:][:9]
+					// t = G·g (4×3), then t·Gᵀ (4×4).
+					var t [4][3]float32
+					for j := 0; j < 3; j++ {
+						g0, g1, g2 := k[j], k[3+j], k[6+j]
+						t[0][j] = g0
+						t[1][j] = (g0 + g1 + g2) / 2
+						t[2][j] = (g0 - g1 + g2) / 2
+						t[3][j] = g2
+					}
+					at := co0*kb + p*gemmMR + i
+					for r := 0; r < 4; r++ {
+						row := [4]float32{t[r][0], (t[r][0] + t[r][1] + t[r][2]) / 2, (t[r][0] - t[r][1] + t[r][2]) / 2, t[r][2]}
+						for c, v := range row {
+							u[r*4+c].blocks[pb][at] = v
+						}
+					}
 				}
 			}
 		}
-	}
-	x.s.wino = make([]*packedA, 16)
-	for e := range x.s.wino {
-		x.s.wino[e] = newPackedA(false, cout, cin, 1, u[e*cout*cin:(e+1)*cout*cin], cin)
-	}
-	return x.s.wino
+	})
+	return u
 }
 
 // convWinograd computes one image's convolution y (cout planes) from x

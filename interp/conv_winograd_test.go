@@ -162,3 +162,37 @@ func TestWinogradMatchesIm2col(t *testing.T) {
 		assertClose(t, fmt.Sprintf("%dx%d pads %v", h, w, pads), run(true), run(false), 1e-5)
 	}
 }
+
+// winogradPack writes G·g·Gᵀ into the same panels newPackedA makes of the
+// transformed matrices, across several k blocks and a ragged last panel.
+func TestWinogradPackLayout(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	cout, cin := 37, gemmKC+44
+	w := make([]float32, cout*cin*9)
+	for i := range w {
+		w[i] = r.Float32() - 0.5
+	}
+	G := [4][3]float64{{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}}
+	got := winogradPack(w, cout, cin)
+	for e := 0; e < 16; e++ {
+		a := make([]float32, cout*cin)
+		for co := 0; co < cout; co++ {
+			for ci := 0; ci < cin; ci++ {
+				var s float64
+				for p := 0; p < 3; p++ {
+					for q := 0; q < 3; q++ {
+						s += G[e/4][p] * float64(w[((co*cin+ci)*3+p)*3+q]) * G[e%4][q]
+					}
+				}
+				a[co*cin+ci] = float32(s)
+			}
+		}
+		want := newPackedA(false, cout, cin, 1, a, cin)
+		if len(got[e].blocks) != len(want.blocks) {
+			t.Fatalf("matrix %d: %d k blocks, want %d", e, len(got[e].blocks), len(want.blocks))
+		}
+		for b := range want.blocks {
+			assertClose(t, fmt.Sprintf("matrix %d block %d", e, b), got[e].blocks[b], want.blocks[b], 1e-6)
+		}
+	}
+}
