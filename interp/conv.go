@@ -201,9 +201,15 @@ func im2colSeg(g *geom3, x []float32, r, j0, j1 int, dst []float32) {
 		}
 		clear(seg[:a-ox0])
 		clear(seg[b-ox0:])
-		if sw == 1 {
-			copy(seg[a-ox0:b-ox0], src[a+offx:b+offx])
-		} else {
+		switch d := seg[a-ox0 : b-ox0]; sw {
+		case 1:
+			copy(d, src[a+offx:b+offx])
+		case 2:
+			s := src[2*a+offx : 2*(b-1)+offx+1]
+			for i := range d {
+				d[i] = s[2*i]
+			}
+		default:
 			for ox := a; ox < b; ox++ {
 				seg[ox-ox0] = src[ox*sw+offx]
 			}
@@ -222,13 +228,18 @@ func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c
 	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
 	gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) {
 		row := tmp[:nbb]
+		full := nbb / gemmNR * gemmNR
 		for p := 0; p < kb; p++ {
 			im2colSeg(g, x, pc+p, j+jc, j+jc+nbb, row)
-			for j0 := 0; j0 < nbb; j0 += gemmNR {
-				nr := min(gemmNR, nbb-j0)
-				d := dst[j0*kb+p*gemmNR : j0*kb+(p+1)*gemmNR]
-				copy(d[:nr], row[j0:j0+nr])
-				clear(d[nr:])
+			// Whole 16-column groups as fixed-size array copies (a memmove
+			// call per group costs more than the copy).
+			for j0 := 0; j0 < full; j0 += gemmNR {
+				*(*[gemmNR]float32)(dst[j0*kb+p*gemmNR:]) = *(*[gemmNR]float32)(row[j0:])
+			}
+			if full < nbb {
+				d := dst[full*kb+p*gemmNR : full*kb+(p+1)*gemmNR]
+				copy(d, row[full:])
+				clear(d[nbb-full:])
 			}
 		}
 	})

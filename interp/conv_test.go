@@ -129,6 +129,10 @@ func TestConvMatchesNaive(t *testing.T) {
 		{xs: []int{2, 3, 12, 23}, ws: []int{3, 1, 3, 3}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 3, bias: true},
 		{xs: []int{1, 2, 7, 14}, ws: []int{2, 1, 3, 3}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{0, 0}, pe: []int{1, 1}, group: 2, bias: false},
 		{xs: []int{1, 2, 5, 3}, ws: []int{2, 1, 3, 3}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{1, 2}, pe: []int{1, 2}, group: 2, bias: true},
+		// A resnet-like 7×7 stride-2 stem and a stride-2 3×3: the horizontal
+		// stride-2 gather, and column panels with a ragged last one.
+		{xs: []int{1, 3, 37, 35}, ws: []int{8, 3, 7, 7}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{3, 3}, pe: []int{3, 3}, group: 1, bias: true},
+		{xs: []int{2, 16, 15, 17}, ws: []int{24, 16, 3, 3}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{1, 0}, pe: []int{1, 2}, group: 1, bias: false},
 	}
 	r := rand.New(rand.NewSource(1))
 	for i, c := range cases {
