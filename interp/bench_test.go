@@ -305,3 +305,34 @@ func BenchmarkConv3x3(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkResNet18ONNXOnce compiles and runs resnet18 once per iteration,
+// as a verification or `check` does: weight packing and Winograd
+// transforms are paid every time.
+func BenchmarkResNet18ONNXOnce(b *testing.B) {
+	path := os.Getenv("MODELBRIDGE_RESNET18_ONNX")
+	if path == "" {
+		path = "/tmp/resnet18.onnx"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("skipping: %s not found (export torchvision resnet18 to ONNX there)", path)
+	}
+	g, err := onnximport.Read(path, formats.ReadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	useWinograd = os.Getenv("MODELBRIDGE_NO_WINOGRAD") == ""
+	defer func() { useWinograd = true }()
+	in := randTensor(rand.New(rand.NewSource(7)), "x", 1, 3, 224, 224)
+	for range b.N {
+		p, err := New(g)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.Run(map[string]*canon.Tensor{g.Inputs[0].Name: in}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+}

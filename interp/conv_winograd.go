@@ -50,33 +50,48 @@ func winogradPack(w []float32, cout, cin int) []*packedA {
 	}
 	panels := mp / gemmMR
 	parallelFor(panels, gemmMR*cin*16, func(p0, p1 int) {
+		var dst [16][]float32
 		for co0 := p0 * gemmMR; co0 < p1*gemmMR; co0 += gemmMR {
-			for ci := 0; ci < cin; ci++ {
-				pb, p := ci/gemmKC, ci%gemmKC
-				kb := min(gemmKC, cin-pb*gemmKC)
-				for i := 0; i < min(gemmMR, cout-co0); i++ {
-					k := w[((co0+i)*cin+ci)*9:][:9]
-					// t = G·g (4×3), then t·Gᵀ (4×4).
-					var t [4][3]float32
-					for j := 0; j < 3; j++ {
-						g0, g1, g2 := k[j], k[3+j], k[6+j]
-						t[0][j] = g0
-						t[1][j] = (g0 + g1 + g2) / 2
-						t[2][j] = (g0 - g1 + g2) / 2
-						t[3][j] = g2
-					}
-					at := co0*kb + p*gemmMR + i
-					for r := 0; r < 4; r++ {
-						row := [4]float32{t[r][0], (t[r][0] + t[r][1] + t[r][2]) / 2, (t[r][0] - t[r][1] + t[r][2]) / 2, t[r][2]}
-						for c, v := range row {
-							u[r*4+c].blocks[pb][at] = v
-						}
+			rows := min(gemmMR, cout-co0)
+			for pc := 0; pc < cin; pc += gemmKC {
+				kb := min(gemmKC, cin-pc)
+				for e := range dst {
+					dst[e] = u[e].blocks[pc/gemmKC][co0*kb : (co0+gemmMR)*kb]
+				}
+				// Row by row inside each k step, so the 16 writes of a step
+				// fill one cache line of each matrix.
+				for p := 0; p < kb; p++ {
+					for i := 0; i < rows; i++ {
+						at := ((co0+i)*cin + pc + p) * 9
+						winogradKernel(w[at:at+9], &dst, p*gemmMR+i)
 					}
 				}
 			}
 		}
 	})
 	return u
+}
+
+// winogradKernel writes element e of U = G·g·Gᵀ for the 3×3 kernel k
+// into dst[e][at].
+func winogradKernel(k []float32, dst *[16][]float32, at int) {
+	k = k[:9]
+	// t = G·g (4×3), then t·Gᵀ (4×4).
+	var t [4][3]float32
+	for j := 0; j < 3; j++ {
+		g0, g1, g2 := k[j], k[3+j], k[6+j]
+		t[0][j] = g0
+		t[1][j] = (g0 + g1 + g2) * 0.5
+		t[2][j] = (g0 - g1 + g2) * 0.5
+		t[3][j] = g2
+	}
+	for r := 0; r < 4; r++ {
+		a, b, c := t[r][0], t[r][1], t[r][2]
+		dst[r*4][at] = a
+		dst[r*4+1][at] = (a + b + c) * 0.5
+		dst[r*4+2][at] = (a - b + c) * 0.5
+		dst[r*4+3][at] = c
+	}
 }
 
 // convWinograd computes one image's convolution y (cout planes) from x
@@ -279,9 +294,11 @@ func vecSubSubGo(dst, a, b, c []float32) {
 var useWinograd = true
 
 // winogradFor returns the transformed weights when the convolution takes
-// the Winograd path: constant weights only, since they are transformed once.
+// the Winograd path: constant weights only, since they are transformed once,
+// and from a Program's second run on, since the transform costs more than
+// one run saves (a verification or `check` runs once).
 func winogradFor(x *exec, g *geom3, groups, cin, cout int, w *tensor) []*packedA {
-	if !useWinograd || !winogradOK(g, groups, cin, cout) || len(x.s.in) < 2 || x.s.in[1] < 0 || x.p.consts[x.s.in[1]] == nil {
+	if !useWinograd || x.p.runs < 2 || !winogradOK(g, groups, cin, cout) || len(x.s.in) < 2 || x.s.in[1] < 0 || x.p.consts[x.s.in[1]] == nil {
 		return nil
 	}
 	return x.winogradWeights(w.f, cout, cin)

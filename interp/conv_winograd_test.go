@@ -64,12 +64,15 @@ func TestWinogradErrorBound(t *testing.T) {
 			if _, err := prog.Run(map[string]*canon.Tensor{"x": x}); err != nil {
 				t.Fatal(err)
 			}
-			if used := prog.steps[0].wino != nil; used != wino {
-				t.Fatalf("%+v: Winograd path used = %v, want %v", c, used, wino)
+			if prog.steps[0].wino != nil {
+				t.Fatalf("%+v: the first run took the Winograd path (it should wait for the second)", c)
 			}
 			out, err := prog.Run(map[string]*canon.Tensor{"x": x})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if used := prog.steps[0].wino != nil; used != wino {
+				t.Fatalf("%+v: Winograd path used = %v, want %v", c, used, wino)
 			}
 			got := floats(t, out["y"])
 			if len(got) != len(want) {
@@ -150,9 +153,11 @@ func TestWinogradMatchesIm2col(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := prog.Run(map[string]*canon.Tensor{"x": x})
-			if err != nil {
-				t.Fatal(err)
+			var out map[string]*canon.Tensor
+			for range 2 { // Winograd starts on the second run
+				if out, err = prog.Run(map[string]*canon.Tensor{"x": x}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if used := prog.steps[0].wino != nil; used != wino {
 				t.Fatalf("%dx%d pads %v: Winograd path used = %v, want %v", h, w, pads, used, wino)
@@ -194,5 +199,16 @@ func TestWinogradPackLayout(t *testing.T) {
 		for b := range want.blocks {
 			assertClose(t, fmt.Sprintf("matrix %d block %d", e, b), got[e].blocks[b], want.blocks[b], 1e-6)
 		}
+	}
+}
+
+// BenchmarkWinogradPack transforms one 512×512 3×3 layer's weights.
+func BenchmarkWinogradPack(b *testing.B) {
+	w := make([]float32, 512*512*9)
+	for i := range w {
+		w[i] = float32(i%17) - 8
+	}
+	for range b.N {
+		winogradPack(w, 512, 512)
 	}
 }

@@ -39,6 +39,9 @@ type Program struct {
 	// shared, when set, is where decoded and packed weights are shared
 	// with other Programs (see NewShared).
 	shared *Shared
+	// runs counts calls of Run: weight transforms that only pay back over
+	// several runs (Winograd) wait for the second.
+	runs int
 }
 
 // maxPackedBytes bounds the pre-packed weight copies of one Program; past
@@ -264,6 +267,7 @@ func Run(g *canon.Graph, inputs map[string]*canon.Tensor) (map[string]*canon.Ten
 // The result maps each graph output name to a tensor of the declared dtype.
 func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor, error) {
 	p.pool.newRun()
+	p.runs++
 	vals := make([]*tensor, p.slots)
 	copy(vals, p.consts)
 	defer func() {
