@@ -205,15 +205,20 @@ func im2colSeg(g *geom3, x []float32, r, j0, j1 int, dst []float32) {
 		case 1:
 			copy(d, src[a+offx:b+offx])
 		case 2:
-			s := src[2*a+offx : 2*(b-1)+offx+1]
-			for i := range d {
-				d[i] = s[2*i]
-			}
+			gatherEven(d, src[2*a+offx:2*(b-1)+offx+1])
 		default:
 			for ox := a; ox < b; ox++ {
 				seg[ox-ox0] = src[ox*sw+offx]
 			}
 		}
+	}
+}
+
+// gatherEvenGo is gatherEven's portable form (and its tail).
+func gatherEvenGo(dst, src []float32) {
+	src = src[:2*len(dst)-1]
+	for i := range dst {
+		dst[i] = src[2*i]
 	}
 }
 

@@ -212,3 +212,25 @@ func BenchmarkWinogradPack(b *testing.B) {
 		winogradPack(w, 512, 512)
 	}
 }
+
+// gatherEven agrees with its portable form at every length, reading no
+// further than 2·len(dst)-1.
+func TestGatherEven(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		src := make([]float32, 2*n+5)
+		for i := range src {
+			src[i] = float32(i)
+		}
+		got := make([]float32, n)
+		want := make([]float32, n)
+		if n > 0 {
+			gatherEven(got, src[:2*n-1])
+			gatherEvenGo(want, src[:2*n-1])
+		}
+		for i := range want {
+			if got[i] != want[i] || want[i] != float32(2*i) {
+				t.Fatalf("n=%d: element %d is %v (portable %v), want %d", n, i, got[i], want[i], 2*i)
+			}
+		}
+	}
+}

@@ -61,3 +61,22 @@ func vecHead(n int) int {
 	}
 	return n &^ 7
 }
+
+//go:noescape
+func gatherEvenAsm(n int, dst, src *float32)
+
+// gatherEven sets dst[i] = src[2i] (src holds at least 2·len(dst)-1
+// values): a stride-2 convolution's im2col rows.
+func gatherEven(dst, src []float32) {
+	if len(dst) == 0 {
+		return
+	}
+	src = src[:2*len(dst)-1]
+	// The vector loop reads src[2i+1] too, so it stops one group early
+	// when that would pass the end.
+	v := vecHead(len(src) / 2)
+	if v > 0 {
+		gatherEvenAsm(v, unsafe.SliceData(dst), unsafe.SliceData(src))
+	}
+	gatherEvenGo(dst[v:], src[2*v:])
+}

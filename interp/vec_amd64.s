@@ -99,3 +99,27 @@ loopvecSubSubAsm:
 donevecSubSubAsm:
 	VZEROUPPER
 	RET
+
+// func gatherEvenAsm(n int, dst, src *float32)
+// dst[i] = src[2i] for i < n, n a multiple of 8; reads src[0:2n]. Needs AVX2.
+TEXT ·gatherEvenAsm(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	SHRQ $3, CX
+	JEQ doneGatherEven
+loopGatherEven:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	// Per 128-bit lane: src1[0], src1[2], src2[0], src2[2]; then the
+	// 64-bit pairs back in order.
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VPERMPD $0xD8, Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $64, SI
+	DECQ CX
+	JNE loopGatherEven
+doneGatherEven:
+	VZEROUPPER
+	RET

@@ -6,3 +6,5 @@ func vecAdd(dst, a, b []float32)       { vecAddGo(dst, a[:len(dst)], b[:len(dst)
 func vecSub(dst, a, b []float32)       { vecSubGo(dst, a[:len(dst)], b[:len(dst)]) }
 func vecAdd3(dst, a, b, c []float32)   { vecAdd3Go(dst, a[:len(dst)], b[:len(dst)], c[:len(dst)]) }
 func vecSubSub(dst, a, b, c []float32) { vecSubSubGo(dst, a[:len(dst)], b[:len(dst)], c[:len(dst)]) }
+
+func gatherEven(dst, src []float32) { gatherEvenGo(dst, src) }
