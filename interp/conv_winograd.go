@@ -133,8 +133,7 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 			if bias != nil {
 				bv = bias[co]
 			}
-			winoOutput(m[co*T:], cout*T, TH, TW, OH, OW, bv, out, *tmp)
-			ep.apply(out, OH*OW, nil, 0, 1, 0, OH*OW)
+			winoOutput(m[co*T:], cout*T, TH, TW, OH, OW, bv, ep, out, *tmp)
 		}
 	})
 }
@@ -222,10 +221,10 @@ func (w winoInput) rowColumns(row, even, odd []float32) {
 	}
 }
 
-// winoOutput writes Y = Aᵀ·M·A of every tile of one output plane, plus bv:
-// element e of tile (ty, tx) is read from m[e*stride + ty*TW + tx].
-// scratch holds 10·TH·TW floats.
-func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, out, scratch []float32) {
+// winoOutput writes Y = Aᵀ·M·A of every tile of one output plane, plus bv,
+// clamped as ep says: element e of tile (ty, tx) is read from
+// m[e*stride + ty*TW + tx]. scratch holds 10·TH·TW floats.
+func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp, out, scratch []float32) {
 	T := TH * TW
 	var t [8][]float32
 	for i := range t {
@@ -251,11 +250,21 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, out, scratc
 			}
 			row := out[oy*OW : (oy+1)*OW]
 			ev, od := even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW]
-			for tx := 0; tx < OW/2; tx++ {
-				row[2*tx], row[2*tx+1] = ev[tx]+bv, od[tx]+bv
+			if !ep.clamp {
+				for tx := 0; tx < OW/2; tx++ {
+					row[2*tx], row[2*tx+1] = ev[tx]+bv, od[tx]+bv
+				}
+			} else {
+				lo, hi := ep.lo, ep.hi
+				for tx := 0; tx < OW/2; tx++ {
+					row[2*tx], row[2*tx+1] = min(max(ev[tx]+bv, lo), hi), min(max(od[tx]+bv, lo), hi)
+				}
 			}
 			if OW%2 == 1 {
 				row[OW-1] = ev[TW-1] + bv
+				if ep.clamp {
+					row[OW-1] = min(max(row[OW-1], ep.lo), ep.hi)
+				}
 			}
 		}
 	}

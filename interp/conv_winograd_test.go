@@ -234,3 +234,53 @@ func TestGatherEven(t *testing.T) {
 		}
 	}
 }
+
+// A fused bias + ReLU epilogue gives the same output through Winograd as
+// through im2col, odd widths included.
+func TestWinogradFusedRelu(t *testing.T) {
+	if !hasFMA {
+		t.Skip("skipping: the Winograd path needs the AVX2/FMA GEMM kernel")
+	}
+	old := winogradMinChannels
+	winogradMinChannels = 8
+	defer func() { winogradMinChannels = old }()
+	nb := newNetBuilder("x", 1, 8, 9, 11)
+	g := nb.finish(t, nb.relu(nb.conv("x", 8, 8, 3, 1, 1, 1, true)))
+	x := randTensor(rand.New(rand.NewSource(9)), "x", 1, 8, 9, 11)
+	run := func(wino bool) []float32 {
+		useWinograd = wino
+		defer func() { useWinograd = true }()
+		prog, err := New(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out map[string]*canon.Tensor
+		for range 2 {
+			if out, err = prog.Run(map[string]*canon.Tensor{"x": x}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		used := false
+		for _, s := range prog.steps {
+			used = used || s.wino != nil
+		}
+		if used != wino {
+			t.Fatalf("Winograd path used = %v, want %v", used, wino)
+		}
+		for _, o := range out {
+			return floats(t, o)
+		}
+		return nil
+	}
+	got, want := run(true), run(false)
+	negatives := 0
+	for _, v := range want {
+		if v == 0 {
+			negatives++
+		}
+	}
+	if negatives == 0 {
+		t.Fatal("the ReLU clamped nothing: the test does not exercise the epilogue")
+	}
+	assertClose(t, "conv+relu", got, want, 1e-5)
+}
