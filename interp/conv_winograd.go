@@ -1,5 +1,7 @@
 package interp
 
+import "math"
+
 // Winograd F(2×2, 3×3) for 3×3, stride-1, undilated, ungrouped 2-D
 // convolutions (Lavin & Gray 2015): each 2×2 output tile takes 16
 // multiplications per channel pair instead of 36. The weights are
@@ -206,11 +208,9 @@ func (w winoInput) rowColumns(row, even, odd []float32) {
 	t0 := (w.px + 1) / 2
 	t1 := max(t0, min(len(even), (w.W-2+w.px)/2+1))
 	for t := range even {
-		if t == t0 {
-			src := row[2*t0-w.px:]
-			for i := range t1 - t0 {
-				even[t0+i], odd[t0+i] = src[2*i], src[2*i+1]
-			}
+		if t == t0 && t1 > t0 {
+			gatherEven(even[t0:t1], row[2*t0-w.px:])
+			gatherEven(odd[t0:t1], row[2*t0-w.px+1:])
 			if t = t1; t >= len(even) {
 				break
 			}
@@ -238,6 +238,10 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 	}
 	even, odd := scratch[8*T:9*T], scratch[9*T:10*T]
 	s := func(i, j int) []float32 { return m[(i*4+j)*stride:][:T] }
+	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+	if ep.clamp {
+		lo, hi = ep.lo, ep.hi
+	}
 	// Aᵀ·M for every tile at once: rows s0+s1+s2 and s1-s2-s3 of each of
 	// the 4 columns.
 	for j := 0; j < 4; j++ {
@@ -254,25 +258,19 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 			if oy >= OH {
 				break
 			}
-			row := out[oy*OW : (oy+1)*OW]
-			ev, od := even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW]
-			if !ep.clamp {
-				for tx := 0; tx < OW/2; tx++ {
-					row[2*tx], row[2*tx+1] = ev[tx]+bv, od[tx]+bv
-				}
-			} else {
-				lo, hi := ep.lo, ep.hi
-				for tx := 0; tx < OW/2; tx++ {
-					row[2*tx], row[2*tx+1] = min(max(ev[tx]+bv, lo), hi), min(max(od[tx]+bv, lo), hi)
-				}
-			}
-			if OW%2 == 1 {
-				row[OW-1] = ev[TW-1] + bv
-				if ep.clamp {
-					row[OW-1] = min(max(row[OW-1], ep.lo), ep.hi)
-				}
-			}
+			interleaveClamp(out[oy*OW:(oy+1)*OW], even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW], bv, lo, hi)
 		}
+	}
+}
+
+// interleaveClampGo is interleaveClamp's portable form (and its tail).
+func interleaveClampGo(dst, ev, od []float32, bias, lo, hi float32) {
+	for i := 0; i+1 < len(dst); i += 2 {
+		dst[i] = min(max(ev[i/2]+bias, lo), hi)
+		dst[i+1] = min(max(od[i/2]+bias, lo), hi)
+	}
+	if len(dst)%2 == 1 {
+		dst[len(dst)-1] = min(max(ev[len(dst)/2]+bias, lo), hi)
 	}
 }
 

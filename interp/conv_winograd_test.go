@@ -284,3 +284,31 @@ func TestWinogradFusedRelu(t *testing.T) {
 	}
 	assertClose(t, "conv+relu", got, want, 1e-5)
 }
+
+// interleaveClamp agrees with its portable form at every length, odd ones
+// included, and keeps NaN as NaN.
+func TestInterleaveClamp(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for n := 0; n <= 37; n++ {
+		ev, od := make([]float32, (n+1)/2), make([]float32, n/2)
+		for i := range ev {
+			ev[i] = r.Float32()*4 - 2
+		}
+		for i := range od {
+			od[i] = r.Float32()*4 - 2
+		}
+		if len(od) > 3 {
+			od[3] = float32(math.NaN())
+		}
+		for _, c := range [][2]float32{{0, 1}, {float32(math.Inf(-1)), float32(math.Inf(1))}} {
+			got, want := make([]float32, n), make([]float32, n)
+			interleaveClamp(got, ev, od, 0.25, c[0], c[1])
+			interleaveClampGo(want, ev, od, 0.25, c[0], c[1])
+			for i := range want {
+				if got[i] != want[i] && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(want[i]))) {
+					t.Fatalf("n=%d clamp %v: element %d is %v, want %v", n, c, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -80,3 +80,19 @@ func gatherEven(dst, src []float32) {
 	}
 	gatherEvenGo(dst[v:], src[2*v:])
 }
+
+//go:noescape
+func interleaveClampAsm(n int, dst, ev, od *float32, bias, lo, hi float32)
+
+// interleaveClamp sets dst[2i] = ev[i]+bias and dst[2i+1] = od[i]+bias,
+// clamped to [lo, hi] (NaN stays NaN), for 2i+1 < len(dst), and the last
+// element from ev when len(dst) is odd.
+func interleaveClamp(dst, ev, od []float32, bias, lo, hi float32) {
+	n := len(dst) / 2
+	ev, od = ev[:(len(dst)+1)/2], od[:n]
+	v := vecHead(n)
+	if v > 0 {
+		interleaveClampAsm(v, unsafe.SliceData(dst), unsafe.SliceData(ev), unsafe.SliceData(od), bias, lo, hi)
+	}
+	interleaveClampGo(dst[2*v:], ev[v:], od[v:], bias, lo, hi)
+}

@@ -8,3 +8,7 @@ func vecAdd3(dst, a, b, c []float32)   { vecAdd3Go(dst, a[:len(dst)], b[:len(dst
 func vecSubSub(dst, a, b, c []float32) { vecSubSubGo(dst, a[:len(dst)], b[:len(dst)], c[:len(dst)]) }
 
 func gatherEven(dst, src []float32) { gatherEvenGo(dst, src) }
+
+func interleaveClamp(dst, ev, od []float32, bias, lo, hi float32) {
+	interleaveClampGo(dst, ev, od, bias, lo, hi)
+}
