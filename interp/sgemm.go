@@ -266,10 +266,14 @@ func packB(tb bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 		panel := dst[j0*kb : (j0+gemmNR)*kb]
 		for p := 0; p < kb; p++ {
 			d := panel[p*gemmNR : (p+1)*gemmNR]
-			if !tb {
-				src := b[(pc+p)*ldb+jc+j0:]
-				copy(d[:nr], src[:nr])
-			} else {
+			switch {
+			case !tb && nr == gemmNR:
+				// A fixed-size array copy: a memmove call per 16 floats
+				// costs more than the copy.
+				*(*[gemmNR]float32)(d) = *(*[gemmNR]float32)(b[(pc+p)*ldb+jc+j0:])
+			case !tb:
+				copy(d[:nr], b[(pc+p)*ldb+jc+j0:][:nr])
+			default:
 				for j := 0; j < nr; j++ {
 					d[j] = b[(jc+j0+j)*ldb+pc+p]
 				}
