@@ -14,18 +14,12 @@ import "math"
 // the multiplications they save.
 var winogradMinChannels = 64
 
-// winogradMinTiles is the fewest 2×2 output tiles Winograd takes: each
-// transformed weight is used once per tile, and the transformed weights
-// are 16/9 the size of the kernel, so on small feature maps streaming them
-// costs more than the multiplications saved.
-var winogradMinTiles = 0
-
 // winogradOK reports a convolution Winograd serves, and that is big enough
 // for the transforms to pay.
 func winogradOK(g *geom3, groups, cin, cout int) bool {
 	return hasFMA && groups == 1 && g.in[0] == 1 && g.k == [3]int{1, 3, 3} &&
 		g.s == [3]int{1, 1, 1} && g.d == [3]int{1, 1, 1} && cin >= winogradMinChannels && cout >= winogradMinChannels &&
-		g.out[1] >= 4 && g.out[2] >= 4 && ((g.out[1]+1)/2)*((g.out[2]+1)/2) >= winogradMinTiles
+		g.out[1] >= 4 && g.out[2] >= 4
 }
 
 // winogradWeights returns the 16 transformed weight matrices of the step's
