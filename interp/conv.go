@@ -236,10 +236,8 @@ func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c
 		full := nbb / gemmNR * gemmNR
 		for p := 0; p < kb; p++ {
 			im2colSeg(g, x, pc+p, j+jc, j+jc+nbb, row)
-			// Whole 16-column groups as fixed-size array copies (a memmove
-			// call per group costs more than the copy).
 			for j0 := 0; j0 < full; j0 += gemmNR {
-				*(*[gemmNR]float32)(dst[j0*kb+p*gemmNR:]) = *(*[gemmNR]float32)(row[j0:])
+				copyPanelRow(dst[j0*kb+p*gemmNR:], row[j0:])
 			}
 			if full < nbb {
 				d := dst[full*kb+p*gemmNR : full*kb+(p+1)*gemmNR]

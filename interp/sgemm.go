@@ -268,9 +268,7 @@ func packB(tb bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 			d := panel[p*gemmNR : (p+1)*gemmNR]
 			switch {
 			case !tb && nr == gemmNR:
-				// A fixed-size array copy: a memmove call per 16 floats
-				// costs more than the copy.
-				*(*[gemmNR]float32)(d) = *(*[gemmNR]float32)(b[(pc+p)*ldb+jc+j0:])
+				copyPanelRow(d, b[(pc+p)*ldb+jc+j0:])
 			case !tb:
 				copy(d[:nr], b[(pc+p)*ldb+jc+j0:][:nr])
 			default:
@@ -281,6 +279,17 @@ func packB(tb bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 			clear(d[nr:])
 		}
 	}
+}
+
+// copyPanelRow copies 16 floats from src to dst as four 16-byte moves the
+// compiler inlines (copy, or a [16]float32 assignment, calls memmove, which
+// costs more than the copy at this size).
+func copyPanelRow(dst, src []float32) {
+	d, s := dst[:gemmNR:gemmNR], src[:gemmNR:gemmNR]
+	*(*[4]float32)(d[0:]) = *(*[4]float32)(s[0:])
+	*(*[4]float32)(d[4:]) = *(*[4]float32)(s[4:])
+	*(*[4]float32)(d[8:]) = *(*[4]float32)(s[8:])
+	*(*[4]float32)(d[12:]) = *(*[4]float32)(s[12:])
 }
 
 // packA copies alpha·op(A)[ic:ic+mb, pc:pc+kb] into panels of 6 rows,
