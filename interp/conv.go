@@ -231,7 +231,7 @@ func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c
 	defer packPool.Put(tp)
 	tmp := *tp
 	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
-	gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) {
+	gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) []float32 {
 		row := tmp[:nbb]
 		full := nbb / gemmNR * gemmNR
 		for p := 0; p < kb; p++ {
@@ -245,6 +245,7 @@ func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c
 				clear(d[nbb-full:])
 			}
 		}
+		return dst
 	})
 }
 

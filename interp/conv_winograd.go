@@ -109,22 +109,33 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 	OH, OW := g.out[1], g.out[2]
 	TH, TW := (OH+1)/2, (OW+1)/2
 	T := TH * TW
-	v := x.scratch(16 * cin * T)
+	// V goes straight into the GEMM's packed B panels (16 matrices of
+	// cin×T), so the products read it without copying it again.
+	lay := packedBLayout{k: cin, n: T}
+	size := lay.size()
+	v := x.scratch(16 * size)
 	m := x.scratch(16 * cout * T)
 	defer x.release(v)
 	defer x.release(m)
 	in := winoInput{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
 	parallelFor(cin, T*64, func(c0, c1 int) {
-		rows := getPack(in.scratchLen())
+		rows := getPack(in.scratchLen() + 16*T)
 		defer packPool.Put(rows)
+		tv := (*rows)[:16*T]
 		for ci := c0; ci < c1; ci++ {
-			in.transform(xs[ci*H*W:(ci+1)*H*W], v[ci*T:], cin*T, *rows)
+			in.transform(xs[ci*H*W:(ci+1)*H*W], tv, T, (*rows)[16*T:])
+			for e := 0; e < 16; e++ {
+				lay.putRow(v[e*size:(e+1)*size], ci, tv[e*T:(e+1)*T])
+			}
 		}
 	})
 	// The 16 products are independent: one task each, so even small tile
 	// counts keep every core busy.
 	parallelTasks(16, workersFor(16, cout*cin*T/16), func(_, e int) {
-		gemmPackedSerial(u[e], 0, cout, false, T, v[e*cin*T:(e+1)*cin*T], T, m[e*cout*T:(e+1)*cout*T], T, 0)
+		pa, ve := u[e], v[e*size:(e+1)*size]
+		gemmCoreP(cout, T, cin, m[e*cout*T:(e+1)*cout*T], T, 0,
+			func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][ic*kb:] },
+			func(pc, jc, kb, _ int, _ []float32) []float32 { return lay.panel(ve, pc, jc, kb) })
 	})
 	parallelFor(cout, T*32, func(c0, c1 int) {
 		tmp := getPack(10 * T)

@@ -197,15 +197,18 @@ func scaleC(m, n int, c []float32, ldc int, beta float32) {
 // gemmCore runs the blocked loops; panelA returns the packed rows
 // ic..ic+mb of op(A)·alpha for k-slice pc..pc+kb.
 func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32) {
-	gemmCoreP(m, n, k, c, ldc, beta, panelA, func(pc, jc, kb, nb int, dst []float32) {
+	gemmCoreP(m, n, k, c, ldc, beta, panelA, func(pc, jc, kb, nb int, dst []float32) []float32 {
 		packB(tb, b, ldb, pc, jc, kb, nb, dst)
+		return dst
 	})
 }
 
-// gemmCoreP is gemmCore with B supplied already packed: panelB writes rows
-// pc..pc+kb, columns jc..jc+nb of op(B) as packB lays them out, so B need
-// never exist as a matrix (a convolution packs its im2col rows directly).
-func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32)) {
+// gemmCoreP is gemmCore with B supplied already packed: panelB returns rows
+// pc..pc+kb, columns jc..jc+nb of op(B) as packB lays them out, either
+// written into dst or held ready, so B need never exist as a matrix (a
+// convolution packs its im2col rows directly; Winograd transforms its input
+// straight into panels).
+func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32) []float32) {
 	if k == 0 || beta != 0 {
 		scaleC(m, n, c, ldc, beta)
 	}
@@ -223,7 +226,7 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 			// With beta 0 the first k block stores into C, which may hold
 			// garbage, instead of clearing it first.
 			add := pc > 0 || beta != 0
-			panelB(pc, jc, kb, nb, bufB)
+			bufB := panelB(pc, jc, kb, nb, bufB)
 			for ic := 0; ic < m; ic += gemmMC {
 				mb := min(gemmMC, m-ic)
 				bufA := panelA(pc, ic, mb, kb)
@@ -257,6 +260,42 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 		}
 	}
 }
+
+// packedBLayout places a k×n matrix in the packed panels gemmCoreP reads,
+// all of them at once: for each block of gemmNC columns, each block of
+// gemmKC rows, as packB would write it, the last panel zero-padded.
+type packedBLayout struct{ k, n int }
+
+// size is the number of floats the packed matrix takes.
+func (l packedBLayout) size() int { return l.k * roundUp(l.n, gemmNR) }
+
+// panel returns the packed rows pc..pc+kb, columns jc..jc+gemmNC of p.
+func (l packedBLayout) panel(p []float32, pc, jc, kb int) []float32 {
+	nbp := roundUp(min(gemmNC, l.n-jc), gemmNR)
+	return p[jc*l.k+pc*nbp:][:kb*nbp]
+}
+
+// putRow writes row r of the matrix (n values) into p.
+func (l packedBLayout) putRow(p []float32, r int, row []float32) {
+	pc := r / gemmKC * gemmKC
+	kb := min(gemmKC, l.k-pc)
+	for jc := 0; jc < l.n; jc += gemmNC {
+		nb := min(gemmNC, l.n-jc)
+		blk := l.panel(p, pc, jc, kb)
+		src := row[jc : jc+nb]
+		full := nb / gemmNR * gemmNR
+		for j0 := 0; j0 < full; j0 += gemmNR {
+			copyPanelRow(blk[j0*kb+(r-pc)*gemmNR:], src[j0:])
+		}
+		if full < nb {
+			d := blk[full*kb+(r-pc)*gemmNR:][:gemmNR]
+			copy(d, src[full:])
+			clear(d[nb-full:])
+		}
+	}
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
 // packB copies op(B)[pc:pc+kb, jc:jc+nb] into panels of 16 columns, each
 // stored k-major; the last panel is zero-padded.

@@ -117,3 +117,38 @@ func BenchmarkGemmPacked(b *testing.B) {
 		})
 	}
 }
+
+// packedBLayout puts every row where packB would, across several column
+// and row blocks and a ragged last panel.
+func TestPackedBLayoutMatchesPackB(t *testing.T) {
+	k, n := gemmKC+37, gemmNC+45
+	b := make([]float32, k*n)
+	for i := range b {
+		b[i] = float32(i%251) + 0.5
+	}
+	lay := packedBLayout{k: k, n: n}
+	p := make([]float32, lay.size())
+	for i := range p {
+		p[i] = -1 // padding must be written as zeros
+	}
+	for r := 0; r < k; r++ {
+		lay.putRow(p, r, b[r*n:(r+1)*n])
+	}
+	for jc := 0; jc < n; jc += gemmNC {
+		nb := min(gemmNC, n-jc)
+		for pc := 0; pc < k; pc += gemmKC {
+			kb := min(gemmKC, k-pc)
+			want := make([]float32, kb*roundUp(nb, gemmNR))
+			packB(false, b, n, pc, jc, kb, nb, want)
+			got := lay.panel(p, pc, jc, kb)
+			if len(got) != len(want) {
+				t.Fatalf("block (%d, %d): %d floats, want %d", pc, jc, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("block (%d, %d): float %d is %v, want %v", pc, jc, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
