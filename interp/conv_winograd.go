@@ -158,9 +158,8 @@ type winoInput struct {
 }
 
 // scratchLen is the scratch transform needs: the horizontal transforms
-// (4 rows of TW) of every padded input row, and one row's even and odd
-// columns.
-func (w winoInput) scratchLen() int { return 8*(w.TH+1)*w.TW + 2*(w.TW+1) }
+// (4 rows of TW) of every padded input row.
+func (w winoInput) scratchLen() int { return 8 * (w.TH + 1) * w.TW }
 
 // transform writes V = Bᵀ·d·B of every tile of plane: element e of tile
 // (ty, tx) goes to out[e*stride + ty*TW + tx].
@@ -171,8 +170,6 @@ func (w winoInput) transform(plane, out []float32, stride int, scratch []float32
 	// every tile row are the same offsets into four planes.
 	plen := (TH + 1) * TW
 	hr := scratch[:8*plen]
-	even := scratch[8*plen : 8*plen+TW+1]
-	odd := scratch[8*plen+TW+1 : 8*plen+2*(TW+1)]
 	for r := 0; r < 2*TH+2; r++ {
 		p, k := r%2, r/2
 		h := func(j int) []float32 { return hr[(p*4+j)*plen+k*TW:][:TW] }
@@ -183,15 +180,7 @@ func (w winoInput) transform(plane, out []float32, stride int, scratch []float32
 			}
 			continue
 		}
-		w.rowColumns(plane[iy*w.W:(iy+1)*w.W], even, odd)
-		// d·B: with e[t], o[t] the row's columns 2t and 2t+1 (tile t covers
-		// columns 2t..2t+3), the four columns are e[t]-e[t+1],
-		// o[t]+e[t+1], e[t+1]-o[t] and o[t]-o[t+1].
-		e0, e1, o0, o1 := even[:TW], even[1:TW+1], odd[:TW], odd[1:TW+1]
-		vecSub(h(0), e0, e1)
-		vecAdd(h(1), o0, e1)
-		vecSub(h(2), e1, o0)
-		vecSub(h(3), o0, o1)
+		w.rowTransform(plane[iy*w.W:(iy+1)*w.W], h(0), h(1), h(2), h(3))
 	}
 	// Bᵀ·(d·B) down every tile row at once: rows a, b, c, d of the tiles
 	// (padded rows 2ty..2ty+3) give a-c, b+c, c-b and b-d.
@@ -206,29 +195,31 @@ func (w winoInput) transform(plane, out []float32, stride int, scratch []float32
 	}
 }
 
-// rowColumns sets even[t] and odd[t] to the input row's columns 2t-px and
-// 2t-px+1, zero where they fall in the padding.
-func (w winoInput) rowColumns(row, even, odd []float32) {
-	// Tiles t0..t1 read both columns inside the row.
-	t0 := (w.px + 1) / 2
-	t1 := max(t0, min(len(even), (w.W-2+w.px)/2+1))
-	for t := range even {
-		if t == t0 && t1 > t0 {
-			gatherEven(even[t0:t1], row[2*t0-w.px:])
-			gatherEven(odd[t0:t1], row[2*t0-w.px+1:])
-			if t = t1; t >= len(even) {
+// rowTransform computes d·B along one input row for every tile: with e[t],
+// o[t] the row's columns 2t-px and 2t-px+1 (0 in the padding), tile t's
+// four columns are e[t]-e[t+1], o[t]+e[t+1], e[t+1]-o[t] and o[t]-o[t+1].
+// Tiles whose columns all lie inside the row go through the vector kernel.
+func (w winoInput) rowTransform(row, h0, h1, h2, h3 []float32) {
+	t0 := min((w.px+1)/2, len(h0)) // the first tile starting inside the row
+	done := t0
+	if t0 < len(h0) {
+		done += winoRowVec(row[2*t0-w.px:], h0[t0:], h1[t0:], h2[t0:], h3[t0:])
+	}
+	col := func(c int) float32 {
+		if c >= 0 && c < len(row) {
+			return row[c]
+		}
+		return 0
+	}
+	for t := 0; t < len(h0); t++ {
+		if t == t0 && done > t0 {
+			if t = done; t >= len(h0) {
 				break
 			}
 		}
 		c := 2*t - w.px
-		var a, b float32
-		if c >= 0 && c < w.W {
-			a = row[c]
-		}
-		if c+1 >= 0 && c+1 < w.W {
-			b = row[c+1]
-		}
-		even[t], odd[t] = a, b
+		e0, o0, e1, o1 := col(c), col(c+1), col(c+2), col(c+3)
+		h0[t], h1[t], h2[t], h3[t] = e0-e1, o0+e1, e1-o0, o0-o1
 	}
 }
 

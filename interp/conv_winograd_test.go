@@ -135,8 +135,8 @@ func TestWinogradMatchesIm2col(t *testing.T) {
 	winogradMinChannels = 4
 	defer func() { winogradMinChannels = old }()
 	r := rand.New(rand.NewSource(11))
-	for i := 0; i < 40; i++ {
-		h, w := 3+r.Intn(12), 3+r.Intn(12)
+	for i := 0; i < 60; i++ {
+		h, w := 3+r.Intn(12), 3+r.Intn(45) // rows wide enough for the 8-tile vector kernel
 		pads := []int64{int64(r.Intn(3)), int64(r.Intn(3)), int64(r.Intn(3)), int64(r.Intn(3))}
 		if h+int(pads[0]+pads[2])-2 < 4 || w+int(pads[1]+pads[3])-2 < 4 {
 			continue // too small for Winograd: im2col runs both

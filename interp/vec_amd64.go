@@ -96,3 +96,22 @@ func interleaveClamp(dst, ev, od []float32, bias, lo, hi float32) {
 	}
 	interleaveClampGo(dst[2*v:], ev[v:], od[v:], bias, lo, hi)
 }
+
+//go:noescape
+func winoRowAsm(n int, src, h0, h1, h2, h3 *float32)
+
+// winoRowVec runs the horizontal input transform (see winoRowAsm) over as
+// many whole groups of 8 tiles as src holds (it needs 2n+2 values for n
+// tiles) and len(h0) allows; it returns how many tiles it did.
+func winoRowVec(src, h0, h1, h2, h3 []float32) int {
+	if !hasFMA {
+		return 0
+	}
+	n := min(len(h0), (len(src)-2)/2) &^ 7
+	if n <= 0 {
+		return 0
+	}
+	_, _, _ = h1[n-1], h2[n-1], h3[n-1]
+	winoRowAsm(n, unsafe.SliceData(src), unsafe.SliceData(h0), unsafe.SliceData(h1), unsafe.SliceData(h2), unsafe.SliceData(h3))
+	return n
+}

@@ -160,3 +160,51 @@ loopInterleave:
 doneInterleave:
 	VZEROUPPER
 	RET
+
+// func winoRowAsm(n int, src, h0, h1, h2, h3 *float32)
+// The horizontal half of Winograd F(2×2,3×3)'s input transform for n tiles
+// (n a multiple of 8) of one row: with e[t] = src[2t], o[t] = src[2t+1],
+// h0 = e[t]-e[t+1], h1 = o[t]+e[t+1], h2 = e[t+1]-o[t], h3 = o[t]-o[t+1].
+// Reads src[0:2n+2]. Needs AVX2.
+TEXT ·winoRowAsm(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ h0+16(FP), R8
+	MOVQ h1+24(FP), R9
+	MOVQ h2+32(FP), R10
+	MOVQ h3+40(FP), R11
+	SHRQ $3, CX
+	JEQ doneWinoRow
+loopWinoRow:
+	// Columns 2t..2t+15 and, shifted by one tile, 2t+2..2t+17, each split
+	// into even (e) and odd (o) columns.
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 8(SI), Y2
+	VMOVUPS 40(SI), Y3
+	VSHUFPS $0x88, Y1, Y0, Y4
+	VSHUFPS $0xDD, Y1, Y0, Y5
+	VSHUFPS $0x88, Y3, Y2, Y6
+	VSHUFPS $0xDD, Y3, Y2, Y7
+	VPERMPD $0xD8, Y4, Y4 // e[t]
+	VPERMPD $0xD8, Y5, Y5 // o[t]
+	VPERMPD $0xD8, Y6, Y6 // e[t+1]
+	VPERMPD $0xD8, Y7, Y7 // o[t+1]
+	VSUBPS Y6, Y4, Y8
+	VADDPS Y6, Y5, Y9
+	VSUBPS Y5, Y6, Y10
+	VSUBPS Y7, Y5, Y11
+	VMOVUPS Y8, (R8)
+	VMOVUPS Y9, (R9)
+	VMOVUPS Y10, (R10)
+	VMOVUPS Y11, (R11)
+	ADDQ $64, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ CX
+	JNE loopWinoRow
+doneWinoRow:
+	VZEROUPPER
+	RET
