@@ -194,6 +194,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 		}
 	}
 	p.fuseConvEpilogues(keep)
+	p.adoptWinograd()
 	keep = append(keep, make([]bool, p.slots-len(keep))...)
 	last := make([]int, p.slots)
 	for i := range last {
@@ -319,6 +320,7 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			}
 		}
 	}
+	p.publishWinograd()
 	out := make(map[string]*canon.Tensor, len(p.outs))
 	for _, o := range p.outs {
 		t := vals[o.slot]

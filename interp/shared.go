@@ -10,19 +10,24 @@ import (
 
 // Shared lets Programs of related graphs (a model and its optimized copy,
 // which shares the weights the optimizer did not change) share the work
-// done on their weights: constants decoded into a new buffer (unaligned or
-// converted data) and weights packed for the GEMM. Entries are keyed by the
+// done on their weights: constants decoded into a new buffer (converted
+// data, or misaligned data where the CPU cannot read it in place) and
+// weights packed for the GEMM or transformed for Winograd convolutions.
+// Entries are keyed by the
 // canon tensor data they come from, so only identical weights are shared.
 // A Shared is safe for use by several Programs.
 type Shared struct {
 	mu     sync.Mutex
 	consts map[constKey]*tensor
 	packs  map[packKey][]*packedA
+	// winos holds Winograd-transformed convolution weights, keyed by the
+	// weight tensor's data (the transform depends on nothing else).
+	winos map[packKey][]*packedA
 }
 
 // NewShared returns an empty Shared.
 func NewShared() *Shared {
-	return &Shared{consts: map[constKey]*tensor{}, packs: map[packKey][]*packedA{}}
+	return &Shared{consts: map[constKey]*tensor{}, packs: map[packKey][]*packedA{}, winos: map[packKey][]*packedA{}}
 }
 
 type constKey struct {
@@ -84,6 +89,55 @@ func (p *Program) storePacks(w []float32, groups, m, kc int, packed []*packedA) 
 	p.shared.packs[packKey{&w[0], len(w), groups, m, kc}] = packed
 }
 
+// winoKey is the key of a step's constant weight input in Shared.winos;
+// ok is false for a step without one.
+func (p *Program) winoKey(s *step) (packKey, bool) {
+	if len(s.in) < 2 || s.in[1] < 0 {
+		return packKey{}, false
+	}
+	w := p.consts[s.in[1]]
+	if w == nil || len(w.f) == 0 || len(w.shape) < 2 {
+		return packKey{}, false
+	}
+	return packKey{&w.f[0], len(w.f), 1, w.shape[0], w.shape[1]}, true
+}
+
+// adoptWinograd gives the convolutions of p the Winograd weights another
+// Program transformed from the same constants, so they are not made again.
+func (p *Program) adoptWinograd() {
+	if p.shared == nil {
+		return
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	for _, s := range p.steps {
+		if _, ok := s.node.Op.(*canon.Conv); !ok || s.wino != nil {
+			continue
+		}
+		if k, ok := p.winoKey(s); ok {
+			s.wino = p.shared.winos[k]
+		}
+	}
+}
+
+// publishWinograd offers the Winograd weights p's convolutions made to the
+// other Programs of its Shared.
+func (p *Program) publishWinograd() {
+	if p.shared == nil {
+		return
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	for _, s := range p.steps {
+		if s.wino == nil {
+			continue
+		}
+		if k, ok := p.winoKey(s); ok && p.shared.winos[k] == nil {
+			p.shared.winos[k] = s.wino
+		}
+	}
+}
+
 // Retain drops what no constant of g can use, so memory held for a graph
 // that is done with is freed before the next Program is built.
 func (s *Shared) Retain(g *canon.Graph) {
@@ -117,6 +171,11 @@ func (s *Shared) Retain(g *canon.Graph) {
 	for k := range s.packs {
 		if !floats[k.w] {
 			delete(s.packs, k)
+		}
+	}
+	for k := range s.winos {
+		if !floats[k.w] {
+			delete(s.winos, k)
 		}
 	}
 }
