@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -16,7 +17,8 @@ func TestSharedWeights(t *testing.T) {
 	}
 	mk := func(seed int) *canon.Tensor {
 		w := canon.NewFloat32Tensor("w", []int64{8, 4, 3, 3}, make([]float32, 8*4*9))
-		// Move the data one byte off 4-byte alignment, so decoding copies.
+		// Move the data one byte off 4-byte alignment (decoded in place only
+		// where the CPU reads misaligned floats).
 		buf := make([]byte, len(w.Data)+1)
 		for i := range w.Data {
 			buf[i+1] = byte(i*seed) & 0x3f
@@ -70,5 +72,46 @@ func TestSharedWeights(t *testing.T) {
 	sh.Retain(graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{mk(5)}))
 	if len(sh.consts) != 0 || len(sh.packs) != 0 {
 		t.Errorf("kept %d constants and %d packings no graph uses", len(sh.consts), len(sh.packs))
+	}
+}
+
+// A second Program given the same Shared uses the Winograd weights the
+// first one transformed, with the same results; Retain drops them once no
+// graph has the weight.
+func TestSharedWinogradWeights(t *testing.T) {
+	g := viewNet(t, 1)
+	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(2)), "x", 1, 128, 8, 8)}
+	sh := NewShared()
+	pa, err := NewWithShared(g, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pa.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa.steps[0].wino == nil {
+		t.Fatal("the 3×3 convolution did not take the Winograd path")
+	}
+	sh.Retain(g)
+	pb, err := NewWithShared(g, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pb.steps[0].wino == nil || &pb.steps[0].wino[0] != &pa.steps[0].wino[0] {
+		t.Error("the second Program did not adopt the shared Winograd weights")
+	}
+	got, err := pb.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range want {
+		if string(got[name].Data) != string(w.Data) {
+			t.Errorf("output %s differs between the Programs", name)
+		}
+	}
+	sh.Retain(viewNet(t, 1)) // the same network with other weight tensors
+	if len(sh.winos) != 0 {
+		t.Errorf("kept %d Winograd weights no graph uses", len(sh.winos))
 	}
 }
