@@ -104,7 +104,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("interp: graph %q is not a valid canonical graph (%v); check it with Validate", g.Name, r)
 		}
 	}()
-	p = &Program{g: g, pool: newPool(), shared: sh}
+	p = &Program{g: g, pool: sh.newPool(), shared: sh}
 	ids := map[string]int{}
 	slotOf := func(name string) int {
 		if id, ok := ids[name]; ok {
@@ -552,6 +552,25 @@ type pool struct {
 
 func newPool() *pool {
 	return &pool{f: map[int][][]float32{}, i: map[int][][]int64{}, d: map[int][][]float64{}, budget: newMemBudget(memoryLimit())}
+}
+
+// idle returns a new pool holding p's free buffers, its budget charged for
+// them alone.
+func (p *pool) idle() *pool {
+	np := newPool()
+	for n, l := range p.f {
+		np.f[n] = l
+		np.budget.used += int64(n) * 4 * int64(len(l))
+	}
+	for n, l := range p.i {
+		np.i[n] = l
+		np.budget.used += int64(n) * 8 * int64(len(l))
+	}
+	for n, l := range p.d {
+		np.d[n] = l
+		np.budget.used += int64(n) * 8 * int64(len(l))
+	}
+	return np
 }
 
 func (p *pool) getD(n int) []float64 {

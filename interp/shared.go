@@ -23,6 +23,9 @@ type Shared struct {
 	// winos holds Winograd-transformed convolution weights, keyed by the
 	// weight tensor's data (the transform depends on nothing else).
 	winos map[packKey][]*packedA
+	// spare holds the idle buffers of a Program that is done (see Done),
+	// for the next Program to reuse.
+	spare *pool
 }
 
 // NewShared returns an empty Shared.
@@ -136,6 +139,36 @@ func (p *Program) publishWinograd() {
 			p.shared.winos[k] = s.wino
 		}
 	}
+}
+
+// Done hands p's idle buffers to the next Program made with p's Shared, so
+// it does not allocate (and the OS does not fault in) its own. p keeps
+// working, with buffers of its own again. Without a Shared, Done does
+// nothing.
+func (p *Program) Done() {
+	if p.shared == nil {
+		return
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	p.shared.spare = p.pool
+	p.pool = newPool()
+}
+
+// newPool returns a pool for a new Program: the spare buffers of one that
+// is done, when there are some.
+func (s *Shared) newPool() *pool {
+	if s == nil {
+		return newPool()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp := s.spare
+	s.spare = nil
+	if sp == nil {
+		return newPool()
+	}
+	return sp.idle()
 }
 
 // Retain drops what no constant of g can use, so memory held for a graph

@@ -115,3 +115,50 @@ func TestSharedWinogradWeights(t *testing.T) {
 		t.Errorf("kept %d Winograd weights no graph uses", len(sh.winos))
 	}
 }
+
+// A Program that is done hands its idle buffers, and the memory they
+// count for, to the next Program of its Shared, which computes the same
+// results with them; the first keeps working with buffers of its own.
+func TestDoneHandsOverBuffers(t *testing.T) {
+	g := viewNet(t, 1)
+	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(4)), "x", 1, 128, 8, 8)}
+	sh := NewShared()
+	pa, err := NewWithShared(g, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pa.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := 0
+	for _, l := range pa.pool.f {
+		idle += len(l)
+	}
+	pa.Done()
+	pb, err := NewWithShared(g, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for _, l := range pb.pool.f {
+		got += len(l)
+	}
+	if idle == 0 || got != idle || pb.MemoryUsed() == 0 {
+		t.Fatalf("the next Program got %d of %d idle buffers, charged %d bytes", got, idle, pb.MemoryUsed())
+	}
+	for _, p := range []*Program{pb, pa} {
+		out, err := p.Run(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, w := range want {
+			if string(out[name].Data) != string(w.Data) {
+				t.Errorf("output %s differs after the hand-over", name)
+			}
+		}
+	}
+	if pc, _ := NewWithShared(g, sh); len(pc.pool.f) != 0 {
+		t.Error("the spare buffers were handed over twice")
+	}
+}

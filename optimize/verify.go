@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
@@ -70,8 +71,13 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 		}
 		inputs[s], wants[s] = in, want
 	}
+	pa.Done() // its buffers go to the optimized graph's Program
 	pa = nil
 	shared.Retain(plan.opt)
+	// The original's weight transforms (Winograd, folded BatchNorms) are
+	// as large as the weights: collected now, their memory is reused by
+	// the optimized graph's instead of adding to it.
+	runtime.GC()
 	pb, err := interp.NewWithShared(plan.opt, shared)
 	if err != nil {
 		return fmt.Errorf("verify: optimized graph: %w", err)
