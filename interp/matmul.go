@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -60,6 +61,12 @@ const linearDotMaxRows = 4
 // rows small enough to stay in cache while every row of a meets them, so it
 // is read from memory once.
 func linearByDots(m, n, k int, alpha float32, a, w, y []float32, beta float32) {
+	if uintptr(unsafe.Pointer(&a[0]))%4 != 0 {
+		// The dot kernel aligns its second operand (a) element by element:
+		// a constant A read in place at an odd address would be summed
+		// in another order, and slowly.
+		a = slices.Clone(a)
+	}
 	chunk := max(1, (128<<10)/(4*k))
 	parallelFor(n, 2*m*k, func(lo, hi int) {
 		for j := lo; j < hi; j += chunk {

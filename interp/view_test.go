@@ -122,3 +122,25 @@ func TestMisalignedWeightsSameResults(t *testing.T) {
 		}
 	}
 }
+
+// A constant first operand of Linear stored misaligned gives the aligned
+// result too (the dot kernel aligns that operand itself).
+func TestMisalignedLinearInput(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	a, w := randTensor(r, "a", 2, 70), randTensor(r, "w", 9, 70)
+	op := &canon.Linear{Alpha: 1}
+	in := map[string]*canon.Tensor{"w": w}
+	want, err := Run(graphOf(op, in, []string{"a", "w"}, []*canon.Tensor{misaligned(a, 0)}), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 1; off < 4; off++ {
+		got, err := Run(graphOf(op, in, []string{"a", "w"}, []*canon.Tensor{misaligned(a, off)}), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got["y"].Data) != string(want["y"].Data) {
+			t.Errorf("A %d bytes off alignment: the result differs from the aligned A's", off)
+		}
+	}
+}
