@@ -142,8 +142,9 @@ func (p *Program) publishWinograd() {
 }
 
 // Done hands p's idle buffers to the next Program made with p's Shared, so
-// it does not allocate (and the OS does not fault in) its own. p keeps
-// working, with buffers of its own again. Without a Shared, Done does
+// its first Run does not allocate (and the OS does not fault in) its own;
+// those it does not use are dropped after that Run. p keeps working, with
+// buffers of its own again. Without a Shared, Done does
 // nothing.
 func (p *Program) Done() {
 	if p.shared == nil {
@@ -168,7 +169,7 @@ func (s *Shared) newPool() *pool {
 	if sp == nil {
 		return newPool()
 	}
-	return sp.idle()
+	return sp.handOver()
 }
 
 // Retain drops what no constant of g can use, so memory held for a graph

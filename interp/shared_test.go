@@ -118,7 +118,8 @@ func TestSharedWinogradWeights(t *testing.T) {
 
 // A Program that is done hands its idle buffers, and the memory they
 // count for, to the next Program of its Shared, which computes the same
-// results with them; the first keeps working with buffers of its own.
+// results with them and lets go of the ones its first Run did not take;
+// the first keeps working with buffers of its own.
 func TestDoneHandsOverBuffers(t *testing.T) {
 	g := viewNet(t, 1)
 	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(4)), "x", 1, 128, 8, 8)}
@@ -131,21 +132,21 @@ func TestDoneHandsOverBuffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idle := 0
-	for _, l := range pa.pool.f {
-		idle += len(l)
+	count := func(m map[int][][]float32) (n int) {
+		for _, l := range m {
+			n += len(l)
+		}
+		return n
 	}
+	idle := count(pa.pool.f)
+	pa.pool.f[12345] = [][]float32{make([]float32, 12345)} // a size the next Program never uses
 	pa.Done()
 	pb, err := NewWithShared(g, sh)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := 0
-	for _, l := range pb.pool.f {
-		got += len(l)
-	}
-	if idle == 0 || got != idle || pb.MemoryUsed() == 0 {
-		t.Fatalf("the next Program got %d of %d idle buffers, charged %d bytes", got, idle, pb.MemoryUsed())
+	if got := count(pb.pool.spare); idle == 0 || got != idle+1 || pb.MemoryUsed() != pb.pool.spareBytes || pb.pool.spareBytes == 0 {
+		t.Fatalf("the next Program got %d of %d idle buffers, charged %d bytes", got, idle+1, pb.MemoryUsed())
 	}
 	for _, p := range []*Program{pb, pa} {
 		out, err := p.Run(in)
@@ -158,7 +159,13 @@ func TestDoneHandsOverBuffers(t *testing.T) {
 			}
 		}
 	}
-	if pc, _ := NewWithShared(g, sh); len(pc.pool.f) != 0 {
+	if pb.pool.spare != nil || pb.pool.spareBytes != 0 || len(pb.pool.f[12345]) != 0 {
+		t.Error("the spare buffers the first Run did not take are kept")
+	}
+	if count(pb.pool.f) != idle {
+		t.Errorf("after its first Run the Program holds %d buffers, want the %d it took over", count(pb.pool.f), idle)
+	}
+	if pc, _ := NewWithShared(g, sh); pc.pool.spare != nil {
 		t.Error("the spare buffers were handed over twice")
 	}
 }
