@@ -3,6 +3,10 @@ package interp
 import (
 	"fmt"
 	"slices"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -36,11 +40,45 @@ func runLinear(x *exec, op *canon.Linear) error {
 		}
 		beta = op.Beta
 	}
-	if m*n > 0 {
+	switch {
+	case m*n == 0:
+	case m <= linearDotMaxRows && k > 0:
+		linearByDots(m, n, k, op.Alpha, a.f, w.f, y.f, beta)
+	default:
 		gemm(false, true, m, n, k, op.Alpha, a.f, k, w.f, k, y.f, n, beta)
 	}
 	x.set(0, y)
 	return nil
+}
+
+// linearDotMaxRows is the most rows of A that Linear multiplies by dot
+// products with W's rows: for so few rows, the packed GEMM would spend more
+// time copying all of W into its transposed panels than multiplying.
+const linearDotMaxRows = 4
+
+// linearByDots sets y (m×n) to alpha·a·wᵀ + beta·y, where a is m×k and w is
+// n×k, as dot products of their contiguous rows. W is taken in chunks of
+// rows small enough to stay in cache while every row of a meets them, so it
+// is read from memory once.
+func linearByDots(m, n, k int, alpha float32, a, w, y []float32, beta float32) {
+	if uintptr(unsafe.Pointer(&a[0]))%4 != 0 {
+		// The dot kernel aligns its second operand (a) element by element:
+		// a constant A read in place at an odd address would be summed
+		// in another order, and slowly.
+		a = slices.Clone(a)
+	}
+	chunk := max(1, (128<<10)/(4*k))
+	parallelFor(n, 2*m*k, func(lo, hi int) {
+		for j := lo; j < hi; j += chunk {
+			nb := min(chunk, hi-j)
+			wj := blas32.General{Rows: nb, Cols: k, Stride: k, Data: w[j*k : (j+nb)*k]}
+			for i := range m {
+				ai := blas32.Vector{N: k, Inc: 1, Data: a[i*k : (i+1)*k]}
+				yi := blas32.Vector{N: nb, Inc: 1, Data: y[i*n+j : i*n+j+nb]}
+				blas32.Gemv(blas.NoTrans, alpha, wj, ai, beta, yi)
+			}
+		}
+	})
 }
 
 // broadcastInto fills dst (of shape) with t broadcast to shape.

@@ -107,7 +107,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("interp: graph %q is not a valid canonical graph (%v); check it with Validate", g.Name, r)
 		}
 	}()
-	p = &Program{g: g, pool: newPool(), shared: sh}
+	p = &Program{g: g, pool: sh.newPool(), shared: sh}
 	ids := map[string]int{}
 	slotOf := func(name string) int {
 		if id, ok := ids[name]; ok {
@@ -323,6 +323,7 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			}
 		}
 	}
+	p.pool.dropSpare()
 	out := make(map[string]*canon.Tensor, len(p.outs))
 	for _, o := range p.outs {
 		t := vals[o.slot]
@@ -570,10 +571,33 @@ type pool struct {
 	// outBytes is what the last Run's inputs and outputs hold: outputs
 	// belong to the caller, and both count until the next Run.
 	outBytes int64
+	// spare holds the buffers of a Program that is done (see Done), taken
+	// before new ones are made during the first Run and dropped after it;
+	// spareBytes is what the budget is charged for them.
+	spare      map[int][][]float32
+	spareBytes int64
 }
 
 func newPool() *pool {
 	return &pool{f: map[int][][]float32{}, i: map[int][][]int64{}, d: map[int][][]float64{}, budget: newMemBudget(memoryLimit())}
+}
+
+// handOver returns a new pool whose spare buffers are p's free float
+// buffers, its budget charged for them.
+func (p *pool) handOver() *pool {
+	np := newPool()
+	np.spare = p.f
+	for n, l := range p.f {
+		np.spareBytes += int64(n) * 4 * int64(len(l))
+	}
+	np.budget.used = np.spareBytes
+	return np
+}
+
+// dropSpare lets go of the spare buffers no Run has taken.
+func (p *pool) dropSpare() {
+	p.budget.used -= p.spareBytes
+	p.spare, p.spareBytes = nil, 0
 }
 
 func (p *pool) getD(n int) []float64 {
@@ -590,6 +614,12 @@ func (p *pool) getF(n int) []float32 {
 	if l := p.f[n]; len(l) > 0 {
 		b := l[len(l)-1]
 		p.f[n] = l[:len(l)-1]
+		return b
+	}
+	if l := p.spare[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.spare[n] = l[:len(l)-1]
+		p.spareBytes -= int64(n) * 4 // charged already
 		return b
 	}
 	p.budget.charge("a buffer of "+fmt.Sprint(n)+" floats", int64(n)*4)

@@ -10,14 +10,20 @@ import (
 
 // Shared lets Programs of related graphs (a model and its optimized copy,
 // which shares the weights the optimizer did not change) share the work
-// done on their weights: constants decoded into a new buffer (unaligned or
-// converted data) and weights packed for the GEMM. Entries are keyed by the
-// canon tensor data they come from, so only identical weights are shared.
+// done on their weights: constants decoded into a new buffer (converted
+// data, or misaligned data where the CPU cannot read it in place) and
+// weights packed for the GEMM. (Winograd-transformed weights are not
+// shared: a Program makes them on its second Run, and verification runs
+// each side once.) Entries are keyed by the canon tensor data they come
+// from, so only identical weights are shared.
 // A Shared is safe for use by several Programs.
 type Shared struct {
 	mu     sync.Mutex
 	consts map[constKey]*tensor
 	packs  map[packKey][]*packedA
+	// spare holds the idle buffers of a Program that is done (see Done),
+	// for the next Program to reuse.
+	spare *pool
 }
 
 // NewShared returns an empty Shared.
@@ -82,6 +88,37 @@ func (p *Program) storePacks(w []float32, groups, m, kc int, packed []*packedA) 
 	p.shared.mu.Lock()
 	defer p.shared.mu.Unlock()
 	p.shared.packs[packKey{&w[0], len(w), groups, m, kc}] = packed
+}
+
+// Done hands p's idle buffers to the next Program made with p's Shared, so
+// its first Run does not allocate (and the OS does not fault in) its own;
+// those it does not use are dropped after that Run. p keeps working, with
+// buffers of its own again. Without a Shared, Done does
+// nothing.
+func (p *Program) Done() {
+	if p.shared == nil {
+		return
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	p.shared.spare = p.pool
+	p.pool = newPool()
+}
+
+// newPool returns a pool for a new Program: the spare buffers of one that
+// is done, when there are some.
+func (s *Shared) newPool() *pool {
+	if s == nil {
+		return newPool()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp := s.spare
+	s.spare = nil
+	if sp == nil {
+		return newPool()
+	}
+	return sp.handOver()
 }
 
 // Retain drops what no constant of g can use, so memory held for a graph

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -16,7 +17,8 @@ func TestSharedWeights(t *testing.T) {
 	}
 	mk := func(seed int) *canon.Tensor {
 		w := canon.NewFloat32Tensor("w", []int64{8, 4, 3, 3}, make([]float32, 8*4*9))
-		// Move the data one byte off 4-byte alignment, so decoding copies.
+		// Move the data one byte off 4-byte alignment (decoded in place only
+		// where the CPU reads misaligned floats).
 		buf := make([]byte, len(w.Data)+1)
 		for i := range w.Data {
 			buf[i+1] = byte(i*seed) & 0x3f
@@ -70,5 +72,63 @@ func TestSharedWeights(t *testing.T) {
 	sh.Retain(graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w"}, []*canon.Tensor{mk(5)}))
 	if len(sh.consts) != 0 || len(sh.packs) != 0 {
 		t.Errorf("kept %d constants and %d packings no graph uses", len(sh.consts), len(sh.packs))
+	}
+}
+
+// A Program that is done hands its idle buffers, and the memory they
+// count for, to the next Program of its Shared, which computes the same
+// results with them and lets go of the ones its first Run did not take;
+// the first keeps working with buffers of its own.
+func TestDoneHandsOverBuffers(t *testing.T) {
+	// Every run takes the same path, so outputs compare bit for bit (a
+	// second Run would otherwise switch 3×3 convolutions to Winograd).
+	useWinograd = false
+	defer func() { useWinograd = true }()
+	g := viewNet(t, 1)
+	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(4)), "x", 1, 128, 8, 8)}
+	sh := NewShared()
+	pa, err := NewWithShared(g, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pa.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(m map[int][][]float32) (n int) {
+		for _, l := range m {
+			n += len(l)
+		}
+		return n
+	}
+	idle := count(pa.pool.f)
+	pa.pool.f[12345] = [][]float32{make([]float32, 12345)} // a size the next Program never uses
+	pa.Done()
+	pb, err := NewWithShared(g, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(pb.pool.spare); idle == 0 || got != idle+1 || pb.MemoryUsed() != pb.pool.spareBytes || pb.pool.spareBytes == 0 {
+		t.Fatalf("the next Program got %d of %d idle buffers, charged %d bytes", got, idle+1, pb.MemoryUsed())
+	}
+	for _, p := range []*Program{pb, pa} {
+		out, err := p.Run(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, w := range want {
+			if string(out[name].Data) != string(w.Data) {
+				t.Errorf("output %s differs after the hand-over", name)
+			}
+		}
+	}
+	if pb.pool.spare != nil || pb.pool.spareBytes != 0 || len(pb.pool.f[12345]) != 0 {
+		t.Error("the spare buffers the first Run did not take are kept")
+	}
+	if count(pb.pool.f) != idle {
+		t.Errorf("after its first Run the Program holds %d buffers, want the %d it took over", count(pb.pool.f), idle)
+	}
+	if pc, _ := NewWithShared(g, sh); pc.pool.spare != nil {
+		t.Error("the spare buffers were handed over twice")
 	}
 }

@@ -71,8 +71,10 @@ func toShape(s []int64) ([]int, error) {
 	return out, nil
 }
 
-// fromCanon converts a canon tensor. When view is set, f32 data that is
-// suitably aligned is used in place (never written: constants only).
+// fromCanon converts a canon tensor. When view is set, little-endian f32
+// and f64 data is used in place (never written: constants only) when it is
+// aligned or the CPU reads misaligned floats directly; otherwise it is
+// copied.
 func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 	if err := ct.CheckData(); err != nil {
 		return nil, err
@@ -86,7 +88,7 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 	t := &tensor{dt: ct.DType, shape: shape} // every dtype is carried as itself
 	switch ct.DType {
 	case canon.Float32:
-		if view && littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		if view && canView(b, 4) {
 			t.f = unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
 			return t, nil
 		}
@@ -109,7 +111,7 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 			t.f[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16)
 		}
 	case canon.Float64:
-		if view && littleEndian && n > 0 && uintptr(unsafe.Pointer(&b[0]))%8 == 0 {
+		if view && canView(b, 8) {
 			t.d = unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), n)
 			return t, nil
 		}
@@ -140,6 +142,15 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 // is its float32 encoding in a canon tensor.
 func float32Bytes(f []float32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), 4*len(f))
+}
+
+// canView reports that the little-endian elements of size bytes in b can be
+// read in place.
+func canView(b []byte, size uintptr) bool {
+	if !littleEndian || len(b) == 0 {
+		return false
+	}
+	return unalignedFloatLoads || uintptr(unsafe.Pointer(&b[0]))%size == 0
 }
 
 // toCanon converts t to a canon tensor of dtype dt (t's own dtype when dt is

@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
@@ -16,7 +17,9 @@ import (
 // atol + rtol·|want|, plus a rounding allowance scaled to the output's
 // magnitude and the model's accumulation length, since refolded weights and
 // re-associated sums move rounding by a few ulps of the largest terms, not
-// of each element.
+// of each element. What the optimized graph computes exactly as the
+// original does (the same nodes over the same values) is computed once;
+// an optimized graph made only of such nodes needs no run at all.
 func Verify(orig, opt *canon.Graph, seed uint64, samples int, rtol, atol float64) error {
 	return VerifyShapes(orig, opt, nil, seed, samples, rtol, atol)
 }
@@ -35,16 +38,23 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 			return fmt.Errorf("verify: output %d is %q in the optimized graph, %q in the original", i, opt.Outputs[i].Name, orig.Outputs[i].Name)
 		}
 	}
+	// Inferred first, so the original's values are declared with their
+	// dtypes as the optimized graph's are and the two compare node by node.
+	if err := orig.Infer(); err != nil {
+		return &UnverifiableError{fmt.Errorf("verify: original graph: %w", err)}
+	}
+	plan := planVerify(orig, opt)
+	if plan.opt == nil {
+		return nil // every output is computed by the original's own nodes
+	}
 	// One side at a time: the original's outputs for every sample first,
 	// then the optimized graph's, so the two Programs' buffers are never
 	// held together. Weights the optimizer left alone are decoded and
-	// packed once, for both sides.
+	// packed once, for both sides, and the optimized graph reuses the
+	// values it computes as the original does (see planVerify).
 	shared := interp.NewShared()
-	pa, err := interp.NewWithShared(orig, shared)
+	pa, err := interp.NewWithShared(plan.orig, shared)
 	if err != nil {
-		return &UnverifiableError{fmt.Errorf("verify: original graph: %w", err)}
-	}
-	if err := orig.Infer(); err != nil {
 		return &UnverifiableError{fmt.Errorf("verify: original graph: %w", err)}
 	}
 	tol := compare.Tolerance{RTol: rtol, ATol: atol, AccumLen: compare.AccumulationLength(orig)}
@@ -61,14 +71,23 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 		}
 		inputs[s], wants[s] = in, want
 	}
+	pa.Done() // its buffers go to the optimized graph's Program
 	pa = nil
-	shared.Retain(opt)
-	pb, err := interp.NewWithShared(opt, shared)
+	shared.Retain(plan.opt)
+	// The original's weight transforms (Winograd, folded BatchNorms) are
+	// as large as the weights: collected now, their memory is reused by
+	// the optimized graph's instead of adding to it.
+	runtime.GC()
+	pb, err := interp.NewWithShared(plan.opt, shared)
 	if err != nil {
 		return fmt.Errorf("verify: optimized graph: %w", err)
 	}
 	for s := range samples {
-		got, err := pb.Run(inputs[s])
+		in, err := plan.optInputs(inputs[s], wants[s])
+		if err != nil {
+			return fmt.Errorf("verify: %w", err)
+		}
+		got, err := pb.Run(in)
 		if err != nil {
 			return fmt.Errorf("verify: running the optimized graph: %w", err)
 		}

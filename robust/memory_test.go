@@ -54,7 +54,9 @@ func bigInputModel(t *testing.T, n int64) []byte {
 
 // im2colModel convolves two constants made by ConstantOfShape: the
 // constants and the output are small enough to fold, but the im2col
-// columns are 4·32·32 rows × 129·129 columns (270 MB).
+// columns are 4·32·32 rows × 129·129 columns (270 MB). An Identity after
+// the Conv gives the optimizer something to remove, so --optimize has a
+// changed graph to verify (an unchanged one is not run).
 func im2colModel(t *testing.T) []byte {
 	one := &onnxpb.TensorProto{DataType: proto.Int32(1), Dims: []int64{1}, RawData: f32Raw(1)}
 	value := &onnxpb.AttributeProto{Name: proto.String("value"), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: one}
@@ -63,7 +65,8 @@ func im2colModel(t *testing.T) []byte {
 		Node: []*onnxpb.NodeProto{
 			node("ConstantOfShape", "x", []string{"xs"}, []string{"x"}, value),
 			node("ConstantOfShape", "w", []string{"ws"}, []string{"w"}, value),
-			node("Conv", "conv", []string{"x", "w"}, []string{"y"}, intsAttr("pads", 16, 16, 16, 16)),
+			node("Conv", "conv", []string{"x", "w"}, []string{"c"}, intsAttr("pads", 16, 16, 16, 16)),
+			node("Identity", "id", []string{"c"}, []string{"y"}),
 		},
 		Initializer: []*onnxpb.TensorProto{int64Tensor("xs", 1, 4, 128, 128), int64Tensor("ws", 1, 4, 32, 32)},
 		Output:      []*onnxpb.ValueInfoProto{tensorInfo("y", 1, 1, 129, 129)},
