@@ -119,14 +119,10 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 	defer x.release(m)
 	in := winoInput{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
 	parallelFor(cin, T*64, func(c0, c1 int) {
-		rows := getPack(in.scratchLen() + 16*T)
+		rows := getPack(in.scratchLen())
 		defer packPool.Put(rows)
-		tv := (*rows)[:16*T]
 		for ci := c0; ci < c1; ci++ {
-			in.transform(xs[ci*H*W:(ci+1)*H*W], tv, T, (*rows)[16*T:])
-			for e := 0; e < 16; e++ {
-				lay.putRow(v[e*size:(e+1)*size], ci, tv[e*T:(e+1)*T])
-			}
+			in.transform(xs[ci*H*W:(ci+1)*H*W], v, size, lay, ci, *rows)
 		}
 	})
 	// The 16 products are independent: one task each, so even small tile
@@ -161,9 +157,10 @@ type winoInput struct {
 // (4 rows of TW) of every padded input row.
 func (w winoInput) scratchLen() int { return 8 * (w.TH + 1) * w.TW }
 
-// transform writes V = Bᵀ·d·B of every tile of plane: element e of tile
-// (ty, tx) goes to out[e*stride + ty*TW + tx].
-func (w winoInput) transform(plane, out []float32, stride int, scratch []float32) {
+// transform writes V = Bᵀ·d·B of every tile of input channel ci's plane:
+// element e of tile t goes to row ci, column t of matrix e, each matrix
+// packed as lay says in v[e*size:].
+func (w winoInput) transform(plane, v []float32, size int, lay packedBLayout, ci int, scratch []float32) {
 	TW, TH := w.TW, w.TH
 	// hr[((p*4+j)*(TH+1)+k)*TW + t] is column j of d·B for tile t of
 	// padded row 2k+p: even and odd rows apart, so that rows 2ty..2ty+3 of
@@ -183,15 +180,35 @@ func (w winoInput) transform(plane, out []float32, stride int, scratch []float32
 		w.rowTransform(plane[iy*w.W:(iy+1)*w.W], h(0), h(1), h(2), h(3))
 	}
 	// Bᵀ·(d·B) down every tile row at once: rows a, b, c, d of the tiles
-	// (padded rows 2ty..2ty+3) give a-c, b+c, c-b and b-d.
+	// (padded rows 2ty..2ty+3) give a-c, b+c, c-b and b-d, written 16
+	// tiles at a time into the packed panels; the last panel is padded
+	// with zeros.
 	T := TH * TW
 	for j := 0; j < 4; j++ {
 		ev, od := hr[j*plen:(j+1)*plen], hr[(4+j)*plen:(5+j)*plen]
 		a, b, c, d := ev[:T], od[:T], ev[TW:TW+T], od[TW:TW+T]
-		vecSub(out[(0*4+j)*stride:][:T], a, c)
-		vecAdd(out[(1*4+j)*stride:][:T], b, c)
-		vecSub(out[(2*4+j)*stride:][:T], c, b)
-		vecSub(out[(3*4+j)*stride:][:T], b, d)
+		for c0 := 0; c0 < T; c0 += gemmNR {
+			off := lay.at(ci, c0)
+			o := func(i int) []float32 { return v[(i*4+j)*size+off:][:gemmNR] }
+			if c0+gemmNR <= T {
+				winoCol16(a[c0:], b[c0:], c[c0:], d[c0:], o(0), o(1), o(2), o(3))
+				continue
+			}
+			n := T - c0
+			winoColGo(a[c0:T], b[c0:T], c[c0:T], d[c0:T], o(0)[:n], o(1)[:n], o(2)[:n], o(3)[:n])
+			for i := range 4 {
+				clear(o(i)[n:])
+			}
+		}
+	}
+}
+
+// winoColGo is winoCol16's portable form, over len(o0) tiles.
+func winoColGo(a, b, c, d, o0, o1, o2, o3 []float32) {
+	n := len(o0)
+	a, b, c, d, o1, o2, o3 = a[:n], b[:n], c[:n], d[:n], o1[:n], o2[:n], o3[:n]
+	for t := range o0 {
+		o0[t], o1[t], o2[t], o3[t] = a[t]-c[t], b[t]+c[t], c[t]-b[t], b[t]-d[t]
 	}
 }
 
@@ -270,21 +287,8 @@ func interleaveClampGo(dst, ev, od []float32, bias, lo, hi float32) {
 	}
 }
 
-// vecAddGo and friends are vecAdd's portable forms (and its tails).
-func vecAddGo(dst, a, b []float32) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	for i := range dst {
-		dst[i] = a[i] + b[i]
-	}
-}
-
-func vecSubGo(dst, a, b []float32) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	for i := range dst {
-		dst[i] = a[i] - b[i]
-	}
-}
-
+// vecAdd3Go and vecSubSubGo are vecAdd3 and vecSubSub's portable forms
+// (and their tails).
 func vecAdd3Go(dst, a, b, c []float32) {
 	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
 	for i := range dst {

@@ -106,8 +106,7 @@ func TestVecOpsMatchGo(t *testing.T) {
 			name        string
 			fast, plain func(dst []float32)
 		}{
-			{"add", func(d []float32) { vecAdd(d, a, b) }, func(d []float32) { vecAddGo(d, a, b) }},
-			{"sub", func(d []float32) { vecSub(d, a, b) }, func(d []float32) { vecSubGo(d, a, b) }},
+			{"col", func(d []float32) { winoColLen(d, a, b, c, true) }, func(d []float32) { winoColLen(d, a, b, c, false) }},
 			{"add3", func(d []float32) { vecAdd3(d, a, b, c) }, func(d []float32) { vecAdd3Go(d, a, b, c) }},
 			{"subsub", func(d []float32) { vecSubSub(d, a, b, c) }, func(d []float32) { vecSubSubGo(d, a, b, c) }},
 		} {
@@ -310,5 +309,28 @@ func TestInterleaveClamp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// winoColLen runs winoCol16 (fast) or winoColGo over len(d) tiles, in
+// groups of 16 and a remainder, and writes the four results' sum into d.
+func winoColLen(d, a, b, c []float32, fast bool) {
+	n := len(d)
+	o := make([][]float32, 4)
+	for i := range o {
+		o[i] = make([]float32, n)
+	}
+	dd := make([]float32, n+16)
+	copy(dd, c) // a fourth input
+	for t0 := 0; t0 < n; t0 += 16 {
+		if fast && t0+16 <= n {
+			winoCol16(a[t0:], b[t0:], c[t0:], dd[t0:], o[0][t0:], o[1][t0:], o[2][t0:], o[3][t0:])
+			continue
+		}
+		m := min(16, n-t0)
+		winoColGo(a[t0:t0+m], b[t0:], c[t0:], dd[t0:], o[0][t0:t0+m], o[1][t0:], o[2][t0:], o[3][t0:])
+	}
+	for t := range d {
+		d[t] = o[0][t]*1 + o[1][t]*3 + o[2][t]*5 + o[3][t]*7
 	}
 }

@@ -275,24 +275,13 @@ func (l packedBLayout) panel(p []float32, pc, jc, kb int) []float32 {
 	return p[jc*l.k+pc*nbp:][:kb*nbp]
 }
 
-// putRow writes row r of the matrix (n values) into p.
-func (l packedBLayout) putRow(p []float32, r int, row []float32) {
-	pc := r / gemmKC * gemmKC
+// at is the offset in the packed matrix of element (r, c0), for c0 a
+// multiple of gemmNR: the start of a run of 16 columns of row r.
+func (l packedBLayout) at(r, c0 int) int {
+	pc, jc := r/gemmKC*gemmKC, c0/gemmNC*gemmNC
 	kb := min(gemmKC, l.k-pc)
-	for jc := 0; jc < l.n; jc += gemmNC {
-		nb := min(gemmNC, l.n-jc)
-		blk := l.panel(p, pc, jc, kb)
-		src := row[jc : jc+nb]
-		full := nb / gemmNR * gemmNR
-		for j0 := 0; j0 < full; j0 += gemmNR {
-			copyPanelRow(blk[j0*kb+(r-pc)*gemmNR:], src[j0:])
-		}
-		if full < nb {
-			d := blk[full*kb+(r-pc)*gemmNR:][:gemmNR]
-			copy(d, src[full:])
-			clear(d[nb-full:])
-		}
-	}
+	nbp := roundUp(min(gemmNC, l.n-jc), gemmNR)
+	return jc*l.k + pc*nbp + (c0-jc)*kb + (r-pc)*gemmNR
 }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }

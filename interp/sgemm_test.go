@@ -118,7 +118,7 @@ func BenchmarkGemmPacked(b *testing.B) {
 	}
 }
 
-// packedBLayout puts every row where packB would, across several column
+// packedBLayout places every row where packB would, across several column
 // and row blocks and a ragged last panel.
 func TestPackedBLayoutMatchesPackB(t *testing.T) {
 	k, n := gemmKC+37, gemmNC+45
@@ -132,7 +132,11 @@ func TestPackedBLayoutMatchesPackB(t *testing.T) {
 		p[i] = -1 // padding must be written as zeros
 	}
 	for r := 0; r < k; r++ {
-		lay.putRow(p, r, b[r*n:(r+1)*n])
+		for c0 := 0; c0 < n; c0 += gemmNR {
+			d := p[lay.at(r, c0):][:gemmNR]
+			clear(d)
+			copy(d, b[r*n+c0:r*n+min(n, c0+gemmNR)])
+		}
 	}
 	for jc := 0; jc < n; jc += gemmNC {
 		nb := min(gemmNC, n-jc)

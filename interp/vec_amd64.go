@@ -3,38 +3,14 @@ package interp
 import "unsafe"
 
 //go:noescape
-func vecAddAsm(n int, dst, a, b *float32)
-
-//go:noescape
-func vecSubAsm(n int, dst, a, b *float32)
-
-//go:noescape
 func vecAdd3Asm(n int, dst, a, b, c *float32)
 
 //go:noescape
 func vecSubSubAsm(n int, dst, a, b, c *float32)
 
-// vecAdd sets dst = a + b, vecSub dst = a - b, vecAdd3 dst = a + b + c and
-// vecSubSub dst = a - b - c, element by element over len(dst): the
-// Winograd transforms are made of these. Whole groups of 8 run in AVX.
-func vecAdd(dst, a, b []float32) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	v := vecHead(len(dst))
-	if v > 0 {
-		vecAddAsm(v, unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b))
-	}
-	vecAddGo(dst[v:], a[v:], b[v:])
-}
-
-func vecSub(dst, a, b []float32) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	v := vecHead(len(dst))
-	if v > 0 {
-		vecSubAsm(v, unsafe.SliceData(dst), unsafe.SliceData(a), unsafe.SliceData(b))
-	}
-	vecSubGo(dst[v:], a[v:], b[v:])
-}
-
+// vecAdd3 sets dst = a + b + c and vecSubSub dst = a - b - c, element by
+// element over len(dst): Winograd's output transform is made of these.
+// Whole groups of 8 run in AVX.
 func vecAdd3(dst, a, b, c []float32) {
 	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
 	v := vecHead(len(dst))
@@ -114,4 +90,19 @@ func winoRowVec(src, h0, h1, h2, h3 []float32) int {
 	_, _, _ = h1[n-1], h2[n-1], h3[n-1]
 	winoRowAsm(n, unsafe.SliceData(src), unsafe.SliceData(h0), unsafe.SliceData(h1), unsafe.SliceData(h2), unsafe.SliceData(h3))
 	return n
+}
+
+//go:noescape
+func winoColAsm(a, b, c, d, o0, o1, o2, o3 *float32)
+
+// winoCol16 sets, for 16 tiles, o0 = a-c, o1 = b+c, o2 = c-b and o3 = b-d
+// (the vertical half of Winograd's input transform).
+func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) {
+	if !hasFMA {
+		winoColGo(a, b, c, d, o0, o1, o2, o3)
+		return
+	}
+	_, _, _, _ = a[15], b[15], c[15], d[15]
+	_, _, _, _ = o0[15], o1[15], o2[15], o3[15]
+	winoColAsm(&a[0], &b[0], &c[0], &d[0], &o0[0], &o1[0], &o2[0], &o3[0])
 }

@@ -1,51 +1,5 @@
 #include "textflag.h"
 
-// func vecAddAsm(n int, dst, a, b *float32)
-// dst = a + b over n floats, n a multiple of 8. Needs AVX.
-TEXT ·vecAddAsm(SB), NOSPLIT, $0-32
-	MOVQ n+0(FP), CX
-	MOVQ dst+8(FP), DI
-	MOVQ a+16(FP), SI
-	MOVQ b+24(FP), DX
-	SHRQ $3, CX
-	JEQ donevecAddAsm
-loopvecAddAsm:
-	VMOVUPS (SI), Y0
-	VMOVUPS (DX), Y1
-	VADDPS Y1, Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, DI
-	ADDQ $32, SI
-	ADDQ $32, DX
-	DECQ CX
-	JNE loopvecAddAsm
-donevecAddAsm:
-	VZEROUPPER
-	RET
-
-// func vecSubAsm(n int, dst, a, b *float32)
-// dst = a - b over n floats, n a multiple of 8. Needs AVX.
-TEXT ·vecSubAsm(SB), NOSPLIT, $0-32
-	MOVQ n+0(FP), CX
-	MOVQ dst+8(FP), DI
-	MOVQ a+16(FP), SI
-	MOVQ b+24(FP), DX
-	SHRQ $3, CX
-	JEQ donevecSubAsm
-loopvecSubAsm:
-	VMOVUPS (SI), Y0
-	VMOVUPS (DX), Y1
-	VSUBPS Y1, Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, DI
-	ADDQ $32, SI
-	ADDQ $32, DX
-	DECQ CX
-	JNE loopvecSubAsm
-donevecSubAsm:
-	VZEROUPPER
-	RET
-
 // func vecAdd3Asm(n int, dst, a, b, c *float32)
 // dst = a + b + c over n floats, n a multiple of 8. Needs AVX.
 TEXT ·vecAdd3Asm(SB), NOSPLIT, $0-40
@@ -206,5 +160,44 @@ loopWinoRow:
 	DECQ CX
 	JNE loopWinoRow
 doneWinoRow:
+	VZEROUPPER
+	RET
+
+// func winoColAsm(a, b, c, d, o0, o1, o2, o3 *float32)
+// The vertical half of Winograd F(2×2,3×3)'s input transform for 16 tiles:
+// o0 = a-c, o1 = b+c, o2 = c-b, o3 = b-d. Needs AVX.
+TEXT ·winoColAsm(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ c+16(FP), CX
+	MOVQ d+24(FP), DX
+	MOVQ o0+32(FP), R8
+	MOVQ o1+40(FP), R9
+	MOVQ o2+48(FP), R10
+	MOVQ o3+56(FP), R11
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS (BX), Y2
+	VMOVUPS 32(BX), Y3
+	VMOVUPS (CX), Y4
+	VMOVUPS 32(CX), Y5
+	VMOVUPS (DX), Y6
+	VMOVUPS 32(DX), Y7
+	VSUBPS Y4, Y0, Y8
+	VSUBPS Y5, Y1, Y9
+	VMOVUPS Y8, (R8)
+	VMOVUPS Y9, 32(R8)
+	VADDPS Y4, Y2, Y8
+	VADDPS Y5, Y3, Y9
+	VMOVUPS Y8, (R9)
+	VMOVUPS Y9, 32(R9)
+	VSUBPS Y2, Y4, Y8
+	VSUBPS Y3, Y5, Y9
+	VMOVUPS Y8, (R10)
+	VMOVUPS Y9, 32(R10)
+	VSUBPS Y6, Y2, Y8
+	VSUBPS Y7, Y3, Y9
+	VMOVUPS Y8, (R11)
+	VMOVUPS Y9, 32(R11)
 	VZEROUPPER
 	RET

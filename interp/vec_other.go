@@ -2,8 +2,6 @@
 
 package interp
 
-func vecAdd(dst, a, b []float32)       { vecAddGo(dst, a[:len(dst)], b[:len(dst)]) }
-func vecSub(dst, a, b []float32)       { vecSubGo(dst, a[:len(dst)], b[:len(dst)]) }
 func vecAdd3(dst, a, b, c []float32)   { vecAdd3Go(dst, a[:len(dst)], b[:len(dst)], c[:len(dst)]) }
 func vecSubSub(dst, a, b, c []float32) { vecSubSubGo(dst, a[:len(dst)], b[:len(dst)], c[:len(dst)]) }
 
@@ -14,3 +12,5 @@ func interleaveClamp(dst, ev, od []float32, bias, lo, hi float32) {
 }
 
 func winoRowVec(src, h0, h1, h2, h3 []float32) int { return 0 }
+
+func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) { winoColGo(a, b, c, d, o0, o1, o2, o3) }
