@@ -184,7 +184,7 @@ func BenchmarkResNet18ONNX(b *testing.B) {
 		path = "/tmp/resnet18.onnx"
 	}
 	if _, err := os.Stat(path); err != nil {
-		b.Skipf("skipping: %s not found (export torchvision resnet18 to ONNX there)", path)
+		b.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py)", path)
 	}
 	g, err := onnximport.Read(path, formats.ReadOptions{})
 	if err != nil {
@@ -216,7 +216,7 @@ func benchONNX(b *testing.B, env, def string, shape ...int64) {
 		path = def
 	}
 	if _, err := os.Stat(path); err != nil {
-		b.Skipf("skipping: %s not found (set %s to an ONNX export of the model)", path, env)
+		b.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py, or set %s)", path, env)
 	}
 	g, err := onnximport.Read(path, formats.ReadOptions{})
 	if err != nil {
@@ -317,7 +317,7 @@ func BenchmarkResNet18ONNXOnce(b *testing.B) {
 		path = "/tmp/resnet18.onnx"
 	}
 	if _, err := os.Stat(path); err != nil {
-		b.Skipf("skipping: %s not found (export torchvision resnet18 to ONNX there)", path)
+		b.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py)", path)
 	}
 	g, err := onnximport.Read(path, formats.ReadOptions{})
 	if err != nil {

@@ -1,0 +1,34 @@
+"""Makes the ONNX files interp's benchmarks compare against ONNX Runtime.
+
+    /usr/bin/python3 testdata/make_bench_models.py [DIR]    (default /tmp)
+
+torchvision resnet18 and mobilenet_v2 at 1x3x224x224, and resnext50_32x4d's
+layer1[1] at 1x256x56x56, exported at opset 13 with random weights
+(seed 0): BenchmarkResNet18ONNX, BenchmarkMobileNetV2ONNX,
+BenchmarkResNeXtBlockONNX and BenchmarkORT read them from there.
+"""
+import os
+import sys
+
+import torch
+import torchvision
+
+
+def export(model, shape, path):
+    model.eval()
+    torch.onnx.export(model, torch.randn(*shape), path, opset_version=13,
+                      input_names=["x"], output_names=["y"])
+    print(path)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp"
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    export(torchvision.models.resnet18(), (1, 3, 224, 224), os.path.join(out, "resnet18.onnx"))
+    export(torchvision.models.mobilenet_v2(), (1, 3, 224, 224), os.path.join(out, "mobilenet_v2.onnx"))
+    export(torchvision.models.resnext50_32x4d().layer1[1], (1, 256, 56, 56), os.path.join(out, "resnext50_block.onnx"))
+
+
+if __name__ == "__main__":
+    main()
