@@ -1,0 +1,96 @@
+package interp
+
+import (
+	"math/rand"
+	"sort"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// The row kernels of Reduce agree with the element-to-output map of
+// reducePlan on reductions over trailing axes.
+func TestReduceRowsMatchPlan(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	shapes := [][]int{{3, 5, 67}, {2, 4, 3, 9}, {1, 130}, {4, 0}, {600, 200}}
+	fns := []canon.ReduceFn{canon.ReduceSum, canon.ReduceMean, canon.ReduceSumSquare, canon.ReduceL2, canon.ReduceL1}
+	for _, shape := range shapes {
+		for _, axes := range [][]int64{{-1}, {-2, -1}} {
+			x := randTensor(r, "x", shape...)
+			reduce := make([]bool, len(shape))
+			for _, a := range axes {
+				reduce[len(shape)+int(a)] = true
+			}
+			_, offs := reducePlan(shape, reduce, true)
+			count := 1
+			for i, d := range shape {
+				if reduce[i] {
+					count *= d
+				}
+			}
+			xf := floats(t, x)
+			m := len(xf) / max(count, 1)
+			if count == 0 {
+				m = numel(shape[:len(shape)-len(axes)])
+			}
+			for _, fn := range fns {
+				want := reduceFloat(fn, xf, offs, m, count)
+				got := floats(t, runMathGraph(t, &canon.Reduce{Fn: fn, Axes: axes, KeepDims: true}, x, canon.Float32))
+				want32 := make([]float32, len(want))
+				for i, v := range want {
+					want32[i] = float32(v)
+				}
+				assertClose(t, fn.String(), got, want32, 1e-6)
+			}
+		}
+	}
+}
+
+// TopK's heap selection gives what a stable sort of each row gives, ties
+// to the lower index, along an inner axis too.
+func TestTopKMatchesStableSort(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	shape := []int{3, 50, 4}
+	v := make([]float32, numel(shape))
+	for i := range v {
+		v[i] = float32(r.Intn(20)) // many ties
+	}
+	x := canon.NewFloat32Tensor("x", i64s(shape), v)
+	for _, k := range []int64{0, 1, 7, 50} {
+		for _, largest := range []bool{true, false} {
+			g := graphOf(&canon.TopK{Axis: 1, K: k, Largest: largest, Sorted: true}, map[string]*canon.Tensor{"x": x}, []string{"x"}, nil)
+			g.Nodes[0].Outputs = []string{"y", "i"}
+			g.Outputs = append(g.Outputs, canon.ValueInfo{Name: "i", DType: canon.Int64})
+			res, err := Run(g, map[string]*canon.Tensor{"x": x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotV := floats(t, res["y"])
+			gotI, err := res["i"].Int64s()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for o := range shape[0] {
+				for in := range shape[2] {
+					order := make([]int, shape[1])
+					for j := range order {
+						order[j] = j
+					}
+					at := func(j int) float32 { return v[o*shape[1]*shape[2]+j*shape[2]+in] }
+					sort.SliceStable(order, func(p, q int) bool {
+						if largest {
+							return at(order[p]) > at(order[q])
+						}
+						return at(order[p]) < at(order[q])
+					})
+					for j := range int(k) {
+						dst := o*int(k)*shape[2] + j*shape[2] + in
+						if gotI[dst] != int64(order[j]) || gotV[dst] != at(order[j]) {
+							t.Fatalf("k=%d largest=%v row (%d,%d) entry %d: got %v@%d, want %v@%d", k, largest, o, in, j, gotV[dst], gotI[dst], at(order[j]), order[j])
+						}
+					}
+				}
+			}
+		}
+	}
+}
