@@ -344,6 +344,11 @@ const (
 	uGeluTanh    // tanh approximation
 )
 
+// unaryCost is the work of one element for parallelFor, about that of a
+// transcendental function; cheap functions split a little early, which is
+// harmless on tensors of a few thousand elements.
+const unaryCost = 16
+
 type unaryOp struct {
 	fn   unaryFn
 	a, b float32
@@ -361,7 +366,8 @@ func runUnary(x *exec, op unaryOp) error {
 	if out == nil {
 		out = x.newF(in.shape)
 	}
-	unaryF(op, out.f, in.f)
+	// Elements are independent: cut the tensor into one run per core.
+	parallelFor(len(out.f), unaryCost, func(lo, hi int) { unaryF(op, out.f[lo:hi], in.f[lo:hi]) })
 	x.set(0, out)
 	return nil
 }

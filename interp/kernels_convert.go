@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
@@ -207,6 +208,11 @@ func runWhere(x *exec) error {
 		return fmt.Errorf("condition %v, X %v and Y %v do not broadcast", c.shape, a.shape, b.shape)
 	}
 	out := x.newLike(a, s)
+	if out.isFloat() && slices.Equal(c.shape, s) && slices.Equal(a.shape, s) && slices.Equal(b.shape, s) {
+		whereSameShape(out.f, c.i, a.f, b.f)
+		x.set(0, out)
+		return nil
+	}
 	bcastWalk(s, [][]int{c.shape, a.shape, b.shape}, func(o int, offs []int) {
 		src, k := b, offs[2]
 		if c.i[offs[0]] != 0 {
@@ -220,6 +226,20 @@ func runWhere(x *exec) error {
 	})
 	x.set(0, out)
 	return nil
+}
+
+// whereSameShape is Where on float32 operands of one shape (nothing to
+// broadcast): a plain select per element, in parallel.
+func whereSameShape(out []float32, c []int64, a, b []float32) {
+	parallelFor(len(out), 2, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if c[i] != 0 {
+				out[i] = a[i]
+			} else {
+				out[i] = b[i]
+			}
+		}
+	})
 }
 
 // broadcastCopy writes in, broadcast to shape, into a new tensor.

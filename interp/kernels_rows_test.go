@@ -94,3 +94,35 @@ func TestTopKMatchesStableSort(t *testing.T) {
 		}
 	}
 }
+
+// Where on operands of one shape (the parallel select) picks X where the
+// condition holds and Y elsewhere, element by element.
+func TestWhereSameShape(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	shape := []int{3, 70, 50}
+	a, b := randTensor(r, "a", shape...), randTensor(r, "b", shape...)
+	cond := make([]bool, numel(shape))
+	raw := make([]byte, len(cond))
+	for i := range cond {
+		cond[i] = r.Intn(2) == 1
+		if cond[i] {
+			raw[i] = 1
+		}
+	}
+	c := &canon.Tensor{Name: "c", DType: canon.Bool, Shape: i64s(shape), Data: raw}
+	g := graphOf(&canon.Where{}, map[string]*canon.Tensor{"c": c, "a": a, "b": b}, []string{"c", "a", "b"}, nil)
+	res, err := Run(g, map[string]*canon.Tensor{"c": c, "a": a, "b": b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, av, bv := floats(t, res["y"]), floats(t, a), floats(t, b)
+	for i, ok := range cond {
+		want := bv[i]
+		if ok {
+			want = av[i]
+		}
+		if got[i] != want {
+			t.Fatalf("element %d = %v, want %v", i, got[i], want)
+		}
+	}
+}
