@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math/rand"
+	"slices"
 	"sort"
 	"testing"
 
@@ -123,6 +124,34 @@ func TestWhereSameShape(t *testing.T) {
 		}
 		if got[i] != want {
 			t.Fatalf("element %d = %v, want %v", i, got[i], want)
+		}
+	}
+}
+
+// A run copies its float32 inputs: a kernel that writes over its input
+// leaves the caller's tensor as it was, run after run.
+func TestRunLeavesFloatInputsAlone(t *testing.T) {
+	x := randTensor(rand.New(rand.NewSource(2)), "x", 4, 1000)
+	before := append([]byte{}, x.Data...)
+	nb := newNetBuilder("x", 4, 1000)
+	p, err := New(nb.finish(t, nb.relu(nb.relu("x"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []float32
+	for run := range 3 {
+		res, err := p.Run(map[string]*canon.Tensor{"x": x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(x.Data, before) {
+			t.Fatalf("run %d changed the input", run)
+		}
+		got := floats(t, res[nb.g.Outputs[0].Name])
+		if run == 0 {
+			first = got
+		} else if !slices.Equal(got, first) {
+			t.Fatalf("run %d gave other values", run)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
@@ -297,7 +298,7 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			return nil, err
 		}
 		p.pool.outBytes += inputBytes(ct)
-		t, err := fromCanon(ct, false)
+		t, err := p.pool.inputTensor(ct)
 		if err != nil {
 			return nil, fmt.Errorf("input %q: %v", in.info.Name, err)
 		}
@@ -560,6 +561,31 @@ func (p *pool) getD(n int) []float64 {
 	}
 	p.budget.charge("a buffer of "+fmt.Sprint(n)+" doubles", int64(n)*8)
 	return make([]float64, n)
+}
+
+// inputTensor converts a run's input into a tensor the run owns (kernels
+// may overwrite their inputs and the pool recycles them). Float32 data in
+// the machine's byte order are copied whole rather than decoded value by
+// value, into a buffer the pool holds from an earlier run when it has one
+// (the input's bytes are charged to the budget as the input).
+func (p *pool) inputTensor(ct *canon.Tensor) (*tensor, error) {
+	if ct.DType != canon.Float32 || len(ct.Data) == 0 {
+		return fromCanon(ct, false)
+	}
+	t, err := fromCanon(ct, true)
+	if err != nil || unsafe.Pointer(unsafe.SliceData(t.f)) != unsafe.Pointer(unsafe.SliceData(ct.Data)) {
+		return t, err // already a decoded copy
+	}
+	var own []float32
+	if l := p.f[len(t.f)]; len(l) > 0 {
+		own = l[len(l)-1]
+		p.f[len(t.f)] = l[:len(l)-1]
+	} else {
+		own = make([]float32, len(t.f))
+	}
+	copy(own, t.f)
+	t.f = own
+	return t, nil
 }
 
 func (p *pool) getF(n int) []float32 {
