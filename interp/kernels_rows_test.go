@@ -203,3 +203,27 @@ func TestRecurrentVectorProducts(t *testing.T) {
 		}
 	}
 }
+
+// meanVar's partial sums agree with the one-accumulator two-pass formula.
+func TestMeanVarMatchesTwoPass(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for _, n := range []int{1, 3, 4, 5, 768, 3137} {
+		v := floats(t, randTensor(r, "v", n))
+		for i := range v {
+			v[i] = v[i]*3 + 100 // an offset the variance must not lose
+		}
+		var mean, variance float64
+		for _, e := range v {
+			mean += float64(e)
+		}
+		mean /= float64(n)
+		for _, e := range v {
+			variance += (float64(e) - mean) * (float64(e) - mean)
+		}
+		variance /= float64(n)
+		m, va := meanVar(v)
+		if math.Abs(m-mean) > 1e-12*math.Abs(mean) || math.Abs(va-variance) > 1e-10*variance {
+			t.Errorf("n=%d: meanVar = %v, %v; want %v, %v", n, m, va, mean, variance)
+		}
+	}
+}
