@@ -185,74 +185,75 @@ func runAttention(x *exec, op *canon.Attention) error {
 	if len(x.s.out) > canon.AttnQK && x.s.out[canon.AttnQK] >= 0 {
 		qk = x.newF([]int{q.batch, q.heads, q.seq, total})
 	}
-	row := make([]float64, total)
-	acc := make([]float64, dv)
-	for b := 0; b < q.batch; b++ {
-		for h := 0; h < q.heads; h++ {
-			kvh := h / group
-			kbase := (b*k.heads + kvh) * total * q.d
-			vbase := (b*k.heads + kvh) * total * dv
-			for i := 0; i < q.seq; i++ {
-				qo := q.at(b, h, i)
-				qv := q.t.f[qo : qo+q.d]
-				var qkRow []float32
-				if qk != nil {
-					qkRow = qk.f[((b*q.heads+h)*q.seq+i)*total:][:total]
+	// Every (batch, head) pair is independent: one task each, with
+	// per-worker score and accumulator rows.
+	w := workersFor(q.batch*q.heads, q.seq*total*(q.d+dv))
+	rows, accs := make([][]float64, w), make([][]float64, w)
+	for i := range rows {
+		rows[i], accs[i] = make([]float64, total), make([]float64, dv)
+	}
+	parallelTasks(q.batch*q.heads, w, func(worker, task int) {
+		b, h := task/q.heads, task%q.heads
+		row, acc := rows[worker], accs[worker]
+		kvh := h / group
+		kbase := (b*k.heads + kvh) * total * q.d
+		vbase := (b*k.heads + kvh) * total * dv
+		for i := 0; i < q.seq; i++ {
+			qo := q.at(b, h, i)
+			qv := q.t.f[qo : qo+q.d]
+			var qkRow []float32
+			if qk != nil {
+				qkRow = qk.f[((b*q.heads+h)*q.seq+i)*total:][:total]
+			}
+			for j := 0; j < total; j++ {
+				kv := keys.f[kbase+j*q.d : kbase+(j+1)*q.d]
+				s := float64(dot32(qv, kv)) * scale
+				if qkRow != nil && op.QKOutputMode == 0 {
+					qkRow[j] = float32(s)
 				}
-				for j := 0; j < total; j++ {
-					kv := keys.f[kbase+j*q.d : kbase+(j+1)*q.d]
-					var s float64
-					for d, e := range qv {
-						s += float64(e) * float64(kv[d])
-					}
-					s *= scale
-					if qkRow != nil && op.QKOutputMode == 0 {
-						qkRow[j] = float32(s)
-					}
-					if op.Softcap > 0 {
-						c := float64(op.Softcap)
-						s = c * math.Tanh(s/c)
-					}
-					if qkRow != nil && op.QKOutputMode == 1 {
-						qkRow[j] = float32(s)
-					}
-					if mask != nil {
-						s += mask.bias(b, h, i, j)
-					}
-					if op.IsCausal && j > i+past {
-						s = math.Inf(-1)
-					}
-					if qkRow != nil && op.QKOutputMode == 2 {
-						qkRow[j] = float32(s)
-					}
-					row[j] = s
+				if op.Softcap > 0 {
+					c := float64(op.Softcap)
+					s = c * math.Tanh(s/c)
 				}
-				softmaxRow(row)
-				clear(acc)
-				for j, p := range row {
-					if qkRow != nil && op.QKOutputMode == 3 {
-						qkRow[j] = float32(p)
-					}
-					if p == 0 {
-						continue
-					}
-					vv := vals.f[vbase+j*dv : vbase+(j+1)*dv]
-					for d := range acc {
-						acc[d] += p * float64(vv[d])
-					}
+				if qkRow != nil && op.QKOutputMode == 1 {
+					qkRow[j] = float32(s)
 				}
-				var out []float32
-				if q.threeD {
-					out = y.f[(b*q.seq+i)*q.heads*dv+h*dv:][:dv]
-				} else {
-					out = y.f[((b*q.heads+h)*q.seq+i)*dv:][:dv]
+				if mask != nil {
+					s += mask.bias(b, h, i, j)
 				}
-				for d, a := range acc {
-					out[d] = float32(a)
+				if op.IsCausal && j > i+past {
+					s = math.Inf(-1)
+				}
+				if qkRow != nil && op.QKOutputMode == 2 {
+					qkRow[j] = float32(s)
+				}
+				row[j] = s
+			}
+			softmaxRow(row)
+			clear(acc)
+			for j, p := range row {
+				if qkRow != nil && op.QKOutputMode == 3 {
+					qkRow[j] = float32(p)
+				}
+				if p == 0 {
+					continue
+				}
+				vv := vals.f[vbase+j*dv : vbase+(j+1)*dv]
+				for d := range acc {
+					acc[d] += p * float64(vv[d])
 				}
 			}
+			var out []float32
+			if q.threeD {
+				out = y.f[(b*q.seq+i)*q.heads*dv+h*dv:][:dv]
+			} else {
+				out = y.f[((b*q.heads+h)*q.seq+i)*dv:][:dv]
+			}
+			for d, a := range acc {
+				out[d] = float32(a)
+			}
 		}
-	}
+	})
 	x.set(canon.AttnY, y)
 	x.set(canon.AttnPresentKey, keys)
 	x.set(canon.AttnPresentValue, vals)
