@@ -227,3 +227,20 @@ func TestMeanVarMatchesTwoPass(t *testing.T) {
 		}
 	}
 }
+
+// outputTensor's whole-buffer copy gives toCanon's bytes.
+func TestOutputTensorMatchesToCanon(t *testing.T) {
+	v := []float32{0, -1.5, float32(math.NaN()), float32(math.Inf(-1)), 3e-42, 1e30}
+	tt := &tensor{dt: canon.Float32, shape: []int{2, 3}, f: v}
+	got, err := outputTensor(tt, "y", canon.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := toCanon(tt, "y", canon.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Data, want.Data) || !slices.Equal(got.Shape, want.Shape) || got.Name != want.Name || got.DType != want.DType {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}

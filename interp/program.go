@@ -331,13 +331,31 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			return nil, err
 		}
 		p.pool.outBytes += n
-		ct, err := toCanon(t, o.name, o.dt)
+		ct, err := outputTensor(t, o.name, o.dt)
 		if err != nil {
 			return nil, err
 		}
 		out[o.name] = ct
 	}
 	return out, nil
+}
+
+// outputTensor is toCanon, with float32 results in the machine's byte
+// order copied out whole rather than encoded value by value.
+func outputTensor(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
+	if dt == canon.Undefined {
+		dt = t.dt
+	}
+	if dt != canon.Float32 || !t.isFloat() || !littleEndian || len(t.f) == 0 {
+		return toCanon(t, name, dt)
+	}
+	shape := make([]int64, len(t.shape))
+	for i, d := range t.shape {
+		shape[i] = int64(d)
+	}
+	data := make([]byte, 4*len(t.f))
+	copy(data, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(t.f))), len(data)))
+	return &canon.Tensor{Name: name, DType: dt, Shape: shape, Data: data}, nil
 }
 
 func (x *exec) runStep() (err error) {
