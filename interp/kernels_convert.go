@@ -173,6 +173,8 @@ func runCompare(x *exec, op *canon.Compare) error {
 	out := x.newI(canon.Bool, shape)
 	fn := op.Fn
 	switch {
+	case a.isFloat() && slices.Equal(a.shape, shape) && (slices.Equal(b.shape, shape) || len(b.f) == 1):
+		compareF32(fn, out.i, a.f, b.f)
 	case a.isFloat():
 		bcastWalk(shape, [][]int{a.shape, b.shape}, func(o int, offs []int) {
 			out.i[o] = b2i(fn.Holds(float64(a.f[offs[0]]), float64(b.f[offs[1]])))
@@ -226,6 +228,20 @@ func runWhere(x *exec) error {
 	})
 	x.set(0, out)
 	return nil
+}
+
+// compareF32 compares a with b element by element, or with b's one value
+// when b is a scalar: nothing to broadcast, so a plain loop, in parallel.
+func compareF32(fn canon.CompareFn, out []int64, a, b []float32) {
+	parallelFor(len(out), 4, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			q := b[0]
+			if len(b) > 1 {
+				q = b[i]
+			}
+			out[i] = b2i(fn.Holds(float64(a[i]), float64(q)))
+		}
+	})
 }
 
 // whereSameShape is Where on float32 operands of one shape (nothing to

@@ -244,3 +244,36 @@ func TestOutputTensorMatchesToCanon(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
 }
+
+// A comparison without broadcasting (same shapes, or a scalar right side)
+// agrees with the broadcasting walk, here forced by a size-1 leading axis.
+func TestCompareUnbroadcast(t *testing.T) {
+	r := rand.New(rand.NewSource(10))
+	a := randTensor(r, "a", 1, 40, 30)
+	b := randTensor(r, "b", 1, 40, 30)
+	b1 := randTensor(r, "b", 1, 1, 30) // broadcast: the general walk
+	zero := canon.NewFloat32Tensor("b", nil, []float32{0})
+	run := func(b *canon.Tensor, fn canon.CompareFn) []int64 {
+		g := graphOf(&canon.Compare{Fn: fn}, map[string]*canon.Tensor{"a": a, "b": b}, []string{"a", "b"}, nil)
+		g.Outputs[0].DType = canon.Bool
+		res, err := Run(g, map[string]*canon.Tensor{"a": a, "b": b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := res["y"].Int64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	av, bv, b1v := floats(t, a), floats(t, b), floats(t, b1)
+	for _, fn := range []canon.CompareFn{canon.CmpGreater, canon.CmpLessOrEqual, canon.CmpEqual} {
+		same, scalar, bcast := run(b, fn), run(zero, fn), run(b1, fn)
+		for i := range av {
+			if same[i] != b2i(fn.Holds(float64(av[i]), float64(bv[i]))) || scalar[i] != b2i(fn.Holds(float64(av[i]), 0)) ||
+				bcast[i] != b2i(fn.Holds(float64(av[i]), float64(b1v[i%30]))) {
+				t.Fatalf("%s: element %d differs", fn, i)
+			}
+		}
+	}
+}
