@@ -277,3 +277,40 @@ func TestCompareUnbroadcast(t *testing.T) {
 		}
 	}
 }
+
+// Transposes that swap two blocks of axes (the tiled path) agree with the
+// general strided permute, for floats and integers.
+func TestTransposeBlocksMatchPermute(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	shape := []int{2, 5, 37, 33}
+	for _, perm := range [][]int64{{0, 2, 3, 1}, {0, 3, 1, 2}, {0, 1, 3, 2}, {1, 2, 3, 0}, {2, 3, 0, 1}, {0, 2, 1, 3}} {
+		x := randTensor(r, "x", shape...)
+		got := floats(t, runMathGraph(t, &canon.Transpose{Perm: perm}, x, canon.Float32))
+		outShape := make([]int, 4)
+		str := make([]int, 4)
+		es := elemStrides(shape)
+		for i, p := range perm {
+			outShape[i], str[i] = shape[p], es[p]
+		}
+		want := make([]float32, len(got))
+		permute(want, floats(t, x), outShape, str)
+		if !slices.Equal(got, want) {
+			t.Errorf("perm %v: values differ", perm)
+		}
+		wantI := make([]int64, len(got))
+		src := make([]int64, len(got))
+		for i := range src {
+			src[i] = int64(i)
+		}
+		permute(wantI, src, outShape, str)
+		if b, rows, cols, ok := blockSwap(shape, perm); ok {
+			gotI := make([]int64, len(got))
+			transposeBlocks(gotI, src, b, rows, cols)
+			if !slices.Equal(gotI, wantI) {
+				t.Errorf("perm %v: int64 values differ", perm)
+			}
+		} else if perm[1] != 2 {
+			t.Errorf("perm %v: not taken as a block swap", perm)
+		}
+	}
+}
