@@ -314,3 +314,65 @@ func TestTransposeBlocksMatchPermute(t *testing.T) {
 		}
 	}
 }
+
+// Attention's matrix-product form agrees with the definition computed
+// element by element in float64: 3-D operands with grouped heads, past
+// keys and values, an additive mask, a soft cap and causal masking.
+func TestAttentionMatchesDefinition(t *testing.T) {
+	const B, Sq, Skv, P, Hq, Hkv, D, Dv = 2, 5, 4, 3, 4, 2, 6, 3
+	r := rand.New(rand.NewSource(12))
+	q, k, v := randTensor(r, "q", B, Sq, Hq*D), randTensor(r, "k", B, Skv, Hkv*D), randTensor(r, "v", B, Skv, Hkv*Dv)
+	pk, pv := randTensor(r, "pk", B, Hkv, P, D), randTensor(r, "pv", B, Hkv, P, Dv)
+	mask := randTensor(r, "m", Sq, P+Skv)
+	op := &canon.Attention{QNumHeads: Hq, KVNumHeads: Hkv, IsCausal: true, Softcap: 2}
+	ins := map[string]*canon.Tensor{"q": q, "k": k, "v": v, "m": mask, "pk": pk, "pv": pv}
+	g := graphOf(op, ins, []string{"q", "k", "v", "m", "pk", "pv"}, nil)
+	g.Nodes[0].Outputs = []string{"y", "present_k", "present_v"}
+	res, err := Run(g, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := floats(t, res["y"])
+	qf, kf, vf, pkf, pvf, mf := floats(t, q), floats(t, k), floats(t, v), floats(t, pk), floats(t, pv), floats(t, mask)
+	want := make([]float32, len(got))
+	scale := 1 / math.Sqrt(D)
+	for b := range B {
+		for h := range Hq {
+			kvh := h / (Hq / Hkv)
+			key := func(j, d int) float64 {
+				if j < P {
+					return float64(pkf[((b*Hkv+kvh)*P+j)*D+d])
+				}
+				return float64(kf[(b*Skv+j-P)*Hkv*D+kvh*D+d])
+			}
+			val := func(j, d int) float64 {
+				if j < P {
+					return float64(pvf[((b*Hkv+kvh)*P+j)*Dv+d])
+				}
+				return float64(vf[(b*Skv+j-P)*Hkv*Dv+kvh*Dv+d])
+			}
+			for i := range Sq {
+				s := make([]float64, P+Skv)
+				for j := range s {
+					for d := range D {
+						s[j] += float64(qf[(b*Sq+i)*Hq*D+h*D+d]) * key(j, d)
+					}
+					s[j] = 2 * math.Tanh(s[j]*scale/2)
+					s[j] += float64(mf[i*(P+Skv)+j])
+					if j > i+P {
+						s[j] = math.Inf(-1)
+					}
+				}
+				softmaxRow(s)
+				for d := range Dv {
+					var a float64
+					for j, p := range s {
+						a += p * val(j, d)
+					}
+					want[(b*Sq+i)*Hq*Dv+h*Dv+d] = float32(a)
+				}
+			}
+		}
+	}
+	assertClose(t, "attention", got, want, 1e-5)
+}
