@@ -56,7 +56,11 @@ func topKRows[T cmp.Ordered](in, vals []T, idx []int64, outer, n, inner, k int, 
 			base := o*n*inner + i
 			h.e = h.e[:0]
 			for j := range n {
-				e := topKEntry[T]{in[base+j*inner], j}
+				v := in[base+j*inner]
+				if len(h.e) == k && (largest && v < h.e[0].v || !largest && v > h.e[0].v) {
+					continue // plainly worse than the worst kept: the common case
+				}
+				e := topKEntry[T]{v, j}
 				switch {
 				case len(h.e) < k:
 					heap.Push(h, e)
