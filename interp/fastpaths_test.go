@@ -1,5 +1,7 @@
 package interp
 
+// Tests of the fast paths against the straightforward ones they replace.
+
 import (
 	"math"
 	"math/rand"
