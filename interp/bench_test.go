@@ -277,16 +277,7 @@ func BenchmarkORT(b *testing.B) {
 				if _, err := os.Stat(path); err != nil {
 					b.Skipf("skipping: %s not found", path)
 				}
-				threads := strconv.Itoa(runtime.GOMAXPROCS(0))
-				out, err := osexec.Command("node", filepath.Join(dir, "run.js"), path, "--random", "1", "--bench", "20", "--threads", threads, "--opt", opt).CombinedOutput()
-				if err != nil {
-					b.Fatalf("onnxruntime: %v\n%s", err, out)
-				}
-				_, after, ok := strings.Cut(string(out), "latency_ms=")
-				if !ok {
-					b.Fatalf("onnxruntime printed no latency:\n%s", out)
-				}
-				ms, err := strconv.ParseFloat(strings.Fields(after)[0], 64)
+				ms, err := ortRun(dir, path, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -294,6 +285,22 @@ func BenchmarkORT(b *testing.B) {
 			})
 		}
 	}
+}
+
+// ortRun runs the ONNX file at path in ONNX Runtime's node runner in dir,
+// with as many threads as GOMAXPROCS and graph optimization level opt, and
+// returns its median latency over 20 runs in ms.
+func ortRun(dir, path, opt string) (float64, error) {
+	threads := strconv.Itoa(runtime.GOMAXPROCS(0))
+	out, err := osexec.Command("node", filepath.Join(dir, "run.js"), path, "--random", "1", "--bench", "20", "--threads", threads, "--opt", opt).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("onnxruntime: %v\n%s", err, out)
+	}
+	_, after, ok := strings.Cut(string(out), "latency_ms=")
+	if !ok {
+		return 0, fmt.Errorf("onnxruntime printed no latency:\n%s", out)
+	}
+	return strconv.ParseFloat(strings.Fields(after)[0], 64)
 }
 
 // BenchmarkConv3x3 times resnet18's 3×3 stride-1 layers alone (Winograd or,

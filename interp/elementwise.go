@@ -344,6 +344,11 @@ const (
 	uGeluTanh    // tanh approximation
 )
 
+// unaryCost is the work of one element for parallelFor, about that of a
+// transcendental function; cheap functions split a little early, which is
+// harmless on tensors of a few thousand elements.
+const unaryCost = 16
+
 type unaryOp struct {
 	fn   unaryFn
 	a, b float32
@@ -361,7 +366,8 @@ func runUnary(x *exec, op unaryOp) error {
 	if out == nil {
 		out = x.newF(in.shape)
 	}
-	unaryF(op, out.f, in.f)
+	// Elements are independent: cut the tensor into one run per core.
+	parallelFor(len(out.f), unaryCost, func(lo, hi int) { unaryF(op, out.f[lo:hi], in.f[lo:hi]) })
 	x.set(0, out)
 	return nil
 }
@@ -521,27 +527,34 @@ func runSoftmax(x *exec, op *canon.Softmax) error {
 	if out == nil {
 		out = x.newF(in.shape)
 	}
-	for o := 0; o < outer; o++ {
-		for j := 0; j < inner; j++ {
-			base := o*n*inner + j
-			m := float32(math.Inf(-1))
-			for k := 0; k < n; k++ {
-				m = max(m, in.f[base+k*inner])
-			}
-			var sum float64
-			for k := 0; k < n; k++ {
-				e := math.Exp(float64(in.f[base+k*inner] - m))
-				out.f[base+k*inner] = float32(e)
-				sum += e
-			}
-			inv := 1 / sum
-			for k := 0; k < n; k++ {
-				out.f[base+k*inner] = float32(float64(out.f[base+k*inner]) * inv)
-			}
+	// Rows along the axis are independent: split them between cores.
+	parallelFor(outer*inner, 16*n, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			o, j := r/max(inner, 1), r%max(inner, 1)
+			softmaxStrided(out.f, in.f, o*n*inner+j, n, inner)
 		}
-	}
+	})
 	x.set(0, out)
 	return nil
+}
+
+// softmaxStrided writes the softmax of the n values of src at base,
+// base+stride, ... to the same places of dst (which may be src).
+func softmaxStrided(dst, src []float32, base, n, stride int) {
+	m := float32(math.Inf(-1))
+	for k := 0; k < n; k++ {
+		m = max(m, src[base+k*stride])
+	}
+	var sum float64
+	for k := 0; k < n; k++ {
+		e := math.Exp(float64(src[base+k*stride] - m))
+		dst[base+k*stride] = float32(e)
+		sum += e
+	}
+	inv := 1 / sum
+	for k := 0; k < n; k++ {
+		dst[base+k*stride] = float32(float64(dst[base+k*stride]) * inv)
+	}
 }
 
 func runBatchNorm(x *exec, op *canon.BatchNorm) error {

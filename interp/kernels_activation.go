@@ -197,6 +197,10 @@ func runEinsum(x *exec, op *canon.Einsum) error {
 	for i, s := range sizes64 {
 		sizes[i] = int(s)
 	}
+	if out, ok := einsumAsMatMul(x, p, ins, sizes); ok {
+		x.set(0, out)
+		return nil
+	}
 	// Loop order: output labels, then the summed ones.
 	order := append([]int{}, p.Output...)
 	inOut := make([]bool, p.Labels)

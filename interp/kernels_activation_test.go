@@ -93,6 +93,12 @@ func TestEinsumAgainstBruteForce(t *testing.T) {
 		{"i,j->ij", [][]int{{2}, {3}}},
 		{"ijk,kj,k->i", [][]int{{2, 3, 4}, {4, 3}, {4}}},
 		{"->", [][]int{{}}},
+		// Batched products (the gemm path), with labels in any order.
+		{"bhid,bhjd->bhij", [][]int{{2, 3, 5, 4}, {2, 3, 6, 4}}},
+		{"bid,bjd->bji", [][]int{{3, 7, 5}, {3, 2, 5}}},
+		{"ik,bkj->jbi", [][]int{{4, 3}, {2, 3, 5}}},
+		{"abc,cd->dab", [][]int{{2, 3, 8}, {8, 4}}},
+		{"i,ij->j", [][]int{{6}, {6, 3}}},
 	}
 	for _, c := range cases {
 		var ins []*canon.Tensor

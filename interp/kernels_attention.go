@@ -185,74 +185,78 @@ func runAttention(x *exec, op *canon.Attention) error {
 	if len(x.s.out) > canon.AttnQK && x.s.out[canon.AttnQK] >= 0 {
 		qk = x.newF([]int{q.batch, q.heads, q.seq, total})
 	}
-	row := make([]float64, total)
-	acc := make([]float64, dv)
-	for b := 0; b < q.batch; b++ {
-		for h := 0; h < q.heads; h++ {
-			kvh := h / group
-			kbase := (b*k.heads + kvh) * total * q.d
-			vbase := (b*k.heads + kvh) * total * dv
-			for i := 0; i < q.seq; i++ {
-				qo := q.at(b, h, i)
-				qv := q.t.f[qo : qo+q.d]
-				var qkRow []float32
-				if qk != nil {
-					qkRow = qk.f[((b*q.heads+h)*q.seq+i)*total:][:total]
+	// Every (batch, head) pair is independent: one task each. Its scores
+	// Q·Kᵀ and its output P·V are matrix products; the steps between them
+	// (soft cap, mask, softmax) go row by row in float64.
+	w := workersFor(q.batch*q.heads, q.seq*total*(q.d+dv))
+	rows, probs := make([][]float64, w), make([][]float32, w)
+	for i := range rows {
+		rows[i], probs[i] = make([]float64, total), make([]float32, q.seq*total)
+	}
+	qld, yld := q.d, dv // row strides of Q and Y: heads interleave in 3-D
+	if q.threeD {
+		qld, yld = q.heads*q.d, q.heads*dv
+	}
+	parallelTasks(q.batch*q.heads, w, func(worker, task int) {
+		b, h := task/q.heads, task%q.heads
+		row, p := rows[worker], probs[worker]
+		kvh := h / group
+		kbase := (b*k.heads + kvh) * total * q.d
+		vbase := (b*k.heads + kvh) * total * dv
+		if q.d == 0 {
+			clear(p) // empty dot products: gemm has no k to loop over
+		} else {
+			gemmSerial(false, true, q.seq, total, q.d, 1, q.t.f[q.at(b, h, 0):], qld, keys.f[kbase:], q.d, p, total, 0)
+		}
+		for i := 0; i < q.seq; i++ {
+			var qkRow []float32
+			if qk != nil {
+				qkRow = qk.f[((b*q.heads+h)*q.seq+i)*total:][:total]
+			}
+			pi := p[i*total : (i+1)*total]
+			for j := 0; j < total; j++ {
+				s := float64(pi[j]) * scale
+				if qkRow != nil && op.QKOutputMode == 0 {
+					qkRow[j] = float32(s)
 				}
-				for j := 0; j < total; j++ {
-					kv := keys.f[kbase+j*q.d : kbase+(j+1)*q.d]
-					var s float64
-					for d, e := range qv {
-						s += float64(e) * float64(kv[d])
-					}
-					s *= scale
-					if qkRow != nil && op.QKOutputMode == 0 {
-						qkRow[j] = float32(s)
-					}
-					if op.Softcap > 0 {
-						c := float64(op.Softcap)
-						s = c * math.Tanh(s/c)
-					}
-					if qkRow != nil && op.QKOutputMode == 1 {
-						qkRow[j] = float32(s)
-					}
-					if mask != nil {
-						s += mask.bias(b, h, i, j)
-					}
-					if op.IsCausal && j > i+past {
-						s = math.Inf(-1)
-					}
-					if qkRow != nil && op.QKOutputMode == 2 {
-						qkRow[j] = float32(s)
-					}
-					row[j] = s
+				if op.Softcap > 0 {
+					c := float64(op.Softcap)
+					s = c * math.Tanh(s/c)
 				}
-				softmaxRow(row)
-				clear(acc)
-				for j, p := range row {
-					if qkRow != nil && op.QKOutputMode == 3 {
-						qkRow[j] = float32(p)
-					}
-					if p == 0 {
-						continue
-					}
-					vv := vals.f[vbase+j*dv : vbase+(j+1)*dv]
-					for d := range acc {
-						acc[d] += p * float64(vv[d])
-					}
+				if qkRow != nil && op.QKOutputMode == 1 {
+					qkRow[j] = float32(s)
 				}
-				var out []float32
-				if q.threeD {
-					out = y.f[(b*q.seq+i)*q.heads*dv+h*dv:][:dv]
-				} else {
-					out = y.f[((b*q.heads+h)*q.seq+i)*dv:][:dv]
+				if mask != nil {
+					s += mask.bias(b, h, i, j)
 				}
-				for d, a := range acc {
-					out[d] = float32(a)
+				if op.IsCausal && j > i+past {
+					s = math.Inf(-1)
 				}
+				if qkRow != nil && op.QKOutputMode == 2 {
+					qkRow[j] = float32(s)
+				}
+				row[j] = s
+			}
+			softmaxRow(row)
+			for j, v := range row {
+				pi[j] = float32(v)
+			}
+			if qkRow != nil && op.QKOutputMode == 3 {
+				copy(qkRow, pi)
 			}
 		}
-	}
+		yo := ((b*q.heads + h) * q.seq) * dv
+		if q.threeD {
+			yo = b*q.seq*q.heads*dv + h*dv
+		}
+		if total == 0 {
+			for i := 0; i < q.seq; i++ {
+				clear(y.f[yo+i*yld : yo+i*yld+dv])
+			}
+			return
+		}
+		gemmSerial(false, false, q.seq, dv, total, 1, p, total, vals.f[vbase:], dv, y.f[yo:], yld, 0)
+	})
 	x.set(canon.AttnY, y)
 	x.set(canon.AttnPresentKey, keys)
 	x.set(canon.AttnPresentValue, vals)

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
@@ -172,6 +173,8 @@ func runCompare(x *exec, op *canon.Compare) error {
 	out := x.newI(canon.Bool, shape)
 	fn := op.Fn
 	switch {
+	case a.isFloat() && slices.Equal(a.shape, shape) && (slices.Equal(b.shape, shape) || len(b.f) == 1):
+		compareF32(fn, out.i, a.f, b.f)
 	case a.isFloat():
 		bcastWalk(shape, [][]int{a.shape, b.shape}, func(o int, offs []int) {
 			out.i[o] = b2i(fn.Holds(float64(a.f[offs[0]]), float64(b.f[offs[1]])))
@@ -207,6 +210,11 @@ func runWhere(x *exec) error {
 		return fmt.Errorf("condition %v, X %v and Y %v do not broadcast", c.shape, a.shape, b.shape)
 	}
 	out := x.newLike(a, s)
+	if out.isFloat() && slices.Equal(c.shape, s) && slices.Equal(a.shape, s) && slices.Equal(b.shape, s) {
+		whereSameShape(out.f, c.i, a.f, b.f)
+		x.set(0, out)
+		return nil
+	}
 	bcastWalk(s, [][]int{c.shape, a.shape, b.shape}, func(o int, offs []int) {
 		src, k := b, offs[2]
 		if c.i[offs[0]] != 0 {
@@ -220,6 +228,34 @@ func runWhere(x *exec) error {
 	})
 	x.set(0, out)
 	return nil
+}
+
+// compareF32 compares a with b element by element, or with b's one value
+// when b is a scalar: nothing to broadcast, so a plain loop, in parallel.
+func compareF32(fn canon.CompareFn, out []int64, a, b []float32) {
+	parallelFor(len(out), 4, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			q := b[0]
+			if len(b) > 1 {
+				q = b[i]
+			}
+			out[i] = b2i(fn.Holds(float64(a[i]), float64(q)))
+		}
+	})
+}
+
+// whereSameShape is Where on float32 operands of one shape (nothing to
+// broadcast): a plain select per element, in parallel.
+func whereSameShape(out []float32, c []int64, a, b []float32) {
+	parallelFor(len(out), 2, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if c[i] != 0 {
+				out[i] = a[i]
+			} else {
+				out[i] = b[i]
+			}
+		}
+	})
 }
 
 // broadcastCopy writes in, broadcast to shape, into a new tensor.

@@ -50,9 +50,11 @@ func runMath(x *exec, op *canon.Math) error {
 		out = x.newF(in.shape)
 	}
 	fn := op.Fn
-	for i, v := range in.f[:len(out.f)] {
-		out.f[i] = float32(fn.Apply(float64(v)))
-	}
+	parallelFor(len(out.f), unaryCost, func(lo, hi int) {
+		for i, v := range in.f[lo:hi] {
+			out.f[lo+i] = float32(fn.Apply(float64(v)))
+		}
+	})
 	x.set(0, out)
 	return nil
 }

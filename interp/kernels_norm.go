@@ -28,15 +28,22 @@ func meanVar(v []float32) (mean, variance float64) {
 	if len(v) == 0 {
 		return 0, 0
 	}
-	for _, e := range v {
-		mean += float64(e)
+	mean = sumRow(v) / float64(len(v))
+	// Four partial sums, as in sumRow, so the additions overlap.
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		d0, d1, d2, d3 := float64(v[i])-mean, float64(v[i+1])-mean, float64(v[i+2])-mean, float64(v[i+3])-mean
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
 	}
-	mean /= float64(len(v))
-	for _, e := range v {
-		d := float64(e) - mean
-		variance += d * d
+	for ; i < len(v); i++ {
+		d := float64(v[i]) - mean
+		s0 += d * d
 	}
-	return mean, variance / float64(len(v))
+	return mean, ((s0 + s1) + (s2 + s3)) / float64(len(v))
 }
 
 // tailOf broadcasts t to shape tail (t's shape aligned at the end) and
@@ -107,19 +114,21 @@ func runLayerNorm(x *exec, op *canon.LayerNorm) error {
 		statShape[i] = 1
 	}
 	y, mean, inv := x.newF(in.shape), x.newF(statShape), x.newF(statShape)
-	for r := 0; r < outer; r++ {
-		src, dst := in.f[r*inner:(r+1)*inner], y.f[r*inner:(r+1)*inner]
-		m, v := meanVar(src)
-		is := 1 / math.Sqrt(v+float64(op.Epsilon))
-		mean.f[r], inv.f[r] = float32(m), float32(is)
-		for i, e := range src {
-			o := (float64(e) - m) * is * float64(scale[i])
-			if bias != nil {
-				o += float64(bias[i])
+	parallelFor(outer, 8*inner, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			src, dst := in.f[r*inner:(r+1)*inner], y.f[r*inner:(r+1)*inner]
+			m, v := meanVar(src)
+			is := 1 / math.Sqrt(v+float64(op.Epsilon))
+			mean.f[r], inv.f[r] = float32(m), float32(is)
+			for i, e := range src {
+				o := (float64(e) - m) * is * float64(scale[i])
+				if bias != nil {
+					o += float64(bias[i])
+				}
+				dst[i] = float32(o)
 			}
-			dst[i] = float32(o)
 		}
-	}
+	})
 	x.set(0, y)
 	x.set(1, mean)
 	x.set(2, inv)
@@ -166,15 +175,22 @@ func groupNormalize(x *exec, groups int, eps float32) error {
 	inner := numel(in.shape[2:])
 	per := c / groups * inner
 	y := x.newF(in.shape)
-	for g := 0; g < in.shape[0]*groups; g++ {
-		src, dst := in.f[g*per:(g+1)*per], y.f[g*per:(g+1)*per]
-		m, v := meanVar(src)
-		is := 1 / math.Sqrt(v+float64(eps))
-		for i, e := range src {
-			ch := (g%groups)*(c/groups) + i/max(inner, 1)
-			dst[i] = float32((float64(e)-m)*is*float64(scale[ch]) + float64(bias[ch]))
+	parallelFor(in.shape[0]*groups, 8*per, func(lo, hi int) {
+		for g := lo; g < hi; g++ {
+			src, dst := in.f[g*per:(g+1)*per], y.f[g*per:(g+1)*per]
+			m, v := meanVar(src)
+			is := 1 / math.Sqrt(v+float64(eps))
+			// One channel of the group at a time: its scale and bias are
+			// fixed over its inner positions.
+			for cg := 0; cg < c/groups; cg++ {
+				ch := (g%groups)*(c/groups) + cg
+				sc, b := float64(scale[ch]), float64(bias[ch])
+				for i, e := range src[cg*inner : (cg+1)*inner] {
+					dst[cg*inner+i] = float32((float64(e)-m)*is*sc + b)
+				}
+			}
 		}
-	}
+	})
 	x.set(0, y)
 	return nil
 }

@@ -30,6 +30,7 @@ type recurrentRun struct {
 	gru                     *canon.GRU
 	gw, gr, hPrev, cPrev, t []float64 // per-step scratch
 	rg, hh                  []float64 // GRU's reset gate and candidate
+	h32                     []float32 // the state (or r ⊙ state) the recurrent products read
 	xw                      []float32 // X·Wᵀ of one direction, every step at once
 }
 
@@ -129,6 +130,7 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 	k.gw, k.gr = make([]float64, gh), make([]float64, gh)
 	k.hPrev, k.cPrev, k.t = make([]float64, k.hid), make([]float64, k.hid), make([]float64, k.hid)
 	k.rg, k.hh = make([]float64, k.hid), make([]float64, k.hid)
+	k.h32 = make([]float32, k.hid)
 	// The input products of every step are one GEMM per direction (rows
 	// of X in memory order); only the recurrent products are step by step.
 	rows := k.seq * k.batch
@@ -152,6 +154,10 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 }
 
 // stateAt is the offset of (direction d, batch b) in a state tensor.
+// recurrentDot computes the recurrent products; tests swap in dotGo, the
+// plain float64 loop, to check the vector path against it.
+var recurrentDot = dot32
+
 func (k *recurrentRun) stateAt(d, b int) int {
 	if k.rec.BatchFirst {
 		return (b*k.dirs + d) * k.hid
@@ -206,18 +212,22 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 			t = n - 1 - s
 		}
 		xw := k.xw[k.xRow(t, b)*gh:]
+		for j, v := range k.hPrev {
+			k.h32[j] = float32(v)
+		}
+		// The recurrent product R·h, one dot product per gate row, rows
+		// split between cores.
+		parallelFor(gh, 2*H, func(lo, hi int) {
+			for row := lo; row < hi; row++ {
+				k.gr[row] = float64(recurrentDot(k.h32, r[row*H:(row+1)*H]))
+			}
+		})
 		for row := 0; row < gh; row++ {
-			sw := float64(xw[row])
-			var sr float64
-			rr := r[row*H : (row+1)*H]
-			for i, v := range k.hPrev {
-				sr += v * float64(rr[i])
-			}
+			k.gw[row] = float64(xw[row])
 			if k.b != nil {
-				sw += float64(k.b[d*2*gh+row])
-				sr += float64(k.b[d*2*gh+gh+row])
+				k.gw[row] += float64(k.b[d*2*gh+row])
+				k.gr[row] += float64(k.b[d*2*gh+gh+row])
 			}
-			k.gw[row], k.gr[row] = sw, sr
 		}
 		switch {
 		case k.lstm != nil:
@@ -281,16 +291,17 @@ func (k *recurrentRun) gruStep(d int, r []float32) {
 		z[j] = k.act(d, 0, k.clip(k.gw[j]+k.gr[j]))
 		rg[j] = k.act(d, 0, k.clip(k.gw[H+j]+k.gr[H+j]))
 	}
+	if !k.gru.LinearBeforeReset {
+		for i, v := range k.hPrev {
+			k.h32[i] = float32(rg[i] * v) // r ⊙ H
+		}
+	}
 	for j := 0; j < H; j++ {
 		if k.gru.LinearBeforeReset {
 			hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+rg[j]*k.gr[2*H+j]))
 			continue
 		}
-		row := r[(2*H+j)*H : (2*H+j+1)*H]
-		var s float64
-		for i, v := range k.hPrev {
-			s += rg[i] * v * float64(row[i])
-		}
+		s := float64(recurrentDot(k.h32, r[(2*H+j)*H:(2*H+j+1)*H]))
 		if k.b != nil {
 			s += float64(k.b[d*2*3*H+3*H+2*H+j])
 		}

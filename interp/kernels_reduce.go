@@ -3,7 +3,6 @@ package interp
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
@@ -69,15 +68,7 @@ func reducePlan(shape []int, reduce []bool, keep bool) (out []int, offs []int) {
 			acc *= shape[i]
 		}
 	}
-	out = []int{}
-	for i, d := range shape {
-		switch {
-		case !reduce[i]:
-			out = append(out, d)
-		case keep:
-			out = append(out, 1)
-		}
-	}
+	out = reducedShape(shape, reduce, keep)
 	n := numel(shape)
 	offs = make([]int, n)
 	if n == 0 {
@@ -98,6 +89,21 @@ func reducePlan(shape []int, reduce []bool, keep bool) (out []int, offs []int) {
 		}
 	}
 	return out, offs
+}
+
+// reducedShape is shape without the reduced axes, or with them set to 1
+// when keep.
+func reducedShape(shape []int, reduce []bool, keep bool) []int {
+	out := []int{}
+	for i, d := range shape {
+		switch {
+		case !reduce[i]:
+			out = append(out, d)
+		case keep:
+			out = append(out, 1)
+		}
+	}
+	return out
 }
 
 func runReduce(x *exec, op *canon.Reduce) error {
@@ -129,6 +135,13 @@ func runReduce(x *exec, op *canon.Reduce) error {
 		for i := range reduce {
 			reduce[i] = true
 		}
+	}
+	if in.isFloat() && rowReducible(op.Fn) && trailingReduce(reduce) {
+		shape := reducedShape(in.shape, reduce, op.KeepDims)
+		out := x.newF(shape)
+		reduceRows(op.Fn, in.f, out.f, in.size()/max(out.size(), 1))
+		x.set(0, out)
+		return nil
 	}
 	shape, offs := reducePlan(in.shape, reduce, op.KeepDims)
 	m := numel(shape)
@@ -385,48 +398,24 @@ func runTopK(x *exec, op *canon.TopK) error {
 	shape[a] = int(k)
 	vals := x.newLike(in, shape)
 	idx := x.newI(canon.Int64, append([]int{}, shape...))
-	// first reports whether entry p goes before entry q; equal values keep
-	// index order (sort.SliceStable).
-	var first func(p, q int) bool
-	if in.isFloating() {
-		f := in.fl
-		first = func(p, q int) bool {
-			if op.Largest {
-				return f(p) > f(q)
-			}
-			return f(p) < f(q)
-		}
-	} else {
-		less, v := intLess(in.dt), in.i
-		first = func(p, q int) bool {
-			if op.Largest {
-				return less(v[q], v[p])
-			}
-			return less(v[p], v[q])
-		}
-	}
-	order := make([]int, n)
 	kk := int(k)
-	for o := range outer {
-		for i := range inner {
-			base := o*n*inner + i
-			for j := range order {
-				order[j] = j
-			}
-			sort.SliceStable(order, func(p, q int) bool { return first(base+order[p]*inner, base+order[q]*inner) })
-			for j := range kk {
-				src, dst := base+order[j]*inner, o*kk*inner+j*inner+i
-				switch {
-				case in.isFloat():
-					vals.f[dst] = in.f[src]
-				case in.isF64():
-					vals.d[dst] = in.d[src]
-				default:
-					vals.i[dst] = in.i[src]
-				}
-				idx.i[dst] = int64(order[j])
-			}
+	switch {
+	case in.isFloat():
+		topKRows(in.f, vals.f, idx.i, outer, n, inner, kk, op.Largest)
+	case in.isF64():
+		topKRows(in.d, vals.d, idx.i, outer, n, inner, kk, op.Largest)
+	case in.dt == canon.Uint64:
+		u := make([]uint64, len(in.i))
+		for i, v := range in.i {
+			u[i] = uint64(v)
 		}
+		uv := make([]uint64, len(vals.i))
+		topKRows(u, uv, idx.i, outer, n, inner, kk, op.Largest)
+		for i, v := range uv {
+			vals.i[i] = int64(v)
+		}
+	default:
+		topKRows(in.i, vals.i, idx.i, outer, n, inner, kk, op.Largest)
 	}
 	x.set(0, vals)
 	x.set(1, idx)

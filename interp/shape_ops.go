@@ -365,13 +365,69 @@ func runTranspose(x *exec, op *canon.Transpose) error {
 	for i, p := range perm {
 		ostr[i] = istr[p]
 	}
-	if in.isFloat() {
+	batch, rows, cols, ok := blockSwap(in.shape, perm)
+	switch {
+	case ok && in.isFloat():
+		transposeBlocks(out.f, in.f, batch, rows, cols)
+	case ok:
+		transposeBlocks(out.i, in.i, batch, rows, cols)
+	case in.isFloat():
 		permute(out.f, in.f, shape, ostr)
-	} else {
+	default:
 		permute(out.i, in.i, shape, ostr)
 	}
 	x.set(0, out)
 	return nil
+}
+
+// blockSwap reports whether perm keeps some leading axes and swaps the two
+// blocks of axes after them (NCHW to NHWC, or the last two axes): the
+// transpose is then batch matrix transposes of rows × cols.
+func blockSwap(shape []int, perm []int64) (batch, rows, cols int, ok bool) {
+	p := 0
+	for p < len(perm) && perm[p] == int64(p) {
+		p++
+	}
+	if p == len(perm) {
+		return 0, 0, 0, false
+	}
+	// perm[p:] must be q, q+1, ..., r-1, p, p+1, ..., q-1.
+	q := int(perm[p])
+	r := len(perm)
+	for i := p; i < r; i++ {
+		want := q + (i - p)
+		if want >= r {
+			want = p + (want - r)
+		}
+		if perm[i] != int64(want) {
+			return 0, 0, 0, false
+		}
+	}
+	return numel(shape[:p]), numel(shape[p:q]), numel(shape[q:]), true
+}
+
+// transposeBlocks writes each of batch rows × cols matrices of src
+// transposed into dst, in square tiles so that both sides stay in cache,
+// tiles split between cores.
+func transposeBlocks[T float32 | int64](dst, src []T, batch, rows, cols int) {
+	const tile = 32
+	rt, ct := (rows+tile-1)/tile, (cols+tile-1)/tile
+	parallelFor(batch*rt, tile*cols, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			b, i0 := t/rt, t%rt*tile
+			s, d := src[b*rows*cols:], dst[b*rows*cols:]
+			i1 := min(i0+tile, rows)
+			for jt := range ct {
+				j0 := jt * tile
+				j1 := min(j0+tile, cols)
+				for i := i0; i < i1; i++ {
+					for j := j0; j < j1; j++ {
+						d[j*rows+i] = s[i*cols+j]
+					}
+				}
+			}
+		}
+	})
 }
 
 // permute writes dst (row-major, shape) from src read with per-axis strides.

@@ -1,0 +1,106 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Reductions of float32 data over trailing axes: each output is the
+// reduction of one contiguous row, so rows are reduced in parallel without
+// the element-to-output map of reducePlan.
+
+// trailingReduce reports whether the reduced axes are exactly the last ones
+// (the data are then m contiguous rows of count elements).
+func trailingReduce(reduce []bool) bool {
+	seen := false
+	for _, r := range reduce {
+		if seen && !r {
+			return false
+		}
+		seen = seen || r
+	}
+	return seen
+}
+
+// rowReducible reports whether fn has a row kernel.
+func rowReducible(fn canon.ReduceFn) bool {
+	switch fn {
+	case canon.ReduceSum, canon.ReduceMean, canon.ReduceSumSquare, canon.ReduceL2, canon.ReduceL1:
+		return true
+	}
+	return false
+}
+
+// reduceRows reduces v, m rows of count elements, into out (one per row),
+// accumulating in float64 as reduceFloat does.
+func reduceRows(fn canon.ReduceFn, v []float32, out []float32, count int) {
+	parallelFor(len(out), count, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := v[r*count : (r+1)*count]
+			var a float64
+			switch fn {
+			case canon.ReduceSum, canon.ReduceMean:
+				a = sumRow(row)
+			case canon.ReduceSumSquare, canon.ReduceL2:
+				a = sumSquaresRow(row)
+			case canon.ReduceL1:
+				a = sumAbsRow(row)
+			}
+			switch fn {
+			case canon.ReduceMean:
+				a /= float64(count)
+			case canon.ReduceL2:
+				a = math.Sqrt(a)
+			}
+			out[r] = float32(a)
+		}
+	})
+}
+
+// sumRow adds a row in float64 with four independent partial sums, so the
+// additions do not wait on each other.
+func sumRow(row []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		s0 += float64(row[i])
+		s1 += float64(row[i+1])
+		s2 += float64(row[i+2])
+		s3 += float64(row[i+3])
+	}
+	for ; i < len(row); i++ {
+		s0 += float64(row[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func sumSquaresRow(row []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		a, b, c, d := float64(row[i]), float64(row[i+1]), float64(row[i+2]), float64(row[i+3])
+		s0 += a * a
+		s1 += b * b
+		s2 += c * c
+		s3 += d * d
+	}
+	for ; i < len(row); i++ {
+		a := float64(row[i])
+		s0 += a * a
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func sumAbsRow(row []float32) float64 {
+	var s0, s1 float64
+	i := 0
+	for ; i+2 <= len(row); i += 2 {
+		s0 += math.Abs(float64(row[i]))
+		s1 += math.Abs(float64(row[i+1]))
+	}
+	for ; i < len(row); i++ {
+		s0 += math.Abs(float64(row[i]))
+	}
+	return s0 + s1
+}
