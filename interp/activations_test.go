@@ -131,3 +131,40 @@ func TestGeluRejectsIntegers(t *testing.T) {
 		t.Error("Gelu on i64: no error")
 	}
 }
+
+// gelu32 stays within a few float32 ulps of the float64 gelu over the
+// whole range, tails included, and keeps gelu's infinities and NaN.
+func TestGelu32MatchesGelu(t *testing.T) {
+	worst := 0.0
+	for i := -300000; i <= 300000; i++ {
+		x := float32(i) * 4e-5 // [-12, 12]
+		if i%1000 == 0 {
+			x = float32(i) * 1e-3 // out to ±300
+		}
+		want := float32(gelu(float64(x)))
+		got := gelu32(x)
+		if want == 0 {
+			if got != 0 {
+				t.Fatalf("gelu32(%g) = %g, want 0", x, got)
+			}
+			continue
+		}
+		if rel := math.Abs(float64(got-want)) / math.Abs(float64(want)); rel > worst {
+			worst = rel
+		}
+	}
+	t.Logf("worst relative error %.3g", worst)
+	if worst > 5e-7 {
+		t.Errorf("gelu32 is off by up to %.3g relative, want within a few ulps (5e-7)", worst)
+	}
+	inf := float32(math.Inf(1))
+	if got := gelu32(inf); got != inf {
+		t.Errorf("gelu32(+Inf) = %v", got)
+	}
+	if got, want := gelu32(-inf), float32(gelu(math.Inf(-1))); !(math.IsNaN(float64(got)) && math.IsNaN(float64(want))) && got != want {
+		t.Errorf("gelu32(-Inf) = %v, gelu gives %v", got, want)
+	}
+	if got := gelu32(float32(math.NaN())); !math.IsNaN(float64(got)) {
+		t.Errorf("gelu32(NaN) = %v", got)
+	}
+}
