@@ -8,9 +8,11 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
@@ -179,19 +181,7 @@ func BenchmarkResNet18(b *testing.B) {
 // $MODELBRIDGE_RESNET18_ONNX (default /tmp/resnet18.onnx), for a side by
 // side comparison with ONNX Runtime on the same file.
 func BenchmarkResNet18ONNX(b *testing.B) {
-	path := os.Getenv("MODELBRIDGE_RESNET18_ONNX")
-	if path == "" {
-		path = "/tmp/resnet18.onnx"
-	}
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py)", path)
-	}
-	g, err := onnximport.Read(path, formats.ReadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	benchGraph(b, g, 1, 3, 224, 224)
+	benchONNX(b, "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx", 1, 3, 224, 224)
 }
 
 func BenchmarkGroupedConv(b *testing.B) {
@@ -211,6 +201,13 @@ func BenchmarkGroupedConvTranspose(b *testing.B) {
 // the given shape; the same file runs in ONNX Runtime with
 // `node /tmp/ort/run.js FILE --random 1 --bench N --threads T --opt all`.
 func benchONNX(b *testing.B, env, def string, shape ...int64) {
+	g, _ := benchModel(b, env, def)
+	benchGraph(b, g, shape...)
+}
+
+// benchModel reads the benchmark model at $env (default def), skipping the
+// benchmark when it is missing; it returns the graph and the file's path.
+func benchModel(b *testing.B, env, def string) (*canon.Graph, string) {
 	path := os.Getenv(env)
 	if path == "" {
 		path = def
@@ -222,8 +219,60 @@ func benchONNX(b *testing.B, env, def string, shape ...int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer g.Close()
-	benchGraph(b, g, shape...)
+	b.Cleanup(func() { g.Close() })
+	return g, path
+}
+
+// BenchmarkVsORT times each benchmark model in the interpreter and in ONNX
+// Runtime (`--opt all`, as many threads as GOMAXPROCS) in alternation, 7
+// rounds of 20 runs each, so that both meet the same machine load; it
+// reports the medians (ms/op, ort-ms) and the median of the 7 paired
+// ratios (x-ort). Run it with -benchtime 1x.
+func BenchmarkVsORT(b *testing.B) {
+	dir := os.Getenv("MODELBRIDGE_ORT_DIR")
+	if dir == "" {
+		b.Skip("skipping: MODELBRIDGE_ORT_DIR is not set")
+	}
+	for _, m := range []struct {
+		name, env, def string
+		shape          []int64
+	}{
+		{"ResNet18", "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx", []int64{1, 3, 224, 224}},
+		{"MobileNetV2", "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx", []int64{1, 3, 224, 224}},
+		{"ResNeXtBlock", "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx", []int64{1, 256, 56, 56}},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			g, path := benchModel(b, m.env, m.def)
+			p, err := New(g)
+			if err != nil {
+				b.Fatal(err)
+			}
+			inputs := map[string]*canon.Tensor{g.Inputs[0].Name: randTensor(rand.New(rand.NewSource(7)), "x", ints(m.shape)...)}
+			run := func(n int) time.Duration {
+				start := time.Now()
+				for range n {
+					if _, err := p.Run(inputs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return time.Since(start) / time.Duration(n)
+			}
+			run(2) // Winograd weights are made on the second run
+			var ours, ort, ratio []float64
+			for range 7 {
+				o := float64(run(20).Microseconds()) / 1000
+				r, err := ortRun(dir, path, "all")
+				if err != nil {
+					b.Fatal(err)
+				}
+				ours, ort, ratio = append(ours, o), append(ort, r), append(ratio, o/r)
+			}
+			median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+			b.ReportMetric(median(ours), "ms/op")
+			b.ReportMetric(median(ort), "ort-ms")
+			b.ReportMetric(median(ratio), "x-ort")
+		})
+	}
 }
 
 // BenchmarkMobileNetV2ONNX runs torchvision's mobilenet_v2 exported to ONNX
@@ -319,18 +368,7 @@ func BenchmarkConv3x3(b *testing.B) {
 // as a verification or `check` does: weight packing and Winograd
 // transforms are paid every time.
 func BenchmarkResNet18ONNXOnce(b *testing.B) {
-	path := os.Getenv("MODELBRIDGE_RESNET18_ONNX")
-	if path == "" {
-		path = "/tmp/resnet18.onnx"
-	}
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py)", path)
-	}
-	g, err := onnximport.Read(path, formats.ReadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
+	g, _ := benchModel(b, "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx")
 	useWinograd = os.Getenv("MODELBRIDGE_NO_WINOGRAD") == ""
 	defer func() { useWinograd = true }()
 	in := randTensor(rand.New(rand.NewSource(7)), "x", 1, 3, 224, 224)
