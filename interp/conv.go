@@ -181,9 +181,13 @@ func im2colSeg(g *geom3, x []float32, r, j0, j1 int, dst []float32) {
 	offx := kx*g.d[2] - g.pb[2]
 	lo, hi := validRange(OW, g.s[2], offx, W)
 	sw := g.s[2]
-	for j := j0; j < j1; {
-		oz, rem := j/(OH*OW), j%(OH*OW)
-		oy, ox0 := rem/OW, rem%OW
+	// Output position of column j0; each segment below is the rest of one
+	// output row, so the position then advances a row at a time.
+	oz, oy, ox0 := j0/(OH*OW), j0%(OH*OW)/OW, j0%OW
+	for j := j0; j < j1; ox0, oy = 0, oy+1 {
+		if oy == OH {
+			oz, oy = oz+1, 0
+		}
 		ox1 := min(OW, ox0+j1-j)
 		seg := dst[j-j0 : j-j0+ox1-ox0]
 		j += ox1 - ox0
