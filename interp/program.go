@@ -293,13 +293,9 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 		if err := checkInput(in.info, ct); err != nil {
 			return nil, err
 		}
-		if err := p.pool.budget.tryCharge(fmt.Sprintf("input %q", in.info.Name), inputBytes(ct)); err != nil {
-			return nil, err
-		}
-		p.pool.outBytes += inputBytes(ct)
-		t, err := fromCanon(ct, false)
+		t, err := p.inputTensor(in.info.Name, ct)
 		if err != nil {
-			return nil, fmt.Errorf("input %q: %v", in.info.Name, err)
+			return nil, err
 		}
 		vals[in.slot] = t
 	}
@@ -337,6 +333,38 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 		out[o.name] = ct
 	}
 	return out, nil
+}
+
+// inputTensor converts an input for one run, charging the memory budget.
+// Float32 data is copied into a buffer from the pool, which takes it back
+// when the run ends; other dtypes count until the next run, as outputs do.
+func (p *Program) inputTensor(name string, ct *canon.Tensor) (*tensor, error) {
+	what := fmt.Sprintf("input %q", name)
+	if ct.DType != canon.Float32 {
+		if err := p.pool.budget.tryCharge(what, inputBytes(ct)); err != nil {
+			return nil, err
+		}
+		p.pool.outBytes += inputBytes(ct)
+		t, err := fromCanon(ct, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", what, err)
+		}
+		return t, nil
+	}
+	view, err := fromCanon(ct, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	n := len(view.f)
+	if len(p.pool.f[n]) == 0 {
+		if err := p.pool.budget.tryCharge(what, int64(n)*4); err != nil {
+			return nil, err
+		}
+		p.pool.f[n] = append(p.pool.f[n], make([]float32, n))
+	}
+	t := &tensor{dt: ct.DType, shape: view.shape, f: p.pool.getF(n)}
+	copy(t.f, view.f)
+	return t, nil
 }
 
 func (x *exec) runStep() (err error) {

@@ -91,9 +91,7 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 			return t, nil
 		}
 		t.f = make([]float32, n)
-		for i := range t.f {
-			t.f[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-		}
+		copyFloat32s(t.f, b)
 	case canon.Float16:
 		t.f = make([]float32, n)
 		for i := range t.f {
@@ -132,6 +130,22 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 	return t, nil
 }
 
+// copyFloat32s fills dst from the little-endian float32 data b.
+func copyFloat32s(dst []float32, b []byte) {
+	if littleEndian {
+		copy(floatBytes(dst), b)
+		return
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+}
+
+// floatBytes is f's memory as bytes (in the machine's byte order).
+func floatBytes(f []float32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), 4*len(f))
+}
+
 // toCanon converts t to a canon tensor of dtype dt (t's own dtype when dt is
 // Undefined).
 func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
@@ -149,6 +163,10 @@ func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
 	}
 	b := make([]byte, n*dt.Size())
 	out.Data = b
+	if t.isFloat() && dt == canon.Float32 && littleEndian {
+		copy(b, floatBytes(t.f))
+		return out, nil
+	}
 	if t.isFloat() {
 		for i, x := range t.f {
 			putFloat(b, i, dt, x)
