@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -327,6 +328,9 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 		return fmt.Errorf("bias has shape %v, want [%d]", bias.shape, cout)
 	}
 	y := x.newF(g.outShape(xin.shape, n, cout))
+	if ep, err = ep.withResidual(x, y.shape); err != nil {
+		return err
+	}
 	K := g.kernelSize()
 	P, inP := g.outSize(), g.inSize()
 	kc := cing * K
@@ -337,7 +341,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	if kc == 0 {
 		clear(y.f)
 		for img := 0; img < n; img++ {
-			ep.apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
+			ep.at(img*cout*P).apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
 		}
 	} else if cing == 1 && coutg == 1 {
 		var bf []float32
@@ -348,8 +352,17 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 		x.set(0, y)
 		return nil
 	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
+		// The Winograd output pass adds the bias and clamps; a residual
+		// is added afterwards, before the clamp.
+		wep := ep
+		if ep.res != nil {
+			wep = noClamp
+		}
 		for img := 0; img < n; img++ {
-			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, ep)
+			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, wep)
+		}
+		if ep.res != nil {
+			parallelFor(n*cout, P, func(lo, hi int) { ep.at(lo*P).apply(y.f[lo*P:hi*P], P, nil, 0, hi-lo, 0, P) })
 		}
 	} else {
 		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}
@@ -360,9 +373,10 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
 			b := xg
 			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+			epg := ep.at((img*cout + gr*coutg) * P)
 			if pre != nil && !pointwise {
 				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P)
-				ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
+				epg.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 				return
 			}
 			if !pointwise {
@@ -374,7 +388,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			} else {
 				gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 			}
-			ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
+			epg.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 		}
 		if groups > 1 && tasks > 1 {
 			// Many small GEMMs: one goroutine per task, each with its own
@@ -400,13 +414,14 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			for t := 0; t < tasks; t++ {
 				img, gr := t/groups, t%groups
 				xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
+				epg := ep.at((img*cout + gr*coutg) * P)
 				if pre != nil && !pointwise {
 					// im2col straight into the GEMM's packed panels.
 					yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 					cb := channelBias(bias, gr*coutg)
 					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
 						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P)
-						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
 					})
 					continue
 				}
@@ -419,12 +434,12 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 				cb := channelBias(bias, gr*coutg)
 				if pre != nil {
 					gemmPackedThen(pre[gr], false, P, b, P, yg, P, 0, func(i, mb, j, nb int) {
-						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
 					})
 					continue
 				}
 				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
-				parallelFor(coutg, P, func(lo, hi int) { ep.apply(yg, P, cb, lo, hi, 0, P) })
+				parallelFor(coutg, P, func(lo, hi int) { epg.apply(yg, P, cb, lo, hi, 0, P) })
 			}
 			x.release(col)
 		}
@@ -433,14 +448,40 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	return nil
 }
 
-// clampEp is a convolution's fused activation: outputs are clamped to
-// [lo, hi] after the bias is added.
+// clampEp is a convolution's fused epilogue: after the bias, a residual
+// may be added (a following Add), then outputs are clamped to [lo, hi]
+// (a following Relu or Clip).
 type clampEp struct {
 	lo, hi float32
 	clamp  bool
+	// res, when set, is the residual, laid out as the y given to apply.
+	res []float32
 }
 
 var noClamp = clampEp{}
+
+// withResidual sets ep.res from the step's fourth input, when there is
+// one: a float32 tensor of the output's shape (fusion checks the shapes
+// the graph declares; the check here guards against inputs that break them).
+func (ep clampEp) withResidual(x *exec, shape []int) (clampEp, error) {
+	r := x.in(3)
+	if r == nil {
+		return ep, nil
+	}
+	if r.dt != canon.Float32 || !slices.Equal(r.shape, shape) {
+		return ep, fmt.Errorf("residual %s%v does not match the convolution's output f32%v", r.dt, r.shape, shape)
+	}
+	ep.res = r.f
+	return ep, nil
+}
+
+// at is ep for the part of the output that starts at element off.
+func (ep clampEp) at(off int) clampEp {
+	if ep.res != nil {
+		ep.res = ep.res[off:]
+	}
+	return ep
+}
 
 // channelBias is the bias slice starting at channel c0, or nil.
 func channelBias(bias *tensor, c0 int) []float32 {
@@ -450,33 +491,41 @@ func channelBias(bias *tensor, c0 int) []float32 {
 	return bias.f[c0:]
 }
 
-// apply adds bias[r] to rows [r0, r1), columns [j0, j1) of the row-major
-// matrix y (row length ld) and clamps them.
+// apply adds bias[r] (and the residual) to rows [r0, r1), columns
+// [j0, j1) of the row-major matrix y (row length ld) and clamps them.
 func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int) {
-	if bias == nil && !ep.clamp {
+	if bias == nil && !ep.clamp && ep.res == nil {
 		return
 	}
-	lo, hi := ep.lo, ep.hi
+	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+	if ep.clamp {
+		lo, hi = ep.lo, ep.hi
+	}
 	for r := r0; r < r1; r++ {
-		row := y[r*ld+j0 : r*ld+j1]
 		var bv float32
 		if bias != nil {
 			bv = bias[r]
 		}
-		switch {
-		case !ep.clamp:
-			for j := range row {
-				row[j] += bv
-			}
-		case math.IsInf(float64(hi), 1):
-			for j, v := range row {
-				row[j] = max(v+bv, lo)
-			}
-		default:
-			for j, v := range row {
-				row[j] = min(max(v+bv, lo), hi)
-			}
+		var res []float32
+		if ep.res != nil {
+			res = ep.res[r*ld+j0 : r*ld+j1]
 		}
+		clampRow(y[r*ld+j0:r*ld+j1], res, bv, lo, hi)
+	}
+}
+
+// clampRowGo is clampRow in portable code; with infinite bounds it only
+// adds, exactly.
+func clampRowGo(row, res []float32, bias, lo, hi float32) {
+	if res != nil {
+		res = res[:len(row)]
+		for j, v := range row {
+			row[j] = min(max(v+bias+res[j], lo), hi)
+		}
+		return
+	}
+	for j, v := range row {
+		row[j] = min(max(v+bias, lo), hi)
 	}
 }
 
@@ -500,7 +549,7 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 					bv = bias[ch]
 				}
 				depthwise3(g, src, w[ch*9:ch*9+9], bv, dst)
-				ep.apply(dst, P, nil, 0, 1, 0, P)
+				ep.at(p*P).apply(dst, P, nil, 0, 1, 0, P)
 				continue
 			}
 			clear(dst)
@@ -542,7 +591,7 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 			if bias != nil {
 				cb = bias[ch : ch+1]
 			}
-			ep.apply(dst, P, cb, 0, 1, 0, P)
+			ep.at(p*P).apply(dst, P, cb, 0, 1, 0, P)
 		}
 	})
 }
