@@ -541,17 +541,16 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	parallelFor(n*c, P*K, func(p0, p1 int) {
 		for p := p0; p < p1; p++ {
 			ch := p % c
-			src := x[p*inP : (p+1)*inP]
 			dst := y[p*P : (p+1)*P]
 			if row3 {
 				var bv float32
 				if bias != nil {
 					bv = bias[ch]
 				}
-				depthwise3(g, src, w[ch*9:ch*9+9], bv, dst)
-				ep.at(p*P).apply(dst, P, nil, 0, 1, 0, P)
+				depthwise3(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P))
 				continue
 			}
+			src := x[p*inP : (p+1)*inP]
 			clear(dst)
 			for kr := 0; kr < K; kr++ {
 				kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
@@ -597,13 +596,15 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 }
 
 // depthwise3 computes one plane of a 2-D 3×3 depthwise convolution with
-// unit dilation and horizontal stride (any vertical stride): each output
-// row starts at the bias and gets each valid kernel row's three taps, the
-// interior by depthRow3, the padded edges one by one.
-func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
+// unit dilation and horizontal stride 1 or 2 (any vertical stride) from the
+// input plane at x[off:]: each output is the bias plus its valid taps in
+// row-major order, the interior of each row in vector code and the rest
+// tap by tap; then the epilogue runs on the row while it is in cache.
+func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp) {
 	H, W := g.in[1], g.in[2]
 	OH, OW := g.out[1], g.out[2]
 	px, sw := g.pb[2], g.s[2]
+	plane := x[off : off+H*W]
 	// Outputs [lo, hi) have all three taps inside the row.
 	lo := min((px+sw-1)/sw, OW)
 	hi := lo
@@ -611,46 +612,40 @@ func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
 		hi = max(lo, min(OW, (W-3+px)/sw+1))
 	}
 	for oy := 0; oy < OH; oy++ {
+		y0 := oy*g.s[1] - g.pb[1]
+		ky0, ky1 := max(0, -y0), min(3, H-y0)
 		drow := dst[oy*OW : (oy+1)*OW]
-		for i := range drow {
-			drow[i] = bias
+		v := lo // outputs [lo, v) come from the vector kernel
+		if ky1 > ky0 && hi > lo {
+			var wk [9]float32
+			copy(wk[:], w[ky0*3:ky1*3])
+			start := off + (y0+ky0)*W + lo*sw - px
+			v += dwConv3Vector(x[start:], W, ky1-ky0, sw, &wk, bias, drow[lo:hi])
 		}
-		for ky := 0; ky < 3; ky++ {
-			iy := oy*g.s[1] - g.pb[1] + ky
-			if iy < 0 || iy >= H {
-				continue
-			}
-			srow := src[iy*W : (iy+1)*W]
-			wk := w[ky*3 : ky*3+3]
-			if hi > lo && sw == 1 {
-				depthRow3(srow[lo-px:hi-px+2], wk, drow[lo:hi])
-			} else if hi > lo {
-				depthRow3s2(srow[lo*2-px:(hi-1)*2-px+3], wk, drow[lo:hi])
-			}
-			for ox := 0; ox < OW; ox++ {
-				if ox == lo && hi > lo {
-					ox = hi - 1
-					continue
-				}
-				for kx := 0; kx < 3; kx++ {
-					if ix := ox*sw - px + kx; ix >= 0 && ix < W {
-						drow[ox] += wk[kx] * srow[ix]
-					}
-				}
-			}
+		for ox := 0; ox < lo; ox++ {
+			drow[ox] = dw3Point(plane, W, y0, ky0, ky1, ox*sw-px, w, bias)
 		}
+		for ox := v; ox < OW; ox++ {
+			drow[ox] = dw3Point(plane, W, y0, ky0, ky1, ox*sw-px, w, bias)
+		}
+		ep.at(oy*OW).apply(drow, OW, nil, 0, 1, 0, OW)
 	}
 }
 
-// depthRow3s2 is depthRow3 for horizontal stride 2: dst[i] gets the taps
-// at src[2i], src[2i+1] and src[2i+2].
-func depthRow3s2(src, w, dst []float32) {
-	w0, w1, w2 := w[0], w[1], w[2]
-	src = src[:2*len(dst)+1]
-	for i := range dst {
-		s := src[2*i : 2*i+3 : 2*i+3]
-		dst[i] += w0*s[0] + w1*s[1] + w2*s[2]
+// dw3Point is one output of depthwise3 computed tap by tap: y0 and x0 are
+// its window's top left corner in plane, rows [ky0, ky1) of the kernel
+// the ones inside it.
+func dw3Point(plane []float32, W, y0, ky0, ky1, x0 int, w []float32, bias float32) float32 {
+	acc := bias
+	for ky := ky0; ky < ky1; ky++ {
+		row := plane[(y0+ky)*W : (y0+ky+1)*W]
+		for kx := 0; kx < 3; kx++ {
+			if ix := x0 + kx; ix >= 0 && ix < W {
+				acc += w[ky*3+kx] * row[ix]
+			}
+		}
 	}
+	return acc
 }
 
 // depthRow3Go is depthRow3 in portable code.

@@ -132,32 +132,36 @@ func TestConvMatchesNaive(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(1))
 	for i, c := range cases {
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			x := randTensor(r, "x", c.xs...)
-			w := randTensor(r, "w", c.ws...)
-			w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, len(c.ws))
-			order := []string{"x", "w"}
-			inits := []*canon.Tensor{w}
-			var bv []float32
-			if c.bias {
-				b := randTensor(r, "b", c.ws[0])
-				inits = append(inits, b)
-				order = append(order, "b")
-				bv = floats(t, b)
-			}
-			op := &canon.Conv{Strides: i64s(c.st), Dilations: i64s(c.dl), PadsBegin: i64s(c.pb), PadsEnd: i64s(c.pe), Group: int64(c.group)}
-			g := graphOf(op, map[string]*canon.Tensor{"x": x}, order, inits)
-			out, err := Run(g, map[string]*canon.Tensor{"x": x})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, ws := naiveConv(floats(t, x), c.xs, floats(t, w), c.ws, bv, c.st, c.dl, c.pb, c.pe, c.group)
-			if got := ints(out["y"].Shape); !slices.Equal(got, ws) {
-				t.Fatalf("shape %v, want %v", got, ws)
-			}
-			assertClose(t, "conv", floats(t, out["y"]), want, 1e-4)
-		})
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkConvCase(t, r, c) })
 	}
+}
+
+// checkConvCase runs c's convolution on random data and compares it with
+// naiveConv.
+func checkConvCase(t *testing.T, r *rand.Rand, c convCase) {
+	x := randTensor(r, "x", c.xs...)
+	w := randTensor(r, "w", c.ws...)
+	w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, len(c.ws))
+	order := []string{"x", "w"}
+	inits := []*canon.Tensor{w}
+	var bv []float32
+	if c.bias {
+		b := randTensor(r, "b", c.ws[0])
+		inits = append(inits, b)
+		order = append(order, "b")
+		bv = floats(t, b)
+	}
+	op := &canon.Conv{Strides: i64s(c.st), Dilations: i64s(c.dl), PadsBegin: i64s(c.pb), PadsEnd: i64s(c.pe), Group: int64(c.group)}
+	g := graphOf(op, map[string]*canon.Tensor{"x": x}, order, inits)
+	out, err := Run(g, map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatalf("%+v: %v", c, err)
+	}
+	want, ws := naiveConv(floats(t, x), c.xs, floats(t, w), c.ws, bv, c.st, c.dl, c.pb, c.pe, c.group)
+	if got := ints(out["y"].Shape); !slices.Equal(got, ws) {
+		t.Fatalf("%+v: shape %v, want %v", c, got, ws)
+	}
+	assertClose(t, fmt.Sprintf("conv %+v", c), floats(t, out["y"]), want, 1e-4)
 }
 
 func TestConvTransposeMatchesNaive(t *testing.T) {
@@ -213,4 +217,48 @@ func TestConvBadWeightShape(t *testing.T) {
 		t.Fatal("no error for a weight with the wrong input channels")
 	}
 	t.Log(err)
+}
+
+// TestConvRandomMatchesNaive runs random small convolutions of the shapes
+// with fast paths (3×3 depthwise with horizontal stride 1 or 2, few
+// channels per group) with random sizes, strides and paddings, odd widths
+// and padding wider than the input included, against the definition.
+func TestConvRandomMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for i := range 300 {
+		c := randomConvCase(r)
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkConvCase(t, r, c) })
+	}
+}
+
+func randomConvCase(r *rand.Rand) convCase {
+	group := 1 + r.Intn(6)
+	cing, coutg := 1, 1
+	switch r.Intn(3) {
+	case 1:
+		cing, coutg = 1+r.Intn(5), 1+r.Intn(5)
+	case 2:
+		cing, coutg = 4, 4
+	}
+	k := 3
+	if r.Intn(4) == 0 {
+		k = 1 + r.Intn(4)
+	}
+	c := convCase{
+		xs:    []int{1 + r.Intn(2), group * cing, 1 + r.Intn(20), 1 + r.Intn(45)},
+		ws:    []int{group * coutg, cing, k, k},
+		st:    []int{1 + r.Intn(3), 1 + r.Intn(2)},
+		dl:    []int{1, 1},
+		pb:    []int{r.Intn(4), r.Intn(4)},
+		pe:    []int{r.Intn(4), r.Intn(4)},
+		group: group,
+		bias:  r.Intn(2) == 0,
+	}
+	for d := 0; d < 2; d++ {
+		// Keep the padded input at least as large as the kernel.
+		if short := k - (c.xs[2+d] + c.pb[d] + c.pe[d]); short > 0 {
+			c.pe[d] += short
+		}
+	}
+	return c
 }

@@ -46,3 +46,185 @@ plain:
 done:
 	VZEROUPPER
 	RET
+
+// Kernel rows of the 3×3 depthwise kernels: src in BX, weights in three
+// registers, one 8-output accumulator.
+#define ROW1(off, w0, w1, w2, acc) \
+	VFMADD231PS off(BX), w0, acc \
+	VFMADD231PS off+4(BX), w1, acc \
+	VFMADD231PS off+8(BX), w2, acc
+
+// ROW2 is ROW1 for horizontal stride 2: the even and odd taps are split
+// with in-lane shuffles, which leave outputs in the lane order
+// 0 1 4 5 2 3 6 7 (undone by VPERMPD $0xD8 before the store).
+#define ROW2(off, w0, w1, w2, acc) \
+	VMOVUPS off(BX), Y13 \
+	VMOVUPS off+32(BX), Y14 \
+	VSHUFPS $0x88, Y14, Y13, Y11 \
+	VFMADD231PS Y11, w0, acc \
+	VSHUFPS $0xDD, Y14, Y13, Y11 \
+	VFMADD231PS Y11, w1, acc \
+	VMOVUPS off+8(BX), Y13 \
+	VMOVUPS off+40(BX), Y14 \
+	VSHUFPS $0x88, Y14, Y13, Y11 \
+	VFMADD231PS Y11, w2, acc
+
+#define LOADW \
+	VBROADCASTSS 0(AX), Y0 \
+	VBROADCASTSS 4(AX), Y1 \
+	VBROADCASTSS 8(AX), Y2 \
+	VBROADCASTSS 12(AX), Y3 \
+	VBROADCASTSS 16(AX), Y4 \
+	VBROADCASTSS 20(AX), Y5 \
+	VBROADCASTSS 24(AX), Y6 \
+	VBROADCASTSS 28(AX), Y7 \
+	VBROADCASTSS 32(AX), Y8
+
+// func dwConv3s1AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32)
+// dst[i] = bias + Σ_r Σ_k w[3r+k]·src[r·ld + i + k] for i in [0, n), r in
+// [0, rows) (rows 1 to 3), n a multiple of 8, ld in elements: one output
+// row of a stride-1 3×3 depthwise convolution, taps in row-major order.
+// Needs AVX2 and FMA3.
+TEXT ·dwConv3s1AVX(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	SHLQ $2, R8
+	MOVQ rows+24(FP), R9
+	MOVQ w+32(FP), AX
+	VBROADCASTSS bias+40(FP), Y15
+	MOVQ dst+48(FP), DI
+	LOADW
+
+s1loop32:
+	CMPQ CX, $32
+	JLT s1loop8
+	VMOVAPS Y15, Y9
+	VMOVAPS Y15, Y10
+	VMOVAPS Y15, Y11
+	VMOVAPS Y15, Y12
+	MOVQ SI, BX
+	ROW1(0, Y0, Y1, Y2, Y9)
+	ROW1(32, Y0, Y1, Y2, Y10)
+	ROW1(64, Y0, Y1, Y2, Y11)
+	ROW1(96, Y0, Y1, Y2, Y12)
+	CMPQ R9, $1
+	JEQ s1store32
+	ADDQ R8, BX
+	ROW1(0, Y3, Y4, Y5, Y9)
+	ROW1(32, Y3, Y4, Y5, Y10)
+	ROW1(64, Y3, Y4, Y5, Y11)
+	ROW1(96, Y3, Y4, Y5, Y12)
+	CMPQ R9, $2
+	JEQ s1store32
+	ADDQ R8, BX
+	ROW1(0, Y6, Y7, Y8, Y9)
+	ROW1(32, Y6, Y7, Y8, Y10)
+	ROW1(64, Y6, Y7, Y8, Y11)
+	ROW1(96, Y6, Y7, Y8, Y12)
+
+s1store32:
+	VMOVUPS Y9, 0(DI)
+	VMOVUPS Y10, 32(DI)
+	VMOVUPS Y11, 64(DI)
+	VMOVUPS Y12, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP s1loop32
+
+s1loop8:
+	CMPQ CX, $8
+	JLT s1done
+	VMOVAPS Y15, Y9
+	MOVQ SI, BX
+	ROW1(0, Y0, Y1, Y2, Y9)
+	CMPQ R9, $1
+	JEQ s1store8
+	ADDQ R8, BX
+	ROW1(0, Y3, Y4, Y5, Y9)
+	CMPQ R9, $2
+	JEQ s1store8
+	ADDQ R8, BX
+	ROW1(0, Y6, Y7, Y8, Y9)
+
+s1store8:
+	VMOVUPS Y9, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP s1loop8
+
+s1done:
+	VZEROUPPER
+	RET
+
+// func dwConv3s2AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32)
+// dwConv3s1AVX for horizontal stride 2: the taps of output i are at
+// src[r·ld + 2i + k]; it reads src[r·ld + 2n + 1] too.
+TEXT ·dwConv3s2AVX(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), R8
+	SHLQ $2, R8
+	MOVQ rows+24(FP), R9
+	MOVQ w+32(FP), AX
+	VBROADCASTSS bias+40(FP), Y15
+	MOVQ dst+48(FP), DI
+	LOADW
+
+s2loop16:
+	CMPQ CX, $16
+	JLT s2loop8
+	VMOVAPS Y15, Y9
+	VMOVAPS Y15, Y10
+	MOVQ SI, BX
+	ROW2(0, Y0, Y1, Y2, Y9)
+	ROW2(64, Y0, Y1, Y2, Y10)
+	CMPQ R9, $1
+	JEQ s2store16
+	ADDQ R8, BX
+	ROW2(0, Y3, Y4, Y5, Y9)
+	ROW2(64, Y3, Y4, Y5, Y10)
+	CMPQ R9, $2
+	JEQ s2store16
+	ADDQ R8, BX
+	ROW2(0, Y6, Y7, Y8, Y9)
+	ROW2(64, Y6, Y7, Y8, Y10)
+
+s2store16:
+	VPERMPD $0xD8, Y9, Y9
+	VPERMPD $0xD8, Y10, Y10
+	VMOVUPS Y9, 0(DI)
+	VMOVUPS Y10, 32(DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP s2loop16
+
+s2loop8:
+	CMPQ CX, $8
+	JLT s2done
+	VMOVAPS Y15, Y9
+	MOVQ SI, BX
+	ROW2(0, Y0, Y1, Y2, Y9)
+	CMPQ R9, $1
+	JEQ s2store8
+	ADDQ R8, BX
+	ROW2(0, Y3, Y4, Y5, Y9)
+	CMPQ R9, $2
+	JEQ s2store8
+	ADDQ R8, BX
+	ROW2(0, Y6, Y7, Y8, Y9)
+
+s2store8:
+	VPERMPD $0xD8, Y9, Y9
+	VMOVUPS Y9, 0(DI)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP s2loop8
+
+s2done:
+	VZEROUPPER
+	RET
