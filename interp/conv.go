@@ -598,54 +598,106 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 // depthwise3 computes one plane of a 2-D 3×3 depthwise convolution with
 // unit dilation and horizontal stride 1 or 2 (any vertical stride) from the
 // input plane at x[off:]: each output is the bias plus its valid taps in
-// row-major order, the interior of each row in vector code and the rest
-// tap by tap; then the epilogue runs on the row while it is in cache.
+// row-major order, the interior in vector code and the rest tap by tap;
+// then the epilogue runs on the plane while it is in cache.
 func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp) {
-	H, W := g.in[1], g.in[2]
+	d := newDw3Plane(g, x, off, w, bias)
 	OH, OW := g.out[1], g.out[2]
-	px, sw := g.pb[2], g.s[2]
-	plane := x[off : off+H*W]
-	// Outputs [lo, hi) have all three taps inside the row.
-	lo := min((px+sw-1)/sw, OW)
-	hi := lo
-	if W-3+px >= 0 {
-		hi = max(lo, min(OW, (W-3+px)/sw+1))
-	}
+	fullLo, fullHi := d.flatRows(dst)
 	for oy := 0; oy < OH; oy++ {
-		y0 := oy*g.s[1] - g.pb[1]
-		ky0, ky1 := max(0, -y0), min(3, H-y0)
+		if oy == fullLo && fullHi > fullLo {
+			oy = fullHi - 1
+			continue
+		}
 		drow := dst[oy*OW : (oy+1)*OW]
-		v := lo // outputs [lo, v) come from the vector kernel
-		if ky1 > ky0 && hi > lo {
+		y0 := oy*g.s[1] - g.pb[1]
+		ky0, ky1 := max(0, -y0), min(3, d.H-y0)
+		v := d.lo // outputs [lo, v) come from the vector kernel
+		if ky1 > ky0 && d.hi > d.lo {
 			var wk [9]float32
 			copy(wk[:], w[ky0*3:ky1*3])
-			start := off + (y0+ky0)*W + lo*sw - px
-			v += dwConv3Vector(x[start:], W, ky1-ky0, sw, &wk, bias, drow[lo:hi])
+			start := off + (y0+ky0)*d.W + d.lo*d.sw - d.px
+			v += dwConv3Vector(x[start:], d.W, ky1-ky0, d.sw, &wk, bias, drow[d.lo:d.hi])
 		}
-		for ox := 0; ox < lo; ox++ {
-			drow[ox] = dw3Point(plane, W, y0, ky0, ky1, ox*sw-px, w, bias)
-		}
-		for ox := v; ox < OW; ox++ {
-			drow[ox] = dw3Point(plane, W, y0, ky0, ky1, ox*sw-px, w, bias)
-		}
-		ep.at(oy*OW).apply(drow, OW, nil, 0, 1, 0, OW)
+		d.points(drow, y0, 0, d.lo)
+		d.points(drow, y0, v, OW)
 	}
+	ep.apply(dst, OW, nil, 0, OH, 0, OW)
 }
 
-// dw3Point is one output of depthwise3 computed tap by tap: y0 and x0 are
-// its window's top left corner in plane, rows [ky0, ky1) of the kernel
-// the ones inside it.
-func dw3Point(plane []float32, W, y0, ky0, ky1, x0 int, w []float32, bias float32) float32 {
-	acc := bias
-	for ky := ky0; ky < ky1; ky++ {
-		row := plane[(y0+ky)*W : (y0+ky+1)*W]
-		for kx := 0; kx < 3; kx++ {
-			if ix := x0 + kx; ix >= 0 && ix < W {
-				acc += w[ky*3+kx] * row[ix]
+// dw3Plane is one plane of a 3×3 depthwise convolution (see depthwise3).
+type dw3Plane struct {
+	g            *geom3
+	x            []float32
+	off          int
+	w            []float32
+	bias         float32
+	H, W, px, sw int
+	// Outputs [lo, hi) of a row have all three taps inside the row.
+	lo, hi int
+}
+
+func newDw3Plane(g *geom3, x []float32, off int, w []float32, bias float32) *dw3Plane {
+	d := &dw3Plane{g: g, x: x, off: off, w: w, bias: bias, H: g.in[1], W: g.in[2], px: g.pb[2], sw: g.s[2]}
+	OW := g.out[2]
+	d.lo = min((d.px+d.sw-1)/d.sw, OW)
+	d.hi = d.lo
+	if d.W-3+d.px >= 0 {
+		d.hi = max(d.lo, min(OW, (d.W-3+d.px)/d.sw+1))
+	}
+	return d
+}
+
+// flatRows computes, when both strides are 1 and output rows are as long
+// as input rows, the output rows [a, b) whose windows lie inside the plane
+// vertically as one long row through the vector kernel: the row stride
+// being the same, the interior columns of every row come out right, and
+// the edge columns, whose taps wrap into the neighbouring rows, are then
+// redone tap by tap.
+func (d *dw3Plane) flatRows(dst []float32) (a, b int) {
+	g := d.g
+	OW := g.out[2]
+	if !hasFMA || g.s[1] != 1 || d.sw != 1 || OW != d.W || d.hi <= d.lo {
+		return 0, 0
+	}
+	a, b = g.pb[1], min(g.out[1], d.H-3+g.pb[1]+1)
+	if b <= a {
+		return 0, 0
+	}
+	var wk [9]float32
+	copy(wk[:], d.w)
+	first, last := a*OW+d.lo, (b-1)*OW+d.hi
+	start := d.off + (a-g.pb[1])*d.W + d.lo - d.px
+	n := dwConv3Vector(d.x[start:], d.W, 3, 1, &wk, d.bias, dst[first:last])
+	for oy := a; oy < b; oy++ {
+		drow := dst[oy*OW : (oy+1)*OW]
+		y0 := oy - g.pb[1]
+		d.points(drow, y0, 0, d.lo)
+		d.points(drow, y0, d.hi, OW)
+		// Outputs past the vector kernel's reach.
+		d.points(drow, y0, max(d.lo, first+n-oy*OW), d.hi)
+	}
+	return a, b
+}
+
+// points computes outputs [ox0, ox1) of the output row whose windows start
+// at input row y0, tap by tap.
+func (d *dw3Plane) points(drow []float32, y0, ox0, ox1 int) {
+	ky0, ky1 := max(0, -y0), min(3, d.H-y0)
+	plane := d.x[d.off : d.off+d.H*d.W]
+	for ox := ox0; ox < ox1; ox++ {
+		acc := d.bias
+		x0 := ox*d.sw - d.px
+		for ky := ky0; ky < ky1; ky++ {
+			row := plane[(y0+ky)*d.W : (y0+ky+1)*d.W]
+			for kx := 0; kx < 3; kx++ {
+				if ix := x0 + kx; ix >= 0 && ix < d.W {
+					acc += d.w[ky*3+kx] * row[ix]
+				}
 			}
 		}
+		drow[ox] = acc
 	}
-	return acc
 }
 
 // depthRow3Go is depthRow3 in portable code.

@@ -129,6 +129,13 @@ func TestConvMatchesNaive(t *testing.T) {
 		{xs: []int{2, 3, 12, 23}, ws: []int{3, 1, 3, 3}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 3, bias: true},
 		{xs: []int{1, 2, 7, 14}, ws: []int{2, 1, 3, 3}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{0, 0}, pe: []int{1, 1}, group: 2, bias: false},
 		{xs: []int{1, 2, 5, 3}, ws: []int{2, 1, 3, 3}, st: []int{1, 2}, dl: []int{1, 1}, pb: []int{1, 2}, pe: []int{1, 2}, group: 2, bias: true},
+		// Stride 1 with output rows as long as input rows: whole planes
+		// as one long row, edge columns redone.
+		{xs: []int{1, 3, 14, 14}, ws: []int{3, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 3, bias: true},
+		{xs: []int{2, 2, 7, 7}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 2, bias: false},
+		{xs: []int{1, 2, 9, 30}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{0, 0}, pe: []int{2, 2}, group: 2, bias: true},
+		{xs: []int{1, 2, 6, 11}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{2, 2}, pe: []int{0, 0}, group: 2, bias: true},
+		{xs: []int{1, 2, 3, 5}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 2, bias: true},
 	}
 	r := rand.New(rand.NewSource(1))
 	for i, c := range cases {
