@@ -547,7 +547,9 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 				if bias != nil {
 					bv = bias[ch]
 				}
-				depthwise3(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P))
+				if !hasFMA || !depthwise3Padded(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P)) {
+					depthwise3(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P))
+				}
 				continue
 			}
 			src := x[p*inP : (p+1)*inP]
@@ -598,17 +600,12 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 // depthwise3 computes one plane of a 2-D 3×3 depthwise convolution with
 // unit dilation and horizontal stride 1 or 2 (any vertical stride) from the
 // input plane at x[off:]: each output is the bias plus its valid taps in
-// row-major order, the interior in vector code and the rest tap by tap;
-// then the epilogue runs on the plane while it is in cache.
+// row-major order, the interior of each row in vector code and the rest
+// tap by tap; then the epilogue runs on the plane while it is in cache.
 func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp) {
 	d := newDw3Plane(g, x, off, w, bias)
 	OH, OW := g.out[1], g.out[2]
-	fullLo, fullHi := d.flatRows(dst)
 	for oy := 0; oy < OH; oy++ {
-		if oy == fullLo && fullHi > fullLo {
-			oy = fullHi - 1
-			continue
-		}
 		drow := dst[oy*OW : (oy+1)*OW]
 		y0 := oy*g.s[1] - g.pb[1]
 		ky0, ky1 := max(0, -y0), min(3, d.H-y0)
@@ -625,9 +622,49 @@ func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst [
 	ep.apply(dst, OW, nil, 0, OH, 0, OW)
 }
 
+// depthwise3Padded is depthwise3 on a copy of the input plane inside a
+// border of zeros, the pads, so that every output, edges included, comes
+// from the vector kernel. A zero tap adds w·0 = ±0, which changes nothing
+// but the sign of a zero sum when w is finite, so it serves planes whose
+// weights are all finite (and says false for the others, left undone).
+func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp) bool {
+	for _, v := range w[:9] {
+		if math.IsInf(float64(v), 0) || v != v {
+			return false
+		}
+	}
+	H, W := g.in[1], g.in[2]
+	OH, OW := g.out[1], g.out[2]
+	sw := g.s[2]
+	Wp := W + g.pb[2] + g.pe[2]
+	// The last vector of a row reads up to 8·sw + 1 past its first tap.
+	pb := getPack((H+g.pb[1]+g.pe[1])*Wp + 8*sw + 2)
+	defer packPool.Put(pb)
+	buf := *pb
+	clear(buf)
+	for iy := 0; iy < H; iy++ {
+		copy(buf[(iy+g.pb[1])*Wp+g.pb[2]:], x[off+iy*W:off+(iy+1)*W])
+	}
+	var wk [9]float32
+	copy(wk[:], w)
+	var tail [8]float32
+	for oy := 0; oy < OH; oy++ {
+		row := buf[oy*g.s[1]*Wp:]
+		drow := dst[oy*OW : (oy+1)*OW]
+		v := dwConv3Vector(row, Wp, 3, sw, &wk, bias, drow)
+		if v < OW {
+			if dwConv3Vector(row[v*sw:], Wp, 3, sw, &wk, bias, tail[:]) != len(tail) {
+				return false // not reached: the buffer has room for the tail
+			}
+			copy(drow[v:], tail[:])
+		}
+	}
+	ep.apply(dst, OW, nil, 0, OH, 0, OW)
+	return true
+}
+
 // dw3Plane is one plane of a 3×3 depthwise convolution (see depthwise3).
 type dw3Plane struct {
-	g            *geom3
 	x            []float32
 	off          int
 	w            []float32
@@ -638,7 +675,7 @@ type dw3Plane struct {
 }
 
 func newDw3Plane(g *geom3, x []float32, off int, w []float32, bias float32) *dw3Plane {
-	d := &dw3Plane{g: g, x: x, off: off, w: w, bias: bias, H: g.in[1], W: g.in[2], px: g.pb[2], sw: g.s[2]}
+	d := &dw3Plane{x: x, off: off, w: w, bias: bias, H: g.in[1], W: g.in[2], px: g.pb[2], sw: g.s[2]}
 	OW := g.out[2]
 	d.lo = min((d.px+d.sw-1)/d.sw, OW)
 	d.hi = d.lo
@@ -646,38 +683,6 @@ func newDw3Plane(g *geom3, x []float32, off int, w []float32, bias float32) *dw3
 		d.hi = max(d.lo, min(OW, (d.W-3+d.px)/d.sw+1))
 	}
 	return d
-}
-
-// flatRows computes, when both strides are 1 and output rows are as long
-// as input rows, the output rows [a, b) whose windows lie inside the plane
-// vertically as one long row through the vector kernel: the row stride
-// being the same, the interior columns of every row come out right, and
-// the edge columns, whose taps wrap into the neighbouring rows, are then
-// redone tap by tap.
-func (d *dw3Plane) flatRows(dst []float32) (a, b int) {
-	g := d.g
-	OW := g.out[2]
-	if !hasFMA || g.s[1] != 1 || d.sw != 1 || OW != d.W || d.hi <= d.lo {
-		return 0, 0
-	}
-	a, b = g.pb[1], min(g.out[1], d.H-3+g.pb[1]+1)
-	if b <= a {
-		return 0, 0
-	}
-	var wk [9]float32
-	copy(wk[:], d.w)
-	first, last := a*OW+d.lo, (b-1)*OW+d.hi
-	start := d.off + (a-g.pb[1])*d.W + d.lo - d.px
-	n := dwConv3Vector(d.x[start:], d.W, 3, 1, &wk, d.bias, dst[first:last])
-	for oy := a; oy < b; oy++ {
-		drow := dst[oy*OW : (oy+1)*OW]
-		y0 := oy - g.pb[1]
-		d.points(drow, y0, 0, d.lo)
-		d.points(drow, y0, d.hi, OW)
-		// Outputs past the vector kernel's reach.
-		d.points(drow, y0, max(d.lo, first+n-oy*OW), d.hi)
-	}
-	return a, b
 }
 
 // points computes outputs [ox0, ox1) of the output row whose windows start

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -268,4 +269,34 @@ func randomConvCase(r *rand.Rand) convCase {
 		}
 	}
 	return c
+}
+
+// TestDepthwiseInfWeight: a padded tap with an infinite weight is skipped,
+// not multiplied by zero, so the outputs whose window it leaves are finite.
+func TestDepthwiseInfWeight(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for _, st := range []int{1, 2} {
+		c := convCase{xs: []int{1, 2, 9, 20}, ws: []int{2, 1, 3, 3}, st: []int{st, st}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 2, bias: true}
+		x := randTensor(r, "x", c.xs...)
+		wv := make([]float32, 18)
+		for i := range wv {
+			wv[i] = r.Float32() - 0.5
+		}
+		wv[0], wv[9+8] = float32(math.Inf(1)), float32(math.NaN())
+		w := canon.NewFloat32Tensor("w", i64s(c.ws), wv)
+		w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, 4)
+		b := canon.NewFloat32Tensor("b", []int64{2}, []float32{0.5, -0.5})
+		op := &canon.Conv{Strides: i64s(c.st), Dilations: i64s(c.dl), PadsBegin: i64s(c.pb), PadsEnd: i64s(c.pe), Group: 2}
+		g := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w", "b"}, []*canon.Tensor{w, b})
+		out, err := Run(g, map[string]*canon.Tensor{"x": x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := naiveConv(floats(t, x), c.xs, wv, c.ws, []float32{0.5, -0.5}, c.st, c.dl, c.pb, c.pe, 2)
+		if !math.IsInf(float64(want[0]), 0) && want[0] == want[0] {
+			assertClose(t, "depthwise with inf weights", floats(t, out["y"]), want, 1e-4)
+		} else {
+			t.Fatalf("output 0 = %v: its window should leave the infinite tap in the padding", want[0])
+		}
+	}
 }
