@@ -619,7 +619,7 @@ func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst [
 		d.points(drow, y0, 0, d.lo)
 		d.points(drow, y0, v, OW)
 	}
-	ep.apply(dst, OW, nil, 0, OH, 0, OW)
+	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
 }
 
 // depthwise3Padded is depthwise3 on a copy of the input plane inside a
@@ -641,10 +641,14 @@ func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32,
 	pb := getPack((H+g.pb[1]+g.pe[1])*Wp + 8*sw + 2)
 	defer packPool.Put(pb)
 	buf := *pb
-	clear(buf)
+	clear(buf[:g.pb[1]*Wp])
 	for iy := 0; iy < H; iy++ {
-		copy(buf[(iy+g.pb[1])*Wp+g.pb[2]:], x[off+iy*W:off+(iy+1)*W])
+		row := buf[(iy+g.pb[1])*Wp : (iy+g.pb[1]+1)*Wp]
+		clear(row[:g.pb[2]])
+		copy(row[g.pb[2]:], x[off+iy*W:off+(iy+1)*W])
+		clear(row[g.pb[2]+W:])
 	}
+	clear(buf[(H+g.pb[1])*Wp:])
 	var wk [9]float32
 	copy(wk[:], w)
 	var tail [8]float32
@@ -659,7 +663,7 @@ func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32,
 			copy(drow[v:], tail[:])
 		}
 	}
-	ep.apply(dst, OW, nil, 0, OH, 0, OW)
+	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
 	return true
 }
 
