@@ -58,3 +58,47 @@ func dwConv3Vector(src []float32, ld, rows, sw int, w *[9]float32, bias float32,
 	}
 	return n
 }
+
+//go:noescape
+func maxStepAVX(n int, m, src *float32, sw int)
+
+//go:noescape
+func sumStepAVX(n int, s, src *float32, sw int)
+
+// poolStep applies one window tap to a row of pool outputs: acc[i] takes
+// src[i·sw] when it is greater or NaN (max) or adds it (sum), exactly as
+// the scalar loop does. The last outputs go through the vector kernel too,
+// as one vector on a copy of the row's last 8, when src is long enough.
+func poolStep(acc, src []float32, sw int, isMax bool) {
+	n := len(acc)
+	if !hasFMA || (sw != 1 && sw != 2) || n < 8 {
+		poolStepGo(acc, src, sw, isMax)
+		return
+	}
+	// Stride 2 loads reach src[2v-1].
+	v := min(n, len(src)/sw) &^ 7
+	var tail [8]float32
+	t0 := n - 8
+	withTail := v < n && n*sw <= len(src)
+	if withTail {
+		copy(tail[:], acc[t0:])
+	}
+	if v > 0 {
+		poolStepAVX(v, acc, src, sw, isMax)
+	}
+	if withTail {
+		poolStepAVX(8, tail[:], src[t0*sw:], sw, isMax)
+		copy(acc[v:], tail[v-t0:])
+		return
+	}
+	poolStepGo(acc[v:], src[v*sw:], sw, isMax)
+}
+
+// poolStepAVX runs the max or sum kernel on the first n outputs.
+func poolStepAVX(n int, acc, src []float32, sw int, isMax bool) {
+	if isMax {
+		maxStepAVX(n, unsafe.SliceData(acc), unsafe.SliceData(src), sw)
+	} else {
+		sumStepAVX(n, unsafe.SliceData(acc), unsafe.SliceData(src), sw)
+	}
+}

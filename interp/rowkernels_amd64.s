@@ -228,3 +228,74 @@ s2store8:
 s2done:
 	VZEROUPPER
 	RET
+
+// LOADTAP loads into Y1 the taps src[i·sw] of 8 outputs from SI: one load
+// for stride 1; for stride 2, the even elements of 16 (the shuffle leaves
+// them in the lane order 0 1 4 5 2 3 6 7, which VPERMPD $0xD8 undoes).
+#define LOADTAP \
+	CMPQ DX, $1 \
+	JNE 3(PC) \
+	VMOVUPS 0(SI), Y1 \
+	JMP 5(PC) \
+	VMOVUPS 0(SI), Y1 \
+	VMOVUPS 32(SI), Y2 \
+	VSHUFPS $0x88, Y2, Y1, Y1 \
+	VPERMPD $0xD8, Y1, Y1
+
+// func maxStepAVX(n int, m, src *float32, sw int)
+// m[i] = src[i·sw] if it is greater than m[i] or NaN, else m[i], for i in
+// [0, n), n a multiple of 8, sw 1 or 2 (for 2, src[2n-1] is read too):
+// one window tap of a max pool, NaN winning as in the scalar loop. Needs
+// AVX2.
+TEXT ·maxStepAVX(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ m+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ sw+24(FP), DX
+	MOVQ DX, R8
+	SHLQ $5, R8
+	SHRQ $3, CX
+	JEQ maxdone
+
+maxloop:
+	LOADTAP
+	VMOVUPS 0(DI), Y0
+	VCMPPS $3, Y1, Y1, Y3
+	VMAXPS Y0, Y1, Y0
+	VBLENDVPS Y3, Y1, Y0, Y0
+	VMOVUPS Y0, 0(DI)
+	ADDQ R8, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE maxloop
+
+maxdone:
+	VZEROUPPER
+	RET
+
+// func sumStepAVX(n int, s, src *float32, sw int)
+// s[i] += src[i·sw] for i in [0, n), n and sw as for maxStepAVX: one
+// window tap of an average pool. Needs AVX2.
+TEXT ·sumStepAVX(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ s+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ sw+24(FP), DX
+	MOVQ DX, R8
+	SHLQ $5, R8
+	SHRQ $3, CX
+	JEQ sumdone
+
+sumloop:
+	LOADTAP
+	VMOVUPS 0(DI), Y0
+	VADDPS Y1, Y0, Y0
+	VMOVUPS Y0, 0(DI)
+	ADDQ R8, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE sumloop
+
+sumdone:
+	VZEROUPPER
+	RET

@@ -8,3 +8,5 @@ func clampRow(row, res []float32, bias, lo, hi float32) { clampRowGo(row, res, b
 func dwConv3Vector(src []float32, ld, rows, sw int, w *[9]float32, bias float32, dst []float32) int {
 	return 0
 }
+
+func poolStep(acc, src []float32, sw int, isMax bool) { poolStepGo(acc, src, sw, isMax) }
