@@ -234,24 +234,29 @@ func runGlobalPool(x *exec, isMax bool) error {
 	planes := in.shape[0] * in.shape[1]
 	inner := numel(in.shape[2:])
 	y := x.newF(shape)
-	for p := 0; p < planes; p++ {
-		src := in.f[p*inner : (p+1)*inner]
-		if isMax {
-			m := float32(math.Inf(-1))
-			for _, v := range src {
-				m = max(m, v)
-			}
-			y.f[p] = m
-			continue
+	parallelFor(planes, inner, func(p0, p1 int) {
+		for p := p0; p < p1; p++ {
+			y.f[p] = globalPoolPlane(in.f[p*inner:(p+1)*inner], isMax)
 		}
-		var s float64
-		for _, v := range src {
-			s += float64(v)
-		}
-		y.f[p] = float32(s / float64(inner))
-	}
+	})
 	x.set(0, y)
 	return nil
+}
+
+// globalPoolPlane is the max or the mean (summed in float64) of a plane.
+func globalPoolPlane(src []float32, isMax bool) float32 {
+	if isMax {
+		m := float32(math.Inf(-1))
+		for _, v := range src {
+			m = max(m, v)
+		}
+		return m
+	}
+	var s float64
+	for _, v := range src {
+		s += float64(v)
+	}
+	return float32(s / float64(len(src)))
 }
 
 // sortedAxes normalizes, sorts and checks for duplicates.
