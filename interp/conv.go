@@ -344,11 +344,11 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			ep.at(img*cout*P).apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
 		}
 	} else if cing == 1 && coutg == 1 {
-		var bf []float32
-		if bias != nil {
-			bf = bias.f
-		}
-		convDepthwise(g, xin.f, w.f, bf, y.f, n, cout, ep)
+		convDepthwise(g, xin.f, w.f, biasData(bias), y.f, n, cout, ep)
+		x.set(0, y)
+		return nil
+	} else if hasFMA && groups > 1 && cing <= maxDirectGroup && coutg <= maxDirectGroup && g.rows3x3() && allFinite(w.f) {
+		convGroups3(g, xin.f, w.f, biasData(bias), y.f, n, groups, cing, coutg, ep)
 		x.set(0, y)
 		return nil
 	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
@@ -535,9 +535,7 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
-	// 2-D 3×3 kernels with unit dilation and horizontal stride run whole
-	// output rows through the vector kernel.
-	row3 := D == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && (g.s[2] == 1 || g.s[2] == 2)
+	row3 := g.rows3x3()
 	parallelFor(n*c, P*K, func(p0, p1 int) {
 		for p := p0; p < p1; p++ {
 			ch := p % c
@@ -597,6 +595,63 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	})
 }
 
+// rows3x3 reports a 2-D 3×3 window with unit dilation and horizontal
+// stride 1 or 2: the convolutions whose output rows the vector kernels
+// compute whole.
+func (g *geom3) rows3x3() bool {
+	return g.in[0] == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && (g.s[2] == 1 || g.s[2] == 2)
+}
+
+// biasData is the bias values, or nil.
+func biasData(bias *tensor) []float32 { return channelBias(bias, 0) }
+
+// maxDirectGroup is the most channels per group (in and out) that
+// convGroups3 serves; wider groups make GEMMs big enough to be efficient.
+const maxDirectGroup = 16
+
+// convGroups3 computes a 2-D 3×3 grouped convolution with few channels per
+// group without a GEMM (whose packing would cost more than its products):
+// each group's input planes are copied inside a border of zeros (see
+// depthwise3Padded), then each output channel sums, row by row, the
+// vector kernel over the group's input channels. Weights must be finite.
+func convGroups3(g *geom3, x, w, bias, y []float32, n, groups, cing, coutg int, ep clampEp) {
+	P, inP := g.outSize(), g.inSize()
+	OH, OW := g.out[1], g.out[2]
+	pp := paddedPlaneSize(g)
+	cin, cout := groups*cing, groups*coutg
+	parallelFor(n*groups, coutg*cing*9*P, func(t0, t1 int) {
+		pb := getPack(cing*pp + paddedSlack)
+		defer packPool.Put(pb)
+		buf := *pb
+		clear(buf[cing*pp:])
+		for t := t0; t < t1; t++ {
+			img, gr := t/groups, t%groups
+			for ci := 0; ci < cing; ci++ {
+				c := img*cin + gr*cing + ci
+				padPlane(g, x[c*inP:(c+1)*inP], buf[ci*pp:])
+			}
+			for co := gr * coutg; co < (gr+1)*coutg; co++ {
+				off := (img*cout + co) * P
+				plane := y[off : off+P]
+				var bv float32
+				if bias != nil {
+					bv = bias[co]
+				}
+				for ci := 0; ci < cing; ci++ {
+					var wk [9]float32
+					copy(wk[:], w[(co*cing+ci)*9:])
+					for oy := 0; oy < OH; oy++ {
+						if !dw3PaddedRow(g, buf[ci*pp:], oy, &wk, bv, plane[oy*OW:(oy+1)*OW], ci > 0) {
+							panic("interp: padded plane buffer too short for the vector loads")
+						}
+					}
+				}
+				ep.at(off).apply(plane, P, nil, 0, 1, 0, P)
+			}
+		}
+	})
+}
+
 // depthwise3 computes one plane of a 2-D 3×3 depthwise convolution with
 // unit dilation and horizontal stride 1 or 2 (any vertical stride) from the
 // input plane at x[off:]: each output is the bias plus its valid taps in
@@ -614,7 +669,7 @@ func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst [
 			var wk [9]float32
 			copy(wk[:], w[ky0*3:ky1*3])
 			start := off + (y0+ky0)*d.W + d.lo*d.sw - d.px
-			v += dwConv3Vector(x[start:], d.W, ky1-ky0, d.sw, &wk, bias, drow[d.lo:d.hi])
+			v += dwConv3Vector(x[start:], d.W, ky1-ky0, d.sw, &wk, bias, drow[d.lo:d.hi], false)
 		}
 		d.points(drow, y0, 0, d.lo)
 		d.points(drow, y0, v, OW)
@@ -628,42 +683,79 @@ func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst [
 // but the sign of a zero sum when w is finite, so it serves planes whose
 // weights are all finite (and says false for the others, left undone).
 func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp) bool {
-	for _, v := range w[:9] {
-		if math.IsInf(float64(v), 0) || v != v {
-			return false
-		}
+	if !allFinite(w[:9]) {
+		return false
 	}
-	H, W := g.in[1], g.in[2]
-	OH, OW := g.out[1], g.out[2]
-	sw := g.s[2]
-	Wp := W + g.pb[2] + g.pe[2]
-	// The last vector of a row reads up to 8·sw + 1 past its first tap.
-	pb := getPack((H+g.pb[1]+g.pe[1])*Wp + 8*sw + 2)
+	pp := paddedPlaneSize(g)
+	pb := getPack(pp + paddedSlack)
 	defer packPool.Put(pb)
 	buf := *pb
+	padPlane(g, x[off:off+g.inSize()], buf)
+	clear(buf[pp:])
+	var wk [9]float32
+	copy(wk[:], w)
+	OH, OW := g.out[1], g.out[2]
+	for oy := 0; oy < OH; oy++ {
+		if !dw3PaddedRow(g, buf, oy, &wk, bias, dst[oy*OW:(oy+1)*OW], false) {
+			return false // not reached: the buffer has room for every load
+		}
+	}
+	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
+	return true
+}
+
+// paddedSlack is room after a padded plane for the vector loads of its
+// last row (up to 8·2 + 1 past the last vector's first tap).
+const paddedSlack = 24
+
+// paddedPlaneSize is the size of an input plane inside its pads.
+func paddedPlaneSize(g *geom3) int {
+	return (g.in[1] + g.pb[1] + g.pe[1]) * (g.in[2] + g.pb[2] + g.pe[2])
+}
+
+// padPlane copies the 2-D input plane src into buf inside a border of
+// zeros as wide as the pads.
+func padPlane(g *geom3, src, buf []float32) {
+	H, W := g.in[1], g.in[2]
+	Wp := W + g.pb[2] + g.pe[2]
 	clear(buf[:g.pb[1]*Wp])
 	for iy := 0; iy < H; iy++ {
 		row := buf[(iy+g.pb[1])*Wp : (iy+g.pb[1]+1)*Wp]
 		clear(row[:g.pb[2]])
-		copy(row[g.pb[2]:], x[off+iy*W:off+(iy+1)*W])
+		copy(row[g.pb[2]:], src[iy*W:(iy+1)*W])
 		clear(row[g.pb[2]+W:])
 	}
-	clear(buf[(H+g.pb[1])*Wp:])
-	var wk [9]float32
-	copy(wk[:], w)
+	clear(buf[(H+g.pb[1])*Wp : paddedPlaneSize(g)])
+}
+
+// dw3PaddedRow computes output row oy of a 3×3 convolution of the padded
+// plane at the start of buf with weights wk into drow, every output by the
+// vector kernel (the last ones as one vector on a copy); acc adds to drow
+// instead of starting from bias. It reports false when buf is too short
+// for the vector loads.
+func dw3PaddedRow(g *geom3, buf []float32, oy int, wk *[9]float32, bias float32, drow []float32, acc bool) bool {
+	Wp, sw := g.in[2]+g.pb[2]+g.pe[2], g.s[2]
+	row := buf[oy*g.s[1]*Wp:]
+	v := dwConv3Vector(row, Wp, 3, sw, wk, bias, drow, acc)
+	if v == len(drow) {
+		return true
+	}
 	var tail [8]float32
-	for oy := 0; oy < OH; oy++ {
-		row := buf[oy*g.s[1]*Wp:]
-		drow := dst[oy*OW : (oy+1)*OW]
-		v := dwConv3Vector(row, Wp, 3, sw, &wk, bias, drow)
-		if v < OW {
-			if dwConv3Vector(row[v*sw:], Wp, 3, sw, &wk, bias, tail[:]) != len(tail) {
-				return false // not reached: the buffer has room for the tail
-			}
-			copy(drow[v:], tail[:])
+	copy(tail[:], drow[v:])
+	if dwConv3Vector(row[v*sw:], Wp, 3, sw, wk, bias, tail[:], acc) != len(tail) {
+		return false
+	}
+	copy(drow[v:], tail[:])
+	return true
+}
+
+// allFinite reports that no value of w is infinite or NaN.
+func allFinite(w []float32) bool {
+	for _, v := range w {
+		if math.IsInf(float64(v), 0) || v != v {
+			return false
 		}
 	}
-	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
 	return true
 }
 

@@ -31,17 +31,18 @@ func clampRow(row, res []float32, bias, lo, hi float32) {
 }
 
 //go:noescape
-func dwConv3s1AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32)
+func dwConv3s1AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32, acc int)
 
 //go:noescape
-func dwConv3s2AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32)
+func dwConv3s2AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32, acc int)
 
 // dwConv3Vector computes a prefix of dst, one output row of a 3×3
 // depthwise convolution with horizontal stride sw (1 or 2) over rows
 // kernel rows: dst[i] = bias + Σ_r Σ_k w[3r+k]·src[r·ld + sw·i + k], taps
-// in row-major order. It returns how many outputs it computed: a multiple
-// of 8, no more than src allows the vector loads to read.
-func dwConv3Vector(src []float32, ld, rows, sw int, w *[9]float32, bias float32, dst []float32) int {
+// in row-major order, or with acc, dst[i] += Σ_r Σ_k .... It returns how
+// many outputs it computed: a multiple of 8, no more than src allows the
+// vector loads to read.
+func dwConv3Vector(src []float32, ld, rows, sw int, w *[9]float32, bias float32, dst []float32, acc bool) int {
 	if !hasFMA || rows < 1 || rows > 3 {
 		return 0
 	}
@@ -51,10 +52,14 @@ func dwConv3Vector(src []float32, ld, rows, sw int, w *[9]float32, bias float32,
 	if n <= 0 {
 		return 0
 	}
+	a := 0
+	if acc {
+		a = 1
+	}
 	if sw == 1 {
-		dwConv3s1AVX(n, unsafe.SliceData(src), ld, rows, w, bias, unsafe.SliceData(dst))
+		dwConv3s1AVX(n, unsafe.SliceData(src), ld, rows, w, bias, unsafe.SliceData(dst), a)
 	} else {
-		dwConv3s2AVX(n, unsafe.SliceData(src), ld, rows, w, bias, unsafe.SliceData(dst))
+		dwConv3s2AVX(n, unsafe.SliceData(src), ld, rows, w, bias, unsafe.SliceData(dst), a)
 	}
 	return n
 }

@@ -69,6 +69,24 @@ done:
 	VSHUFPS $0x88, Y14, Y13, Y11 \
 	VFMADD231PS Y11, w2, acc
 
+// INIT starts an accumulator from dst (R10 set) or from the bias.
+#define INIT(off, acc) \
+	CMPQ R10, $0 \
+	JEQ 3(PC) \
+	VMOVUPS off(DI), acc \
+	JMP 2(PC) \
+	VMOVAPS Y15, acc
+
+// INIT2 is INIT for the stride-2 kernel, whose accumulators hold the
+// outputs in the lane order 0 1 4 5 2 3 6 7.
+#define INIT2(off, acc) \
+	CMPQ R10, $0 \
+	JEQ 4(PC) \
+	VMOVUPS off(DI), acc \
+	VPERMPD $0xD8, acc, acc \
+	JMP 2(PC) \
+	VMOVAPS Y15, acc
+
 #define LOADW \
 	VBROADCASTSS 0(AX), Y0 \
 	VBROADCASTSS 4(AX), Y1 \
@@ -80,12 +98,13 @@ done:
 	VBROADCASTSS 28(AX), Y7 \
 	VBROADCASTSS 32(AX), Y8
 
-// func dwConv3s1AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32)
+// func dwConv3s1AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32, acc int)
 // dst[i] = bias + Σ_r Σ_k w[3r+k]·src[r·ld + i + k] for i in [0, n), r in
 // [0, rows) (rows 1 to 3), n a multiple of 8, ld in elements: one output
 // row of a stride-1 3×3 depthwise convolution, taps in row-major order.
-// Needs AVX2 and FMA3.
-TEXT ·dwConv3s1AVX(SB), NOSPLIT, $0-56
+// With acc set, the sums start from dst[i] instead of the bias. Needs AVX2
+// and FMA3.
+TEXT ·dwConv3s1AVX(SB), NOSPLIT, $0-64
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ ld+16(FP), R8
@@ -94,15 +113,16 @@ TEXT ·dwConv3s1AVX(SB), NOSPLIT, $0-56
 	MOVQ w+32(FP), AX
 	VBROADCASTSS bias+40(FP), Y15
 	MOVQ dst+48(FP), DI
+	MOVQ acc+56(FP), R10
 	LOADW
 
 s1loop32:
 	CMPQ CX, $32
 	JLT s1loop8
-	VMOVAPS Y15, Y9
-	VMOVAPS Y15, Y10
-	VMOVAPS Y15, Y11
-	VMOVAPS Y15, Y12
+	INIT(0, Y9)
+	INIT(32, Y10)
+	INIT(64, Y11)
+	INIT(96, Y12)
 	MOVQ SI, BX
 	ROW1(0, Y0, Y1, Y2, Y9)
 	ROW1(32, Y0, Y1, Y2, Y10)
@@ -136,7 +156,7 @@ s1store32:
 s1loop8:
 	CMPQ CX, $8
 	JLT s1done
-	VMOVAPS Y15, Y9
+	INIT(0, Y9)
 	MOVQ SI, BX
 	ROW1(0, Y0, Y1, Y2, Y9)
 	CMPQ R9, $1
@@ -159,10 +179,10 @@ s1done:
 	VZEROUPPER
 	RET
 
-// func dwConv3s2AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32)
+// func dwConv3s2AVX(n int, src *float32, ld, rows int, w *[9]float32, bias float32, dst *float32, acc int)
 // dwConv3s1AVX for horizontal stride 2: the taps of output i are at
 // src[r·ld + 2i + k]; it reads src[r·ld + 2n + 1] too.
-TEXT ·dwConv3s2AVX(SB), NOSPLIT, $0-56
+TEXT ·dwConv3s2AVX(SB), NOSPLIT, $0-64
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
 	MOVQ ld+16(FP), R8
@@ -171,13 +191,14 @@ TEXT ·dwConv3s2AVX(SB), NOSPLIT, $0-56
 	MOVQ w+32(FP), AX
 	VBROADCASTSS bias+40(FP), Y15
 	MOVQ dst+48(FP), DI
+	MOVQ acc+56(FP), R10
 	LOADW
 
 s2loop16:
 	CMPQ CX, $16
 	JLT s2loop8
-	VMOVAPS Y15, Y9
-	VMOVAPS Y15, Y10
+	INIT2(0, Y9)
+	INIT2(32, Y10)
 	MOVQ SI, BX
 	ROW2(0, Y0, Y1, Y2, Y9)
 	ROW2(64, Y0, Y1, Y2, Y10)
@@ -205,7 +226,7 @@ s2store16:
 s2loop8:
 	CMPQ CX, $8
 	JLT s2done
-	VMOVAPS Y15, Y9
+	INIT2(0, Y9)
 	MOVQ SI, BX
 	ROW2(0, Y0, Y1, Y2, Y9)
 	CMPQ R9, $1
