@@ -36,11 +36,29 @@ func runLinear(x *exec, op *canon.Linear) error {
 		}
 		beta = op.Beta
 	}
-	if m*n > 0 {
+	if m == 1 && n > 0 {
+		linearRow(a.f, w.f, y.f, op.Alpha, beta)
+	} else if m*n > 0 {
 		gemm(false, true, m, n, k, op.Alpha, a.f, k, w.f, k, y.f, n, beta)
 	}
 	x.set(0, y)
 	return nil
+}
+
+// linearRow is Linear for one row a: y[j] = alpha·(a·w[j]) + beta·y[j],
+// w holding len(y) rows of len(a) values. Dot products, not a GEMM, which
+// would pack the whole of w to multiply it by one row.
+func linearRow(a, w, y []float32, alpha, beta float32) {
+	k := len(a)
+	parallelFor(len(y), k, func(j0, j1 int) {
+		for j := j0; j < j1; j++ {
+			v := alpha * dot(a, w[j*k:(j+1)*k])
+			if beta != 0 {
+				v += beta * y[j]
+			}
+			y[j] = v
+		}
+	})
 }
 
 // broadcastInto fills dst (of shape) with t broadcast to shape.

@@ -107,3 +107,23 @@ func poolStepAVX(n int, acc, src []float32, sw int, isMax bool) {
 		sumStepAVX(n, unsafe.SliceData(acc), unsafe.SliceData(src), sw)
 	}
 }
+
+//go:noescape
+func dotAVX(n int, a, b *float32) float32
+
+// dot is Σ a[i]·b[i] over a (b at least as long).
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	v := 0
+	var s float32
+	if hasFMA {
+		v = len(a) &^ 7
+		if v > 0 {
+			s = dotAVX(v, unsafe.SliceData(a), unsafe.SliceData(b))
+		}
+	}
+	for i := v; i < len(a); i++ {
+		s += a[i] * b[i]
+	}
+	return s
+}

@@ -10,3 +10,13 @@ func dwConv3Vector(src []float32, ld, rows, sw int, w *[9]float32, bias float32,
 }
 
 func poolStep(acc, src []float32, sw int, isMax bool) { poolStepGo(acc, src, sw, isMax) }
+
+// dot is Σ a[i]·b[i] over a (b at least as long).
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s float32
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
