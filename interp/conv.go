@@ -536,7 +536,14 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
 	row3 := g.rows3x3()
+	padded := row3 && hasFMA && allFinite(w)
 	parallelFor(n*c, P*K, func(p0, p1 int) {
+		var buf []float32
+		if padded {
+			pb := getPack(dw3PaddedBuf(g))
+			defer packPool.Put(pb)
+			buf = *pb
+		}
 		for p := p0; p < p1; p++ {
 			ch := p % c
 			dst := y[p*P : (p+1)*P]
@@ -545,7 +552,9 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 				if bias != nil {
 					bv = bias[ch]
 				}
-				if !hasFMA || !depthwise3Padded(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P)) {
+				if padded {
+					depthwise3Padded(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P), buf)
+				} else {
 					depthwise3(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P))
 				}
 				continue
@@ -680,28 +689,43 @@ func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst [
 // depthwise3Padded is depthwise3 on a copy of the input plane inside a
 // border of zeros, the pads, so that every output, edges included, comes
 // from the vector kernel. A zero tap adds w·0 = ±0, which changes nothing
-// but the sign of a zero sum when w is finite, so it serves planes whose
-// weights are all finite (and says false for the others, left undone).
-func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp) bool {
-	if !allFinite(w[:9]) {
-		return false
-	}
+// but the sign of a zero sum when w is finite, so it serves only weights
+// that are all finite. buf holds at least dw3PaddedBuf(g) floats.
+func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp, buf []float32) {
 	pp := paddedPlaneSize(g)
-	pb := getPack(pp + paddedSlack)
-	defer packPool.Put(pb)
-	buf := *pb
 	padPlane(g, x[off:off+g.inSize()], buf)
-	clear(buf[pp:])
+	clear(buf[pp : pp+paddedSlack])
 	var wk [9]float32
 	copy(wk[:], w)
 	OH, OW := g.out[1], g.out[2]
-	for oy := 0; oy < OH; oy++ {
-		if !dw3PaddedRow(g, buf, oy, &wk, bias, dst[oy*OW:(oy+1)*OW], false) {
-			return false // not reached: the buffer has room for every load
+	Wp := g.in[2] + g.pb[2] + g.pe[2]
+	if flat := OH * Wp; g.s[1] == 1 && g.s[2] == 1 && flat <= maxFlatPlane {
+		// Small planes at stride 1 go as one long row of OH·Wp outputs,
+		// the last two of each row of Wp wrapping into the next: one call
+		// instead of two a row.
+		tmp := buf[pp+paddedSlack : pp+paddedSlack+(flat+7)&^7]
+		if dwConv3Vector(buf, Wp, 3, 1, &wk, bias, tmp, false) != len(tmp) {
+			panic("interp: padded plane buffer too short for the vector loads")
+		}
+		for oy := 0; oy < OH; oy++ {
+			copy(dst[oy*OW:(oy+1)*OW], tmp[oy*Wp:])
+		}
+	} else {
+		for oy := 0; oy < OH; oy++ {
+			if !dw3PaddedRow(g, buf, oy, &wk, bias, dst[oy*OW:(oy+1)*OW], false) {
+				panic("interp: padded plane buffer too short for the vector loads")
+			}
 		}
 	}
 	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
-	return true
+}
+
+// maxFlatPlane is the most outputs depthwise3Padded computes as one row.
+const maxFlatPlane = 1024
+
+// dw3PaddedBuf is the buffer depthwise3Padded needs.
+func dw3PaddedBuf(g *geom3) int {
+	return paddedPlaneSize(g) + paddedSlack + maxFlatPlane + 8
 }
 
 // paddedSlack is room after a padded plane for the vector loads of its
@@ -752,7 +776,7 @@ func dw3PaddedRow(g *geom3, buf []float32, oy int, wk *[9]float32, bias float32,
 // allFinite reports that no value of w is infinite or NaN.
 func allFinite(w []float32) bool {
 	for _, v := range w {
-		if math.IsInf(float64(v), 0) || v != v {
+		if v-v != 0 { // NaN for ±Inf and NaN
 			return false
 		}
 	}

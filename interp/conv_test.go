@@ -137,6 +137,9 @@ func TestConvMatchesNaive(t *testing.T) {
 		{xs: []int{1, 2, 9, 30}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{0, 0}, pe: []int{2, 2}, group: 2, bias: true},
 		{xs: []int{1, 2, 6, 11}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{2, 2}, pe: []int{0, 0}, group: 2, bias: true},
 		{xs: []int{1, 2, 3, 5}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 2, bias: true},
+		// Planes too big to go as one long row.
+		{xs: []int{1, 2, 40, 53}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 0}, pe: []int{1, 2}, group: 2, bias: true},
+		{xs: []int{1, 8, 30, 41}, ws: []int{8, 2, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 4, bias: true},
 	}
 	r := rand.New(rand.NewSource(1))
 	for i, c := range cases {
