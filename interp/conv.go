@@ -543,6 +543,7 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 			pb := getPack(dw3PaddedBuf(g))
 			defer packPool.Put(pb)
 			buf = *pb
+			clear(buf[:paddedPlaneSize(g)+paddedSlack])
 		}
 		for p := p0; p < p1; p++ {
 			ch := p % c
@@ -632,7 +633,7 @@ func convGroups3(g *geom3, x, w, bias, y []float32, n, groups, cing, coutg int, 
 		pb := getPack(cing*pp + paddedSlack)
 		defer packPool.Put(pb)
 		buf := *pb
-		clear(buf[cing*pp:])
+		clear(buf)
 		for t := t0; t < t1; t++ {
 			img, gr := t/groups, t%groups
 			for ci := 0; ci < cing; ci++ {
@@ -690,11 +691,12 @@ func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst [
 // border of zeros, the pads, so that every output, edges included, comes
 // from the vector kernel. A zero tap adds w·0 = ±0, which changes nothing
 // but the sign of a zero sum when w is finite, so it serves only weights
-// that are all finite. buf holds at least dw3PaddedBuf(g) floats.
+// that are all finite. buf holds at least dw3PaddedBuf(g) floats, the
+// first paddedPlaneSize(g) + paddedSlack of them zero but for what earlier
+// calls copied in.
 func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp, buf []float32) {
 	pp := paddedPlaneSize(g)
 	padPlane(g, x[off:off+g.inSize()], buf)
-	clear(buf[pp : pp+paddedSlack])
 	var wk [9]float32
 	copy(wk[:], w)
 	OH, OW := g.out[1], g.out[2]
@@ -737,19 +739,16 @@ func paddedPlaneSize(g *geom3) int {
 	return (g.in[1] + g.pb[1] + g.pe[1]) * (g.in[2] + g.pb[2] + g.pe[2])
 }
 
-// padPlane copies the 2-D input plane src into buf inside a border of
-// zeros as wide as the pads.
+// padPlane copies the 2-D input plane src into buf inside a border as
+// wide as the pads, which it leaves alone: callers clear buf once, and
+// the border stays zero through every plane copied in.
 func padPlane(g *geom3, src, buf []float32) {
 	H, W := g.in[1], g.in[2]
 	Wp := W + g.pb[2] + g.pe[2]
-	clear(buf[:g.pb[1]*Wp])
 	for iy := 0; iy < H; iy++ {
-		row := buf[(iy+g.pb[1])*Wp : (iy+g.pb[1]+1)*Wp]
-		clear(row[:g.pb[2]])
-		copy(row[g.pb[2]:], src[iy*W:(iy+1)*W])
-		clear(row[g.pb[2]+W:])
+		o := (iy+g.pb[1])*Wp + g.pb[2]
+		copy(buf[o:o+W], src[iy*W:(iy+1)*W])
 	}
-	clear(buf[(H+g.pb[1])*Wp : paddedPlaneSize(g)])
 }
 
 // dw3PaddedRow computes output row oy of a 3×3 convolution of the padded
