@@ -383,3 +383,18 @@ func BenchmarkResNet18ONNXOnce(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
 }
+
+// BenchmarkPool times resnet18's 3×3 stride-2 max pool on 64×112×112 and
+// an average pool of the same geometry.
+func BenchmarkPool(b *testing.B) {
+	pads := []int64{1, 1}
+	for _, op := range []canon.Op{
+		&canon.MaxPool{Kernel: []int64{3, 3}, Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: pads, PadsEnd: pads},
+		&canon.AveragePool{Kernel: []int64{3, 3}, Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: pads, PadsEnd: pads},
+	} {
+		b.Run(op.Kind(), func(b *testing.B) {
+			nb := newNetBuilder("x", 1, 64, 112, 112)
+			benchGraph(b, nb.finish(b, nb.node(op, "x")), 1, 64, 112, 112)
+		})
+	}
+}

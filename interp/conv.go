@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -346,6 +347,9 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 		return fmt.Errorf("bias has shape %v, want [%d]", bias.shape, cout)
 	}
 	y := x.newF(g.outShape(xin.shape, n, cout))
+	if ep, err = ep.withResidual(x, y.shape); err != nil {
+		return err
+	}
 	K := g.kernelSize()
 	P, inP := g.outSize(), g.inSize()
 	kc := cing * K
@@ -356,19 +360,28 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	if kc == 0 {
 		clear(y.f)
 		for img := 0; img < n; img++ {
-			ep.apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
+			ep.at(img*cout*P).apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
 		}
 	} else if cing == 1 && coutg == 1 {
-		var bf []float32
-		if bias != nil {
-			bf = bias.f
-		}
-		convDepthwise(g, xin.f, w.f, bf, y.f, n, cout, ep)
+		convDepthwise(g, xin.f, w.f, biasData(bias), y.f, n, cout, ep)
+		x.set(0, y)
+		return nil
+	} else if hasFMA && groups > 1 && cing <= maxDirectGroup && coutg <= maxDirectGroup && g.rows3x3() && allFinite(w.f) {
+		convGroups3(g, xin.f, w.f, biasData(bias), y.f, n, groups, cing, coutg, ep)
 		x.set(0, y)
 		return nil
 	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
+		// The Winograd output pass adds the bias and clamps; a residual
+		// is added afterwards, before the clamp.
+		wep := ep
+		if ep.res != nil {
+			wep = noClamp
+		}
 		for img := 0; img < n; img++ {
-			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, ep)
+			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, wep)
+		}
+		if ep.res != nil {
+			parallelFor(n*cout, P, func(lo, hi int) { ep.at(lo*P).apply(y.f[lo*P:hi*P], P, nil, 0, hi-lo, 0, P) })
 		}
 	} else {
 		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}
@@ -379,9 +392,10 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
 			b := xg
 			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
+			epg := ep.at((img*cout + gr*coutg) * P)
 			if pre != nil && !pointwise {
 				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P)
-				ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
+				epg.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 				return
 			}
 			if !pointwise {
@@ -393,7 +407,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			} else {
 				gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 			}
-			ep.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
+			epg.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 		}
 		if groups > 1 && tasks > 1 {
 			// Many small GEMMs: one goroutine per task, each with its own
@@ -419,13 +433,14 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			for t := 0; t < tasks; t++ {
 				img, gr := t/groups, t%groups
 				xg := xin.f[(img*cin+gr*cing)*inP : (img*cin+(gr+1)*cing)*inP]
+				epg := ep.at((img*cout + gr*coutg) * P)
 				if pre != nil && !pointwise {
 					// im2col straight into the GEMM's packed panels.
 					yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 					cb := channelBias(bias, gr*coutg)
 					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
 						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P)
-						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
 					})
 					continue
 				}
@@ -438,12 +453,12 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 				cb := channelBias(bias, gr*coutg)
 				if pre != nil {
 					gemmPackedThen(pre[gr], false, P, b, P, yg, P, 0, func(i, mb, j, nb int) {
-						ep.apply(yg, P, cb, i, i+mb, j, j+nb)
+						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
 					})
 					continue
 				}
 				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
-				parallelFor(coutg, P, func(lo, hi int) { ep.apply(yg, P, cb, lo, hi, 0, P) })
+				parallelFor(coutg, P, func(lo, hi int) { epg.apply(yg, P, cb, lo, hi, 0, P) })
 			}
 			x.release(col)
 		}
@@ -452,14 +467,40 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	return nil
 }
 
-// clampEp is a convolution's fused activation: outputs are clamped to
-// [lo, hi] after the bias is added.
+// clampEp is a convolution's fused epilogue: after the bias, a residual
+// may be added (a following Add), then outputs are clamped to [lo, hi]
+// (a following Relu or Clip).
 type clampEp struct {
 	lo, hi float32
 	clamp  bool
+	// res, when set, is the residual, laid out as the y given to apply.
+	res []float32
 }
 
 var noClamp = clampEp{}
+
+// withResidual sets ep.res from the step's fourth input, when there is
+// one: a float32 tensor of the output's shape (fusion checks the shapes
+// the graph declares; the check here guards against inputs that break them).
+func (ep clampEp) withResidual(x *exec, shape []int) (clampEp, error) {
+	r := x.in(3)
+	if r == nil {
+		return ep, nil
+	}
+	if r.dt != canon.Float32 || !slices.Equal(r.shape, shape) {
+		return ep, fmt.Errorf("residual %s%v does not match the convolution's output f32%v", r.dt, r.shape, shape)
+	}
+	ep.res = r.f
+	return ep, nil
+}
+
+// at is ep for the part of the output that starts at element off.
+func (ep clampEp) at(off int) clampEp {
+	if ep.res != nil {
+		ep.res = ep.res[off:]
+	}
+	return ep
+}
 
 // channelBias is the bias slice starting at channel c0, or nil.
 func channelBias(bias *tensor, c0 int) []float32 {
@@ -469,33 +510,41 @@ func channelBias(bias *tensor, c0 int) []float32 {
 	return bias.f[c0:]
 }
 
-// apply adds bias[r] to rows [r0, r1), columns [j0, j1) of the row-major
-// matrix y (row length ld) and clamps them.
+// apply adds bias[r] (and the residual) to rows [r0, r1), columns
+// [j0, j1) of the row-major matrix y (row length ld) and clamps them.
 func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int) {
-	if bias == nil && !ep.clamp {
+	if bias == nil && !ep.clamp && ep.res == nil {
 		return
 	}
-	lo, hi := ep.lo, ep.hi
+	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+	if ep.clamp {
+		lo, hi = ep.lo, ep.hi
+	}
 	for r := r0; r < r1; r++ {
-		row := y[r*ld+j0 : r*ld+j1]
 		var bv float32
 		if bias != nil {
 			bv = bias[r]
 		}
-		switch {
-		case !ep.clamp:
-			for j := range row {
-				row[j] += bv
-			}
-		case math.IsInf(float64(hi), 1):
-			for j, v := range row {
-				row[j] = max(v+bv, lo)
-			}
-		default:
-			for j, v := range row {
-				row[j] = min(max(v+bv, lo), hi)
-			}
+		var res []float32
+		if ep.res != nil {
+			res = ep.res[r*ld+j0 : r*ld+j1]
 		}
+		clampRow(y[r*ld+j0:r*ld+j1], res, bv, lo, hi)
+	}
+}
+
+// clampRowGo is clampRow in portable code; with infinite bounds it only
+// adds, exactly.
+func clampRowGo(row, res []float32, bias, lo, hi float32) {
+	if res != nil {
+		res = res[:len(row)]
+		for j, v := range row {
+			row[j] = min(max(v+bias+res[j], lo), hi)
+		}
+		return
+	}
+	for j, v := range row {
+		row[j] = min(max(v+bias, lo), hi)
 	}
 }
 
@@ -505,23 +554,32 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]
-	// 2-D 3×3 kernels with unit dilation and horizontal stride run whole
-	// output rows through the vector kernel.
-	row3 := D == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && (g.s[2] == 1 || g.s[2] == 2)
+	row3 := g.rows3x3()
+	padded := row3 && hasFMA && allFinite(w)
 	parallelFor(n*c, P*K, func(p0, p1 int) {
+		var buf []float32
+		if padded {
+			pb := getPack(dw3PaddedBuf(g))
+			defer packPool.Put(pb)
+			buf = *pb
+			clear(buf[:paddedPlaneSize(g)+paddedSlack])
+		}
 		for p := p0; p < p1; p++ {
 			ch := p % c
-			src := x[p*inP : (p+1)*inP]
 			dst := y[p*P : (p+1)*P]
 			if row3 {
 				var bv float32
 				if bias != nil {
 					bv = bias[ch]
 				}
-				depthwise3(g, src, w[ch*9:ch*9+9], bv, dst)
-				ep.apply(dst, P, nil, 0, 1, 0, P)
+				if padded {
+					depthwise3Padded(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P), buf)
+				} else {
+					depthwise3(g, x, p*inP, w[ch*9:ch*9+9], bv, dst, ep.at(p*P))
+				}
 				continue
 			}
+			src := x[p*inP : (p+1)*inP]
 			clear(dst)
 			for kr := 0; kr < K; kr++ {
 				kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
@@ -561,74 +619,227 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 			if bias != nil {
 				cb = bias[ch : ch+1]
 			}
-			ep.apply(dst, P, cb, 0, 1, 0, P)
+			ep.at(p*P).apply(dst, P, cb, 0, 1, 0, P)
+		}
+	})
+}
+
+// rows3x3 reports a 2-D 3×3 window with unit dilation and horizontal
+// stride 1 or 2: the convolutions whose output rows the vector kernels
+// compute whole.
+func (g *geom3) rows3x3() bool {
+	return g.in[0] == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && (g.s[2] == 1 || g.s[2] == 2)
+}
+
+// biasData is the bias values, or nil.
+func biasData(bias *tensor) []float32 { return channelBias(bias, 0) }
+
+// maxDirectGroup is the most channels per group (in and out) that
+// convGroups3 serves; wider groups make GEMMs big enough to be efficient.
+const maxDirectGroup = 16
+
+// convGroups3 computes a 2-D 3×3 grouped convolution with few channels per
+// group without a GEMM (whose packing would cost more than its products):
+// each group's input planes are copied inside a border of zeros (see
+// depthwise3Padded), then each output channel sums, row by row, the
+// vector kernel over the group's input channels. Weights must be finite.
+func convGroups3(g *geom3, x, w, bias, y []float32, n, groups, cing, coutg int, ep clampEp) {
+	P, inP := g.outSize(), g.inSize()
+	OH, OW := g.out[1], g.out[2]
+	pp := paddedPlaneSize(g)
+	cin, cout := groups*cing, groups*coutg
+	parallelFor(n*groups, coutg*cing*9*P, func(t0, t1 int) {
+		pb := getPack(cing*pp + paddedSlack)
+		defer packPool.Put(pb)
+		buf := *pb
+		clear(buf)
+		for t := t0; t < t1; t++ {
+			img, gr := t/groups, t%groups
+			for ci := 0; ci < cing; ci++ {
+				c := img*cin + gr*cing + ci
+				padPlane(g, x[c*inP:(c+1)*inP], buf[ci*pp:])
+			}
+			for co := gr * coutg; co < (gr+1)*coutg; co++ {
+				off := (img*cout + co) * P
+				plane := y[off : off+P]
+				var bv float32
+				if bias != nil {
+					bv = bias[co]
+				}
+				for ci := 0; ci < cing; ci++ {
+					var wk [9]float32
+					copy(wk[:], w[(co*cing+ci)*9:])
+					for oy := 0; oy < OH; oy++ {
+						if !dw3PaddedRow(g, buf[ci*pp:], oy, &wk, bv, plane[oy*OW:(oy+1)*OW], ci > 0) {
+							panic("interp: padded plane buffer too short for the vector loads")
+						}
+					}
+				}
+				ep.at(off).apply(plane, P, nil, 0, 1, 0, P)
+			}
 		}
 	})
 }
 
 // depthwise3 computes one plane of a 2-D 3×3 depthwise convolution with
-// unit dilation and horizontal stride (any vertical stride): each output
-// row starts at the bias and gets each valid kernel row's three taps, the
-// interior by depthRow3, the padded edges one by one.
-func depthwise3(g *geom3, src, w []float32, bias float32, dst []float32) {
-	H, W := g.in[1], g.in[2]
+// unit dilation and horizontal stride 1 or 2 (any vertical stride) from the
+// input plane at x[off:]: each output is the bias plus its valid taps in
+// row-major order, the interior of each row in vector code and the rest
+// tap by tap; then the epilogue runs on the plane while it is in cache.
+func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp) {
+	d := newDw3Plane(g, x, off, w, bias)
 	OH, OW := g.out[1], g.out[2]
-	px, sw := g.pb[2], g.s[2]
-	// Outputs [lo, hi) have all three taps inside the row.
-	lo := min((px+sw-1)/sw, OW)
-	hi := lo
-	if W-3+px >= 0 {
-		hi = max(lo, min(OW, (W-3+px)/sw+1))
-	}
 	for oy := 0; oy < OH; oy++ {
 		drow := dst[oy*OW : (oy+1)*OW]
-		for i := range drow {
-			drow[i] = bias
+		y0 := oy*g.s[1] - g.pb[1]
+		ky0, ky1 := max(0, -y0), min(3, d.H-y0)
+		v := d.lo // outputs [lo, v) come from the vector kernel
+		if ky1 > ky0 && d.hi > d.lo {
+			var wk [9]float32
+			copy(wk[:], w[ky0*3:ky1*3])
+			start := off + (y0+ky0)*d.W + d.lo*d.sw - d.px
+			v += dwConv3Vector(x[start:], d.W, ky1-ky0, d.sw, &wk, bias, drow[d.lo:d.hi], false)
 		}
-		for ky := 0; ky < 3; ky++ {
-			iy := oy*g.s[1] - g.pb[1] + ky
-			if iy < 0 || iy >= H {
-				continue
-			}
-			srow := src[iy*W : (iy+1)*W]
-			wk := w[ky*3 : ky*3+3]
-			if hi > lo && sw == 1 {
-				depthRow3(srow[lo-px:hi-px+2], wk, drow[lo:hi])
-			} else if hi > lo {
-				depthRow3s2(srow[lo*2-px:(hi-1)*2-px+3], wk, drow[lo:hi])
-			}
-			for ox := 0; ox < OW; ox++ {
-				if ox == lo && hi > lo {
-					ox = hi - 1
-					continue
-				}
-				for kx := 0; kx < 3; kx++ {
-					if ix := ox*sw - px + kx; ix >= 0 && ix < W {
-						drow[ox] += wk[kx] * srow[ix]
-					}
-				}
+		d.points(drow, y0, 0, d.lo)
+		d.points(drow, y0, v, OW)
+	}
+	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
+}
+
+// depthwise3Padded is depthwise3 on a copy of the input plane inside a
+// border of zeros, the pads, so that every output, edges included, comes
+// from the vector kernel. A zero tap adds w·0 = ±0, which changes nothing
+// but the sign of a zero sum when w is finite, so it serves only weights
+// that are all finite. buf holds at least dw3PaddedBuf(g) floats, the
+// first paddedPlaneSize(g) + paddedSlack of them zero but for what earlier
+// calls copied in.
+func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32, dst []float32, ep clampEp, buf []float32) {
+	pp := paddedPlaneSize(g)
+	padPlane(g, x[off:off+g.inSize()], buf)
+	var wk [9]float32
+	copy(wk[:], w)
+	OH, OW := g.out[1], g.out[2]
+	Wp := g.in[2] + g.pb[2] + g.pe[2]
+	if flat := OH * Wp; g.s[1] == 1 && g.s[2] == 1 && flat <= maxFlatPlane {
+		// Small planes at stride 1 go as one long row of OH·Wp outputs,
+		// the last two of each row of Wp wrapping into the next: one call
+		// instead of two a row.
+		tmp := buf[pp+paddedSlack : pp+paddedSlack+(flat+7)&^7]
+		if dwConv3Vector(buf, Wp, 3, 1, &wk, bias, tmp, false) != len(tmp) {
+			panic("interp: padded plane buffer too short for the vector loads")
+		}
+		for oy := 0; oy < OH; oy++ {
+			copy(dst[oy*OW:(oy+1)*OW], tmp[oy*Wp:])
+		}
+	} else {
+		for oy := 0; oy < OH; oy++ {
+			if !dw3PaddedRow(g, buf, oy, &wk, bias, dst[oy*OW:(oy+1)*OW], false) {
+				panic("interp: padded plane buffer too short for the vector loads")
 			}
 		}
 	}
+	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
 }
 
-// depthRow3s2 is depthRow3 for horizontal stride 2: dst[i] gets the taps
-// at src[2i], src[2i+1] and src[2i+2].
-func depthRow3s2(src, w, dst []float32) {
-	w0, w1, w2 := w[0], w[1], w[2]
-	src = src[:2*len(dst)+1]
-	for i := range dst {
-		s := src[2*i : 2*i+3 : 2*i+3]
-		dst[i] += w0*s[0] + w1*s[1] + w2*s[2]
+// maxFlatPlane is the most outputs depthwise3Padded computes as one row.
+const maxFlatPlane = 1024
+
+// dw3PaddedBuf is the buffer depthwise3Padded needs.
+func dw3PaddedBuf(g *geom3) int {
+	return paddedPlaneSize(g) + paddedSlack + maxFlatPlane + 8
+}
+
+// paddedSlack is room after a padded plane for the vector loads of its
+// last row (up to 8·2 + 1 past the last vector's first tap).
+const paddedSlack = 24
+
+// paddedPlaneSize is the size of an input plane inside its pads.
+func paddedPlaneSize(g *geom3) int {
+	return (g.in[1] + g.pb[1] + g.pe[1]) * (g.in[2] + g.pb[2] + g.pe[2])
+}
+
+// padPlane copies the 2-D input plane src into buf inside a border as
+// wide as the pads, which it leaves alone: callers clear buf once, and
+// the border stays zero through every plane copied in.
+func padPlane(g *geom3, src, buf []float32) {
+	H, W := g.in[1], g.in[2]
+	Wp := W + g.pb[2] + g.pe[2]
+	for iy := 0; iy < H; iy++ {
+		o := (iy+g.pb[1])*Wp + g.pb[2]
+		copy(buf[o:o+W], src[iy*W:(iy+1)*W])
 	}
 }
 
-// depthRow3Go is depthRow3 in portable code.
-func depthRow3Go(src, w, dst []float32) {
-	w0, w1, w2 := w[0], w[1], w[2]
-	src = src[:len(dst)+2]
-	for i := range dst {
-		dst[i] += w0*src[i] + w1*src[i+1] + w2*src[i+2]
+// dw3PaddedRow computes output row oy of a 3×3 convolution of the padded
+// plane at the start of buf with weights wk into drow, every output by the
+// vector kernel (the last ones as one vector on a copy); acc adds to drow
+// instead of starting from bias. It reports false when buf is too short
+// for the vector loads.
+func dw3PaddedRow(g *geom3, buf []float32, oy int, wk *[9]float32, bias float32, drow []float32, acc bool) bool {
+	Wp, sw := g.in[2]+g.pb[2]+g.pe[2], g.s[2]
+	row := buf[oy*g.s[1]*Wp:]
+	v := dwConv3Vector(row, Wp, 3, sw, wk, bias, drow, acc)
+	if v == len(drow) {
+		return true
+	}
+	var tail [8]float32
+	copy(tail[:], drow[v:])
+	if dwConv3Vector(row[v*sw:], Wp, 3, sw, wk, bias, tail[:], acc) != len(tail) {
+		return false
+	}
+	copy(drow[v:], tail[:])
+	return true
+}
+
+// allFinite reports that no value of w is infinite or NaN.
+func allFinite(w []float32) bool {
+	for _, v := range w {
+		if v-v != 0 { // NaN for ±Inf and NaN
+			return false
+		}
+	}
+	return true
+}
+
+// dw3Plane is one plane of a 3×3 depthwise convolution (see depthwise3).
+type dw3Plane struct {
+	x            []float32
+	off          int
+	w            []float32
+	bias         float32
+	H, W, px, sw int
+	// Outputs [lo, hi) of a row have all three taps inside the row.
+	lo, hi int
+}
+
+func newDw3Plane(g *geom3, x []float32, off int, w []float32, bias float32) *dw3Plane {
+	d := &dw3Plane{x: x, off: off, w: w, bias: bias, H: g.in[1], W: g.in[2], px: g.pb[2], sw: g.s[2]}
+	OW := g.out[2]
+	d.lo = min((d.px+d.sw-1)/d.sw, OW)
+	d.hi = d.lo
+	if d.W-3+d.px >= 0 {
+		d.hi = max(d.lo, min(OW, (d.W-3+d.px)/d.sw+1))
+	}
+	return d
+}
+
+// points computes outputs [ox0, ox1) of the output row whose windows start
+// at input row y0, tap by tap.
+func (d *dw3Plane) points(drow []float32, y0, ox0, ox1 int) {
+	ky0, ky1 := max(0, -y0), min(3, d.H-y0)
+	plane := d.x[d.off : d.off+d.H*d.W]
+	for ox := ox0; ox < ox1; ox++ {
+		acc := d.bias
+		x0 := ox*d.sw - d.px
+		for ky := ky0; ky < ky1; ky++ {
+			row := plane[(y0+ky)*d.W : (y0+ky+1)*d.W]
+			for kx := 0; kx < 3; kx++ {
+				if ix := x0 + kx; ix >= 0 && ix < d.W {
+					acc += d.w[ky*3+kx] * row[ix]
+				}
+			}
+		}
+		drow[ox] = acc
 	}
 }
 

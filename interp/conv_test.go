@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -133,35 +134,49 @@ func TestConvMatchesNaive(t *testing.T) {
 		// stride-2 gather, and column panels with a ragged last one.
 		{xs: []int{1, 3, 37, 35}, ws: []int{8, 3, 7, 7}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{3, 3}, pe: []int{3, 3}, group: 1, bias: true},
 		{xs: []int{2, 16, 15, 17}, ws: []int{24, 16, 3, 3}, st: []int{2, 2}, dl: []int{1, 1}, pb: []int{1, 0}, pe: []int{1, 2}, group: 1, bias: false},
+		// Stride 1 with output rows as long as input rows: whole planes
+		// as one long row, edge columns redone.
+		{xs: []int{1, 3, 14, 14}, ws: []int{3, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 3, bias: true},
+		{xs: []int{2, 2, 7, 7}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 2, bias: false},
+		{xs: []int{1, 2, 9, 30}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{0, 0}, pe: []int{2, 2}, group: 2, bias: true},
+		{xs: []int{1, 2, 6, 11}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{2, 2}, pe: []int{0, 0}, group: 2, bias: true},
+		{xs: []int{1, 2, 3, 5}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 2, bias: true},
+		// Planes too big to go as one long row.
+		{xs: []int{1, 2, 40, 53}, ws: []int{2, 1, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 0}, pe: []int{1, 2}, group: 2, bias: true},
+		{xs: []int{1, 8, 30, 41}, ws: []int{8, 2, 3, 3}, st: []int{1, 1}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 4, bias: true},
 	}
 	r := rand.New(rand.NewSource(1))
 	for i, c := range cases {
-		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			x := randTensor(r, "x", c.xs...)
-			w := randTensor(r, "w", c.ws...)
-			w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, len(c.ws))
-			order := []string{"x", "w"}
-			inits := []*canon.Tensor{w}
-			var bv []float32
-			if c.bias {
-				b := randTensor(r, "b", c.ws[0])
-				inits = append(inits, b)
-				order = append(order, "b")
-				bv = floats(t, b)
-			}
-			op := &canon.Conv{Strides: i64s(c.st), Dilations: i64s(c.dl), PadsBegin: i64s(c.pb), PadsEnd: i64s(c.pe), Group: int64(c.group)}
-			g := graphOf(op, map[string]*canon.Tensor{"x": x}, order, inits)
-			out, err := Run(g, map[string]*canon.Tensor{"x": x})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, ws := naiveConv(floats(t, x), c.xs, floats(t, w), c.ws, bv, c.st, c.dl, c.pb, c.pe, c.group)
-			if got := ints(out["y"].Shape); !slices.Equal(got, ws) {
-				t.Fatalf("shape %v, want %v", got, ws)
-			}
-			assertClose(t, "conv", floats(t, out["y"]), want, 1e-4)
-		})
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkConvCase(t, r, c) })
 	}
+}
+
+// checkConvCase runs c's convolution on random data and compares it with
+// naiveConv.
+func checkConvCase(t *testing.T, r *rand.Rand, c convCase) {
+	x := randTensor(r, "x", c.xs...)
+	w := randTensor(r, "w", c.ws...)
+	w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, len(c.ws))
+	order := []string{"x", "w"}
+	inits := []*canon.Tensor{w}
+	var bv []float32
+	if c.bias {
+		b := randTensor(r, "b", c.ws[0])
+		inits = append(inits, b)
+		order = append(order, "b")
+		bv = floats(t, b)
+	}
+	op := &canon.Conv{Strides: i64s(c.st), Dilations: i64s(c.dl), PadsBegin: i64s(c.pb), PadsEnd: i64s(c.pe), Group: int64(c.group)}
+	g := graphOf(op, map[string]*canon.Tensor{"x": x}, order, inits)
+	out, err := Run(g, map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatalf("%+v: %v", c, err)
+	}
+	want, ws := naiveConv(floats(t, x), c.xs, floats(t, w), c.ws, bv, c.st, c.dl, c.pb, c.pe, c.group)
+	if got := ints(out["y"].Shape); !slices.Equal(got, ws) {
+		t.Fatalf("%+v: shape %v, want %v", c, got, ws)
+	}
+	assertClose(t, fmt.Sprintf("conv %+v", c), floats(t, out["y"]), want, 1e-4)
 }
 
 func TestConvTransposeMatchesNaive(t *testing.T) {
@@ -217,4 +232,78 @@ func TestConvBadWeightShape(t *testing.T) {
 		t.Fatal("no error for a weight with the wrong input channels")
 	}
 	t.Log(err)
+}
+
+// TestConvRandomMatchesNaive runs random small convolutions of the shapes
+// with fast paths (3×3 depthwise with horizontal stride 1 or 2, few
+// channels per group) with random sizes, strides and paddings, odd widths
+// and padding wider than the input included, against the definition.
+func TestConvRandomMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for i := range 300 {
+		c := randomConvCase(r)
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkConvCase(t, r, c) })
+	}
+}
+
+func randomConvCase(r *rand.Rand) convCase {
+	group := 1 + r.Intn(6)
+	cing, coutg := 1, 1
+	switch r.Intn(3) {
+	case 1:
+		cing, coutg = 1+r.Intn(5), 1+r.Intn(5)
+	case 2:
+		cing, coutg = 4, 4
+	}
+	k := 3
+	if r.Intn(4) == 0 {
+		k = 1 + r.Intn(4)
+	}
+	c := convCase{
+		xs:    []int{1 + r.Intn(2), group * cing, 1 + r.Intn(20), 1 + r.Intn(45)},
+		ws:    []int{group * coutg, cing, k, k},
+		st:    []int{1 + r.Intn(3), 1 + r.Intn(2)},
+		dl:    []int{1, 1},
+		pb:    []int{r.Intn(4), r.Intn(4)},
+		pe:    []int{r.Intn(4), r.Intn(4)},
+		group: group,
+		bias:  r.Intn(2) == 0,
+	}
+	for d := 0; d < 2; d++ {
+		// Keep the padded input at least as large as the kernel.
+		if short := k - (c.xs[2+d] + c.pb[d] + c.pe[d]); short > 0 {
+			c.pe[d] += short
+		}
+	}
+	return c
+}
+
+// TestDepthwiseInfWeight: a padded tap with an infinite weight is skipped,
+// not multiplied by zero, so the outputs whose window it leaves are finite.
+func TestDepthwiseInfWeight(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for _, st := range []int{1, 2} {
+		c := convCase{xs: []int{1, 2, 9, 20}, ws: []int{2, 1, 3, 3}, st: []int{st, st}, dl: []int{1, 1}, pb: []int{1, 1}, pe: []int{1, 1}, group: 2, bias: true}
+		x := randTensor(r, "x", c.xs...)
+		wv := make([]float32, 18)
+		for i := range wv {
+			wv[i] = r.Float32() - 0.5
+		}
+		wv[0], wv[9+8] = float32(math.Inf(1)), float32(math.NaN())
+		w := canon.NewFloat32Tensor("w", i64s(c.ws), wv)
+		w.Layout, _ = canon.LayoutFor(canon.RoleConvWeight, 4)
+		b := canon.NewFloat32Tensor("b", []int64{2}, []float32{0.5, -0.5})
+		op := &canon.Conv{Strides: i64s(c.st), Dilations: i64s(c.dl), PadsBegin: i64s(c.pb), PadsEnd: i64s(c.pe), Group: 2}
+		g := graphOf(op, map[string]*canon.Tensor{"x": x}, []string{"x", "w", "b"}, []*canon.Tensor{w, b})
+		out, err := Run(g, map[string]*canon.Tensor{"x": x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := naiveConv(floats(t, x), c.xs, wv, c.ws, []float32{0.5, -0.5}, c.st, c.dl, c.pb, c.pe, 2)
+		if !math.IsInf(float64(want[0]), 0) && want[0] == want[0] {
+			assertClose(t, "depthwise with inf weights", floats(t, out["y"]), want, 1e-4)
+		} else {
+			t.Fatalf("output 0 = %v: its window should leave the infinite tap in the padding", want[0])
+		}
+	}
 }

@@ -12,8 +12,9 @@ var fuseEpilogues = true
 // fuseConvEpilogues folds, at plan time, what follows a float32 Conv with
 // constant weights into the Conv's own epilogue: a BatchNormalization with
 // constant parameters (folded into the weights and bias, as ONNX Runtime
-// does), then a Relu or a Clip with constant bounds (applied to each output
-// slab as the GEMM finishes it). Only values read by nothing else are
+// does), then an Add of a residual of the same shape, then a Relu or a
+// Clip with constant bounds (applied to each output slab as the GEMM
+// finishes it). Only values read by nothing else are
 // fused away; keep marks the graph outputs.
 func (p *Program) fuseConvEpilogues(keep []bool) {
 	if !fuseEpilogues {
@@ -36,10 +37,21 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 			}
 		}
 	}
+	// dead marks absorbed steps; taken also marks where fused steps run.
 	dead := make([]bool, len(p.steps))
+	taken := make([]bool, len(p.steps))
+	// follower is the one step reading st's output, unless that output is
+	// read more than once, is a graph output, or the step is taken.
+	follower := func(st *step) (int, *step) {
+		id := st.out[0]
+		if id < 0 || uses[id] != 1 || keep[id] || taken[consumer[id]] {
+			return -1, nil
+		}
+		return consumer[id], p.steps[consumer[id]]
+	}
 	for i, s := range p.steps {
 		conv, ok := s.node.Op.(*canon.Conv)
-		if !ok || dead[i] || !p.f32Consts(s.in[1:]) || !p.fusibleOut(s, uses, keep) {
+		if !ok || taken[i] || len(s.in) > 3 || !p.f32Consts(s.in[1:]) || !p.fusibleOut(s, uses, keep) {
 			continue
 		}
 		w := p.consts[s.in[1]]
@@ -50,29 +62,41 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 				continue
 			}
 		}
-		next := consumer[s.out[0]]
-		ns := p.steps[next]
 		var (
 			scale, shift []float32
 			ep           = noClamp
 			last         = s
 			absorbed     []int
+			residual     = -1
 		)
-		if bn, ok := ns.node.Op.(*canon.BatchNorm); ok && ns.in[0] == s.out[0] && len(ns.in) == 5 && p.f32Consts(ns.in[1:]) && p.fusibleOut(ns, nil, nil) {
-			if scale, shift = foldBN(p, ns.in[1:], bn.Epsilon, cout); scale != nil {
-				absorbed, last = append(absorbed, next), ns
+		if next, ns := follower(s); ns != nil {
+			if bn, ok := ns.node.Op.(*canon.BatchNorm); ok && ns.in[0] == s.out[0] && len(ns.in) == 5 && p.f32Consts(ns.in[1:]) && p.fusibleOut(ns, nil, nil) {
+				if scale, shift = foldBN(p, ns.in[1:], bn.Epsilon, cout); scale != nil {
+					absorbed, last = append(absorbed, next), ns
+				}
 			}
 		}
-		if last.out[0] >= 0 && uses[last.out[0]] == 1 && !keep[last.out[0]] {
-			as := p.steps[consumer[last.out[0]]]
+		if next, as := follower(last); as != nil {
+			if r, ok := p.residualOf(as, last); ok {
+				residual, absorbed, last = r, append(absorbed, next), as
+			}
+		}
+		if next, as := follower(last); as != nil {
 			if e, ok := p.clampOf(as); ok && as.in[0] == last.out[0] && p.fusibleOut(as, nil, nil) {
-				ep, absorbed, last = e, append(absorbed, consumer[last.out[0]]), as
+				ep, absorbed, last = e, append(absorbed, next), as
 			}
 		}
 		if len(absorbed) == 0 {
 			continue // a plain Conv: its kernel already adds the bias
 		}
 		fs := &step{node: s.node, in: []int{s.in[0], s.in[1], -1}, out: last.out, f64: s.f64, outDT: last.outDT}
+		at := i
+		if residual >= 0 {
+			// The residual may be computed after the Conv: the fused step
+			// runs where the last absorbed step ran.
+			fs.in = append(fs.in, residual)
+			at = absorbed[len(absorbed)-1]
+		}
 		if scale != nil {
 			wf := make([]float32, len(w.f))
 			per := len(w.f) / cout
@@ -93,10 +117,10 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 			fs.in[2] = s.in[2]
 		}
 		fs.run = func(x *exec) error { return runConvEp(x, conv, ep) }
-		p.steps[i] = fs
-		for _, j := range absorbed {
-			dead[j] = true
+		for _, j := range append(absorbed, i) {
+			dead[j], taken[j] = j != at, true
 		}
+		p.steps[at] = fs
 	}
 	kept := p.steps[:0]
 	for i, s := range p.steps {
@@ -123,6 +147,42 @@ func (p *Program) fusibleOut(s *step, uses []int, keep []bool) bool {
 func (p *Program) f32Consts(slots []int) bool {
 	for _, id := range slots {
 		if id >= 0 && (p.consts[id] == nil || p.consts[id].dt != canon.Float32) {
+			return false
+		}
+	}
+	return true
+}
+
+// residualOf recognizes an Add of prev's output and another float32 value
+// of the same static shape (no broadcasting), and returns that value's slot.
+func (p *Program) residualOf(add, prev *step) (int, bool) {
+	op, ok := add.node.Op.(*canon.Binary)
+	if !ok || op.Fn != canon.Add || len(add.in) != 2 || !p.fusibleOut(add, nil, nil) || p.g.Values == nil {
+		return -1, false
+	}
+	k := 0
+	if add.in[0] != prev.out[0] {
+		k = 1
+	}
+	other := 1 - k
+	if add.in[k] != prev.out[0] || add.in[other] < 0 || add.in[other] == prev.out[0] {
+		return -1, false
+	}
+	a, aok := p.g.Values[add.node.Inputs[k]]
+	b, bok := p.g.Values[add.node.Inputs[other]]
+	if !aok || !bok || b.DType != canon.Float32 || !staticSameShape(a, b) {
+		return -1, false
+	}
+	return add.in[other], true
+}
+
+// staticSameShape reports two values whose shapes are fully known and equal.
+func staticSameShape(a, b canon.ValueInfo) bool {
+	if !a.RankKnown || !b.RankKnown || len(a.Shape) != len(b.Shape) {
+		return false
+	}
+	for i, d := range a.Shape {
+		if !d.Known() || d.Size != b.Shape[i].Size {
 			return false
 		}
 	}

@@ -22,7 +22,39 @@ func fusionNet(tb testing.TB) *canon.Graph {
 }
 
 func TestConvEpilogueFusion(t *testing.T) {
-	g := fusionNet(t)
+	// Conv+BN+Relu, Conv+BN+Clip and Conv+Clip fold into their Conv; the
+	// last Conv feeds a graph output and its Relu stays.
+	compareFusion(t, fusionNet(t), 5)
+}
+
+// residualNet has the Adds the fusion takes: Conv+BN, Add of a residual
+// computed after the Conv, Relu; a depthwise Conv that is the Add's second
+// input; a grouped Conv + Add + Clip; a 3×3 Conv on the Winograd path +
+// Add + Relu; and one it leaves: an Add that broadcasts.
+func residualNet(tb testing.TB) *canon.Graph {
+	b := newNetBuilder("x", 2, 8, 13, 11)
+	main := b.bn(b.conv("x", 8, 8, 3, 1, 1, 1, false), 8)
+	short := b.conv("x", 8, 8, 1, 1, 0, 1, true)
+	y := b.relu(b.node(&canon.Binary{Fn: canon.Add}, main, short))
+	y = b.node(&canon.Binary{Fn: canon.Add}, y, b.conv(y, 8, 8, 3, 1, 1, 8, true))
+	y = b.node(&canon.Clip{Min: -0.25, Max: 0.5}, b.node(&canon.Binary{Fn: canon.Add}, b.conv(y, 8, 8, 3, 1, 1, 2, true), y))
+	y = b.relu(b.node(&canon.Binary{Fn: canon.Add}, b.conv(y, 8, 8, 3, 1, 1, 1, true), y))
+	y = b.node(&canon.Binary{Fn: canon.Add}, b.conv(y, 8, 8, 1, 1, 0, 1, true), b.weight(1, 8, 1, 1))
+	return b.finish(tb, y)
+}
+
+func TestConvResidualFusion(t *testing.T) {
+	defer func(n int) { winogradMinChannels = n }(winogradMinChannels)
+	winogradMinChannels = 8
+	// BN, Add and Relu/Clip fold into the first four Convs (8 steps); the
+	// broadcasting Add stays.
+	compareFusion(t, residualNet(t), 8)
+}
+
+// compareFusion checks that fusion removes removed steps from g's plan and
+// that the fused plan computes what the unfused one does.
+func compareFusion(t *testing.T, g *canon.Graph, removed int) {
+	t.Helper()
 	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(3)), "x", 2, 8, 13, 11)}
 	fused, err := New(g)
 	if err != nil {
@@ -34,9 +66,7 @@ func TestConvEpilogueFusion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Conv+BN+Relu, Conv+BN+Clip and Conv+Clip fold into their Conv; the
-	// last Conv feeds a graph output and its Relu stays.
-	if got, want := len(fused.steps), len(plain.steps)-5; got != want {
+	if got, want := len(fused.steps), len(plain.steps)-removed; got != want {
 		t.Errorf("fused plan has %d steps, want %d (unfused %d)", got, want, len(plain.steps))
 	}
 	a, err := fused.Run(in)

@@ -3,10 +3,6 @@ package interp
 import (
 	"fmt"
 	"slices"
-	"unsafe"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -57,25 +53,18 @@ func runLinear(x *exec, op *canon.Linear) error {
 const linearDotMaxRows = 4
 
 // linearByDots sets y (m×n) to alpha·a·wᵀ + beta·y, where a is m×k and w is
-// n×k, as dot products of their contiguous rows. W is taken in chunks of
-// rows small enough to stay in cache while every row of a meets them, so it
-// is read from memory once.
+// n×k, as dot products of their contiguous rows (vector FMA, any alignment),
+// W's rows split across workers.
 func linearByDots(m, n, k int, alpha float32, a, w, y []float32, beta float32) {
-	if uintptr(unsafe.Pointer(&a[0]))%4 != 0 {
-		// The dot kernel aligns its second operand (a) element by element:
-		// a constant A read in place at an odd address would be summed
-		// in another order, and slowly.
-		a = slices.Clone(a)
-	}
-	chunk := max(1, (128<<10)/(4*k))
 	parallelFor(n, 2*m*k, func(lo, hi int) {
-		for j := lo; j < hi; j += chunk {
-			nb := min(chunk, hi-j)
-			wj := blas32.General{Rows: nb, Cols: k, Stride: k, Data: w[j*k : (j+nb)*k]}
+		for j := lo; j < hi; j++ {
+			wj := w[j*k : (j+1)*k]
 			for i := range m {
-				ai := blas32.Vector{N: k, Inc: 1, Data: a[i*k : (i+1)*k]}
-				yi := blas32.Vector{N: nb, Inc: 1, Data: y[i*n+j : i*n+j+nb]}
-				blas32.Gemv(blas.NoTrans, alpha, wj, ai, beta, yi)
+				v := alpha * dot32(a[i*k:(i+1)*k], wj)
+				if beta != 0 {
+					v += beta * y[i*n+j]
+				}
+				y[i*n+j] = v
 			}
 		}
 	})

@@ -21,26 +21,9 @@ func runPool(x *exec, a *poolAttrs) error {
 	if !orig.isFloat() && !a.max || a.lp > 0 && !orig.isFloat() {
 		return fmt.Errorf("X is %s, want a floating-point tensor", orig.dt)
 	}
-	g, err := newGeom3(orig.shape, a.kernel, a.strides, a.dilations, a.padsBegin, a.padsEnd)
+	g, err := poolGeom(orig.shape, a)
 	if err != nil {
 		return err
-	}
-	for i := range 3 {
-		ext := (g.k[i]-1)*g.d[i] + 1
-		span := g.in[i] + g.pb[i] + g.pe[i] - ext
-		if span < 0 {
-			return fmt.Errorf("window extent %d is larger than the padded input %d", ext, g.in[i]+g.pb[i]+g.pe[i])
-		}
-		if a.ceil {
-			g.out[i] = (span+g.s[i]-1)/g.s[i] + 1
-			// ONNX/PyTorch rule: the last window must start inside the
-			// input or its left padding.
-			if (g.out[i]-1)*g.s[i] >= g.in[i]+g.pb[i] {
-				g.out[i]--
-			}
-		} else {
-			g.out[i] = span/g.s[i] + 1
-		}
 	}
 	in := x.asFloat(orig)
 	planes := in.shape[0] * in.shape[1]
@@ -62,65 +45,176 @@ func runPool(x *exec, a *poolAttrs) error {
 	return nil
 }
 
+// poolGeom is the window geometry of a pool on an input of shape xshape,
+// output size included.
+func poolGeom(xshape []int, a *poolAttrs) (*geom3, error) {
+	g, err := newGeom3(xshape, a.kernel, a.strides, a.dilations, a.padsBegin, a.padsEnd)
+	if err != nil {
+		return nil, err
+	}
+	for i := range 3 {
+		ext := (g.k[i]-1)*g.d[i] + 1
+		span := g.in[i] + g.pb[i] + g.pe[i] - ext
+		if span < 0 {
+			return nil, fmt.Errorf("window extent %d is larger than the padded input %d", ext, g.in[i]+g.pb[i]+g.pe[i])
+		}
+		if a.ceil {
+			g.out[i] = (span+g.s[i]-1)/g.s[i] + 1
+			// ONNX/PyTorch rule: the last window must start inside the
+			// input or its left padding.
+			if (g.out[i]-1)*g.s[i] >= g.in[i]+g.pb[i] {
+				g.out[i]--
+			}
+		} else {
+			g.out[i] = span/g.s[i] + 1
+		}
+	}
+	return g, nil
+}
+
 func poolPlane(g *geom3, a *poolAttrs, src, dst []float32) {
-	if a.max && g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 {
-		maxPlane2D(g, src, dst)
+	if a.lp == 0 && g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 && g.pb[0] == 0 {
+		pool2D(g, a, src, dst)
 		return
 	}
-	D, H, W := g.in[0], g.in[1], g.in[2]
-	OD, OH, OW := g.out[0], g.out[1], g.out[2]
-	negInf := float32(math.Inf(-1))
 	i := 0
-	for oz := 0; oz < OD; oz++ {
-		z0 := oz*g.s[0] - g.pb[0]
-		for oy := 0; oy < OH; oy++ {
-			y0 := oy*g.s[1] - g.pb[1]
-			for ox := 0; ox < OW; ox++ {
-				x0 := ox*g.s[2] - g.pb[2]
-				m := negInf
-				var sum float32
-				var lpSum float64
-				n, padded := 0, 0
-				for kz := 0; kz < g.k[0]; kz++ {
-					iz := z0 + kz*g.d[0]
-					zin := iz >= 0 && iz < D
-					zpad := iz < D+g.pe[0]
-					for ky := 0; ky < g.k[1]; ky++ {
-						iy := y0 + ky*g.d[1]
-						yin := zin && iy >= 0 && iy < H
-						ypad := zpad && iy < H+g.pe[1]
-						for kx := 0; kx < g.k[2]; kx++ {
-							ix := x0 + kx*g.d[2]
-							if ypad && ix < W+g.pe[2] {
-								padded++ // inside input or explicit pads, not ceil overhang
-							}
-							if !yin || ix < 0 || ix >= W {
-								continue
-							}
-							v := src[(iz*H+iy)*W+ix]
-							m = max(m, v)
-							sum += v
-							if a.lp > 0 {
-								lpSum += math.Pow(math.Abs(float64(v)), float64(a.lp))
-							}
-							n++
-						}
-					}
-				}
-				switch {
-				case a.lp > 0:
-					dst[i] = float32(math.Pow(lpSum, 1/float64(a.lp)))
-				case a.max:
-					dst[i] = m
-				case a.includePad:
-					dst[i] = sum / float32(padded)
-				case n == 0:
-					dst[i] = 0
-				default:
-					dst[i] = sum / float32(n)
-				}
+	for oz := 0; oz < g.out[0]; oz++ {
+		for oy := 0; oy < g.out[1]; oy++ {
+			for ox := 0; ox < g.out[2]; ox++ {
+				dst[i] = poolPoint(g, a, src, oz, oy, ox)
 				i++
 			}
+		}
+	}
+}
+
+// poolPoint is one output of a pool: its window's taps in order, those
+// outside the input skipped; a NaN tap wins a max (the last one).
+func poolPoint(g *geom3, a *poolAttrs, src []float32, oz, oy, ox int) float32 {
+	D, H, W := g.in[0], g.in[1], g.in[2]
+	z0, y0, x0 := oz*g.s[0]-g.pb[0], oy*g.s[1]-g.pb[1], ox*g.s[2]-g.pb[2]
+	m := float32(math.Inf(-1))
+	var sum float32
+	var lpSum float64
+	n, padded := 0, 0
+	for kz := 0; kz < g.k[0]; kz++ {
+		iz := z0 + kz*g.d[0]
+		zin := iz >= 0 && iz < D
+		zpad := iz < D+g.pe[0]
+		for ky := 0; ky < g.k[1]; ky++ {
+			iy := y0 + ky*g.d[1]
+			yin := zin && iy >= 0 && iy < H
+			ypad := zpad && iy < H+g.pe[1]
+			for kx := 0; kx < g.k[2]; kx++ {
+				ix := x0 + kx*g.d[2]
+				if ypad && ix < W+g.pe[2] {
+					padded++ // inside input or explicit pads, not ceil overhang
+				}
+				if !yin || ix < 0 || ix >= W {
+					continue
+				}
+				v := src[(iz*H+iy)*W+ix]
+				if v > m || v != v {
+					m = v
+				}
+				sum += v
+				if a.lp > 0 {
+					lpSum += math.Pow(math.Abs(float64(v)), float64(a.lp))
+				}
+				n++
+			}
+		}
+	}
+	switch {
+	case a.lp > 0:
+		return float32(math.Pow(lpSum, 1/float64(a.lp)))
+	case a.max:
+		return m
+	}
+	return average(sum, n, padded, a.includePad)
+}
+
+// average is an average pool's output from its window's sum, its count of
+// taps inside the input and its count inside the input or explicit pads.
+func average(sum float32, n, padded int, includePad bool) float32 {
+	switch {
+	case includePad:
+		return sum / float32(padded)
+	case n == 0:
+		return 0
+	}
+	return sum / float32(n)
+}
+
+// pool2D is poolPlane for 2-D max and average pools. Each output row takes
+// its windows' taps one at a time, in window order, across its interior
+// columns (those whose windows lie inside the input horizontally) with a
+// vector step, so every output sees the same taps in the same order as in
+// poolPoint and comes out the same; the edge columns go one by one.
+func pool2D(g *geom3, a *poolAttrs, src, dst []float32) {
+	H, W := g.in[1], g.in[2]
+	OH, OW := g.out[1], g.out[2]
+	kh, kw, sw := g.k[1], g.k[2], g.s[2]
+	px := g.pb[2]
+	lo := min((px+sw-1)/sw, OW)
+	hi := lo
+	if last := W - 1 - (kw-1)*g.d[2] + px; last >= 0 {
+		hi = max(lo, min(OW, last/sw+1))
+	}
+	start := float32(0)
+	if a.max {
+		start = float32(math.Inf(-1))
+	}
+	for oy := 0; oy < OH; oy++ {
+		out := dst[oy*OW : (oy+1)*OW]
+		inner := out[lo:hi]
+		for i := range inner {
+			inner[i] = start
+		}
+		y0 := oy*g.s[1] - g.pb[1]
+		n, padded := 0, 0 // taps of an interior window
+		for ky := 0; ky < kh; ky++ {
+			iy := y0 + ky*g.d[1]
+			if iy < H+g.pe[1] {
+				padded += kw
+			}
+			if iy < 0 || iy >= H || len(inner) == 0 {
+				continue
+			}
+			n += kw
+			// The rest of the plane from row iy: vector loads may reach
+			// past the row's end, into lanes they discard.
+			rest := src[iy*W:]
+			for kx := 0; kx < kw; kx++ {
+				poolStep(inner, rest[lo*sw-px+kx*g.d[2]:], sw, a.max)
+			}
+		}
+		if !a.max {
+			for i, v := range inner {
+				inner[i] = average(v, n, padded, a.includePad)
+			}
+		}
+		for ox := 0; ox < lo; ox++ {
+			out[ox] = poolPoint(g, a, src, 0, oy, ox)
+		}
+		for ox := hi; ox < OW; ox++ {
+			out[ox] = poolPoint(g, a, src, 0, oy, ox)
+		}
+	}
+}
+
+// poolStepGo is poolStep in portable code.
+func poolStepGo(acc, src []float32, sw int, isMax bool) {
+	if len(acc) == 0 {
+		return
+	}
+	src = src[:(len(acc)-1)*sw+1]
+	for i := range acc {
+		v := src[i*sw]
+		if !isMax {
+			acc[i] += v
+		} else if v > acc[i] || v != v {
+			acc[i] = v
 		}
 	}
 }
@@ -140,24 +234,29 @@ func runGlobalPool(x *exec, isMax bool) error {
 	planes := in.shape[0] * in.shape[1]
 	inner := numel(in.shape[2:])
 	y := x.newF(shape)
-	for p := 0; p < planes; p++ {
-		src := in.f[p*inner : (p+1)*inner]
-		if isMax {
-			m := float32(math.Inf(-1))
-			for _, v := range src {
-				m = max(m, v)
-			}
-			y.f[p] = m
-			continue
+	parallelFor(planes, inner, func(p0, p1 int) {
+		for p := p0; p < p1; p++ {
+			y.f[p] = globalPoolPlane(in.f[p*inner:(p+1)*inner], isMax)
 		}
-		var s float64
-		for _, v := range src {
-			s += float64(v)
-		}
-		y.f[p] = float32(s / float64(inner))
-	}
+	})
 	x.set(0, y)
 	return nil
+}
+
+// globalPoolPlane is the max or the mean (summed in float64) of a plane.
+func globalPoolPlane(src []float32, isMax bool) float32 {
+	if isMax {
+		m := float32(math.Inf(-1))
+		for _, v := range src {
+			m = max(m, v)
+		}
+		return m
+	}
+	var s float64
+	for _, v := range src {
+		s += float64(v)
+	}
+	return float32(s / float64(len(src)))
 }
 
 // sortedAxes normalizes, sorts and checks for duplicates.
@@ -177,51 +276,4 @@ func sortedAxes(axes []int64, rank int) ([]int, error) {
 		}
 	}
 	return out, nil
-}
-
-// maxPlane2D is poolPlane for 2-D max pooling: windows that lie wholly
-// inside the input (nearly all of them) skip the bounds and padding
-// bookkeeping of the general loop.
-func maxPlane2D(g *geom3, src, dst []float32) {
-	H, W := g.in[1], g.in[2]
-	OH, OW := g.out[1], g.out[2]
-	kh, kw, sh, sw, dh, dw := g.k[1], g.k[2], g.s[1], g.s[2], g.d[1], g.d[2]
-	negInf := float32(math.Inf(-1))
-	for oy := 0; oy < OH; oy++ {
-		y0 := oy*sh - g.pb[1]
-		rowInside := y0 >= 0 && y0+(kh-1)*dh < H
-		out := dst[oy*OW : (oy+1)*OW]
-		for ox := range out {
-			x0 := ox*sw - g.pb[2]
-			m := negInf
-			if rowInside && x0 >= 0 && x0+(kw-1)*dw < W {
-				for ky := 0; ky < kh; ky++ {
-					row := src[(y0+ky*dh)*W+x0:]
-					for kx := 0; kx < kw; kx++ {
-						if v := row[kx*dw]; v > m || v != v {
-							m = v
-						}
-					}
-				}
-				out[ox] = m
-				continue
-			}
-			for ky := 0; ky < kh; ky++ {
-				iy := y0 + ky*dh
-				if iy < 0 || iy >= H {
-					continue
-				}
-				for kx := 0; kx < kw; kx++ {
-					ix := x0 + kx*dw
-					if ix < 0 || ix >= W {
-						continue
-					}
-					if v := src[iy*W+ix]; v > m || v != v {
-						m = v
-					}
-				}
-			}
-			out[ox] = m
-		}
-	}
 }

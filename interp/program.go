@@ -297,13 +297,9 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 		if err := checkInput(in.info, ct); err != nil {
 			return nil, err
 		}
-		if err := p.pool.budget.tryCharge(fmt.Sprintf("input %q", in.info.Name), inputBytes(ct)); err != nil {
-			return nil, err
-		}
-		p.pool.outBytes += inputBytes(ct)
-		t, err := p.inputTensor(ct)
+		t, err := p.inputTensor(in.info.Name, ct)
 		if err != nil {
-			return nil, fmt.Errorf("input %q: %v", in.info.Name, err)
+			return nil, err
 		}
 		vals[in.slot] = t
 	}
@@ -344,24 +340,36 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 	return out, nil
 }
 
-// inputTensor converts a graph input. A float32 input is copied into a
-// buffer an earlier run left in the pool when there is one: on repeated runs
-// a fresh multi-megabyte allocation costs more (zeroing, page faults) than
-// the copy itself.
-func (p *Program) inputTensor(ct *canon.Tensor) (*tensor, error) {
-	if ct.DType != canon.Float32 || !littleEndian || ct.CheckData() != nil {
-		return fromCanon(ct, false)
+// inputTensor converts an input for one run, charging the memory budget.
+// Float32 data is copied into a buffer from the pool, which takes it back
+// when the run ends; other dtypes count until the next run, as outputs do.
+func (p *Program) inputTensor(name string, ct *canon.Tensor) (*tensor, error) {
+	what := fmt.Sprintf("input %q", name)
+	if ct.DType != canon.Float32 {
+		if err := p.pool.budget.tryCharge(what, inputBytes(ct)); err != nil {
+			return nil, err
+		}
+		p.pool.outBytes += inputBytes(ct)
+		t, err := fromCanon(ct, false)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", what, err)
+		}
+		return t, nil
 	}
-	shape, err := toShape(ct.Shape)
+	view, err := fromCanon(ct, true)
 	if err != nil {
-		return fromCanon(ct, false) // fromCanon words the error
+		return nil, fmt.Errorf("%s: %v", what, err)
 	}
-	buf := p.pool.reuseF(numel(shape))
-	if buf == nil {
-		return fromCanon(ct, false)
+	n := len(view.f)
+	if len(p.pool.f[n]) == 0 {
+		if err := p.pool.budget.tryCharge(what, int64(n)*4); err != nil {
+			return nil, err
+		}
+		p.pool.f[n] = append(p.pool.f[n], make([]float32, n))
 	}
-	copy(float32Bytes(buf), ct.Data)
-	return &tensor{dt: canon.Float32, shape: shape, f: buf}, nil
+	t := &tensor{dt: ct.DType, shape: view.shape, f: p.pool.getF(n)}
+	copy(t.f, view.f)
+	return t, nil
 }
 
 func (x *exec) runStep() (err error) {
@@ -624,16 +632,6 @@ func (p *pool) getF(n int) []float32 {
 	}
 	p.budget.charge("a buffer of "+fmt.Sprint(n)+" floats", int64(n)*4)
 	return make([]float32, n)
-}
-
-// reuseF returns a pooled buffer of n floats, or nil when there is none.
-func (p *pool) reuseF(n int) []float32 {
-	l := p.f[n]
-	if len(l) == 0 {
-		return nil
-	}
-	p.f[n] = l[:len(l)-1]
-	return l[len(l)-1]
 }
 
 func (p *pool) getI(n int) []int64 {

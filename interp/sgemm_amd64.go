@@ -67,22 +67,3 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	}
 	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)
 }
-
-//go:noescape
-func dwRow3(n int, src, w, dst *float32)
-
-// depthRow3 adds w[0]·src[i] + w[1]·src[i+1] + w[2]·src[i+2] to dst[i]
-// for every i of dst; src must hold len(dst)+2 values.
-func depthRow3(src, w, dst []float32) {
-	n := len(dst)
-	_ = src[n+1]
-	_ = w[2]
-	v := 0
-	if hasFMA {
-		v = n &^ 7
-		if v > 0 {
-			dwRow3(v, unsafe.SliceData(src), unsafe.SliceData(w), unsafe.SliceData(dst))
-		}
-	}
-	depthRow3Go(src[v:], w, dst[v:])
-}

@@ -11,5 +11,3 @@ func microTile() (mr, mc int) { return 6, 120 }
 func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	panic("no micro-kernel on this architecture")
 }
-
-func depthRow3(src, w, dst []float32) { depthRow3Go(src, w, dst) }

@@ -1,0 +1,16 @@
+package interp
+
+import "testing"
+
+// TestPortablePaths reruns the convolution, pool and epilogue checks with
+// the vector kernels off, as on machines without AVX2 and FMA.
+func TestPortablePaths(t *testing.T) {
+	defer func(v bool) { hasFMA = v }(hasFMA)
+	hasFMA = false
+	t.Run("conv", TestConvMatchesNaive)
+	t.Run("randomConv", TestConvRandomMatchesNaive)
+	t.Run("depthwiseInf", TestDepthwiseInfWeight)
+	t.Run("pool", TestPool2DMatchesPointwise)
+	t.Run("fusion", TestConvResidualFusion)
+	t.Run("linear", TestLinearRowMatchesNaive)
+}
