@@ -195,6 +195,15 @@ func medianPhase(samples []phaseTime) phaseTime {
 	return phaseTime{median(walls), median(cpus)}
 }
 
+// samplesText lists samples as wall/cpu milliseconds, for -test.v.
+func samplesText(samples []phaseTime) string {
+	parts := make([]string, len(samples))
+	for i, p := range samples {
+		parts[i] = fmt.Sprintf("%d/%d", p.wall.Milliseconds(), p.cpu.Milliseconds())
+	}
+	return strings.Join(parts, " ") + " ms wall/cpu"
+}
+
 func median(d []time.Duration) time.Duration {
 	slices.Sort(d)
 	n := len(d)
@@ -236,6 +245,7 @@ func runConvert(b *testing.B, s convertSource, t convertTarget, dir string) {
 	}
 	copies = append(copies, timedCopy(b, srcFiles, copyDir))
 	b.StopTimer()
+	b.Logf("conversions %s; copies %s", samplesText(converts), samplesText(copies))
 	conv, cp := medianPhase(converts), medianPhase(copies)
 	b.ReportMetric(float64(conv.wall.Nanoseconds()), "ns/op")
 	b.ReportMetric(float64(size)/(1<<20)/conv.wall.Seconds(), "MB/s")
