@@ -137,7 +137,7 @@ func convertModel() *canon.Graph {
 // convertRepeats is how many times each conversion is timed (and the copy
 // one time more, interleaved): the metrics are medians, which a stray burst
 // of writeback or of another process's work does not move.
-const convertRepeats = 3
+const convertRepeats = 5
 
 // BenchmarkConvert converts a 512 MiB model between every pair of formats
 // the formats allow, each conversion in a child process so its peak RSS
