@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +31,10 @@ const (
 // convertChildEnv carries "from|to|source|destination" to the child process
 // that runs one conversion, so each measures its own peak RSS (VmHWM).
 const convertChildEnv = "MODELBRIDGE_BENCH_CONVERT"
+
+// convertProfileEnv, when set to a folder, makes each child write a CPU
+// profile of its conversion there (FROM-TO-*.pprof).
+const convertProfileEnv = "MODELBRIDGE_BENCH_CONVERT_PROFILE"
 
 // convertSource is one format a benchmark model is built in.
 type convertSource struct {
@@ -127,17 +134,26 @@ func convertModel() *canon.Graph {
 	return g
 }
 
+// convertRepeats is how many times each conversion is timed (and the copy
+// one time more, interleaved): the metrics are medians, which a stray burst
+// of writeback or of another process's work does not move.
+const convertRepeats = 5
+
 // BenchmarkConvert converts a 512 MiB model between every pair of formats
 // the formats allow, each conversion in a child process so its peak RSS
-// is its own. Metrics: MB/s of the source files, x-copy (the conversion's
-// time over a copy+fsync of the same files, measured in the same
-// benchmark), peak-MB and peak/model (the child's VmHWM, which counts the
-// pages of mapped input files). ns/op also counts the child's start and the
-// copy: read the metrics. Goal: x-copy <= 2, peak/model <= 1.2. Pairs a
-// format cannot take (a .pt2 cannot be built here; an export the target
-// lacks an op for) are skipped with the reason (-test.v shows it).
+// is its own. Every timed phase (a conversion, a copy+fsync of the source
+// files) starts after sync(2), so no phase pays for the previous one's dirty
+// pages. Each conversion runs convertRepeats times and the copy once more,
+// before and after them; metrics are medians. ns/op and MB/s are the
+// conversion's wall time, cpu-ms/op its user+sys time; x-copy and cpu-x-copy
+// compare them with the copy's; min-cpu-x-copy compares the least CPU times,
+// which a busy machine disturbs least; peak-MB and peak/model are the largest
+// VmHWM of the children (it counts the pages of mapped input files).
+// Goal: x-copy <= 2, peak/model <= 1.2. Pairs a format cannot take (a .pt2
+// cannot be built here; an export the target lacks an op for) are skipped
+// with the reason (-test.v shows it).
 //
-//	go test ./e2e -run '^$' -bench BenchmarkConvert -benchtime 1x
+//	go test ./e2e -run '^$' -bench BenchmarkConvert -benchtime 1x -v
 func BenchmarkConvert(b *testing.B) {
 	dir := b.TempDir()
 	g := convertModel()
@@ -164,6 +180,50 @@ func BenchmarkConvert(b *testing.B) {
 	}
 }
 
+// phaseTime is one timed phase: wall and user+sys CPU time.
+type phaseTime struct {
+	wall, cpu time.Duration
+}
+
+// medianPhase is the median wall time and the median CPU time of samples
+// (each its own median: they need not come from the same sample).
+func medianPhase(samples []phaseTime) phaseTime {
+	walls := make([]time.Duration, len(samples))
+	cpus := make([]time.Duration, len(samples))
+	for i, p := range samples {
+		walls[i], cpus[i] = p.wall, p.cpu
+	}
+	return phaseTime{median(walls), median(cpus)}
+}
+
+// samplesText lists samples as wall/cpu milliseconds, for -test.v.
+func samplesText(samples []phaseTime) string {
+	parts := make([]string, len(samples))
+	for i, p := range samples {
+		parts[i] = fmt.Sprintf("%d/%d", p.wall.Milliseconds(), p.cpu.Milliseconds())
+	}
+	return strings.Join(parts, " ") + " ms wall/cpu"
+}
+
+// minCPU is the least CPU time of samples: the work itself, with the least
+// added by other processes contending for memory bandwidth and caches.
+func minCPU(samples []phaseTime) time.Duration {
+	least := samples[0].cpu
+	for _, p := range samples[1:] {
+		least = min(least, p.cpu)
+	}
+	return least
+}
+
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	n := len(d)
+	if n%2 == 1 {
+		return d[n/2]
+	}
+	return (d[n/2-1] + d[n/2]) / 2
+}
+
 func runConvert(b *testing.B, s convertSource, t convertTarget, dir string) {
 	src := filepath.Join(dir, s.file)
 	srcFiles := []string{src}
@@ -178,49 +238,102 @@ func runConvert(b *testing.B, s convertSource, t convertTarget, dir string) {
 		}
 		size += st.Size()
 	}
-	out := filepath.Join(b.TempDir(), t.file)
-	var convert, copying time.Duration
+	outDir := b.TempDir()
+	out := filepath.Join(outDir, t.file)
+	copyDir := b.TempDir()
+	var converts, copies []phaseTime
 	var peak int64
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestConvertChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), convertChildEnv+"="+strings.Join([]string{s.name, t.format, src, out}, "|"))
-		res, err := cmd.CombinedOutput()
-		if err != nil {
-			b.Fatalf("%v\n%s", err, res)
-		}
-		line := ""
-		for _, l := range strings.Split(string(res), "\n") {
-			if rest, ok := strings.CutPrefix(l, "convert-result "); ok {
-				line = rest
-			}
-		}
-		if skip, ok := strings.CutPrefix(line, "skip "); ok {
+	for range b.N * convertRepeats {
+		copies = append(copies, timedCopy(b, srcFiles, copyDir))
+		clearAndSync(b, outDir)
+		conv, hwm, skip := childConvert(b, s, t, src, out)
+		if skip != "" {
 			b.Skip(skip)
 		}
-		var ns, hwm int64
-		if _, err := fmt.Sscan(line, &ns, &hwm); err != nil {
-			b.Fatalf("child reported %q: %v\n%s", line, err, res)
-		}
-		convert += time.Duration(ns)
+		converts = append(converts, conv)
 		peak = max(peak, hwm)
-		start := time.Now()
-		for j, f := range srcFiles {
-			if err := copySync(f, filepath.Join(dir, fmt.Sprintf("copy%d", j))); err != nil {
-				b.Fatal(err)
-			}
-		}
-		copying += time.Since(start)
 	}
+	copies = append(copies, timedCopy(b, srcFiles, copyDir))
 	b.StopTimer()
-	b.ReportMetric(float64(size)*float64(b.N)/(1<<20)/convert.Seconds(), "MB/s")
-	b.ReportMetric(convert.Seconds()/copying.Seconds(), "x-copy")
+	b.Logf("conversions %s; copies %s", samplesText(converts), samplesText(copies))
+	conv, cp := medianPhase(converts), medianPhase(copies)
+	b.ReportMetric(float64(conv.wall.Nanoseconds()), "ns/op")
+	b.ReportMetric(float64(size)/(1<<20)/conv.wall.Seconds(), "MB/s")
+	b.ReportMetric(conv.wall.Seconds()/cp.wall.Seconds(), "x-copy")
+	b.ReportMetric(float64(conv.cpu.Milliseconds()), "cpu-ms/op")
+	b.ReportMetric(conv.cpu.Seconds()/cp.cpu.Seconds(), "cpu-x-copy")
+	b.ReportMetric(minCPU(converts).Seconds()/minCPU(copies).Seconds(), "min-cpu-x-copy")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 	b.ReportMetric(float64(peak)/float64(size), "peak/model")
 }
 
+// clearAndSync empties dir and flushes every dirty page of the machine
+// (Linux's sync waits for the writeback), so the next timed phase starts
+// with nothing of the previous one left to write.
+func clearAndSync(b *testing.B, dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			b.Fatal(err)
+		}
+	}
+	syscall.Sync()
+}
+
+// timedCopy times a copy+fsync of files into dir (emptied and synced first).
+func timedCopy(b *testing.B, files []string, dir string) phaseTime {
+	clearAndSync(b, dir)
+	cpu0 := cpuTime()
+	start := time.Now()
+	for j, f := range files {
+		if err := copySync(f, filepath.Join(dir, fmt.Sprintf("copy%d", j))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return phaseTime{time.Since(start), cpuTime() - cpu0}
+}
+
+// childConvert runs one conversion in a child process and returns its time
+// and peak RSS, or why the pair cannot be converted.
+func childConvert(b *testing.B, s convertSource, t convertTarget, src, out string) (phaseTime, int64, string) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestConvertChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), convertChildEnv+"="+strings.Join([]string{s.name, t.format, src, out}, "|"))
+	res, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("%v\n%s", err, res)
+	}
+	line := ""
+	for _, l := range strings.Split(string(res), "\n") {
+		if rest, ok := strings.CutPrefix(l, "convert-result "); ok {
+			line = rest
+		}
+	}
+	if skip, ok := strings.CutPrefix(line, "skip "); ok {
+		return phaseTime{}, 0, skip
+	}
+	var wall, cpu, hwm int64
+	if _, err := fmt.Sscan(line, &wall, &cpu, &hwm); err != nil {
+		b.Fatalf("child reported %q: %v\n%s", line, err, res)
+	}
+	return phaseTime{time.Duration(wall), time.Duration(cpu)}, hwm, ""
+}
+
+// cpuTime is the user+sys CPU time of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // TestConvertChild is BenchmarkConvert's child: it runs one conversion and
-// prints its time and peak RSS. Without the environment variable it skips.
+// prints its wall time, CPU time and peak RSS. Without the environment
+// variable it skips.
 func TestConvertChild(t *testing.T) {
 	spec := os.Getenv(convertChildEnv)
 	if spec == "" {
@@ -230,7 +343,15 @@ func TestConvertChild(t *testing.T) {
 	if len(parts) != 4 {
 		t.Fatalf("%s=%q: want from|to|source|destination", convertChildEnv, spec)
 	}
-	to, src, dst := parts[1], parts[2], parts[3]
+	from, to, src, dst := parts[0], parts[1], parts[2], parts[3]
+	if dir := os.Getenv(convertProfileEnv); dir != "" {
+		stop, err := startProfile(dir, from+"-"+to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+	}
+	cpu0 := cpuTime()
 	start := time.Now()
 	g, _, err := formats.Read(src, "", formats.ReadOptions{})
 	if err != nil {
@@ -249,8 +370,25 @@ func TestConvertChild(t *testing.T) {
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
-	elapsed := time.Since(start)
-	fmt.Printf("\nconvert-result %d %d\n", elapsed.Nanoseconds(), statusBytes("VmHWM"))
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	fmt.Printf("\nconvert-result %d %d %d\n", elapsed.Nanoseconds(), cpu.Nanoseconds(), statusBytes("VmHWM"))
+}
+
+// startProfile starts a CPU profile in a new file of dir named after pair;
+// the returned function ends it.
+func startProfile(dir, pair string) (func(), error) {
+	f, err := os.CreateTemp(dir, pair+"-*.pprof")
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // statusBytes reads a "kB" field of /proc/self/status, in bytes (-1 when

@@ -68,11 +68,21 @@ func Read(path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
 // ReadParams imports a params file as a graph with no nodes: every array is
 // an initializer (its layout unknown, since no op uses it).
 func ReadParams(path string) (*canon.Graph, error) {
-	arrays, err := mxparams.ReadFile(path)
+	arrays, m, err := mxparams.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	g := &canon.Graph{Name: checkpointPrefix(filepath.Base(path))}
+	g.AddResource(m)
+	if err := addParams(g, path, arrays); err != nil {
+		g.Close() // releases the mapping: nothing may point into it now
+		return nil, err
+	}
+	return g, nil
+}
+
+// addParams makes arrays the initializers of the node-less graph g.
+func addParams(g *canon.Graph, path string, arrays []*mxparams.Array) error {
 	g.Meta.SourceFormat = "mxnet"
 	g.Meta.Producer = "mxnet"
 	seen := map[string]string{}
@@ -82,7 +92,7 @@ func ReadParams(path string) (*canon.Graph, error) {
 			continue
 		}
 		if prev, ok := seen[a.Tensor.Name]; ok {
-			return nil, fmt.Errorf("%s: arrays %q and %q have the same name once the arg:/aux: prefix is removed", path, prev, a.Name)
+			return fmt.Errorf("%s: arrays %q and %q have the same name once the arg:/aux: prefix is removed", path, prev, a.Name)
 		}
 		seen[a.Tensor.Name] = a.Name
 		addArrayNotes(g, a)
@@ -90,9 +100,9 @@ func ReadParams(path string) (*canon.Graph, error) {
 	}
 	g.Meta.Props = append(g.Meta.Props, canon.KeyValue{Key: "params_file", Value: filepath.Base(path)})
 	if err := g.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return g, nil
+	return nil
 }
 
 func addArrayNotes(g *canon.Graph, a *mxparams.Array) {
@@ -188,20 +198,19 @@ func ReadSymbol(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 			return nil, err
 		}
 	}
-	var arrays []*mxparams.Array
-	paramsSize := int64(0)
-	if paramsPath != "" {
-		if arrays, err = mxparams.ReadFile(paramsPath); err != nil {
-			return nil, err
-		}
-		if st, err := os.Stat(paramsPath); err == nil {
-			paramsSize = st.Size()
-		}
+	if paramsPath == "" {
+		return convert(sym, path, "", nil, opts, madeBudget(int64(len(data)), 0))
 	}
-	g, err := convert(sym, path, paramsPath, arrays, opts, madeBudget(int64(len(data)), paramsSize))
+	arrays, params, err := mxparams.Open(paramsPath)
 	if err != nil {
 		return nil, err
 	}
+	g, err := convert(sym, path, paramsPath, arrays, opts, madeBudget(int64(len(data)), int64(len(params.Data))))
+	if err != nil {
+		params.Close()
+		return nil, err
+	}
+	g.AddResource(params)
 	return g, nil
 }
 

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 )
 
 // File is an output being written. Write through W (buffered), then call
@@ -37,7 +39,31 @@ func Create(target string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", target, err)
 	}
-	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, target: target}, nil
+	return &File{W: bufio.NewWriterSize(prefaultWriter{f}, 1<<20), f: f, target: target}, nil
+}
+
+// prefaultChunk is how much of a large write is faulted in and written at
+// a time: big enough for few system calls, small enough to stay in cache.
+const prefaultChunk = 8 << 20
+
+// prefaultWriter writes large buffers (tensor data, often pointing into a
+// mapped input file) a chunk at a time, each faulted in first
+// (mmapfile.Prefault says why).
+type prefaultWriter struct{ f *os.File }
+
+func (w prefaultWriter) Write(p []byte) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		chunk := p[:min(len(p), prefaultChunk)]
+		mmapfile.Prefault(chunk)
+		n, err := w.f.Write(chunk)
+		written += n
+		if err != nil {
+			return written, err
+		}
+		p = p[n:]
+	}
+	return written, nil
 }
 
 // Write implements io.Writer.

@@ -14,6 +14,7 @@ import (
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/regfile"
 )
 
@@ -106,6 +107,22 @@ func ReadFile(path string) ([]*Array, error) {
 		return nil, err
 	}
 	return Parse(b, path)
+}
+
+// Open maps a list file read-only (see mmapfile): tensor data points into
+// the mapping instead of a copy of the file, so a weights-sized file costs no
+// heap. The caller closes the mapping once no tensor is used any more.
+func Open(path string) ([]*Array, *mmapfile.Mapping, error) {
+	m, err := mmapfile.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	arrays, err := Parse(m.Data, path)
+	if err != nil {
+		m.Close()
+		return nil, nil, err
+	}
+	return arrays, m, nil
 }
 
 // IsList reports whether head starts like an NDArray list file.
