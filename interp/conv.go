@@ -371,17 +371,10 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 		x.set(0, y)
 		return nil
 	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
-		// The Winograd output pass adds the bias and clamps; a residual
-		// is added afterwards, before the clamp.
-		wep := ep
-		if ep.res != nil {
-			wep = noClamp
-		}
+		// The Winograd output pass adds the bias and the residual, and
+		// clamps.
 		for img := 0; img < n; img++ {
-			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, wep)
-		}
-		if ep.res != nil {
-			parallelFor(n*cout, P, func(lo, hi int) { ep.at(lo*P).apply(y.f[lo*P:hi*P], P, nil, 0, hi-lo, 0, P) })
+			convWinograd(x, g, u, xin.f[img*cin*inP:(img+1)*cin*inP], y.f[img*cout*P:(img+1)*cout*P], channelBias(bias, 0), cin, cout, ep.at(img*cout*P))
 		}
 	} else {
 		pointwise := K == 1 && g.s == [3]int{1, 1, 1} && g.pb == [3]int{} && g.pe == [3]int{}

@@ -142,7 +142,7 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 			if bias != nil {
 				bv = bias[co]
 			}
-			winoOutput(m[co*T:], cout*T, TH, TW, OH, OW, bv, ep, out, *tmp)
+			winoOutput(m[co*T:], cout*T, TH, TW, OH, OW, bv, ep.at(co*OH*OW), out, *tmp)
 		}
 	})
 }
@@ -240,8 +240,8 @@ func (w winoInput) rowTransform(row, h0, h1, h2, h3 []float32) {
 	}
 }
 
-// winoOutput writes Y = Aᵀ·M·A of every tile of one output plane, plus bv,
-// clamped as ep says: element e of tile (ty, tx) is read from
+// winoOutput writes Y = Aᵀ·M·A of every tile of one output plane, plus bv
+// and ep's residual, clamped as ep says: element e of tile (ty, tx) is read from
 // m[e*stride + ty*TW + tx]. scratch holds 10·TH·TW floats.
 func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp, out, scratch []float32) {
 	T := TH * TW
@@ -271,19 +271,29 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 			if oy >= OH {
 				break
 			}
-			interleaveClamp(out[oy*OW:(oy+1)*OW], even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW], bv, lo, hi)
+			var res []float32
+			if ep.res != nil {
+				res = ep.res[oy*OW : (oy+1)*OW]
+			}
+			interleaveClamp(out[oy*OW:(oy+1)*OW], even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW], res, bv, lo, hi)
 		}
 	}
 }
 
 // interleaveClampGo is interleaveClamp's portable form (and its tail).
-func interleaveClampGo(dst, ev, od []float32, bias, lo, hi float32) {
-	for i := 0; i+1 < len(dst); i += 2 {
-		dst[i] = min(max(ev[i/2]+bias, lo), hi)
-		dst[i+1] = min(max(od[i/2]+bias, lo), hi)
-	}
-	if len(dst)%2 == 1 {
-		dst[len(dst)-1] = min(max(ev[len(dst)/2]+bias, lo), hi)
+func interleaveClampGo(dst, ev, od, res []float32, bias, lo, hi float32) {
+	for i := range dst {
+		var v float32
+		if i%2 == 0 {
+			v = ev[i/2]
+		} else {
+			v = od[i/2]
+		}
+		v += bias
+		if res != nil {
+			v += res[i]
+		}
+		dst[i] = min(max(v, lo), hi)
 	}
 }
 

@@ -234,8 +234,8 @@ func TestGatherEven(t *testing.T) {
 	}
 }
 
-// A fused bias + ReLU epilogue gives the same output through Winograd as
-// through im2col, odd widths included.
+// A fused bias (+ residual) + ReLU epilogue gives the same output through
+// Winograd as through im2col, odd widths and a batch of two included.
 func TestWinogradFusedRelu(t *testing.T) {
 	if !hasFMA {
 		t.Skip("skipping: the Winograd path needs the AVX2/FMA GEMM kernel")
@@ -243,9 +243,21 @@ func TestWinogradFusedRelu(t *testing.T) {
 	old := winogradMinChannels
 	winogradMinChannels = 8
 	defer func() { winogradMinChannels = old }()
-	nb := newNetBuilder("x", 1, 8, 9, 11)
-	g := nb.finish(t, nb.relu(nb.conv("x", 8, 8, 3, 1, 1, 1, true)))
-	x := randTensor(rand.New(rand.NewSource(9)), "x", 1, 8, 9, 11)
+	x := randTensor(rand.New(rand.NewSource(9)), "x", 2, 8, 9, 19)
+	for _, residual := range []bool{false, true} {
+		nb := newNetBuilder("x", 2, 8, 9, 19)
+		y := nb.conv("x", 8, 8, 3, 1, 1, 1, true)
+		if residual {
+			y = nb.node(&canon.Binary{Fn: canon.Add}, y, "x")
+		}
+		checkWinogradMatches(t, nb.finish(t, nb.relu(y)), x, residual)
+	}
+}
+
+// checkWinogradMatches runs g (one 3×3 convolution with a fused epilogue)
+// through Winograd and im2col and compares the two.
+func checkWinogradMatches(t *testing.T, g *canon.Graph, x *canon.Tensor, residual bool) {
+	t.Helper()
 	run := func(wino bool) []float32 {
 		useWinograd = wino
 		defer func() { useWinograd = true }()
@@ -259,12 +271,12 @@ func TestWinogradFusedRelu(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		used := false
+		used, steps := false, len(prog.steps)
 		for _, s := range prog.steps {
 			used = used || s.wino != nil
 		}
-		if used != wino {
-			t.Fatalf("Winograd path used = %v, want %v", used, wino)
+		if used != wino || steps != 1 {
+			t.Fatalf("residual %v: Winograd path used = %v (want %v), %d steps run (want the fused convolution alone)", residual, used, wino, steps)
 		}
 		for _, o := range out {
 			return floats(t, o)
@@ -281,31 +293,36 @@ func TestWinogradFusedRelu(t *testing.T) {
 	if negatives == 0 {
 		t.Fatal("the ReLU clamped nothing: the test does not exercise the epilogue")
 	}
-	assertClose(t, "conv+relu", got, want, 1e-5)
+	assertClose(t, fmt.Sprintf("conv+relu, residual %v", residual), got, want, 1e-5)
 }
 
 // interleaveClamp agrees with its portable form at every length, odd ones
-// included, and keeps NaN as NaN.
+// included, with and without a residual, and keeps NaN as NaN.
 func TestInterleaveClamp(t *testing.T) {
 	r := rand.New(rand.NewSource(8))
 	for n := 0; n <= 37; n++ {
-		ev, od := make([]float32, (n+1)/2), make([]float32, n/2)
+		ev, od, res := make([]float32, (n+1)/2), make([]float32, n/2), make([]float32, n)
 		for i := range ev {
 			ev[i] = r.Float32()*4 - 2
 		}
 		for i := range od {
 			od[i] = r.Float32()*4 - 2
 		}
+		for i := range res {
+			res[i] = r.Float32() - 0.5
+		}
 		if len(od) > 3 {
 			od[3] = float32(math.NaN())
 		}
-		for _, c := range [][2]float32{{0, 1}, {float32(math.Inf(-1)), float32(math.Inf(1))}} {
-			got, want := make([]float32, n), make([]float32, n)
-			interleaveClamp(got, ev, od, 0.25, c[0], c[1])
-			interleaveClampGo(want, ev, od, 0.25, c[0], c[1])
-			for i := range want {
-				if got[i] != want[i] && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(want[i]))) {
-					t.Fatalf("n=%d clamp %v: element %d is %v, want %v", n, c, i, got[i], want[i])
+		for _, rs := range [][]float32{nil, res} {
+			for _, c := range [][2]float32{{0, 1}, {float32(math.Inf(-1)), float32(math.Inf(1))}} {
+				got, want := make([]float32, n), make([]float32, n)
+				interleaveClamp(got, ev, od, rs, 0.25, c[0], c[1])
+				interleaveClampGo(want, ev, od, rs, 0.25, c[0], c[1])
+				for i := range want {
+					if got[i] != want[i] && !(math.IsNaN(float64(got[i])) && math.IsNaN(float64(want[i]))) {
+						t.Fatalf("n=%d residual %v clamp %v: element %d is %v, want %v", n, rs != nil, c, i, got[i], want[i])
+					}
 				}
 			}
 		}

@@ -78,32 +78,39 @@ doneGatherEven:
 	VZEROUPPER
 	RET
 
-// func interleaveClampAsm(n int, dst, ev, od *float32, bias, lo, hi float32)
-// dst[2i] = clamp(ev[i]+bias), dst[2i+1] = clamp(od[i]+bias) for i < n, n a
-// multiple of 8, where clamp(v) = min(max(v, lo), hi) and a NaN v stays NaN
-// (it is the second operand of MAXPS/MINPS, which they return on a NaN).
-// Needs AVX.
-TEXT ·interleaveClampAsm(SB), NOSPLIT, $0-44
+// func interleaveClampAsm(n int, dst, ev, od, res *float32, bias, lo, hi float32)
+// dst[2i] = clamp(ev[i]+bias+res[2i]), dst[2i+1] = clamp(od[i]+bias+res[2i+1])
+// for i < n, n a multiple of 8, where clamp(v) = min(max(v, lo), hi) and a
+// NaN v stays NaN (it is the second operand of MAXPS/MINPS, which they
+// return on a NaN); res may be nil (no residual). Needs AVX.
+TEXT ·interleaveClampAsm(SB), NOSPLIT, $0-52
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
 	MOVQ ev+16(FP), SI
 	MOVQ od+24(FP), DX
-	VBROADCASTSS bias+32(FP), Y8
-	VBROADCASTSS lo+36(FP), Y9
-	VBROADCASTSS hi+40(FP), Y10
+	MOVQ res+32(FP), R8
+	VBROADCASTSS bias+40(FP), Y8
+	VBROADCASTSS lo+44(FP), Y9
+	VBROADCASTSS hi+48(FP), Y10
 	SHRQ $3, CX
 	JEQ doneInterleave
 loopInterleave:
 	VADDPS (SI), Y8, Y0
 	VADDPS (DX), Y8, Y1
-	VMAXPS Y0, Y9, Y0
-	VMINPS Y0, Y10, Y0
-	VMAXPS Y1, Y9, Y1
-	VMINPS Y1, Y10, Y1
 	VUNPCKLPS Y1, Y0, Y2
 	VUNPCKHPS Y1, Y0, Y3
 	VPERM2F128 $0x20, Y3, Y2, Y4
 	VPERM2F128 $0x31, Y3, Y2, Y5
+	TESTQ R8, R8
+	JEQ clampInterleave
+	VADDPS (R8), Y4, Y4
+	VADDPS 32(R8), Y5, Y5
+	ADDQ $64, R8
+clampInterleave:
+	VMAXPS Y4, Y9, Y4
+	VMINPS Y4, Y10, Y4
+	VMAXPS Y5, Y9, Y5
+	VMINPS Y5, Y10, Y5
 	VMOVUPS Y4, (DI)
 	VMOVUPS Y5, 32(DI)
 	ADDQ $64, DI
