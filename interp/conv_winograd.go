@@ -187,17 +187,19 @@ func (w winoInput) transform(plane, v []float32, size int, lay packedBLayout, ci
 	for j := 0; j < 4; j++ {
 		ev, od := hr[j*plen:(j+1)*plen], hr[(4+j)*plen:(5+j)*plen]
 		a, b, c, d := ev[:T], od[:T], ev[TW:TW+T], od[TW:TW+T]
+		// Row ci of matrices j, 4+j, 8+j and 12+j, 16 columns at a time.
+		v0, v1, v2, v3 := v[j*size:], v[(4+j)*size:], v[(8+j)*size:], v[(12+j)*size:]
 		for c0 := 0; c0 < T; c0 += gemmNR {
 			off := lay.at(ci, c0)
-			o := func(i int) []float32 { return v[(i*4+j)*size+off:][:gemmNR] }
 			if c0+gemmNR <= T {
-				winoCol16(a[c0:], b[c0:], c[c0:], d[c0:], o(0), o(1), o(2), o(3))
+				winoCol16(a[c0:], b[c0:], c[c0:], d[c0:], v0[off:], v1[off:], v2[off:], v3[off:])
 				continue
 			}
 			n := T - c0
-			winoColGo(a[c0:T], b[c0:T], c[c0:T], d[c0:T], o(0)[:n], o(1)[:n], o(2)[:n], o(3)[:n])
-			for i := range 4 {
-				clear(o(i)[n:])
+			o := [4][]float32{v0[off:][:gemmNR], v1[off:][:gemmNR], v2[off:][:gemmNR], v3[off:][:gemmNR]}
+			winoColGo(a[c0:T], b[c0:T], c[c0:T], d[c0:T], o[0][:n], o[1][:n], o[2][:n], o[3][:n])
+			for i := range o {
+				clear(o[i][n:])
 			}
 		}
 	}
@@ -282,18 +284,26 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 
 // interleaveClampGo is interleaveClamp's portable form (and its tail).
 func interleaveClampGo(dst, ev, od, res []float32, bias, lo, hi float32) {
-	for i := range dst {
-		var v float32
-		if i%2 == 0 {
-			v = ev[i/2]
-		} else {
-			v = od[i/2]
+	n := len(dst) / 2
+	ev, od = ev[:(len(dst)+1)/2], od[:n]
+	if res == nil {
+		for i := range n {
+			dst[2*i] = min(max(ev[i]+bias, lo), hi)
+			dst[2*i+1] = min(max(od[i]+bias, lo), hi)
 		}
-		v += bias
+	} else {
+		res = res[:len(dst)]
+		for i := range n {
+			dst[2*i] = min(max(ev[i]+bias+res[2*i], lo), hi)
+			dst[2*i+1] = min(max(od[i]+bias+res[2*i+1], lo), hi)
+		}
+	}
+	if len(dst)%2 == 1 {
+		v := ev[n] + bias
 		if res != nil {
-			v += res[i]
+			v += res[2*n]
 		}
-		dst[i] = min(max(v, lo), hi)
+		dst[2*n] = min(max(v, lo), hi)
 	}
 }
 
