@@ -15,7 +15,7 @@ func parallelFor(n int, cost int, f func(lo, hi int)) {
 		return
 	}
 	var wg sync.WaitGroup
-	for k := 0; k < w-1; k++ {
+	for k := 0; k < w; k++ {
 		lo, hi := n*k/w, n*(k+1)/w
 		if lo == hi {
 			continue
@@ -26,10 +26,7 @@ func parallelFor(n int, cost int, f func(lo, hi int)) {
 			f(lo, hi)
 		}()
 	}
-	// The caller takes the last chunk rather than wait idle (and, should
-	// it panic, still waits for the others before unwinding).
-	defer wg.Wait()
-	f(n*(w-1)/w, n)
+	wg.Wait()
 }
 
 // parallelTasks runs f(worker, task) for every task in [0, n), with tasks
@@ -47,28 +44,23 @@ func parallelTasks(n, w int, f func(worker, task int)) {
 		next int
 		wg   sync.WaitGroup
 	)
-	work := func(k int) {
-		for {
-			mu.Lock()
-			t := next
-			next++
-			mu.Unlock()
-			if t >= n {
-				return
-			}
-			f(k, t)
-		}
-	}
-	for k := 0; k < w-1; k++ {
+	for k := 0; k < w; k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			work(k)
+			for {
+				mu.Lock()
+				t := next
+				next++
+				mu.Unlock()
+				if t >= n {
+					return
+				}
+				f(k, t)
+			}
 		}()
 	}
-	// The caller is the last worker rather than wait idle.
-	defer wg.Wait()
-	work(w - 1)
+	wg.Wait()
 }
 
 // workersFor is how many goroutines n items of the given cost deserve.
