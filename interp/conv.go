@@ -363,11 +363,11 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			ep.at(img*cout*P).apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
 		}
 	} else if cing == 1 && coutg == 1 {
-		convDepthwise(g, xin.f, w.f, biasData(bias), y.f, n, cout, ep)
+		convDepthwise(g, xin.f, w.f, channelBias(bias, 0), y.f, n, cout, ep)
 		x.set(0, y)
 		return nil
 	} else if hasFMA && groups > 1 && cing <= maxDirectGroup && coutg <= maxDirectGroup && g.rows3x3() && allFinite(w.f) {
-		convGroups3(g, xin.f, w.f, biasData(bias), y.f, n, groups, cing, coutg, ep)
+		convGroups3(g, xin.f, w.f, channelBias(bias, 0), y.f, n, groups, cing, coutg, ep)
 		x.set(0, y)
 		return nil
 	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
@@ -623,9 +623,6 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 func (g *geom3) rows3x3() bool {
 	return g.in[0] == 1 && g.k == [3]int{1, 3, 3} && g.d == [3]int{1, 1, 1} && (g.s[2] == 1 || g.s[2] == 2)
 }
-
-// biasData is the bias values, or nil.
-func biasData(bias *tensor) []float32 { return channelBias(bias, 0) }
 
 // maxDirectGroup is the most channels per group (in and out) that
 // convGroups3 serves; wider groups make GEMMs big enough to be efficient.

@@ -101,9 +101,9 @@ func winogradKernel(k []float32, dst *[16][]float32, at int) {
 //
 // Both transforms work on whole rows of tiles: with tiles 2 apart, the
 // horizontal half of each transform reads the even and odd columns of a
-// row, and the vertical half is a handful of vector additions over the
-// TW tiles of a tile row, written straight into the GEMM operands (tile
-// index contiguous).
+// row, and the vertical half is vector additions over every tile at once.
+// The input transform writes straight into the GEMM's packed panels; the
+// output transform interleaves even and odd columns back into rows.
 func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, cout int, ep clampEp) {
 	H, W := g.in[1], g.in[2]
 	OH, OW := g.out[1], g.out[2]
@@ -243,8 +243,8 @@ func (w winoInput) rowTransform(row, h0, h1, h2, h3 []float32) {
 }
 
 // winoOutput writes Y = Aᵀ·M·A of every tile of one output plane, plus bv
-// and ep's residual, clamped as ep says: element e of tile (ty, tx) is read from
-// m[e*stride + ty*TW + tx]. scratch holds 10·TH·TW floats.
+// and ep's residual, clamped as ep says: element e of tile (ty, tx) is read
+// from m[e*stride + ty*TW + tx]. scratch holds 10·TH·TW floats.
 func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp, out, scratch []float32) {
 	T := TH * TW
 	var t [8][]float32
@@ -273,37 +273,28 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 			if oy >= OH {
 				break
 			}
+			row := out[oy*OW : (oy+1)*OW]
+			interleave(row, even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW])
+			// The epilogue every convolution path shares, while the row
+			// is in cache.
 			var res []float32
 			if ep.res != nil {
 				res = ep.res[oy*OW : (oy+1)*OW]
 			}
-			interleaveClamp(out[oy*OW:(oy+1)*OW], even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW], res, bv, lo, hi)
+			clampRow(row, res, bv, lo, hi)
 		}
 	}
 }
 
-// interleaveClampGo is interleaveClamp's portable form (and its tail).
-func interleaveClampGo(dst, ev, od, res []float32, bias, lo, hi float32) {
+// interleaveGo is interleave's portable form (and its tail).
+func interleaveGo(dst, ev, od []float32) {
 	n := len(dst) / 2
 	ev, od = ev[:(len(dst)+1)/2], od[:n]
-	if res == nil {
-		for i := range n {
-			dst[2*i] = min(max(ev[i]+bias, lo), hi)
-			dst[2*i+1] = min(max(od[i]+bias, lo), hi)
-		}
-	} else {
-		res = res[:len(dst)]
-		for i := range n {
-			dst[2*i] = min(max(ev[i]+bias+res[2*i], lo), hi)
-			dst[2*i+1] = min(max(od[i]+bias+res[2*i+1], lo), hi)
-		}
+	for i := range n {
+		dst[2*i], dst[2*i+1] = ev[i], od[i]
 	}
 	if len(dst)%2 == 1 {
-		v := ev[n] + bias
-		if res != nil {
-			v += res[2*n]
-		}
-		dst[2*n] = min(max(v, lo), hi)
+		dst[2*n] = ev[n]
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // Blocking of the packed GEMM (Goto & van de Geijn): a kc×16 panel of B
-// stays in L1 while it meets every 6-row panel of an mc×kc block of A,
+// stays in L1 while it meets every gemmMR-row panel of an mc×kc block of A,
 // which stays in L2.
 const (
 	gemmNR = 16
@@ -127,7 +127,7 @@ func gemmSerial(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b
 // constant weight matrix (a convolution's W) is not re-packed on every run.
 type packedA struct {
 	m, k int
-	// blocks[pc/gemmKC] holds all m rows (in 6-row panels, k-major) for
+	// blocks[pc/gemmKC] holds all m rows (in gemmMR-row panels, k-major) for
 	// that slice of k.
 	blocks [][]float32
 }
@@ -320,7 +320,7 @@ func copyPanelRow(dst, src []float32) {
 	*(*[4]float32)(d[12:]) = *(*[4]float32)(s[12:])
 }
 
-// packA copies alpha·op(A)[ic:ic+mb, pc:pc+kb] into panels of 6 rows,
+// packA copies alpha·op(A)[ic:ic+mb, pc:pc+kb] into panels of gemmMR rows,
 // each stored k-major; the last panel is zero-padded.
 func packA(ta bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []float32) {
 	for i0 := 0; i0 < mb; i0 += gemmMR {

@@ -58,28 +58,18 @@ func gatherEven(dst, src []float32) {
 }
 
 //go:noescape
-func interleaveClampAsm(n int, dst, ev, od, res *float32, bias, lo, hi float32)
+func interleaveAsm(n int, dst, ev, od *float32)
 
-// interleaveClamp sets dst[2i] = ev[i]+bias and dst[2i+1] = od[i]+bias,
-// plus res[2i] and res[2i+1] when res is not nil, clamped to [lo, hi] (NaN
-// stays NaN), for 2i+1 < len(dst), and the last element from ev when
-// len(dst) is odd.
-func interleaveClamp(dst, ev, od, res []float32, bias, lo, hi float32) {
+// interleave sets dst[2i] = ev[i] and dst[2i+1] = od[i] for 2i+1 <
+// len(dst), and the last element from ev when len(dst) is odd.
+func interleave(dst, ev, od []float32) {
 	n := len(dst) / 2
 	ev, od = ev[:(len(dst)+1)/2], od[:n]
-	var rp *float32
-	if res != nil {
-		res = res[:len(dst)]
-		rp = unsafe.SliceData(res)
-	}
 	v := vecHead(n)
 	if v > 0 {
-		interleaveClampAsm(v, unsafe.SliceData(dst), unsafe.SliceData(ev), unsafe.SliceData(od), rp, bias, lo, hi)
+		interleaveAsm(v, unsafe.SliceData(dst), unsafe.SliceData(ev), unsafe.SliceData(od))
 	}
-	if res != nil {
-		res = res[2*v:]
-	}
-	interleaveClampGo(dst[2*v:], ev[v:], od[v:], res, bias, lo, hi)
+	interleaveGo(dst[2*v:], ev[v:], od[v:])
 }
 
 //go:noescape

@@ -78,39 +78,24 @@ doneGatherEven:
 	VZEROUPPER
 	RET
 
-// func interleaveClampAsm(n int, dst, ev, od, res *float32, bias, lo, hi float32)
-// dst[2i] = clamp(ev[i]+bias+res[2i]), dst[2i+1] = clamp(od[i]+bias+res[2i+1])
-// for i < n, n a multiple of 8, where clamp(v) = min(max(v, lo), hi) and a
-// NaN v stays NaN (it is the second operand of MAXPS/MINPS, which they
-// return on a NaN); res may be nil (no residual). Needs AVX.
-TEXT ·interleaveClampAsm(SB), NOSPLIT, $0-52
+// func interleaveAsm(n int, dst, ev, od *float32)
+// dst[2i] = ev[i], dst[2i+1] = od[i] for i < n, n a multiple of 8. Needs AVX.
+TEXT ·interleaveAsm(SB), NOSPLIT, $0-32
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
 	MOVQ ev+16(FP), SI
 	MOVQ od+24(FP), DX
-	MOVQ res+32(FP), R8
-	VBROADCASTSS bias+40(FP), Y8
-	VBROADCASTSS lo+44(FP), Y9
-	VBROADCASTSS hi+48(FP), Y10
 	SHRQ $3, CX
 	JEQ doneInterleave
 loopInterleave:
-	VADDPS (SI), Y8, Y0
-	VADDPS (DX), Y8, Y1
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	// Per 128-bit lane: e0 o0 e1 o1 and e2 o2 e3 o3; then the lanes in
+	// order.
 	VUNPCKLPS Y1, Y0, Y2
 	VUNPCKHPS Y1, Y0, Y3
 	VPERM2F128 $0x20, Y3, Y2, Y4
 	VPERM2F128 $0x31, Y3, Y2, Y5
-	TESTQ R8, R8
-	JEQ clampInterleave
-	VADDPS (R8), Y4, Y4
-	VADDPS 32(R8), Y5, Y5
-	ADDQ $64, R8
-clampInterleave:
-	VMAXPS Y4, Y9, Y4
-	VMINPS Y4, Y10, Y4
-	VMAXPS Y5, Y9, Y5
-	VMINPS Y5, Y10, Y5
 	VMOVUPS Y4, (DI)
 	VMOVUPS Y5, 32(DI)
 	ADDQ $64, DI

@@ -7,9 +7,7 @@ func vecSubSub(dst, a, b, c []float32) { vecSubSubGo(dst, a[:len(dst)], b[:len(d
 
 func gatherEven(dst, src []float32) { gatherEvenGo(dst, src) }
 
-func interleaveClamp(dst, ev, od, res []float32, bias, lo, hi float32) {
-	interleaveClampGo(dst, ev, od, res, bias, lo, hi)
-}
+func interleave(dst, ev, od []float32) { interleaveGo(dst, ev, od) }
 
 func winoRowVec(src, h0, h1, h2, h3 []float32) int { return 0 }
 
