@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
@@ -265,6 +266,10 @@ func Run(g *canon.Graph, inputs map[string]*canon.Tensor) (map[string]*canon.Ten
 // Run executes the program. inputs are keyed by graph input name and must
 // match the declared dtype and shape (unknown dimensions accept any size).
 // The result maps each graph output name to a tensor of the declared dtype.
+// stepHook, when set (by BenchmarkLayerTimes), is told how long each
+// step took.
+var stepHook func(x *exec, d time.Duration)
+
 func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor, error) {
 	p.pool.newRun()
 	p.runs++
@@ -309,8 +314,15 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			continue
 		}
 		x.s = s
+		var t0 time.Time
+		if stepHook != nil {
+			t0 = time.Now()
+		}
 		if err := x.runStep(); err != nil {
 			return nil, err
+		}
+		if stepHook != nil {
+			stepHook(x, time.Since(t0))
 		}
 		for _, id := range s.release {
 			if vals[id] != nil {
