@@ -544,6 +544,9 @@ func clampRowGo(row, res []float32, bias, lo, hi float32) {
 // convDepthwise handles convolutions with one input and one output channel
 // per group directly: a GEMM with K = kernel size would be all overhead.
 func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
+	if depthwise3x3AVX512(g, x, w, bias, y, n, c, ep) {
+		return
+	}
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	OD, OH, OW := g.out[0], g.out[1], g.out[2]

@@ -1,0 +1,250 @@
+#include "textflag.h"
+
+// Offsets into dw3Args (depthwise512_amd64.go).
+#define A_SRC 0
+#define A_DST 8
+#define A_W 16
+#define A_BIAS 24
+#define A_MASKS 32
+#define A_PERM 40
+#define A_PLANES 48
+#define A_INP 56
+#define A_OUTP 64
+#define A_BIASSTEP 72
+#define A_H 80
+#define A_W4 88
+#define A_OH 96
+#define A_OW 104
+#define A_SH 112
+#define A_PT 120
+#define A_ROWOFF 128
+#define A_CHUNKS 136
+#define A_LO 144
+#define A_HI 148
+
+// Register use in both kernels:
+//   AX args, SI source plane, DI destination plane, CX output row,
+//   R9 first input row of the window, R11 bit k set when window row k is
+//   inside the plane, R12 input row length in bytes, R13 H, R8 the
+//   chunk's tap pointer in window row 0, R10 the chunk's output pointer,
+//   BX the chunk's masks, DX chunks left.
+//   Z0–Z8 the plane's weights, Z9 its bias, Z10 lo, Z11 hi, Z12 the sums.
+
+// PLANE_START broadcasts the plane's weights and bias.
+#define PLANE_START \
+	MOVQ A_W(AX), R8 \
+	VBROADCASTSS 0(R8), Z0 \
+	VBROADCASTSS 4(R8), Z1 \
+	VBROADCASTSS 8(R8), Z2 \
+	VBROADCASTSS 12(R8), Z3 \
+	VBROADCASTSS 16(R8), Z4 \
+	VBROADCASTSS 20(R8), Z5 \
+	VBROADCASTSS 24(R8), Z6 \
+	VBROADCASTSS 28(R8), Z7 \
+	VBROADCASTSS 32(R8), Z8 \
+	MOVQ A_BIAS(AX), R8 \
+	VBROADCASTSS 0(R8), Z9
+
+// ROW_START sets R9, R11 (row k is inside when R9 + k, unsigned, is
+// below H), R8 (window row 0 at the row's first chunk), R10,
+// BX and DX for output row CX.
+#define ROW_START \
+	MOVQ CX, R9 \
+	IMULQ A_SH(AX), R9 \
+	SUBQ A_PT(AX), R9 \
+	XORQ R11, R11 \
+	MOVQ R9, R8 \
+	CMPQ R8, R13 \
+	JCC 2(PC) \
+	ORQ $1, R11 \
+	INCQ R8 \
+	CMPQ R8, R13 \
+	JCC 2(PC) \
+	ORQ $2, R11 \
+	INCQ R8 \
+	CMPQ R8, R13 \
+	JCC 2(PC) \
+	ORQ $4, R11 \
+	MOVQ R9, R8 \
+	IMULQ R12, R8 \
+	SUBQ A_ROWOFF(AX), R8 \
+	ADDQ SI, R8 \
+	MOVQ CX, R10 \
+	IMULQ A_OW(AX), R10 \
+	LEAQ (DI)(R10*4), R10 \
+	MOVQ A_MASKS(AX), BX \
+	MOVQ A_CHUNKS(AX), DX
+
+// FINISH clamps Z12 to [lo, hi], NaN passing through as Go's min and max
+// pass it (see clampRowAVX), and stores the chunk's outputs.
+#define FINISH \
+	VCMPPS $3, Z12, Z12, K7 \
+	VMAXPS Z10, Z12, Z13 \
+	VMINPS Z11, Z13, Z13 \
+	VMOVAPS Z12, K7, Z13 \
+	KMOVW 6(BX), K4 \
+	VMOVUPS Z13, K4, (R10)
+
+// S1_TAPROW adds window row r (at addr) for horizontal stride 1: the taps of
+// output i are at addr + 4(i + k), k = 0, 1, 2, masks K1–K3 (which leave
+// out the taps in the pads, so they are not added at all).
+#define S1_TAPROW(addr0, addr1, addr2, w0, w1, w2) \
+	VMOVUPS.Z addr0, K1, Z13 \
+	VFMADD231PS Z13, w0, K1, Z12 \
+	VMOVUPS.Z addr1, K2, Z14 \
+	VFMADD231PS Z14, w1, K2, Z12 \
+	VMOVUPS.Z addr2, K3, Z15 \
+	VFMADD231PS Z15, w2, K3, Z12
+
+// func dw3s1AVX512(a *dw3Args)
+// One or more planes of a 3×3 depthwise convolution with unit dilation and
+// horizontal stride 1 (see dw3Args): each output is the bias plus the
+// taps inside the input plane, in row-major tap order, each added by a
+// fused multiply-add, then clamped. Masked loads never touch memory the
+// masks leave out. Needs AVX-512F.
+TEXT ·dw3s1AVX512(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), AX
+	VBROADCASTSS A_LO(AX), Z10
+	VBROADCASTSS A_HI(AX), Z11
+	MOVQ A_W4(AX), R12
+	MOVQ A_H(AX), R13
+	MOVQ A_SRC(AX), SI
+	MOVQ A_DST(AX), DI
+
+s1plane:
+	PLANE_START
+	XORQ CX, CX
+
+s1row:
+	ROW_START
+
+s1chunk:
+	KMOVW 0(BX), K1
+	KMOVW 2(BX), K2
+	KMOVW 4(BX), K3
+	VMOVAPS Z9, Z12
+	TESTQ $1, R11
+	JEQ s1r1
+	S1_TAPROW(0(R8), 4(R8), 8(R8), Z0, Z1, Z2)
+
+s1r1:
+	TESTQ $2, R11
+	JEQ s1r2
+	S1_TAPROW(0(R8)(R12*1), 4(R8)(R12*1), 8(R8)(R12*1), Z3, Z4, Z5)
+
+s1r2:
+	TESTQ $4, R11
+	JEQ s1fin
+	S1_TAPROW(0(R8)(R12*2), 4(R8)(R12*2), 8(R8)(R12*2), Z6, Z7, Z8)
+
+s1fin:
+	FINISH
+	ADDQ $64, R8
+	ADDQ $64, R10
+	ADDQ $16, BX
+	DECQ DX
+	JNE s1chunk
+
+	INCQ CX
+	CMPQ CX, A_OH(AX)
+	JLT s1row
+
+	MOVQ A_INP(AX), R8
+	LEAQ (SI)(R8*4), SI
+	MOVQ A_OUTP(AX), R8
+	LEAQ (DI)(R8*4), DI
+	ADDQ $36, A_W(AX)
+	MOVQ A_BIASSTEP(AX), R8
+	ADDQ R8, A_BIAS(AX)
+	DECQ A_PLANES(AX)
+	JNE s1plane
+	VZEROUPPER
+	RET
+
+// S2_TAPROW adds window row r for horizontal stride 2. The 32 inputs from
+// the chunk's first tap (addr0, addr0+64, masks at 8 and 10(BX)) hold taps
+// k = 0 at even and k = 1 at odd places; the 32 from the next input (addr1,
+// addr1+64, masks at 12 and 14(BX)) hold taps k = 2 at odd places. Z16 and
+// Z17 pick even and odd places.
+#define S2_TAPROW(addr0, addr0h, addr1, addr1h, w0, w1, w2) \
+	KMOVW 8(BX), K5 \
+	KMOVW 10(BX), K6 \
+	VMOVUPS.Z addr0, K5, Z18 \
+	VMOVUPS.Z addr0h, K6, Z19 \
+	VMOVAPS Z16, Z13 \
+	VPERMI2PS Z19, Z18, Z13 \
+	VFMADD231PS Z13, w0, K1, Z12 \
+	VMOVAPS Z17, Z14 \
+	VPERMI2PS Z19, Z18, Z14 \
+	VFMADD231PS Z14, w1, K2, Z12 \
+	KMOVW 12(BX), K5 \
+	KMOVW 14(BX), K6 \
+	VMOVUPS.Z addr1, K5, Z18 \
+	VMOVUPS.Z addr1h, K6, Z19 \
+	VMOVAPS Z17, Z15 \
+	VPERMI2PS Z19, Z18, Z15 \
+	VFMADD231PS Z15, w2, K3, Z12
+
+// func dw3s2AVX512(a *dw3Args)
+// dw3s1AVX512 for horizontal stride 2.
+TEXT ·dw3s2AVX512(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), AX
+	VBROADCASTSS A_LO(AX), Z10
+	VBROADCASTSS A_HI(AX), Z11
+	MOVQ A_PERM(AX), R8
+	VMOVUPS 0(R8), Z16
+	VMOVUPS 64(R8), Z17
+	MOVQ A_W4(AX), R12
+	MOVQ A_H(AX), R13
+	MOVQ A_SRC(AX), SI
+	MOVQ A_DST(AX), DI
+
+s2plane:
+	PLANE_START
+	XORQ CX, CX
+
+s2row:
+	ROW_START
+
+s2chunk:
+	KMOVW 0(BX), K1
+	KMOVW 2(BX), K2
+	KMOVW 4(BX), K3
+	VMOVAPS Z9, Z12
+	TESTQ $1, R11
+	JEQ s2r1
+	S2_TAPROW(0(R8), 64(R8), 4(R8), 68(R8), Z0, Z1, Z2)
+
+s2r1:
+	TESTQ $2, R11
+	JEQ s2r2
+	S2_TAPROW(0(R8)(R12*1), 64(R8)(R12*1), 4(R8)(R12*1), 68(R8)(R12*1), Z3, Z4, Z5)
+
+s2r2:
+	TESTQ $4, R11
+	JEQ s2fin
+	S2_TAPROW(0(R8)(R12*2), 64(R8)(R12*2), 4(R8)(R12*2), 68(R8)(R12*2), Z6, Z7, Z8)
+
+s2fin:
+	FINISH
+	ADDQ $128, R8
+	ADDQ $64, R10
+	ADDQ $16, BX
+	DECQ DX
+	JNE s2chunk
+
+	INCQ CX
+	CMPQ CX, A_OH(AX)
+	JLT s2row
+
+	MOVQ A_INP(AX), R8
+	LEAQ (SI)(R8*4), SI
+	MOVQ A_OUTP(AX), R8
+	LEAQ (DI)(R8*4), DI
+	ADDQ $36, A_W(AX)
+	MOVQ A_BIASSTEP(AX), R8
+	ADDQ R8, A_BIAS(AX)
+	DECQ A_PLANES(AX)
+	JNE s2plane
+	VZEROUPPER
+	RET
