@@ -25,9 +25,10 @@
 // Register use in both kernels:
 //   AX args, SI source plane, DI destination plane, CX output row,
 //   R9 first input row of the window, R11 bit k set when window row k is
-//   inside the plane, R12 input row length in bytes, R13 H, R8 the
+//   inside the plane, R12 input row length in bytes, R8 the
 //   chunk's tap pointer in window row 0, R10 the chunk's output pointer,
-//   BX the chunk's masks, DX chunks left.
+//   BX the chunk's masks, DX chunks left; R13 and R9 are free after
+//   ROW_START.
 //   Z0–Z8 the plane's weights, Z9 its bias, Z10 lo, Z11 hi, Z12 the sums.
 
 // PLANE_START broadcasts the plane's weights and bias.
@@ -45,8 +46,8 @@
 	MOVQ A_BIAS(AX), R8 \
 	VBROADCASTSS 0(R8), Z9
 
-// ROW_START sets R9, R11 (row k is inside when R9 + k, unsigned, is
-// below H), R8 (window row 0 at the row's first chunk), R10,
+// ROW_START sets R9, R11 (bit k, k = 0–3, set when window row k is inside
+// the plane: R9 + k, unsigned, is below H), R8 (window row 0 at the row's first chunk), R10,
 // BX and DX for output row CX.
 #define ROW_START \
 	MOVQ CX, R9 \
@@ -54,17 +55,21 @@
 	SUBQ A_PT(AX), R9 \
 	XORQ R11, R11 \
 	MOVQ R9, R8 \
-	CMPQ R8, R13 \
+	CMPQ R8, A_H(AX) \
 	JCC 2(PC) \
 	ORQ $1, R11 \
 	INCQ R8 \
-	CMPQ R8, R13 \
+	CMPQ R8, A_H(AX) \
 	JCC 2(PC) \
 	ORQ $2, R11 \
 	INCQ R8 \
-	CMPQ R8, R13 \
+	CMPQ R8, A_H(AX) \
 	JCC 2(PC) \
 	ORQ $4, R11 \
+	INCQ R8 \
+	CMPQ R8, A_H(AX) \
+	JCC 2(PC) \
+	ORQ $8, R11 \
 	MOVQ R9, R8 \
 	IMULQ R12, R8 \
 	SUBQ A_ROWOFF(AX), R8 \
@@ -75,26 +80,30 @@
 	MOVQ A_MASKS(AX), BX \
 	MOVQ A_CHUNKS(AX), DX
 
-// FINISH clamps Z12 to [lo, hi], NaN passing through as Go's min and max
-// pass it (see clampRowAVX), and stores the chunk's outputs.
-#define FINISH \
-	VCMPPS $3, Z12, Z12, K7 \
-	VMAXPS Z10, Z12, Z13 \
+// FINISH clamps acc to [lo, hi], NaN passing through as Go's min and max
+// pass it (see clampRowAVX), and stores the chunk's outputs (mask K4) at
+// addr.
+#define FINISH(acc, addr) \
+	VCMPPS $3, acc, acc, K7 \
+	VMAXPS Z10, acc, Z13 \
 	VMINPS Z11, Z13, Z13 \
-	VMOVAPS Z12, K7, Z13 \
-	KMOVW 6(BX), K4 \
-	VMOVUPS Z13, K4, (R10)
+	VMOVAPS acc, K7, Z13 \
+	VMOVUPS Z13, K4, addr
 
-// S1_TAPROW adds window row r (at addr) for horizontal stride 1: the taps of
-// output i are at addr + 4(i + k), k = 0, 1, 2, masks K1–K3 (which leave
-// out the taps in the pads, so they are not added at all).
-#define S1_TAPROW(addr0, addr1, addr2, w0, w1, w2) \
+// S1_LOADS loads the taps of window row r (at addr0) for horizontal stride
+// 1: the taps of output i are at addr0 + 4(i + k), k = 0, 1, 2, into Z13–Z15
+// under masks K1–K3, which leave out the taps in the pads.
+#define S1_LOADS(addr0, addr1, addr2) \
 	VMOVUPS.Z addr0, K1, Z13 \
-	VFMADD231PS Z13, w0, K1, Z12 \
 	VMOVUPS.Z addr1, K2, Z14 \
-	VFMADD231PS Z14, w1, K2, Z12 \
-	VMOVUPS.Z addr2, K3, Z15 \
-	VFMADD231PS Z15, w2, K3, Z12
+	VMOVUPS.Z addr2, K3, Z15
+
+// S1_FMAS adds the loaded taps times w0–w2 to acc, each in its masked
+// lanes only, so a tap in the pads is not added at all.
+#define S1_FMAS(acc, w0, w1, w2) \
+	VFMADD231PS Z13, w0, K1, acc \
+	VFMADD231PS Z14, w1, K2, acc \
+	VFMADD231PS Z15, w2, K3, acc
 
 // func dw3s1AVX512(a *dw3Args)
 // One or more planes of a 3×3 depthwise convolution with unit dilation and
@@ -107,7 +116,6 @@ TEXT ·dw3s1AVX512(SB), NOSPLIT, $0-8
 	VBROADCASTSS A_LO(AX), Z10
 	VBROADCASTSS A_HI(AX), Z11
 	MOVQ A_W4(AX), R12
-	MOVQ A_H(AX), R13
 	MOVQ A_SRC(AX), SI
 	MOVQ A_DST(AX), DI
 
@@ -117,6 +125,60 @@ s1plane:
 
 s1row:
 	ROW_START
+	MOVQ A_OH(AX), R13
+	SUBQ CX, R13
+	CMPQ R13, $2
+	JLT s1chunk
+	CMPQ A_SH(AX), $1
+	JNE s1chunk
+
+	// Two output rows at once: window rows 1 and 2 serve both, loaded once.
+	MOVQ A_OW(AX), R9
+	SHLQ $2, R9
+
+s1pair:
+	KMOVW 0(BX), K1
+	KMOVW 2(BX), K2
+	KMOVW 4(BX), K3
+	VMOVAPS Z9, Z12
+	VMOVAPS Z9, Z20
+	LEAQ (R8)(R12*1), R13
+	TESTQ $1, R11
+	JEQ s1p1
+	S1_LOADS(0(R8), 4(R8), 8(R8))
+	S1_FMAS(Z12, Z0, Z1, Z2)
+
+s1p1:
+	TESTQ $2, R11
+	JEQ s1p2
+	S1_LOADS(0(R13), 4(R13), 8(R13))
+	S1_FMAS(Z12, Z3, Z4, Z5)
+	S1_FMAS(Z20, Z0, Z1, Z2)
+
+s1p2:
+	TESTQ $4, R11
+	JEQ s1p3
+	S1_LOADS(0(R13)(R12*1), 4(R13)(R12*1), 8(R13)(R12*1))
+	S1_FMAS(Z12, Z6, Z7, Z8)
+	S1_FMAS(Z20, Z3, Z4, Z5)
+
+s1p3:
+	TESTQ $8, R11
+	JEQ s1pfin
+	S1_LOADS(0(R13)(R12*2), 4(R13)(R12*2), 8(R13)(R12*2))
+	S1_FMAS(Z20, Z6, Z7, Z8)
+
+s1pfin:
+	KMOVW 6(BX), K4
+	FINISH(Z12, (R10))
+	FINISH(Z20, (R10)(R9*1))
+	ADDQ $64, R8
+	ADDQ $64, R10
+	ADDQ $16, BX
+	DECQ DX
+	JNE s1pair
+	ADDQ $2, CX
+	JMP s1next
 
 s1chunk:
 	KMOVW 0(BX), K1
@@ -125,27 +187,32 @@ s1chunk:
 	VMOVAPS Z9, Z12
 	TESTQ $1, R11
 	JEQ s1r1
-	S1_TAPROW(0(R8), 4(R8), 8(R8), Z0, Z1, Z2)
+	S1_LOADS(0(R8), 4(R8), 8(R8))
+	S1_FMAS(Z12, Z0, Z1, Z2)
 
 s1r1:
 	TESTQ $2, R11
 	JEQ s1r2
-	S1_TAPROW(0(R8)(R12*1), 4(R8)(R12*1), 8(R8)(R12*1), Z3, Z4, Z5)
+	S1_LOADS(0(R8)(R12*1), 4(R8)(R12*1), 8(R8)(R12*1))
+	S1_FMAS(Z12, Z3, Z4, Z5)
 
 s1r2:
 	TESTQ $4, R11
 	JEQ s1fin
-	S1_TAPROW(0(R8)(R12*2), 4(R8)(R12*2), 8(R8)(R12*2), Z6, Z7, Z8)
+	S1_LOADS(0(R8)(R12*2), 4(R8)(R12*2), 8(R8)(R12*2))
+	S1_FMAS(Z12, Z6, Z7, Z8)
 
 s1fin:
-	FINISH
+	KMOVW 6(BX), K4
+	FINISH(Z12, (R10))
 	ADDQ $64, R8
 	ADDQ $64, R10
 	ADDQ $16, BX
 	DECQ DX
 	JNE s1chunk
-
 	INCQ CX
+
+s1next:
 	CMPQ CX, A_OH(AX)
 	JLT s1row
 
@@ -195,7 +262,6 @@ TEXT ·dw3s2AVX512(SB), NOSPLIT, $0-8
 	VMOVUPS 0(R8), Z16
 	VMOVUPS 64(R8), Z17
 	MOVQ A_W4(AX), R12
-	MOVQ A_H(AX), R13
 	MOVQ A_SRC(AX), SI
 	MOVQ A_DST(AX), DI
 
@@ -226,7 +292,8 @@ s2r2:
 	S2_TAPROW(0(R8)(R12*2), 64(R8)(R12*2), 4(R8)(R12*2), 68(R8)(R12*2), Z6, Z7, Z8)
 
 s2fin:
-	FINISH
+	KMOVW 6(BX), K4
+	FINISH(Z12, (R10))
 	ADDQ $128, R8
 	ADDQ $64, R10
 	ADDQ $16, BX
