@@ -43,6 +43,10 @@ func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	ia, ib, err := exactIntegers(got, want)
+	if err != nil {
+		return Result{}, err
+	}
 	r := Result{Elements: int64(len(a)), OK: true}
 	// The worst element is the one with the largest error relative to its
 	// own tolerance, so it is the first to fail as tolerances tighten.
@@ -53,6 +57,10 @@ func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
 			continue
 		}
 		d := math.Abs(x - y)
+		if ia != nil {
+			// Integers beyond 2⁵³ that differ can round to one float64.
+			d = intDistance(ia[i], got.DType == canon.Uint64, ib[i], want.DType == canon.Uint64)
+		}
 		if math.IsNaN(d) || (math.IsInf(x, 0) && x == y) {
 			if x == y {
 				continue
@@ -90,6 +98,42 @@ func Tensors(got, want *canon.Tensor, rtol, atol float64) (Result, error) {
 		r.WorstGot, r.WorstWant = a[worst], b[worst]
 	}
 	return r, nil
+}
+
+// exactIntegers returns both tensors' values as int64 (Uint64 by its bits)
+// when both hold integers or booleans, so that they compare exactly; nil
+// otherwise.
+func exactIntegers(got, want *canon.Tensor) (a, b []int64, err error) {
+	integral := func(d canon.DType) bool { return d.IsInt() || d == canon.Bool }
+	if !integral(got.DType) || !integral(want.DType) {
+		return nil, nil, nil
+	}
+	if a, err = got.Int64s(); err != nil {
+		return nil, nil, err
+	}
+	if b, err = want.Int64s(); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+// intDistance is |x - y| for two integers, each an int64 or (unsigned) a
+// uint64 stored by its bits; it is zero only when they are equal.
+func intDistance(x int64, xUnsigned bool, y int64, yUnsigned bool) float64 {
+	xNeg, yNeg := !xUnsigned && x < 0, !yUnsigned && y < 0
+	switch {
+	case xNeg == yNeg:
+		// Same sign: the difference of the two's-complement bit patterns
+		// is exact in uint64.
+		if (xNeg && x >= y) || (!xNeg && uint64(x) >= uint64(y)) {
+			return float64(uint64(x) - uint64(y))
+		}
+		return float64(uint64(y) - uint64(x))
+	case xNeg:
+		return float64(uint64(y)) + float64(-uint64(x))
+	default:
+		return float64(uint64(x)) + float64(-uint64(y))
+	}
 }
 
 // RelativeToMax is max|a-b| / max|b|, a scale-aware error for whole outputs

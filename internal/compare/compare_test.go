@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"testing"
@@ -167,5 +168,38 @@ func TestONNXBackendRule(t *testing.T) {
 	i := canon.NewInt64Tensor("i", []int64{1}, []int64{3})
 	if ONNXBackend(i, canon.NewInt64Tensor("j", []int64{1}, []int64{4})) == nil || ONNXBackend(i, want) == nil {
 		t.Error("different integers or shapes passed")
+	}
+}
+
+// TestTensorsIntegersExact: int64 and uint64 values beyond 2⁵³ that round
+// to the same float64 still differ.
+func TestTensorsIntegersExact(t *testing.T) {
+	i64 := func(vals ...int64) *canon.Tensor {
+		b := make([]byte, 8*len(vals))
+		for i, v := range vals {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		}
+		return &canon.Tensor{Name: "t", DType: canon.Int64, Shape: []int64{int64(len(vals))}, Data: b}
+	}
+	big := int64(1) << 60
+	r, err := Tensors(i64(big, -big, 5), i64(big+1, -big, 5), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK || r.Mismatched != 1 || r.MaxAbs != 1 {
+		t.Fatalf("got %+v, want one mismatch of 1", r)
+	}
+	u := i64(-1) // uint64 max by its bits
+	u.DType = canon.Uint64
+	u2 := i64(-2)
+	u2.DType = canon.Uint64
+	if r, _ := Tensors(u, u2, 0, 0); r.OK || r.MaxAbs != 1 {
+		t.Fatalf("uint64: got %+v, want a mismatch of 1", r)
+	}
+	if r, _ := Tensors(u, i64(-1), 0, 0); r.OK || r.MaxAbs != math.Exp2(64) {
+		t.Fatalf("uint64 max against int64 -1: got %+v, want a mismatch of 2⁶⁴", r)
+	}
+	if r, _ := Tensors(i64(-big, big), i64(-big, big), 0, 0); !r.OK {
+		t.Fatalf("equal values: got %+v", r)
 	}
 }
