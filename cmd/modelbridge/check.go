@@ -237,7 +237,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 		insA, insB = append(insA, inA), append(insB, inB)
 	}
 	if layers {
-		if rep.Layers, err = compareLayers(sa, sb, insA[0], insB[0], rep.RTol, rep.ATol); err != nil {
+		if rep.Layers, err = compareLayers(sa, sb, insA[0], insB[0], tol); err != nil {
 			return err
 		}
 	}

@@ -64,8 +64,8 @@ type layerValue struct {
 }
 
 // compareLayers computes every intermediate value of A and B on one sample
-// and compares the matched pairs.
-func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, rtol, atol float64) (*layersReport, error) {
+// and compares the matched pairs by the rule the outputs are compared by.
+func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, tol compare.Tolerance) (*layersReport, error) {
 	valsA, descA, err := allValues(sa, inA)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, rtol, a
 			continue
 		}
 		b := lb[j]
-		res, err := compare.Tensors(valsB[b.value], valsA[a.value], rtol, atol)
+		res, err := tol.Check(valsB[b.value], valsA[a.value])
 		if err != nil {
 			continue // a value whose shape differs cannot be compared element by element
 		}

@@ -144,3 +144,21 @@ func TestCheckLayersOffline(t *testing.T) {
 		t.Errorf("optimized model: %+v", rep.Layers)
 	}
 }
+
+// TestCheckLayersRoundingAllowance: layers are compared by the rule the
+// outputs are, rounding allowance included, so a folded BatchNorm's
+// rounding passes at zero rtol and atol, and fails without the allowance.
+func TestCheckLayersRoundingAllowance(t *testing.T) {
+	opt := filepath.Join(t.TempDir(), "opt.onnx")
+	if code, _, stderr := cli(t, "optimize", tinyModel, opt); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, stderr)
+	}
+	rep := layersOf(t, 0, tinyModel, opt, "--random", "--rtol", "0", "--atol", "0")
+	if rep.Layers.FirstDiff != -1 {
+		t.Errorf("with the rounding allowance: first differing layer %d of %+v", rep.Layers.FirstDiff, rep.Layers.Layers)
+	}
+	rep = layersOf(t, 1, tinyModel, opt, "--random", "--rtol", "0", "--atol", "0", "--no-rounding-allowance")
+	if rep.Layers.FirstDiff < 0 {
+		t.Errorf("without the rounding allowance every layer passed: %+v", rep.Layers.Layers)
+	}
+}
