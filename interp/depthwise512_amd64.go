@@ -44,8 +44,8 @@ var dw3Perm = func() (p [32]int32) {
 // dw3MaskRecord is the number of masks a chunk of 16 outputs has: for each
 // horizontal tap k the outputs whose tap is inside the row (0–2), the
 // outputs inside the row (3), and for stride 2 the inputs inside the row
-// among the 32 from the chunk's first tap (4–5) and from the input after
-// it (6–7).
+// among the 32 from the chunk's first tap (4–5) and whether the input after
+// them is (6, all ones or zero, for a broadcast load); 7 is unused.
 const dw3MaskRecord = 8
 
 // dw3Masks builds the mask records of an output row of ow outputs with
@@ -71,7 +71,9 @@ func dw3Masks(ow, w, sw, pl int) []uint16 {
 		if sw == 2 {
 			base := 2*ox0 - pl
 			rec[4], rec[5] = inside(base, 16, 1), inside(base+16, 16, 1)
-			rec[6], rec[7] = inside(base+1, 16, 1), inside(base+17, 16, 1)
+			if inside(base+32, 1, 1) != 0 {
+				rec[6] = 0xffff
+			}
 		}
 	}
 	return m

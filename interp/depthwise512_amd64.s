@@ -46,7 +46,7 @@
 	MOVQ A_BIAS(AX), R8 \
 	VBROADCASTSS 0(R8), Z9
 
-// ROW_START sets R9, R11 (bit k, k = 0–3, set when window row k is inside
+// ROW_START sets R9, R11 (bit k, k = 0–4, set when window row k is inside
 // the plane: R9 + k, unsigned, is below H), R8 (window row 0 at the row's first chunk), R10,
 // BX and DX for output row CX.
 #define ROW_START \
@@ -70,6 +70,10 @@
 	CMPQ R8, A_H(AX) \
 	JCC 2(PC) \
 	ORQ $8, R11 \
+	INCQ R8 \
+	CMPQ R8, A_H(AX) \
+	JCC 2(PC) \
+	ORQ $16, R11 \
 	MOVQ R9, R8 \
 	IMULQ R12, R8 \
 	SUBQ A_ROWOFF(AX), R8 \
@@ -228,32 +232,33 @@ s1next:
 	VZEROUPPER
 	RET
 
-// S2_TAPROW adds window row r for horizontal stride 2. The 32 inputs from
-// the chunk's first tap (addr0, addr0+64, masks at 8 and 10(BX)) hold taps
-// k = 0 at even and k = 1 at odd places; the 32 from the next input (addr1,
-// addr1+64, masks at 12 and 14(BX)) hold taps k = 2 at odd places. Z16 and
-// Z17 pick even and odd places.
-#define S2_TAPROW(addr0, addr0h, addr1, addr1h, w0, w1, w2) \
-	KMOVW 8(BX), K5 \
-	KMOVW 10(BX), K6 \
-	VMOVUPS.Z addr0, K5, Z18 \
-	VMOVUPS.Z addr0h, K6, Z19 \
+// S2_LOADS loads the taps of window row r for horizontal stride 2 into
+// Z13–Z15 (tap k of output i in lane i of Z13+k): the 32 inputs from the
+// chunk's first tap (addr, addr+64, masks K5 and K6) hold taps k = 0 at even
+// and k = 1 at odd places (Z16 and Z17 pick them); taps k = 2 are taps k = 0
+// one lane on, the last from the input after the 32 (addr+128, mask K7).
+#define S2_LOADS(addr, addrh, addrn) \
+	VMOVUPS.Z addr, K5, Z18 \
+	VMOVUPS.Z addrh, K6, Z19 \
+	VBROADCASTSS.Z addrn, K7, Z21 \
 	VMOVAPS Z16, Z13 \
 	VPERMI2PS Z19, Z18, Z13 \
-	VFMADD231PS Z13, w0, K1, Z12 \
 	VMOVAPS Z17, Z14 \
 	VPERMI2PS Z19, Z18, Z14 \
-	VFMADD231PS Z14, w1, K2, Z12 \
-	KMOVW 12(BX), K5 \
-	KMOVW 14(BX), K6 \
-	VMOVUPS.Z addr1, K5, Z18 \
-	VMOVUPS.Z addr1h, K6, Z19 \
-	VMOVAPS Z17, Z15 \
-	VPERMI2PS Z19, Z18, Z15 \
-	VFMADD231PS Z15, w2, K3, Z12
+	VALIGND $1, Z13, Z21, Z15
+
+// S2_MASKS loads the chunk's masks for horizontal stride 2.
+#define S2_MASKS \
+	KMOVW 0(BX), K1 \
+	KMOVW 2(BX), K2 \
+	KMOVW 4(BX), K3 \
+	KMOVW 8(BX), K5 \
+	KMOVW 10(BX), K6 \
+	KMOVW 12(BX), K7
 
 // func dw3s2AVX512(a *dw3Args)
-// dw3s1AVX512 for horizontal stride 2.
+// dw3s1AVX512 for horizontal stride 2; at vertical stride 2 it computes two
+// output rows at once, loading the window row they share once.
 TEXT ·dw3s2AVX512(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), AX
 	VBROADCASTSS A_LO(AX), Z10
@@ -271,25 +276,83 @@ s2plane:
 
 s2row:
 	ROW_START
+	MOVQ A_OH(AX), R13
+	SUBQ CX, R13
+	CMPQ R13, $2
+	JLT s2chunk
+	CMPQ A_SH(AX), $2
+	JNE s2chunk
+
+	// Two output rows: window rows 0–2 and 2–4.
+	MOVQ A_OW(AX), R9
+	SHLQ $2, R9
+
+s2pair:
+	S2_MASKS
+	VMOVAPS Z9, Z12
+	VMOVAPS Z9, Z20
+	LEAQ (R8)(R12*2), R13
+	TESTQ $1, R11
+	JEQ s2p1
+	S2_LOADS(0(R8), 64(R8), 128(R8))
+	S1_FMAS(Z12, Z0, Z1, Z2)
+
+s2p1:
+	TESTQ $2, R11
+	JEQ s2p2
+	S2_LOADS(0(R8)(R12*1), 64(R8)(R12*1), 128(R8)(R12*1))
+	S1_FMAS(Z12, Z3, Z4, Z5)
+
+s2p2:
+	TESTQ $4, R11
+	JEQ s2p3
+	S2_LOADS(0(R13), 64(R13), 128(R13))
+	S1_FMAS(Z12, Z6, Z7, Z8)
+	S1_FMAS(Z20, Z0, Z1, Z2)
+
+s2p3:
+	TESTQ $8, R11
+	JEQ s2p4
+	S2_LOADS(0(R13)(R12*1), 64(R13)(R12*1), 128(R13)(R12*1))
+	S1_FMAS(Z20, Z3, Z4, Z5)
+
+s2p4:
+	TESTQ $16, R11
+	JEQ s2pfin
+	S2_LOADS(0(R13)(R12*2), 64(R13)(R12*2), 128(R13)(R12*2))
+	S1_FMAS(Z20, Z6, Z7, Z8)
+
+s2pfin:
+	KMOVW 6(BX), K4
+	FINISH(Z12, (R10))
+	FINISH(Z20, (R10)(R9*1))
+	ADDQ $128, R8
+	ADDQ $64, R10
+	ADDQ $16, BX
+	DECQ DX
+	JNE s2pair
+	ADDQ $2, CX
+	JMP s2next
 
 s2chunk:
-	KMOVW 0(BX), K1
-	KMOVW 2(BX), K2
-	KMOVW 4(BX), K3
+	S2_MASKS
 	VMOVAPS Z9, Z12
 	TESTQ $1, R11
 	JEQ s2r1
-	S2_TAPROW(0(R8), 64(R8), 4(R8), 68(R8), Z0, Z1, Z2)
+	S2_LOADS(0(R8), 64(R8), 128(R8))
+	S1_FMAS(Z12, Z0, Z1, Z2)
 
 s2r1:
 	TESTQ $2, R11
 	JEQ s2r2
-	S2_TAPROW(0(R8)(R12*1), 64(R8)(R12*1), 4(R8)(R12*1), 68(R8)(R12*1), Z3, Z4, Z5)
+	S2_LOADS(0(R8)(R12*1), 64(R8)(R12*1), 128(R8)(R12*1))
+	S1_FMAS(Z12, Z3, Z4, Z5)
 
 s2r2:
 	TESTQ $4, R11
 	JEQ s2fin
-	S2_TAPROW(0(R8)(R12*2), 64(R8)(R12*2), 4(R8)(R12*2), 68(R8)(R12*2), Z6, Z7, Z8)
+	S2_LOADS(0(R8)(R12*2), 64(R8)(R12*2), 128(R8)(R12*2))
+	S1_FMAS(Z12, Z6, Z7, Z8)
 
 s2fin:
 	KMOVW 6(BX), K4
@@ -299,8 +362,9 @@ s2fin:
 	ADDQ $16, BX
 	DECQ DX
 	JNE s2chunk
-
 	INCQ CX
+
+s2next:
 	CMPQ CX, A_OH(AX)
 	JLT s2row
 
