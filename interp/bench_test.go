@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	osexec "os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,6 +15,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+	"github.com/modelbridge/modelbridge/internal/ortinstall"
 )
 
 // netBuilder assembles canonical graphs with random weights.
@@ -229,10 +228,7 @@ func benchModel(b *testing.B, env, def string) (*canon.Graph, string) {
 // reports the medians (ms/op, ort-ms) and the median of the 7 paired
 // ratios (x-ort). Run it with -benchtime 1x.
 func BenchmarkVsORT(b *testing.B) {
-	dir := os.Getenv("MODELBRIDGE_ORT_DIR")
-	if dir == "" {
-		b.Skip("skipping: MODELBRIDGE_ORT_DIR is not set")
-	}
+	dir := ortDir(b)
 	for _, m := range []struct {
 		name, env, def string
 		shape          []int64
@@ -307,10 +303,7 @@ func BenchmarkResNeXtBlock(b *testing.B) {
 // both on the same machine and load. Its ms/op metric is ONNX Runtime's
 // median latency over 20 runs.
 func BenchmarkORT(b *testing.B) {
-	dir := os.Getenv("MODELBRIDGE_ORT_DIR")
-	if dir == "" {
-		b.Skip("skipping: MODELBRIDGE_ORT_DIR is not set")
-	}
+	dir := ortDir(b)
 	models := []struct{ name, env, def string }{
 		{"ResNet18", "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx"},
 		{"MobileNetV2", "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx"},
@@ -336,12 +329,30 @@ func BenchmarkORT(b *testing.B) {
 	}
 }
 
+// ortDir is $MODELBRIDGE_ORT_DIR, where ONNX Runtime's node runner is
+// installed; the ONNX Runtime benchmarks run only when it is set, and skip
+// saying what is missing when the install there is not usable.
+func ortDir(b *testing.B) string {
+	dir := os.Getenv(ortinstall.DirEnv)
+	if dir == "" {
+		b.Skipf("skipping: %s is not set", ortinstall.DirEnv)
+	}
+	if _, _, err := ortinstall.FindRunner(dir); err != nil {
+		b.Skipf("skipping: %v", err)
+	}
+	return dir
+}
+
 // ortRun runs the ONNX file at path in ONNX Runtime's node runner in dir,
 // with as many threads as GOMAXPROCS and graph optimization level opt, and
 // returns its median latency over 20 runs in ms.
 func ortRun(dir, path, opt string) (float64, error) {
+	in, runner, err := ortinstall.FindRunner(dir)
+	if err != nil {
+		return 0, err
+	}
 	threads := strconv.Itoa(runtime.GOMAXPROCS(0))
-	out, err := osexec.Command("node", filepath.Join(dir, "run.js"), path, "--random", "1", "--bench", "20", "--threads", threads, "--opt", opt).CombinedOutput()
+	out, err := in.Command(runner, path, "--random", "1", "--bench", "20", "--threads", threads, "--opt", opt).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("onnxruntime: %v\n%s", err, out)
 	}

@@ -2,7 +2,7 @@
 //   node ort_runner.js JOB.json
 // JOB: {model, opt, samples: [{inputs: [file.pb in session input order], out: DIR}]}
 // Each sample's outputs go to DIR/output_N.pb (TensorProto, in session
-// output order, named). Prints {"version": ..., "outputs": [names]}.
+// output order, named). Prints {"inputs": [names], "outputs": [names]}.
 const fs = require('fs');
 const path = require('path');
 const base = path.join(process.env.ORT_DIR, 'node_modules');
@@ -46,6 +46,5 @@ function writeTensor(file, name, t) {
     fs.mkdirSync(s.out, { recursive: true });
     sess.outputNames.forEach((name, i) => writeTensor(path.join(s.out, `output_${i}.pb`), name, out[name]));
   }
-  const version = require(path.join(base, 'onnxruntime-node', 'package.json')).version;
-  console.log(JSON.stringify({ version, inputs: sess.inputNames, outputs: sess.outputNames }));
+  console.log(JSON.stringify({ inputs: sess.inputNames, outputs: sess.outputNames }));
 })().catch((e) => { console.error(String(e.message || e)); process.exit(1); });

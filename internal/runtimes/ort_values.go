@@ -17,7 +17,8 @@ import (
 // by name. Graph optimizations are off, so that each value is what its own
 // node computes.
 func ORTAllValues(model string, sample Sample) (map[string]*canon.Tensor, string, error) {
-	if err := FindORT(); err != nil {
+	in, err := findORT()
+	if err != nil {
 		return nil, "", err
 	}
 	b, err := os.ReadFile(model)
@@ -60,7 +61,7 @@ func ORTAllValues(model string, sample Sample) (map[string]*canon.Tensor, string
 	if err := os.WriteFile(copyPath, out, 0o644); err != nil {
 		return nil, "", err
 	}
-	res, err := runORT(copyPath, "disabled", []Sample{sample})
+	res, err := runORT(in, copyPath, "disabled", []Sample{sample})
 	if err != nil {
 		return nil, "", err
 	}

@@ -2,9 +2,8 @@
 // `check` can compare what ONNX Runtime or PyTorch computes, not only what
 // modelbridge's interpreter computes for the imported graph.
 //
-// ONNX Runtime runs through its Node binding (installed by
-// ../shared/tools/ort/install.sh into $MODELBRIDGE_ORT_DIR, default
-// /tmp/ort); PyTorch through /usr/bin/python3 (or $MODELBRIDGE_PYTHON).
+// ONNX Runtime runs through its Node binding (found by package ortinstall);
+// PyTorch through /usr/bin/python3 (or $MODELBRIDGE_PYTHON).
 // Each runs all samples in one process and exchanges tensors as files.
 package runtimes
 
@@ -12,6 +11,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/ortinstall"
 )
 
 // Names of the runtimes `check --runtime` accepts.
@@ -55,14 +56,6 @@ func (e *MissingError) Error() string {
 	return fmt.Sprintf("%s is not available: %s; %s", e.Runtime, e.Why, e.Install)
 }
 
-// ORTDir is where ONNX Runtime's Node binding is installed.
-func ORTDir() string {
-	if d := os.Getenv("MODELBRIDGE_ORT_DIR"); d != "" {
-		return d
-	}
-	return "/tmp/ort"
-}
-
 // Python is the interpreter that runs PyTorch.
 func Python() string {
 	if p := os.Getenv("MODELBRIDGE_PYTHON"); p != "" {
@@ -73,17 +66,18 @@ func Python() string {
 
 // FindORT reports whether ONNX Runtime can run, and how to install it when not.
 func FindORT() error {
-	dir := ORTDir()
-	install := fmt.Sprintf("install it with `ORT_TOOL_DIR=%s sh ../shared/tools/ort/install.sh` (needs node and npm), or point MODELBRIDGE_ORT_DIR at an install", dir)
-	if _, err := exec.LookPath("node"); err != nil {
-		return &MissingError{Runtime: "ONNX Runtime", Why: "node is not on PATH", Install: "install Node.js (apt-get install nodejs npm), then " + install}
+	_, err := findORT()
+	return err
+}
+
+// findORT locates ONNX Runtime's install, its absence a *MissingError.
+func findORT() (*ortinstall.Install, error) {
+	in, err := ortinstall.Find("")
+	var me *ortinstall.MissingError
+	if errors.As(err, &me) {
+		return nil, &MissingError{Runtime: "ONNX Runtime", Why: me.Why, Install: me.Install}
 	}
-	for _, m := range []string{"onnxruntime-node", "onnx-proto"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", m)); err != nil {
-			return &MissingError{Runtime: "ONNX Runtime", Why: fmt.Sprintf("%s has no node_modules/%s", dir, m), Install: install}
-		}
-	}
-	return nil
+	return in, err
 }
 
 // FindTorch reports whether PyTorch can run, and how to install it when not.
@@ -112,6 +106,7 @@ var torchRunner string
 
 // runnerOutput is the JSON line both runner scripts print at the end.
 type runnerOutput struct {
+	// Version is PyTorch's (ONNX Runtime's is read by ortinstall).
 	Version string   `json:"version"`
 	Outputs any      `json:"outputs"`
 	Inputs  []string `json:"inputs"`

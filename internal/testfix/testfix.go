@@ -5,10 +5,11 @@ package testfix
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/modelbridge/modelbridge/internal/ortinstall"
 )
 
 // RepoRoot is the module's root folder.
@@ -35,21 +36,13 @@ func Fixtures(t testing.TB) string {
 	return d
 }
 
-// ORTRunner returns the path of the ONNX Runtime node runner (run.js) from
-// $MODELBRIDGE_ORT_DIR (default /tmp/ort) with its node_modules installed,
-// or skips the test.
+// ORTRunner returns the path of the ONNX Runtime node runner (run.js) of
+// the install ortinstall finds, or skips the test saying what is missing.
 func ORTRunner(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("MODELBRIDGE_ORT_DIR")
-	if dir == "" {
-		dir = "/tmp/ort"
+	_, runner, err := ortinstall.FindRunner("")
+	if err != nil {
+		t.Skipf("skipping: %v", err)
 	}
-	run := filepath.Join(dir, "run.js")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "onnxruntime-node")); err != nil {
-		t.Skipf("skipping: ONNX Runtime not installed in %s (run ORT_TOOL_DIR=%s sh ../shared/tools/ort/install.sh, or set MODELBRIDGE_ORT_DIR)", dir, dir)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("skipping: node not on PATH, needed to run ONNX Runtime")
-	}
-	return run
+	return runner
 }

@@ -1,8 +1,7 @@
 // Package ortmeasure times graphs in ONNX Runtime, as the "ort" target of
 // the optimizer: candidate graphs are exported to ONNX and run by ONNX
-// Runtime's Node.js binding (onnxruntime-node, installed in the folder named
-// by MODELBRIDGE_ORT_DIR), interleaved so that drift in the machine's load
-// hits both alike. Timings are cached per machine in the user cache folder,
+// Runtime's Node.js binding (onnxruntime-node, found by ortinstall),
+// interleaved so that drift in the machine's load hits both alike. Timings are cached per machine in the user cache folder,
 // keyed by the exact model bytes, the runtime version and the settings.
 package ortmeasure
 
@@ -12,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -21,17 +19,14 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/ortinstall"
 	"github.com/modelbridge/modelbridge/optimize"
 )
 
-// DefaultDir is where ONNX Runtime's Node.js package is looked for when
-// MODELBRIDGE_ORT_DIR is not set.
-const DefaultDir = "/tmp/ort"
-
 // Target times graphs in ONNX Runtime. It implements optimize.Target.
 type Target struct {
-	// Dir holds node_modules/onnxruntime-node.
-	Dir string
+	// Install is the ONNX Runtime that times the graphs.
+	Install *ortinstall.Install
 	// Level is ONNX Runtime's graph optimization level: "all" (default),
 	// "extended", "basic" or "disabled".
 	Level string
@@ -42,39 +37,24 @@ type Target struct {
 	// the user cache folder; "-" disables the cache).
 	CacheFile string
 
-	version string
-	mu      sync.Mutex
+	mu sync.Mutex
 }
 
-// New finds ONNX Runtime (dir, else $MODELBRIDGE_ORT_DIR, else DefaultDir)
-// and node, or says how to install them.
+// New finds ONNX Runtime in dir (when empty, in $MODELBRIDGE_ORT_DIR or
+// ortinstall.DefaultDir) and node, or says how to install them.
 func New(dir string) (*Target, error) {
-	if dir == "" {
-		dir = os.Getenv("MODELBRIDGE_ORT_DIR")
-	}
-	if dir == "" {
-		dir = DefaultDir
-	}
-	pkg := filepath.Join(dir, "node_modules", "onnxruntime-node", "package.json")
-	b, err := os.ReadFile(pkg)
+	in, err := ortinstall.Find(dir)
 	if err != nil {
-		return nil, fmt.Errorf("ONNX Runtime not found: no %s (install it with `npm install onnxruntime-node onnx-proto` in a folder and set MODELBRIDGE_ORT_DIR to it, or use --target interp)", pkg)
+		return nil, fmt.Errorf("%w, or use --target interp", err)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		return nil, fmt.Errorf("ONNX Runtime target needs Node.js (`apt-get install nodejs`), or use --target interp: %w", err)
-	}
-	var meta struct {
-		Version string `json:"version"`
-	}
-	_ = json.Unmarshal(b, &meta)
-	return &Target{Dir: dir, version: meta.Version}, nil
+	return &Target{Install: in}, nil
 }
 
 // Name is "ort".
 func (t *Target) Name() string { return "ort" }
 
 // Version is the onnxruntime-node version found.
-func (t *Target) Version() string { return t.version }
+func (t *Target) Version() string { return t.Install.Version }
 
 func (t *Target) level() string {
 	if t.Level == "" {
@@ -163,8 +143,7 @@ func (t *Target) time(files []string, runs, threads int) ([][]float64, error) {
 		return nil, err
 	}
 	cfg, _ := json.Marshal(map[string]any{"models": files, "level": t.level(), "runs": runs, "threads": threads})
-	cmd := exec.Command("node", script, string(cfg))
-	cmd.Env = append(os.Environ(), "ORT_DIR="+t.Dir)
+	cmd := t.Install.Command(script, string(cfg))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -201,7 +180,7 @@ func (t *Target) cacheKey(a, b string, runs, threads int) (string, error) {
 		}
 	}
 	host, _ := os.Hostname()
-	fmt.Fprintf(h, "|%s|%s|%d|%d|%s|%d|%s", t.version, t.level(), runs, threads, host, runtime.NumCPU(), runtime.GOARCH)
+	fmt.Fprintf(h, "|%s|%s|%d|%d|%s|%d|%s", t.Version(), t.level(), runs, threads, host, runtime.NumCPU(), runtime.GOARCH)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 

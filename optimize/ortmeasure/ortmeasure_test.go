@@ -19,13 +19,22 @@ import (
 
 func ortTarget(t *testing.T) *Target {
 	t.Helper()
-	testfix.ORTRunner(t) // skips without ONNX Runtime
 	tg, err := New("")
 	if err != nil {
 		t.Skipf("skipping: %v", err)
 	}
 	tg.CacheFile = filepath.Join(t.TempDir(), "timings.json")
 	return tg
+}
+
+// Without ONNX Runtime, the target says how to install it or what to use
+// instead.
+func TestNewSaysHowToInstall(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "no-ort")
+	_, err := New(dir)
+	if err == nil || !strings.Contains(err.Error(), "ORT_TOOL_DIR="+dir+" sh ../shared/tools/ort/install.sh") || !strings.Contains(err.Error(), "--target interp") {
+		t.Fatalf("New(%s): %v", dir, err)
+	}
 }
 
 // A growth rewrite is kept exactly when ONNX Runtime measured the whole
