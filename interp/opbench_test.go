@@ -11,6 +11,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+	"github.com/modelbridge/modelbridge/internal/ortinstall"
 )
 
 // opFamilyCase is one small model that exercises one op family at a size
@@ -238,7 +239,7 @@ func ortMedian(b *testing.B, name, path string) (float64, bool) {
 	if v, ok := ortLatency.Load(name); ok {
 		return v.(float64), true
 	}
-	dir := os.Getenv("MODELBRIDGE_ORT_DIR")
+	dir := os.Getenv(ortinstall.DirEnv)
 	if dir == "" {
 		return 0, false
 	}
