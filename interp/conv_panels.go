@@ -94,6 +94,21 @@ func im2colPanels(g *geom3, x []float32, r0, kb, j0, n int, dst []float32, buf *
 		if nr == gemmNR && ox+gemmNR <= OW && panelTaps(pd, w.src[base:], w.taps, sx) {
 			continue
 		}
+		if nr == gemmNR {
+			// Columns from several output rows (or another stride):
+			// gathered, each at its own offset from base.
+			var cols [gemmNR]int32
+			cy, cx := oy, ox
+			for i := range cols {
+				cols[i] = int32((cy*sy-w.y0)*w.rowLen + cx*sx - base)
+				if cx++; cx == OW {
+					cy, cx = cy+1, 0
+				}
+			}
+			if panelGather(pd, w.src[base:], w.taps, &cols) {
+				continue
+			}
+		}
 		// The panel's columns span output rows, or the vector code
 		// cannot serve it: one run of columns per output row.
 		for i := 0; i < nr; {

@@ -9,8 +9,17 @@ import (
 
 // im2colPanels packs exactly what packB makes of im2col's column matrix,
 // for 2-D windows of every stride, dilation and padding, output rows
-// shorter and longer than a panel, and blocks that start and end anywhere.
+// shorter and longer than a panel, and blocks that start and end anywhere,
+// with the AVX2 and the AVX-512 kernels.
 func TestIm2colPanelsMatchesIm2col(t *testing.T) {
+	defer func(v bool) { panelTapsAVX512 = v }(panelTapsAVX512)
+	for _, wide := range []bool{false, panelTapsAVX512} {
+		panelTapsAVX512 = wide
+		t.Run(fmt.Sprint("avx512=", wide), checkIm2colPanels)
+	}
+}
+
+func checkIm2colPanels(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	for i := range 400 {
 		g, cin := randomPanelGeom(r)
@@ -67,7 +76,7 @@ func randomPanelGeom(r *rand.Rand) (*geom3, int) {
 }
 
 // panelTaps agrees with its portable form, and declines what it cannot do,
-// with each of its kernels.
+// with each of its kernels; panelGather declines indices past src.
 func TestPanelTaps(t *testing.T) {
 	defer func(v bool) { panelTapsAVX512 = v }(panelTapsAVX512)
 	for _, wide := range []bool{false, panelTapsAVX512} {
@@ -105,36 +114,49 @@ func checkPanelTaps(t *testing.T) {
 	if panelTaps(make([]float32, gemmNR*len(taps)), src, taps, 3) {
 		t.Error("stride 3 accepted")
 	}
+	var cols [gemmNR]int32
+	for i := range cols {
+		cols[i] = int32(3 * i)
+	}
+	if panelGather(make([]float32, gemmNR*len(taps)), src[:150+45], taps, &cols) {
+		t.Error("panelGather: an index past the end of src accepted")
+	}
 }
 
-// BenchmarkIm2colPanels times packing the column panels of the 3-channel
-// stem convolutions of mobilenet_v2 and resnet18 (one block of gemmNC
-// columns, as one GEMM worker packs it).
+// BenchmarkIm2colPanels times packing one block of column panels (up to
+// gemmKC rows by gemmNC columns) of the strided convolutions of
+// mobilenet_v2 and resnet18, panel by panel and row by row.
 func BenchmarkIm2colPanels(b *testing.B) {
 	for _, c := range []struct {
-		k, pad int64
-	}{{3, 1}, {7, 3}} {
-		b.Run(fmt.Sprintf("%dx%d", c.k, c.k), func(b *testing.B) {
-			g, err := newGeom3([]int{1, 3, 224, 224}, []int64{c.k, c.k}, []int64{2, 2}, nil, []int64{c.pad, c.pad}, []int64{c.pad, c.pad})
+		name               string
+		cin, size, k, pad int
+	}{
+		{"stem3x3", 3, 224, 3, 1}, {"stem7x7", 3, 224, 7, 3},
+		{"64x56-3x3", 64, 56, 3, 1}, {"128x28-3x3", 128, 28, 3, 1}, {"256x14-3x3", 256, 14, 3, 1},
+		{"64x56-1x1", 64, 56, 1, 0}, {"256x14-1x1", 256, 14, 1, 0},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			k, pad := int64(c.k), int64(c.pad)
+			g, err := newGeom3([]int{1, c.cin, c.size, c.size}, []int64{k, k}, []int64{2, 2}, nil, []int64{pad, pad}, []int64{pad, pad})
 			if err != nil {
 				b.Fatal(err)
 			}
 			if err := g.convOut(); err != nil {
 				b.Fatal(err)
 			}
-			kc := 3 * g.kernelSize() // at most gemmKC: one block of rows
-			x := make([]float32, 3*g.inSize())
-			dst := make([]float32, kc*gemmNC)
+			kb, n := min(gemmKC, c.cin*g.kernelSize()), min(gemmNC, g.outSize())
+			x := make([]float32, c.cin*g.inSize())
+			dst := make([]float32, kb*roundUp(n, gemmNR))
 			ps := new(panelScratch)
 			b.Run("panels", func(b *testing.B) {
 				for b.Loop() {
-					im2colPanels(g, x, 0, kc, gemmNC, gemmNC, dst, &ps.buf, ps.taps[:])
+					im2colPanels(g, x, 0, kb, 0, n, dst, &ps.buf, ps.taps[:])
 				}
 			})
 			b.Run("rows", func(b *testing.B) {
-				tmp := make([]float32, gemmNC)
+				tmp := make([]float32, n)
 				for b.Loop() {
-					im2colRowPanels(g, x, 0, kc, gemmNC, gemmNC, dst, tmp)
+					im2colRowPanels(g, x, 0, kb, 0, n, dst, tmp)
 				}
 			})
 		})

@@ -1,6 +1,9 @@
 package interp
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 //go:noescape
 func vecAdd3Asm(n int, dst, a, b, c *float32)
@@ -137,6 +140,31 @@ func panelTaps(dst, src []float32, taps []int32, s int) bool {
 		panelTaps2AVX512(n, &taps[0], &src[0], &dst[0])
 	default:
 		panelTaps2Asm(n, &taps[0], &src[0], &dst[0])
+	}
+	return true
+}
+
+//go:noescape
+func panelGatherAVX512(n int, taps, cols *int32, src, dst *float32)
+
+//go:noescape
+func panelGatherAVX2(n int, taps, cols *int32, src, dst *float32)
+
+// panelGather sets dst[16p+i] = src[taps[p]+cols[i]] for p < len(taps),
+// i < 16 with vector gathers: a panel of the column matrix whose columns
+// are no single run of an output row. taps and cols must ascend: the
+// bounds are checked at their ends. It reports false, doing nothing,
+// without AVX2 or when an index would fall outside src.
+func panelGather(dst, src []float32, taps []int32, cols *[gemmNR]int32) bool {
+	n := len(taps)
+	if !hasFMA || n == 0 || taps[0] < 0 || cols[0] < 0 || len(src) > math.MaxInt32 ||
+		int(taps[n-1])+int(cols[gemmNR-1]) >= len(src) || len(dst) < gemmNR*n {
+		return false
+	}
+	if panelTapsAVX512 {
+		panelGatherAVX512(n, &taps[0], &cols[0], &src[0], &dst[0])
+	} else {
+		panelGatherAVX2(n, &taps[0], &cols[0], &src[0], &dst[0])
 	}
 	return true
 }

@@ -282,3 +282,54 @@ loopPanelTaps2Z:
 	JNE loopPanelTaps2Z
 	VZEROUPPER
 	RET
+
+// func panelGatherAVX512(n int, taps, cols *int32, src, dst *float32)
+// dst[16p+i] = src[taps[p]+cols[i]] for p < n, i < 16: one 16-lane gather
+// a panel row. Needs AVX-512F.
+TEXT ·panelGatherAVX512(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ taps+8(FP), BX
+	MOVQ cols+16(FP), DX
+	MOVQ src+24(FP), SI
+	MOVQ dst+32(FP), DI
+	VMOVDQU32 (DX), Z30
+loopPanelGatherZ:
+	VPBROADCASTD (BX), Z0
+	VPADDD Z30, Z0, Z0
+	KXNORW K0, K0, K1
+	VGATHERDPS (SI)(Z0*4), K1, Z1
+	VMOVUPS Z1, (DI)
+	ADDQ $4, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNE loopPanelGatherZ
+	VZEROUPPER
+	RET
+
+// func panelGatherAVX2(n int, taps, cols *int32, src, dst *float32)
+// panelGatherAVX512 as two 8-lane gathers a panel row. Needs AVX2.
+TEXT ·panelGatherAVX2(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ taps+8(FP), BX
+	MOVQ cols+16(FP), DX
+	MOVQ src+24(FP), SI
+	MOVQ dst+32(FP), DI
+	VMOVDQU (DX), Y14
+	VMOVDQU 32(DX), Y15
+loopPanelGatherY:
+	VPBROADCASTD (BX), Y0
+	VPADDD Y14, Y0, Y1
+	VPADDD Y15, Y0, Y2
+	// The gathers clear their masks: all ones again each time.
+	VPCMPEQD Y3, Y3, Y3
+	VGATHERDPS Y3, (SI)(Y1*4), Y4
+	VPCMPEQD Y3, Y3, Y3
+	VGATHERDPS Y3, (SI)(Y2*4), Y5
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ $4, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNE loopPanelGatherY
+	VZEROUPPER
+	RET

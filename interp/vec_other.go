@@ -16,3 +16,5 @@ func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) { winoColGo(a, b, c, d, o0,
 func panelTaps(dst, src []float32, taps []int32, s int) bool { return false }
 
 var panelTapsAVX512 = false
+
+func panelGather(dst, src []float32, taps []int32, cols *[gemmNR]int32) bool { return false }
