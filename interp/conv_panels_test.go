@@ -128,7 +128,7 @@ func checkPanelTaps(t *testing.T) {
 // mobilenet_v2 and resnet18, panel by panel and row by row.
 func BenchmarkIm2colPanels(b *testing.B) {
 	for _, c := range []struct {
-		name               string
+		name              string
 		cin, size, k, pad int
 	}{
 		{"stem3x3", 3, 224, 3, 1}, {"stem7x7", 3, 224, 7, 3},
