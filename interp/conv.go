@@ -234,7 +234,7 @@ func gatherEvenGo(dst, src []float32) {
 // (im2colPanels), others row by row (im2colRowPanels).
 func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int) {
 	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
-	if g.panels2D() {
+	if g.panels2D(pa.k / g.kernelSize()) {
 		ps := panelScratchPool.Get().(*panelScratch)
 		defer panelScratchPool.Put(ps)
 		gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) []float32 {

@@ -1,19 +1,25 @@
 package interp
 
-import "sync"
+import (
+	"math"
+	"sync"
+)
 
 // Packing a 2-D convolution's column matrix straight into the GEMM's B
 // panels (see convGemmPacked), panel by panel: each panel row is one tap
 // (c, ky, kx) over 16 output positions, and when those share an output row
-// it is 16 loads at a fixed stride from one input row. The input rows a
+// it is 16 loads at a fixed stride from one input row (one vector move or
+// permute); when they span output rows, a vector gather. The input rows a
 // block of columns reads are first copied inside their zero pads, so no tap
 // needs a bounds check: the column matrix comes out exactly as im2col
-// writes it (the padding as +0), with one vector move per tap and panel.
+// writes it (the padding as +0).
 
 // panels2D reports a convolution whose column matrix im2colPanels packs: a
-// 2-D window (one leading axis of size 1, unpadded).
-func (g *geom3) panels2D() bool {
-	return g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 && g.pb[0] == 0
+// 2-D window (one leading axis of size 1, unpadded) over cing channels
+// small enough, pads included, for 32-bit offsets.
+func (g *geom3) panels2D(cing int) bool {
+	padded := cing * (g.in[1] + g.pb[1] + g.pe[1]) * (g.in[2] + g.pb[2] + g.pe[2])
+	return g.in[0] == 1 && g.k[0] == 1 && g.out[0] == 1 && g.pb[0] == 0 && padded <= math.MaxInt32
 }
 
 // tapWindow is the part of the input that one block of the column matrix
