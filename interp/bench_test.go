@@ -409,3 +409,26 @@ func BenchmarkPool(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSmallHotSpots times, alone, the layers of mobilenet_v2 and
+// resnet18 that are small but slow: the stem convolutions over 3 input
+// channels, the one-row classifier, and the global average pool.
+func BenchmarkSmallHotSpots(b *testing.B) {
+	b.Run("StemConv3x3s2/3to32", func(b *testing.B) {
+		nb := newNetBuilder("x", 1, 3, 224, 224)
+		benchGraph(b, nb.finish(b, nb.conv("x", 3, 32, 3, 2, 1, 1, true)), 1, 3, 224, 224)
+	})
+	b.Run("StemConv7x7s2/3to64", func(b *testing.B) {
+		nb := newNetBuilder("x", 1, 3, 224, 224)
+		benchGraph(b, nb.finish(b, nb.conv("x", 3, 64, 7, 2, 3, 1, true)), 1, 3, 224, 224)
+	})
+	b.Run("Linear/1x1280to1000", func(b *testing.B) {
+		nb := newNetBuilder("x", 1, 1280)
+		y := nb.node(&canon.Linear{Alpha: 1, Beta: 1}, "x", nb.weight(0.03, 1000, 1280), nb.weight(0.1, 1000))
+		benchGraph(b, nb.finish(b, y), 1, 1280)
+	})
+	b.Run("GlobalAveragePool/1280x7x7", func(b *testing.B) {
+		nb := newNetBuilder("x", 1, 1280, 7, 7)
+		benchGraph(b, nb.finish(b, nb.node(&canon.GlobalAveragePool{}, "x")), 1, 1280, 7, 7)
+	})
+}

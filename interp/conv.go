@@ -230,28 +230,43 @@ func gatherEvenGo(dst, src []float32) {
 // convGemmPacked computes rows r0..r0+mb, columns j..j+nb of one image and
 // group's convolution output into c (row stride ldc) from its packed
 // weights, packing the im2col rows straight into the GEMM's B panels: the
-// column matrix is never materialized.
+// column matrix is never materialized. 2-D windows pack panel by panel
+// (im2colPanels), others row by row (im2colRowPanels).
 func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int) {
+	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
+	if g.panels2D(pa.k / g.kernelSize()) {
+		ps := panelScratchPool.Get().(*panelScratch)
+		defer panelScratchPool.Put(ps)
+		gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) []float32 {
+			im2colPanels(g, x, pc, kb, j+jc, nbb, dst, &ps.buf, ps.taps[:])
+			return dst
+		})
+		return
+	}
 	tp := getPack(min(nb, gemmNC))
 	defer packPool.Put(tp)
-	tmp := *tp
-	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
 	gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) []float32 {
-		row := tmp[:nbb]
-		full := nbb / gemmNR * gemmNR
-		for p := 0; p < kb; p++ {
-			im2colSeg(g, x, pc+p, j+jc, j+jc+nbb, row)
-			for j0 := 0; j0 < full; j0 += gemmNR {
-				copyPanelRow(dst[j0*kb+p*gemmNR:], row[j0:])
-			}
-			if full < nbb {
-				d := dst[full*kb+p*gemmNR : full*kb+(p+1)*gemmNR]
-				copy(d, row[full:])
-				clear(d[nbb-full:])
-			}
-		}
+		im2colRowPanels(g, x, pc, kb, j+jc, nbb, dst, *tp)
 		return dst
 	})
+}
+
+// im2colRowPanels is im2colPanels for any window: each row of the block
+// goes through tmp (n floats or more), then into the panels.
+func im2colRowPanels(g *geom3, x []float32, r0, kb, j0, n int, dst, tmp []float32) {
+	row := tmp[:n]
+	full := n / gemmNR * gemmNR
+	for p := 0; p < kb; p++ {
+		im2colSeg(g, x, r0+p, j0, j0+n, row)
+		for q := 0; q < full; q += gemmNR {
+			copyPanelRow(dst[q*kb+p*gemmNR:], row[q:])
+		}
+		if full < n {
+			d := dst[full*kb+p*gemmNR : full*kb+(p+1)*gemmNR]
+			copy(d, row[full:])
+			clear(d[n-full:])
+		}
+	}
 }
 
 // col2im adds rows [r0, r1) of a transposed convolution's column matrix

@@ -38,3 +38,28 @@ func TestLinearByDotsMatchesGemm(t *testing.T) {
 		}
 	}
 }
+
+// dot32x4 gives, bit for bit, dot32 of each of its four rows, at every
+// length (vector body, 8-wide step, scalar tail) and row stride.
+func TestDot32x4MatchesDot32(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for k := range 70 {
+		for _, ldw := range []int{k, k + 5} {
+			a := make([]float32, k)
+			w := make([]float32, 3*ldw+k)
+			for i := range a {
+				a[i] = r.Float32()*2 - 1
+			}
+			for i := range w {
+				w[i] = r.Float32()*2 - 1
+			}
+			var got [4]float32
+			dot32x4(a, w, ldw, &got)
+			for row, v := range got {
+				if want := dot32(a, w[row*ldw:]); math.Float32bits(v) != math.Float32bits(want) {
+					t.Fatalf("k=%d ldw=%d row %d: %v, dot32 gives %v", k, ldw, row, v, want)
+				}
+			}
+		}
+	}
+}

@@ -235,7 +235,13 @@ func runGlobalPool(x *exec, isMax bool) error {
 	inner := numel(in.shape[2:])
 	y := x.newF(shape)
 	parallelFor(planes, inner, func(p0, p1 int) {
-		for p := p0; p < p1; p++ {
+		p := p0
+		if !isMax {
+			for ; p+4 <= p1; p += 4 {
+				meanPlanes4(in.f[p*inner:(p+4)*inner], inner, (*[4]float32)(y.f[p:p+4]))
+			}
+		}
+		for ; p < p1; p++ {
 			y.f[p] = globalPoolPlane(in.f[p*inner:(p+1)*inner], isMax)
 		}
 	})
@@ -257,6 +263,23 @@ func globalPoolPlane(src []float32, isMax bool) float32 {
 		s += float64(v)
 	}
 	return float32(s / float64(len(src)))
+}
+
+// meanPlanes4 is globalPoolPlane's mean of four consecutive planes of
+// size inner in src, each summed in the same order, the four sums
+// interleaved so that they do not wait on each other's additions.
+func meanPlanes4(src []float32, inner int, dst *[4]float32) {
+	a := src[:inner]
+	b, c, d := src[inner:2*inner], src[2*inner:3*inner], src[3*inner:4*inner]
+	var sa, sb, sc, sd float64
+	for i, v := range a {
+		sa += float64(v)
+		sb += float64(b[i])
+		sc += float64(c[i])
+		sd += float64(d[i])
+	}
+	n := float64(inner)
+	*dst = [4]float32{float32(sa / n), float32(sb / n), float32(sc / n), float32(sd / n)}
 }
 
 // sortedAxes normalizes, sorts and checks for duplicates.

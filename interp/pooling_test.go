@@ -2,8 +2,11 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
 )
 
 // TestPool2DMatchesPointwise compares the row-wise 2-D pool with the
@@ -46,5 +49,34 @@ func TestPool2DMatchesPointwise(t *testing.T) {
 			}
 		}
 		sameBits(t, fmt.Sprintf("case %d %+v on %v", i, *a, shape), fast, want, a.max)
+	}
+}
+
+// GlobalAveragePool, four planes at a time and the rest one by one, gives
+// each plane's globalPoolPlane mean bit for bit, on data spanning many
+// exponents (where the order of the float64 additions shows).
+func TestGlobalAveragePoolMatchesPlaneMean(t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	for _, shape := range [][]int64{{1, 7, 3, 3}, {2, 9, 1, 13}, {1, 1280, 7, 7}, {3, 5}} {
+		n := 1
+		for _, d := range shape {
+			n *= int(d)
+		}
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * math.Pow(2, float64(r.Intn(60)-30)))
+		}
+		x := canon.NewFloat32Tensor("x", shape, v)
+		y, err := runOne(t, &canon.GlobalAveragePool{}, []string{"x"}, map[string]*canon.Tensor{"x": x}, canon.Float32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := floats(t, y)
+		inner := n / int(shape[0]*shape[1])
+		for p, g := range got {
+			if want := globalPoolPlane(v[p*inner:(p+1)*inner], false); math.Float32bits(g) != math.Float32bits(want) {
+				t.Fatalf("%v: plane %d mean %v, want %v", shape, p, g, want)
+			}
+		}
 	}
 }

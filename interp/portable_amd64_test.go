@@ -2,8 +2,9 @@ package interp
 
 import "testing"
 
-// TestPortablePaths reruns the convolution, pool and epilogue checks with
-// the vector kernels off, as on machines without AVX2 and FMA.
+// TestPortablePaths reruns the convolution, panel packing, pool, Linear
+// and epilogue checks with the vector kernels off, as on machines without
+// AVX2 and FMA.
 func TestPortablePaths(t *testing.T) {
 	defer func(v bool) { hasFMA = v }(hasFMA)
 	hasFMA = false
@@ -13,4 +14,7 @@ func TestPortablePaths(t *testing.T) {
 	t.Run("pool", TestPool2DMatchesPointwise)
 	t.Run("fusion", TestConvResidualFusion)
 	t.Run("linear", TestLinearRowMatchesNaive)
+	t.Run("linearByDots", TestLinearByDotsMatchesGemm)
+	t.Run("im2colPanels", TestIm2colPanelsMatchesIm2col)
+	t.Run("globalAveragePool", TestGlobalAveragePoolMatchesPlaneMean)
 }

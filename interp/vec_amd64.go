@@ -1,6 +1,9 @@
 package interp
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 //go:noescape
 func vecAdd3Asm(n int, dst, a, b, c *float32)
@@ -104,4 +107,64 @@ func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) {
 	_, _, _, _ = a[15], b[15], c[15], d[15]
 	_, _, _, _ = o0[15], o1[15], o2[15], o3[15]
 	winoColAsm(&a[0], &b[0], &c[0], &d[0], &o0[0], &o1[0], &o2[0], &o3[0])
+}
+
+//go:noescape
+func panelTaps1Asm(n int, taps *int32, src, dst *float32)
+
+//go:noescape
+func panelTaps2Asm(n int, taps *int32, src, dst *float32)
+
+// panelTapsAVX512 selects panelTaps' AVX-512 kernel for stride 2 (its
+// tests also run the AVX2 one).
+var panelTapsAVX512 = hasAVX512
+
+//go:noescape
+func panelTaps2AVX512(n int, taps *int32, src, dst *float32)
+
+// panelTaps sets dst[16p+i] = src[taps[p]+s·i] for p < len(taps), i < 16
+// (one GEMM panel of a convolution's column matrix, see im2colPanels) with
+// vector moves, for s 1 or 2. taps must ascend: the bounds are checked at
+// the first and last. It reports false, doing nothing, when it cannot:
+// another stride, no AVX2, or loads that would pass the end of src.
+func panelTaps(dst, src []float32, taps []int32, s int) bool {
+	n := len(taps)
+	if !hasFMA || (s != 1 && s != 2) || n == 0 || taps[0] < 0 ||
+		int(taps[n-1])+gemmNR*s > len(src) || len(dst) < gemmNR*n {
+		return false
+	}
+	switch {
+	case s == 1:
+		panelTaps1Asm(n, &taps[0], &src[0], &dst[0])
+	case panelTapsAVX512:
+		panelTaps2AVX512(n, &taps[0], &src[0], &dst[0])
+	default:
+		panelTaps2Asm(n, &taps[0], &src[0], &dst[0])
+	}
+	return true
+}
+
+//go:noescape
+func panelGatherAVX512(n int, taps, cols *int32, src, dst *float32)
+
+//go:noescape
+func panelGatherAVX2(n int, taps, cols *int32, src, dst *float32)
+
+// panelGather sets dst[16p+i] = src[taps[p]+cols[i]] for p < len(taps),
+// i < 16 with vector gathers: a panel of the column matrix whose columns
+// are no single run of an output row. taps and cols must ascend: the
+// bounds are checked at their ends. It reports false, doing nothing,
+// without AVX2 or when an index would fall outside src.
+func panelGather(dst, src []float32, taps []int32, cols *[gemmNR]int32) bool {
+	n := len(taps)
+	if !hasFMA || n == 0 || taps[0] < 0 || cols[0] < 0 || len(src) > math.MaxInt32 ||
+		int(taps[n-1])+int(cols[gemmNR-1]) >= len(src) || len(dst) < gemmNR*n {
+		return false
+	}
+	if panelTapsAVX512 {
+		panelGatherAVX512(n, &taps[0], &cols[0], &src[0], &dst[0])
+	} else {
+		panelGatherAVX2(n, &taps[0], &cols[0], &src[0], &dst[0])
+	}
+	return true
 }

@@ -193,3 +193,143 @@ TEXT ·winoColAsm(SB), NOSPLIT, $0-64
 	VMOVUPS Y9, 32(R11)
 	VZEROUPPER
 	RET
+
+// func panelTaps1Asm(n int, taps *int32, src, dst *float32)
+// dst[16p+i] = src[taps[p]+i] for p < n, i < 16. Needs AVX.
+TEXT ·panelTaps1Asm(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ taps+8(FP), BX
+	MOVQ src+16(FP), SI
+	MOVQ dst+24(FP), DI
+loopPanelTaps1:
+	MOVLQSX (BX), AX
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $4, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNE loopPanelTaps1
+	VZEROUPPER
+	RET
+
+// func panelTaps2Asm(n int, taps *int32, src, dst *float32)
+// dst[16p+i] = src[taps[p]+2i] for p < n, i < 16; reads src[taps[p]:][:32].
+// Needs AVX2.
+TEXT ·panelTaps2Asm(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ taps+8(FP), BX
+	MOVQ src+16(FP), SI
+	MOVQ dst+24(FP), DI
+loopPanelTaps2:
+	MOVLQSX (BX), AX
+	LEAQ (SI)(AX*4), R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	// Even elements of each pair of vectors, as in gatherEvenAsm.
+	VSHUFPS $0x88, Y1, Y0, Y4
+	VSHUFPS $0x88, Y3, Y2, Y5
+	VPERMPD $0xD8, Y4, Y4
+	VPERMPD $0xD8, Y5, Y5
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ $4, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNE loopPanelTaps2
+	VZEROUPPER
+	RET
+
+// Indices of the even elements of two vectors of 16 floats, for VPERMT2PS.
+DATA evenIdx16<>+0(SB)/4, $0
+DATA evenIdx16<>+4(SB)/4, $2
+DATA evenIdx16<>+8(SB)/4, $4
+DATA evenIdx16<>+12(SB)/4, $6
+DATA evenIdx16<>+16(SB)/4, $8
+DATA evenIdx16<>+20(SB)/4, $10
+DATA evenIdx16<>+24(SB)/4, $12
+DATA evenIdx16<>+28(SB)/4, $14
+DATA evenIdx16<>+32(SB)/4, $16
+DATA evenIdx16<>+36(SB)/4, $18
+DATA evenIdx16<>+40(SB)/4, $20
+DATA evenIdx16<>+44(SB)/4, $22
+DATA evenIdx16<>+48(SB)/4, $24
+DATA evenIdx16<>+52(SB)/4, $26
+DATA evenIdx16<>+56(SB)/4, $28
+DATA evenIdx16<>+60(SB)/4, $30
+GLOBL evenIdx16<>(SB), RODATA|NOPTR, $64
+
+// func panelTaps2AVX512(n int, taps *int32, src, dst *float32)
+// panelTaps2Asm with one 16-lane permute a panel row. Needs AVX-512F.
+TEXT ·panelTaps2AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ taps+8(FP), BX
+	MOVQ src+16(FP), SI
+	MOVQ dst+24(FP), DI
+	VMOVUPS evenIdx16<>(SB), Z31
+loopPanelTaps2Z:
+	MOVLQSX (BX), AX
+	LEAQ (SI)(AX*4), R8
+	VMOVUPS (R8), Z0
+	VPERMT2PS 64(R8), Z31, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $4, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNE loopPanelTaps2Z
+	VZEROUPPER
+	RET
+
+// func panelGatherAVX512(n int, taps, cols *int32, src, dst *float32)
+// dst[16p+i] = src[taps[p]+cols[i]] for p < n, i < 16: one 16-lane gather
+// a panel row. Needs AVX-512F.
+TEXT ·panelGatherAVX512(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ taps+8(FP), BX
+	MOVQ cols+16(FP), DX
+	MOVQ src+24(FP), SI
+	MOVQ dst+32(FP), DI
+	VMOVDQU32 (DX), Z30
+loopPanelGatherZ:
+	VPBROADCASTD (BX), Z0
+	VPADDD Z30, Z0, Z0
+	KXNORW K0, K0, K1
+	VGATHERDPS (SI)(Z0*4), K1, Z1
+	VMOVUPS Z1, (DI)
+	ADDQ $4, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNE loopPanelGatherZ
+	VZEROUPPER
+	RET
+
+// func panelGatherAVX2(n int, taps, cols *int32, src, dst *float32)
+// panelGatherAVX512 as two 8-lane gathers a panel row. Needs AVX2.
+TEXT ·panelGatherAVX2(SB), NOSPLIT, $0-40
+	MOVQ n+0(FP), CX
+	MOVQ taps+8(FP), BX
+	MOVQ cols+16(FP), DX
+	MOVQ src+24(FP), SI
+	MOVQ dst+32(FP), DI
+	VMOVDQU (DX), Y14
+	VMOVDQU 32(DX), Y15
+loopPanelGatherY:
+	VPBROADCASTD (BX), Y0
+	VPADDD Y14, Y0, Y1
+	VPADDD Y15, Y0, Y2
+	// The gathers clear their masks: all ones again each time.
+	VPCMPEQD Y3, Y3, Y3
+	VGATHERDPS Y3, (SI)(Y1*4), Y4
+	VPCMPEQD Y3, Y3, Y3
+	VGATHERDPS Y3, (SI)(Y2*4), Y5
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ $4, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNE loopPanelGatherY
+	VZEROUPPER
+	RET
