@@ -445,9 +445,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 				yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 				cb := channelBias(bias, gr*coutg)
 				if pre != nil {
-					gemmPackedThen(pre[gr], false, P, b, P, yg, P, 0, func(i, mb, j, nb int) {
-						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
-					})
+					gemmPackedEp(pre[gr], P, b, yg, cb, epg)
 					continue
 				}
 				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
@@ -458,6 +456,14 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	}
 	x.set(0, y)
 	return nil
+}
+
+// gemmPackedEp computes y = A·b from the packed weights A (b and y with
+// n columns, unpadded) followed by the epilogue: bias, residual, clamp.
+func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
+	gemmPackedThen(pa, false, n, b, n, y, n, 0, func(i, mb, j, nb int) {
+		ep.apply(y, n, bias, i, i+mb, j, j+nb)
+	})
 }
 
 // clampEp is a convolution's fused epilogue: after the bias, a residual
