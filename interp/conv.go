@@ -230,8 +230,8 @@ func gatherEvenGo(dst, src []float32) {
 // convGemmPacked computes rows r0..r0+mb, columns j..j+nb of one image and
 // group's convolution output into c (row stride ldc) from its packed
 // weights, packing the im2col rows straight into the GEMM's B panels: the
-// column matrix is never materialized.
-func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int) {
+// column matrix is never materialized. done is gemmCoreP's.
+func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int, done func(i, mb, j, nb int)) {
 	tp := getPack(min(nb, gemmNC))
 	defer packPool.Put(tp)
 	tmp := *tp
@@ -251,7 +251,7 @@ func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c
 			}
 		}
 		return dst
-	})
+	}, done)
 }
 
 // col2im adds rows [r0, r1) of a transposed convolution's column matrix
@@ -387,7 +387,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 			epg := ep.at((img*cout + gr*coutg) * P)
 			if pre != nil && !pointwise {
-				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P)
+				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P, nil)
 				epg.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 				return
 			}
@@ -396,7 +396,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 				im2col(g, xg, col, 0, kc)
 			}
 			if pre != nil {
-				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0)
+				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0, nil)
 			} else {
 				gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 			}
@@ -432,7 +432,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 					yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 					cb := channelBias(bias, gr*coutg)
 					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
-						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P)
+						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, nil)
 						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
 					})
 					continue
@@ -461,8 +461,17 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 // gemmPackedEp computes y = A·b from the packed weights A (b and y with
 // n columns, unpadded) followed by the epilogue: bias, residual, clamp.
 func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
-	gemmPackedThen(pa, false, n, b, n, y, n, 0, func(i, mb, j, nb int) {
-		ep.apply(y, n, bias, i, i+mb, j, j+nb)
+	done := ep.onTiles(y, n, bias)
+	if done == nil {
+		gemmPackedThen(pa, false, n, b, n, y, n, 0, func(i, mb, j, nb int) {
+			ep.apply(y, n, bias, i, i+mb, j, j+nb)
+		})
+		return
+	}
+	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
+		gemmPackedSerial(pa, i, mb, false, nb, b[j:], n, y[i*n+j:], n, 0, func(ti, tmb, tj, tnb int) {
+			done(i+ti, tmb, j+tj, tnb)
+		})
 	})
 }
 
@@ -509,16 +518,45 @@ func channelBias(bias *tensor, c0 int) []float32 {
 	return bias.f[c0:]
 }
 
+// bounds are the clamp's bounds, infinite when there is no clamp.
+func (ep clampEp) bounds() (lo, hi float32) {
+	if ep.clamp {
+		return ep.lo, ep.hi
+	}
+	return float32(math.Inf(-1)), float32(math.Inf(1))
+}
+
+// none reports an epilogue with nothing to do (no bias, residual or clamp).
+func (ep clampEp) none(bias []float32) bool { return bias == nil && !ep.clamp && ep.res == nil }
+
+// onTiles is apply for each tile of y (row length ld) a GEMM finishes
+// (gemmCoreP's done): the bias, residual and clamp meet the tile while it
+// is in L1 instead of in a later pass over y. It is nil when there is
+// nothing to apply or clampTile cannot apply it exactly.
+func (ep clampEp) onTiles(y []float32, ld int, bias []float32) func(i, mb, j, nb int) {
+	lo, hi := ep.bounds()
+	if ep.none(bias) || !canClampTile(lo, hi) {
+		return nil
+	}
+	return func(i, mb, j, nb int) {
+		var b, res []float32
+		if bias != nil {
+			b = bias[i:]
+		}
+		if ep.res != nil {
+			res = ep.res[i*ld+j:]
+		}
+		clampTile(y[i*ld+j:], ld, mb, nb, b, res, lo, hi)
+	}
+}
+
 // apply adds bias[r] (and the residual) to rows [r0, r1), columns
 // [j0, j1) of the row-major matrix y (row length ld) and clamps them.
 func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int) {
-	if bias == nil && !ep.clamp && ep.res == nil {
+	if ep.none(bias) {
 		return
 	}
-	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-	if ep.clamp {
-		lo, hi = ep.lo, ep.hi
-	}
+	lo, hi := ep.bounds()
 	for r := r0; r < r1; r++ {
 		var bv float32
 		if bias != nil {

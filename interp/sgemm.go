@@ -120,7 +120,7 @@ func gemmSerial(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b
 	gemmCore(tb, m, n, k, b, ldb, c, ldc, beta, func(pc, ic, mb, kb int) []float32 {
 		packA(ta, a, lda, ic, pc, mb, kb, alpha, bufA)
 		return bufA
-	})
+	}, nil)
 }
 
 // packedA is op(A)·alpha packed once into the panels gemmCore reads, so a
@@ -163,18 +163,19 @@ func gemmPackedThen(pa *packedA, tb bool, n int, b []float32, ldb int, c []float
 		if tb {
 			bj = b[j*ldb:]
 		}
-		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta)
+		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta, nil)
 		if then != nil {
 			then(i, mb, j, nb)
 		}
 	})
 }
 
-// gemmPackedSerial computes rows r0..r0+m of C from the packed A.
-func gemmPackedSerial(pa *packedA, r0, m int, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
+// gemmPackedSerial computes rows r0..r0+m of C from the packed A, calling
+// done (when not nil) on each finished tile as gemmCoreP does.
+func gemmPackedSerial(pa *packedA, r0, m int, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32, done func(i, mb, j, nb int)) {
 	gemmCore(tb, m, n, pa.k, b, ldb, c, ldc, beta, func(pc, ic, mb, kb int) []float32 {
 		return pa.blocks[pc/gemmKC][(r0+ic)*kb:]
-	})
+	}, done)
 }
 
 // scaleC sets C = beta·C (beta 0 clears, since C may hold garbage).
@@ -196,19 +197,21 @@ func scaleC(m, n int, c []float32, ldc int, beta float32) {
 
 // gemmCore runs the blocked loops; panelA returns the packed rows
 // ic..ic+mb of op(A)·alpha for k-slice pc..pc+kb.
-func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32) {
+func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, done func(i, mb, j, nb int)) {
 	gemmCoreP(m, n, k, c, ldc, beta, panelA, func(pc, jc, kb, nb int, dst []float32) []float32 {
 		packB(tb, b, ldb, pc, jc, kb, nb, dst)
 		return dst
-	})
+	}, done)
 }
 
 // gemmCoreP is gemmCore with B supplied already packed: panelB returns rows
 // pc..pc+kb, columns jc..jc+nb of op(B) as packB lays them out, either
 // written into dst or held ready, so B need never exist as a matrix (a
 // convolution packs its im2col rows directly; Winograd transforms its input
-// straight into panels).
-func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32) []float32) {
+// straight into panels). done, when not nil, is called on each tile of C
+// (rows i..i+mb, columns j..j+nb) as soon as it holds its final sum, while
+// it is in L1, so an epilogue costs no pass over C from memory.
+func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32) []float32, done func(i, mb, j, nb int)) {
 	if k == 0 || beta != 0 {
 		scaleC(m, n, c, ldc, beta)
 	}
@@ -226,6 +229,7 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 			// With beta 0 the first k block stores into C, which may hold
 			// garbage, instead of clearing it first.
 			add := pc > 0 || beta != 0
+			last := pc+kb == k && done != nil
 			bufB := panelB(pc, jc, kb, nb, bufB)
 			for ic := 0; ic < m; ic += gemmMC {
 				mb := min(gemmMC, m-ic)
@@ -239,6 +243,9 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 						off := (ic+ir)*ldc + jc + jr
 						if mr == gemmMR && nr == gemmNR {
 							microKernel(kb, ap, bp, c[off:], ldc, add)
+							if last {
+								done(ic+ir, mr, jc+jr, nr)
+							}
 							continue
 						}
 						// Ragged edge: compute the full tile aside.
@@ -253,6 +260,9 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 							} else {
 								copy(crow, trow)
 							}
+						}
+						if last {
+							done(ic+ir, mr, jc+jr, nr)
 						}
 					}
 				}
