@@ -459,19 +459,20 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 }
 
 // gemmPackedEp computes y = A·b from the packed weights A (b and y with
-// n columns, unpadded) followed by the epilogue: bias, residual, clamp.
+// n columns, unpadded) followed by the epilogue (bias, residual, clamp),
+// applied to each strip of y as soon as it is final when clampTile can,
+// else to each slab.
 func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
 	done := ep.onTiles(y, n, bias)
-	if done == nil {
-		gemmPackedThen(pa, false, n, b, n, y, n, 0, func(i, mb, j, nb int) {
-			ep.apply(y, n, bias, i, i+mb, j, j+nb)
-		})
-		return
-	}
 	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
-		gemmPackedSerial(pa, i, mb, false, nb, b[j:], n, y[i*n+j:], n, 0, func(ti, tmb, tj, tnb int) {
-			done(i+ti, tmb, j+tj, tnb)
-		})
+		var strip func(i, mb, j, nb int)
+		if done != nil {
+			strip = func(ti, tmb, tj, tnb int) { done(i+ti, tmb, j+tj, tnb) }
+		}
+		gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, strip)
+		if done == nil {
+			ep.apply(y, n, bias, i, i+mb, j, j+nb)
+		}
 	})
 }
 
@@ -529,7 +530,7 @@ func (ep clampEp) bounds() (lo, hi float32) {
 // none reports an epilogue with nothing to do (no bias, residual or clamp).
 func (ep clampEp) none(bias []float32) bool { return bias == nil && !ep.clamp && ep.res == nil }
 
-// onTiles is apply for each tile of y (row length ld) a GEMM finishes
+// onTiles is apply for each strip of y (row length ld) a GEMM finishes
 // (gemmCoreP's done): the bias, residual and clamp meet the tile while it
 // is in L1 instead of in a later pass over y. It is nil when there is
 // nothing to apply or clampTile cannot apply it exactly.

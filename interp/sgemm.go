@@ -147,26 +147,15 @@ func newPackedA(ta bool, m, k int, alpha float32, a []float32, lda int) *packedA
 // gemmPacked is gemm with a pre-packed A, using all cores for large
 // products.
 func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
-	gemmPackedThen(pa, tb, n, b, ldb, c, ldc, beta, nil)
-}
-
-// gemmPackedThen is gemmPacked calling then(i, mb, j, nb) on each finished
-// slab of C (rows i..i+mb, columns j..j+nb) on the goroutine that computed
-// it, so an epilogue meets the slab while it is still in cache.
-func gemmPackedThen(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32, then func(i, mb, j, nb int)) {
-	m, k := pa.m, pa.k
-	if m == 0 || n == 0 {
+	if pa.m == 0 || n == 0 {
 		return
 	}
-	gemmSlabs(m, n, k, func(i, mb, j, nb int) {
+	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
 		bj := b[j:]
 		if tb {
 			bj = b[j*ldb:]
 		}
 		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta, nil)
-		if then != nil {
-			then(i, mb, j, nb)
-		}
 	})
 }
 
@@ -208,9 +197,10 @@ func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, 
 // pc..pc+kb, columns jc..jc+nb of op(B) as packB lays them out, either
 // written into dst or held ready, so B need never exist as a matrix (a
 // convolution packs its im2col rows directly; Winograd transforms its input
-// straight into panels). done, when not nil, is called on each tile of C
-// (rows i..i+mb, columns j..j+nb) as soon as it holds its final sum, while
-// it is in L1, so an epilogue costs no pass over C from memory.
+// straight into panels). done, when not nil, is called on each strip of C
+// (rows i..i+mb, at most gemmMC; columns j..j+nb, at most gemmNR) as soon
+// as it holds its final sums, while it is in L1, so an epilogue costs no
+// pass over C from memory.
 func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32) []float32, done func(i, mb, j, nb int)) {
 	if k == 0 || beta != 0 {
 		scaleC(m, n, c, ldc, beta)
@@ -239,32 +229,84 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 					nr := min(gemmNR, nb-jr)
 					for ir := 0; ir < mb; ir += gemmMR {
 						ap := bufA[ir*kb : (ir+gemmMR)*kb]
-						mr := min(gemmMR, mb-ir)
-						off := (ic+ir)*ldc + jc + jr
-						if mr == gemmMR && nr == gemmNR {
-							microKernel(kb, ap, bp, c[off:], ldc, add)
-							if last {
-								done(ic+ir, mr, jc+jr, nr)
-							}
-							continue
-						}
-						// Ragged edge: compute the full tile aside.
-						microKernel(kb, ap, bp, tmp[:], gemmNR, false)
-						for i := 0; i < mr; i++ {
-							crow := c[off+i*ldc : off+i*ldc+nr]
-							trow := tmp[i*gemmNR : i*gemmNR+nr]
-							if add {
-								for j := range crow {
-									crow[j] += trow[j]
-								}
-							} else {
-								copy(crow, trow)
-							}
-						}
-						if last {
-							done(ic+ir, mr, jc+jr, nr)
-						}
+						microTileAt(kb, ap, bp, gemmNR, c[(ic+ir)*ldc+jc+jr:], ldc, min(gemmMR, mb-ir), nr, add, &tmp)
 					}
+					if last {
+						done(ic, mb, jc+jr, nr)
+					}
+				}
+			}
+		}
+	}
+}
+
+// microTileAt runs the micro-kernel on the tile of C at c (mr ≤ gemmMR rows,
+// nr ≤ gemmNR columns), B read as kb rows ldb apart (gemmNR when packed).
+// A ragged tile is computed whole in tmp, then its valid part stored.
+func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int, add bool, tmp *[gemmMaxMR * gemmNR]float32) {
+	kernel := func(c []float32, ldc int, add bool) {
+		if ldb == gemmNR {
+			microKernel(kb, ap, bp, c, ldc, add)
+		} else {
+			microKernelB(kb, ap, bp, ldb, c, ldc, add)
+		}
+	}
+	if mr == gemmMR && nr == gemmNR {
+		kernel(c, ldc, add)
+		return
+	}
+	kernel(tmp[:], gemmNR, false)
+	for i := 0; i < mr; i++ {
+		crow := c[i*ldc : i*ldc+nr]
+		trow := tmp[i*gemmNR : i*gemmNR+nr]
+		if add {
+			for j := range crow {
+				crow[j] += trow[j]
+			}
+		} else {
+			copy(crow, trow)
+		}
+	}
+}
+
+// gemmPackedDirect is gemmPackedSerial (B not transposed, beta 0) with the
+// micro-kernel reading B where it lies rather than from packed panels:
+// when A has few rows, packing B costs about as much as multiplying by
+// it. Only a last, partial panel of columns is packed (zero-padded). The
+// sums are gemmPackedSerial's, in the same order; done is gemmCoreP's.
+func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float32, ldc int, done func(i, mb, j, nb int)) {
+	k := pa.k
+	if k == 0 || !useAVX512 {
+		gemmPackedSerial(pa, r0, m, false, n, b, ldb, c, ldc, 0, done)
+		return
+	}
+	full := n / gemmNR * gemmNR
+	pe := getPack(gemmKC * gemmNR)
+	defer packPool.Put(pe)
+	edge := *pe
+	var tmp [gemmMaxMR * gemmNR]float32
+	for pc := 0; pc < k; pc += gemmKC {
+		kb := min(gemmKC, k-pc)
+		add := pc > 0
+		last := pc+kb == k && done != nil
+		if full < n {
+			packB(false, b, ldb, pc, full, kb, n-full, edge)
+		}
+		for ic := 0; ic < m; ic += gemmMC {
+			mb := min(gemmMC, m-ic)
+			bufA := pa.blocks[pc/gemmKC][(r0+ic)*kb:]
+			for jr := 0; jr < n; jr += gemmNR {
+				nr := min(gemmNR, n-jr)
+				bp, bld := b[pc*ldb+jr:], ldb
+				if nr < gemmNR {
+					bp, bld = edge, gemmNR
+				}
+				for ir := 0; ir < mb; ir += gemmMR {
+					ap := bufA[ir*kb : (ir+gemmMR)*kb]
+					microTileAt(kb, ap, bp, bld, c[(ic+ir)*ldc+jr:], ldc, min(gemmMR, mb-ir), nr, add, &tmp)
+				}
+				if last {
+					done(ic, mb, jr, nr)
 				}
 			}
 		}

@@ -1,16 +1,20 @@
 #include "textflag.h"
 
-// func sgemmKernel16x16(k int, a, b, c *float32, ldc int, add bool)
+// func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 // C[16x16] += A·B (or = A·B when add is false) over k steps, with A packed as k groups of 16 floats (one
-// per row) and B packed as k groups of 16 floats; C has row stride ldc.
+// per row) and B as k rows of 16 floats ldb floats apart (16 when packed); C has row stride ldc.
 // One ZMM accumulator per row of C; each A value is broadcast straight from
 // memory into its FMA. Needs AVX-512F.
-TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-41
+TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-49
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ ldb+24(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R10
+	LEAQ (R9*4), R11
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
@@ -35,10 +39,10 @@ TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-41
 	JEQ tail512
 
 loop512x4:
-	VMOVUPS 0(DI), Z16
-	VMOVUPS 64(DI), Z17
-	VMOVUPS 128(DI), Z18
-	VMOVUPS 192(DI), Z19
+	VMOVUPS (DI), Z16
+	VMOVUPS (DI)(R9*1), Z17
+	VMOVUPS (DI)(R9*2), Z18
+	VMOVUPS (DI)(R10*1), Z19
 	VFMADD231PS.BCST 0(SI), Z16, Z0
 	VFMADD231PS.BCST 4(SI), Z16, Z1
 	VFMADD231PS.BCST 8(SI), Z16, Z2
@@ -104,7 +108,7 @@ loop512x4:
 	VFMADD231PS.BCST 248(SI), Z19, Z14
 	VFMADD231PS.BCST 252(SI), Z19, Z15
 	ADDQ $256, SI
-	ADDQ $256, DI
+	ADDQ R11, DI
 	DECQ BX
 	JNE loop512x4
 
@@ -131,12 +135,12 @@ loop512:
 	VFMADD231PS.BCST 56(SI), Z16, Z14
 	VFMADD231PS.BCST 60(SI), Z16, Z15
 	ADDQ $64, SI
-	ADDQ $64, DI
+	ADDQ R9, DI
 	DECQ CX
 	JNE loop512
 
 store512:
-	MOVBLZX add+40(FP), AX
+	MOVBLZX add+48(FP), AX
 	TESTL AX, AX
 	JEQ set512
 	VADDPS (DX), Z0, Z0

@@ -11,3 +11,7 @@ func microTile() (mr, mc int) { return 6, 120 }
 func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	panic("no micro-kernel on this architecture")
 }
+
+func microKernelB(k int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
+	panic("no micro-kernel on this architecture")
+}

@@ -18,7 +18,7 @@ func canClampTile(lo, hi float32) bool {
 // clampTile is clampRow on rows [0, rows), columns [0, cols) of y (row
 // stride ld), 1 ≤ cols ≤ 16, with bias[r] for row r and the residual res
 // laid out as y (either may be nil), in one call: the epilogue of a GEMM
-// tile while it is in L1. Callers check canClampTile first.
+// strip while it is in L1. Callers check canClampTile first.
 func clampTile(y []float32, ld, rows, cols int, bias, res []float32, lo, hi float32) {
 	if rows <= 0 {
 		return
