@@ -269,6 +269,10 @@ func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int
 	}
 }
 
+// maxColumnEdge is the widest last panel of columns gemmPackedDirect
+// computes column by column rather than as whole 16-column tiles.
+const maxColumnEdge = 4
+
 // gemmPackedDirect is gemmPackedSerial (B not transposed, beta 0) with the
 // micro-kernel reading B where it lies rather than from packed panels:
 // when A has few rows, packing B costs about as much as multiplying by
@@ -281,6 +285,10 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 		return
 	}
 	full := n / gemmNR * gemmNR
+	// A narrow last panel of columns goes column by column through whole
+	// row panels; what that leaves (or a wider last panel) is packed.
+	columns := n-full <= maxColumnEdge
+	packEdge := full < n && (!columns || m%gemmMR != 0)
 	pe := getPack(gemmKC * gemmNR)
 	defer packPool.Put(pe)
 	edge := *pe
@@ -289,7 +297,7 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 		kb := min(gemmKC, k-pc)
 		add := pc > 0
 		last := pc+kb == k && done != nil
-		if full < n {
+		if packEdge {
 			packB(false, b, ldb, pc, full, kb, n-full, edge)
 		}
 		for ic := 0; ic < m; ic += gemmMC {
@@ -298,10 +306,17 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 			for jr := 0; jr < n; jr += gemmNR {
 				nr := min(gemmNR, n-jr)
 				bp, bld := b[pc*ldb+jr:], ldb
+				ir := 0
 				if nr < gemmNR {
 					bp, bld = edge, gemmNR
+					if columns {
+						ir = mb / gemmMR * gemmMR
+						for j := range nr {
+							microColumn(kb, ir/gemmMR, bufA, b[pc*ldb+jr+j:], ldb, c[ic*ldc+jr+j:], ldc, add)
+						}
+					}
 				}
-				for ir := 0; ir < mb; ir += gemmMR {
+				for ; ir < mb; ir += gemmMR {
 					ap := bufA[ir*kb : (ir+gemmMR)*kb]
 					microTileAt(kb, ap, bp, bld, c[(ic+ir)*ldc+jr:], ldc, min(gemmMR, mb-ir), nr, add, &tmp)
 				}

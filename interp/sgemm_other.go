@@ -15,3 +15,7 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 func microKernelB(k int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
 	panic("no micro-kernel on this architecture")
 }
+
+func microColumn(kb, panels int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
+	panic("no micro-kernel on this architecture")
+}

@@ -74,7 +74,7 @@ func TestGemmPackedEpExact(t *testing.T) {
 		}
 		return v
 	}
-	for _, sz := range [][3]int{{16, 16, 16}, {96, 3136, 16}, {24, 3136, 144}, {160, 49, 960}, {37, 53, 300}, {1280, 49, 320}, {5, 3, 2}} {
+	for _, sz := range [][3]int{{16, 16, 16}, {96, 3136, 16}, {24, 3136, 144}, {160, 49, 960}, {37, 53, 300}, {1280, 49, 320}, {5, 3, 2}, {112, 196, 600}, {40, 50, 20}, {48, 4, 7}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, ep := range []clampEp{noClamp, {lo: 0, hi: 6, clamp: true}, {res: rnd(m * n)}, {lo: 0, hi: float32(math.Inf(1)), clamp: true, res: rnd(m * n)}} {
 			for _, withBias := range []bool{false, true} {
