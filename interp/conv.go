@@ -459,20 +459,38 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 }
 
 // gemmPackedEp computes y = A·b from the packed weights A (b and y with
-// n columns, unpadded) followed by the epilogue (bias, residual, clamp),
-// applied to each strip of y as soon as it is final when clampTile can,
-// else to each slab.
+// n columns, unpadded) followed by the epilogue (bias, residual, clamp).
+// With AVX-512 the micro-kernel reads b in place and finishes each tile of
+// y as it stores it (clampTile's bounds permitting); otherwise, or for
+// bounds it refuses, the epilogue follows each slab.
 func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
-	done := ep.onTiles(y, n, bias)
+	if !useAVX512 || pa.k == 0 {
+		gemmPackedThen(pa, n, b, y, func(i, mb, j, nb int) { ep.apply(y, n, bias, i, i+mb, j, j+nb) })
+		return
+	}
+	lo, hi := ep.bounds()
+	fused := !ep.none(bias) && canClampTile(lo, hi)
 	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
-		var strip func(i, mb, j, nb int)
-		if done != nil {
-			strip = func(ti, tmb, tj, tnb int) { done(i+ti, tmb, j+tj, tnb) }
+		var tep *gemmEp
+		if fused {
+			tep = &gemmEp{bias: bias, res: ep.res, lo: lo, hi: hi}
+			e := tep.at(i, i*n+j)
+			tep = &e
 		}
-		gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, strip)
-		if done == nil {
+		gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, tep)
+		if !fused {
 			ep.apply(y, n, bias, i, i+mb, j, j+nb)
 		}
+	})
+}
+
+// gemmPackedThen is gemmPacked (beta 0, b and y with n columns) calling
+// then(i, mb, j, nb) on each slab of y it finished, on the goroutine that
+// computed it, while the slab is still warm in cache.
+func gemmPackedThen(pa *packedA, n int, b, y []float32, then func(i, mb, j, nb int)) {
+	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
+		gemmPackedSerial(pa, i, mb, false, nb, b[j:], n, y[i*n+j:], n, 0, nil)
+		then(i, mb, j, nb)
 	})
 }
 

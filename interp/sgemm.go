@@ -77,25 +77,31 @@ func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 		f(0, m, 0, n)
 		return
 	}
+	// The calling goroutine takes the last slab itself: one goroutine
+	// fewer to start and wake.
 	var wg sync.WaitGroup
 	if n >= m {
 		step := (n + w*gemmNR - 1) / (w * gemmNR) * gemmNR
-		for j := 0; j < n; j += step {
+		j := 0
+		for ; j+step < n; j += step {
 			wg.Add(1)
-			go func() {
+			go func(j int) {
 				defer wg.Done()
-				f(0, m, j, min(step, n-j))
-			}()
+				f(0, m, j, step)
+			}(j)
 		}
+		f(0, m, j, n-j)
 	} else {
 		step := (m + w*gemmMR - 1) / (w * gemmMR) * gemmMR
-		for i := 0; i < m; i += step {
+		i := 0
+		for ; i+step < m; i += step {
 			wg.Add(1)
-			go func() {
+			go func(i int) {
 				defer wg.Done()
-				f(i, min(step, m-i), 0, n)
-			}()
+				f(i, step, 0, n)
+			}(i)
 		}
+		f(i, m-i, 0, n)
 	}
 	wg.Wait()
 }
@@ -248,7 +254,7 @@ func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int
 		if ldb == gemmNR {
 			microKernel(kb, ap, bp, c, ldc, add)
 		} else {
-			microKernelB(kb, ap, bp, ldb, c, ldc, add)
+			microKernelB(kb, ap, bp, ldb, c, ldc, add, nil)
 		}
 	}
 	if mr == gemmMR && nr == gemmNR {
@@ -273,16 +279,44 @@ func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int
 // computes column by column rather than as whole 16-column tiles.
 const maxColumnEdge = 4
 
+// gemmEp is the epilogue gemmPackedDirect applies to each tile of C as it
+// finishes it: c = min(max(c + bias[r] (+ res), lo), hi), clampRow's
+// operations (bias nil adds 0; res, laid out as C, may be nil). Only
+// bounds canClampTile accepts may be used.
+type gemmEp struct {
+	bias, res []float32
+	lo, hi    float32
+}
+
+// at is ep for the part of C that starts at row r, element off.
+func (ep *gemmEp) at(r, off int) gemmEp {
+	e := *ep
+	if e.bias != nil {
+		e.bias = e.bias[r:]
+	}
+	if e.res != nil {
+		e.res = e.res[off:]
+	}
+	return e
+}
+
+// finish applies ep to rows r..r+mb, columns j..j+nb of C (nb ≤ 16).
+func (ep *gemmEp) finish(c []float32, ldc, r, mb, j, nb int) {
+	e := ep.at(r, r*ldc+j)
+	clampTile(c[r*ldc+j:], ldc, mb, nb, e.bias, e.res, e.lo, e.hi)
+}
+
 // gemmPackedDirect is gemmPackedSerial (B not transposed, beta 0) with the
 // micro-kernel reading B where it lies rather than from packed panels:
 // when A has few rows, packing B costs about as much as multiplying by
 // it. Only a last, partial panel of columns is packed (zero-padded). The
-// sums are gemmPackedSerial's, in the same order; done is gemmCoreP's.
-func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float32, ldc int, done func(i, mb, j, nb int)) {
+// sums are gemmPackedSerial's, in the same order. With ep not nil each
+// tile gets the epilogue as soon as it holds its final sums (whole tiles
+// inside the micro-kernel, as it stores them).
+func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float32, ldc int, ep *gemmEp) {
 	k := pa.k
 	if k == 0 || !useAVX512 {
-		gemmPackedSerial(pa, r0, m, false, n, b, ldb, c, ldc, 0, done)
-		return
+		panic("gemmPackedDirect: needs AVX-512 and k > 0")
 	}
 	full := n / gemmNR * gemmNR
 	// A narrow last panel of columns goes column by column through whole
@@ -296,7 +330,7 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 	for pc := 0; pc < k; pc += gemmKC {
 		kb := min(gemmKC, k-pc)
 		add := pc > 0
-		last := pc+kb == k && done != nil
+		fuse := pc+kb == k && ep != nil
 		if packEdge {
 			packB(false, b, ldb, pc, full, kb, n-full, edge)
 		}
@@ -314,14 +348,27 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 						for j := range nr {
 							microColumn(kb, ir/gemmMR, bufA, b[pc*ldb+jr+j:], ldb, c[ic*ldc+jr+j:], ldc, add)
 						}
+						if fuse {
+							ep.finish(c, ldc, ic, ir, jr, nr)
+						}
 					}
 				}
 				for ; ir < mb; ir += gemmMR {
 					ap := bufA[ir*kb : (ir+gemmMR)*kb]
-					microTileAt(kb, ap, bp, bld, c[(ic+ir)*ldc+jr:], ldc, min(gemmMR, mb-ir), nr, add, &tmp)
-				}
-				if last {
-					done(ic, mb, jr, nr)
+					r, mr := ic+ir, min(gemmMR, mb-ir)
+					if mr == gemmMR && nr == gemmNR {
+						var tep *gemmEp
+						if fuse {
+							e := ep.at(r, r*ldc+jr)
+							tep = &e
+						}
+						microKernelB(kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, tep)
+						continue
+					}
+					microTileAt(kb, ap, bp, bld, c[r*ldc+jr:], ldc, mr, nr, add, &tmp)
+					if fuse {
+						ep.finish(c, ldc, r, mr, jr, nr)
+					}
 				}
 			}
 		}

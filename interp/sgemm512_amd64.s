@@ -1,11 +1,36 @@
 #include "textflag.h"
 
-// func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+// EPROW finishes one row of the tile in acc as clampTileAVX512 does: adds
+// C (AX set), the bias (BX, or 0), the residual (R13, when not nil), then
+// clamps to [Z16, Z17], a NaN passing through; stores it at DX and moves
+// DX, BX and R13 to the next row.
+#define EPROW(acc) \
+	TESTL AX, AX \
+	JEQ 2(PC) \
+	VADDPS (DX), acc, acc \
+	TESTQ BX, BX \
+	JEQ 3(PC) \
+	VBROADCASTSS (BX), Z18 \
+	ADDQ $4, BX \
+	VADDPS Z18, acc, acc \
+	TESTQ R13, R13 \
+	JEQ 3(PC) \
+	VADDPS (R13), acc, acc \
+	ADDQ R8, R13 \
+	VCMPPS $3, acc, acc, K2 \
+	VMAXPS Z16, acc, Z19 \
+	VMINPS Z17, Z19, Z19 \
+	VMOVAPS acc, K2, Z19 \
+	VMOVUPS Z19, (DX) \
+	ADDQ R8, DX
+
+// func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool, ep *kernelEp)
 // C[16x16] += A·B (or = A·B when add is false) over k steps, with A packed as k groups of 16 floats (one
 // per row) and B as k rows of 16 floats ldb floats apart (16 when packed); C has row stride ldc.
+// With ep not nil, each row of the sum then gets clampTileAVX512's epilogue before it is stored.
 // One ZMM accumulator per row of C; each A value is broadcast straight from
 // memory into its FMA. Needs AVX-512F.
-TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-49
+TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -141,6 +166,9 @@ loop512:
 
 store512:
 	MOVBLZX add+48(FP), AX
+	MOVQ ep+56(FP), R12
+	TESTQ R12, R12
+	JNE epilogue512
 	TESTL AX, AX
 	JEQ set512
 	VADDPS (DX), Z0, Z0
@@ -225,5 +253,31 @@ set512:
 	VMOVUPS Z14, (DX)
 	ADDQ R8, DX
 	VMOVUPS Z15, (DX)
+	VZEROUPPER
+	RET
+
+// kernelEp: bias *float32 at 0, res *float32 at 8, lo at 16, hi at 20.
+epilogue512:
+	MOVQ 0(R12), BX
+	MOVQ 8(R12), R13
+	VBROADCASTSS 16(R12), Z16
+	VBROADCASTSS 20(R12), Z17
+	VPXORD Z18, Z18, Z18
+	EPROW(Z0)
+	EPROW(Z1)
+	EPROW(Z2)
+	EPROW(Z3)
+	EPROW(Z4)
+	EPROW(Z5)
+	EPROW(Z6)
+	EPROW(Z7)
+	EPROW(Z8)
+	EPROW(Z9)
+	EPROW(Z10)
+	EPROW(Z11)
+	EPROW(Z12)
+	EPROW(Z13)
+	EPROW(Z14)
+	EPROW(Z15)
 	VZEROUPPER
 	RET

@@ -9,7 +9,15 @@ import (
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)
 
 //go:noescape
-func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool, ep *kernelEp)
+
+// kernelEp is the epilogue sgemmKernel16x16 applies to a tile as it stores
+// it: clampTile's, with bias the tile's 16 row biases (or nil, adding 0)
+// and res its residual, laid out as C (or nil).
+type kernelEp struct {
+	bias, res *float32
+	lo, hi    float32
+}
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
@@ -53,14 +61,26 @@ func microTile() (mr, mc int) {
 }
 
 // microKernelB is microKernel reading B in place, its k rows of 16 floats
-// ldb apart, with the AVX-512 kernel (which alone takes a B stride).
-func microKernelB(k int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
+// ldb apart, with the AVX-512 kernel (which alone takes a B stride and an
+// epilogue). With ep not nil the tile is finished as it is stored: ep's
+// bias and res start at the tile's first row (res laid out as c).
+func microKernelB(k int, a, b []float32, ldb int, c []float32, ldc int, add bool, ep *gemmEp) {
 	if k > 0 {
 		_ = a[16*k-1] // bounds checks: the assembly trusts these lengths
 		_ = b[(k-1)*ldb+15]
 	}
 	_ = c[15*ldc+15]
-	sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add)
+	var kep *kernelEp
+	if ep != nil {
+		kep = &kernelEp{lo: ep.lo, hi: ep.hi}
+		if ep.bias != nil {
+			kep.bias = unsafe.SliceData(ep.bias[:16])
+		}
+		if ep.res != nil {
+			kep.res = unsafe.SliceData(ep.res[:15*ldc+16])
+		}
+	}
+	sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, kep)
 }
 
 // microKernel adds the gemmMR×16 product of packed panels into c, or
@@ -73,7 +93,7 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	}
 	_ = c[(mr-1)*ldc+15]
 	if mr == 16 {
-		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), gemmNR, unsafe.SliceData(c), ldc, add)
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), gemmNR, unsafe.SliceData(c), ldc, add, nil)
 		return
 	}
 	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)

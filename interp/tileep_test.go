@@ -76,13 +76,19 @@ func TestGemmPackedEpExact(t *testing.T) {
 	}
 	for _, sz := range [][3]int{{16, 16, 16}, {96, 3136, 16}, {24, 3136, 144}, {160, 49, 960}, {37, 53, 300}, {1280, 49, 320}, {5, 3, 2}, {112, 196, 600}, {40, 50, 20}, {48, 4, 7}} {
 		m, n, k := sz[0], sz[1], sz[2]
-		for _, ep := range []clampEp{noClamp, {lo: 0, hi: 6, clamp: true}, {res: rnd(m * n)}, {lo: 0, hi: float32(math.Inf(1)), clamp: true, res: rnd(m * n)}} {
+		// Special residuals and biases (NaN, ±0, ±Inf, the bounds) reach
+		// every branch of the epilogue.
+		special := make([]float32, m*n)
+		specialFloats(r, special, 0, 6)
+		negZero := float32(math.Copysign(0, -1))
+		for _, ep := range []clampEp{noClamp, {lo: 0, hi: 6, clamp: true}, {res: rnd(m * n)}, {lo: 0, hi: float32(math.Inf(1)), clamp: true, res: special}, {lo: -1, hi: negZero, clamp: true, res: special}} {
 			for _, withBias := range []bool{false, true} {
 				pa := newPackedA(false, m, k, 1, rnd(m*k), k)
 				b := rnd(k * n)
 				var bias []float32
 				if withBias {
-					bias = rnd(m)
+					bias = make([]float32, m)
+					specialFloats(r, bias, 0, 6)
 				}
 				want := make([]float32, m*n)
 				gemmPacked(pa, false, n, b, n, want, n, 0)
@@ -92,7 +98,7 @@ func TestGemmPackedEpExact(t *testing.T) {
 					got[i] = float32(math.NaN()) // the output may hold garbage
 				}
 				gemmPackedEp(pa, n, b, got, bias, ep)
-				sameBits(t, fmt.Sprintf("%dx%dx%d bias=%v clamp=%v res=%v", m, n, k, withBias, ep.clamp, ep.res != nil), got, want, true)
+				sameBits(t, fmt.Sprintf("%dx%dx%d bias=%v clamp=%v res=%v", m, n, k, withBias, ep.clamp, ep.res != nil), got, want, false)
 			}
 		}
 	}
