@@ -431,9 +431,16 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 					// im2col straight into the GEMM's packed panels.
 					yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 					cb := channelBias(bias, gr*coutg)
+					strips := epg.onTiles(yg, P, cb)
 					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
-						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, nil)
-						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
+						if strips == nil {
+							convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, nil)
+							epg.apply(yg, P, cb, i, i+mb, j, j+nb)
+							return
+						}
+						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, func(ti, tmb, tj, tnb int) {
+							strips(i+ti, tmb, j+tj, tnb)
+						})
 					})
 					continue
 				}
@@ -464,7 +471,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 // y as it stores it (clampTile's bounds permitting); otherwise, or for
 // bounds it refuses, the epilogue follows each slab.
 func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
-	if !useAVX512 || pa.k == 0 {
+	if !useAVX512 || pa.k == 0 || !tileEpilogues {
 		gemmPackedThen(pa, n, b, y, func(i, mb, j, nb int) { ep.apply(y, n, bias, i, i+mb, j, j+nb) })
 		return
 	}
@@ -493,6 +500,10 @@ func gemmPackedThen(pa *packedA, n int, b, y []float32, then func(i, mb, j, nb i
 		then(i, mb, j, nb)
 	})
 }
+
+// tileEpilogues lets GEMMs finish each tile or strip of a convolution's
+// output as they compute it (tests compare with the pass over each slab).
+var tileEpilogues = true
 
 // clampEp is a convolution's fused epilogue: after the bias, a residual
 // may be added (a following Add), then outputs are clamped to [lo, hi]
@@ -554,7 +565,7 @@ func (ep clampEp) none(bias []float32) bool { return bias == nil && !ep.clamp &&
 // nothing to apply or clampTile cannot apply it exactly.
 func (ep clampEp) onTiles(y []float32, ld int, bias []float32) func(i, mb, j, nb int) {
 	lo, hi := ep.bounds()
-	if ep.none(bias) || !canClampTile(lo, hi) {
+	if ep.none(bias) || !canClampTile(lo, hi) || !tileEpilogues {
 		return nil
 	}
 	return func(i, mb, j, nb int) {

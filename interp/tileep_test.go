@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
 )
 
 // TestClampTileExact checks the tile epilogue against the scalar one bit
@@ -101,5 +103,34 @@ func TestGemmPackedEpExact(t *testing.T) {
 				sameBits(t, fmt.Sprintf("%dx%dx%d bias=%v clamp=%v res=%v", m, n, k, withBias, ep.clamp, ep.res != nil), got, want, false)
 			}
 		}
+	}
+}
+
+// TestConvTileEpiloguesExact runs convolutions with fused epilogues (bias,
+// residual, Relu or Clip) large enough to be split across cores, on the
+// pointwise and the im2col paths, with tile epilogues and with the pass
+// over each slab: the outputs must agree bit for bit.
+func TestConvTileEpiloguesExact(t *testing.T) {
+	// The GEMMs split by columns (16×16 map) and by rows (8×8, 4×4).
+	b := newNetBuilder("x", 1, 24, 16, 16)
+	y := b.node(&canon.Clip{Min: 0, Max: 6}, b.conv("x", 24, 48, 1, 1, 0, 1, true)) // pointwise + Clip
+	y = b.relu(b.conv(y, 48, 96, 3, 2, 1, 1, true))                                 // im2col, stride 2
+	z := b.node(&canon.Binary{Fn: canon.Add}, b.conv(y, 96, 96, 1, 1, 0, 1, true), y)
+	short := b.conv(z, 96, 96, 1, 2, 0, 1, false)
+	z = b.relu(b.node(&canon.Binary{Fn: canon.Add}, b.conv(z, 96, 96, 3, 2, 1, 1, true), short)) // im2col + residual
+	g := b.finish(t, z, y)
+	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(4)), "x", 1, 24, 16, 16)}
+	run := func(tiles bool) map[string]*canon.Tensor {
+		defer func() { tileEpilogues = true }()
+		tileEpilogues = tiles
+		out, err := Run(g, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got, want := run(true), run(false)
+	for name, w := range want {
+		sameBits(t, name, floats(t, got[name]), floats(t, w), true)
 	}
 }
