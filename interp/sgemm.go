@@ -254,7 +254,7 @@ func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int
 		if ldb == gemmNR {
 			microKernel(kb, ap, bp, c, ldc, add)
 		} else {
-			microKernelB(kb, ap, bp, ldb, c, ldc, add, nil)
+			microKernelB(gemmNR, kb, ap, bp, ldb, c, ldc, add, nil)
 		}
 	}
 	if mr == gemmMR && nr == gemmNR {
@@ -356,13 +356,15 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 				for ; ir < mb; ir += gemmMR {
 					ap := bufA[ir*kb : (ir+gemmMR)*kb]
 					r, mr := ic+ir, min(gemmMR, mb-ir)
-					if mr == gemmMR && nr == gemmNR {
+					// Whole tiles, and tiles of 8 whole rows, go straight
+					// into C.
+					if (mr == gemmMR || mr == 8) && nr == gemmNR {
 						var tep *gemmEp
 						if fuse {
 							e := ep.at(r, r*ldc+jr)
 							tep = &e
 						}
-						microKernelB(kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, tep)
+						microKernelB(mr, kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, tep)
 						continue
 					}
 					microTileAt(kb, ap, bp, bld, c[r*ldc+jr:], ldc, mr, nr, add, &tmp)

@@ -281,3 +281,111 @@ epilogue512:
 	EPROW(Z15)
 	VZEROUPPER
 	RET
+
+// K8 is one k step of the 8-row kernel: B's row in zb meets A's first 8
+// values of the k group at aoff(SI).
+#define K8(aoff, zb) \
+	VFMADD231PS.BCST aoff+0(SI), zb, Z0 \
+	VFMADD231PS.BCST aoff+4(SI), zb, Z1 \
+	VFMADD231PS.BCST aoff+8(SI), zb, Z2 \
+	VFMADD231PS.BCST aoff+12(SI), zb, Z3 \
+	VFMADD231PS.BCST aoff+16(SI), zb, Z4 \
+	VFMADD231PS.BCST aoff+20(SI), zb, Z5 \
+	VFMADD231PS.BCST aoff+24(SI), zb, Z6 \
+	VFMADD231PS.BCST aoff+28(SI), zb, Z7
+
+// STORE8 adds C to acc when AX is set, stores it, and moves DX down a row.
+#define STORE8(acc) \
+	TESTL AX, AX \
+	JEQ 2(PC) \
+	VADDPS (DX), acc, acc \
+	VMOVUPS acc, (DX) \
+	ADDQ R8, DX
+
+// func sgemmKernel8x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool, ep *kernelEp)
+// sgemmKernel16x16 for the first 8 rows of a packed 16-row panel of A (the
+// rest being padding): the same sums, with half the FMAs, stored straight
+// into C.
+TEXT ·sgemmKernel8x16(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R10
+	LEAQ (R9*4), R11
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
+	SHLQ $2, R8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ CX, BX
+	SHRQ $2, BX
+	ANDQ $3, CX
+	TESTQ BX, BX
+	JEQ tail8
+
+loop8x4:
+	VMOVUPS (DI), Z16
+	VMOVUPS (DI)(R9*1), Z17
+	VMOVUPS (DI)(R9*2), Z18
+	VMOVUPS (DI)(R10*1), Z19
+	K8(0, Z16)
+	K8(64, Z17)
+	K8(128, Z18)
+	K8(192, Z19)
+	ADDQ $256, SI
+	ADDQ R11, DI
+	DECQ BX
+	JNE loop8x4
+
+tail8:
+	TESTQ CX, CX
+	JEQ store8
+
+loop8:
+	VMOVUPS (DI), Z16
+	K8(0, Z16)
+	ADDQ $64, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNE loop8
+
+store8:
+	MOVBLZX add+48(FP), AX
+	MOVQ ep+56(FP), R12
+	TESTQ R12, R12
+	JNE epilogue8
+	STORE8(Z0)
+	STORE8(Z1)
+	STORE8(Z2)
+	STORE8(Z3)
+	STORE8(Z4)
+	STORE8(Z5)
+	STORE8(Z6)
+	STORE8(Z7)
+	VZEROUPPER
+	RET
+
+epilogue8:
+	MOVQ 0(R12), BX
+	MOVQ 8(R12), R13
+	VBROADCASTSS 16(R12), Z16
+	VBROADCASTSS 20(R12), Z17
+	VPXORD Z18, Z18, Z18
+	EPROW(Z0)
+	EPROW(Z1)
+	EPROW(Z2)
+	EPROW(Z3)
+	EPROW(Z4)
+	EPROW(Z5)
+	EPROW(Z6)
+	EPROW(Z7)
+	VZEROUPPER
+	RET

@@ -11,6 +11,9 @@ func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)
 //go:noescape
 func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool, ep *kernelEp)
 
+//go:noescape
+func sgemmKernel8x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool, ep *kernelEp)
+
 // kernelEp is the epilogue sgemmKernel16x16 applies to a tile as it stores
 // it: clampTile's, with bias the tile's 16 row biases (or nil, adding 0)
 // and res its residual, laid out as C (or nil).
@@ -61,26 +64,34 @@ func microTile() (mr, mc int) {
 }
 
 // microKernelB is microKernel reading B in place, its k rows of 16 floats
-// ldb apart, with the AVX-512 kernel (which alone takes a B stride and an
-// epilogue). With ep not nil the tile is finished as it is stored: ep's
-// bias and res start at the tile's first row (res laid out as c).
-func microKernelB(k int, a, b []float32, ldb int, c []float32, ldc int, add bool, ep *gemmEp) {
+// ldb apart, with the AVX-512 kernels (which alone take a B stride and an
+// epilogue), for the first rows (16, or 8) of the packed panel a. With ep
+// not nil the tile is finished as it is stored: ep's bias and res start at
+// the tile's first row (res laid out as c).
+func microKernelB(rows, k int, a, b []float32, ldb int, c []float32, ldc int, add bool, ep *gemmEp) {
 	if k > 0 {
 		_ = a[16*k-1] // bounds checks: the assembly trusts these lengths
 		_ = b[(k-1)*ldb+15]
 	}
-	_ = c[15*ldc+15]
+	_ = c[(rows-1)*ldc+15]
 	var kep *kernelEp
 	if ep != nil {
 		kep = &kernelEp{lo: ep.lo, hi: ep.hi}
 		if ep.bias != nil {
-			kep.bias = unsafe.SliceData(ep.bias[:16])
+			kep.bias = unsafe.SliceData(ep.bias[:rows])
 		}
 		if ep.res != nil {
-			kep.res = unsafe.SliceData(ep.res[:15*ldc+16])
+			kep.res = unsafe.SliceData(ep.res[:(rows-1)*ldc+16])
 		}
 	}
-	sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, kep)
+	switch rows {
+	case 16:
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, kep)
+	case 8:
+		sgemmKernel8x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, kep)
+	default:
+		panic("microKernelB: rows must be 16 or 8")
+	}
 }
 
 // microKernel adds the gemmMR×16 product of packed panels into c, or

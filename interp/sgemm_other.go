@@ -12,7 +12,7 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	panic("no micro-kernel on this architecture")
 }
 
-func microKernelB(k int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
+func microKernelB(rows, k int, a, b []float32, ldb int, c []float32, ldc int, add bool, ep *gemmEp) {
 	panic("no micro-kernel on this architecture")
 }
 
