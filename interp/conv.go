@@ -396,7 +396,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 				im2col(g, xg, col, 0, kc)
 			}
 			if pre != nil {
-				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0, nil)
+				gemmPackedSerial(pre[gr], 0, coutg, false, P, b, P, yg, P, 0)
 			} else {
 				gemmSerial(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
 			}
@@ -475,19 +475,15 @@ func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
 		gemmPackedThen(pa, n, b, y, func(i, mb, j, nb int) { ep.apply(y, n, bias, i, i+mb, j, j+nb) })
 		return
 	}
-	lo, hi := ep.bounds()
-	fused := !ep.none(bias) && canClampTile(lo, hi)
+	te, fused := ep.tiled(bias)
 	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
-		var tep *gemmEp
-		if fused {
-			tep = &gemmEp{bias: bias, res: ep.res, lo: lo, hi: hi}
-			e := tep.at(i, i*n+j)
-			tep = &e
-		}
-		gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, tep)
 		if !fused {
+			gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, nil)
 			ep.apply(y, n, bias, i, i+mb, j, j+nb)
+			return
 		}
+		slab := te.at(i, i*n+j)
+		gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, &slab)
 	})
 }
 
@@ -496,7 +492,7 @@ func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
 // computed it, while the slab is still warm in cache.
 func gemmPackedThen(pa *packedA, n int, b, y []float32, then func(i, mb, j, nb int)) {
 	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
-		gemmPackedSerial(pa, i, mb, false, nb, b[j:], n, y[i*n+j:], n, 0, nil)
+		gemmPackedSerial(pa, i, mb, false, nb, b[j:], n, y[i*n+j:], n, 0)
 		then(i, mb, j, nb)
 	})
 }
@@ -559,25 +555,27 @@ func (ep clampEp) bounds() (lo, hi float32) {
 // none reports an epilogue with nothing to do (no bias, residual or clamp).
 func (ep clampEp) none(bias []float32) bool { return bias == nil && !ep.clamp && ep.res == nil }
 
-// onTiles is apply for each strip of y (row length ld) a GEMM finishes
-// (gemmCoreP's done): the bias, residual and clamp meet the tile while it
-// is in L1 instead of in a later pass over y. It is nil when there is
-// nothing to apply or clampTile cannot apply it exactly.
-func (ep clampEp) onTiles(y []float32, ld int, bias []float32) func(i, mb, j, nb int) {
+// tiled is ep as a GEMM applies it to each tile it finishes (bias[r] for
+// row r), reporting false when there is nothing to apply or clampTile's
+// kernels cannot apply it exactly.
+func (ep clampEp) tiled(bias []float32) (gemmEp, bool) {
 	lo, hi := ep.bounds()
 	if ep.none(bias) || !canClampTile(lo, hi) || !tileEpilogues {
+		return gemmEp{}, false
+	}
+	return gemmEp{bias: bias, res: ep.res, lo: lo, hi: hi}, true
+}
+
+// onTiles is apply for each strip of y (row length ld) a GEMM finishes
+// (gemmCoreP's done): the bias, residual and clamp meet the strip while it
+// is in L1 instead of in a later pass over y. It is nil when tiled is
+// false.
+func (ep clampEp) onTiles(y []float32, ld int, bias []float32) func(i, mb, j, nb int) {
+	te, ok := ep.tiled(bias)
+	if !ok {
 		return nil
 	}
-	return func(i, mb, j, nb int) {
-		var b, res []float32
-		if bias != nil {
-			b = bias[i:]
-		}
-		if ep.res != nil {
-			res = ep.res[i*ld+j:]
-		}
-		clampTile(y[i*ld+j:], ld, mb, nb, b, res, lo, hi)
-	}
+	return func(i, mb, j, nb int) { te.finish(y, ld, i, mb, j, nb) }
 }
 
 // apply adds bias[r] (and the residual) to rows [r0, r1), columns

@@ -126,7 +126,7 @@ func gemmSerial(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b
 	gemmCore(tb, m, n, k, b, ldb, c, ldc, beta, func(pc, ic, mb, kb int) []float32 {
 		packA(ta, a, lda, ic, pc, mb, kb, alpha, bufA)
 		return bufA
-	}, nil)
+	})
 }
 
 // packedA is op(A)·alpha packed once into the panels gemmCore reads, so a
@@ -161,16 +161,15 @@ func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, 
 		if tb {
 			bj = b[j*ldb:]
 		}
-		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta, nil)
+		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta)
 	})
 }
 
-// gemmPackedSerial computes rows r0..r0+m of C from the packed A, calling
-// done (when not nil) on each finished tile as gemmCoreP does.
-func gemmPackedSerial(pa *packedA, r0, m int, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32, done func(i, mb, j, nb int)) {
+// gemmPackedSerial computes rows r0..r0+m of C from the packed A.
+func gemmPackedSerial(pa *packedA, r0, m int, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
 	gemmCore(tb, m, n, pa.k, b, ldb, c, ldc, beta, func(pc, ic, mb, kb int) []float32 {
 		return pa.blocks[pc/gemmKC][(r0+ic)*kb:]
-	}, done)
+	})
 }
 
 // scaleC sets C = beta·C (beta 0 clears, since C may hold garbage).
@@ -192,11 +191,11 @@ func scaleC(m, n int, c []float32, ldc int, beta float32) {
 
 // gemmCore runs the blocked loops; panelA returns the packed rows
 // ic..ic+mb of op(A)·alpha for k-slice pc..pc+kb.
-func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, done func(i, mb, j, nb int)) {
+func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32) {
 	gemmCoreP(m, n, k, c, ldc, beta, panelA, func(pc, jc, kb, nb int, dst []float32) []float32 {
 		packB(tb, b, ldb, pc, jc, kb, nb, dst)
 		return dst
-	}, done)
+	}, nil)
 }
 
 // gemmCoreP is gemmCore with B supplied already packed: panelB returns rows

@@ -111,7 +111,7 @@ func BenchmarkGemmPacked(b *testing.B) {
 			pa := newPackedA(false, m, k, 1, a, k)
 			b.ResetTimer()
 			for range b.N {
-				gemmPackedSerial(pa, 0, m, false, n, bm, n, c, n, 0, nil)
+				gemmPackedSerial(pa, 0, m, false, n, bm, n, c, n, 0)
 			}
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
