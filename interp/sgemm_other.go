@@ -4,6 +4,9 @@ package interp
 
 const hasFMA = false
 
+// useAVX512 is false: there are no AVX-512 kernels here.
+const useAVX512 = false
+
 // microTile returns gemmMR and gemmMC; only the blocking matters here,
 // since gonum runs the products.
 func microTile() (mr, mc int) { return 6, 120 }
