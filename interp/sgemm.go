@@ -249,18 +249,11 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 // nr ≤ gemmNR columns), B read as kb rows ldb apart (gemmNR when packed).
 // A ragged tile is computed whole in tmp, then its valid part stored.
 func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int, add bool, tmp *[gemmMaxMR * gemmNR]float32) {
-	kernel := func(c []float32, ldc int, add bool) {
-		if ldb == gemmNR {
-			microKernel(kb, ap, bp, c, ldc, add)
-		} else {
-			microKernelB(gemmNR, kb, ap, bp, ldb, c, ldc, add, nil)
-		}
-	}
 	if mr == gemmMR && nr == gemmNR {
-		kernel(c, ldc, add)
+		microKernelAny(kb, ap, bp, ldb, c, ldc, add)
 		return
 	}
-	kernel(tmp[:], gemmNR, false)
+	microKernelAny(kb, ap, bp, ldb, tmp[:], gemmNR, false)
 	for i := 0; i < mr; i++ {
 		crow := c[i*ldc : i*ldc+nr]
 		trow := tmp[i*gemmNR : i*gemmNR+nr]
@@ -271,6 +264,16 @@ func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int
 		} else {
 			copy(crow, trow)
 		}
+	}
+}
+
+// microKernelAny is microKernel for B packed (ldb = gemmNR) or read in
+// place.
+func microKernelAny(kb int, ap, bp []float32, ldb int, c []float32, ldc int, add bool) {
+	if ldb == gemmNR {
+		microKernel(kb, ap, bp, c, ldc, add)
+	} else {
+		microKernelB(gemmNR, kb, ap, bp, ldb, c, ldc, add, nil)
 	}
 }
 
