@@ -273,7 +273,7 @@ func microKernelAny(kb int, ap, bp []float32, ldb int, c []float32, ldc int, add
 	if ldb == gemmNR {
 		microKernel(kb, ap, bp, c, ldc, add)
 	} else {
-		microKernelB(gemmNR, kb, ap, bp, ldb, c, ldc, add, nil)
+		microKernelB(gemmNR, kb, ap, bp, ldb, c, ldc, add, false)
 	}
 }
 
@@ -281,8 +281,13 @@ func microKernelAny(kb int, ap, bp []float32, ldb int, c []float32, ldc int, add
 // computes column by column rather than as whole 16-column tiles.
 const maxColumnEdge = 4
 
-// gemmEp is the epilogue gemmPackedDirect applies to each tile of C as it
-// finishes it: c = min(max(c + bias[r] (+ res), lo), hi), clampRow's
+// prefetchRowLen is the shortest row of B (in floats) for which
+// gemmPackedDirect has the kernel prefetch B (measured on mobilenet_v2: it
+// pays on 56×56 and 112×112 maps, costs on 7×7 ones).
+const prefetchRowLen = 1024
+
+// gemmEp is the epilogue gemmPackedDirect applies to each strip of C as
+// it finishes it: c = min(max(c + bias[r] (+ res), lo), hi), clampRow's
 // operations (bias nil adds 0; res, laid out as C, may be nil). Only
 // bounds canClampTile accepts may be used.
 type gemmEp struct {
@@ -313,8 +318,10 @@ func (ep *gemmEp) finish(c []float32, ldc, r, mb, j, nb int) {
 // when A has few rows, packing B costs about as much as multiplying by
 // it. Only a last, partial panel of columns is packed (zero-padded). The
 // sums are gemmPackedSerial's, in the same order. With ep not nil each
-// tile gets the epilogue as soon as it holds its final sums (whole tiles
-// inside the micro-kernel, as it stores them).
+// strip of C (up to gemmMC rows, 16 columns) gets the epilogue as soon as
+// it holds its final sums, while it is in L1. (Applying it inside the
+// micro-kernel, as it stores each tile, was slower when C is not in cache,
+// as in a network: the stores then wait for the epilogue's arithmetic.)
 func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float32, ldc int, ep *gemmEp) {
 	k := pa.k
 	if k == 0 || !useAVX512 {
@@ -329,10 +336,12 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 	defer packPool.Put(pe)
 	edge := *pe
 	var tmp [gemmMaxMR * gemmNR]float32
+	// B's rows lie far apart in a large feature map, and the strips of C
+	// stream to memory: the kernel then prefetches B ahead of itself.
+	prefetch := ldb >= prefetchRowLen
 	for pc := 0; pc < k; pc += gemmKC {
 		kb := min(gemmKC, k-pc)
 		add := pc > 0
-		fuse := pc+kb == k && ep != nil
 		if packEdge {
 			packB(false, b, ldb, pc, full, kb, n-full, edge)
 		}
@@ -350,9 +359,6 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 						for j := range nr {
 							microColumn(kb, ir/gemmMR, bufA, b[pc*ldb+jr+j:], ldb, c[ic*ldc+jr+j:], ldc, add)
 						}
-						if fuse {
-							ep.finish(c, ldc, ic, ir, jr, nr)
-						}
 					}
 				}
 				for ; ir < mb; ir += gemmMR {
@@ -361,18 +367,13 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 					// Whole tiles, and tiles of 8 whole rows, go straight
 					// into C.
 					if (mr == gemmMR || mr == 8) && nr == gemmNR {
-						var tep *gemmEp
-						if fuse {
-							e := ep.at(r, r*ldc+jr)
-							tep = &e
-						}
-						microKernelB(mr, kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, tep)
+						microKernelB(mr, kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, prefetch)
 						continue
 					}
 					microTileAt(kb, ap, bp, bld, c[r*ldc+jr:], ldc, mr, nr, add, &tmp)
-					if fuse {
-						ep.finish(c, ldc, r, mr, jr, nr)
-					}
+				}
+				if ep != nil && pc+kb == k {
+					ep.finish(c, ldc, ic, mb, jr, nr)
 				}
 			}
 		}

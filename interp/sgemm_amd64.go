@@ -9,18 +9,10 @@ import (
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)
 
 //go:noescape
-func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool, ep *kernelEp)
+func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add, prefetch bool)
 
 //go:noescape
-func sgemmKernel8x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool, ep *kernelEp)
-
-// kernelEp is the epilogue sgemmKernel16x16 applies to a tile as it stores
-// it: clampTile's, with bias the tile's 16 row biases (or nil, adding 0)
-// and res its residual, laid out as C (or nil).
-type kernelEp struct {
-	bias, res *float32
-	lo, hi    float32
-}
+func sgemmKernel8x16(k int, a, b *float32, ldb int, c *float32, ldc int, add, prefetch bool)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
@@ -64,31 +56,20 @@ func microTile() (mr, mc int) {
 }
 
 // microKernelB is microKernel reading B in place, its k rows of 16 floats
-// ldb apart, with the AVX-512 kernels (which alone take a B stride and an
-// epilogue), for the first rows (16, or 8) of the packed panel a. With ep
-// not nil the tile is finished as it is stored: ep's bias and res start at
-// the tile's first row (res laid out as c).
-func microKernelB(rows, k int, a, b []float32, ldb int, c []float32, ldc int, add bool, ep *gemmEp) {
+// ldb apart, with the AVX-512 kernels (which alone take a B stride), for
+// the first rows (16, or 8) of the packed panel a; prefetch asks them to
+// fetch B's rows two panels ahead.
+func microKernelB(rows, k int, a, b []float32, ldb int, c []float32, ldc int, add, prefetch bool) {
 	if k > 0 {
 		_ = a[16*k-1] // bounds checks: the assembly trusts these lengths
 		_ = b[(k-1)*ldb+15]
 	}
 	_ = c[(rows-1)*ldc+15]
-	var kep *kernelEp
-	if ep != nil {
-		kep = &kernelEp{lo: ep.lo, hi: ep.hi}
-		if ep.bias != nil {
-			kep.bias = unsafe.SliceData(ep.bias[:rows])
-		}
-		if ep.res != nil {
-			kep.res = unsafe.SliceData(ep.res[:(rows-1)*ldc+16])
-		}
-	}
 	switch rows {
 	case 16:
-		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, kep)
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, prefetch)
 	case 8:
-		sgemmKernel8x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, kep)
+		sgemmKernel8x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, prefetch)
 	default:
 		panic("microKernelB: rows must be 16 or 8")
 	}
@@ -104,7 +85,7 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	}
 	_ = c[(mr-1)*ldc+15]
 	if mr == 16 {
-		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), gemmNR, unsafe.SliceData(c), ldc, add, nil)
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), gemmNR, unsafe.SliceData(c), ldc, add, false)
 		return
 	}
 	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)

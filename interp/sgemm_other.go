@@ -15,7 +15,7 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	panic("no micro-kernel on this architecture")
 }
 
-func microKernelB(rows, k int, a, b []float32, ldb int, c []float32, ldc int, add bool, ep *gemmEp) {
+func microKernelB(rows, k int, a, b []float32, ldb int, c []float32, ldc int, add, prefetch bool) {
 	panic("no micro-kernel on this architecture")
 }
 
