@@ -234,7 +234,12 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 					nr := min(gemmNR, nb-jr)
 					for ir := 0; ir < mb; ir += gemmMR {
 						ap := bufA[ir*kb : (ir+gemmMR)*kb]
-						microTileAt(kb, ap, bp, gemmNR, c[(ic+ir)*ldc+jc+jr:], ldc, min(gemmMR, mb-ir), nr, add, &tmp)
+						off := (ic+ir)*ldc + jc + jr
+						if ir+gemmMR <= mb && nr == gemmNR {
+							microKernel(kb, ap, bp, c[off:], ldc, add)
+							continue
+						}
+						microTileAt(kb, ap, bp, gemmNR, c[off:], ldc, min(gemmMR, mb-ir), nr, add, &tmp)
 					}
 					if last {
 						done(ic, mb, jc+jr, nr)
