@@ -77,31 +77,25 @@ func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 		f(0, m, 0, n)
 		return
 	}
-	// The calling goroutine takes the last slab itself: one goroutine
-	// fewer to start and wake.
 	var wg sync.WaitGroup
 	if n >= m {
 		step := (n + w*gemmNR - 1) / (w * gemmNR) * gemmNR
-		j := 0
-		for ; j+step < n; j += step {
+		for j := 0; j < n; j += step {
 			wg.Add(1)
-			go func(j int) {
+			go func() {
 				defer wg.Done()
-				f(0, m, j, step)
-			}(j)
+				f(0, m, j, min(step, n-j))
+			}()
 		}
-		f(0, m, j, n-j)
 	} else {
 		step := (m + w*gemmMR - 1) / (w * gemmMR) * gemmMR
-		i := 0
-		for ; i+step < m; i += step {
+		for i := 0; i < m; i += step {
 			wg.Add(1)
-			go func(i int) {
+			go func() {
 				defer wg.Done()
-				f(i, step, 0, n)
-			}(i)
+				f(i, min(step, m-i), 0, n)
+			}()
 		}
-		f(i, m-i, 0, n)
 	}
 	wg.Wait()
 }
