@@ -231,8 +231,8 @@ func gatherEvenGo(dst, src []float32) {
 // group's convolution output into c (row stride ldc) from its packed
 // weights, packing the im2col rows straight into the GEMM's B panels: the
 // column matrix is never materialized. 2-D windows pack panel by panel
-// (im2colPanels), others row by row (im2colRowPanels).
-func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int) {
+// (im2colPanels), others row by row (im2colRowPanels). done is gemmCoreP's.
+func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c []float32, ldc int, done func(i, mb, j, nb int)) {
 	panelA := func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][(r0+ic)*kb:] }
 	if g.panels2D(pa.k / g.kernelSize()) {
 		ps := panelScratchPool.Get().(*panelScratch)
@@ -240,7 +240,7 @@ func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c
 		gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) []float32 {
 			im2colPanels(g, x, pc, kb, j+jc, nbb, dst, &ps.buf, ps.taps[:])
 			return dst
-		})
+		}, done)
 		return
 	}
 	tp := getPack(min(nb, gemmNC))
@@ -248,7 +248,7 @@ func convGemmPacked(g *geom3, pa *packedA, r0, mb int, x []float32, j, nb int, c
 	gemmCoreP(mb, nb, pa.k, c, ldc, 0, panelA, func(pc, jc, kb, nbb int, dst []float32) []float32 {
 		im2colRowPanels(g, x, pc, kb, j+jc, nbb, dst, *tp)
 		return dst
-	})
+	}, done)
 }
 
 // im2colRowPanels is im2colPanels for any window: each row of the block
@@ -402,7 +402,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 			epg := ep.at((img*cout + gr*coutg) * P)
 			if pre != nil && !pointwise {
-				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P)
+				convGemmPacked(g, pre[gr], 0, coutg, xg, 0, P, yg, P, nil)
 				epg.apply(yg, P, channelBias(bias, gr*coutg), 0, coutg, 0, P)
 				return
 			}
@@ -446,9 +446,16 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 					// im2col straight into the GEMM's packed panels.
 					yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 					cb := channelBias(bias, gr*coutg)
+					strips := epg.onTiles(yg, P, cb)
 					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
-						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P)
-						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
+						if strips == nil {
+							convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, nil)
+							epg.apply(yg, P, cb, i, i+mb, j, j+nb)
+							return
+						}
+						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, func(ti, tmb, tj, tnb int) {
+							strips(i+ti, tmb, j+tj, tnb)
+						})
 					})
 					continue
 				}
@@ -460,9 +467,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 				yg := y.f[(img*cout+gr*coutg)*P : (img*cout+(gr+1)*coutg)*P]
 				cb := channelBias(bias, gr*coutg)
 				if pre != nil {
-					gemmPackedThen(pre[gr], false, P, b, P, yg, P, 0, func(i, mb, j, nb int) {
-						epg.apply(yg, P, cb, i, i+mb, j, j+nb)
-					})
+					gemmPackedEp(pre[gr], P, b, yg, cb, epg)
 					continue
 				}
 				gemm(false, false, coutg, P, kc, 1, w.f[gr*coutg*kc:(gr+1)*coutg*kc], kc, b, P, yg, P, 0)
@@ -474,6 +479,42 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	x.set(0, y)
 	return nil
 }
+
+// gemmPackedEp computes y = A·b from the packed weights A (b and y with
+// n columns, unpadded) followed by the epilogue (bias, residual, clamp).
+// With AVX-512 the micro-kernel reads b in place and finishes each tile of
+// y as it stores it (clampTile's bounds permitting); otherwise, or for
+// bounds it refuses, the epilogue follows each slab.
+func gemmPackedEp(pa *packedA, n int, b, y, bias []float32, ep clampEp) {
+	if !useAVX512 || pa.k == 0 || !tileEpilogues {
+		gemmPackedThen(pa, n, b, y, func(i, mb, j, nb int) { ep.apply(y, n, bias, i, i+mb, j, j+nb) })
+		return
+	}
+	te, fused := ep.tiled(bias)
+	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
+		if !fused {
+			gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, nil)
+			ep.apply(y, n, bias, i, i+mb, j, j+nb)
+			return
+		}
+		slab := te.at(i, i*n+j)
+		gemmPackedDirect(pa, i, mb, nb, b[j:], n, y[i*n+j:], n, &slab)
+	})
+}
+
+// gemmPackedThen is gemmPacked (beta 0, b and y with n columns) calling
+// then(i, mb, j, nb) on each slab of y it finished, on the goroutine that
+// computed it, while the slab is still warm in cache.
+func gemmPackedThen(pa *packedA, n int, b, y []float32, then func(i, mb, j, nb int)) {
+	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
+		gemmPackedSerial(pa, i, mb, false, nb, b[j:], n, y[i*n+j:], n, 0)
+		then(i, mb, j, nb)
+	})
+}
+
+// tileEpilogues lets GEMMs finish each tile or strip of a convolution's
+// output as they compute it (tests compare with the pass over each slab).
+var tileEpilogues = true
 
 // clampEp is a convolution's fused epilogue: after the bias, a residual
 // may be added (a following Add), then outputs are clamped to [lo, hi]
@@ -518,16 +559,47 @@ func channelBias(bias *tensor, c0 int) []float32 {
 	return bias.f[c0:]
 }
 
+// bounds are the clamp's bounds, infinite when there is no clamp.
+func (ep clampEp) bounds() (lo, hi float32) {
+	if ep.clamp {
+		return ep.lo, ep.hi
+	}
+	return float32(math.Inf(-1)), float32(math.Inf(1))
+}
+
+// none reports an epilogue with nothing to do (no bias, residual or clamp).
+func (ep clampEp) none(bias []float32) bool { return bias == nil && !ep.clamp && ep.res == nil }
+
+// tiled is ep as a GEMM applies it to each tile it finishes (bias[r] for
+// row r), reporting false when there is nothing to apply or clampTile's
+// kernels cannot apply it exactly.
+func (ep clampEp) tiled(bias []float32) (gemmEp, bool) {
+	lo, hi := ep.bounds()
+	if ep.none(bias) || !canClampTile(lo, hi) || !tileEpilogues {
+		return gemmEp{}, false
+	}
+	return gemmEp{bias: bias, res: ep.res, lo: lo, hi: hi}, true
+}
+
+// onTiles is apply for each strip of y (row length ld) a GEMM finishes
+// (gemmCoreP's done): the bias, residual and clamp meet the strip while it
+// is in L1 instead of in a later pass over y. It is nil when tiled is
+// false.
+func (ep clampEp) onTiles(y []float32, ld int, bias []float32) func(i, mb, j, nb int) {
+	te, ok := ep.tiled(bias)
+	if !ok {
+		return nil
+	}
+	return func(i, mb, j, nb int) { te.finish(y, ld, i, mb, j, nb) }
+}
+
 // apply adds bias[r] (and the residual) to rows [r0, r1), columns
 // [j0, j1) of the row-major matrix y (row length ld) and clamps them.
 func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int) {
-	if bias == nil && !ep.clamp && ep.res == nil {
+	if ep.none(bias) {
 		return
 	}
-	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-	if ep.clamp {
-		lo, hi = ep.lo, ep.hi
-	}
+	lo, hi := ep.bounds()
 	for r := r0; r < r1; r++ {
 		var bv float32
 		if bias != nil {

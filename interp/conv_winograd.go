@@ -131,7 +131,7 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 		pa, ve := u[e], v[e*size:(e+1)*size]
 		gemmCoreP(cout, T, cin, m[e*cout*T:(e+1)*cout*T], T, 0,
 			func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][ic*kb:] },
-			func(pc, jc, kb, _ int, _ []float32) []float32 { return lay.panel(ve, pc, jc, kb) })
+			func(pc, jc, kb, _ int, _ []float32) []float32 { return lay.panel(ve, pc, jc, kb) }, nil)
 	})
 	parallelFor(cout, T*32, func(c0, c1 int) {
 		tmp := getPack(10 * T)

@@ -147,26 +147,15 @@ func newPackedA(ta bool, m, k int, alpha float32, a []float32, lda int) *packedA
 // gemmPacked is gemm with a pre-packed A, using all cores for large
 // products.
 func gemmPacked(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32) {
-	gemmPackedThen(pa, tb, n, b, ldb, c, ldc, beta, nil)
-}
-
-// gemmPackedThen is gemmPacked calling then(i, mb, j, nb) on each finished
-// slab of C (rows i..i+mb, columns j..j+nb) on the goroutine that computed
-// it, so an epilogue meets the slab while it is still in cache.
-func gemmPackedThen(pa *packedA, tb bool, n int, b []float32, ldb int, c []float32, ldc int, beta float32, then func(i, mb, j, nb int)) {
-	m, k := pa.m, pa.k
-	if m == 0 || n == 0 {
+	if pa.m == 0 || n == 0 {
 		return
 	}
-	gemmSlabs(m, n, k, func(i, mb, j, nb int) {
+	gemmSlabs(pa.m, n, pa.k, func(i, mb, j, nb int) {
 		bj := b[j:]
 		if tb {
 			bj = b[j*ldb:]
 		}
 		gemmPackedSerial(pa, i, mb, tb, nb, bj, ldb, c[i*ldc+j:], ldc, beta)
-		if then != nil {
-			then(i, mb, j, nb)
-		}
 	})
 }
 
@@ -200,15 +189,18 @@ func gemmCore(tb bool, m, n, k int, b []float32, ldb int, c []float32, ldc int, 
 	gemmCoreP(m, n, k, c, ldc, beta, panelA, func(pc, jc, kb, nb int, dst []float32) []float32 {
 		packB(tb, b, ldb, pc, jc, kb, nb, dst)
 		return dst
-	})
+	}, nil)
 }
 
 // gemmCoreP is gemmCore with B supplied already packed: panelB returns rows
 // pc..pc+kb, columns jc..jc+nb of op(B) as packB lays them out, either
 // written into dst or held ready, so B need never exist as a matrix (a
 // convolution packs its im2col rows directly; Winograd transforms its input
-// straight into panels).
-func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32) []float32) {
+// straight into panels). done, when not nil, is called on each strip of C
+// (rows i..i+mb, at most gemmMC; columns j..j+nb, at most gemmNR) as soon
+// as it holds its final sums, while it is in L1, so an epilogue costs no
+// pass over C from memory.
+func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, ic, mb, kb int) []float32, panelB func(pc, jc, kb, nb int, dst []float32) []float32, done func(i, mb, j, nb int)) {
 	if k == 0 || beta != 0 {
 		scaleC(m, n, c, ldc, beta)
 	}
@@ -226,6 +218,7 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 			// With beta 0 the first k block stores into C, which may hold
 			// garbage, instead of clearing it first.
 			add := pc > 0 || beta != 0
+			last := pc+kb == k && done != nil
 			bufB := panelB(pc, jc, kb, nb, bufB)
 			for ic := 0; ic < m; ic += gemmMC {
 				mb := min(gemmMC, m-ic)
@@ -235,26 +228,151 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 					nr := min(gemmNR, nb-jr)
 					for ir := 0; ir < mb; ir += gemmMR {
 						ap := bufA[ir*kb : (ir+gemmMR)*kb]
-						mr := min(gemmMR, mb-ir)
 						off := (ic+ir)*ldc + jc + jr
-						if mr == gemmMR && nr == gemmNR {
+						if ir+gemmMR <= mb && nr == gemmNR {
 							microKernel(kb, ap, bp, c[off:], ldc, add)
 							continue
 						}
-						// Ragged edge: compute the full tile aside.
-						microKernel(kb, ap, bp, tmp[:], gemmNR, false)
-						for i := 0; i < mr; i++ {
-							crow := c[off+i*ldc : off+i*ldc+nr]
-							trow := tmp[i*gemmNR : i*gemmNR+nr]
-							if add {
-								for j := range crow {
-									crow[j] += trow[j]
-								}
-							} else {
-								copy(crow, trow)
-							}
+						microTileAt(kb, ap, bp, gemmNR, c[off:], ldc, min(gemmMR, mb-ir), nr, add, &tmp)
+					}
+					if last {
+						done(ic, mb, jc+jr, nr)
+					}
+				}
+			}
+		}
+	}
+}
+
+// microTileAt runs the micro-kernel on the tile of C at c (mr ≤ gemmMR rows,
+// nr ≤ gemmNR columns), B read as kb rows ldb apart (gemmNR when packed).
+// A ragged tile is computed whole in tmp, then its valid part stored.
+func microTileAt(kb int, ap, bp []float32, ldb int, c []float32, ldc, mr, nr int, add bool, tmp *[gemmMaxMR * gemmNR]float32) {
+	if mr == gemmMR && nr == gemmNR {
+		microKernelAny(kb, ap, bp, ldb, c, ldc, add)
+		return
+	}
+	microKernelAny(kb, ap, bp, ldb, tmp[:], gemmNR, false)
+	for i := 0; i < mr; i++ {
+		crow := c[i*ldc : i*ldc+nr]
+		trow := tmp[i*gemmNR : i*gemmNR+nr]
+		if add {
+			for j := range crow {
+				crow[j] += trow[j]
+			}
+		} else {
+			copy(crow, trow)
+		}
+	}
+}
+
+// microKernelAny is microKernel for B packed (ldb = gemmNR) or read in
+// place.
+func microKernelAny(kb int, ap, bp []float32, ldb int, c []float32, ldc int, add bool) {
+	if ldb == gemmNR {
+		microKernel(kb, ap, bp, c, ldc, add)
+	} else {
+		microKernelB(gemmNR, kb, ap, bp, ldb, c, ldc, add, false)
+	}
+}
+
+// maxColumnEdge is the widest last panel of columns gemmPackedDirect
+// computes column by column rather than as whole 16-column tiles.
+const maxColumnEdge = 4
+
+// prefetchRowLen is the shortest row of B (in floats) for which
+// gemmPackedDirect has the kernel prefetch B (measured on mobilenet_v2: it
+// pays on 56×56 and 112×112 maps, costs on 7×7 ones).
+const prefetchRowLen = 1024
+
+// gemmEp is the epilogue gemmPackedDirect applies to each strip of C as
+// it finishes it: c = min(max(c + bias[r] (+ res), lo), hi), clampRow's
+// operations (bias nil adds 0; res, laid out as C, may be nil). Only
+// bounds canClampTile accepts may be used.
+type gemmEp struct {
+	bias, res []float32
+	lo, hi    float32
+}
+
+// at is ep for the part of C that starts at row r, element off.
+func (ep *gemmEp) at(r, off int) gemmEp {
+	e := *ep
+	if e.bias != nil {
+		e.bias = e.bias[r:]
+	}
+	if e.res != nil {
+		e.res = e.res[off:]
+	}
+	return e
+}
+
+// finish applies ep to rows r..r+mb, columns j..j+nb of C (nb ≤ 16).
+func (ep *gemmEp) finish(c []float32, ldc, r, mb, j, nb int) {
+	e := ep.at(r, r*ldc+j)
+	clampTile(c[r*ldc+j:], ldc, mb, nb, e.bias, e.res, e.lo, e.hi)
+}
+
+// gemmPackedDirect is gemmPackedSerial (B not transposed, beta 0) with the
+// micro-kernel reading B where it lies rather than from packed panels:
+// when A has few rows, packing B costs about as much as multiplying by
+// it. Only a last, partial panel of columns is packed (zero-padded). The
+// sums are gemmPackedSerial's, in the same order. With ep not nil each
+// strip of C (up to gemmMC rows, 16 columns) gets the epilogue as soon as
+// it holds its final sums, while it is in L1. (Applying it inside the
+// micro-kernel, as it stores each tile, was slower when C is not in cache,
+// as in a network: the stores then wait for the epilogue's arithmetic.)
+func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float32, ldc int, ep *gemmEp) {
+	k := pa.k
+	if k == 0 || !useAVX512 {
+		panic("gemmPackedDirect: needs AVX-512 and k > 0")
+	}
+	full := n / gemmNR * gemmNR
+	// A narrow last panel of columns goes column by column through whole
+	// row panels; what that leaves (or a wider last panel) is packed.
+	columns := n-full <= maxColumnEdge
+	packEdge := full < n && (!columns || m%gemmMR != 0)
+	pe := getPack(gemmKC * gemmNR)
+	defer packPool.Put(pe)
+	edge := *pe
+	var tmp [gemmMaxMR * gemmNR]float32
+	// B's rows lie far apart in a large feature map, and the strips of C
+	// stream to memory: the kernel then prefetches B ahead of itself.
+	prefetch := ldb >= prefetchRowLen
+	for pc := 0; pc < k; pc += gemmKC {
+		kb := min(gemmKC, k-pc)
+		add := pc > 0
+		if packEdge {
+			packB(false, b, ldb, pc, full, kb, n-full, edge)
+		}
+		for ic := 0; ic < m; ic += gemmMC {
+			mb := min(gemmMC, m-ic)
+			bufA := pa.blocks[pc/gemmKC][(r0+ic)*kb:]
+			for jr := 0; jr < n; jr += gemmNR {
+				nr := min(gemmNR, n-jr)
+				bp, bld := b[pc*ldb+jr:], ldb
+				ir := 0
+				if nr < gemmNR {
+					bp, bld = edge, gemmNR
+					if columns {
+						ir = mb / gemmMR * gemmMR
+						for j := range nr {
+							microColumn(kb, ir/gemmMR, bufA, b[pc*ldb+jr+j:], ldb, c[ic*ldc+jr+j:], ldc, add)
 						}
 					}
+				}
+				for ; ir < mb; ir += gemmMR {
+					ap := bufA[ir*kb : (ir+gemmMR)*kb]
+					r, mr := ic+ir, min(gemmMR, mb-ir)
+					// Whole tiles, and tiles of 8 whole rows, go straight
+					// into C.
+					if (mr == gemmMR || mr == 8) && nr == gemmNR {
+						microKernelB(mr, kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, prefetch)
+						continue
+					}
+					microTileAt(kb, ap, bp, bld, c[r*ldc+jr:], ldc, mr, nr, add, &tmp)
+				}
+				if ep != nil && pc+kb == k {
+					ep.finish(c, ldc, ic, mb, jr, nr)
 				}
 			}
 		}

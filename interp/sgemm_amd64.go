@@ -9,7 +9,10 @@ import (
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)
 
 //go:noescape
-func sgemmKernel16x16(k int, a, b, c *float32, ldc int, add bool)
+func sgemmKernel16x16(k int, a, b *float32, ldb int, c *float32, ldc int, add, prefetch bool)
+
+//go:noescape
+func sgemmKernel8x16(k int, a, b *float32, ldb int, c *float32, ldc int, add, prefetch bool)
 
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
@@ -52,6 +55,26 @@ func microTile() (mr, mc int) {
 	return 6, 120
 }
 
+// microKernelB is microKernel reading B in place, its k rows of 16 floats
+// ldb apart, with the AVX-512 kernels (which alone take a B stride), for
+// the first rows (16, or 8) of the packed panel a; prefetch asks them to
+// fetch B's rows two panels ahead.
+func microKernelB(rows, k int, a, b []float32, ldb int, c []float32, ldc int, add, prefetch bool) {
+	if k > 0 {
+		_ = a[16*k-1] // bounds checks: the assembly trusts these lengths
+		_ = b[(k-1)*ldb+15]
+	}
+	_ = c[(rows-1)*ldc+15]
+	switch rows {
+	case 16:
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, prefetch)
+	case 8:
+		sgemmKernel8x16(k, unsafe.SliceData(a), unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc, add, prefetch)
+	default:
+		panic("microKernelB: rows must be 16 or 8")
+	}
+}
+
 // microKernel adds the gemmMR×16 product of packed panels into c, or
 // stores it there when add is false.
 func microKernel(k int, a, b, c []float32, ldc int, add bool) {
@@ -62,7 +85,7 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	}
 	_ = c[(mr-1)*ldc+15]
 	if mr == 16 {
-		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), gemmNR, unsafe.SliceData(c), ldc, add, false)
 		return
 	}
 	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)
