@@ -10,6 +10,19 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
+// forEachTile runs f with every 3×3 convolution taking F(2×2), then with
+// every one taking F(4×4).
+func forEachTile(t *testing.T, f func(t *testing.T)) {
+	defer func(n int) { wino4MinSize = n }(wino4MinSize)
+	for _, c := range []struct {
+		name string
+		min  int
+	}{{"F2x2", 1 << 30}, {"F4x4", 4}} {
+		wino4MinSize = c.min
+		t.Run(c.name, f)
+	}
+}
+
 // conv3x3F64 is a direct 3×3 stride-1 convolution in float64.
 func conv3x3F64(x []float32, cin, h, w int, k []float32, cout, pad int) []float64 {
 	oh, ow := h+2*pad-2, w+2*pad-2
@@ -44,8 +57,12 @@ func TestWinogradErrorBound(t *testing.T) {
 	old := winogradMinChannels
 	winogradMinChannels = 16
 	defer func() { winogradMinChannels = old }()
+	forEachTile(t, func(t *testing.T) { winogradErrorBound(t) })
+}
+
+func winogradErrorBound(t *testing.T) {
 	for _, c := range []struct{ cin, cout, h, w, pad int }{
-		{16, 16, 9, 11, 1}, {32, 24, 14, 14, 1}, {64, 32, 13, 8, 0},
+		{16, 16, 9, 11, 1}, {32, 24, 14, 14, 1}, {64, 32, 13, 8, 0}, {64, 64, 30, 29, 1},
 	} {
 		r := rand.New(rand.NewSource(int64(c.cin*c.h + c.pad)))
 		x := randTensor(r, "x", 1, c.cin, c.h, c.w)
@@ -134,9 +151,13 @@ func TestWinogradMatchesIm2col(t *testing.T) {
 	old := winogradMinChannels
 	winogradMinChannels = 4
 	defer func() { winogradMinChannels = old }()
+	forEachTile(t, winogradMatchesIm2col)
+}
+
+func winogradMatchesIm2col(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for i := 0; i < 60; i++ {
-		h, w := 3+r.Intn(12), 3+r.Intn(45) // rows wide enough for the 8-tile vector kernel
+		h, w := 3+r.Intn(12), 3+r.Intn(75) // rows wide enough for the 8-tile vector kernels
 		pads := []int64{int64(r.Intn(3)), int64(r.Intn(3)), int64(r.Intn(3)), int64(r.Intn(3))}
 		if h+int(pads[0]+pads[2])-2 < 4 || w+int(pads[1]+pads[3])-2 < 4 {
 			continue // too small for Winograd: im2col runs both
@@ -160,7 +181,7 @@ func TestWinogradPackLayout(t *testing.T) {
 		w[i] = r.Float32() - 0.5
 	}
 	G := [4][3]float64{{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}}
-	got := winogradPack(w, cout, cin)
+	got := winogradPack(w, cout, cin, 16, winogradKernel)
 	for e := 0; e < 16; e++ {
 		a := make([]float32, cout*cin)
 		for co := 0; co < cout; co++ {
@@ -191,7 +212,7 @@ func BenchmarkWinogradPack(b *testing.B) {
 		w[i] = float32(i%17) - 8
 	}
 	for range b.N {
-		winogradPack(w, 512, 512)
+		winogradPack(w, 512, 512, 16, winogradKernel)
 	}
 }
 
@@ -226,6 +247,10 @@ func TestWinogradFusedRelu(t *testing.T) {
 	old := winogradMinChannels
 	winogradMinChannels = 8
 	defer func() { winogradMinChannels = old }()
+	forEachTile(t, winogradFusedRelu)
+}
+
+func winogradFusedRelu(t *testing.T) {
 	x := randTensor(rand.New(rand.NewSource(9)), "x", 2, 8, 9, 19)
 	for _, residual := range []bool{false, true} {
 		nb := newNetBuilder("x", 2, 8, 9, 19)

@@ -105,3 +105,82 @@ func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) {
 	_, _, _, _ = o0[15], o1[15], o2[15], o3[15]
 	winoColAsm(&a[0], &b[0], &c[0], &d[0], &o0[0], &o1[0], &o2[0], &o3[0])
 }
+
+//go:noescape
+func wino4ColAsm(n int, s, o *[6][]float32)
+
+//go:noescape
+func wino4OutAsm(n int, s *[6][]float32, o *[4][]float32)
+
+// wino4Col sets o = Bᵀ·s element by element over n floats (F(4×4)'s 1-D
+// input transform), whole groups of 8 in AVX.
+func wino4Col(n int, s, o *[6][]float32) {
+	for k := range s {
+		_, _ = s[k][:n], o[k][:n]
+	}
+	v := vecHead(n)
+	if v > 0 {
+		wino4ColAsm(v, s, o)
+	}
+	if v < n {
+		var st, ot [6][]float32
+		for k := range st {
+			st[k], ot[k] = s[k][v:], o[k][v:]
+		}
+		wino4ColGo(n-v, &st, &ot)
+	}
+}
+
+// wino4OutVec sets o = Aᵀ·s element by element over n floats (F(4×4)'s
+// 1-D output transform), whole groups of 8 in AVX.
+func wino4OutVec(n int, s *[6][]float32, o *[4][]float32) {
+	for k := range s {
+		_ = s[k][:n]
+	}
+	for i := range o {
+		_ = o[i][:n]
+	}
+	v := vecHead(n)
+	if v > 0 {
+		wino4OutAsm(v, s, o)
+	}
+	if v < n {
+		var st [6][]float32
+		var ot [4][]float32
+		for k := range st {
+			st[k] = s[k][v:]
+		}
+		for i := range ot {
+			ot[i] = o[i][v:]
+		}
+		wino4OutGo(n-v, &st, &ot)
+	}
+}
+
+//go:noescape
+func interleave4Asm(n int, dst, o0, o1, o2, o3 *float32)
+
+// interleave4 sets dst[4t+c] = oc[t] for 4t+c < len(dst).
+func interleave4(dst, o0, o1, o2, o3 []float32) {
+	n := len(dst) / 4
+	v := vecHead(n)
+	if v > 0 {
+		_, _, _, _ = o0[:v], o1[:v], o2[:v], o3[:v]
+		interleave4Asm(v, unsafe.SliceData(dst), unsafe.SliceData(o0), unsafe.SliceData(o1), unsafe.SliceData(o2), unsafe.SliceData(o3))
+	}
+	interleave4Go(dst[4*v:], o0[v:], o1[v:], o2[v:], o3[v:])
+}
+
+//go:noescape
+func split4Asm(n int, src, p0, p1, p2, p3 *float32)
+
+// split4Vec sets pc[t] = src[4t+c] over as many whole groups of 8 as src
+// (4 values a group of one) and len(p0) allow; it returns how many it did.
+func split4Vec(src, p0, p1, p2, p3 []float32) int {
+	n := vecHead(min(len(p0), len(src)/4))
+	if n > 0 {
+		_, _, _ = p1[:n], p2[:n], p3[:n]
+		split4Asm(n, unsafe.SliceData(src), unsafe.SliceData(p0), unsafe.SliceData(p1), unsafe.SliceData(p2), unsafe.SliceData(p3))
+	}
+	return n
+}

@@ -12,3 +12,11 @@ func interleave(dst, ev, od []float32) { interleaveGo(dst, ev, od) }
 func winoRowVec(src, h0, h1, h2, h3 []float32) int { return 0 }
 
 func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) { winoColGo(a, b, c, d, o0, o1, o2, o3) }
+
+func split4Vec(src, p0, p1, p2, p3 []float32) int { return 0 }
+
+func wino4Col(n int, s, o *[6][]float32) { wino4ColGo(n, s, o) }
+
+func wino4OutVec(n int, s *[6][]float32, o *[4][]float32) { wino4OutGo(n, s, o) }
+
+func interleave4(dst, o0, o1, o2, o3 []float32) { interleave4Go(dst, o0, o1, o2, o3) }
