@@ -119,9 +119,9 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 	// V goes straight into the GEMM's packed B panels (16 matrices of
 	// cin×T), so the products read it without copying it again.
 	lay := packedBLayout{k: cin, n: T}
-	size := lay.size()
+	size, ms := winoStrides(lay, cout)
 	v := x.scratch(16 * size)
-	m := x.scratch(16 * cout * T)
+	m := x.scratch(16 * ms)
 	defer x.release(v)
 	defer x.release(m)
 	in := winoInput{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
@@ -132,7 +132,7 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 			in.transform(xs[ci*H*W:(ci+1)*H*W], v, size, lay, ci, *rows)
 		}
 	})
-	winoProducts(u, v, m, lay, cout)
+	winoProducts(u, v, size, m, ms, lay, cout)
 	parallelFor(cout, T*32, func(c0, c1 int) {
 		tmp := getPack(10 * T)
 		defer packPool.Put(tmp)
@@ -142,23 +142,34 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 			if bias != nil {
 				bv = bias[co]
 			}
-			winoOutput(m[co*T:], cout*T, TH, TW, OH, OW, bv, ep.at(co*OH*OW), out, *tmp)
+			winoOutput(m[co*T:], ms, TH, TW, OH, OW, bv, ep.at(co*OH*OW), out, *tmp)
 		}
 	})
 }
 
 // winoProducts does the GEMMs M_e = U_e·V_e, one per transform element
-// e: u[e] is cout×cin, V_e the e-th packed matrix in v (lay.k×lay.n), M_e
-// goes to m[e·cout·n:]. The products are independent: one task each, so
+// e: u[e] is cout×cin, V_e the packed matrix at v[e·vs:] (lay.k×lay.n),
+// M_e goes to m[e·ms:]. The products are independent: one task each, so
 // even small tile counts keep every core busy.
-func winoProducts(u []*packedA, v, m []float32, lay packedBLayout, cout int) {
+func winoProducts(u []*packedA, v []float32, vs int, m []float32, ms int, lay packedBLayout, cout int) {
 	size, T, cin := lay.size(), lay.n, lay.k
 	parallelTasks(len(u), workersFor(len(u), cout*cin*T/16), func(_, e int) {
-		pa, ve := u[e], v[e*size:(e+1)*size]
-		gemmCoreP(cout, T, cin, m[e*cout*T:(e+1)*cout*T], T, 0,
+		pa, ve := u[e], v[e*vs:][:size]
+		gemmCoreP(cout, T, cin, m[e*ms:][:cout*T], T, 0,
 			func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][ic*kb:] },
 			func(pc, jc, kb, _ int, _ []float32) []float32 { return lay.panel(ve, pc, jc, kb) })
 	})
+}
+
+// winoSkew is how many floats apart the transforms' matrices sit beyond
+// their length: packed panels are multiples of 4 KB, so matrices laid end to
+// end would map every stream of a transform to the same cache sets.
+var winoSkew = 16
+
+// winoStrides returns how far apart the transformed inputs (packed as lay)
+// and the products (cout×lay.n) are stored.
+func winoStrides(lay packedBLayout, cout int) (vs, ms int) {
+	return lay.size() + winoSkew, cout*lay.n + winoSkew
 }
 
 // winoInput is the geometry of one input plane's 4×4 tiles (2 apart,

@@ -11,10 +11,11 @@ import "math"
 // As in F(2×2), the input transform writes straight into the GEMM's packed
 // panels and the output transform ends in clampRow.
 
-// wino4MinSize is the smallest output side F(4×4) takes: on smaller maps the
-// padded tiles (up to 3 wasted rows and columns) and the short GEMM rows
-// lose what the fewer multiplications save (BenchmarkConv3x3).
-var wino4MinSize = 28
+// wino4MinSize is the smallest output side F(4×4) takes. From 14 (16 tiles,
+// one GEMM panel) it beats F(2×2) at resnet18's layers; at 7² its 4 tiles
+// fill a quarter of a panel and its weights, 2.25 times F(2×2)'s, dominate:
+// it is then 2.5 times slower (BenchmarkConv3x3).
+var wino4MinSize = 14
 
 // wino4OK reports whether a convolution winogradOK accepts takes F(4×4).
 func wino4OK(g *geom3) bool {
@@ -85,9 +86,9 @@ func convWinograd4(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin,
 	TH, TW := (OH+3)/4, (OW+3)/4
 	T := TH * TW
 	lay := packedBLayout{k: cin, n: T}
-	size := lay.size()
+	size, ms := winoStrides(lay, cout)
 	v := x.scratch(36 * size)
-	m := x.scratch(36 * cout * T)
+	m := x.scratch(36 * ms)
 	defer x.release(v)
 	defer x.release(m)
 	in := wino4Input{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
@@ -98,7 +99,7 @@ func convWinograd4(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin,
 			in.transform(xs[ci*H*W:(ci+1)*H*W], v, size, lay, ci, *rows)
 		}
 	})
-	winoProducts(u, v, m, lay, cout)
+	winoProducts(u, v, size, m, ms, lay, cout)
 	parallelFor(cout, T*150, func(c0, c1 int) {
 		tmp := getPack(28 * T)
 		defer packPool.Put(tmp)
@@ -107,7 +108,7 @@ func convWinograd4(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin,
 			if bias != nil {
 				bv = bias[co]
 			}
-			wino4Output(m[co*T:], cout*T, TH, TW, OH, OW, bv, ep.at(co*OH*OW), ys[co*OH*OW:(co+1)*OH*OW], *tmp)
+			wino4Output(m[co*T:], ms, TH, TW, OH, OW, bv, ep.at(co*OH*OW), ys[co*OH*OW:(co+1)*OH*OW], *tmp)
 		}
 	})
 }
@@ -119,8 +120,8 @@ type wino4Input struct {
 }
 
 // scratchLen is the scratch transform needs: the horizontal transforms (6
-// rows of TW) of every padded input row, and one row's column phases.
-func (w wino4Input) scratchLen() int { return 24*w.planeLen() + 4*(roundUp(w.TW, 8)+1) }
+// rows of TW) of every padded input row, and rowTransform's buffer.
+func (w wino4Input) scratchLen() int { return 24*w.planeLen() + 4*(roundUp(w.TW, 8)+8) }
 
 // planeLen is the length of one of transform's 24 planes of horizontal
 // transforms.
@@ -139,27 +140,35 @@ func (w wino4Input) transform(plane, v []float32, size int, lay packedBLayout, c
 	plen := w.planeLen()
 	hr, ph := scratch[:24*plen], scratch[24*plen:]
 	for r := 0; r < 4*TH+2; r++ {
-		p, k := r%4, r/4
-		var h [6][]float32
-		for j := range h {
-			h[j] = hr[(p*6+j)*plen+k*TW:][:roundUp(TW, 8)]
-		}
+		h := hr[(r%4)*6*plen+(r/4)*TW:]
 		if iy := r - w.py; iy >= 0 && iy < w.H {
-			w.rowTransform(plane[iy*w.W:(iy+1)*w.W], &h, ph)
+			w.rowTransform(plane[iy*w.W:(iy+1)*w.W], h, plen, ph)
 		} else {
-			for j := range h {
-				clear(h[j][:TW])
+			for j := 0; j < 6; j++ {
+				clear(h[j*plen:][:TW])
 			}
 		}
 	}
 	// Bᵀ·(d·B) down every tile row at once, 16 tiles at a time into the
-	// packed panels; the last panel is padded with zeros.
+	// packed panels; the last, partial panel is padded with zeros.
 	T := TH * TW
 	for j := 0; j < 6; j++ {
-		for c0 := 0; c0 < T; c0 += gemmNR {
+		var s, o [6][]float32
+		// Whole panels of 16, a block of gemmNC columns a call: their
+		// runs of 16 in row ci are 16·kb floats apart.
+		for jc := 0; jc+gemmNR <= T; jc += gemmNC {
+			chunks := min(gemmNC, T-jc) / gemmNR
+			off := lay.at(ci, jc)
+			gap := 16 * min(gemmKC, lay.k-ci/gemmKC*gemmKC)
+			for k := range s {
+				s[k] = hr[((k%4)*6+j)*plen+(k/4)*TW+jc:][:chunks*gemmNR]
+				o[k] = v[(k*6+j)*size+off:][:(chunks-1)*gap+gemmNR]
+			}
+			wino4Panels(chunks, gap, &s, &o)
+		}
+		for c0 := T / gemmNR * gemmNR; c0 < T; c0 += gemmNR {
 			off := lay.at(ci, c0)
-			n := min(gemmNR, T-c0)
-			var s, o [6][]float32
+			n := T - c0
 			for k := range s {
 				s[k] = hr[((k%4)*6+j)*plen+(k/4)*TW+c0:][:roundUp(n, 8)]
 				o[k] = v[(k*6+j)*size+off:][:gemmNR]
@@ -173,39 +182,30 @@ func (w wino4Input) transform(plane, v []float32, size int, lay packedBLayout, c
 }
 
 // rowTransform computes d·B along one input row for every tile: tile t
-// reads the row's columns 4t-px .. 4t-px+5 (0 in the padding). The row is
-// first split into its four column phases pq[t] = row[4t-px+q] (ph holds
-// them, 4·(TW+1) floats), so that the transform runs on whole vectors.
-func (w wino4Input) rowTransform(row []float32, h *[6][]float32, ph []float32) {
-	TW := w.TW
-	n, TW8 := TW+1, len(h[0]) // h holds TW rounded up to 8
-	var p [4][]float32
-	for q := range p {
-		p[q] = ph[q*(TW8+1):][:TW8+1]
-	}
-	t0 := min((w.px+3)/4, n) // the first tile starting inside the row
-	done := t0
-	if t0 < n {
-		done += split4Vec(row[4*t0-w.px:], p[0][t0:], p[1][t0:], p[2][t0:], p[3][t0:])
-	}
+// reads the row's columns 4t-px .. 4t-px+5 (0 in the padding), and column j
+// of its result goes to h[j*stride+t]. The row is copied with its padding
+// into buf (4·(TW+8) floats with TW rounded up to 8), so that the
+// transform runs on whole vectors, past the last tile up to the next 8.
+func (w wino4Input) rowTransform(row, h []float32, stride int, buf []float32) {
+	TW8 := roundUp(w.TW, 8)
+	padded := buf[:4*(TW8+8)]
+	clear(padded[:w.px])
+	copy(padded[w.px:], row)
+	clear(padded[w.px+len(row):])
+	wino4Row(padded, h, stride, TW8)
+}
+
+// wino4RowGo is wino4Row's portable form: tile t of n reads src[4t:4t+6]
+// and writes h[j*stride+t].
+func wino4RowGo(src, h []float32, stride, n int) {
+	var d, v [6]float32
 	for t := 0; t < n; t++ {
-		if t == t0 && done > t0 {
-			if t = done; t >= n {
-				break
-			}
-		}
-		for q := range p {
-			p[q][t] = 0
-			if c := 4*t - w.px + q; c >= 0 && c < len(row) {
-				p[q][t] = row[c]
-			}
+		copy(d[:], src[4*t:4*t+6])
+		wino4In(&d, &v)
+		for j, x := range v {
+			h[j*stride+t] = x
 		}
 	}
-	for q := range p {
-		clear(p[q][n:]) // the tiles past TW the vector kernel computes
-	}
-	s := [6][]float32{p[0][:TW8], p[1][:TW8], p[2][:TW8], p[3][:TW8], p[0][1:], p[1][1:]}
-	wino4Col(TW8, &s, h)
 }
 
 // wino4In is the 1-D input transform v = Bᵀ·d, factored.
@@ -240,6 +240,17 @@ func wino4ColGo(n int, s, o *[6][]float32) {
 		for j := range v {
 			o[j][t] = v[j]
 		}
+	}
+}
+
+// wino4PanelsGo is wino4Panels' portable form.
+func wino4PanelsGo(chunks, gap int, s, o *[6][]float32) {
+	for c := 0; c < chunks; c++ {
+		var sc, oc [6][]float32
+		for k := range sc {
+			sc[k], oc[k] = s[k][c*gemmNR:], o[k][c*gap:]
+		}
+		wino4ColGo(gemmNR, &sc, &oc)
 	}
 }
 
@@ -280,14 +291,17 @@ func wino4Output(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp
 		s := [6][]float32{vec(6 * i), vec(6*i + 1), vec(6*i + 2), vec(6*i + 3), vec(6*i + 4), vec(6*i + 5)}
 		o := [4][]float32{vec(24), vec(25), vec(26), vec(27)}
 		wino4OutVec(T, &s, &o)
+		// Row ty of the tiles becomes rows[4·TW·ty:], all at once (the
+		// columns just read are free for it), then goes to its place.
+		rows := scratch[6*i*T : (6*i+4)*T]
+		interleave4(rows, o[0], o[1], o[2], o[3])
 		for ty := 0; ty < TH; ty++ {
 			oy := 4*ty + i
 			if oy >= OH {
 				break
 			}
 			row := out[oy*OW : (oy+1)*OW]
-			at := ty * TW
-			interleave4(row, o[0][at:at+TW], o[1][at:at+TW], o[2][at:at+TW], o[3][at:at+TW])
+			copy(row, rows[4*TW*ty:])
 			var res []float32
 			if ep.res != nil {
 				res = ep.res[oy*OW : (oy+1)*OW]

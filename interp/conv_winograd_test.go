@@ -49,7 +49,8 @@ func conv3x3F64(x []float32, cin, h, w int, k []float32, cout, pad int) []float6
 }
 
 // The Winograd path's error against a float64 direct convolution stays
-// within a small multiple of the float32 direct (im2col) path's own error.
+// within a small multiple of the float32 direct (im2col) path's own error,
+// with either tile size.
 func TestWinogradErrorBound(t *testing.T) {
 	if !hasFMA {
 		t.Skip("skipping: the Winograd path needs the AVX2/FMA GEMM kernel")
@@ -105,7 +106,14 @@ func winogradErrorBound(t *testing.T) {
 		we, scale := maxErr(true)
 		de, _ := maxErr(false)
 		t.Logf("%+v: max |y| %.3g, max error Winograd %.3g, direct %.3g", c, scale, we, de)
-		if we > 4*de+1e-6*scale || we > 1e-5*scale {
+		// F(4×4)'s larger transform entries (up to 8 in Aᵀ, 2.5 in Bᵀ)
+		// cost it a few more bits than F(2×2): up to 6 times the direct
+		// path's error on these inputs.
+		factor := 4.0
+		if wino4MinSize < 1<<30 {
+			factor = 8
+		}
+		if we > factor*de+1e-6*scale || we > 1e-5*scale {
 			t.Errorf("%+v: Winograd error %.3g (direct %.3g, max |y| %.3g)", c, we, de, scale)
 		}
 	}

@@ -110,6 +110,25 @@ func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) {
 func wino4ColAsm(n int, s, o *[6][]float32)
 
 //go:noescape
+func wino4PanelsAsm(chunks, gap int, s, o *[6][]float32)
+
+// wino4Panels runs wino4Col over chunks runs of 16 floats: run c reads
+// s[k][16c:] and writes o[k][c·gap:].
+func wino4Panels(chunks, gap int, s, o *[6][]float32) {
+	if chunks <= 0 {
+		return
+	}
+	for k := range s {
+		_, _ = s[k][:chunks*gemmNR], o[k][:(chunks-1)*gap+gemmNR]
+	}
+	if !hasFMA {
+		wino4PanelsGo(chunks, gap, s, o)
+		return
+	}
+	wino4PanelsAsm(chunks, gap, s, o)
+}
+
+//go:noescape
 func wino4OutAsm(n int, s *[6][]float32, o *[4][]float32)
 
 // wino4Col sets o = Bᵀ·s element by element over n floats (F(4×4)'s 1-D
@@ -172,15 +191,19 @@ func interleave4(dst, o0, o1, o2, o3 []float32) {
 }
 
 //go:noescape
-func split4Asm(n int, src, p0, p1, p2, p3 *float32)
+func wino4RowAsm(n int, src, h *float32, stride int)
 
-// split4Vec sets pc[t] = src[4t+c] over as many whole groups of 8 as src
-// (4 values a group of one) and len(p0) allow; it returns how many it did.
-func split4Vec(src, p0, p1, p2, p3 []float32) int {
-	n := vecHead(min(len(p0), len(src)/4))
-	if n > 0 {
-		_, _, _ = p1[:n], p2[:n], p3[:n]
-		split4Asm(n, unsafe.SliceData(src), unsafe.SliceData(p0), unsafe.SliceData(p1), unsafe.SliceData(p2), unsafe.SliceData(p3))
+// wino4Row runs the horizontal half of F(4×4)'s input transform over n
+// tiles (a multiple of 8): tile t reads src[4t:4t+6] and writes
+// h[j*stride+t].
+func wino4Row(src, h []float32, stride, n int) {
+	if n <= 0 {
+		return
 	}
-	return n
+	_, _ = src[:4*n+4], h[:5*stride+n]
+	if !hasFMA || n%8 != 0 {
+		wino4RowGo(src, h, stride, n)
+		return
+	}
+	wino4RowAsm(n, unsafe.SliceData(src), unsafe.SliceData(h), stride)
 }

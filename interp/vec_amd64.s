@@ -451,26 +451,150 @@ doneInterleave4:
 	VZEROUPPER
 	RET
 
-// func split4Asm(n int, src, p0, p1, p2, p3 *float32)
-// pc[t] = src[4t+c] for t < n, n a multiple of 8 (interleave4's inverse).
-// Needs AVX.
-TEXT ·split4Asm(SB), NOSPLIT, $0-48
+// func wino4PanelsAsm(chunks, gap int, s, o *[6][]float32)
+// wino4ColAsm over chunks runs of 16 floats: run c reads s[k][16c:] and
+// writes o[k][c·gap:] (gap ≥ 16, so runs of 16 can sit in packed panels).
+// Needs AVX2/FMA.
+TEXT ·wino4PanelsAsm(SB), NOSPLIT, $0-32
+	MOVQ chunks+0(FP), CX
+	MOVQ s+16(FP), SI
+	MOVQ o+24(FP), DI
+	MOVQ 0(SI), R8
+	MOVQ 24(SI), R9
+	MOVQ 48(SI), R10
+	MOVQ 72(SI), R11
+	MOVQ 96(SI), R12
+	MOVQ 120(SI), R13
+	MOVQ gap+8(FP), SI
+	SHLQ $2, SI
+	SUBQ $64, SI // from a run's end to the next one's start, in bytes
+	XORQ AX, AX
+	XORQ BX, BX
+	TESTQ CX, CX
+	JEQ doneWino4Panels
+loopWino4Panels:
+	VMOVUPS (R8)(AX*1), Y0
+	VMOVUPS (R9)(AX*1), Y1
+	VMOVUPS (R10)(AX*1), Y2
+	VMOVUPS (R11)(AX*1), Y3
+	VMOVUPS (R12)(AX*1), Y4
+	VMOVUPS (R13)(AX*1), Y5
+	VSUBPS Y1, Y3, Y6 // x = d3-d1
+	VSUBPS Y2, Y4, Y7 // q = d4-d2
+	// v0 = (d0+d4) + 1.5x - 2d2
+	VADDPS Y4, Y0, Y8
+	VFMADD231PS wino4c<>+0(SB), Y6, Y8
+	VFMADD231PS wino4c<>+32(SB), Y2, Y8
+	MOVQ 0(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v1 = (d4-d1) + 0.5d2 + 2.5d3
+	VSUBPS Y1, Y4, Y8
+	VFMADD231PS wino4c<>+64(SB), Y2, Y8
+	VFMADD231PS wino4c<>+96(SB), Y3, Y8
+	MOVQ 24(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v2 = (d4+d1) - 2.5d2 + 0.5d3
+	VADDPS Y1, Y4, Y8
+	VFMADD231PS wino4c<>+128(SB), Y2, Y8
+	VFMADD231PS wino4c<>+64(SB), Y3, Y8
+	MOVQ 48(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v3 = q + 2x
+	VMOVAPS Y7, Y8
+	VFMADD231PS wino4c<>+160(SB), Y6, Y8
+	MOVQ 72(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v4 = q - 0.5x
+	VMOVAPS Y7, Y8
+	VFMADD231PS wino4c<>+192(SB), Y6, Y8
+	MOVQ 96(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v5 = (d5+d1) + 1.5q - 2d3
+	VADDPS Y1, Y5, Y8
+	VFMADD231PS wino4c<>+0(SB), Y7, Y8
+	VFMADD231PS wino4c<>+32(SB), Y3, Y8
+	MOVQ 120(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	VMOVUPS (R8)(AX*1), Y0
+	VMOVUPS (R9)(AX*1), Y1
+	VMOVUPS (R10)(AX*1), Y2
+	VMOVUPS (R11)(AX*1), Y3
+	VMOVUPS (R12)(AX*1), Y4
+	VMOVUPS (R13)(AX*1), Y5
+	VSUBPS Y1, Y3, Y6 // x = d3-d1
+	VSUBPS Y2, Y4, Y7 // q = d4-d2
+	// v0 = (d0+d4) + 1.5x - 2d2
+	VADDPS Y4, Y0, Y8
+	VFMADD231PS wino4c<>+0(SB), Y6, Y8
+	VFMADD231PS wino4c<>+32(SB), Y2, Y8
+	MOVQ 0(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v1 = (d4-d1) + 0.5d2 + 2.5d3
+	VSUBPS Y1, Y4, Y8
+	VFMADD231PS wino4c<>+64(SB), Y2, Y8
+	VFMADD231PS wino4c<>+96(SB), Y3, Y8
+	MOVQ 24(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v2 = (d4+d1) - 2.5d2 + 0.5d3
+	VADDPS Y1, Y4, Y8
+	VFMADD231PS wino4c<>+128(SB), Y2, Y8
+	VFMADD231PS wino4c<>+64(SB), Y3, Y8
+	MOVQ 48(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v3 = q + 2x
+	VMOVAPS Y7, Y8
+	VFMADD231PS wino4c<>+160(SB), Y6, Y8
+	MOVQ 72(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v4 = q - 0.5x
+	VMOVAPS Y7, Y8
+	VFMADD231PS wino4c<>+192(SB), Y6, Y8
+	MOVQ 96(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	// v5 = (d5+d1) + 1.5q - 2d3
+	VADDPS Y1, Y5, Y8
+	VFMADD231PS wino4c<>+0(SB), Y7, Y8
+	VFMADD231PS wino4c<>+32(SB), Y3, Y8
+	MOVQ 120(DI), DX
+	VMOVUPS Y8, (DX)(BX*1)
+	ADDQ $32, AX
+	ADDQ $32, BX
+	ADDQ SI, BX
+	DECQ CX
+	JNE loopWino4Panels
+doneWino4Panels:
+	VZEROUPPER
+	RET
+
+// func wino4RowAsm(n int, src, h *float32, stride int)
+// The horizontal half of F(4×4,3×3)'s input transform for n tiles (n a
+// multiple of 8) of one row: tile t's six columns src[4t..4t+5] go through
+// Bᵀ (factored as wino4In) and element j of the result to h[j·stride+t].
+// Reads src[0:4n+4]. Needs AVX2/FMA.
+TEXT ·wino4RowAsm(SB), NOSPLIT, $0-32
 	MOVQ n+0(FP), CX
 	MOVQ src+8(FP), SI
-	MOVQ p0+16(FP), R8
-	MOVQ p1+24(FP), R9
-	MOVQ p2+32(FP), R10
-	MOVQ p3+40(FP), R11
+	MOVQ h+16(FP), DI
+	MOVQ stride+24(FP), DX
+	SHLQ $2, DX
+	LEAQ (DI)(DX*1), R8
+	LEAQ (R8)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
 	XORQ AX, AX
 	SHRQ $3, CX
-	JEQ doneSplit4
-loopSplit4:
+	JEQ doneWino4Row
+loopWino4Row:
+	// Columns 4t+q of 8 tiles: tiles t|t+4, t+1|t+5, t+2|t+6 and
+	// t+3|t+7 in the two lanes, then a 4×4 transpose inside each lane:
+	// Y4..Y7 = d0..d3.
 	VMOVUPS (SI), Y0
 	VMOVUPS 32(SI), Y1
 	VMOVUPS 64(SI), Y2
 	VMOVUPS 96(SI), Y3
-	// Tiles t|t+4, t+1|t+5, t+2|t+6, t+3|t+7 in the two lanes, then a
-	// 4×4 transpose inside each lane.
 	VPERM2F128 $0x20, Y2, Y0, Y4
 	VPERM2F128 $0x31, Y2, Y0, Y5
 	VPERM2F128 $0x20, Y3, Y1, Y6
@@ -483,14 +607,53 @@ loopSplit4:
 	VUNPCKHPD Y2, Y0, Y5
 	VUNPCKLPD Y3, Y1, Y6
 	VUNPCKHPD Y3, Y1, Y7
-	VMOVUPS Y4, (R8)(AX*1)
-	VMOVUPS Y5, (R9)(AX*1)
-	VMOVUPS Y6, (R10)(AX*1)
-	VMOVUPS Y7, (R11)(AX*1)
+	// Columns 4t+4 and 4t+5, the next tile's first two: Y10, Y11 = d4, d5.
+	VMOVUPS 16(SI), Y0
+	VMOVUPS 48(SI), Y1
+	VMOVUPS 80(SI), Y2
+	VMOVUPS 112(SI), Y3
+	VPERM2F128 $0x20, Y2, Y0, Y12
+	VPERM2F128 $0x31, Y2, Y0, Y13
+	VPERM2F128 $0x20, Y3, Y1, Y14
+	VPERM2F128 $0x31, Y3, Y1, Y15
+	VUNPCKLPS Y13, Y12, Y8
+	VUNPCKLPS Y15, Y14, Y9
+	VUNPCKLPD Y9, Y8, Y10
+	VUNPCKHPD Y9, Y8, Y11
+	VSUBPS Y5, Y7, Y0 // x = d3-d1
+	VSUBPS Y6, Y10, Y1 // q = d4-d2
+	// v0 = (d0+d4) + 1.5x - 2d2
+	VADDPS Y10, Y4, Y2
+	VFMADD231PS wino4c<>+0(SB), Y0, Y2
+	VFMADD231PS wino4c<>+32(SB), Y6, Y2
+	VMOVUPS Y2, (DI)(AX*1)
+	// v1 = (d4-d1) + 0.5d2 + 2.5d3
+	VSUBPS Y5, Y10, Y2
+	VFMADD231PS wino4c<>+64(SB), Y6, Y2
+	VFMADD231PS wino4c<>+96(SB), Y7, Y2
+	VMOVUPS Y2, (R8)(AX*1)
+	// v2 = (d4+d1) - 2.5d2 + 0.5d3
+	VADDPS Y5, Y10, Y2
+	VFMADD231PS wino4c<>+128(SB), Y6, Y2
+	VFMADD231PS wino4c<>+64(SB), Y7, Y2
+	VMOVUPS Y2, (R9)(AX*1)
+	// v3 = q + 2x
+	VMOVAPS Y1, Y2
+	VFMADD231PS wino4c<>+160(SB), Y0, Y2
+	VMOVUPS Y2, (R10)(AX*1)
+	// v4 = q - 0.5x
+	VMOVAPS Y1, Y2
+	VFMADD231PS wino4c<>+192(SB), Y0, Y2
+	VMOVUPS Y2, (R11)(AX*1)
+	// v5 = (d5+d1) + 1.5q - 2d3
+	VADDPS Y5, Y11, Y2
+	VFMADD231PS wino4c<>+0(SB), Y1, Y2
+	VFMADD231PS wino4c<>+32(SB), Y7, Y2
+	VMOVUPS Y2, (R12)(AX*1)
 	ADDQ $128, SI
 	ADDQ $32, AX
 	DECQ CX
-	JNE loopSplit4
-doneSplit4:
+	JNE loopWino4Row
+doneWino4Row:
 	VZEROUPPER
 	RET

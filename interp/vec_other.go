@@ -13,7 +13,9 @@ func winoRowVec(src, h0, h1, h2, h3 []float32) int { return 0 }
 
 func winoCol16(a, b, c, d, o0, o1, o2, o3 []float32) { winoColGo(a, b, c, d, o0, o1, o2, o3) }
 
-func split4Vec(src, p0, p1, p2, p3 []float32) int { return 0 }
+func wino4Row(src, h []float32, stride, n int) { wino4RowGo(src, h, stride, n) }
+
+func wino4Panels(chunks, gap int, s, o *[6][]float32) { wino4PanelsGo(chunks, gap, s, o) }
 
 func wino4Col(n int, s, o *[6][]float32) { wino4ColGo(n, s, o) }
 
