@@ -64,16 +64,22 @@ var wino4G = func() (g [6][3]float64) {
 // wino4Kernel writes element e of U = G·g·Gᵀ for the 3×3 kernel k into
 // dst[e][at], computed in float64 and rounded once.
 func wino4Kernel(k []float32, dst [][]float32, at int) {
-	k = k[:9]
+	k, dst = k[:9], dst[:36]
+	G := &wino4G
+	var g [9]float64
+	for i, v := range k {
+		g[i] = float64(v)
+	}
 	var t [6][3]float64 // G·g
 	for r := range t {
 		for j := 0; j < 3; j++ {
-			t[r][j] = wino4G[r][0]*float64(k[j]) + wino4G[r][1]*float64(k[3+j]) + wino4G[r][2]*float64(k[6+j])
+			t[r][j] = G[r][0]*g[j] + G[r][1]*g[3+j] + G[r][2]*g[6+j]
 		}
 	}
 	for r := range t {
-		for c := 0; c < 6; c++ {
-			dst[r*6+c][at] = float32(t[r][0]*wino4G[c][0] + t[r][1]*wino4G[c][1] + t[r][2]*wino4G[c][2])
+		row := dst[r*6 : r*6+6]
+		for c, gc := range G {
+			row[c][at] = float32(t[r][0]*gc[0] + t[r][1]*gc[1] + t[r][2]*gc[2])
 		}
 	}
 }

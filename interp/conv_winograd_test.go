@@ -213,15 +213,23 @@ func TestWinogradPackLayout(t *testing.T) {
 	}
 }
 
-// BenchmarkWinogradPack transforms one 512×512 3×3 layer's weights.
+// BenchmarkWinogradPack transforms one 512×512 3×3 layer's weights for
+// F(2×2) and for F(4×4).
 func BenchmarkWinogradPack(b *testing.B) {
 	w := make([]float32, 512*512*9)
 	for i := range w {
 		w[i] = float32(i%17) - 8
 	}
-	for range b.N {
-		winogradPack(w, 512, 512, 16, winogradKernel)
-	}
+	b.Run("F2x2", func(b *testing.B) {
+		for range b.N {
+			winogradPack(w, 512, 512, 16, winogradKernel)
+		}
+	})
+	b.Run("F4x4", func(b *testing.B) {
+		for range b.N {
+			winogradPack(w, 512, 512, 36, wino4Kernel)
+		}
+	})
 }
 
 // gatherEven agrees with its portable form at every length, reading no
