@@ -12,9 +12,11 @@ import "math"
 // panels and the output transform ends in clampRow.
 
 // wino4MinSize is the smallest output side F(4×4) takes. From 14 (16 tiles,
-// one GEMM panel) it beats F(2×2) at resnet18's layers; at 7² its 4 tiles
-// fill a quarter of a panel and its weights, 2.25 times F(2×2)'s, dominate:
-// it is then 2.5 times slower (BenchmarkConv3x3).
+// one GEMM panel) it beats F(2×2) at resnet18's layers, though by less at
+// 14² inside the network than alone (BenchmarkConv3x3): its transformed
+// weights, 36/9 the kernel's size (F(2×2)'s 16/9), are 9.4 MB a layer there
+// and do not stay cached between layers. At 7² its 4 tiles fill a quarter
+// of a panel: 2.5 times slower.
 var wino4MinSize = 14
 
 // wino4OK reports whether a convolution winogradOK accepts takes F(4×4).

@@ -191,7 +191,7 @@ func TestWinogradResNet18Error(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		min  int
-	}{{"F(2×2)", 1 << 30}, {"F(4×4) from 14²", wino4MinSize}, {"F(4×4) everywhere", 4}} {
+	}{{"F(2×2)", 1 << 30}, {"F(4×4) where picked", wino4MinSize}, {"F(4×4) everywhere", 4}} {
 		var e float64
 		for i, v := range run(true, c.min) {
 			e = max(e, math.Abs(float64(v)-float64(direct[i])))
