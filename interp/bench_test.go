@@ -363,15 +363,24 @@ func ortRun(dir, path, opt string) (float64, error) {
 	return strconv.ParseFloat(strings.Fields(after)[0], 64)
 }
 
-// BenchmarkConv3x3 times resnet18's 3×3 stride-1 layers alone (Winograd or,
-// with MODELBRIDGE_NO_WINOGRAD=1, im2col).
+// BenchmarkConv3x3 times resnet18's 3×3 stride-1 layers alone: Winograd
+// with the tiles the interpreter picks, then with F(2×2) and F(4×4) tiles
+// everywhere (or, with MODELBRIDGE_NO_WINOGRAD=1, im2col).
 func BenchmarkConv3x3(b *testing.B) {
+	picked := wino4MinSize
+	defer func() { wino4MinSize = picked }()
 	for _, c := range []struct{ ch, size int64 }{{64, 56}, {128, 28}, {256, 14}, {512, 7}} {
-		b.Run(fmt.Sprintf("%dx%d", c.ch, c.size), func(b *testing.B) {
-			nb := newNetBuilder("x", 1, c.ch, c.size, c.size)
-			y := nb.relu(nb.conv("x", c.ch, c.ch, 3, 1, 1, 1, true))
-			benchGraph(b, nb.finish(b, y), 1, c.ch, c.size, c.size)
-		})
+		for _, t := range []struct {
+			name string
+			min  int
+		}{{"", picked}, {"/F2x2", 1 << 30}, {"/F4x4", 4}} {
+			b.Run(fmt.Sprintf("%dx%d%s", c.ch, c.size, t.name), func(b *testing.B) {
+				wino4MinSize = t.min
+				nb := newNetBuilder("x", 1, c.ch, c.size, c.size)
+				y := nb.relu(nb.conv("x", c.ch, c.ch, 3, 1, 1, 1, true))
+				benchGraph(b, nb.finish(b, y), 1, c.ch, c.size, c.size)
+			})
+		}
 	}
 }
 

@@ -1,7 +1,5 @@
 package interp
 
-import "math"
-
 // Winograd F(2×2, 3×3) for 3×3, stride-1, undilated, ungrouped 2-D
 // convolutions (Lavin & Gray 2015): each 2×2 output tile takes 16
 // multiplications per channel pair instead of 36. The weights are
@@ -22,28 +20,33 @@ func winogradOK(g *geom3, groups, cin, cout int) bool {
 		g.out[1] >= 4 && g.out[2] >= 4
 }
 
-// winogradWeights returns the 16 transformed weight matrices of the step's
-// constant weights, made on first use; nil when the memory budget refuses.
-func (x *exec) winogradWeights(w []float32, cout, cin int) []*packedA {
+// winogradWeights returns the transformed weight matrices of the step's
+// constant weights (16 for F(2×2), 36 for F(4×4) when big4 says so), made
+// on first use; nil when the memory budget refuses.
+func (x *exec) winogradWeights(w []float32, cout, cin int, big4 bool) []*packedA {
 	if x.s.wino != nil {
 		return x.s.wino
 	}
-	size := int64(16) * int64((cout+gemmMR-1)/gemmMR*gemmMR) * int64(cin) * 4
+	ne, kernel := 16, winogradKernel
+	if big4 {
+		ne, kernel = 36, wino4Kernel
+	}
+	size := int64(ne) * int64((cout+gemmMR-1)/gemmMR*gemmMR) * int64(cin) * 4
 	if x.p.packedBytes+size > maxPackedBytes || x.p.pool.budget.tryCharge("winograd weights", size) != nil {
 		return nil
 	}
 	x.p.packedBytes += size
-	x.s.wino = winogradPack(w, cout, cin)
+	x.s.wino = winogradPack(w, cout, cin, ne, kernel)
 	return x.s.wino
 }
 
 // winogradPack transforms every 3×3 kernel g of w (cout×cin×3×3) into
-// U = G·g·Gᵀ and writes element e of it straight into the packed GEMM
-// panels of matrix e (as newPackedA lays them out): row panel by row panel,
-// so each of the 16 matrices is written front to back.
-func winogradPack(w []float32, cout, cin int) []*packedA {
+// U = G·g·Gᵀ (ne elements, written by kernel) and writes element e of it
+// straight into the packed GEMM panels of matrix e (as newPackedA lays them
+// out): row panel by row panel, so each matrix is written front to back.
+func winogradPack(w []float32, cout, cin, ne int, kernel func(k []float32, dst [][]float32, at int)) []*packedA {
 	mp := (cout + gemmMR - 1) / gemmMR * gemmMR
-	u := make([]*packedA, 16)
+	u := make([]*packedA, ne)
 	for e := range u {
 		u[e] = &packedA{m: cout, k: cin}
 		for pc := 0; pc < cin; pc += gemmKC {
@@ -52,7 +55,7 @@ func winogradPack(w []float32, cout, cin int) []*packedA {
 	}
 	panels := mp / gemmMR
 	parallelFor(panels, gemmMR*cin*16, func(p0, p1 int) {
-		var dst [16][]float32
+		dst := make([][]float32, ne)
 		for co0 := p0 * gemmMR; co0 < p1*gemmMR; co0 += gemmMR {
 			rows := min(gemmMR, cout-co0)
 			for pc := 0; pc < cin; pc += gemmKC {
@@ -60,12 +63,12 @@ func winogradPack(w []float32, cout, cin int) []*packedA {
 				for e := range dst {
 					dst[e] = u[e].blocks[pc/gemmKC][co0*kb : (co0+gemmMR)*kb]
 				}
-				// Row by row inside each k step, so the 16 writes of a step
+				// Row by row inside each k step, so the writes of a step
 				// fill one cache line of each matrix.
 				for p := 0; p < kb; p++ {
 					for i := 0; i < rows; i++ {
 						at := ((co0+i)*cin + pc + p) * 9
-						winogradKernel(w[at:at+9], &dst, p*gemmMR+i)
+						kernel(w[at:at+9], dst, p*gemmMR+i)
 					}
 				}
 			}
@@ -76,7 +79,7 @@ func winogradPack(w []float32, cout, cin int) []*packedA {
 
 // winogradKernel writes element e of U = G·g·Gᵀ for the 3×3 kernel k
 // into dst[e][at].
-func winogradKernel(k []float32, dst *[16][]float32, at int) {
+func winogradKernel(k []float32, dst [][]float32, at int) {
 	k = k[:9]
 	// t = G·g (4×3), then t·Gᵀ (4×4).
 	var t [4][3]float32
@@ -105,6 +108,10 @@ func winogradKernel(k []float32, dst *[16][]float32, at int) {
 // The input transform writes straight into the GEMM's packed panels; the
 // output transform interleaves even and odd columns back into rows.
 func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, cout int, ep clampEp) {
+	if len(u) == 36 {
+		convWinograd4(x, g, u, xs, ys, bias, cin, cout, ep)
+		return
+	}
 	H, W := g.in[1], g.in[2]
 	OH, OW := g.out[1], g.out[2]
 	TH, TW := (OH+1)/2, (OW+1)/2
@@ -112,9 +119,9 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 	// V goes straight into the GEMM's packed B panels (16 matrices of
 	// cin×T), so the products read it without copying it again.
 	lay := packedBLayout{k: cin, n: T}
-	size := lay.size()
+	size, ms := winoStrides(lay, cout)
 	v := x.scratch(16 * size)
-	m := x.scratch(16 * cout * T)
+	m := x.scratch(16 * ms)
 	defer x.release(v)
 	defer x.release(m)
 	in := winoInput{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
@@ -125,14 +132,7 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 			in.transform(xs[ci*H*W:(ci+1)*H*W], v, size, lay, ci, *rows)
 		}
 	})
-	// The 16 products are independent: one task each, so even small tile
-	// counts keep every core busy.
-	parallelTasks(16, workersFor(16, cout*cin*T/16), func(_, e int) {
-		pa, ve := u[e], v[e*size:(e+1)*size]
-		gemmCoreP(cout, T, cin, m[e*cout*T:(e+1)*cout*T], T, 0,
-			func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][ic*kb:] },
-			func(pc, jc, kb, _ int, _ []float32) []float32 { return lay.panel(ve, pc, jc, kb) }, nil)
-	})
+	winoProducts(u, v, size, m, ms, lay, cout)
 	parallelFor(cout, T*32, func(c0, c1 int) {
 		tmp := getPack(10 * T)
 		defer packPool.Put(tmp)
@@ -142,9 +142,34 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 			if bias != nil {
 				bv = bias[co]
 			}
-			winoOutput(m[co*T:], cout*T, TH, TW, OH, OW, bv, ep.at(co*OH*OW), out, *tmp)
+			winoOutput(m[co*T:], ms, TH, TW, OH, OW, bv, ep.at(co*OH*OW), out, *tmp)
 		}
 	})
+}
+
+// winoProducts does the GEMMs M_e = U_e·V_e, one per transform element
+// e: u[e] is cout×cin, V_e the packed matrix at v[e·vs:] (lay.k×lay.n),
+// M_e goes to m[e·ms:]. The products are independent: one task each, so
+// even small tile counts keep every core busy.
+func winoProducts(u []*packedA, v []float32, vs int, m []float32, ms int, lay packedBLayout, cout int) {
+	size, T, cin := lay.size(), lay.n, lay.k
+	parallelTasks(len(u), workersFor(len(u), cout*cin*T/16), func(_, e int) {
+		pa, ve := u[e], v[e*vs:][:size]
+		gemmCoreP(cout, T, cin, m[e*ms:][:cout*T], T, 0,
+			func(pc, ic, _, kb int) []float32 { return pa.blocks[pc/gemmKC][ic*kb:] },
+			func(pc, jc, kb, _ int, _ []float32) []float32 { return lay.panel(ve, pc, jc, kb) }, nil)
+	})
+}
+
+// winoSkew is how many floats apart the transforms' matrices sit beyond
+// their length: packed panels are multiples of 4 KB, so matrices laid end to
+// end would map every stream of a transform to the same cache sets.
+var winoSkew = 16
+
+// winoStrides returns how far apart the transformed inputs (packed as lay)
+// and the products (cout×lay.n) are stored.
+func winoStrides(lay packedBLayout, cout int) (vs, ms int) {
+	return lay.size() + winoSkew, cout*lay.n + winoSkew
 }
 
 // winoInput is the geometry of one input plane's 4×4 tiles (2 apart,
@@ -253,10 +278,7 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 	}
 	even, odd := scratch[8*T:9*T], scratch[9*T:10*T]
 	s := func(i, j int) []float32 { return m[(i*4+j)*stride:][:T] }
-	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-	if ep.clamp {
-		lo, hi = ep.lo, ep.hi
-	}
+	lo, hi := clampBounds(ep)
 	// Aᵀ·M for every tile at once: rows s0+s1+s2 and s1-s2-s3 of each of
 	// the 4 columns.
 	for j := 0; j < 4; j++ {
@@ -325,5 +347,5 @@ func winogradFor(x *exec, g *geom3, groups, cin, cout int, w *tensor) []*packedA
 	if !useWinograd || x.p.runs < 2 || !winogradOK(g, groups, cin, cout) || len(x.s.in) < 2 || x.s.in[1] < 0 || x.p.consts[x.s.in[1]] == nil {
 		return nil
 	}
-	return x.winogradWeights(w.f, cout, cin)
+	return x.winogradWeights(w.f, cout, cin, wino4OK(g))
 }

@@ -168,3 +168,105 @@ func panelGather(dst, src []float32, taps []int32, cols *[gemmNR]int32) bool {
 	}
 	return true
 }
+
+//go:noescape
+func wino4ColAsm(n int, s, o *[6][]float32)
+
+//go:noescape
+func wino4PanelsAsm(chunks, gap int, s, o *[6][]float32)
+
+// wino4Panels runs wino4Col over chunks runs of 16 floats: run c reads
+// s[k][16c:] and writes o[k][c·gap:].
+func wino4Panels(chunks, gap int, s, o *[6][]float32) {
+	if chunks <= 0 {
+		return
+	}
+	for k := range s {
+		_, _ = s[k][:chunks*gemmNR], o[k][:(chunks-1)*gap+gemmNR]
+	}
+	if !hasFMA {
+		wino4PanelsGo(chunks, gap, s, o)
+		return
+	}
+	wino4PanelsAsm(chunks, gap, s, o)
+}
+
+//go:noescape
+func wino4OutAsm(n int, s *[6][]float32, o *[4][]float32)
+
+// wino4Col sets o = Bᵀ·s element by element over n floats (F(4×4)'s 1-D
+// input transform), whole groups of 8 in AVX.
+func wino4Col(n int, s, o *[6][]float32) {
+	for k := range s {
+		_, _ = s[k][:n], o[k][:n]
+	}
+	v := vecHead(n)
+	if v > 0 {
+		wino4ColAsm(v, s, o)
+	}
+	if v < n {
+		var st, ot [6][]float32
+		for k := range st {
+			st[k], ot[k] = s[k][v:], o[k][v:]
+		}
+		wino4ColGo(n-v, &st, &ot)
+	}
+}
+
+// wino4OutVec sets o = Aᵀ·s element by element over n floats (F(4×4)'s
+// 1-D output transform), whole groups of 8 in AVX.
+func wino4OutVec(n int, s *[6][]float32, o *[4][]float32) {
+	for k := range s {
+		_ = s[k][:n]
+	}
+	for i := range o {
+		_ = o[i][:n]
+	}
+	v := vecHead(n)
+	if v > 0 {
+		wino4OutAsm(v, s, o)
+	}
+	if v < n {
+		var st [6][]float32
+		var ot [4][]float32
+		for k := range st {
+			st[k] = s[k][v:]
+		}
+		for i := range ot {
+			ot[i] = o[i][v:]
+		}
+		wino4OutGo(n-v, &st, &ot)
+	}
+}
+
+//go:noescape
+func interleave4Asm(n int, dst, o0, o1, o2, o3 *float32)
+
+// interleave4 sets dst[4t+c] = oc[t] for 4t+c < len(dst).
+func interleave4(dst, o0, o1, o2, o3 []float32) {
+	n := len(dst) / 4
+	v := vecHead(n)
+	if v > 0 {
+		_, _, _, _ = o0[:v], o1[:v], o2[:v], o3[:v]
+		interleave4Asm(v, unsafe.SliceData(dst), unsafe.SliceData(o0), unsafe.SliceData(o1), unsafe.SliceData(o2), unsafe.SliceData(o3))
+	}
+	interleave4Go(dst[4*v:], o0[v:], o1[v:], o2[v:], o3[v:])
+}
+
+//go:noescape
+func wino4RowAsm(n int, src, h *float32, stride int)
+
+// wino4Row runs the horizontal half of F(4×4)'s input transform over n
+// tiles (a multiple of 8): tile t reads src[4t:4t+6] and writes
+// h[j*stride+t].
+func wino4Row(src, h []float32, stride, n int) {
+	if n <= 0 {
+		return
+	}
+	_, _ = src[:4*n+4], h[:5*stride+n]
+	if !hasFMA || n%8 != 0 {
+		wino4RowGo(src, h, stride, n)
+		return
+	}
+	wino4RowAsm(n, unsafe.SliceData(src), unsafe.SliceData(h), stride)
+}
