@@ -25,6 +25,8 @@ type dw3Args struct {
 	RowOff   int // left pad in bytes
 	Chunks   int // chunks of 16 outputs a row
 	Lo, Hi   float32
+	PFDist   int // how far ahead of the window's first row to prefetch, in bytes
+	PFLen    int // input bytes the window moves down a row of outputs
 }
 
 //go:noescape
@@ -32,6 +34,10 @@ func dw3s1AVX512(a *dw3Args)
 
 //go:noescape
 func dw3s2AVX512(a *dw3Args)
+
+// dw3PrefetchDistance is how many bytes ahead the kernels prefetch their
+// input: about what they consume in a DRAM latency, with room to spare.
+const dw3PrefetchDistance = 8192
 
 // dw3Perm holds the even places of 32 floats, then the odd ones.
 var dw3Perm = func() (p [32]int32) {
@@ -116,6 +122,7 @@ func depthwise3x3AVX512(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp)
 				H: g.in[1], RowBytes: 4 * g.in[2], OH: OH, OW: OW,
 				SH: g.s[1], PT: g.pb[1], RowOff: 4 * g.pb[2], Chunks: len(masks) / dw3MaskRecord,
 				Lo: lo, Hi: hi,
+				PFDist: max(dw3PrefetchDistance, 4*4*g.in[2]), PFLen: 4 * g.s[1] * g.in[2],
 			}
 			if bias != nil {
 				a.Bias, a.BiasStep = &bias[ch], 4
@@ -136,5 +143,6 @@ var dw3ArgsOffsets = [...]uintptr{
 	unsafe.Offsetof(dw3Args{}.BiasStep), unsafe.Offsetof(dw3Args{}.H), unsafe.Offsetof(dw3Args{}.RowBytes),
 	unsafe.Offsetof(dw3Args{}.OH), unsafe.Offsetof(dw3Args{}.OW), unsafe.Offsetof(dw3Args{}.SH),
 	unsafe.Offsetof(dw3Args{}.PT), unsafe.Offsetof(dw3Args{}.RowOff), unsafe.Offsetof(dw3Args{}.Chunks),
-	unsafe.Offsetof(dw3Args{}.Lo), unsafe.Offsetof(dw3Args{}.Hi),
+	unsafe.Offsetof(dw3Args{}.Lo), unsafe.Offsetof(dw3Args{}.Hi), unsafe.Offsetof(dw3Args{}.PFDist),
+	unsafe.Offsetof(dw3Args{}.PFLen),
 }

@@ -21,6 +21,8 @@
 #define A_CHUNKS 136
 #define A_LO 144
 #define A_HI 148
+#define A_PFDIST 152
+#define A_PFLEN 160
 
 // Register use in both kernels:
 //   AX args, SI source plane, DI destination plane, CX output row,
@@ -84,6 +86,29 @@
 	MOVQ A_MASKS(AX), BX \
 	MOVQ A_CHUNKS(AX), DX
 
+// PREFETCH_AHEAD asks for the input n bytes (n in R9) that lie A_PFDIST
+// bytes past the window's first row (R8): what the window reaches in a few
+// rows. A layer's input comes from the previous layer, mostly no longer
+// in the nearest caches, and the hardware prefetchers miss this 2-D walk.
+#define PREFETCH_AHEAD \
+	MOVQ R8, R13 \
+	ADDQ A_PFDIST(AX), R13 \
+	PREFETCHT0 (R13) \
+	ADDQ $64, R13 \
+	SUBQ $64, R9 \
+	JGT -3(PC)
+
+// PREFETCH_OUT_AHEAD does the same for the output, n bytes (n in R9) A_PFDIST
+// bytes past the row's outputs (R10): the outputs' lines are
+// read before they are written, and the buffer was last used long ago.
+#define PREFETCH_OUT_AHEAD \
+	MOVQ R10, R13 \
+	ADDQ A_PFDIST(AX), R13 \
+	PREFETCHT0 (R13) \
+	ADDQ $64, R13 \
+	SUBQ $64, R9 \
+	JGT -3(PC)
+
 // FINISH clamps acc to [lo, hi], NaN passing through as Go's min and max
 // pass it (see clampRowAVX), and stores the chunk's outputs (mask K4) at
 // addr.
@@ -132,9 +157,18 @@ s1row:
 	MOVQ A_OH(AX), R13
 	SUBQ CX, R13
 	CMPQ R13, $2
-	JLT s1chunk
+	JLT s1one
 	CMPQ A_SH(AX), $1
-	JNE s1chunk
+	JNE s1one
+	MOVQ A_PFLEN(AX), R9
+	SHLQ $1, R9
+	PREFETCH_AHEAD
+	MOVQ A_OW(AX), R9
+	SHLQ $3, R9
+	PREFETCH_OUT_AHEAD
+	MOVQ A_OW(AX), R9
+	SHLQ $3, R9
+	PREFETCH_OUT_AHEAD
 
 	// Two output rows at once: window rows 1 and 2 serve both, loaded once.
 	MOVQ A_OW(AX), R9
@@ -183,6 +217,13 @@ s1pfin:
 	JNE s1pair
 	ADDQ $2, CX
 	JMP s1next
+
+s1one:
+	MOVQ A_PFLEN(AX), R9
+	PREFETCH_AHEAD
+	MOVQ A_OW(AX), R9
+	SHLQ $2, R9
+	PREFETCH_OUT_AHEAD
 
 s1chunk:
 	KMOVW 0(BX), K1
@@ -279,9 +320,18 @@ s2row:
 	MOVQ A_OH(AX), R13
 	SUBQ CX, R13
 	CMPQ R13, $2
-	JLT s2chunk
+	JLT s2one
 	CMPQ A_SH(AX), $2
-	JNE s2chunk
+	JNE s2one
+	MOVQ A_PFLEN(AX), R9
+	SHLQ $1, R9
+	PREFETCH_AHEAD
+	MOVQ A_OW(AX), R9
+	SHLQ $3, R9
+	PREFETCH_OUT_AHEAD
+	MOVQ A_OW(AX), R9
+	SHLQ $3, R9
+	PREFETCH_OUT_AHEAD
 
 	// Two output rows: window rows 0–2 and 2–4.
 	MOVQ A_OW(AX), R9
@@ -333,6 +383,13 @@ s2pfin:
 	JNE s2pair
 	ADDQ $2, CX
 	JMP s2next
+
+s2one:
+	MOVQ A_PFLEN(AX), R9
+	PREFETCH_AHEAD
+	MOVQ A_OW(AX), R9
+	SHLQ $2, R9
+	PREFETCH_OUT_AHEAD
 
 s2chunk:
 	S2_MASKS

@@ -9,14 +9,14 @@ import (
 
 // TestDw3ArgsLayout: the assembly reads dw3Args at fixed offsets.
 func TestDw3ArgsLayout(t *testing.T) {
-	want := []uintptr{0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 148}
+	want := []uintptr{0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 148, 152, 160}
 	for i, off := range dw3ArgsOffsets {
 		if off != want[i] {
 			t.Fatalf("dw3Args field %d at offset %d, the assembly reads %d", i, off, want[i])
 		}
 	}
-	if s := unsafe.Sizeof(dw3Args{}); s != 152 {
-		t.Fatalf("dw3Args is %d bytes, want 152", s)
+	if s := unsafe.Sizeof(dw3Args{}); s != 168 {
+		t.Fatalf("dw3Args is %d bytes, want 168", s)
 	}
 }
 
