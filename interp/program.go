@@ -373,13 +373,14 @@ func (p *Program) inputTensor(name string, ct *canon.Tensor) (*tensor, error) {
 		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	n := len(view.f)
-	if len(p.pool.f[n]) == 0 {
+	buf, ok := p.pool.takeF(n)
+	if !ok {
 		if err := p.pool.budget.tryCharge(what, int64(n)*4); err != nil {
 			return nil, err
 		}
-		p.pool.f[n] = append(p.pool.f[n], make([]float32, n))
+		buf = make([]float32, n)
 	}
-	t := &tensor{dt: ct.DType, shape: view.shape, f: p.pool.getF(n)}
+	t := &tensor{dt: ct.DType, shape: view.shape, f: buf}
 	copy(t.f, view.f)
 	return t, nil
 }
@@ -631,19 +632,48 @@ func (p *pool) getD(n int) []float64 {
 }
 
 func (p *pool) getF(n int) []float32 {
-	if l := p.f[n]; len(l) > 0 {
-		b := l[len(l)-1]
-		p.f[n] = l[:len(l)-1]
-		return b
-	}
-	if l := p.spare[n]; len(l) > 0 {
-		b := l[len(l)-1]
-		p.spare[n] = l[:len(l)-1]
-		p.spareBytes -= int64(n) * 4 // charged already
+	if b, ok := p.takeF(n); ok {
 		return b
 	}
 	p.budget.charge("a buffer of "+fmt.Sprint(n)+" floats", int64(n)*4)
 	return make([]float32, n)
+}
+
+// takeF returns a free buffer of n floats, or of up to 2n cut to n: a
+// buffer one layer has let go serves the next layers of other sizes while
+// it is still in cache, where a buffer kept for one size would wait a
+// whole run. Buffers are filed by capacity; the smallest that fits wins.
+func (p *pool) takeF(n int) ([]float32, bool) {
+	if b, ok := takeFit(p.f, n); ok {
+		return b, true
+	}
+	if b, ok := takeFit(p.spare, n); ok {
+		p.spareBytes -= int64(cap(b)) * 4 // charged already
+		return b, true
+	}
+	return nil, false
+}
+
+// takeFit removes and returns, cut to n, the buffer of least capacity in
+// [n, 2n] from free (filed by capacity).
+func takeFit(free map[int][][]float32, n int) ([]float32, bool) {
+	best := 0
+	if len(free[n]) > 0 {
+		best = n
+	} else {
+		for c, l := range free {
+			if len(l) > 0 && c > n && c <= 2*n && (best == 0 || c < best) {
+				best = c
+			}
+		}
+	}
+	if best == 0 {
+		return nil, false
+	}
+	l := free[best]
+	b := l[len(l)-1]
+	free[best] = l[:len(l)-1]
+	return b[:n], true
 }
 
 func (p *pool) getI(n int) []int64 {
@@ -661,7 +691,7 @@ func (p *pool) put(t *tensor) {
 		return
 	}
 	if t.f != nil && len(t.f) > 0 {
-		p.f[len(t.f)] = append(p.f[len(t.f)], t.f)
+		p.f[cap(t.f)] = append(p.f[cap(t.f)], t.f)
 	}
 	if t.i != nil && len(t.i) > 0 {
 		p.i[len(t.i)] = append(p.i[len(t.i)], t.i)
@@ -678,7 +708,7 @@ func (x *exec) scratch(n int) []float32 { return x.p.pool.getF(n) }
 
 func (x *exec) release(b []float32) {
 	if len(b) > 0 {
-		x.p.pool.f[len(b)] = append(x.p.pool.f[len(b)], b)
+		x.p.pool.f[cap(b)] = append(x.p.pool.f[cap(b)], b)
 	}
 }
 

@@ -132,3 +132,21 @@ func TestDoneHandsOverBuffers(t *testing.T) {
 		t.Error("the spare buffers were handed over twice")
 	}
 }
+
+// TestTakeFit: a free buffer serves requests from half its size up, the
+// smallest that fits first, cut to the size asked for.
+func TestTakeFit(t *testing.T) {
+	free := map[int][][]float32{100: {make([]float32, 100)}, 150: {make([]float32, 150)}, 400: {make([]float32, 400)}}
+	if b, ok := takeFit(free, 120); !ok || len(b) != 120 || cap(b) != 150 {
+		t.Fatalf("takeFit(120) = len %d cap %d, %v; want the 150 buffer cut to 120", len(b), cap(b), ok)
+	}
+	if b, ok := takeFit(free, 100); !ok || cap(b) != 100 {
+		t.Fatalf("takeFit(100) = cap %d, %v; want the 100 buffer", cap(b), ok)
+	}
+	if _, ok := takeFit(free, 150); ok {
+		t.Fatal("takeFit(150) took the 400 buffer, more than twice the size asked for")
+	}
+	if b, ok := takeFit(free, 200); !ok || cap(b) != 400 || len(free[400]) != 0 {
+		t.Fatalf("takeFit(200) = cap %d, %v; want the 400 buffer", cap(b), ok)
+	}
+}
