@@ -18,6 +18,35 @@
 	PREFETCHT0 128(DI)(R9*2) \
 	PREFETCHT0 128(DI)(R10*1)
 
+// CPREFETCH16 asks for the 16 rows of C (R8 bytes apart from DX) two
+// 16-column strips ahead: when B is a large feature map, so is C, and its
+// strips are written far from where the last ones were.
+#define CPREFETCH16 \
+	MOVQ DX, AX \
+	PREFETCHT0 128(AX) \
+	PREFETCHT0 128(AX)(R8*1) \
+	PREFETCHT0 128(AX)(R8*2) \
+	LEAQ (AX)(R8*2), AX \
+	PREFETCHT0 128(AX)(R8*1) \
+	PREFETCHT0 128(AX)(R8*2) \
+	LEAQ (AX)(R8*2), AX \
+	PREFETCHT0 128(AX)(R8*1) \
+	PREFETCHT0 128(AX)(R8*2) \
+	LEAQ (AX)(R8*2), AX \
+	PREFETCHT0 128(AX)(R8*1) \
+	PREFETCHT0 128(AX)(R8*2) \
+	LEAQ (AX)(R8*2), AX \
+	PREFETCHT0 128(AX)(R8*1) \
+	PREFETCHT0 128(AX)(R8*2) \
+	LEAQ (AX)(R8*2), AX \
+	PREFETCHT0 128(AX)(R8*1) \
+	PREFETCHT0 128(AX)(R8*2) \
+	LEAQ (AX)(R8*2), AX \
+	PREFETCHT0 128(AX)(R8*1) \
+	PREFETCHT0 128(AX)(R8*2) \
+	LEAQ (AX)(R8*2), AX \
+	PREFETCHT0 128(AX)(R8*1)
+
 // K16 is one k step of the 16-row kernel: B's row in zb meets the 16 A
 // values of the k group at aoff(SI), one accumulator per row.
 #define K16(aoff, zb) \
@@ -89,7 +118,9 @@ TEXT ·sgemmKernel16x16(SB), NOSPLIT, $0-50
 	TESTQ BX, BX
 	JEQ tail16
 	TESTL R12, R12
-	JNE loop16x4pf
+	JEQ loop16x4
+	CPREFETCH16
+	JMP loop16x4pf
 
 loop16x4:
 	LOADB4
