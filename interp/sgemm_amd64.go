@@ -85,7 +85,9 @@ func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	}
 	_ = c[(mr-1)*ldc+15]
 	if mr == 16 {
-		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), gemmNR, unsafe.SliceData(c), ldc, add, false)
+		// C's rows far apart: prefetch its next strips (see CPREFETCH16).
+		prefetch := ldc >= prefetchRowLen
+		sgemmKernel16x16(k, unsafe.SliceData(a), unsafe.SliceData(b), gemmNR, unsafe.SliceData(c), ldc, add, prefetch)
 		return
 	}
 	sgemmKernel6x16(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, add)
