@@ -100,32 +100,33 @@ func winogradKernel(k []float32, dst [][]float32, at int) {
 }
 
 // convWinograd computes one image's convolution y (cout planes) from x
-// (cin planes), adding the bias and clamping as ep says.
+// (cin planes), adding the bias and clamping as ep says, with F(2×2) tiles
+// (u holds 16 transformed weight matrices) or F(4×4) (36).
 //
-// Both transforms work on whole rows of tiles: with tiles 2 apart, the
-// horizontal half of each transform reads the even and odd columns of a
-// row, and the vertical half is vector additions over every tile at once.
-// The input transform writes straight into the GEMM's packed panels; the
-// output transform interleaves even and odd columns back into rows.
+// Both transforms work on whole rows of tiles: the horizontal half of each
+// transform reads a row once, and the vertical half is vector arithmetic
+// over every tile at once. The input transform writes straight into the
+// GEMM's packed panels; the output transform interleaves the columns back
+// into rows.
 func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, cout int, ep clampEp) {
+	f := winoF2
 	if len(u) == 36 {
-		convWinograd4(x, g, u, xs, ys, bias, cin, cout, ep)
-		return
+		f = winoF4
 	}
 	H, W := g.in[1], g.in[2]
 	OH, OW := g.out[1], g.out[2]
-	TH, TW := (OH+1)/2, (OW+1)/2
+	TH, TW := (OH+f.tile-1)/f.tile, (OW+f.tile-1)/f.tile
 	T := TH * TW
-	// V goes straight into the GEMM's packed B panels (16 matrices of
-	// cin×T), so the products read it without copying it again.
+	// V goes straight into the GEMM's packed B panels (one cin×T matrix
+	// per transform element), so the products read it without copying it.
 	lay := packedBLayout{k: cin, n: T}
 	size, ms := winoStrides(lay, cout)
-	v := x.scratch(16 * size)
-	m := x.scratch(16 * ms)
+	v := x.scratch(len(u) * size)
+	m := x.scratch(len(u) * ms)
 	defer x.release(v)
 	defer x.release(m)
-	in := winoInput{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
-	parallelFor(cin, T*64, func(c0, c1 int) {
+	in := f.input(H, W, g.pb[1], g.pb[2], TH, TW)
+	parallelFor(cin, T*f.inCost, func(c0, c1 int) {
 		rows := getPack(in.scratchLen())
 		defer packPool.Put(rows)
 		for ci := c0; ci < c1; ci++ {
@@ -133,19 +134,44 @@ func convWinograd(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, 
 		}
 	})
 	winoProducts(u, v, size, m, ms, lay, cout)
-	parallelFor(cout, T*32, func(c0, c1 int) {
-		tmp := getPack(10 * T)
+	parallelFor(cout, T*f.outCost, func(c0, c1 int) {
+		tmp := getPack(f.outScratch * T)
 		defer packPool.Put(tmp)
 		for co := c0; co < c1; co++ {
-			out := ys[co*OH*OW : (co+1)*OH*OW]
 			var bv float32
 			if bias != nil {
 				bv = bias[co]
 			}
-			winoOutput(m[co*T:], ms, TH, TW, OH, OW, bv, ep.at(co*OH*OW), out, *tmp)
+			f.output(m[co*T:], ms, TH, TW, OH, OW, bv, ep.at(co*OH*OW), ys[co*OH*OW:(co+1)*OH*OW], *tmp)
 		}
 	})
 }
+
+// winoForm is one Winograd tiling: its output tile side, the costs per
+// tile of its transforms (for parallelFor), the output transform's scratch
+// per tile, and its two transforms.
+type winoForm struct {
+	tile, inCost, outCost, outScratch int
+	input                             func(H, W, py, px, TH, TW int) winoTransformer
+	output                            func(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp, out, scratch []float32)
+}
+
+// winoTransformer is an input transform over one plane's tiles.
+type winoTransformer interface {
+	scratchLen() int
+	transform(plane, v []float32, size int, lay packedBLayout, ci int, scratch []float32)
+}
+
+var (
+	winoF2 = winoForm{tile: 2, inCost: 64, outCost: 32, outScratch: 10, output: winoOutput,
+		input: func(H, W, py, px, TH, TW int) winoTransformer {
+			return winoInput{H: H, W: W, py: py, px: px, TH: TH, TW: TW}
+		}}
+	winoF4 = winoForm{tile: 4, inCost: 200, outCost: 150, outScratch: 28, output: wino4Output,
+		input: func(H, W, py, px, TH, TW int) winoTransformer {
+			return wino4Input{H: H, W: W, py: py, px: px, TH: TH, TW: TW}
+		}}
+)
 
 // winoProducts does the GEMMs M_e = U_e·V_e, one per transform element
 // e: u[e] is cout×cin, V_e the packed matrix at v[e·vs:] (lay.k×lay.n),

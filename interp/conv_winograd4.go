@@ -86,41 +86,6 @@ func wino4Kernel(k []float32, dst [][]float32, at int) {
 	}
 }
 
-// convWinograd4 is convWinograd with F(4×4) tiles: u holds the 36
-// transformed weight matrices.
-func convWinograd4(x *exec, g *geom3, u []*packedA, xs, ys, bias []float32, cin, cout int, ep clampEp) {
-	H, W := g.in[1], g.in[2]
-	OH, OW := g.out[1], g.out[2]
-	TH, TW := (OH+3)/4, (OW+3)/4
-	T := TH * TW
-	lay := packedBLayout{k: cin, n: T}
-	size, ms := winoStrides(lay, cout)
-	v := x.scratch(36 * size)
-	m := x.scratch(36 * ms)
-	defer x.release(v)
-	defer x.release(m)
-	in := wino4Input{H: H, W: W, py: g.pb[1], px: g.pb[2], TH: TH, TW: TW}
-	parallelFor(cin, T*200, func(c0, c1 int) {
-		rows := getPack(in.scratchLen())
-		defer packPool.Put(rows)
-		for ci := c0; ci < c1; ci++ {
-			in.transform(xs[ci*H*W:(ci+1)*H*W], v, size, lay, ci, *rows)
-		}
-	})
-	winoProducts(u, v, size, m, ms, lay, cout)
-	parallelFor(cout, T*150, func(c0, c1 int) {
-		tmp := getPack(28 * T)
-		defer packPool.Put(tmp)
-		for co := c0; co < c1; co++ {
-			var bv float32
-			if bias != nil {
-				bv = bias[co]
-			}
-			wino4Output(m[co*T:], ms, TH, TW, OH, OW, bv, ep.at(co*OH*OW), ys[co*OH*OW:(co+1)*OH*OW], *tmp)
-		}
-	})
-}
-
 // wino4Input is the geometry of one input plane's 6×6 tiles (4 apart,
 // starting at -py, -px).
 type wino4Input struct {
