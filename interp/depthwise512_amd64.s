@@ -48,6 +48,18 @@
 	MOVQ A_BIAS(AX), R8 \
 	VBROADCASTSS 0(R8), Z9
 
+// NEXT_PLANE moves SI, DI and the weights and bias in dw3Args on to the
+// next plane and counts it off (the flags say whether any are left).
+#define NEXT_PLANE \
+	MOVQ A_INP(AX), R8 \
+	LEAQ (SI)(R8*4), SI \
+	MOVQ A_OUTP(AX), R8 \
+	LEAQ (DI)(R8*4), DI \
+	ADDQ $36, A_W(AX) \
+	MOVQ A_BIASSTEP(AX), R8 \
+	ADDQ R8, A_BIAS(AX) \
+	DECQ A_PLANES(AX)
+
 // ROW_START sets R9, R11 (bit k, k = 0–4, set when window row k is inside
 // the plane: R9 + k, unsigned, is below H), R8 (window row 0 at the row's first chunk), R10,
 // BX and DX for output row CX.
@@ -261,14 +273,7 @@ s1next:
 	CMPQ CX, A_OH(AX)
 	JLT s1row
 
-	MOVQ A_INP(AX), R8
-	LEAQ (SI)(R8*4), SI
-	MOVQ A_OUTP(AX), R8
-	LEAQ (DI)(R8*4), DI
-	ADDQ $36, A_W(AX)
-	MOVQ A_BIASSTEP(AX), R8
-	ADDQ R8, A_BIAS(AX)
-	DECQ A_PLANES(AX)
+	NEXT_PLANE
 	JNE s1plane
 	VZEROUPPER
 	RET
@@ -425,14 +430,7 @@ s2next:
 	CMPQ CX, A_OH(AX)
 	JLT s2row
 
-	MOVQ A_INP(AX), R8
-	LEAQ (SI)(R8*4), SI
-	MOVQ A_OUTP(AX), R8
-	LEAQ (DI)(R8*4), DI
-	ADDQ $36, A_W(AX)
-	MOVQ A_BIASSTEP(AX), R8
-	ADDQ R8, A_BIAS(AX)
-	DECQ A_PLANES(AX)
+	NEXT_PLANE
 	JNE s2plane
 	VZEROUPPER
 	RET
