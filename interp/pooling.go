@@ -29,7 +29,12 @@ func runPool(x *exec, a *poolAttrs) error {
 	planes := in.shape[0] * in.shape[1]
 	y := x.newF(g.outShape(in.shape, in.shape[0], in.shape[1]))
 	P, inP, K := g.outSize(), g.inSize(), g.kernelSize()
+	vector := pool2DAVX512Planes(g, a)
 	parallelFor(planes, P*K, func(lo, hi int) {
+		if vector != nil {
+			vector(in.f[lo*inP:hi*inP], y.f[lo*P:hi*P], hi-lo)
+			return
+		}
 		for p := lo; p < hi; p++ {
 			poolPlane(g, a, in.f[p*inP:(p+1)*inP], y.f[p*P:(p+1)*P])
 		}
