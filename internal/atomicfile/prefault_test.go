@@ -58,3 +58,49 @@ func TestLargeWritesFromMappedFile(t *testing.T) {
 		t.Fatalf("file has %d bytes, differing from the %d written", len(got), want.Len())
 	}
 }
+
+// TestWriteFromMapping: tensor data pointing into a mapped file, written
+// through a File (by copy_file_range where the kernel has it), comes out
+// byte for byte, between buffered writes on either side.
+func TestWriteFromMapping(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.bin")
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(i*13 + i>>11)
+	}
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mmapfile.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	out := filepath.Join(dir, "out.bin")
+	f, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	want := []byte("head")
+	f.Write([]byte("head"))
+	for _, part := range [][]byte{m.Data[12345 : 12345+(2<<20)], m.Data[:minKernelCopy], m.Data[len(m.Data)-100:]} {
+		if _, err := f.Write(part); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, part...)
+	}
+	f.Write([]byte("tail"))
+	want = append(want, "tail"...)
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from what was written (%d vs %d bytes)", len(got), len(want))
+	}
+}

@@ -1,0 +1,3 @@
+package atomicfile
+
+const sysCopyFileRange = 326
