@@ -46,9 +46,6 @@ func Create(target string) (*File, error) {
 // a time: big enough for few system calls, small enough to stay in cache.
 const prefaultChunk = 8 << 20
 
-// minKernelCopy is the smallest write worth a copy_file_range call.
-const minKernelCopy = 64 << 10
-
 // prefaultWriter writes large buffers (tensor data, often pointing into a
 // mapped input file) a chunk at a time, each faulted in first
 // (mmapfile.Prefault says why).
@@ -56,17 +53,6 @@ type prefaultWriter struct{ f *os.File }
 
 func (w prefaultWriter) Write(p []byte) (int, error) {
 	written := 0
-	if len(p) >= minKernelCopy {
-		// Data from a mapped input file: the kernel copies it from the
-		// file itself. write(2) from the mapping sometimes costs several
-		// times a copy (a page the kernel has meanwhile unmapped makes it
-		// redo a whole page-cache folio); copy_file_range never reads the
-		// mapping.
-		if src, off, ok := mmapfile.Locate(p); ok {
-			n, _ := copyFileRange(w.f, src, off, len(p))
-			written, p = n, p[n:]
-		}
-	}
 	for len(p) > 0 {
 		chunk := p[:min(len(p), prefaultChunk)]
 		mmapfile.Prefault(chunk)

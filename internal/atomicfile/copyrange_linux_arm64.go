@@ -1,3 +1,0 @@
-package atomicfile
-
-const sysCopyFileRange = 285
