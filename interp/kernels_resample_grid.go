@@ -60,10 +60,13 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 			lo[a], hi[a] = 0, float64(d-1)
 		}
 	}
-	taps := make([][]gridTap, k)
-	for b := 0; b < n; b++ {
-		for p := 0; p < points; p++ {
-			g := grid.f[(b*points+p)*k : (b*points+p+1)*k]
+	// Points are independent: each worker takes a range, with its own taps.
+	parallelFor(n*points, ch*8, func(q0, q1 int) {
+		taps := make([][]gridTap, k)
+		var plane gridTaps2D
+		for q := q0; q < q1; q++ {
+			b, p := q/points, q%points
+			g := grid.f[q*k : (q+1)*k]
 			for a := range k {
 				d := dims[a]
 				v := float64(g[k-1-a])
@@ -85,14 +88,67 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 				}
 				taps[a] = gridAxisTaps(taps[a][:0], op, v, d, lo[a], hi[a])
 			}
+			if k == 2 && len(taps[0]) <= len(plane.rows) && len(taps[0])*len(taps[1]) <= len(plane.w) {
+				plane.set(taps, strides[0])
+				for c := 0; c < ch; c++ {
+					out.f[(b*ch+c)*points+p] = float32(plane.sum(in.f[(b*ch+c)*inner:]))
+				}
+				continue
+			}
 			for c := 0; c < ch; c++ {
 				src := in.f[(b*ch+c)*inner : (b*ch+c+1)*inner]
 				out.f[(b*ch+c)*points+p] = float32(gridSum(src, taps, strides, 0, 0, 1))
 			}
 		}
-	}
+	})
 	x.set(0, out)
 	return nil
+}
+
+// gridTaps2D is a 2-D point's taps laid out once for all channels: the
+// reads of each row tap in turn (rows[r] of them), with the weights
+// gridSum would use, so that sum adds them in gridSum's order.
+type gridTaps2D struct {
+	off  [16]int
+	w    [16]float64
+	rows [4]int
+	nrow int
+}
+
+// set lays out the valid taps of taps (two axes) over rows of length ld.
+func (g *gridTaps2D) set(taps [][]gridTap, ld int) {
+	g.nrow = 0
+	n := 0
+	for _, ty := range taps[0] {
+		if ty.i < 0 || ty.w == 0 {
+			continue
+		}
+		start := n
+		for _, tx := range taps[1] {
+			if tx.i < 0 || tx.w == 0 {
+				continue
+			}
+			g.off[n], g.w[n] = ty.i*ld+tx.i, ty.w*tx.w
+			n++
+		}
+		g.rows[g.nrow] = n - start
+		g.nrow++
+	}
+}
+
+// sum is gridSum of the plane src at the point: each row's products
+// summed, then the rows, as gridSum nests them.
+func (g *gridTaps2D) sum(src []float32) float64 {
+	s, n := 0.0, 0
+	for _, cnt := range g.rows[:g.nrow] {
+		r := 0.0
+		for _, o := range g.off[n : n+cnt] {
+			r += g.w[n] * float64(src[o])
+			n++
+		}
+		s += r
+	}
+	return s
 }
 
 // gridSum adds the products of the taps of axes a.. at offset off.
