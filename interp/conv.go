@@ -567,6 +567,13 @@ func (ep clampEp) bounds() (lo, hi float32) {
 	return float32(math.Inf(-1)), float32(math.Inf(1))
 }
 
+// vectorClampExact reports that clamping to [lo, hi] with vector MAXPS and
+// MINPS gives what Go's max and min give: they return their second operand
+// for equal zeros, which differs only for a -0 lower or +0 upper bound.
+func vectorClampExact(lo, hi float32) bool {
+	return !(lo == 0 && math.Signbit(float64(lo))) && !(hi == 0 && !math.Signbit(float64(hi)))
+}
+
 // none reports an epilogue with nothing to do (no bias, residual or clamp).
 func (ep clampEp) none(bias []float32) bool { return bias == nil && !ep.clamp && ep.res == nil }
 

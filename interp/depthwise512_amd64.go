@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math"
 	"unsafe"
 )
 
@@ -38,6 +37,13 @@ func dw3s2AVX512(a *dw3Args)
 // dw3PrefetchDistance is how many bytes ahead the kernels prefetch their
 // input: about what they consume in a DRAM latency, with room to spare.
 const dw3PrefetchDistance = 8192
+
+// rowPrefetch is how far ahead of a 2-D window's first row the depthwise
+// and pool kernels prefetch (at least 4 input rows) and how many input
+// bytes the window moves down a row of outputs.
+func (g *geom3) rowPrefetch() (dist, n int) {
+	return max(dw3PrefetchDistance, 4*4*g.in[2]), 4 * g.s[1] * g.in[2]
+}
 
 // dw3Perm holds the even places of 32 floats, then the odd ones.
 var dw3Perm = func() (p [32]int32) {
@@ -95,12 +101,8 @@ func dw3Masks(ow, w, sw, pl int) []uint16 {
 // serve: no AVX-512, a residual to add, or bounds whose signed zeros the
 // vector min and max would order differently from Go's (see clampRow).
 func depthwise3x3AVX512(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) bool {
-	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-	if ep.clamp {
-		lo, hi = ep.lo, ep.hi
-	}
-	if !useAVX512 || !g.rows3x3() || ep.res != nil ||
-		(lo == 0 && math.Signbit(float64(lo))) || (hi == 0 && !math.Signbit(float64(hi))) {
+	lo, hi := ep.bounds()
+	if !g.rows3x3() || ep.res != nil || !canClampTile(lo, hi) {
 		return false
 	}
 	OH, OW := g.out[1], g.out[2]
@@ -122,10 +124,16 @@ func depthwise3x3AVX512(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp)
 				H: g.in[1], RowBytes: 4 * g.in[2], OH: OH, OW: OW,
 				SH: g.s[1], PT: g.pb[1], RowOff: 4 * g.pb[2], Chunks: len(masks) / dw3MaskRecord,
 				Lo: lo, Hi: hi,
-				PFDist: max(dw3PrefetchDistance, 4*4*g.in[2]), PFLen: 4 * g.s[1] * g.in[2],
 			}
+			a.PFDist, a.PFLen = g.rowPrefetch()
 			if bias != nil {
 				a.Bias, a.BiasStep = &bias[ch], 4
+			}
+			_ = x[(p+planes)*inP-1] // bounds checks: the assembly trusts these lengths
+			_ = y[(p+planes)*P-1]
+			_ = w[(ch+planes)*9-1]
+			if bias != nil {
+				_ = bias[ch+planes-1]
 			}
 			kernel(&a)
 			p += planes

@@ -78,8 +78,8 @@ func pool2DAVX512Planes(g *geom3, a *poolAttrs) func(src, dst []float32, planes 
 			H: g.in[1], RowBytes: 4 * g.in[2], OH: OH, OW: OW, KH: g.k[1],
 			SH: g.s[1], PT: g.pb[1], RowOff: 4 * g.pb[2], Chunks: len(masks) / dw3MaskRecord,
 			ChunkIn: 64 * g.s[2], IsMax: isMax, Start: start,
-			PFDist: max(dw3PrefetchDistance, 4*4*g.in[2]), PFLen: 4 * g.s[1] * g.in[2],
 		}
+		args.PFDist, args.PFLen = g.rowPrefetch()
 		_ = src[planes*inP-1]
 		_ = dst[planes*P-1]
 		pool2AVX512(&args)

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math"
 	"unsafe"
 )
 
@@ -14,7 +13,7 @@ func clampRowAVX(n int, y, res *float32, bias, lo, hi float32)
 // only for lo = -0 or hi = +0, so those bounds stay scalar.
 func clampRow(row, res []float32, bias, lo, hi float32) {
 	v := 0
-	if hasFMA && !(lo == 0 && math.Signbit(float64(lo))) && !(hi == 0 && !math.Signbit(float64(hi))) {
+	if hasFMA && vectorClampExact(lo, hi) {
 		v = len(row) &^ 7
 		var rp *float32
 		if res != nil {

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"math"
 	"unsafe"
 )
 
@@ -9,10 +8,9 @@ import (
 func clampTileAVX512(rows, cols int, y *float32, ld int, bias, res *float32, lo, hi float32)
 
 // canClampTile reports that clampTile matches clampRow for these bounds:
-// it needs AVX-512, and like clampRowAVX it would order a -0 lower or +0
-// upper bound against an equal zero differently from Go's max and min.
+// it needs AVX-512 and bounds vectorClampExact accepts.
 func canClampTile(lo, hi float32) bool {
-	return useAVX512 && !(lo == 0 && math.Signbit(float64(lo))) && !(hi == 0 && !math.Signbit(float64(hi)))
+	return useAVX512 && vectorClampExact(lo, hi)
 }
 
 // clampTile is clampRow on rows [0, rows), columns [0, cols) of y (row
