@@ -432,8 +432,8 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 				x.release(c)
 			}
 		} else {
-			// Large GEMMs: gonum parallelizes them itself; im2col is split
-			// across workers here.
+			// Large GEMMs: split into slabs across workers (gemmSlabs);
+			// an unpacked im2col is split across workers here.
 			var col []float32
 			if !pointwise && pre == nil {
 				col = x.scratch(kc * P)
@@ -448,14 +448,14 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 					cb := channelBias(bias, gr*coutg)
 					strips := epg.onTiles(yg, P, cb)
 					gemmSlabs(coutg, P, kc, func(i, mb, j, nb int) {
-						if strips == nil {
-							convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, nil)
-							epg.apply(yg, P, cb, i, i+mb, j, j+nb)
-							return
+						var done func(ti, tmb, tj, tnb int)
+						if strips != nil {
+							done = func(ti, tmb, tj, tnb int) { strips(i+ti, tmb, j+tj, tnb) }
 						}
-						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, func(ti, tmb, tj, tnb int) {
-							strips(i+ti, tmb, j+tj, tnb)
-						})
+						convGemmPacked(g, pre[gr], i, mb, xg, j, nb, yg[i*P+j:], P, done)
+						if strips == nil {
+							epg.apply(yg, P, cb, i, i+mb, j, j+nb)
+						}
 					})
 					continue
 				}
