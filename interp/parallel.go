@@ -2,7 +2,7 @@ package interp
 
 import (
 	"runtime"
-	"sync"
+	"sync/atomic"
 )
 
 // parallelFor splits [0, n) into contiguous chunks, one per worker, when
@@ -14,19 +14,7 @@ func parallelFor(n int, cost int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for k := 0; k < w; k++ {
-		lo, hi := n*k/w, n*(k+1)/w
-		if lo == hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
+	runParts(w, func(k int) { f(n*k/w, n*(k+1)/w) })
 }
 
 // parallelTasks runs f(worker, task) for every task in [0, n), with tasks
@@ -39,28 +27,16 @@ func parallelTasks(n, w int, f func(worker, task int)) {
 		}
 		return
 	}
-	var (
-		mu   sync.Mutex
-		next int
-		wg   sync.WaitGroup
-	)
-	for k := 0; k < w; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				t := next
-				next++
-				mu.Unlock()
-				if t >= n {
-					return
-				}
-				f(k, t)
+	var next atomic.Int64
+	runParts(w, func(k int) {
+		for {
+			t := int(next.Add(1) - 1)
+			if t >= n {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			f(k, t)
+		}
+	})
 }
 
 // workersFor is how many goroutines n items of the given cost deserve.

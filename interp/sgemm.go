@@ -77,27 +77,13 @@ func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 		f(0, m, 0, n)
 		return
 	}
-	var wg sync.WaitGroup
 	if n >= m {
 		step := (n + w*gemmNR - 1) / (w * gemmNR) * gemmNR
-		for j := 0; j < n; j += step {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				f(0, m, j, min(step, n-j))
-			}()
-		}
+		runParts((n+step-1)/step, func(p int) { f(0, m, p*step, min(step, n-p*step)) })
 	} else {
 		step := (m + w*gemmMR - 1) / (w * gemmMR) * gemmMR
-		for i := 0; i < m; i += step {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				f(i, min(step, m-i), 0, n)
-			}()
-		}
+		runParts((m+step-1)/step, func(p int) { f(p*step, min(step, m-p*step), 0, n) })
 	}
-	wg.Wait()
 }
 
 // gemmSerial is gemm on the calling goroutine only (for callers that
