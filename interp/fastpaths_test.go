@@ -5,6 +5,7 @@ package interp
 import (
 	"math"
 	"math/rand"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -360,4 +361,38 @@ func TestAttentionMatchesDefinition(t *testing.T) {
 		}
 	}
 	assertClose(t, "attention", got, want, 1e-5)
+}
+
+// Recurrent units split between cores give the same bits as one core:
+// each unit's activations are its own.
+func TestRecurrentUnitsSplitAcrossCores(t *testing.T) {
+	const seq, batch, in, hidden = 3, 1, 7, 300
+	for _, c := range []struct {
+		op    canon.RecurrentOp
+		gates int64
+	}{{&canon.LSTM{}, 4}, {&canon.GRU{}, 3}, {&canon.GRU{LinearBeforeReset: true}, 3}} {
+		r := c.op.Rec()
+		r.HiddenSize = hidden
+		r.Activations = canon.DefaultActivations(c.op, 1)
+		nb := newNetBuilder("x", seq, batch, in)
+		w := nb.weight(0.3, 1, c.gates*hidden, in)
+		rw := nb.weight(0.1, 1, c.gates*hidden, hidden)
+		bias := nb.weight(0.3, 1, 2*c.gates*hidden)
+		g := nb.finish(t, nb.node(c.op, "x", w, rw, bias))
+		x := randTensor(rand.New(rand.NewSource(9)), "x", seq, batch, in)
+		run := func(procs int) []float32 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			res, err := Run(g, map[string]*canon.Tensor{"x": x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return floats(t, res[g.Outputs[0].Name])
+		}
+		one, two := run(1), run(2)
+		for i := range one {
+			if math.Float32bits(one[i]) != math.Float32bits(two[i]) {
+				t.Fatalf("%s: element %d is %v on one core, %v on two", c.op.Kind(), i, one[i], two[i])
+			}
+		}
+	}
 }

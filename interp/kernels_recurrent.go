@@ -187,6 +187,10 @@ func (k *recurrentRun) clip(v float64) float64 {
 	return v
 }
 
+// activationCost is an activation's work for parallelFor: an exponential
+// costs about as much as a hundred multiply-adds.
+const activationCost = 100
+
 func (k *recurrentRun) act(d, slot int, v float64) float64 {
 	return k.rec.Activations[d*k.op.ActivationSlots()+slot].Apply(v)
 }
@@ -262,22 +266,25 @@ func (k *recurrentRun) lstmStep(d int) {
 		}
 		return float64(k.p[d*3*H+g*H+j])
 	}
-	for j := 0; j < H; j++ {
-		pre := func(g int) float64 { return k.gw[g*H+j] + k.gr[g*H+j] }
-		c := k.cPrev[j]
-		i := k.act(d, 0, k.clip(pre(0)+peep(0, j)*c))
-		var f float64
-		if k.lstm.InputForget {
-			f = 1 - i
-		} else {
-			f = k.act(d, 0, k.clip(pre(2)+peep(2, j)*c))
+	// Units are independent: split them between cores like the products.
+	parallelFor(H, 5*activationCost, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			pre := func(g int) float64 { return k.gw[g*H+j] + k.gr[g*H+j] }
+			c := k.cPrev[j]
+			i := k.act(d, 0, k.clip(pre(0)+peep(0, j)*c))
+			var f float64
+			if k.lstm.InputForget {
+				f = 1 - i
+			} else {
+				f = k.act(d, 0, k.clip(pre(2)+peep(2, j)*c))
+			}
+			cell := k.act(d, 1, k.clip(pre(3)))
+			c = f*c + i*cell
+			o := k.act(d, 0, k.clip(pre(1)+peep(1, j)*c))
+			k.cPrev[j] = c
+			k.t[j] = o * k.act(d, 2, c)
 		}
-		cell := k.act(d, 1, k.clip(pre(3)))
-		c = f*c + i*cell
-		o := k.act(d, 0, k.clip(pre(1)+peep(1, j)*c))
-		k.cPrev[j] = c
-		k.t[j] = o * k.act(d, 2, c)
-	}
+	})
 	copy(k.hPrev, k.t)
 }
 
@@ -287,26 +294,34 @@ func (k *recurrentRun) lstmStep(d int) {
 func (k *recurrentRun) gruStep(d int, r []float32) {
 	H := k.hid
 	z, rg, hh := k.t, k.rg, k.hh
-	for j := 0; j < H; j++ {
-		z[j] = k.act(d, 0, k.clip(k.gw[j]+k.gr[j]))
-		rg[j] = k.act(d, 0, k.clip(k.gw[H+j]+k.gr[H+j]))
-	}
+	parallelFor(H, 2*activationCost, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			z[j] = k.act(d, 0, k.clip(k.gw[j]+k.gr[j]))
+			rg[j] = k.act(d, 0, k.clip(k.gw[H+j]+k.gr[H+j]))
+		}
+	})
 	if !k.gru.LinearBeforeReset {
 		for i, v := range k.hPrev {
 			k.h32[i] = float32(rg[i] * v) // r ⊙ H
 		}
 	}
-	for j := 0; j < H; j++ {
-		if k.gru.LinearBeforeReset {
-			hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+rg[j]*k.gr[2*H+j]))
-			continue
-		}
-		s := float64(recurrentDot(k.h32, r[(2*H+j)*H:(2*H+j+1)*H]))
-		if k.b != nil {
-			s += float64(k.b[d*2*3*H+3*H+2*H+j])
-		}
-		hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+s))
+	cost := activationCost
+	if !k.gru.LinearBeforeReset {
+		cost += 2 * H
 	}
+	parallelFor(H, cost, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			if k.gru.LinearBeforeReset {
+				hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+rg[j]*k.gr[2*H+j]))
+				continue
+			}
+			s := float64(recurrentDot(k.h32, r[(2*H+j)*H:(2*H+j+1)*H]))
+			if k.b != nil {
+				s += float64(k.b[d*2*3*H+3*H+2*H+j])
+			}
+			hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+s))
+		}
+	})
 	for j := 0; j < H; j++ {
 		k.hPrev[j] = (1-z[j])*hh[j] + z[j]*k.hPrev[j]
 	}
