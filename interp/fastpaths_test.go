@@ -182,14 +182,8 @@ func TestRecurrentVectorProducts(t *testing.T) {
 			gates int64
 		}{{&canon.LSTM{}, 4}, {&canon.GRU{}, 3}, {&canon.GRU{LinearBeforeReset: true}, 3}} {
 			const seq, batch, in = 5, 2, 11
-			r := c.op.Rec()
-			r.HiddenSize, r.Direction = hidden, canon.Bidirectional
-			r.Activations = canon.DefaultActivations(c.op, 2)
-			nb := newNetBuilder("x", seq, batch, in)
-			w := nb.weight(0.3, 2, c.gates*hidden, in)
-			rw := nb.weight(0.3, 2, c.gates*hidden, hidden)
-			bias := nb.weight(0.3, 2, 2*c.gates*hidden)
-			g := nb.finish(t, nb.node(c.op, "x", w, rw, bias))
+			c.op.Rec().Direction = canon.Bidirectional
+			g := recurrentGraph(t, c.op, c.gates, hidden, 0.3, seq, batch, in)
 			x := randTensor(rand.New(rand.NewSource(6)), "x", seq, batch, in)
 			run := func() []float32 {
 				res, err := Run(g, map[string]*canon.Tensor{"x": x})
@@ -371,14 +365,7 @@ func TestRecurrentUnitsSplitAcrossCores(t *testing.T) {
 		op    canon.RecurrentOp
 		gates int64
 	}{{&canon.LSTM{}, 4}, {&canon.GRU{}, 3}, {&canon.GRU{LinearBeforeReset: true}, 3}} {
-		r := c.op.Rec()
-		r.HiddenSize = hidden
-		r.Activations = canon.DefaultActivations(c.op, 1)
-		nb := newNetBuilder("x", seq, batch, in)
-		w := nb.weight(0.3, 1, c.gates*hidden, in)
-		rw := nb.weight(0.1, 1, c.gates*hidden, hidden)
-		bias := nb.weight(0.3, 1, 2*c.gates*hidden)
-		g := nb.finish(t, nb.node(c.op, "x", w, rw, bias))
+		g := recurrentGraph(t, c.op, c.gates, hidden, 0.1, seq, batch, in)
 		x := randTensor(rand.New(rand.NewSource(9)), "x", seq, batch, in)
 		run := func(procs int) []float32 {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -395,4 +382,20 @@ func TestRecurrentUnitsSplitAcrossCores(t *testing.T) {
 			}
 		}
 	}
+}
+
+// recurrentGraph is op (its direction already set) over an input x of
+// shape [seq, batch, in], with random W, R (scaled by rScale) and B.
+func recurrentGraph(t *testing.T, op canon.RecurrentOp, gates, hidden int64, rScale float32, seq, batch, in int) *canon.Graph {
+	t.Helper()
+	r := op.Rec()
+	dirs := r.Direction.NumDirections()
+	r.HiddenSize = hidden
+	r.Activations = canon.DefaultActivations(op, dirs)
+	nb := newNetBuilder("x", int64(seq), int64(batch), int64(in))
+	d := int64(dirs)
+	w := nb.weight(0.3, d, gates*hidden, int64(in))
+	rw := nb.weight(rScale, d, gates*hidden, hidden)
+	bias := nb.weight(0.3, d, 2*gates*hidden)
+	return nb.finish(t, nb.node(op, "x", w, rw, bias))
 }
