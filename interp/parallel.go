@@ -7,7 +7,7 @@ import (
 
 // parallelFor splits [0, n) into contiguous chunks, one per worker, when
 // the work (n items of about cost flops each) is large enough to pay for
-// goroutines.
+// handing parts to other cores (runParts).
 func parallelFor(n int, cost int, f func(lo, hi int)) {
 	w := workersFor(n, cost)
 	if w <= 1 {
@@ -39,9 +39,9 @@ func parallelTasks(n, w int, f func(worker, task int)) {
 	})
 }
 
-// workersFor is how many goroutines n items of the given cost deserve.
+// workersFor is how many workers n items of the given cost deserve.
 func workersFor(n, cost int) int {
-	const minWork = 1 << 15 // below this, goroutine start-up dominates
+	const minWork = 1 << 15 // below this, handing a part over costs more than it saves
 	w := runtime.GOMAXPROCS(0)
 	if total := n * max(cost, 1); total < minWork*2 {
 		return 1
