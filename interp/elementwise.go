@@ -380,8 +380,8 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = max(v, 0)
 		}
 	case uSigmoid:
-		for i, v := range s {
-			d[i] = float32(1 / (1 + math.Exp(-float64(v))))
+		for i := sigmoidVector(d, s); i < len(d); i++ {
+			d[i] = float32(1 / (1 + math.Exp(-float64(s[i]))))
 		}
 	case uTanh:
 		for i, v := range s {
@@ -430,12 +430,12 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = op.b * elu(v, op.a)
 		}
 	case uGelu:
-		for i, v := range s {
-			d[i] = gelu32(v)
+		for i := gelu32Vector(d, s); i < len(d); i++ {
+			d[i] = gelu32(s[i])
 		}
 	case uGeluTanh:
-		for i, v := range s {
-			d[i] = float32(geluTanh(float64(v)))
+		for i := geluTanhVector(d, s); i < len(d); i++ {
+			d[i] = float32(geluTanh(float64(s[i])))
 		}
 	}
 }
@@ -558,6 +558,16 @@ func runSoftmax(x *exec, op *canon.Softmax) error {
 // softmaxStrided writes the softmax of the n values of src at base,
 // base+stride, ... to the same places of dst (which may be src).
 func softmaxStrided(dst, src []float32, base, n, stride int) {
+	if stride == 1 && softmaxRowVector(dst[base:base+n], src[base:base+n]) {
+		return
+	}
+	softmaxStridedGo(dst, src, base, n, stride)
+}
+
+// softmaxStridedGo is softmaxStrided's scalar loop, the reference for its
+// vector kernel: the maximum, then exp(x - max) in float64 added in order,
+// then each scaled by 1/sum.
+func softmaxStridedGo(dst, src []float32, base, n, stride int) {
 	m := float32(math.Inf(-1))
 	for k := 0; k < n; k++ {
 		m = max(m, src[base+k*stride])

@@ -1,0 +1,228 @@
+package interp
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+func needAVX512(t testing.TB) {
+	if !useAVX512 {
+		t.Skip("skipping: no AVX-512 on this machine (or MODELBRIDGE_NO_AVX512 is set)")
+	}
+}
+
+// expSpecials are inputs at the edges of math.Exp's ranges: zeros, the
+// overflow and subnormal thresholds, infinities and NaNs.
+func expSpecials() []float64 {
+	s := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 1e-300, -1e-300, 5e-324,
+		709.78, 709.782712893384, math.Nextafter(709.782712893384, 1000), 709.5, 709.43, 709.44,
+		-708.39, -708.4, -709, -720, -744.4, -745.1, -745.13, -745.2, -746, -800, -1e5, 1e5, -1e300, 1e300,
+		88.72, 88.73, -87.3, -103.2, -103.3, -103.97, -104, -104.5, -105,
+		math.Inf(1), math.Inf(-1), math.NaN(), math.Float64frombits(0xfff8000000000123), math.Float64frombits(0x7ff4000000000001)}
+	for k := -1080; k <= 1030; k++ {
+		x := float64(k) * math.Ln2
+		s = append(s, x, math.Nextafter(x, 0), math.Nextafter(x, 2*x+1), x+math.Ln2/2, x-math.Ln2/2)
+	}
+	return s
+}
+
+// checkExp64 compares expVector with math.Exp bit for bit on xs.
+func checkExp64(t *testing.T, xs []float64) {
+	t.Helper()
+	got := make([]float64, len(xs))
+	n := expVector(got, xs)
+	if n != len(xs)&^7 {
+		t.Fatalf("expVector computed %d of %d", n, len(xs))
+	}
+	bad := 0
+	for i, x := range xs[:n] {
+		if want := math.Exp(x); math.Float64bits(got[i]) != math.Float64bits(want) {
+			if bad++; bad <= 5 {
+				t.Errorf("exp(%v [%#x]) = %v [%#x], math.Exp gives %v [%#x]", x, math.Float64bits(x), got[i], math.Float64bits(got[i]), want, math.Float64bits(want))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d of %d differ", bad, n)
+	}
+}
+
+// TestExpAVX512MatchesMathExp: the float64 lanes equal math.Exp bit for
+// bit on the edges of its ranges and on millions of random inputs over
+// [-760, 720] (with subnormal, overflowing and zero results), around 0 and
+// over all float64 bit patterns (NaNs and huge magnitudes).
+func TestExpAVX512MatchesMathExp(t *testing.T) {
+	needAVX512(t)
+	checkExp64(t, expSpecials())
+	rng := rand.New(rand.NewSource(1))
+	const batch = 1 << 20
+	xs := make([]float64, batch)
+	rounds := 6
+	if testing.Short() {
+		rounds = 1
+	}
+	for r := 0; r < rounds; r++ {
+		for i := range xs {
+			switch i % 4 {
+			case 0, 1:
+				xs[i] = rng.Float64()*1480 - 760
+			case 2:
+				xs[i] = (rng.Float64()*2 - 1) * math.Pow(2, float64(rng.Intn(40)-30))
+			default:
+				xs[i] = math.Float64frombits(rng.Uint64())
+			}
+		}
+		checkExp64(t, xs)
+	}
+}
+
+// float32Bits compares float32 results: bit for bit.
+func sameFloat32s(t *testing.T, what string, in, got, want []float32) {
+	t.Helper()
+	bad := 0
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			if bad++; bad <= 5 {
+				t.Errorf("%s(%v [%#x]) = %v [%#x], the scalar loop gives %v [%#x]", what, in[i], math.Float32bits(in[i]),
+					got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%s: %d of %d differ", what, bad, len(want))
+	}
+}
+
+// float32Inputs returns n float32 inputs: a mix of the specials, uniform
+// values over ±span, small magnitudes and random bit patterns.
+func float32Inputs(rng *rand.Rand, n int, span float64) []float32 {
+	s := make([]float32, 0, n)
+	for _, x := range expSpecials() {
+		s = append(s, float32(x), float32(-x))
+	}
+	for len(s) < n {
+		switch len(s) % 4 {
+		case 0, 1:
+			s = append(s, float32((rng.Float64()*2-1)*span))
+		case 2:
+			s = append(s, float32((rng.Float64()*2-1)*math.Pow(2, float64(rng.Intn(40)-30))))
+		default:
+			s = append(s, math.Float32frombits(rng.Uint32()))
+		}
+	}
+	return s[:n]
+}
+
+// TestUnaryExpKernelsAVX512: Sigmoid, Gelu and the tanh Gelu through
+// unaryF (vector prefix and scalar tail) equal the scalar loops bit for
+// bit, on millions of inputs and on every tail length.
+func TestUnaryExpKernelsAVX512(t *testing.T) {
+	needAVX512(t)
+	rng := rand.New(rand.NewSource(2))
+	n := 3<<20 + 5
+	if testing.Short() {
+		n = 1<<18 + 5
+	}
+	cases := []struct {
+		name   string
+		fn     unaryFn
+		span   float64
+		scalar func(float32) float32
+	}{
+		{"Sigmoid", uSigmoid, 120, func(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) }},
+		{"Gelu", uGelu, 30, gelu32},
+		{"GeluTanh", uGeluTanh, 30, func(v float32) float32 { return float32(geluTanh(float64(v))) }},
+	}
+	for _, c := range cases {
+		in := float32Inputs(rng, n, c.span)
+		want := make([]float32, n)
+		for i, v := range in {
+			want[i] = c.scalar(v)
+		}
+		got := make([]float32, n)
+		unaryF(unaryOp{fn: c.fn}, got, in)
+		sameFloat32s(t, c.name, in, got, want)
+		for tail := 0; tail < 9; tail++ {
+			got := append([]float32{}, in[:16+tail]...)
+			unaryF(unaryOp{fn: c.fn}, got, got) // in place
+			sameFloat32s(t, c.name, in, got, want[:16+tail])
+		}
+	}
+}
+
+// TestSoftmaxRowAVX512: softmaxRowVector gives softmaxStridedGo's rows bit
+// for bit, in place or not, for rows of every length from 16 to 80 and
+// long ones, over ranges where exponentials underflow, with -Inf, ±0 and
+// ±Inf entries; a NaN sends the row to the scalar loop.
+func TestSoftmaxRowAVX512(t *testing.T) {
+	needAVX512(t)
+	rng := rand.New(rand.NewSource(3))
+	lengths := []int{1000, 1024, 4099}
+	for n := 16; n <= 80; n++ {
+		lengths = append(lengths, n)
+	}
+	specials := []float32{float32(math.Inf(-1)), float32(math.Inf(1)), 0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 3e38, -3e38}
+	rows := 0
+	for _, n := range lengths {
+		for rep := 0; rep < 40; rep++ {
+			span := []float64{1, 10, 100, 1e4}[rep%4]
+			src := make([]float32, n)
+			for i := range src {
+				src[i] = float32((rng.Float64()*2 - 1) * span)
+				if rep%5 == 4 && rng.Intn(8) == 0 {
+					src[i] = specials[rng.Intn(len(specials))]
+				}
+			}
+			want := make([]float32, n)
+			softmaxStridedGo(want, src, 0, n, 1)
+			got := make([]float32, n)
+			if !softmaxRowVector(got, src) {
+				t.Fatalf("softmaxRowVector declined a row of %d without NaN", n)
+			}
+			sameFloat32s(t, "softmax", src, got, want)
+			inPlace := append([]float32{}, src...)
+			softmaxRowVector(inPlace, inPlace)
+			sameFloat32s(t, "softmax in place", src, inPlace, want)
+			rows++
+		}
+	}
+	withNaN := make([]float32, 40)
+	withNaN[37] = float32(math.NaN())
+	if softmaxRowVector(make([]float32, 40), withNaN) {
+		t.Fatal("softmaxRowVector took a row with a NaN")
+	}
+	withNaN[37], withNaN[3] = 0, float32(math.NaN())
+	if softmaxRowVector(make([]float32, 40), withNaN) {
+		t.Fatal("softmaxRowVector took a row with a NaN")
+	}
+}
+
+// TestSoftmaxExpSumAVX512: the kernel's float64 sum of exponentials equals
+// the scalar loop's bit for bit (the float32 outputs would hide an order
+// of addition that differs in the last float64 bits).
+func TestSoftmaxExpSumAVX512(t *testing.T) {
+	needAVX512(t)
+	rng := rand.New(rand.NewSource(4))
+	for rep := 0; rep < 200; rep++ {
+		n := 8 * (1 + rng.Intn(300))
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = float32(rng.NormFloat64() * 8)
+		}
+		m := float32(rng.NormFloat64() * 8)
+		var want float64
+		wantE := make([]float32, n)
+		for i, v := range src {
+			e := math.Exp(float64(v - m))
+			wantE[i] = float32(e)
+			want += e
+		}
+		got := make([]float32, n)
+		sum := softmaxExpAVX512(n, &got[0], &src[0], m)
+		if math.Float64bits(sum) != math.Float64bits(want) {
+			t.Fatalf("row of %d: sum %v [%#x], the scalar loop's %v [%#x]", n, sum, math.Float64bits(sum), want, math.Float64bits(want))
+		}
+		sameFloat32s(t, "exp(x-m)", src, got, wantE)
+	}
+}

@@ -1,0 +1,11 @@
+//go:build !amd64
+
+package interp
+
+// The exponential kernels have no vector code here: they compute nothing.
+
+func expVector(dst, src []float64) int         { return 0 }
+func sigmoidVector(d, s []float32) int         { return 0 }
+func gelu32Vector(d, s []float32) int          { return 0 }
+func geluTanhVector(d, s []float32) int        { return 0 }
+func softmaxRowVector(dst, src []float32) bool { return false }
