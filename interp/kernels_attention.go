@@ -273,10 +273,15 @@ func softmaxRow(row []float64) {
 	for _, s := range row {
 		m = math.Max(m, s)
 	}
+	for j := range row {
+		row[j] -= m
+	}
+	// expVector gives math.Exp bit for bit, a vector at a time.
+	for j := expVector(row, row); j < len(row); j++ {
+		row[j] = math.Exp(row[j])
+	}
 	var sum float64
-	for j, s := range row {
-		e := math.Exp(s - m)
-		row[j] = e
+	for _, e := range row {
 		sum += e
 	}
 	for j := range row {
