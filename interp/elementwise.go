@@ -546,6 +546,10 @@ func runSoftmax(x *exec, op *canon.Softmax) error {
 	}
 	// Rows along the axis are independent: split them between cores.
 	parallelFor(outer*inner, 16*n, func(lo, hi int) {
+		if inner == 1 {
+			softmaxRows(out.f[lo*n:hi*n], in.f[lo*n:hi*n], n)
+			return
+		}
 		for r := lo; r < hi; r++ {
 			o, j := r/max(inner, 1), r%max(inner, 1)
 			softmaxStrided(out.f, in.f, o*n*inner+j, n, inner)
@@ -553,6 +557,23 @@ func runSoftmax(x *exec, op *canon.Softmax) error {
 	})
 	x.set(0, out)
 	return nil
+}
+
+// softmaxRows writes the softmax of each run of n values of src to dst
+// (which may be src), four rows at a time where a vector kernel takes them.
+func softmaxRows(dst, src []float32, n int) {
+	rows := len(src) / max(n, 1)
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		if !softmax4RowsVector(dst[r*n:(r+4)*n], src[r*n:(r+4)*n]) {
+			for k := r; k < r+4; k++ {
+				softmaxStrided(dst, src, k*n, n, 1)
+			}
+		}
+	}
+	for ; r < rows; r++ {
+		softmaxStrided(dst, src, r*n, n, 1)
+	}
 }
 
 // softmaxStrided writes the softmax of the n values of src at base,

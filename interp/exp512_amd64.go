@@ -15,6 +15,9 @@ func maxRowAVX512(n int, src *float32) (m float32, nan bool)
 func softmaxExpAVX512(n int, dst, src *float32, m float32) float64
 
 //go:noescape
+func softmaxExp4AVX512(n, ld int, dst, src *float32, m *[4]float32, sums *[4]float64)
+
+//go:noescape
 func scaleRowAVX512(n int, dst *float32, s float64)
 
 //go:noescape
@@ -82,27 +85,63 @@ func softmaxRowVector(dst, src []float32) bool {
 	if !useAVX512 || n < 16 || len(dst) < n {
 		return false
 	}
-	dst = dst[:n]
-	v16 := n &^ 15
+	m, ok := rowMaxVector(src)
+	if !ok {
+		return false
+	}
+	v := n &^ 7
+	sum := softmaxExpAVX512(v, unsafe.SliceData(dst), unsafe.SliceData(src), m)
+	finishSoftmaxRow(dst[:n], src, v, m, sum)
+	return true
+}
+
+// softmax4RowsVector is softmaxRowVector on the four rows that src and dst
+// hold, their additions overlapping; it declines all four if one has a NaN.
+func softmax4RowsVector(dst, src []float32) bool {
+	n := len(src) / 4
+	if !useAVX512 || n < 16 || len(src) != 4*n || len(dst) != len(src) {
+		return false
+	}
+	var m [4]float32
+	for r := range m {
+		var ok bool
+		if m[r], ok = rowMaxVector(src[r*n : (r+1)*n]); !ok {
+			return false
+		}
+	}
+	v := n &^ 7
+	var sums [4]float64
+	softmaxExp4AVX512(v, n, unsafe.SliceData(dst), unsafe.SliceData(src), &m, &sums)
+	for r := range m {
+		finishSoftmaxRow(dst[r*n:(r+1)*n], src[r*n:(r+1)*n], v, m[r], sums[r])
+	}
+	return true
+}
+
+// rowMaxVector returns the maximum of src (at least 16 values) as the
+// scalar loop finds it, but for the sign of a zero maximum, which no
+// difference x - max shows; ok is false if src holds a NaN.
+func rowMaxVector(src []float32) (m float32, ok bool) {
+	v16 := len(src) &^ 15
 	m, nan := maxRowAVX512(v16, unsafe.SliceData(src))
 	for _, x := range src[v16:] {
 		nan = nan || x != x
 		m = max(m, x)
 	}
-	if nan {
-		return false
-	}
-	v := n &^ 7
-	sum := softmaxExpAVX512(v, unsafe.SliceData(dst), unsafe.SliceData(src), m)
-	for k := v; k < n; k++ {
+	return m, !nan
+}
+
+// finishSoftmaxRow adds the exponentials of src[v:] to the kernel's sum of
+// the first v, in order, and scales the row by 1/sum.
+func finishSoftmaxRow(dst, src []float32, v int, m float32, sum float64) {
+	for k := v; k < len(dst); k++ {
 		e := math.Exp(float64(src[k] - m))
 		dst[k] = float32(e)
 		sum += e
 	}
 	inv := 1 / sum
 	scaleRowAVX512(v, unsafe.SliceData(dst), inv)
-	for k := v; k < n; k++ {
+	for k := v; k < len(dst); k++ {
 		dst[k] = float32(float64(dst[k]) * inv)
 	}
-	return true
 }

@@ -51,7 +51,7 @@ DATA geluc<>+88(SB)/8, $0.044715
 DATA geluc<>+96(SB)/8, $-2.0
 GLOBL geluc<>(SB), RODATA|NOPTR, $104
 
-// EXP_CONSTS loads EXP8's constants: Z16–Z31 and Z8–Z13.
+// EXP_CONSTS loads EXP8's constants: Z16–Z31 and Z8–Z12.
 #define EXP_CONSTS \
 	VBROADCASTSD expc<>+0(SB), Z16 \
 	VBROADCASTSD expc<>+8(SB), Z17 \
@@ -73,8 +73,7 @@ GLOBL geluc<>(SB), RODATA|NOPTR, $104
 	VPBROADCASTQ expc<>+136(SB), Z9 \
 	VPBROADCASTQ expc<>+144(SB), Z10 \
 	VPBROADCASTQ expc<>+152(SB), Z11 \
-	VPBROADCASTQ expc<>+160(SB), Z12 \
-	VPXORQ Z13, Z13, Z13
+	VPBROADCASTQ expc<>+160(SB), Z12
 
 // EXP8 sets Z3 to exp(Z0) lane by lane; it uses Z1, Z2, Z5, Z7 and K1–K5.
 // Lanes: k+1023 in [1, 2046] scale by 2^k; in [-52, 0] by 2^(k+1022)
@@ -114,31 +113,31 @@ GLOBL geluc<>(SB), RODATA|NOPTR, $104
 	VPSLLQ $52, Z5, Z5 \
 	VMULPD Z5, Z3, Z3 \
 	VMULPD Z31, Z3, K1, Z3 \
-	VMOVAPD Z13, K2, Z3 \
+	VPXORQ Z3, Z3, K2, Z3 \
 	VCMPPD $0x1e, Z29, Z0, K4 \
 	KORW K4, K3, K3 \
 	VMOVAPD Z30, K3, Z3 \
 	VCMPPD $3, Z0, Z0, K5 \
 	VMOVAPD Z0, K5, Z3
 
-// HSUM8 adds the eight lanes of Z3 to X15 one after another, lane 0
-// first, as a scalar loop adds them.
-#define HSUM8 \
-	VADDSD X3, X15, X15 \
+// HSUM8 adds the eight lanes of Z3 to acc (an X register) one after
+// another, lane 0 first, as a scalar loop adds them; it uses X4.
+#define HSUM8(acc) \
+	VADDSD X3, acc, acc \
 	VPERMILPD $1, X3, X4 \
-	VADDSD X4, X15, X15 \
+	VADDSD X4, acc, acc \
 	VEXTRACTF32X4 $1, Z3, X4 \
-	VADDSD X4, X15, X15 \
+	VADDSD X4, acc, acc \
 	VPERMILPD $1, X4, X4 \
-	VADDSD X4, X15, X15 \
+	VADDSD X4, acc, acc \
 	VEXTRACTF32X4 $2, Z3, X4 \
-	VADDSD X4, X15, X15 \
+	VADDSD X4, acc, acc \
 	VPERMILPD $1, X4, X4 \
-	VADDSD X4, X15, X15 \
+	VADDSD X4, acc, acc \
 	VEXTRACTF32X4 $3, Z3, X4 \
-	VADDSD X4, X15, X15 \
+	VADDSD X4, acc, acc \
 	VPERMILPD $1, X4, X4 \
-	VADDSD X4, X15, X15
+	VADDSD X4, acc, acc
 
 // func expF64AVX512(n int, dst, src *float64)
 // dst[i] = math.Exp(src[i]) for i in [0, n), n a multiple of 8.
@@ -218,7 +217,7 @@ sxloop:
 	EXP8
 	VCVTPD2PS Z3, Y6
 	VMOVUPS Y6, 0(DI)
-	HSUM8
+	HSUM8(X15)
 	ADDQ $32, SI
 	ADDQ $32, DI
 	DECQ CX
@@ -326,6 +325,7 @@ geloop:
 	EXP8
 	// r = t·exp(...), 2 - r where x > 0; the result (0.5·x)·r
 	VMULPD Z14, Z3, Z3
+	VPXORQ Z13, Z13, Z13
 	VCMPPD $0x1e, Z13, Z4, K1
 	VSUBPD Z3, Z28, K1, Z3
 	VMULPD Z26, Z4, Z4
@@ -376,5 +376,56 @@ gtloop:
 	JNE gtloop
 
 gtdone:
+	VZEROUPPER
+	RET
+
+// SOFTMAX_EXP8 is softmaxExpAVX512's step for the 8 values at src, into
+// dst, with the row maximum at m and the sum in acc.
+#define SOFTMAX_EXP8(src, dst, m, acc) \
+	VBROADCASTSS m, Y0 \
+	VMOVUPS src, Y1 \
+	VSUBPS Y0, Y1, Y0 \
+	VCVTPS2PD Y0, Z0 \
+	EXP8 \
+	VCVTPD2PS Z3, Y4 \
+	VMOVUPS Y4, dst \
+	HSUM8(acc)
+
+// func softmaxExp4AVX512(n, ld int, dst, src *float32, m *[4]float32, sums *[4]float64)
+// softmaxExpAVX512 on four rows ld elements apart at once, row r's
+// maximum in m[r] and its sum into sums[r]: the four rows' additions,
+// each in its row's order, overlap.
+TEXT ·softmaxExp4AVX512(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ ld+8(FP), R8
+	MOVQ dst+16(FP), DI
+	MOVQ src+24(FP), SI
+	MOVQ m+32(FP), AX
+	MOVQ sums+40(FP), BX
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	EXP_CONSTS
+	VXORPD X6, X6, X6
+	VXORPD X13, X13, X13
+	VXORPD X14, X14, X14
+	VXORPD X15, X15, X15
+	SHRQ $3, CX
+	JEQ s4done
+
+s4loop:
+	SOFTMAX_EXP8(0(SI), 0(DI), 0(AX), X6)
+	SOFTMAX_EXP8((SI)(R8*1), (DI)(R8*1), 4(AX), X13)
+	SOFTMAX_EXP8((SI)(R8*2), (DI)(R8*2), 8(AX), X14)
+	SOFTMAX_EXP8((SI)(R9*1), (DI)(R9*1), 12(AX), X15)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE s4loop
+
+s4done:
+	VMOVSD X6, 0(BX)
+	VMOVSD X13, 8(BX)
+	VMOVSD X14, 16(BX)
+	VMOVSD X15, 24(BX)
 	VZEROUPPER
 	RET

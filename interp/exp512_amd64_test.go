@@ -226,6 +226,56 @@ func TestSoftmaxExpSumAVX512(t *testing.T) {
 			t.Fatalf("row of %d: sum %v [%#x], the scalar loop's %v [%#x]", n, sum, math.Float64bits(sum), want, math.Float64bits(want))
 		}
 		sameFloat32s(t, "exp(x-m)", src, got, wantE)
+		// The same row as the third of four (ld = n + 8), the others
+		// shifted copies of it.
+		ld := n + 8
+		src4 := make([]float32, 4*ld)
+		for r := 0; r < 4; r++ {
+			copy(src4[r*ld+r:], src)
+		}
+		copy(src4[2*ld:2*ld+n], src)
+		got4 := make([]float32, 4*ld)
+		var sums [4]float64
+		softmaxExp4AVX512(n, ld, &got4[0], &src4[0], &[4]float32{0, 1, m, 3}, &sums)
+		if math.Float64bits(sums[2]) != math.Float64bits(want) {
+			t.Fatalf("row of %d in four: sum %v [%#x], the scalar loop's %v [%#x]", n, sums[2], math.Float64bits(sums[2]), want, math.Float64bits(want))
+		}
+		sameFloat32s(t, "exp(x-m) in four rows", src, got4[2*ld:2*ld+n], wantE)
+		for r := 0; r < 4; r += 3 {
+			var w float64
+			for _, v := range src4[r*ld : r*ld+n] {
+				w += math.Exp(float64(v - float32(r)))
+			}
+			if math.Float64bits(sums[r]) != math.Float64bits(w) {
+				t.Fatalf("row %d of four: sum %v, the scalar loop's %v", r, sums[r], w)
+			}
+		}
+	}
+}
+
+// TestSoftmaxRowsAVX512: softmaxRows, four rows at a time with the odd
+// ones and the groups holding a NaN left to the scalar loop, gives
+// softmaxStridedGo's rows bit for bit.
+func TestSoftmaxRowsAVX512(t *testing.T) {
+	needAVX512(t)
+	rng := rand.New(rand.NewSource(7))
+	for _, n := range []int{16, 21, 128, 131} {
+		for _, rows := range []int{1, 4, 7, 13} {
+			src := make([]float32, rows*n)
+			for i := range src {
+				src[i] = float32(rng.NormFloat64() * 10)
+			}
+			if rows > 4 {
+				src[5*n+3] = float32(math.NaN())
+			}
+			want := make([]float32, len(src))
+			for r := 0; r < rows; r++ {
+				softmaxStridedGo(want, src, r*n, n, 1)
+			}
+			got := append([]float32{}, src...)
+			softmaxRows(got, got, n)
+			sameFloat32s(t, "softmaxRows", src, got, want)
+		}
 	}
 }
 
@@ -328,11 +378,7 @@ func BenchmarkExpKernels(b *testing.B) {
 			})
 		}
 		b.Run("softmax128/"+name, func(b *testing.B) {
-			perElement(b, func() {
-				for r := 0; r < n; r += 128 {
-					softmaxStrided(out, in, r, 128, 1)
-				}
-			})
+			perElement(b, func() { softmaxRows(out, in, 128) })
 		})
 	}
 }
