@@ -18,6 +18,12 @@ func softmaxExpAVX512(n int, dst, src *float32, m float32) float64
 func softmaxExp4AVX512(n, ld int, dst, src *float32, m *[4]float32, sums *[4]float64)
 
 //go:noescape
+func sigmoid64AVX512(n int, dst, src *float64)
+
+//go:noescape
+func tanh64AVX512(n int, dst, src *float64)
+
+//go:noescape
 func scaleRowAVX512(n int, dst *float32, s float64)
 
 //go:noescape
@@ -41,6 +47,26 @@ func expVector(dst, src []float64) int {
 		return 0
 	}
 	expF64AVX512(n, unsafe.SliceData(dst), unsafe.SliceData(src))
+	return n
+}
+
+// sigmoid64Vector sets d[i] = 1 / (1 + math.Exp(-s[i])) on a prefix of d.
+func sigmoid64Vector(d, s []float64) int {
+	n := min(len(d), len(s)) &^ 7
+	if !useAVX512 || n == 0 {
+		return 0
+	}
+	sigmoid64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	return n
+}
+
+// tanh64Vector sets d[i] = math.Tanh(s[i]) on a prefix of d.
+func tanh64Vector(d, s []float64) int {
+	n := min(len(d), len(s)) &^ 7
+	if !useAVX512 || n == 0 {
+		return 0
+	}
+	tanh64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
 	return n
 }
 

@@ -429,3 +429,112 @@ s4done:
 	VMOVSD X15, 24(BX)
 	VZEROUPPER
 	RET
+
+// math.Tanh's constants: its rational function's numerator and
+// denominator from the highest term down, the thresholds, ±1.
+DATA tanhc<>+0(SB)/8, $-9.64399179425052238628e-1
+DATA tanhc<>+8(SB)/8, $-9.92877231001918586564e1
+DATA tanhc<>+16(SB)/8, $-1.61468768441708447952e3
+DATA tanhc<>+24(SB)/8, $1.12811678491632931402e2
+DATA tanhc<>+32(SB)/8, $2.23548839060100448583e3
+DATA tanhc<>+40(SB)/8, $4.84406305325125486048e3
+DATA tanhc<>+48(SB)/8, $44.014845965556527147994 // 0.5·log(2^127)
+DATA tanhc<>+56(SB)/8, $0.625
+GLOBL tanhc<>(SB), RODATA|NOPTR, $64
+
+// func sigmoid64AVX512(n int, dst, src *float64)
+// dst[i] = 1 / (1 + math.Exp(-src[i])) for i in [0, n), n a multiple of
+// 8. dst may be src.
+TEXT ·sigmoid64AVX512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	EXP_CONSTS
+	VPBROADCASTQ expc<>+168(SB), Z14
+	SHRQ $3, CX
+	JEQ s64done
+
+s64loop:
+	VMOVUPD 0(SI), Z0
+	VPXORQ Z14, Z0, Z0
+	EXP8
+	VADDPD Z27, Z3, Z3
+	VDIVPD Z3, Z27, Z3
+	VMOVUPD Z3, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE s64loop
+
+s64done:
+	VZEROUPPER
+	RET
+
+// func tanh64AVX512(n int, dst, src *float64)
+// dst[i] = math.Tanh(src[i]) for i in [0, n), n a multiple of 8, with its
+// three branches as lanes: ±1 above 44.01, 1 - 2/(exp(2|x|)+1) with x's
+// sign from 0.625 up, the rational function below, x itself at ±0.
+// dst may be src.
+TEXT ·tanh64AVX512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	EXP_CONSTS
+	VPBROADCASTQ expc<>+168(SB), Z13
+	SHRQ $3, CX
+	JEQ t64done
+
+t64loop:
+	VMOVUPD 0(SI), Z6
+	VPANDNQ Z6, Z13, Z14
+	// from 0.625 up: 1 - 2/(exp(2z)+1), negated where x < 0
+	VADDPD Z14, Z14, Z0
+	EXP8
+	VADDPD Z27, Z3, Z3
+	VDIVPD Z3, Z28, Z3
+	VSUBPD Z3, Z27, Z15
+	VPXORQ Z4, Z4, Z4
+	VCMPPD $0x11, Z4, Z6, K6
+	VPXORQ Z13, Z15, K6, Z15
+	// below: x + x·s·P(s)/Q(s), s = x·x
+	VMULPD Z6, Z6, Z4
+	VBROADCASTSD tanhc<>+0(SB), Z1
+	VMULPD Z4, Z1, Z1
+	VBROADCASTSD tanhc<>+8(SB), Z2
+	VADDPD Z2, Z1, Z1
+	VMULPD Z4, Z1, Z1
+	VBROADCASTSD tanhc<>+16(SB), Z2
+	VADDPD Z2, Z1, Z1
+	VBROADCASTSD tanhc<>+24(SB), Z2
+	VADDPD Z2, Z4, Z3
+	VMULPD Z4, Z3, Z3
+	VBROADCASTSD tanhc<>+32(SB), Z2
+	VADDPD Z2, Z3, Z3
+	VMULPD Z4, Z3, Z3
+	VBROADCASTSD tanhc<>+40(SB), Z2
+	VADDPD Z2, Z3, Z3
+	VMULPD Z4, Z6, Z4
+	VMULPD Z1, Z4, Z4
+	VDIVPD Z3, Z4, Z4
+	VADDPD Z4, Z6, Z4
+	// pick the branch of each lane
+	VBROADCASTSD tanhc<>+56(SB), Z2
+	VCMPPD $0x1d, Z2, Z14, K1
+	VMOVAPD Z15, K1, Z4
+	VBROADCASTSD tanhc<>+48(SB), Z2
+	VCMPPD $0x1e, Z2, Z14, K2
+	VMOVAPD Z27, Z3
+	VPXORQ Z13, Z3, K6, Z3
+	VMOVAPD Z3, K2, Z4
+	VPXORQ Z2, Z2, Z2
+	VCMPPD $0, Z2, Z6, K3
+	VMOVAPD Z6, K3, Z4
+	VMOVUPD Z4, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE t64loop
+
+t64done:
+	VZEROUPPER
+	RET

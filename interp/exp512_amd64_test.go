@@ -382,3 +382,80 @@ func BenchmarkExpKernels(b *testing.B) {
 		})
 	}
 }
+
+// TestSigmoidTanh64AVX512: the float64 Sigmoid and Tanh lanes equal
+// 1/(1+math.Exp(-x)) and math.Tanh bit for bit, over each of Tanh's
+// branches and their edges, NaNs and infinities included.
+func TestSigmoidTanh64AVX512(t *testing.T) {
+	needAVX512(t)
+	rng := rand.New(rand.NewSource(8))
+	xs := append(expSpecials(), 0.625, math.Nextafter(0.625, 0), -0.625, 44.014845965556527, 44.01484596555653, -44.02, 1e-310, -1e-310)
+	for len(xs) < 1<<21 {
+		switch len(xs) % 3 {
+		case 0:
+			xs = append(xs, rng.NormFloat64()*3)
+		case 1:
+			xs = append(xs, (rng.Float64()*2-1)*math.Pow(2, float64(rng.Intn(60)-50)))
+		default:
+			xs = append(xs, math.Float64frombits(rng.Uint64()))
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		vector func(d, s []float64) int
+		scalar func(float64) float64
+	}{
+		{"sigmoid", sigmoid64Vector, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+		{"tanh", tanh64Vector, math.Tanh},
+	} {
+		got := make([]float64, len(xs))
+		n := c.vector(got, xs)
+		bad := 0
+		for i, x := range xs[:n] {
+			if want := c.scalar(x); math.Float64bits(got[i]) != math.Float64bits(want) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s(%v [%#x]) = %v [%#x], want %v [%#x]", c.name, x, math.Float64bits(x), got[i], math.Float64bits(got[i]), want, math.Float64bits(want))
+				}
+			}
+		}
+		if bad > 0 || n != len(xs)&^7 {
+			t.Fatalf("%s: %d of %d differ", c.name, bad, n)
+		}
+	}
+}
+
+// TestRecurrentActivationsAVX512: LSTM and GRU layers whose Sigmoid and
+// Tanh run a vector at a time give the scalar activations' outputs bit for
+// bit (both directions, a clip, ragged hidden sizes).
+func TestRecurrentActivationsAVX512(t *testing.T) {
+	needAVX512(t)
+	for _, hidden := range []int64{13, 40} {
+		for _, c := range []struct {
+			op    canon.RecurrentOp
+			gates int64
+			clip  float32
+		}{{&canon.LSTM{}, 4, 0}, {&canon.LSTM{}, 4, 0.7}, {&canon.GRU{}, 3, 0}, {&canon.GRU{LinearBeforeReset: true}, 3, 0}} {
+			const seq, batch, in = 5, 2, 11
+			r := c.op.Rec()
+			r.HiddenSize, r.Direction, r.Clip = hidden, canon.Bidirectional, c.clip
+			r.Activations = canon.DefaultActivations(c.op, 2)
+			nb := newNetBuilder("x", seq, batch, in)
+			w := nb.weight(3, 2, c.gates*hidden, in)
+			rw := nb.weight(3, 2, c.gates*hidden, hidden)
+			bias := nb.weight(3, 2, 2*c.gates*hidden)
+			g := nb.finish(t, nb.node(c.op, "x", w, rw, bias))
+			x := randTensor(rand.New(rand.NewSource(6)), "x", seq, batch, in)
+			run := func(vector bool) []float32 {
+				defer func(v bool) { useAVX512 = v }(useAVX512)
+				useAVX512 = vector
+				res, err := Run(g, map[string]*canon.Tensor{"x": x})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return floats(t, res[g.Outputs[0].Name])
+			}
+			got, want := run(true), run(false)
+			sameFloat32s(t, c.op.Kind(), make([]float32, len(want)), got, want)
+		}
+	}
+}
