@@ -24,6 +24,15 @@ func sigmoid64AVX512(n int, dst, src *float64)
 func tanh64AVX512(n int, dst, src *float64)
 
 //go:noescape
+func maxRow64AVX512(n int, src *float64) (m float64, nan bool)
+
+//go:noescape
+func softmaxExp64AVX512(n int, row *float64, m float64) float64
+
+//go:noescape
+func divRow64AVX512(n int, row *float64, s float64)
+
+//go:noescape
 func scaleRowAVX512(n int, dst *float32, s float64)
 
 //go:noescape
@@ -170,4 +179,35 @@ func finishSoftmaxRow(dst, src []float32, v int, m float32, sum float64) {
 	for k := v; k < len(dst); k++ {
 		dst[k] = float32(float64(dst[k]) * inv)
 	}
+}
+
+// softmax64RowVector replaces row by its softmax exactly as softmaxRow's
+// loop does (the same maximum, exponentials, order of addition and
+// divisions). It reports false, having changed nothing, where it does not
+// serve: no AVX-512, a row shorter than 8, or a NaN in the row.
+func softmax64RowVector(row []float64) bool {
+	n := len(row)
+	if !useAVX512 || n < 8 {
+		return false
+	}
+	v := n &^ 7
+	m, nan := maxRow64AVX512(v, unsafe.SliceData(row))
+	for _, s := range row[v:] {
+		nan = nan || s != s
+		m = math.Max(m, s)
+	}
+	if nan {
+		return false
+	}
+	sum := softmaxExp64AVX512(v, unsafe.SliceData(row), m)
+	for j := v; j < n; j++ {
+		e := math.Exp(row[j] - m)
+		row[j] = e
+		sum += e
+	}
+	divRow64AVX512(v, unsafe.SliceData(row), sum)
+	for j := v; j < n; j++ {
+		row[j] /= sum
+	}
+	return true
 }

@@ -538,3 +538,83 @@ t64loop:
 t64done:
 	VZEROUPPER
 	RET
+
+// func maxRow64AVX512(n int, src *float64) (m float64, nan bool)
+// The maximum of src[0:n], n a multiple of 8 and above 0, and whether any
+// of them is NaN (then m is meaningless). A zero maximum may come out with
+// either sign.
+TEXT ·maxRow64AVX512(SB), NOSPLIT, $0-25
+	MOVQ n+0(FP), CX
+	MOVQ src+8(FP), SI
+	SHRQ $3, CX
+	VMOVUPD 0(SI), Z1
+	KXORW K1, K1, K1
+
+max64loop:
+	VMOVUPD 0(SI), Z2
+	VMAXPD Z2, Z1, Z1
+	VCMPPD $3, Z2, Z2, K2
+	KORW K2, K1, K1
+	ADDQ $64, SI
+	DECQ CX
+	JNE max64loop
+
+	VEXTRACTF64X4 $1, Z1, Y2
+	VMAXPD Y2, Y1, Y1
+	VEXTRACTF128 $1, Y1, X2
+	VMAXPD X2, X1, X1
+	VPERMILPD $1, X1, X2
+	VMAXPD X2, X1, X1
+	VMOVSD X1, m+16(FP)
+	KORTESTW K1, K1
+	SETNE nan+24(FP)
+	VZEROUPPER
+	RET
+
+// func softmaxExp64AVX512(n int, row *float64, m float64) float64
+// row[i] = math.Exp(row[i]-m) for i in [0, n), n a multiple of 8, and
+// returns their sum added in order from 0.
+TEXT ·softmaxExp64AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ row+8(FP), DI
+	VBROADCASTSD m+16(FP), Z14
+	EXP_CONSTS
+	VXORPD X15, X15, X15
+	SHRQ $3, CX
+	JEQ sx64done
+
+sx64loop:
+	VMOVUPD 0(DI), Z0
+	VSUBPD Z14, Z0, Z0
+	EXP8
+	VMOVUPD Z3, 0(DI)
+	HSUM8(X15)
+	ADDQ $64, DI
+	DECQ CX
+	JNE sx64loop
+
+sx64done:
+	VMOVSD X15, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func divRow64AVX512(n int, row *float64, s float64)
+// row[i] /= s for i in [0, n), n a multiple of 8.
+TEXT ·divRow64AVX512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ row+8(FP), DI
+	VBROADCASTSD s+16(FP), Z1
+	SHRQ $3, CX
+	JEQ div64done
+
+div64loop:
+	VMOVUPD 0(DI), Z0
+	VDIVPD Z1, Z0, Z0
+	VMOVUPD Z0, 0(DI)
+	ADDQ $64, DI
+	DECQ CX
+	JNE div64loop
+
+div64done:
+	VZEROUPPER
+	RET

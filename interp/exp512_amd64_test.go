@@ -315,21 +315,50 @@ func TestExpOpsAVX512MatchScalar(t *testing.T) {
 		}
 		sameFloat32s(t, c.name, v, run(true), run(false))
 	}
-	row := make([]float64, 203)
-	for i := range row {
-		row[i] = rng.NormFloat64() * 20
+	checkSoftmax64(t, rng)
+}
+
+// checkSoftmax64 compares Attention's softmaxRow with AVX-512 on and off
+// bit for bit (float64 results show any change in the order of the sum):
+// rows of 1 to 40 and 203 values, with -Inf (masked) entries, signed
+// zeros, a NaN, and a row masked everywhere.
+func checkSoftmax64(t *testing.T, rng *rand.Rand) {
+	t.Helper()
+	var rows [][]float64
+	for _, n := range []int{1, 7, 8, 9, 16, 23, 40, 203} {
+		for rep := 0; rep < 3; rep++ {
+			row := make([]float64, n)
+			for i := range row {
+				row[i] = rng.NormFloat64() * 20
+			}
+			switch rep {
+			case 1:
+				row[rng.Intn(n)] = math.Inf(-1)
+				row[rng.Intn(n)] = math.Copysign(0, -1)
+			case 2:
+				row[rng.Intn(n)] = math.NaN()
+			}
+			rows = append(rows, row)
+		}
 	}
-	row[7] = math.Inf(-1)
-	want := append([]float64{}, row...)
-	func() {
-		defer func(v bool) { useAVX512 = v }(useAVX512)
-		useAVX512 = false
-		softmaxRow(want)
-	}()
-	softmaxRow(row)
-	for i := range row {
-		if math.Float64bits(row[i]) != math.Float64bits(want[i]) {
-			t.Fatalf("attention softmax [%d] = %v, scalar %v", i, row[i], want[i])
+	masked := make([]float64, 24)
+	for i := range masked {
+		masked[i] = math.Inf(-1)
+	}
+	rows = append(rows, masked)
+	for _, row := range rows {
+		want := append([]float64{}, row...)
+		func() {
+			defer func(v bool) { useAVX512 = v }(useAVX512)
+			useAVX512 = false
+			softmaxRow(want)
+		}()
+		got := append([]float64{}, row...)
+		softmaxRow(got)
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("attention softmax of %d: [%d] = %v, scalar %v", len(row), i, got[i], want[i])
+			}
 		}
 	}
 }

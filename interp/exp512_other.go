@@ -10,4 +10,5 @@ func tanh64Vector(d, s []float64) int          { return 0 }
 func sigmoidVector(d, s []float32) int         { return 0 }
 func gelu32Vector(d, s []float32) int          { return 0 }
 func geluTanhVector(d, s []float32) int        { return 0 }
+func softmax64RowVector(row []float64) bool    { return false }
 func softmaxRowVector(dst, src []float32) bool { return false }

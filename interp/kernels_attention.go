@@ -269,19 +269,17 @@ func runAttention(x *exec, op *canon.Attention) error {
 // softmaxRow replaces row by its softmax; a row masked everywhere becomes
 // NaN, as exp(-inf - -inf) is in every framework.
 func softmaxRow(row []float64) {
+	if softmax64RowVector(row) {
+		return
+	}
 	m := math.Inf(-1)
 	for _, s := range row {
 		m = math.Max(m, s)
 	}
-	for j := range row {
-		row[j] -= m
-	}
-	// expVector gives math.Exp bit for bit, a vector at a time.
-	for j := expVector(row, row); j < len(row); j++ {
-		row[j] = math.Exp(row[j])
-	}
 	var sum float64
-	for _, e := range row {
+	for j, s := range row {
+		e := math.Exp(s - m)
+		row[j] = e
 		sum += e
 	}
 	for j := range row {
