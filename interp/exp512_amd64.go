@@ -33,6 +33,27 @@ func softmaxExp64AVX512(n int, row *float64, m float64) float64
 func divRow64AVX512(n int, row *float64, s float64)
 
 //go:noescape
+func expF64AVX2(n int, dst, src *float64)
+
+//go:noescape
+func maxRowAVX2(n int, src *float32) (m float32, nan bool)
+
+//go:noescape
+func softmaxExpAVX2(n int, dst, src *float32, m float32) float64
+
+//go:noescape
+func scaleRowAVX2(n int, dst *float32, s float64)
+
+//go:noescape
+func sigmoidAVX2(n int, dst, src *float32)
+
+//go:noescape
+func gelu32AVX2(n int, dst, src *float32)
+
+//go:noescape
+func geluTanhAVX2(n int, dst, src *float32, scale float64)
+
+//go:noescape
 func scaleRowAVX512(n int, dst *float32, s float64)
 
 //go:noescape
@@ -45,17 +66,25 @@ func gelu32AVX512(n int, dst, src *float32)
 func geluTanhAVX512(n int, dst, src *float32, scale float64)
 
 // The kernels below compute exponentials in float64 lanes with math.Exp's
-// own operations (exp512_amd64.s), so they give their scalar loops'
-// results bit for bit. Each computes a prefix of its output, a multiple of
-// 8 elements, and returns its length; the caller finishes the tail.
+// own operations (exp512_amd64.s, and exp2_amd64.s for AVX2 + FMA without
+// AVX-512), so they give their scalar loops' results bit for bit. Each
+// computes a prefix of its output, a multiple of 8 elements, and returns
+// its length; the caller finishes the tail. The AVX2 kernels serve exp,
+// Sigmoid, both Gelus and Softmax one row at a time; four rows at once,
+// the float64 Sigmoid and Tanh and the float64 softmax need AVX-512.
 
 // expVector sets dst[i] = math.Exp(src[i]) on a prefix of dst.
 func expVector(dst, src []float64) int {
 	n := min(len(dst), len(src)) &^ 7
-	if !useAVX512 || n == 0 {
+	switch {
+	case n == 0:
+	case useAVX512:
+		expF64AVX512(n, unsafe.SliceData(dst), unsafe.SliceData(src))
+	case hasFMA:
+		expF64AVX2(n, unsafe.SliceData(dst), unsafe.SliceData(src))
+	default:
 		return 0
 	}
-	expF64AVX512(n, unsafe.SliceData(dst), unsafe.SliceData(src))
 	return n
 }
 
@@ -82,30 +111,45 @@ func tanh64Vector(d, s []float64) int {
 // sigmoidVector is uSigmoid's loop on a prefix of d.
 func sigmoidVector(d, s []float32) int {
 	n := min(len(d), len(s)) &^ 7
-	if !useAVX512 || n == 0 {
+	switch {
+	case n == 0:
+	case useAVX512:
+		sigmoidAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	case hasFMA:
+		sigmoidAVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	default:
 		return 0
 	}
-	sigmoidAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
 	return n
 }
 
 // gelu32Vector is gelu32 on a prefix of d.
 func gelu32Vector(d, s []float32) int {
 	n := min(len(d), len(s)) &^ 7
-	if !useAVX512 || n == 0 {
+	switch {
+	case n == 0:
+	case useAVX512:
+		gelu32AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	case hasFMA:
+		gelu32AVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	default:
 		return 0
 	}
-	gelu32AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
 	return n
 }
 
 // geluTanhVector is float32(geluTanh(float64(v))) on a prefix of d.
 func geluTanhVector(d, s []float32) int {
 	n := min(len(d), len(s)) &^ 7
-	if !useAVX512 || n == 0 {
+	switch {
+	case n == 0:
+	case useAVX512:
+		geluTanhAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s), sqrt2OverPi)
+	case hasFMA:
+		geluTanhAVX2(n, unsafe.SliceData(d), unsafe.SliceData(s), sqrt2OverPi)
+	default:
 		return 0
 	}
-	geluTanhAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s), sqrt2OverPi)
 	return n
 }
 
@@ -117,7 +161,7 @@ func geluTanhVector(d, s []float32) int {
 // scalar loop's maximum decides).
 func softmaxRowVector(dst, src []float32) bool {
 	n := len(src)
-	if !useAVX512 || n < 16 || len(dst) < n {
+	if !(useAVX512 || hasFMA) || n < 16 || len(dst) < n {
 		return false
 	}
 	m, ok := rowMaxVector(src)
@@ -125,7 +169,12 @@ func softmaxRowVector(dst, src []float32) bool {
 		return false
 	}
 	v := n &^ 7
-	sum := softmaxExpAVX512(v, unsafe.SliceData(dst), unsafe.SliceData(src), m)
+	var sum float64
+	if useAVX512 {
+		sum = softmaxExpAVX512(v, unsafe.SliceData(dst), unsafe.SliceData(src), m)
+	} else {
+		sum = softmaxExpAVX2(v, unsafe.SliceData(dst), unsafe.SliceData(src), m)
+	}
 	finishSoftmaxRow(dst[:n], src, v, m, sum)
 	return true
 }
@@ -158,7 +207,12 @@ func softmax4RowsVector(dst, src []float32) bool {
 // difference x - max shows; ok is false if src holds a NaN.
 func rowMaxVector(src []float32) (m float32, ok bool) {
 	v16 := len(src) &^ 15
-	m, nan := maxRowAVX512(v16, unsafe.SliceData(src))
+	var nan bool
+	if useAVX512 {
+		m, nan = maxRowAVX512(v16, unsafe.SliceData(src))
+	} else {
+		m, nan = maxRowAVX2(v16, unsafe.SliceData(src))
+	}
 	for _, x := range src[v16:] {
 		nan = nan || x != x
 		m = max(m, x)
@@ -175,7 +229,11 @@ func finishSoftmaxRow(dst, src []float32, v int, m float32, sum float64) {
 		sum += e
 	}
 	inv := 1 / sum
-	scaleRowAVX512(v, unsafe.SliceData(dst), inv)
+	if useAVX512 {
+		scaleRowAVX512(v, unsafe.SliceData(dst), inv)
+	} else {
+		scaleRowAVX2(v, unsafe.SliceData(dst), inv)
+	}
 	for k := v; k < len(dst); k++ {
 		dst[k] = float32(float64(dst[k]) * inv)
 	}

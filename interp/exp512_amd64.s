@@ -34,22 +34,22 @@ DATA expc<>+168(SB)/8, $0x8000000000000000 // sign bit
 DATA expc<>+176(SB)/8, $0x7FFFFFFFFFFFFFFF // all but the sign bit
 GLOBL expc<>(SB), RODATA|NOPTR, $184
 
-// gelu32's constants: √2, then its erfc polynomial from the highest
-// coefficient down.
-DATA geluc<>+0(SB)/8, $1.41421356237309504880168872420969808
-DATA geluc<>+8(SB)/8, $0.17087277
-DATA geluc<>+16(SB)/8, $-0.82215223
-DATA geluc<>+24(SB)/8, $1.48851587
-DATA geluc<>+32(SB)/8, $-1.13520398
-DATA geluc<>+40(SB)/8, $0.27886807
-DATA geluc<>+48(SB)/8, $-0.18628806
-DATA geluc<>+56(SB)/8, $0.09678418
-DATA geluc<>+64(SB)/8, $0.37409196
-DATA geluc<>+72(SB)/8, $1.00002368
-DATA geluc<>+80(SB)/8, $-1.26551223
-DATA geluc<>+88(SB)/8, $0.044715
-DATA geluc<>+96(SB)/8, $-2.0
-GLOBL geluc<>(SB), RODATA|NOPTR, $104
+// gelu32's constants (exp2_amd64.s reads them too): √2, its erfc
+// polynomial from the highest coefficient down, then geluTanh's.
+DATA ·geluc+0(SB)/8, $1.41421356237309504880168872420969808
+DATA ·geluc+8(SB)/8, $0.17087277
+DATA ·geluc+16(SB)/8, $-0.82215223
+DATA ·geluc+24(SB)/8, $1.48851587
+DATA ·geluc+32(SB)/8, $-1.13520398
+DATA ·geluc+40(SB)/8, $0.27886807
+DATA ·geluc+48(SB)/8, $-0.18628806
+DATA ·geluc+56(SB)/8, $0.09678418
+DATA ·geluc+64(SB)/8, $0.37409196
+DATA ·geluc+72(SB)/8, $1.00002368
+DATA ·geluc+80(SB)/8, $-1.26551223
+DATA ·geluc+88(SB)/8, $0.044715
+DATA ·geluc+96(SB)/8, $-2.0
+GLOBL ·geluc(SB), RODATA|NOPTR, $104
 
 // EXP_CONSTS loads EXP8's constants: Z16–Z31 and Z8–Z12.
 #define EXP_CONSTS \
@@ -282,7 +282,7 @@ sgdone:
 // GELU_TERM sets Z0 = Z0·Z14 + the constant at off, rounding each step.
 #define GELU_TERM(off) \
 	VMULPD Z14, Z0, Z0 \
-	VBROADCASTSD geluc<>+off(SB), Z15 \
+	VBROADCASTSD ·geluc+off(SB), Z15 \
 	VADDPD Z15, Z0, Z0
 
 // func gelu32AVX512(n int, dst, src *float32)
@@ -301,13 +301,13 @@ geloop:
 	// z = |x| / √2, t = 1 / (1 + 0.5·z)
 	VPBROADCASTQ expc<>+176(SB), Z6
 	VPANDQ Z6, Z4, Z6
-	VBROADCASTSD geluc<>+0(SB), Z15
+	VBROADCASTSD ·geluc+0(SB), Z15
 	VDIVPD Z15, Z6, Z6
 	VMULPD Z26, Z6, Z1
 	VADDPD Z27, Z1, Z1
 	VDIVPD Z1, Z27, Z14
 	// p, Horner from the highest coefficient
-	VBROADCASTSD geluc<>+8(SB), Z0
+	VBROADCASTSD ·geluc+8(SB), Z0
 	GELU_TERM(16)
 	GELU_TERM(24)
 	GELU_TERM(32)
@@ -356,13 +356,13 @@ TEXT ·geluTanhAVX512(SB), NOSPLIT, $0-32
 gtloop:
 	VCVTPS2PD 0(SI), Z4
 	// u = scale·(x + 0.044715·x·x·x), then exp(-2·u)
-	VBROADCASTSD geluc<>+88(SB), Z1
+	VBROADCASTSD ·geluc+88(SB), Z1
 	VMULPD Z4, Z1, Z1
 	VMULPD Z4, Z1, Z1
 	VMULPD Z4, Z1, Z1
 	VADDPD Z1, Z4, Z1
 	VMULPD Z14, Z1, Z1
-	VBROADCASTSD geluc<>+96(SB), Z15
+	VBROADCASTSD ·geluc+96(SB), Z15
 	VMULPD Z15, Z1, Z0
 	EXP8
 	// x / (1 + exp(-2·u))

@@ -14,6 +14,35 @@ func needAVX512(t testing.TB) {
 	}
 }
 
+// needExpVectors skips tests of the kernels that serve with AVX-512 or
+// with AVX2 + FMA (whichever the machine and the test select).
+func needExpVectors(t testing.TB) {
+	if !hasFMA {
+		t.Skip("skipping: no AVX2 and FMA on this machine")
+	}
+}
+
+// vectorLevel selects the kernels for a test: "avx512" (if the machine
+// has it), "avx2" or "scalar"; the returned function restores the flags.
+func vectorLevel(level string) func() {
+	oldAVX512, oldFMA := useAVX512, hasFMA
+	useAVX512 = useAVX512 && level == "avx512"
+	hasFMA = hasFMA && level != "scalar"
+	return func() { useAVX512, hasFMA = oldAVX512, oldFMA }
+}
+
+// TestExpKernelsAVX2 reruns the checks of the kernels with AVX-512 off,
+// as on a machine with AVX2 and FMA only.
+func TestExpKernelsAVX2(t *testing.T) {
+	needExpVectors(t)
+	defer vectorLevel("avx2")()
+	t.Run("exp", TestExpAVX512MatchesMathExp)
+	t.Run("unary", TestUnaryExpKernelsAVX512)
+	t.Run("softmaxRow", TestSoftmaxRowAVX512)
+	t.Run("softmaxRows", TestSoftmaxRowsAVX512)
+	t.Run("ops", TestExpOpsAVX512MatchScalar)
+}
+
 // expSpecials are inputs at the edges of math.Exp's ranges: zeros, the
 // overflow and subnormal thresholds, infinities and NaNs.
 func expSpecials() []float64 {
@@ -55,7 +84,7 @@ func checkExp64(t *testing.T, xs []float64) {
 // [-760, 720] (with subnormal, overflowing and zero results), around 0 and
 // over all float64 bit patterns (NaNs and huge magnitudes).
 func TestExpAVX512MatchesMathExp(t *testing.T) {
-	needAVX512(t)
+	needExpVectors(t)
 	checkExp64(t, expSpecials())
 	rng := rand.New(rand.NewSource(1))
 	const batch = 1 << 20
@@ -120,7 +149,7 @@ func float32Inputs(rng *rand.Rand, n int, span float64) []float32 {
 // unaryF (vector prefix and scalar tail) equal the scalar loops bit for
 // bit, on millions of inputs and on every tail length.
 func TestUnaryExpKernelsAVX512(t *testing.T) {
-	needAVX512(t)
+	needExpVectors(t)
 	rng := rand.New(rand.NewSource(2))
 	n := 3<<20 + 5
 	if testing.Short() {
@@ -158,7 +187,7 @@ func TestUnaryExpKernelsAVX512(t *testing.T) {
 // long ones, over ranges where exponentials underflow, with -Inf, ±0 and
 // ±Inf entries; a NaN sends the row to the scalar loop.
 func TestSoftmaxRowAVX512(t *testing.T) {
-	needAVX512(t)
+	needExpVectors(t)
 	rng := rand.New(rand.NewSource(3))
 	lengths := []int{1000, 1024, 4099}
 	for n := 16; n <= 80; n++ {
@@ -226,6 +255,10 @@ func TestSoftmaxExpSumAVX512(t *testing.T) {
 			t.Fatalf("row of %d: sum %v [%#x], the scalar loop's %v [%#x]", n, sum, math.Float64bits(sum), want, math.Float64bits(want))
 		}
 		sameFloat32s(t, "exp(x-m)", src, got, wantE)
+		if sum2 := softmaxExpAVX2(n, &got[0], &src[0], m); math.Float64bits(sum2) != math.Float64bits(want) {
+			t.Fatalf("row of %d: AVX2 sum %v, the scalar loop's %v", n, sum2, want)
+		}
+		sameFloat32s(t, "exp(x-m) AVX2", src, got, wantE)
 		// The same row as the third of four (ld = n + 8), the others
 		// shifted copies of it.
 		ld := n + 8
@@ -257,7 +290,7 @@ func TestSoftmaxExpSumAVX512(t *testing.T) {
 // ones and the groups holding a NaN left to the scalar loop, gives
 // softmaxStridedGo's rows bit for bit.
 func TestSoftmaxRowsAVX512(t *testing.T) {
-	needAVX512(t)
+	needExpVectors(t)
 	rng := rand.New(rand.NewSource(7))
 	for _, n := range []int{16, 21, 128, 131} {
 		for _, rows := range []int{1, 4, 7, 13} {
@@ -281,10 +314,10 @@ func TestSoftmaxRowsAVX512(t *testing.T) {
 
 // TestExpOpsAVX512MatchScalar runs Softmax (rows of 37 and 160, and
 // along a strided axis), Sigmoid, both Gelus and Attention's softmax
-// through the interpreter with the AVX-512 kernels on and off: the
-// outputs agree bit for bit.
+// through the interpreter with the vector kernels (of the level the test
+// selects) and without: the outputs agree bit for bit.
 func TestExpOpsAVX512MatchScalar(t *testing.T) {
-	needAVX512(t)
+	needExpVectors(t)
 	rng := rand.New(rand.NewSource(5))
 	ops := []struct {
 		name  string
@@ -308,12 +341,11 @@ func TestExpOpsAVX512MatchScalar(t *testing.T) {
 			v[i] *= 30
 		}
 		x := canon.NewFloat32Tensor("x", shape, v)
-		run := func(vector bool) []float32 {
-			defer func(v bool) { useAVX512 = v }(useAVX512)
-			useAVX512 = vector
+		run := func(level string) []float32 {
+			defer vectorLevel(level)()
 			return floats(t, runActivation(t, c.op, canon.Float32, x))
 		}
-		sameFloat32s(t, c.name, v, run(true), run(false))
+		sameFloat32s(t, c.name, v, run("avx512"), run("scalar"))
 	}
 	checkSoftmax64(t, rng)
 }
@@ -349,8 +381,7 @@ func checkSoftmax64(t *testing.T, rng *rand.Rand) {
 	for _, row := range rows {
 		want := append([]float64{}, row...)
 		func() {
-			defer func(v bool) { useAVX512 = v }(useAVX512)
-			useAVX512 = false
+			defer vectorLevel("scalar")()
 			softmaxRow(want)
 		}()
 		got := append([]float64{}, row...)
@@ -374,19 +405,12 @@ func BenchmarkExpKernels(b *testing.B) {
 		in64[i] = rng.NormFloat64() * 3
 		in[i] = float32(in64[i])
 	}
-	for _, vector := range []bool{false, true} {
-		name := "scalar"
-		if vector {
-			name = "avx512"
-			needAVX512(b)
-		}
-		set := func() func() {
-			old := useAVX512
-			useAVX512 = vector
-			return func() { useAVX512 = old }
+	for _, name := range []string{"scalar", "avx2", "avx512"} {
+		if (name == "avx512" && !useAVX512) || (name == "avx2" && !hasFMA) {
+			continue
 		}
 		perElement := func(b *testing.B, f func()) {
-			defer set()()
+			defer vectorLevel(name)()
 			for i := 0; i < b.N; i += n {
 				f()
 			}
