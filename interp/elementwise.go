@@ -550,9 +550,15 @@ func runSoftmax(x *exec, op *canon.Softmax) error {
 			softmaxRows(out.f[lo*n:hi*n], in.f[lo*n:hi*n], n)
 			return
 		}
-		for r := lo; r < hi; r++ {
+		// Eight adjacent columns at a time where a vector kernel takes them.
+		for r := lo; r < hi; {
 			o, j := r/max(inner, 1), r%max(inner, 1)
+			if j+8 <= inner && r+8 <= hi && softmaxColsVector(out.f, in.f, o*n*inner+j, n, inner) {
+				r += 8
+				continue
+			}
 			softmaxStrided(out.f, in.f, o*n*inner+j, n, inner)
+			r++
 		}
 	})
 	x.set(0, out)

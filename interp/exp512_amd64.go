@@ -54,6 +54,9 @@ func gelu32AVX2(n int, dst, src *float32)
 func geluTanhAVX2(n int, dst, src *float32, scale float64)
 
 //go:noescape
+func softmaxColsAVX512(n, stride int, dst, src *float32) (nan bool)
+
+//go:noescape
 func scaleRowAVX512(n int, dst *float32, s float64)
 
 //go:noescape
@@ -177,6 +180,18 @@ func softmaxRowVector(dst, src []float32) bool {
 	}
 	finishSoftmaxRow(dst[:n], src, v, m, sum)
 	return true
+}
+
+// softmaxColsVector is softmaxStrided on the eight columns at base, ...,
+// base+7, each n values stride apart, exactly as the scalar loop does each.
+// It reports false, having written nothing, where it does not serve: no
+// AVX-512, or a NaN in one of the columns.
+func softmaxColsVector(dst, src []float32, base, n, stride int) bool {
+	end := base + (n-1)*stride + 8
+	if !useAVX512 || n < 1 || stride < 8 || base < 0 || end > len(src) || end > len(dst) {
+		return false
+	}
+	return !softmaxColsAVX512(n, stride, &dst[base], &src[base])
 }
 
 // softmax4RowsVector is softmaxRowVector on the four rows that src and dst

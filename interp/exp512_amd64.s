@@ -618,3 +618,74 @@ div64loop:
 div64done:
 	VZEROUPPER
 	RET
+
+// func softmaxColsAVX512(n, stride int, dst, src *float32) (nan bool)
+// softmaxStrided on eight adjacent columns at once, a lane each: column c
+// is the n values src[c], src[c+stride], ... (n above 0). Each lane finds
+// its maximum, adds its exponentials in order and scales by 1/sum, as the
+// scalar loop does for one column. If a column holds a NaN it reports
+// true, having written nothing. dst may be src.
+TEXT ·softmaxColsAVX512(SB), NOSPLIT, $0-33
+	MOVQ n+0(FP), CX
+	MOVQ stride+8(FP), R8
+	MOVQ dst+16(FP), DI
+	MOVQ src+24(FP), SI
+	SHLQ $2, R8
+	// the maxima, and any NaN
+	MOVQ SI, AX
+	MOVQ CX, DX
+	VMOVUPS 0(SI), Y14
+	VXORPS Y4, Y4, Y4
+
+colmax:
+	VMOVUPS 0(AX), Y2
+	VMAXPS Y2, Y14, Y14
+	VCMPPS $3, Y2, Y2, Y3
+	VORPS Y3, Y4, Y4
+	ADDQ R8, AX
+	DECQ DX
+	JNE colmax
+	VMOVMSKPS Y4, AX
+	TESTL AX, AX
+	JNE colnan
+
+	// exponentials and their sums
+	EXP_CONSTS
+	VPXORQ Z15, Z15, Z15
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ CX, DX
+
+colexp:
+	VMOVUPS 0(AX), Y0
+	VSUBPS Y14, Y0, Y0
+	VCVTPS2PD Y0, Z0
+	EXP8
+	VADDPD Z3, Z15, Z15
+	VCVTPD2PS Z3, Y6
+	VMOVUPS Y6, 0(BX)
+	ADDQ R8, AX
+	ADDQ R8, BX
+	DECQ DX
+	JNE colexp
+
+	// scale by 1/sum
+	VDIVPD Z15, Z27, Z15
+	MOVQ DI, BX
+
+colscale:
+	VCVTPS2PD 0(BX), Z0
+	VMULPD Z15, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS Y0, 0(BX)
+	ADDQ R8, BX
+	DECQ CX
+	JNE colscale
+	MOVB $0, nan+32(FP)
+	VZEROUPPER
+	RET
+
+colnan:
+	MOVB $1, nan+32(FP)
+	VZEROUPPER
+	RET

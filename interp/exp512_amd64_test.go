@@ -288,11 +288,47 @@ func TestSoftmaxExpSumAVX512(t *testing.T) {
 	}
 }
 
-// TestSoftmaxRowsAVX512: softmaxRows, four rows at a time with the odd
-// ones and the groups holding a NaN left to the scalar loop, gives
-// softmaxStridedGo's rows bit for bit.
+// TestSoftmaxRowsAVX512: Softmax's row and column kernels give
+// softmaxStridedGo's results bit for bit.
 func TestSoftmaxRowsAVX512(t *testing.T) {
 	needExpVectors(t)
+	checkSoftmaxRows(t)
+	checkSoftmaxCols(t)
+}
+
+// checkSoftmaxCols: Softmax along a strided axis, eight columns a vector
+// where AVX-512 serves, gives softmaxStridedGo's columns bit for bit, a
+// column with a NaN, -Inf entries, and ragged column counts included.
+func checkSoftmaxCols(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for _, inner := range []int{8, 9, 16, 37} {
+		for _, n := range []int{1, 2, 5, 33} {
+			const outer = 2
+			src := make([]float32, outer*n*inner)
+			for i := range src {
+				src[i] = float32(rng.NormFloat64() * 15)
+			}
+			src[rng.Intn(len(src))] = float32(math.Inf(-1))
+			if n > 1 {
+				src[(n-1)*inner+3] = float32(math.NaN())
+			}
+			want := make([]float32, len(src))
+			for o := 0; o < outer; o++ {
+				for j := 0; j < inner; j++ {
+					softmaxStridedGo(want, src, o*n*inner+j, n, inner)
+				}
+			}
+			x := canon.NewFloat32Tensor("x", []int64{outer, int64(n), int64(inner)}, src)
+			got := floats(t, runActivation(t, &canon.Softmax{Axis: 1}, canon.Float32, x))
+			sameFloat32s(t, "softmax along a strided axis", src, got, want)
+		}
+	}
+}
+
+// checkSoftmaxRows: softmaxRows, four rows at a time with the odd ones
+// and the groups holding a NaN left to the one-row kernel or the scalar
+// loop, gives softmaxStridedGo's rows bit for bit.
+func checkSoftmaxRows(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for _, n := range []int{16, 21, 128, 131} {
 		for _, rows := range []int{1, 4, 7, 13} {
@@ -329,6 +365,8 @@ func TestExpOpsAVX512MatchScalar(t *testing.T) {
 		{"softmax37", &canon.Softmax{Axis: -1}, []int{3, 5, 37}},
 		{"softmax160", &canon.Softmax{Axis: -1}, []int{2, 3, 160}},
 		{"softmaxAxis1", &canon.Softmax{Axis: 1}, []int{2, 40, 9}},
+		{"softmaxAxis1Wide", &canon.Softmax{Axis: 1}, []int{3, 5, 203}},
+		{"softmaxAxis0", &canon.Softmax{Axis: 0}, []int{1, 64}},
 		{"sigmoid", &canon.Unary{Fn: canon.Sigmoid}, []int{5, 333}},
 		{"gelu", &canon.Gelu{}, []int{5, 333}},
 		{"geluTanh", &canon.Gelu{Approximate: canon.GeluTanh}, []int{5, 333}},
