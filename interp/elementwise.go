@@ -384,8 +384,8 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = float32(1 / (1 + math.Exp(-float64(s[i]))))
 		}
 	case uTanh:
-		for i, v := range s {
-			d[i] = float32(math.Tanh(float64(v)))
+		for i := tanhVector(d, s); i < len(d); i++ {
+			d[i] = float32(math.Tanh(float64(s[i])))
 		}
 	case uHardSwish:
 		for i, v := range s {

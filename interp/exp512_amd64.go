@@ -24,6 +24,9 @@ func sigmoid64AVX512(n int, dst, src *float64)
 func tanh64AVX512(n int, dst, src *float64)
 
 //go:noescape
+func tanhAVX512(n int, dst, src *float32)
+
+//go:noescape
 func maxRow64AVX512(n int, src *float64) (m float64, nan bool)
 
 //go:noescape
@@ -74,7 +77,7 @@ func geluTanhAVX512(n int, dst, src *float32, scale float64)
 // computes a prefix of its output, a multiple of 8 elements, and returns
 // its length; the caller finishes the tail. The AVX2 kernels serve exp,
 // Sigmoid, both Gelus and Softmax one row at a time; four rows at once,
-// the float64 Sigmoid and Tanh and the float64 softmax need AVX-512.
+// Tanh, the float64 Sigmoid and Tanh, and the float64 softmax need AVX-512.
 
 // expVector sets dst[i] = math.Exp(src[i]) on a prefix of dst.
 func expVector(dst, src []float64) int {
@@ -108,6 +111,16 @@ func tanh64Vector(d, s []float64) int {
 		return 0
 	}
 	tanh64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	return n
+}
+
+// tanhVector is uTanh's loop on a prefix of d.
+func tanhVector(d, s []float32) int {
+	n := min(len(d), len(s)) &^ 7
+	if !useAVX512 || n == 0 {
+		return 0
+	}
+	tanhAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
 	return n
 }
 

@@ -470,11 +470,55 @@ s64done:
 	VZEROUPPER
 	RET
 
+// TANH8 sets Z4 to math.Tanh(Z6) lane by lane, with its three branches
+// as lanes: ±1 above 44.01, 1 - 2/(exp(2|x|)+1) with x's sign from 0.625
+// up, the rational function below, x itself at ±0. It needs Z13 = the
+// sign bit and uses Z0–Z3, Z5, Z7, Z14, Z15, K1–K6.
+#define TANH8 \
+	VPANDNQ Z6, Z13, Z14 \
+	VADDPD Z14, Z14, Z0 \
+	EXP8 \
+	VADDPD Z27, Z3, Z3 \
+	VDIVPD Z3, Z28, Z3 \
+	VSUBPD Z3, Z27, Z15 \
+	VPXORQ Z4, Z4, Z4 \
+	VCMPPD $0x11, Z4, Z6, K6 \
+	VPXORQ Z13, Z15, K6, Z15 \
+	VMULPD Z6, Z6, Z4 \
+	VBROADCASTSD tanhc<>+0(SB), Z1 \
+	VMULPD Z4, Z1, Z1 \
+	VBROADCASTSD tanhc<>+8(SB), Z2 \
+	VADDPD Z2, Z1, Z1 \
+	VMULPD Z4, Z1, Z1 \
+	VBROADCASTSD tanhc<>+16(SB), Z2 \
+	VADDPD Z2, Z1, Z1 \
+	VBROADCASTSD tanhc<>+24(SB), Z2 \
+	VADDPD Z2, Z4, Z3 \
+	VMULPD Z4, Z3, Z3 \
+	VBROADCASTSD tanhc<>+32(SB), Z2 \
+	VADDPD Z2, Z3, Z3 \
+	VMULPD Z4, Z3, Z3 \
+	VBROADCASTSD tanhc<>+40(SB), Z2 \
+	VADDPD Z2, Z3, Z3 \
+	VMULPD Z4, Z6, Z4 \
+	VMULPD Z1, Z4, Z4 \
+	VDIVPD Z3, Z4, Z4 \
+	VADDPD Z4, Z6, Z4 \
+	VBROADCASTSD tanhc<>+56(SB), Z2 \
+	VCMPPD $0x1d, Z2, Z14, K1 \
+	VMOVAPD Z15, K1, Z4 \
+	VBROADCASTSD tanhc<>+48(SB), Z2 \
+	VCMPPD $0x1e, Z2, Z14, K2 \
+	VMOVAPD Z27, Z3 \
+	VPXORQ Z13, Z3, K6, Z3 \
+	VMOVAPD Z3, K2, Z4 \
+	VPXORQ Z2, Z2, Z2 \
+	VCMPPD $0, Z2, Z6, K3 \
+	VMOVAPD Z6, K3, Z4
+
 // func tanh64AVX512(n int, dst, src *float64)
-// dst[i] = math.Tanh(src[i]) for i in [0, n), n a multiple of 8, with its
-// three branches as lanes: ±1 above 44.01, 1 - 2/(exp(2|x|)+1) with x's
-// sign from 0.625 up, the rational function below, x itself at ±0.
-// dst may be src.
+// dst[i] = math.Tanh(src[i]) for i in [0, n), n a multiple of 8. dst may
+// be src.
 TEXT ·tanh64AVX512(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
@@ -486,49 +530,7 @@ TEXT ·tanh64AVX512(SB), NOSPLIT, $0-24
 
 t64loop:
 	VMOVUPD 0(SI), Z6
-	VPANDNQ Z6, Z13, Z14
-	// from 0.625 up: 1 - 2/(exp(2z)+1), negated where x < 0
-	VADDPD Z14, Z14, Z0
-	EXP8
-	VADDPD Z27, Z3, Z3
-	VDIVPD Z3, Z28, Z3
-	VSUBPD Z3, Z27, Z15
-	VPXORQ Z4, Z4, Z4
-	VCMPPD $0x11, Z4, Z6, K6
-	VPXORQ Z13, Z15, K6, Z15
-	// below: x + x·s·P(s)/Q(s), s = x·x
-	VMULPD Z6, Z6, Z4
-	VBROADCASTSD tanhc<>+0(SB), Z1
-	VMULPD Z4, Z1, Z1
-	VBROADCASTSD tanhc<>+8(SB), Z2
-	VADDPD Z2, Z1, Z1
-	VMULPD Z4, Z1, Z1
-	VBROADCASTSD tanhc<>+16(SB), Z2
-	VADDPD Z2, Z1, Z1
-	VBROADCASTSD tanhc<>+24(SB), Z2
-	VADDPD Z2, Z4, Z3
-	VMULPD Z4, Z3, Z3
-	VBROADCASTSD tanhc<>+32(SB), Z2
-	VADDPD Z2, Z3, Z3
-	VMULPD Z4, Z3, Z3
-	VBROADCASTSD tanhc<>+40(SB), Z2
-	VADDPD Z2, Z3, Z3
-	VMULPD Z4, Z6, Z4
-	VMULPD Z1, Z4, Z4
-	VDIVPD Z3, Z4, Z4
-	VADDPD Z4, Z6, Z4
-	// pick the branch of each lane
-	VBROADCASTSD tanhc<>+56(SB), Z2
-	VCMPPD $0x1d, Z2, Z14, K1
-	VMOVAPD Z15, K1, Z4
-	VBROADCASTSD tanhc<>+48(SB), Z2
-	VCMPPD $0x1e, Z2, Z14, K2
-	VMOVAPD Z27, Z3
-	VPXORQ Z13, Z3, K6, Z3
-	VMOVAPD Z3, K2, Z4
-	VPXORQ Z2, Z2, Z2
-	VCMPPD $0, Z2, Z6, K3
-	VMOVAPD Z6, K3, Z4
+	TANH8
 	VMOVUPD Z4, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
@@ -687,5 +689,31 @@ colscale:
 
 colnan:
 	MOVB $1, nan+32(FP)
+	VZEROUPPER
+	RET
+
+// func tanhAVX512(n int, dst, src *float32)
+// dst[i] = float32(math.Tanh(float64(src[i]))) for i in [0, n), n a
+// multiple of 8. dst may be src.
+TEXT ·tanhAVX512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	EXP_CONSTS
+	VPBROADCASTQ expc<>+168(SB), Z13
+	SHRQ $3, CX
+	JEQ t32done
+
+t32loop:
+	VCVTPS2PD 0(SI), Z6
+	TANH8
+	VCVTPD2PS Z4, Y4
+	VMOVUPS Y4, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE t32loop
+
+t32done:
 	VZEROUPPER
 	RET

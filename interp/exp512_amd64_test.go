@@ -147,7 +147,7 @@ func float32Inputs(rng *rand.Rand, n int, span float64) []float32 {
 	return s[:n]
 }
 
-// TestUnaryExpKernelsAVX512: Sigmoid, Gelu and the tanh Gelu through
+// TestUnaryExpKernelsAVX512: Sigmoid, Gelu, the tanh Gelu and Tanh through
 // unaryF (vector prefix and scalar tail) equal the scalar loops bit for
 // bit, on millions of inputs and on every tail length.
 func TestUnaryExpKernelsAVX512(t *testing.T) {
@@ -166,6 +166,7 @@ func TestUnaryExpKernelsAVX512(t *testing.T) {
 		{"Sigmoid", uSigmoid, 120, func(v float32) float32 { return float32(1 / (1 + math.Exp(-float64(v)))) }},
 		{"Gelu", uGelu, 30, gelu32},
 		{"GeluTanh", uGeluTanh, 30, func(v float32) float32 { return float32(geluTanh(float64(v))) }},
+		{"Tanh", uTanh, 50, func(v float32) float32 { return float32(math.Tanh(float64(v))) }},
 	}
 	for _, c := range cases {
 		in := float32Inputs(rng, n, c.span)
@@ -370,6 +371,7 @@ func TestExpOpsAVX512MatchScalar(t *testing.T) {
 		{"sigmoid", &canon.Unary{Fn: canon.Sigmoid}, []int{5, 333}},
 		{"gelu", &canon.Gelu{}, []int{5, 333}},
 		{"geluTanh", &canon.Gelu{Approximate: canon.GeluTanh}, []int{5, 333}},
+		{"tanh", &canon.Unary{Fn: canon.Tanh}, []int{5, 333}},
 	}
 	for _, c := range ops {
 		v := floats(t, randTensor(rng, "x", c.shape...))
@@ -465,7 +467,7 @@ func BenchmarkExpKernels(b *testing.B) {
 		for _, fn := range []struct {
 			name string
 			fn   unaryFn
-		}{{"sigmoid", uSigmoid}, {"gelu", uGelu}, {"geluTanh", uGeluTanh}} {
+		}{{"sigmoid", uSigmoid}, {"tanh", uTanh}, {"gelu", uGelu}, {"geluTanh", uGeluTanh}} {
 			b.Run(fn.name+"/"+name, func(b *testing.B) {
 				perElement(b, func() { unaryF(unaryOp{fn: fn.fn}, out, in) })
 			})

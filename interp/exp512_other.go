@@ -14,3 +14,4 @@ func softmax64RowVector(row []float64) bool                          { return fa
 func softmaxRowVector(dst, src []float32) bool                       { return false }
 func softmax4RowsVector(dst, src []float32) bool                     { return false }
 func softmaxColsVector(dst, src []float32, base, n, stride int) bool { return false }
+func tanhVector(d, s []float32) int                                  { return 0 }
