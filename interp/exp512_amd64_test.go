@@ -521,7 +521,8 @@ func TestSigmoidTanh64AVX512(t *testing.T) {
 
 // TestRecurrentActivationsAVX512: LSTM and GRU layers whose Sigmoid and
 // Tanh run a vector at a time give the scalar activations' outputs bit for
-// bit (both directions, a clip, ragged hidden sizes).
+// bit (both directions, a clip, peepholes, a coupled forget gate, ragged
+// hidden sizes).
 func TestRecurrentActivationsAVX512(t *testing.T) {
 	needAVX512(t)
 	for _, hidden := range []int64{13, 40} {
@@ -529,7 +530,9 @@ func TestRecurrentActivationsAVX512(t *testing.T) {
 			op    canon.RecurrentOp
 			gates int64
 			clip  float32
-		}{{&canon.LSTM{}, 4, 0}, {&canon.LSTM{}, 4, 0.7}, {&canon.GRU{}, 3, 0}, {&canon.GRU{LinearBeforeReset: true}, 3, 0}} {
+			peep  bool
+		}{{&canon.LSTM{}, 4, 0, false}, {&canon.LSTM{}, 4, 0.7, true}, {&canon.LSTM{InputForget: true}, 4, 0, true},
+			{&canon.GRU{}, 3, 0, false}, {&canon.GRU{LinearBeforeReset: true}, 3, 0, false}} {
 			const seq, batch, in = 5, 2, 11
 			r := c.op.Rec()
 			r.HiddenSize, r.Direction, r.Clip = hidden, canon.Bidirectional, c.clip
@@ -538,7 +541,11 @@ func TestRecurrentActivationsAVX512(t *testing.T) {
 			w := nb.weight(3, 2, c.gates*hidden, in)
 			rw := nb.weight(3, 2, c.gates*hidden, hidden)
 			bias := nb.weight(3, 2, 2*c.gates*hidden)
-			g := nb.finish(t, nb.node(c.op, "x", w, rw, bias))
+			ins := []string{"x", w, rw, bias}
+			if c.peep {
+				ins = append(ins, "", "", "", nb.weight(1, 2, 3*hidden))
+			}
+			g := nb.finish(t, nb.node(c.op, ins...))
 			x := randTensor(rand.New(rand.NewSource(6)), "x", seq, batch, in)
 			run := func(vector bool) []float32 {
 				defer func(v bool) { useAVX512 = v }(useAVX512)
