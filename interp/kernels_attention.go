@@ -269,6 +269,9 @@ func runAttention(x *exec, op *canon.Attention) error {
 // softmaxRow replaces row by its softmax; a row masked everywhere becomes
 // NaN, as exp(-inf - -inf) is in every framework.
 func softmaxRow(row []float64) {
+	if softmax64RowVector(row) {
+		return
+	}
 	m := math.Inf(-1)
 	for _, s := range row {
 		m = math.Max(m, s)

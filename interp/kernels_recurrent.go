@@ -30,6 +30,7 @@ type recurrentRun struct {
 	gru                     *canon.GRU
 	gw, gr, hPrev, cPrev, t []float64 // per-step scratch
 	rg, hh                  []float64 // GRU's reset gate and candidate
+	lg                      []float64 // LSTM's i, f, c, o gates and tanh(c), a run of hid each
 	h32                     []float32 // the state (or r ⊙ state) the recurrent products read
 	xw                      []float32 // X·Wᵀ of one direction, every step at once
 }
@@ -130,6 +131,9 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 	k.gw, k.gr = make([]float64, gh), make([]float64, gh)
 	k.hPrev, k.cPrev, k.t = make([]float64, k.hid), make([]float64, k.hid), make([]float64, k.hid)
 	k.rg, k.hh = make([]float64, k.hid), make([]float64, k.hid)
+	if k.lstm != nil {
+		k.lg = make([]float64, 5*k.hid)
+	}
 	k.h32 = make([]float32, k.hid)
 	// The input products of every step are one GEMM per direction (rows
 	// of X in memory order); only the recurrent products are step by step.
@@ -193,6 +197,22 @@ const activationCost = 100
 
 func (k *recurrentRun) act(d, slot int, v float64) float64 {
 	return k.rec.Activations[d*k.op.ActivationSlots()+slot].Apply(v)
+}
+
+// actAll replaces every v[j] by act(d, slot, v[j]), Sigmoid and Tanh a
+// vector at a time (their kernels give Apply's results bit for bit).
+func (k *recurrentRun) actAll(d, slot int, v []float64) {
+	a := k.rec.Activations[d*k.op.ActivationSlots()+slot]
+	j := 0
+	switch a.Fn {
+	case canon.ActSigmoid:
+		j = sigmoid64Vector(v, v)
+	case canon.ActTanh:
+		j = tanh64Vector(v, v)
+	}
+	for ; j < len(v); j++ {
+		v[j] = a.Apply(v[j])
+	}
 }
 
 // sequence runs direction d over batch entry b's valid steps.
@@ -267,22 +287,39 @@ func (k *recurrentRun) lstmStep(d int) {
 		return float64(k.p[d*3*H+g*H+j])
 	}
 	// Units are independent: split them between cores like the products.
+	// Each gate's pre-activations of a run of units are activated together.
 	parallelFor(H, 5*activationCost, func(lo, hi int) {
+		gate := func(g int) []float64 { return k.lg[g*H+lo : g*H+hi] }
+		gi, gf, gc, og, hc := gate(0), gate(1), gate(2), gate(3), gate(4)
+		pre := func(g, j int) float64 { return k.gw[g*H+j] + k.gr[g*H+j] }
 		for j := lo; j < hi; j++ {
-			pre := func(g int) float64 { return k.gw[g*H+j] + k.gr[g*H+j] }
 			c := k.cPrev[j]
-			i := k.act(d, 0, k.clip(pre(0)+peep(0, j)*c))
-			var f float64
+			gi[j-lo] = k.clip(pre(0, j) + peep(0, j)*c)
+			if !k.lstm.InputForget {
+				gf[j-lo] = k.clip(pre(2, j) + peep(2, j)*c)
+			}
+			gc[j-lo] = k.clip(pre(3, j))
+		}
+		k.actAll(d, 0, gi)
+		if !k.lstm.InputForget {
+			k.actAll(d, 0, gf)
+		}
+		k.actAll(d, 1, gc)
+		for j := lo; j < hi; j++ {
+			i, c := gi[j-lo], k.cPrev[j]
+			f := gf[j-lo]
 			if k.lstm.InputForget {
 				f = 1 - i
-			} else {
-				f = k.act(d, 0, k.clip(pre(2)+peep(2, j)*c))
 			}
-			cell := k.act(d, 1, k.clip(pre(3)))
-			c = f*c + i*cell
-			o := k.act(d, 0, k.clip(pre(1)+peep(1, j)*c))
+			c = f*c + i*gc[j-lo]
+			og[j-lo] = k.clip(pre(1, j) + peep(1, j)*c)
 			k.cPrev[j] = c
-			k.t[j] = o * k.act(d, 2, c)
+			hc[j-lo] = c
+		}
+		k.actAll(d, 0, og)
+		k.actAll(d, 2, hc)
+		for j := lo; j < hi; j++ {
+			k.t[j] = og[j-lo] * hc[j-lo]
 		}
 	})
 	copy(k.hPrev, k.t)
@@ -296,9 +333,11 @@ func (k *recurrentRun) gruStep(d int, r []float32) {
 	z, rg, hh := k.t, k.rg, k.hh
 	parallelFor(H, 2*activationCost, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
-			z[j] = k.act(d, 0, k.clip(k.gw[j]+k.gr[j]))
-			rg[j] = k.act(d, 0, k.clip(k.gw[H+j]+k.gr[H+j]))
+			z[j] = k.clip(k.gw[j] + k.gr[j])
+			rg[j] = k.clip(k.gw[H+j] + k.gr[H+j])
 		}
+		k.actAll(d, 0, z[lo:hi])
+		k.actAll(d, 0, rg[lo:hi])
 	})
 	if !k.gru.LinearBeforeReset {
 		for i, v := range k.hPrev {
@@ -312,15 +351,16 @@ func (k *recurrentRun) gruStep(d int, r []float32) {
 	parallelFor(H, cost, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			if k.gru.LinearBeforeReset {
-				hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+rg[j]*k.gr[2*H+j]))
+				hh[j] = k.clip(k.gw[2*H+j] + rg[j]*k.gr[2*H+j])
 				continue
 			}
 			s := float64(recurrentDot(k.h32, r[(2*H+j)*H:(2*H+j+1)*H]))
 			if k.b != nil {
 				s += float64(k.b[d*2*3*H+3*H+2*H+j])
 			}
-			hh[j] = k.act(d, 1, k.clip(k.gw[2*H+j]+s))
+			hh[j] = k.clip(k.gw[2*H+j] + s)
 		}
+		k.actAll(d, 1, hh[lo:hi])
 	})
 	for j := 0; j < H; j++ {
 		k.hPrev[j] = (1-z[j])*hh[j] + z[j]*k.hPrev[j]
