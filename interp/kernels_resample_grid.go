@@ -143,7 +143,9 @@ func (g *gridTaps2D) sum(src []float32) float64 {
 	for _, cnt := range g.rows[:g.nrow] {
 		r := 0.0
 		for _, o := range g.off[n : n+cnt] {
-			r += g.w[n] * float64(src[o])
+			// The conversion rounds the product, as gridSum's return
+			// does: without it a GOAMD64=v3 build fuses it into an FMA.
+			r += float64(g.w[n] * float64(src[o]))
 			n++
 		}
 		s += r
