@@ -68,9 +68,11 @@ func runResize(x *exec, op *canon.Resize) error {
 	}
 	checkedNumel(in.shape, 8)
 	cur := make([]float64, len(in.f))
-	for i, v := range in.f {
-		cur[i] = float64(v)
-	}
+	parallelFor(len(cur), 1, func(lo, hi int) {
+		for i, v := range in.f[lo:hi] {
+			cur[lo+i] = float64(v)
+		}
+	})
 	shape := append([]int(nil), in.shape...)
 	// Shrinking axes first keeps every intermediate within the larger of
 	// the input and the output.
@@ -91,9 +93,11 @@ func runResize(x *exec, op *canon.Resize) error {
 		cur, shape = resampleAxis(cur, shape, k, taps[k])
 	}
 	out := x.newF(outShape)
-	for i, v := range cur {
-		out.f[i] = float32(v)
-	}
+	parallelFor(len(cur), 1, func(lo, hi int) {
+		for i, v := range cur[lo:hi] {
+			out.f[lo+i] = float32(v)
+		}
+	})
 	// TFCropAndResize: a point outside the input on any axis takes the
 	// extrapolation value.
 	if plan.RoiStart != nil {
@@ -126,12 +130,18 @@ func resampleAxis(src []float64, shape []int, axis int, taps [][]canon.Tap) ([]f
 	outer, inner := numel(shape[:axis]), numel(shape[axis+1:])
 	n, m := shape[axis], len(taps)
 	dst := make([]float64, outer*m*inner)
-	for b := 0; b < outer; b++ {
-		s := src[b*n*inner : (b+1)*n*inner]
-		d := dst[b*m*inner : (b+1)*m*inner]
-		for o, t := range taps {
-			row := d[o*inner : (o+1)*inner]
-			for _, tp := range t {
+	maxTaps := 1
+	for _, t := range taps {
+		maxTaps = max(maxTaps, len(t))
+	}
+	// Output rows (a block b, an output index o) are independent: split
+	// between cores, each is summed as on one.
+	parallelFor(outer*m, 2*maxTaps*inner, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			b, o := r/m, r%m
+			s := src[b*n*inner : (b+1)*n*inner]
+			row := dst[r*inner : (r+1)*inner]
+			for _, tp := range taps[o] {
 				if tp.Weight == 0 {
 					continue
 				}
@@ -141,7 +151,7 @@ func resampleAxis(src []float64, shape []int, axis int, taps [][]canon.Tap) ([]f
 				}
 			}
 		}
-	}
+	})
 	shape = append([]int(nil), shape...)
 	shape[axis] = m
 	return dst, shape

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -56,6 +57,37 @@ func TestResizeLinearValues(t *testing.T) {
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 1e-6 {
 			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
+
+// TestResizeSplitsMatchOneCore: output rows split between cores give one
+// core's bits (linear and cubic, growing and shrinking, one plane or
+// several).
+func TestResizeSplitsMatchOneCore(t *testing.T) {
+	for _, c := range []struct {
+		mode   canon.ResizeMode
+		scales []float32
+		shape  []int64
+	}{
+		{canon.ResizeLinear, []float32{1, 1, 2, 1.5}, []int64{1, 4, 64, 80}},
+		{canon.ResizeCubic, []float32{1, 1, 0.5, 2}, []int64{2, 3, 64, 48}},
+		{canon.ResizeLinear, []float32{1, 1, 3, 2}, []int64{1, 1, 120, 90}},
+	} {
+		g, in := resizeGraph(t, &canon.Resize{Mode: c.mode, Scales: c.scales}, c.shape...)
+		run := func(procs int) []float32 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			out, err := Run(g, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return floats(t, out["y"])
+		}
+		want, got := run(1), run(2)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%v %v on %v: element %d is %v on two cores, %v on one", c.mode, c.scales, c.shape, i, got[i], want[i])
+			}
 		}
 	}
 }
