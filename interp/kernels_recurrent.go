@@ -220,6 +220,25 @@ func (k *recurrentRun) actAll(d, slot int, v []float64) {
 	}
 }
 
+// products sets out[i] to the product of gate row first+i of r with the
+// state in h32, for i in [lo, hi): four rows a call where it can.
+func (k *recurrentRun) products(out []float64, r []float32, first, lo, hi int) {
+	H := k.hid
+	i := lo
+	if recurrentDot4 != nil {
+		var d [4]float32
+		for ; i+4 <= hi; i += 4 {
+			recurrentDot4(k.h32, r[(first+i)*H:(first+i+4)*H], H, &d)
+			for q, v := range d {
+				out[i+q] = float64(v)
+			}
+		}
+	}
+	for ; i < hi; i++ {
+		out[i] = float64(recurrentDot(k.h32, r[(first+i)*H:(first+i+1)*H]))
+	}
+}
+
 // sequence runs direction d over batch entry b's valid steps.
 func (k *recurrentRun) sequence(d, b int, reverse bool) {
 	H, gh := k.hid, k.gates*k.hid
@@ -246,21 +265,7 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 		}
 		// The recurrent product R·h, one dot product per gate row, rows
 		// split between cores.
-		parallelFor(gh, 2*H, func(lo, hi int) {
-			row := lo
-			if recurrentDot4 != nil {
-				var d [4]float32
-				for ; row+4 <= hi; row += 4 {
-					recurrentDot4(k.h32, r[row*H:(row+4)*H], H, &d)
-					for i, v := range d {
-						k.gr[row+i] = float64(v)
-					}
-				}
-			}
-			for ; row < hi; row++ {
-				k.gr[row] = float64(recurrentDot(k.h32, r[row*H:(row+1)*H]))
-			}
-		})
+		parallelFor(gh, 2*H, func(lo, hi int) { k.products(k.gr, r, 0, lo, hi) })
 		for row := 0; row < gh; row++ {
 			k.gw[row] = float64(xw[row])
 			if k.b != nil {
@@ -364,12 +369,15 @@ func (k *recurrentRun) gruStep(d int, r []float32) {
 		cost += 2 * H
 	}
 	parallelFor(H, cost, func(lo, hi int) {
+		if !k.gru.LinearBeforeReset {
+			k.products(hh, r, 2*H, lo, hi)
+		}
 		for j := lo; j < hi; j++ {
 			if k.gru.LinearBeforeReset {
 				hh[j] = k.clip(k.gw[2*H+j] + rg[j]*k.gr[2*H+j])
 				continue
 			}
-			s := float64(recurrentDot(k.h32, r[(2*H+j)*H:(2*H+j+1)*H]))
+			s := hh[j]
 			if k.b != nil {
 				s += float64(k.b[d*2*3*H+3*H+2*H+j])
 			}
