@@ -231,15 +231,42 @@ func runWhere(x *exec) error {
 }
 
 // compareF32 compares a with b element by element, or with b's one value
-// when b is a scalar: nothing to broadcast, so a plain loop, in parallel.
+// when b is a scalar: nothing to broadcast, so a plain loop, in parallel,
+// one per comparison (float32 compares as its exact float64 value does,
+// NaN included, so the results are fn.Holds's).
 func compareF32(fn canon.CompareFn, out []int64, a, b []float32) {
+	step := 1 // b's stride: 0 for a scalar
+	if len(b) == 1 {
+		step = 0
+	}
 	parallelFor(len(out), 4, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			q := b[0]
-			if len(b) > 1 {
-				q = b[i]
+		o, x := out[lo:hi], a[lo:hi]
+		q := func(i int) float32 { return b[(lo+i)*step] }
+		switch fn {
+		case canon.CmpEqual:
+			for i, v := range x {
+				o[i] = b2i(v == q(i))
 			}
-			out[i] = b2i(fn.Holds(float64(a[i]), float64(q)))
+		case canon.CmpLess:
+			for i, v := range x {
+				o[i] = b2i(v < q(i))
+			}
+		case canon.CmpLessOrEqual:
+			for i, v := range x {
+				o[i] = b2i(v <= q(i))
+			}
+		case canon.CmpGreater:
+			for i, v := range x {
+				o[i] = b2i(v > q(i))
+			}
+		case canon.CmpGreaterOrEqual:
+			for i, v := range x {
+				o[i] = b2i(v >= q(i))
+			}
+		default:
+			for i, v := range x {
+				o[i] = b2i(fn.Holds(float64(v), float64(q(i))))
+			}
 		}
 	})
 }

@@ -134,3 +134,34 @@ func TestLogicFloatSemantics(t *testing.T) {
 		t.Errorf("pow = %v", v)
 	}
 }
+
+// compareF32's float32 loops give CompareFn.Holds's answers on the
+// float64 values, NaN, ±0 and ±Inf included, against a tensor or a scalar.
+func TestCompareF32MatchesHolds(t *testing.T) {
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-45, 3.4e38}
+	var a, b []float32
+	for _, x := range special {
+		for _, y := range special {
+			a, b = append(a, x), append(b, y)
+		}
+	}
+	for _, fn := range []canon.CompareFn{canon.CmpEqual, canon.CmpLess, canon.CmpLessOrEqual, canon.CmpGreater, canon.CmpGreaterOrEqual} {
+		for _, scalar := range []bool{false, true} {
+			bb := b
+			if scalar {
+				bb = b[len(b)-2 : len(b)-1] // 1e-45
+			}
+			out := make([]int64, len(a))
+			compareF32(fn, out, a, bb)
+			for i := range a {
+				q := bb[0]
+				if !scalar {
+					q = bb[i]
+				}
+				if want := b2i(fn.Holds(float64(a[i]), float64(q))); out[i] != want {
+					t.Fatalf("%v(%v, %v) = %d, want %d", fn, a[i], q, out[i], want)
+				}
+			}
+		}
+	}
+}
