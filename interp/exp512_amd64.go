@@ -36,6 +36,12 @@ func softmaxExp64AVX512(n int, row *float64, m float64) float64
 func divRow64AVX512(n int, row *float64, s float64)
 
 //go:noescape
+func erfAVX512(n int, dst, src *float32)
+
+//go:noescape
+func erf64AVX512(n int, dst, src *float64)
+
+//go:noescape
 func expF64AVX2(n int, dst, src *float64)
 
 //go:noescape
@@ -121,6 +127,29 @@ func tanhVector(d, s []float32) int {
 		return 0
 	}
 	tanhAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	return n
+}
+
+// erfVector sets d[i] = float32(math.Erf(float64(s[i]))) on a prefix of
+// d. It declines where the standard library's erf fuses multiply-adds
+// (GOAMD64=v3 and up), which the kernel does not.
+func erfVector(d, s []float32) int {
+	n := min(len(d), len(s)) &^ 7
+	if !useAVX512 || mathFusesMultiplyAdd || n == 0 {
+		return 0
+	}
+	erfAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	return n
+}
+
+// erf64Vector sets d[i] = math.Erf(s[i]) on a prefix of d, as erfVector
+// does before rounding to float32.
+func erf64Vector(d, s []float64) int {
+	n := min(len(d), len(s)) &^ 7
+	if !useAVX512 || mathFusesMultiplyAdd || n == 0 {
+		return 0
+	}
+	erf64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
 	return n
 }
 
