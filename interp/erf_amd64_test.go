@@ -83,14 +83,15 @@ func checkErf64(t *testing.T, xs []float64) {
 	}
 }
 
-// TestErfAVX512MatchesMathErf: the float32 kernel gives
+// TestErfAVX512MatchesMathErf: the float32 kernel (of the level the test
+// selects) gives
 // float32(math.Erf(float64(x))) bit for bit, NaNs included, on 20
 // million float32s over every exponent and on every branch edge ± 8
 // ulps, through erfVector and the scalar tail, in place too; its float64
 // lanes equal math.Erf before rounding on the same inputs and on float64
 // inputs over every exponent.
 func TestErfAVX512MatchesMathErf(t *testing.T) {
-	needAVX512(t)
+	needExpVectors(t)
 	if mathFusesMultiplyAdd {
 		t.Skip("skipping: this build's math.Erf fuses multiply-adds; the kernel declines")
 	}
@@ -131,9 +132,18 @@ func TestErfAVX512MatchesMathErf(t *testing.T) {
 	checkErf64(t, erfInputs64(rng, n/4))
 }
 
+// TestErfKernelsAVX2 reruns the checks of the Erf kernel with AVX-512
+// off, as on a machine with AVX2 and FMA only.
+func TestErfKernelsAVX2(t *testing.T) {
+	needExpVectors(t)
+	defer vectorLevel("avx2")()
+	t.Run("erf", TestErfAVX512MatchesMathErf)
+}
+
 // TestErfOpAVX512MatchesScalar runs Erf through the interpreter with the
-// kernel (AVX-512), without it (AVX2 only, and scalar): the outputs agree
-// bit for bit, on shapes that leave tails and split between cores.
+// AVX-512 kernel, the AVX2 one and the scalar loop: the outputs agree bit
+// for bit, and the scalar loop's with math.Erf, on shapes that leave
+// tails and split between cores.
 func TestErfOpAVX512MatchesScalar(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for _, shape := range [][]int64{{5, 333}, {3, 7}, {2, 64, 771}} {
@@ -173,8 +183,8 @@ func BenchmarkErfKernel(b *testing.B) {
 		uniform[i] = rng.Float32()*2 - 1
 		normal[i] = float32(rng.NormFloat64() * 3)
 	}
-	for _, level := range []string{"scalar", "avx512"} {
-		if level == "avx512" && !useAVX512 {
+	for _, level := range []string{"scalar", "avx2", "avx512"} {
+		if (level == "avx512" && !useAVX512) || (level == "avx2" && !hasFMA) {
 			continue
 		}
 		for _, data := range []struct {
