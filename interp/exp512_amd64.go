@@ -36,7 +36,19 @@ func softmaxExp64AVX512(n int, row *float64, m float64) float64
 func divRow64AVX512(n int, row *float64, s float64)
 
 //go:noescape
+func erfAVX512(n int, dst, src *float32)
+
+//go:noescape
+func erf64AVX512(n int, dst, src *float64)
+
+//go:noescape
 func expF64AVX2(n int, dst, src *float64)
+
+//go:noescape
+func erfAVX2(n int, dst, src *float32)
+
+//go:noescape
+func erf64AVX2(n int, dst, src *float64)
 
 //go:noescape
 func maxRowAVX2(n int, src *float32) (m float32, nan bool)
@@ -121,6 +133,41 @@ func tanhVector(d, s []float32) int {
 		return 0
 	}
 	tanhAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	return n
+}
+
+// erfVector sets d[i] = float32(math.Erf(float64(s[i]))) on a prefix of
+// d, with AVX-512 or AVX2 + FMA. It declines where the standard library's
+// erf fuses multiply-adds (GOAMD64=v3 and up), which the kernels do not.
+func erfVector(d, s []float32) int {
+	n := min(len(d), len(s)) &^ 7
+	switch {
+	case n == 0 || mathFusesMultiplyAdd:
+		return 0
+	case useAVX512:
+		erfAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	case hasFMA:
+		erfAVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	default:
+		return 0
+	}
+	return n
+}
+
+// erf64Vector sets d[i] = math.Erf(s[i]) on a prefix of d, as erfVector
+// does before rounding to float32.
+func erf64Vector(d, s []float64) int {
+	n := min(len(d), len(s)) &^ 7
+	switch {
+	case n == 0 || mathFusesMultiplyAdd:
+		return 0
+	case useAVX512:
+		erf64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	case hasFMA:
+		erf64AVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	default:
+		return 0
+	}
 	return n
 }
 

@@ -717,3 +717,256 @@ t32loop:
 t32done:
 	VZEROUPPER
 	RET
+
+// math.Erf's constants (erf.go; exp2_amd64.s reads them too): its branch
+// edges, the tiny-x factors, the fits on [0, 0.84375) and [0.84375, 1.25),
+// then the two fits of erfc from 1.25 up, the one below 1/0.35 (ra, sa)
+// and the one above (rb, sb), each from its highest term down, the second
+// padded with a leading 0 so both run the same Horner steps.
+DATA ·erfk+0(SB)/8, $0.84375
+DATA ·erfk+8(SB)/8, $1.25
+DATA ·erfk+16(SB)/8, $6.0
+DATA ·erfk+24(SB)/8, $0x3E30000000000000 // 2^-28
+DATA ·erfk+32(SB)/8, $0x0080000000000000 // 2.848094538889218e-306
+DATA ·erfk+40(SB)/8, $1.28379167095512586316e-01 // efx
+DATA ·erfk+48(SB)/8, $1.02703333676410069053e+00 // efx8
+DATA ·erfk+56(SB)/8, $8.0
+DATA ·erfk+64(SB)/8, $0.125
+DATA ·erfk+72(SB)/8, $1.28379167095512558561e-01 // pp0
+DATA ·erfk+80(SB)/8, $-3.25042107247001499370e-01
+DATA ·erfk+88(SB)/8, $-2.84817495755985104766e-02
+DATA ·erfk+96(SB)/8, $-5.77027029648944159157e-03
+DATA ·erfk+104(SB)/8, $-2.37630166566501626084e-05 // pp4
+DATA ·erfk+112(SB)/8, $3.97917223959155352819e-01 // qq1
+DATA ·erfk+120(SB)/8, $6.50222499887672944485e-02
+DATA ·erfk+128(SB)/8, $5.08130628187576562776e-03
+DATA ·erfk+136(SB)/8, $1.32494738004321644526e-04
+DATA ·erfk+144(SB)/8, $-3.96022827877536812320e-06 // qq5
+DATA ·erfk+152(SB)/8, $8.45062911510467529297e-01 // erx
+DATA ·erfk+160(SB)/8, $-2.36211856075265944077e-03 // pa0
+DATA ·erfk+168(SB)/8, $4.14856118683748331666e-01
+DATA ·erfk+176(SB)/8, $-3.72207876035701323847e-01
+DATA ·erfk+184(SB)/8, $3.18346619901161753674e-01
+DATA ·erfk+192(SB)/8, $-1.10894694282396677476e-01
+DATA ·erfk+200(SB)/8, $3.54783043256182359371e-02
+DATA ·erfk+208(SB)/8, $-2.16637559486879084300e-03 // pa6
+DATA ·erfk+216(SB)/8, $1.06420880400844228286e-01 // qa1
+DATA ·erfk+224(SB)/8, $5.40397917702171048937e-01
+DATA ·erfk+232(SB)/8, $7.18286544141962662868e-02
+DATA ·erfk+240(SB)/8, $1.26171219808761642112e-01
+DATA ·erfk+248(SB)/8, $1.36370839120290507362e-02
+DATA ·erfk+256(SB)/8, $1.19844998467991074170e-02 // qa6
+DATA ·erfk+264(SB)/8, $0x4006DB6DB6DB6DB7 // 1/0.35
+DATA ·erfk+272(SB)/8, $-9.81432934416914548592e+00 // ra7
+DATA ·erfk+280(SB)/8, $-8.12874355063065934246e+01
+DATA ·erfk+288(SB)/8, $-1.84605092906711035994e+02
+DATA ·erfk+296(SB)/8, $-1.62396669462573470355e+02
+DATA ·erfk+304(SB)/8, $-6.23753324503260060396e+01
+DATA ·erfk+312(SB)/8, $-1.05586262253232909814e+01
+DATA ·erfk+320(SB)/8, $-6.93858572707181764372e-01
+DATA ·erfk+328(SB)/8, $-9.86494403484714822705e-03 // ra0
+DATA ·erfk+336(SB)/8, $0.0
+DATA ·erfk+344(SB)/8, $-4.83519191608651397019e+02 // rb6
+DATA ·erfk+352(SB)/8, $-1.02509513161107724954e+03
+DATA ·erfk+360(SB)/8, $-6.37566443368389627722e+02
+DATA ·erfk+368(SB)/8, $-1.60636384855821916062e+02
+DATA ·erfk+376(SB)/8, $-1.77579549177547519889e+01
+DATA ·erfk+384(SB)/8, $-7.99283237680523006574e-01
+DATA ·erfk+392(SB)/8, $-9.86494292470009928597e-03 // rb0
+DATA ·erfk+400(SB)/8, $-6.04244152148580987438e-02 // sa8
+DATA ·erfk+408(SB)/8, $6.57024977031928170135e+00
+DATA ·erfk+416(SB)/8, $1.08635005541779435134e+02
+DATA ·erfk+424(SB)/8, $4.29008140027567833386e+02
+DATA ·erfk+432(SB)/8, $6.45387271733267880336e+02
+DATA ·erfk+440(SB)/8, $4.34565877475229228821e+02
+DATA ·erfk+448(SB)/8, $1.37657754143519042600e+02
+DATA ·erfk+456(SB)/8, $1.96512716674392571292e+01 // sa1
+DATA ·erfk+464(SB)/8, $0.0
+DATA ·erfk+472(SB)/8, $-2.24409524465858183362e+01 // sb7
+DATA ·erfk+480(SB)/8, $4.74528541206955367215e+02
+DATA ·erfk+488(SB)/8, $2.55305040643316442583e+03
+DATA ·erfk+496(SB)/8, $3.19985821950859553908e+03
+DATA ·erfk+504(SB)/8, $1.53672958608443695994e+03
+DATA ·erfk+512(SB)/8, $3.25792512996573918826e+02
+DATA ·erfk+520(SB)/8, $3.03380607434824582924e+01 // sb1
+DATA ·erfk+528(SB)/8, $0.5625
+DATA ·erfk+536(SB)/8, $0xFFFFFFFF00000000 // x to 20 bits
+DATA ·erfk+544(SB)/8, $0x7FF8000000000001 // math.NaN()
+GLOBL ·erfk(SB), RODATA|NOPTR, $552
+
+#define ERFK(off) ·erfk+off(SB)
+
+// ERF_TERM sets acc = acc·v + the constant at off, rounding each step
+// (erf.go's a + v*(...), unfused on amd64).
+#define ERF_TERM(acc, v, off) \
+	VMULPD v, acc, acc \
+	VADDPD.BCST ERFK(off), acc, acc
+
+// ERFC_TERM is ERF_TERM for the fits from 1.25 up: each lane takes the
+// constant at a, or at b where K7 is set (x at least 1/0.35).
+#define ERFC_TERM(acc, a, b) \
+	VBROADCASTSD ERFK(a), Z2 \
+	VBROADCASTSD ERFK(b), K7, Z2 \
+	VMULPD Z1, acc, acc \
+	VADDPD Z2, acc, acc
+
+// ERF8 sets Z13 to math.Erf(Z4) lane by lane with erf.go's operations on
+// |x|, then gives it x's sign (math.NaN() for NaN): each range that holds
+// a lane is computed in all lanes and kept in its own, the others skipped.
+// Below 0.84375, x + x·(r/s), or x + efx·x below 2^-28 (and the scaled
+// form below 2^-1015); to 1.25, erx + P/Q at |x| - 1; to 6, 1 - r/|x|
+// with r = exp(-z·z - 0.5625)·exp((z-x)(z+x) + R/S), z being x cut to 20
+// bits; 1 from 6 up. It needs EXP_CONSTS and uses Z0–Z3, Z5–Z7, Z14,
+// Z15, K1–K7 and the labels erfA, erfB and erfC.
+#define ERF8 \
+	VPANDQ.BCST expc<>+176(SB), Z4, Z6 \
+	VMOVAPD Z27, Z13 \
+	VCMPPD.BCST $1, ERFK(0), Z6, K6 \
+	KORTESTW K6, K6 \
+	JEQ erfA \
+	VMULPD Z6, Z6, Z1 \
+	VMULPD.BCST ERFK(104), Z1, Z2 \
+	VADDPD.BCST ERFK(96), Z2, Z2 \
+	ERF_TERM(Z2, Z1, 88) \
+	ERF_TERM(Z2, Z1, 80) \
+	ERF_TERM(Z2, Z1, 72) \
+	VMULPD.BCST ERFK(144), Z1, Z3 \
+	VADDPD.BCST ERFK(136), Z3, Z3 \
+	ERF_TERM(Z3, Z1, 128) \
+	ERF_TERM(Z3, Z1, 120) \
+	ERF_TERM(Z3, Z1, 112) \
+	VMULPD Z1, Z3, Z3 \
+	VADDPD Z27, Z3, Z3 \
+	VDIVPD Z3, Z2, Z2 \
+	VMULPD Z6, Z2, Z2 \
+	VADDPD Z6, Z2, Z2 \
+	VCMPPD.BCST $1, ERFK(24), Z6, K7 \
+	VMULPD.BCST ERFK(40), Z6, Z3 \
+	VADDPD Z6, Z3, K7, Z2 \
+	VCMPPD.BCST $1, ERFK(32), Z6, K7 \
+	VMULPD.BCST ERFK(56), Z6, Z3 \
+	VMULPD.BCST ERFK(48), Z6, Z5 \
+	VADDPD Z5, Z3, Z3 \
+	VMULPD.BCST ERFK(64), Z3, K7, Z2 \
+	VMOVAPD Z2, K6, Z13 \
+erfA: \
+	VCMPPD.BCST $1, ERFK(8), Z6, K7 \
+	KANDNW K7, K6, K6 \
+	KORTESTW K6, K6 \
+	JEQ erfB \
+	VSUBPD Z27, Z6, Z1 \
+	VMULPD.BCST ERFK(208), Z1, Z2 \
+	VADDPD.BCST ERFK(200), Z2, Z2 \
+	ERF_TERM(Z2, Z1, 192) \
+	ERF_TERM(Z2, Z1, 184) \
+	ERF_TERM(Z2, Z1, 176) \
+	ERF_TERM(Z2, Z1, 168) \
+	ERF_TERM(Z2, Z1, 160) \
+	VMULPD.BCST ERFK(256), Z1, Z3 \
+	VADDPD.BCST ERFK(248), Z3, Z3 \
+	ERF_TERM(Z3, Z1, 240) \
+	ERF_TERM(Z3, Z1, 232) \
+	ERF_TERM(Z3, Z1, 224) \
+	ERF_TERM(Z3, Z1, 216) \
+	VMULPD Z1, Z3, Z3 \
+	VADDPD Z27, Z3, Z3 \
+	VDIVPD Z3, Z2, Z2 \
+	VADDPD.BCST ERFK(152), Z2, K6, Z13 \
+erfB: \
+	VCMPPD.BCST $1, ERFK(16), Z6, K6 \
+	KANDNW K6, K7, K6 \
+	KORTESTW K6, K6 \
+	JEQ erfC \
+	VCMPPD.BCST $0x1d, ERFK(264), Z6, K7 \
+	VMULPD Z6, Z6, Z1 \
+	VDIVPD Z1, Z27, Z1 \
+	VBROADCASTSD ERFK(272), Z14 \
+	VBROADCASTSD ERFK(336), K7, Z14 \
+	ERFC_TERM(Z14, 280, 344) \
+	ERFC_TERM(Z14, 288, 352) \
+	ERFC_TERM(Z14, 296, 360) \
+	ERFC_TERM(Z14, 304, 368) \
+	ERFC_TERM(Z14, 312, 376) \
+	ERFC_TERM(Z14, 320, 384) \
+	ERFC_TERM(Z14, 328, 392) \
+	VBROADCASTSD ERFK(400), Z15 \
+	VBROADCASTSD ERFK(464), K7, Z15 \
+	ERFC_TERM(Z15, 408, 472) \
+	ERFC_TERM(Z15, 416, 480) \
+	ERFC_TERM(Z15, 424, 488) \
+	ERFC_TERM(Z15, 432, 496) \
+	ERFC_TERM(Z15, 440, 504) \
+	ERFC_TERM(Z15, 448, 512) \
+	ERFC_TERM(Z15, 456, 520) \
+	VMULPD Z1, Z15, Z15 \
+	VADDPD Z27, Z15, Z15 \
+	VDIVPD Z15, Z14, Z14 \
+	VPANDQ.BCST ERFK(536), Z6, Z15 \
+	VSUBPD Z6, Z15, Z0 \
+	VADDPD Z6, Z15, Z1 \
+	VMULPD Z1, Z0, Z0 \
+	VADDPD Z0, Z14, Z14 \
+	VMULPD Z15, Z15, Z0 \
+	VPXORQ.BCST expc<>+168(SB), Z0, Z0 \
+	VSUBPD.BCST ERFK(528), Z0, Z0 \
+	EXP8 \
+	VMOVAPD Z3, Z15 \
+	VMOVAPD Z14, Z0 \
+	EXP8 \
+	VMULPD Z3, Z15, Z3 \
+	VDIVPD Z6, Z3, Z3 \
+	VSUBPD Z3, Z27, K6, Z13 \
+erfC: \
+	VPANDQ.BCST expc<>+168(SB), Z4, Z5 \
+	VPORQ Z5, Z13, Z13 \
+	VCMPPD $3, Z4, Z4, K6 \
+	VBROADCASTSD ERFK(544), K6, Z13
+
+// func erfAVX512(n int, dst, src *float32)
+// dst[i] = float32(math.Erf(float64(src[i]))) for i in [0, n), n a
+// multiple of 8. dst may be src.
+TEXT ·erfAVX512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	EXP_CONSTS
+	SHRQ $3, CX
+	JEQ erf32done
+
+erf32loop:
+	VCVTPS2PD 0(SI), Z4
+	ERF8
+	VCVTPD2PS Z13, Y13
+	VMOVUPS Y13, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE erf32loop
+
+erf32done:
+	VZEROUPPER
+	RET
+
+// func erf64AVX512(n int, dst, src *float64)
+// dst[i] = math.Erf(src[i]) for i in [0, n), n a multiple of 8. dst may
+// be src.
+TEXT ·erf64AVX512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	EXP_CONSTS
+	SHRQ $3, CX
+	JEQ erf64done
+
+erf64loop:
+	VMOVUPD 0(SI), Z4
+	ERF8
+	VMOVUPD Z13, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE erf64loop
+
+erf64done:
+	VZEROUPPER
+	RET

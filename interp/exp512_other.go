@@ -7,6 +7,8 @@ package interp
 func expVector(dst, src []float64) int                               { return 0 }
 func sigmoid64Vector(d, s []float64) int                             { return 0 }
 func tanh64Vector(d, s []float64) int                                { return 0 }
+func erfVector(d, s []float32) int                                   { return 0 }
+func erf64Vector(d, s []float64) int                                 { return 0 }
 func sigmoidVector(d, s []float32) int                               { return 0 }
 func gelu32Vector(d, s []float32) int                                { return 0 }
 func geluTanhVector(d, s []float32) int                              { return 0 }

@@ -51,8 +51,13 @@ func runMath(x *exec, op *canon.Math) error {
 	}
 	fn := op.Fn
 	parallelFor(len(out.f), unaryCost, func(lo, hi int) {
-		for i, v := range in.f[lo:hi] {
-			out.f[lo+i] = float32(fn.Apply(float64(v)))
+		d, s := out.f[lo:hi], in.f[lo:hi]
+		i := 0
+		if fn == canon.MathErf {
+			i = erfVector(d, s)
+		}
+		for ; i < len(d); i++ {
+			d[i] = float32(fn.Apply(float64(s[i])))
 		}
 	})
 	x.set(0, out)
