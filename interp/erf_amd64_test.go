@@ -61,28 +61,6 @@ func erfInputs64(rng *rand.Rand, n int) []float64 {
 	return s
 }
 
-// checkErf64 compares erf64Vector with math.Erf bit for bit, NaNs
-// included.
-func checkErf64(t *testing.T, xs []float64) {
-	t.Helper()
-	got := make([]float64, len(xs))
-	n := erf64Vector(got, xs)
-	if n != len(xs)&^7 {
-		t.Fatalf("erf64Vector computed %d of %d", n, len(xs))
-	}
-	bad := 0
-	for i, x := range xs[:n] {
-		if want := math.Erf(x); math.Float64bits(got[i]) != math.Float64bits(want) {
-			if bad++; bad <= 5 {
-				t.Errorf("erf(%v [%#x]) = %v [%#x], math.Erf gives %v [%#x]", x, math.Float64bits(x), got[i], math.Float64bits(got[i]), want, math.Float64bits(want))
-			}
-		}
-	}
-	if bad > 0 {
-		t.Fatalf("%d of %d differ", bad, n)
-	}
-}
-
 // TestErfAVX512MatchesMathErf: the float32 kernel (of the level the test
 // selects) gives
 // float32(math.Erf(float64(x))) bit for bit, NaNs included, on 20
@@ -128,8 +106,8 @@ func TestErfAVX512MatchesMathErf(t *testing.T) {
 	for i, v := range in {
 		wide[i] = float64(v)
 	}
-	checkErf64(t, wide)
-	checkErf64(t, erfInputs64(rng, n/4))
+	checkLanes64(t, "erf", erf64Vector, math.Erf, wide)
+	checkLanes64(t, "erf", erf64Vector, math.Erf, erfInputs64(rng, n/4))
 }
 
 // TestErfKernelsAVX2 reruns the checks of the Erf kernel with AVX-512
