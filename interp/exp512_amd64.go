@@ -91,137 +91,74 @@ func geluTanhAVX512(n int, dst, src *float32, scale float64)
 // Sigmoid, both Gelus and Softmax one row at a time; four rows at once,
 // Tanh, the float64 Sigmoid and Tanh, and the float64 softmax need AVX-512.
 
-// expVector sets dst[i] = math.Exp(src[i]) on a prefix of dst.
-func expVector(dst, src []float64) int {
-	n := min(len(dst), len(src)) &^ 7
+// prefix8 runs a kernel on the multiple-of-8 prefix of d and s and
+// returns its length: k512 with AVX-512, else k2 (nil if there is none)
+// with AVX2 + FMA; 0 when neither serves.
+func prefix8[T float32 | float64](d, s []T, k512, k2 func(n int, d, s *T)) int {
+	n := min(len(d), len(s)) &^ 7
 	switch {
 	case n == 0:
+		return 0
 	case useAVX512:
-		expF64AVX512(n, unsafe.SliceData(dst), unsafe.SliceData(src))
-	case hasFMA:
-		expF64AVX2(n, unsafe.SliceData(dst), unsafe.SliceData(src))
+		k512(n, unsafe.SliceData(d), unsafe.SliceData(s))
+	case hasFMA && k2 != nil:
+		k2(n, unsafe.SliceData(d), unsafe.SliceData(s))
 	default:
 		return 0
 	}
 	return n
 }
 
+// expVector sets dst[i] = math.Exp(src[i]) on a prefix of dst.
+func expVector(dst, src []float64) int { return prefix8(dst, src, expF64AVX512, expF64AVX2) }
+
 // sigmoid64Vector sets d[i] = 1 / (1 + math.Exp(-s[i])) on a prefix of d.
-func sigmoid64Vector(d, s []float64) int {
-	n := min(len(d), len(s)) &^ 7
-	if !useAVX512 || n == 0 {
-		return 0
-	}
-	sigmoid64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	return n
-}
+func sigmoid64Vector(d, s []float64) int { return prefix8(d, s, sigmoid64AVX512, nil) }
 
 // tanh64Vector sets d[i] = math.Tanh(s[i]) on a prefix of d.
-func tanh64Vector(d, s []float64) int {
-	n := min(len(d), len(s)) &^ 7
-	if !useAVX512 || n == 0 {
-		return 0
-	}
-	tanh64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	return n
-}
+func tanh64Vector(d, s []float64) int { return prefix8(d, s, tanh64AVX512, nil) }
 
 // tanhVector is uTanh's loop on a prefix of d.
-func tanhVector(d, s []float32) int {
-	n := min(len(d), len(s)) &^ 7
-	if !useAVX512 || n == 0 {
-		return 0
-	}
-	tanhAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	return n
+func tanhVector(d, s []float32) int { return prefix8(d, s, tanhAVX512, nil) }
+
+// sigmoidVector is uSigmoid's loop on a prefix of d.
+func sigmoidVector(d, s []float32) int { return prefix8(d, s, sigmoidAVX512, sigmoidAVX2) }
+
+// gelu32Vector is gelu32 on a prefix of d.
+func gelu32Vector(d, s []float32) int { return prefix8(d, s, gelu32AVX512, gelu32AVX2) }
+
+// geluTanhVector is float32(geluTanh(float64(v))) on a prefix of d.
+func geluTanhVector(d, s []float32) int {
+	return prefix8(d, s,
+		func(n int, d, s *float32) { geluTanhAVX512(n, d, s, sqrt2OverPi) },
+		func(n int, d, s *float32) { geluTanhAVX2(n, d, s, sqrt2OverPi) })
 }
 
 // erfVector sets d[i] = float32(math.Erf(float64(s[i]))) on a prefix of
-// d, with AVX-512 or AVX2 + FMA. It declines where the standard library's
-// erf fuses multiply-adds (GOAMD64=v3 and up), which the kernels do not.
+// d. It declines where the standard library's erf fuses multiply-adds
+// (GOAMD64=v3 and up), which the kernels do not.
 func erfVector(d, s []float32) int {
-	n := min(len(d), len(s)) &^ 7
-	switch {
-	case n == 0 || mathFusesMultiplyAdd:
-		return 0
-	case useAVX512:
-		erfAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	case hasFMA:
-		erfAVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	default:
+	if mathFusesMultiplyAdd {
 		return 0
 	}
-	return n
+	return prefix8(d, s, erfAVX512, erfAVX2)
 }
 
 // erf64Vector sets d[i] = math.Erf(s[i]) on a prefix of d, as erfVector
 // does before rounding to float32.
 func erf64Vector(d, s []float64) int {
-	n := min(len(d), len(s)) &^ 7
-	switch {
-	case n == 0 || mathFusesMultiplyAdd:
-		return 0
-	case useAVX512:
-		erf64AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	case hasFMA:
-		erf64AVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	default:
+	if mathFusesMultiplyAdd {
 		return 0
 	}
-	return n
-}
-
-// sigmoidVector is uSigmoid's loop on a prefix of d.
-func sigmoidVector(d, s []float32) int {
-	n := min(len(d), len(s)) &^ 7
-	switch {
-	case n == 0:
-	case useAVX512:
-		sigmoidAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	case hasFMA:
-		sigmoidAVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	default:
-		return 0
-	}
-	return n
-}
-
-// gelu32Vector is gelu32 on a prefix of d.
-func gelu32Vector(d, s []float32) int {
-	n := min(len(d), len(s)) &^ 7
-	switch {
-	case n == 0:
-	case useAVX512:
-		gelu32AVX512(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	case hasFMA:
-		gelu32AVX2(n, unsafe.SliceData(d), unsafe.SliceData(s))
-	default:
-		return 0
-	}
-	return n
-}
-
-// geluTanhVector is float32(geluTanh(float64(v))) on a prefix of d.
-func geluTanhVector(d, s []float32) int {
-	n := min(len(d), len(s)) &^ 7
-	switch {
-	case n == 0:
-	case useAVX512:
-		geluTanhAVX512(n, unsafe.SliceData(d), unsafe.SliceData(s), sqrt2OverPi)
-	case hasFMA:
-		geluTanhAVX2(n, unsafe.SliceData(d), unsafe.SliceData(s), sqrt2OverPi)
-	default:
-		return 0
-	}
-	return n
+	return prefix8(d, s, erf64AVX512, erf64AVX2)
 }
 
 // softmaxRowVector writes the softmax of the contiguous row src to dst
 // (which may be src) exactly as softmaxStrided does: the same maximum,
 // exponentials and float32 roundings, the sum added in the same order. It
-// reports false, having written nothing, where it does not serve: no
-// AVX-512, a row shorter than 16, or a NaN in the row (whose payload the
-// scalar loop's maximum decides).
+// reports false, having written nothing, where it does not serve: neither
+// AVX-512 nor AVX2 + FMA, a row shorter than 16, or a NaN in the row (whose
+// payload the scalar loop's maximum decides).
 func softmaxRowVector(dst, src []float32) bool {
 	n := len(src)
 	if !(useAVX512 || hasFMA) || n < 16 || len(dst) < n {
