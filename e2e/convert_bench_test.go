@@ -373,14 +373,17 @@ func TestConvertChild(t *testing.T) {
 	}
 	cpu0 := cpuTime()
 	start := time.Now()
+	report := func() {
+		elapsed, cpu := time.Since(start), cpuTime()-cpu0
+		fmt.Printf("\nconvert-result %d %d %d\n", elapsed.Nanoseconds(), cpu.Nanoseconds(), statusBytes("VmHWM"))
+	}
 	if from == copyChild {
 		for j, f := range strings.Split(src, ",") {
 			if err := copySync(f, filepath.Join(dst, fmt.Sprintf("copy%d", j))); err != nil {
 				t.Fatal(err)
 			}
 		}
-		elapsed, cpu := time.Since(start), cpuTime()-cpu0
-		fmt.Printf("\nconvert-result %d %d %d\n", elapsed.Nanoseconds(), cpu.Nanoseconds(), statusBytes("VmHWM"))
+		report()
 		return
 	}
 	g, _, err := formats.Read(src, "", formats.ReadOptions{})
@@ -400,8 +403,7 @@ func TestConvertChild(t *testing.T) {
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
-	elapsed, cpu := time.Since(start), cpuTime()-cpu0
-	fmt.Printf("\nconvert-result %d %d %d\n", elapsed.Nanoseconds(), cpu.Nanoseconds(), statusBytes("VmHWM"))
+	report()
 }
 
 // startProfile starts a CPU profile in a new file of dir named after pair;

@@ -263,7 +263,6 @@ func BenchmarkVsORT(b *testing.B) {
 				}
 				ours, ort, ratio = append(ours, o), append(ort, r), append(ratio, o/r)
 			}
-			median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
 			b.ReportMetric(median(ours), "ms/op")
 			b.ReportMetric(median(ort), "ort-ms")
 			b.ReportMetric(median(ratio), "x-ort")
@@ -440,4 +439,15 @@ func BenchmarkSmallHotSpots(b *testing.B) {
 		nb := newNetBuilder("x", 1, 1280, 7, 7)
 		benchGraph(b, nb.finish(b, nb.node(&canon.GlobalAveragePool{}, "x")), 1, 1280, 7, 7)
 	})
+}
+
+// median is the median of v (which it sorts): the middle value, or the
+// mean of the two middle ones.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[n/2]
 }

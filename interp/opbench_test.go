@@ -4,7 +4,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -240,11 +239,7 @@ func benchAllInputs(b *testing.B, g *canon.Graph) float64 {
 		runs = append(runs, float64(time.Since(start).Nanoseconds())/1e6)
 	}
 	b.StopTimer()
-	slices.Sort(runs)
-	if n := len(runs); n%2 == 0 {
-		return (runs[n/2-1] + runs[n/2]) / 2
-	}
-	return runs[len(runs)/2]
+	return median(runs)
 }
 
 // ortMedian runs the model in ONNX Runtime once per name and returns its
