@@ -53,7 +53,8 @@ func (w *waker) notify() {
 	}
 }
 
-// helper is one goroutine of the team, running piece part of each job.
+// helper is one goroutine of the team, running its part of each job: the
+// team's i-th helper runs part i+1 (part 0 is the caller's).
 type helper struct {
 	seq  atomic.Uint64 // jobs handed out
 	job  func(part int)
@@ -97,14 +98,14 @@ func runParts(parts int, f func(part int)) {
 		return
 	}
 	for len(t.helpers) < parts-1 {
-		h := &helper{wake: newWaker()}
+		h := &helper{part: len(t.helpers) + 1, wake: newWaker()}
 		t.helpers = append(t.helpers, h)
 		go h.run(t)
 	}
 	t.pending.Store(int32(parts - 1))
 	for p := 1; p < parts; p++ {
 		h := t.helpers[p-1]
-		h.job, h.part = f, p
+		h.job = f
 		h.seq.Add(1)
 		h.wake.notify()
 	}
