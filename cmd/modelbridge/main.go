@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/modelbridge/modelbridge/internal/interrupt"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 
 	// Every format registers itself with the formats registry.
@@ -41,6 +42,9 @@ func usageErrorf(format string, args ...any) error {
 }
 
 func main() {
+	// Ctrl-C or SIGTERM removes the temporaries and child processes of
+	// the run and exits 130/143, saying which outputs were left unchanged.
+	interrupt.Install(os.Stderr)
 	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }
 

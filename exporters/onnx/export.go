@@ -23,6 +23,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
+	"github.com/modelbridge/modelbridge/internal/interrupt"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
@@ -527,14 +528,13 @@ func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, ext
 	// Two renames cannot be one atomic step: keep a hard link to the old
 	// data file so that, if the model's rename fails after the data's, the
 	// old model still finds the data it refers to.
-	backup := linkBackup(dataPath)
-	if err := df.Commit(); err != nil {
-		if backup != "" {
-			os.Remove(backup)
-		}
-		return err
-	}
-	if err := mf.Commit(); err != nil {
+	backup, releaseBackup := linkBackup(dataPath)
+	defer releaseBackup()
+	// Both renames happen with interrupts held back (CommitAll), so an
+	// interrupt leaves either the old pair or the new one.
+	if err := atomicfile.CommitAll(df, mf); err != nil {
+		// The data file may have been replaced: put the old one back
+		// (or remove the new one when there was none).
 		if backup != "" {
 			os.Rename(backup, dataPath)
 		} else {
@@ -550,19 +550,22 @@ func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, ext
 
 // linkBackup hard-links an existing file to a fresh name beside it and
 // returns that name, or "" when there is no file or links are unsupported.
-func linkBackup(path string) string {
+// The link is removed if the run is interrupted; call release when done.
+func linkBackup(path string) (string, func()) {
 	if _, err := os.Lstat(path); err != nil {
-		return ""
+		return "", func() {}
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".old-*")
 	if err != nil {
-		return ""
+		return "", func() {}
 	}
 	name := f.Name()
+	release := interrupt.Track(name, "")
 	f.Close()
 	os.Remove(name)
 	if err := os.Link(path, name); err != nil {
-		return ""
+		release()
+		return "", func() {}
 	}
-	return name
+	return name, release
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/modelbridge/modelbridge/internal/interrupt"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 )
 
@@ -25,6 +26,9 @@ type File struct {
 	f      *os.File
 	target string
 	done   bool
+	// untrack stops the interrupt handler from removing the temporary
+	// once it is renamed into place or removed.
+	untrack func()
 }
 
 // Create starts writing target.
@@ -35,11 +39,11 @@ func Create(target string) (*File, error) {
 	if st, err := os.Stat(filepath.Dir(target)); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("cannot write %s: folder %s does not exist; create it first", target, filepath.Dir(target))
 	}
-	f, err := createTemp(target)
+	f, untrack, err := createTemp(target)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write %s: %w", target, err)
 	}
-	return &File{W: bufio.NewWriterSize(prefaultWriter{f}, 1<<20), f: f, target: target}, nil
+	return &File{W: bufio.NewWriterSize(prefaultWriter{f}, 1<<20), f: f, target: target, untrack: untrack}, nil
 }
 
 // prefaultChunk is how much of a large write is faulted in and written at
@@ -76,7 +80,7 @@ func (a *File) Commit() error {
 	if err := a.prepare(); err != nil {
 		return err
 	}
-	return a.publish()
+	return interrupt.Critical(a.publish)
 }
 
 // prepare flushes, syncs and closes the temporary file: every step that a
@@ -98,6 +102,7 @@ func (a *File) prepare() error {
 	}
 	if err != nil {
 		os.Remove(a.f.Name())
+		a.untrack()
 		return fmt.Errorf("cannot write %s: %w", a.target, err)
 	}
 	return nil
@@ -105,6 +110,7 @@ func (a *File) prepare() error {
 
 // publish renames the prepared file into place and syncs the folder.
 func (a *File) publish() error {
+	defer a.untrack()
 	if err := os.Rename(a.f.Name(), a.target); err != nil {
 		os.Remove(a.f.Name())
 		return fmt.Errorf("cannot write %s: %w", a.target, err)
@@ -116,7 +122,10 @@ func (a *File) publish() error {
 }
 
 // discard removes a prepared file that will not be published.
-func (a *File) discard() { os.Remove(a.f.Name()) }
+func (a *File) discard() {
+	os.Remove(a.f.Name())
+	a.untrack()
+}
 
 // CommitAll publishes files that belong together (an MXNet symbol and its
 // params, the files of a PyTorch folder): all of them are written out and
@@ -134,24 +143,28 @@ func CommitAll(files ...*File) error {
 			return err
 		}
 	}
-	for i, f := range files {
-		if err := f.publish(); err != nil {
-			for _, g := range files[i+1:] {
-				g.discard()
+	// An interrupt waits until the whole set is in place.
+	return interrupt.Critical(func() error {
+		for i, f := range files {
+			if err := f.publish(); err != nil {
+				for _, g := range files[i+1:] {
+					g.discard()
+				}
+				return err
 			}
-			return err
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Dir is a new folder filled under a hidden temporary name beside its
 // target and renamed into place whole.
 type Dir struct {
 	// Path is where to write the folder's files until Commit.
-	Path   string
-	target string
-	done   bool
+	Path    string
+	target  string
+	done    bool
+	untrack func()
 }
 
 // CreateDir starts a new folder target, which must not exist yet (or be
@@ -165,17 +178,20 @@ func CreateDir(target string) (*Dir, error) {
 	// would make it 0700).
 	prefix := filepath.Join(parent, "."+filepath.Base(target)+".tmp-")
 	var tmp string
+	var untrack func()
 	for try := 0; ; try++ {
 		tmp = prefix + strconv.FormatUint(rand.Uint64(), 36)
+		untrack = interrupt.Track(tmp, target)
 		err := os.Mkdir(tmp, 0o755)
 		if err == nil {
 			break
 		}
+		untrack()
 		if !errors.Is(err, fs.ErrExist) || try >= 100 {
 			return nil, fmt.Errorf("cannot write %s: %w", target, err)
 		}
 	}
-	return &Dir{Path: tmp, target: target}, nil
+	return &Dir{Path: tmp, target: target, untrack: untrack}, nil
 }
 
 // Commit renames the filled folder to its target (replacing an empty
@@ -185,10 +201,11 @@ func (d *Dir) Commit() error {
 		return fmt.Errorf("%s: already committed", d.target)
 	}
 	d.done = true
+	defer d.untrack()
 	if st, err := os.Stat(d.target); err == nil && st.IsDir() {
 		os.Remove(d.target) // only succeeds when empty; Rename then reports the rest
 	}
-	if err := os.Rename(d.Path, d.target); err != nil {
+	if err := interrupt.Critical(func() error { return os.Rename(d.Path, d.target) }); err != nil {
 		os.RemoveAll(d.Path)
 		return fmt.Errorf("cannot write %s: %w", d.target, err)
 	}
@@ -205,18 +222,25 @@ func (d *Dir) Abort() {
 	}
 	d.done = true
 	os.RemoveAll(d.Path)
+	d.untrack()
 }
 
 // createTemp makes a hidden, unused file beside target with mode 0644
 // (less the umask, as for any new file); os.CreateTemp would make it 0600.
-func createTemp(target string) (*os.File, error) {
+// The name is tracked for removal on interrupt before the file exists.
+func createTemp(target string) (*os.File, func(), error) {
 	prefix := filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".tmp-")
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
+		untrack := interrupt.Track(name, target)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			untrack()
+		}
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}
-		return f, err
+		return f, untrack, err
 	}
 }
 
@@ -256,4 +280,5 @@ func (a *File) Abort() {
 	a.done = true
 	a.f.Close()
 	os.Remove(a.f.Name())
+	a.untrack()
 }

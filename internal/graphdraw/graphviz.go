@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/modelbridge/modelbridge/internal/interrupt"
 )
 
 // ErrNoGraphviz means Graphviz's dot program is not on PATH.
@@ -34,7 +36,7 @@ func DotToSVG(ctx context.Context, dotPath string, src []byte) ([]byte, error) {
 	cmd.Stdin = bytes.NewReader(src)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(cmd); err != nil {
 		msg := strings.TrimSpace(errb.String())
 		if ctx.Err() != nil {
 			msg = fmt.Sprintf("gave up after %v", dotTimeout)

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/interrupt"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
@@ -48,11 +49,11 @@ func ORTAllValues(model string, sample Sample) (map[string]*canon.Tensor, string
 			}
 		}
 	}
-	dir, err := os.MkdirTemp("", "modelbridge-layers-")
+	dir, remove, err := interrupt.TempDir("modelbridge-layers-")
 	if err != nil {
 		return nil, "", err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	out, err := proto.Marshal(mp)
 	if err != nil {
 		return nil, "", err

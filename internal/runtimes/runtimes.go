@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/interrupt"
 	"github.com/modelbridge/modelbridge/internal/ortinstall"
 )
 
@@ -129,11 +130,12 @@ type jobSample struct {
 // script and reads back each sample's output files.
 func run(name, script string, cmdline func(scriptPath, jobPath string) *exec.Cmd, j job, samples []Sample,
 	ext string, save func(*canon.Tensor, string) error, load func(string) (*canon.Tensor, error)) (*runnerOutput, [][]*canon.Tensor, error) {
-	dir, err := os.MkdirTemp("", "modelbridge-"+name+"-")
+	// A runtime's name may have spaces ("ONNX Runtime"); the folder's does not.
+	dir, remove, err := interrupt.TempDir("modelbridge-" + strings.ToLower(strings.ReplaceAll(name, " ", "-")) + "-")
 	if err != nil {
 		return nil, nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	scriptPath := filepath.Join(dir, "runner"+filepath.Ext(scriptName(name)))
 	if err := os.WriteFile(scriptPath, []byte(script), 0o644); err != nil {
 		return nil, nil, err
@@ -155,9 +157,15 @@ func run(name, script string, cmdline func(scriptPath, jobPath string) *exec.Cmd
 		return nil, nil, err
 	}
 	cmd := cmdline(scriptPath, jobPath)
+	// The runtime's own scratch files (ONNX Runtime leaves some in the
+	// temporary folder) go into ours, which is removed afterwards.
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "TMPDIR="+dir)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(cmd); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 2000 {
 			msg = "..." + msg[len(msg)-2000:]

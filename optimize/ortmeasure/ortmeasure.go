@@ -6,6 +6,7 @@
 package ortmeasure
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/interrupt"
 	"github.com/modelbridge/modelbridge/internal/ortinstall"
 	"github.com/modelbridge/modelbridge/optimize"
 )
@@ -65,11 +67,11 @@ func (t *Target) level() string {
 
 // Compare exports both graphs and times them in ONNX Runtime.
 func (t *Target) Compare(before, after *canon.Graph) (optimize.Comparison, error) {
-	dir, err := os.MkdirTemp("", "modelbridge-ort-")
+	dir, remove, err := interrupt.TempDir("modelbridge-ort-")
 	if err != nil {
 		return optimize.Comparison{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	pa, pb := filepath.Join(dir, "before.onnx"), filepath.Join(dir, "after.onnx")
 	if err := onnxexport.Write(before, pa, formats.WriteOptions{}); err != nil {
 		return optimize.Comparison{}, err
@@ -133,20 +135,22 @@ func (t *Target) Latencies(files []string) ([][]float64, error) {
 }
 
 func (t *Target) time(files []string, runs, threads int) ([][]float64, error) {
-	dir, err := os.MkdirTemp("", "modelbridge-ortjs-")
+	dir, remove, err := interrupt.TempDir("modelbridge-ortjs-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	script := filepath.Join(dir, "time.js")
 	if err := os.WriteFile(script, []byte(timeJS), 0o644); err != nil {
 		return nil, err
 	}
 	cfg, _ := json.Marshal(map[string]any{"models": files, "level": t.level(), "runs": runs, "threads": threads})
 	cmd := t.Install.Command(script, string(cfg))
+	var stdout bytes.Buffer
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = interrupt.Run(cmd)
+	out := stdout.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("ONNX Runtime could not time %s: %v: %s", strings.Join(files, ", "), err, strings.TrimSpace(stderr.String()))
 	}
