@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,4 +38,71 @@ func TestPT2InspectConvertCheck(t *testing.T) {
 	if code, stdout, stderr = cli(t, "check", prog, out, "--random", "--input-shape", "x=3,3,32,32"); code != 0 {
 		t.Errorf("check at batch 3: exit %d: %s %s", code, stdout, stderr)
 	}
+}
+
+// TestPT2StaticDynamicBatch makes the batch of programs exported with
+// fixed sizes symbolic (--dynamic-batch, or a name in --input-shape): the
+// ONNX file runs at batch 1 and 3 in ONNX Runtime and matches the program
+// exported with a symbolic batch. Programs that baked the example's batch
+// into constants are refused by name.
+func TestPT2StaticDynamicBatch(t *testing.T) {
+	root := filepath.Join(testfix.Fixtures(t), "torch2")
+	testfix.ORTRunner(t)
+	for _, c := range []struct {
+		model string
+		shape string // the input's sizes after the batch
+		flags []string
+	}{
+		{"tiny_convnet", "3,32,32", []string{"--dynamic-batch"}},
+		{"tiny_unet", "3,16,16", []string{"--input-shape", "x=N,3,16,16"}},
+		{"deconv_net", "", []string{"--dynamic-batch"}},
+	} {
+		t.Run(c.model, func(t *testing.T) {
+			dir := filepath.Join(root, c.model)
+			out := filepath.Join(t.TempDir(), "model.onnx")
+			args := append([]string{"convert", filepath.Join(dir, "exported.pt2"), out}, c.flags...)
+			if code, stdout, stderr := cli(t, args...); code != 0 {
+				t.Fatalf("%v: exit %d: %s %s", args, code, stdout, stderr)
+			}
+			shape := c.shape
+			if shape == "" {
+				_, stdout, _ := cli(t, "inspect", out, "--json")
+				shape = inputTail(t, stdout)
+			}
+			for _, batch := range []string{"1", "3"} {
+				args := []string{"check", filepath.Join(dir, "exported_dynamic.pt2"), out, "--b-runtime", "ort", "--random", "--input-shape", "x=" + batch + "," + shape}
+				if code, stdout, stderr := cli(t, args...); code != 0 {
+					t.Errorf("batch %s: exit %d: %s %s", batch, code, stdout, stderr)
+				}
+			}
+		})
+	}
+	for model, want := range map[string]string{
+		"tiny_transformer": `has the fixed target shape`,
+		"tiny_lstm":        `does not compute for other ones`,
+	} {
+		code, _, stderr := cli(t, "convert", filepath.Join(root, model, "exported.pt2"), filepath.Join(t.TempDir(), "m.onnx"), "--dynamic-batch")
+		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "dynamic_shapes") {
+			t.Errorf("%s --dynamic-batch: exit %d, want a refusal saying %q and how to export it:\n%s", model, code, want, stderr)
+		}
+	}
+}
+
+// inputTail returns the sizes after the batch of the first input that
+// `inspect --json` prints, comma-separated.
+func inputTail(t *testing.T, js string) string {
+	t.Helper()
+	var info struct {
+		Inputs []struct {
+			Shape []any `json:"shape"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(js), &info); err != nil || len(info.Inputs) == 0 {
+		t.Fatalf("inspect --json: %v\n%s", err, js)
+	}
+	var parts []string
+	for _, d := range info.Inputs[0].Shape[1:] {
+		parts = append(parts, fmt.Sprint(d))
+	}
+	return strings.Join(parts, ",")
 }

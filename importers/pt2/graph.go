@@ -3,7 +3,9 @@ package pt2
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -27,6 +29,10 @@ type importer struct {
 	consts  map[string]any
 	notes   []string
 	props   []canon.KeyValue
+	// generalized is set when --input-shape or --dynamic-batch made a
+	// size symbolic that the program fixed.
+	// The value is the size the program was exported with.
+	generalized map[string]int64
 	// skippedAsserts counts run-time assertion nodes not imported.
 	skippedAsserts int
 	// readers holds the tensor names some node or output reads (built on
@@ -57,6 +63,12 @@ func (im *importer) run(opts formats.ReadOptions) (*canon.Graph, error) {
 	g, err := im.prog.Finish(graphName(im.path), outs)
 	if err != nil {
 		return nil, im.errf("%v", err)
+	}
+	if im.generalized != nil {
+		if err := refuseBakedSizes(g, im.generalized); err != nil {
+			g.Close()
+			return nil, im.errf("%v", err)
+		}
 	}
 	g.Meta = canon.Metadata{Producer: "pytorch", ProducerVersion: im.ep.TorchVersion, SourceFormat: FormatName, Notes: im.notes}
 	g.Meta.Props = append(g.Meta.Props, im.props...)
@@ -94,8 +106,20 @@ func (im *importer) bindInputs(opts formats.ReadOptions) error {
 				return im.errf("input %s: %v", name, err)
 			}
 			if shape, ok := opts.ShapeFor(name, len(userNames)); ok {
-				if dims, err = overrideShape(dims, shape); err != nil {
+				example := dims
+				var generalized []int
+				if dims, generalized, err = overrideShape(dims, shape, dimNamesFor(opts, name, len(userNames))); err != nil {
 					return im.errf("--input-shape %s: %v", name, err)
+				}
+				if len(generalized) > 0 {
+					im.prog.SetGeneralized()
+					if im.generalized == nil {
+						im.generalized = map[string]int64{}
+					}
+					for _, a := range generalized {
+						im.generalized[dims[a].Param] = example[a].Size
+					}
+					im.notes = append(im.notes, fmt.Sprintf("input %s: the program was exported with fixed sizes; axes %v are made symbolic, and every size computed from them is inferred anew (a size the program baked in as a constant is refused by name)", name, generalized))
 				}
 			}
 			if err := im.define(name, im.prog.Input(name, dt, dims)); err != nil {
@@ -334,23 +358,43 @@ func c10ScalarType(st int64) (int64, error) {
 	return 0, fmt.Errorf("dtype %s is not supported", scalarTypeName(st))
 }
 
-// overrideShape applies a shape given with --input-shape: the rank must
-// match and every size the program fixed must agree.
-func overrideShape(dims []canon.Dim, shape []int64) ([]canon.Dim, error) {
+// overrideShape applies a shape given with --input-shape (or
+// --dynamic-batch): the rank must match and every size the program fixed
+// must agree, except that a size may be made symbolic (-1, named in
+// names); generalized lists the axes the program had fixed that now are.
+func overrideShape(dims []canon.Dim, shape []int64, names map[int]string) (out []canon.Dim, generalized []int, err error) {
 	if len(shape) != len(dims) {
-		return nil, fmt.Errorf("rank %d given, but the program's input has rank %d", len(shape), len(dims))
+		return nil, nil, fmt.Errorf("rank %d given, but the program's input has rank %d", len(shape), len(dims))
 	}
-	out := make([]canon.Dim, len(dims))
+	out = make([]canon.Dim, len(dims))
 	for i, s := range shape {
-		if s <= 0 {
-			return nil, fmt.Errorf("dimension %d is %d; sizes must be positive", i, s)
-		}
-		if dims[i].Known() && dims[i].Size != s {
-			return nil, fmt.Errorf("dimension %d is %d in the program, not %d", i, dims[i].Size, s)
+		switch {
+		case s == -1 && names[i] != "":
+			if dims[i].Known() {
+				generalized = append(generalized, i)
+			}
+			out[i] = canon.Dim{Size: -1, Param: names[i]}
+			continue
+		case s == -1:
+			out[i] = dims[i]
+			continue
+		case s <= 0:
+			return nil, nil, fmt.Errorf("dimension %d is %d; sizes must be positive", i, s)
+		case dims[i].Known() && dims[i].Size != s:
+			return nil, nil, fmt.Errorf("dimension %d is %d in the program, not %d", i, dims[i].Size, s)
 		}
 		out[i] = canon.Dim{Size: s}
 	}
-	return out, nil
+	return out, generalized, nil
+}
+
+// dimNamesFor returns the symbolic dimension names given for an input, by
+// name or by position.
+func dimNamesFor(opts formats.ReadOptions, name string, index int) map[int]string {
+	if m, ok := opts.DimNames[name]; ok {
+		return m
+	}
+	return opts.DimNames["#"+strconv.Itoa(index)]
 }
 
 func constantOf(c constantValue) (any, error) {
@@ -367,4 +411,56 @@ func constantOf(c constantValue) (any, error) {
 		return *c.AsBool, nil
 	}
 	return nil, fmt.Errorf("empty constant value")
+}
+
+// refuseBakedSizes refuses a program made symbolic by the caller where
+// the exporter wrote the example's sizes into the graph as constants, so
+// that it would compute for that example's sizes only: a Reshape or Expand
+// of a value with a symbolic size whose target has fixed sizes only, or any
+// node whose shapes stop agreeing when each symbolic size is given another
+// value than the example's (an initial LSTM state of batch 1, say).
+func refuseBakedSizes(g *canon.Graph, example map[string]int64) error {
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	for _, n := range g.Nodes {
+		var target []int64
+		switch op := n.Op.(type) {
+		case *canon.Reshape:
+			target = op.Shape
+		case *canon.Expand:
+			target = op.Shape
+		default:
+			continue
+		}
+		if target == nil || len(n.Inputs) == 0 {
+			continue
+		}
+		x, ok := g.Values[n.Inputs[0]]
+		if !ok || !x.RankKnown || !slices.ContainsFunc(x.Shape, func(d canon.Dim) bool { return !d.Known() }) {
+			continue
+		}
+		if !slices.ContainsFunc(target, func(s int64) bool { return s <= 0 }) {
+			return fmt.Errorf("node %q (%s) has the fixed target shape %v, which the program computed from the example's sizes; export it with dynamic_shapes (torch.export) to make those sizes symbolic", n.Name, n.Op.Kind(), target)
+		}
+	}
+	trial := *g
+	trial.Inputs = make([]canon.ValueInfo, len(g.Inputs))
+	for i, in := range g.Inputs {
+		in.Shape = slices.Clone(in.Shape)
+		for a, d := range in.Shape {
+			if size, ok := example[d.Param]; ok && !d.Known() {
+				in.Shape[a] = canon.Dim{Size: size + 1}
+			}
+		}
+		trial.Inputs[i] = in
+	}
+	trial.Outputs = make([]canon.ValueInfo, len(g.Outputs))
+	for i, o := range g.Outputs {
+		trial.Outputs[i] = canon.ValueInfo{Name: o.Name, DType: o.DType}
+	}
+	if err := trial.Validate(); err != nil {
+		return fmt.Errorf("the program was exported with fixed sizes and does not compute for other ones (tried each made-symbolic size + 1): %v; export it with dynamic_shapes (torch.export) to make those sizes symbolic", err)
+	}
+	return nil
 }

@@ -18,7 +18,16 @@ import (
 // tuple returns []any.
 type Program struct {
 	in *evaluator
+	// keepSymbolic stops Refine from pinning a symbolic size to the size
+	// the program records: set when the caller made a size symbolic that
+	// the program was exported with fixed (SetGeneralized).
+	keepSymbolic bool
 }
+
+// SetGeneralized tells the program that an input size it records as fixed
+// was made symbolic, so the sizes it records downstream are those of one
+// example and inference decides instead.
+func (p *Program) SetGeneralized() { p.keepSymbolic = true }
 
 // Tensor is a tensor value of a Program.
 type Tensor struct{ v *tensorVal }
@@ -82,6 +91,9 @@ func (p *Program) Refine(t *Tensor, dims []canon.Dim) error {
 		for i, d := range dims {
 			switch {
 			case !vi.Shape[i].Known():
+				if p.keepSymbolic && d.Known() && vi.Shape[i].Param != "" {
+					break // the recorded size is the example's
+				}
 				if d.Known() || d.Param != "" || vi.Shape[i].Param == "" {
 					vi.Shape[i] = d
 				}
