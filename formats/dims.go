@@ -96,6 +96,11 @@ func freeDims(input string, rank int) []canon.Dim {
 	return dims
 }
 
+// FreeDimName is the name an input's axis gets when the file records no
+// size for it (a TorchScript archive, an MXNet symbol): nothing but the
+// model's consumers says what size it may take.
+func FreeDimName(input string, axis int) string { return dimName(input, axis) }
+
 // dimName is the name of an input's free axis: the input's name made an
 // identifier, then the axis.
 func dimName(input string, axis int) string {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,6 +41,9 @@ type checkReport struct {
 	AccumLen int64 `json:"accumulation_length"`
 	// NoRounding (--no-rounding-allowance) drops the rounding term.
 	NoRounding bool `json:"no_rounding_allowance,omitempty"`
+	// Precision names the precision whose unit roundoff u is, when lower
+	// than the outputs' (a model computing in float16).
+	Precision string `json:"rounding_precision,omitempty"`
 }
 
 type outputReport struct {
@@ -189,6 +194,15 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 	}
 	for i, a := range ga.Inputs {
 		b := gb.Inputs[inMap[i]]
+		if a.DType != b.DType && isFloat(a.DType) && isFloat(b.DType) {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("input %q: B takes %s, so it is given A's %s inputs rounded to %s", b.Name, b.DType, a.DType, b.DType))
+		} else if a.DType != b.DType {
+			hint := ""
+			if a.DType == canon.Float16 || b.DType == canon.Float16 {
+				hint = "; a model converted with --fp16 keeps float32 inputs and outputs with --keep-io-types"
+			}
+			return notComparable("input %q of A is %s, input %q of B is %s: the dtypes differ%s", a.Name, a.DType, b.Name, b.DType, hint)
+		}
 		if !compatibleShapes(a, b) {
 			return notComparable("input %q of A has shape %s, input %q of B has %s", a.Name, shapeString(describeValue(a).Shape), b.Name, shapeString(describeValue(b).Shape))
 		}
@@ -204,6 +218,20 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 		accum = compare.AccumulationLength(ga)
 	}
 	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, AccumLen: accum, NoRounding: rep.NoRounding}
+	// A model that computes in a lower precision than its outputs (float16
+	// inside, float32 at the edges) rounds at that precision.
+	for _, side := range []struct {
+		name string
+		g    *canon.Graph
+	}{{"A", ga}, {"B", gb}} {
+		if side.g.Infer() != nil {
+			continue
+		}
+		if p := compare.LowestPrecision(side.g); compare.Roundoff(p) > compare.Roundoff(tol.Precision) && compare.Roundoff(p) > compare.Roundoff(canon.Float32) {
+			tol.Precision = p
+			rep.Precision = fmt.Sprintf("%s (%s computes in it)", p, side.name)
+		}
+	}
 	if !rep.NoRounding {
 		rep.AccumLen = tol.AccumLen
 	}
@@ -232,7 +260,13 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 		}
 		inB := map[string]*canon.Tensor{}
 		for i, a := range ga.Inputs {
-			inB[gb.Inputs[inMap[i]].Name] = inA[a.Name]
+			b := gb.Inputs[inMap[i]]
+			inB[b.Name] = inA[a.Name]
+			if b.DType != a.DType {
+				if inB[b.Name], err = castFloats(inA[a.Name], b.DType); err != nil {
+					return err
+				}
+			}
 		}
 		insA, insB = append(insA, inA), append(insB, inB)
 	}
@@ -336,6 +370,34 @@ func names(vs []canon.ValueInfo) string {
 }
 
 // compatibleShapes is false only when both shapes are known and differ.
+func isFloat(d canon.DType) bool { return compare.Roundoff(d) > 0 }
+
+// castFloats rounds a float tensor to another float dtype, as a Cast
+// would.
+func castFloats(t *canon.Tensor, to canon.DType) (*canon.Tensor, error) {
+	v, err := t.Float64s()
+	if err != nil {
+		return nil, err
+	}
+	out := &canon.Tensor{Name: t.Name, DType: to, Shape: t.Shape}
+	out.Data = make([]byte, out.ByteSize())
+	for i, x := range v {
+		switch to {
+		case canon.Float16:
+			binary.LittleEndian.PutUint16(out.Data[2*i:], canon.Float32ToHalf(float32(x)))
+		case canon.BFloat16:
+			binary.LittleEndian.PutUint16(out.Data[2*i:], canon.Float32ToBFloat16(float32(x)))
+		case canon.Float32:
+			binary.LittleEndian.PutUint32(out.Data[4*i:], math.Float32bits(float32(x)))
+		case canon.Float64:
+			binary.LittleEndian.PutUint64(out.Data[8*i:], math.Float64bits(x))
+		default:
+			return nil, fmt.Errorf("input %q: cannot round to %s", t.Name, to)
+		}
+	}
+	return out, nil
+}
+
 func compatibleShapes(a, b canon.ValueInfo) bool {
 	if !a.RankKnown || !b.RankKnown {
 		return true
@@ -348,7 +410,7 @@ func compatibleShapes(a, b canon.ValueInfo) bool {
 			return false
 		}
 	}
-	return a.DType == b.DType
+	return a.DType == b.DType || (isFloat(a.DType) && isFloat(b.DType))
 }
 
 func printCheck(w io.Writer, r checkReport) {
@@ -403,5 +465,9 @@ func roundingTerm(r checkReport) string {
 	if r.NoRounding {
 		return ""
 	}
-	return fmt.Sprintf(" + 4*u*sqrt(%d)*max|a| (rounding of %d accumulated products)", max(r.AccumLen, 1), r.AccumLen)
+	term := fmt.Sprintf(" + 4*u*sqrt(%d)*max|a| (rounding of %d accumulated products", max(r.AccumLen, 1), r.AccumLen)
+	if r.Precision != "" {
+		return term + "; u of " + r.Precision + ")"
+	}
+	return term + ")"
 }

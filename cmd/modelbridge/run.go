@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/interp"
 )
@@ -67,6 +69,9 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 	}
 	switch {
 	case f.random:
+		if err := unrecordedSizes(g.Inputs, shapes); err != nil {
+			return nil, err
+		}
 		in, err := tensorfile.RandomWithin(g.Inputs, shapes, seed, interp.MemoryLimit())
 		if err != nil {
 			return nil, usageErrorf("%v", err)
@@ -309,4 +314,32 @@ func (f *inputFlags) refuseOverwrite(outDir string, modelParts []string, n int) 
 		outputs[i] = filepath.Join(outDir, tensorfile.OutputFileName(i))
 	}
 	return refuseOverwriting(outputs, inputs, "the model or its inputs")
+}
+
+// unrecordedSizes refuses random inputs for an input whose sizes the file
+// does not record (a TorchScript archive records none): size 1 there is a
+// guess that fails deep inside the model (a convolution wants 3 channels,
+// not 1). Symbolic sizes the file names (a batch) still take 1.
+func unrecordedSizes(inputs []canon.ValueInfo, shapes map[string][]int64) error {
+	for _, in := range inputs {
+		if _, given := shapes[in.Name]; given || !in.RankKnown {
+			continue
+		}
+		var free []string
+		example := make([]string, len(in.Shape))
+		for a, d := range in.Shape {
+			example[a] = strconv.FormatInt(d.Size, 10)
+			if !d.Known() {
+				example[a] = "1"
+				if d.Param == formats.FreeDimName(in.Name, a) {
+					free = append(free, d.Param)
+					example[a] = "D" + strconv.Itoa(a)
+				}
+			}
+		}
+		if len(free) > 0 {
+			return usageErrorf("--random: the file does not record the sizes of input %q (%s); give them with --input-shape %s=%s", in.Name, strings.Join(free, ", "), in.Name, strings.Join(example, ","))
+		}
+	}
+	return nil
 }

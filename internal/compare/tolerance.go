@@ -37,6 +37,10 @@ type Tolerance struct {
 	AccumLen   int64
 	// NoRounding drops the rounding term (element-wise rtol/atol only).
 	NoRounding bool
+	// Precision, when set, is the lowest precision either model computes
+	// in (a float16 model with float32 inputs and outputs): u is then the
+	// larger of its unit roundoff and the output dtype's.
+	Precision canon.DType
 }
 
 // Roundoff is the unit roundoff of d (0 for exact types).
@@ -61,7 +65,8 @@ func (t Tolerance) Scaled(d canon.DType, scale float64) float64 {
 		return 0
 	}
 	k := max(t.AccumLen, 1)
-	return roundoffSafety * Roundoff(d) * math.Sqrt(float64(k)) * scale
+	u := max(Roundoff(d), Roundoff(t.Precision))
+	return roundoffSafety * u * math.Sqrt(float64(k)) * scale
 }
 
 // Check compares got against want under the rule; Result.Allowance holds
@@ -134,4 +139,24 @@ func AccumulationLength(g *canon.Graph) int64 {
 		}
 	}
 	return total
+}
+
+// LowestPrecision returns the float dtype of g's values and weights with
+// the largest unit roundoff (float16 in a model converted with --fp16
+// --keep-io-types), or 0 when g holds no floats. g's value types must be
+// inferred (g.Infer).
+func LowestPrecision(g *canon.Graph) canon.DType {
+	var lowest canon.DType
+	consider := func(d canon.DType) {
+		if r := Roundoff(d); r > 0 && r > Roundoff(lowest) {
+			lowest = d
+		}
+	}
+	for _, v := range g.Values {
+		consider(v.DType)
+	}
+	for _, t := range g.Initializers {
+		consider(t.DType)
+	}
+	return lowest
 }

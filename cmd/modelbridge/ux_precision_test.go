@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/testfix"
+)
+
+// TestCheckFloat16Models: a model converted with --fp16 passes check
+// against its float32 original at default settings (the rounding term
+// takes float16's unit roundoff and says so), with float32 or float16
+// inputs, while a real error in the float16 model is still caught.
+func TestCheckFloat16Models(t *testing.T) {
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "keep-io.onnx")
+	half := filepath.Join(dir, "half-io.onnx")
+	for _, c := range [][]string{
+		{"convert", tinyModel, keep, "--fp16", "--keep-io-types"},
+		{"convert", tinyModel, half, "--fp16"},
+	} {
+		if code, _, stderr := cli(t, c...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c, code, stderr)
+		}
+	}
+	for _, m := range []string{keep, half} {
+		code, stdout, stderr := cli(t, "check", tinyModel, m, "--random", "--samples", "4")
+		if code != 0 {
+			t.Errorf("check %s: exit %d, want 0 (within float16 rounding):\n%s%s", filepath.Base(m), code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "u of f16") {
+			t.Errorf("check %s does not say it used float16's unit roundoff:\n%s", filepath.Base(m), stdout)
+		}
+	}
+	if _, stdout, _ := cli(t, "check", tinyModel, half, "--random"); !strings.Contains(stdout, "rounded to f16") {
+		t.Errorf("check with float16 inputs does not say how B's inputs were made:\n%s", stdout)
+	}
+
+	// The same float16 model with one bias off by 0.05: a real error.
+	b, err := os.ReadFile(keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mp onnxpb.ModelProto
+	if err := proto.Unmarshal(b, &mp); err != nil {
+		t.Fatal(err)
+	}
+	changed := false
+	for _, init := range mp.GetGraph().GetInitializer() {
+		if init.GetName() == "fc.bias" && len(init.GetRawData()) >= 2 {
+			raw := init.GetRawData()
+			v := canon.HalfToFloat32(binary.LittleEndian.Uint16(raw))
+			binary.LittleEndian.PutUint16(raw, canon.Float32ToHalf(v+0.05))
+			changed = true
+		}
+	}
+	if !changed {
+		t.Fatal("the float16 model has no fc.bias initializer with raw data to change")
+	}
+	broken := filepath.Join(dir, "broken.onnx")
+	if b, err = proto.Marshal(&mp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(broken, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := cli(t, "check", tinyModel, broken, "--random", "--samples", "4"); code != 1 {
+		t.Errorf("check of a float16 model with a wrong bias: exit %d, want 1 (different):\n%s", code, stdout)
+	}
+}
+
+// TestCheckDTypeMismatch: inputs whose dtypes differ (not both floats)
+// are refused saying so, not as a shape difference.
+func TestCheckDTypeMismatch(t *testing.T) {
+	dir := filepath.Join(testfix.Fixtures(t), "torch2-ops", "op_one_hot")
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	code, _, stderr := cli(t, "check", filepath.Join(dir, "model.onnx"), tinyModel, "--random")
+	if code != 2 || !strings.Contains(stderr, "dtypes differ") {
+		t.Errorf("exit %d, want 2 saying the dtypes differ:\n%s", code, stderr)
+	}
+}
+
+// TestRandomInputsNeedRecordedSizes: --random on a TorchScript archive,
+// which records no input sizes, names the free sizes and asks for them.
+func TestRandomInputsNeedRecordedSizes(t *testing.T) {
+	traced := filepath.Join(testfix.Fixtures(t), "torch", "tiny_convnet", "traced.pt")
+	code, _, stderr := cli(t, "run", traced, "--random", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "x_dim1") || !strings.Contains(stderr, "--input-shape x=") {
+		t.Errorf("run --random on a traced archive: exit %d, want 2 naming the free sizes and --input-shape:\n%s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "run", traced, "--random", "--input-shape", "x=2,3,32,32", "--out", t.TempDir()); code != 0 {
+		t.Errorf("run --random with --input-shape: exit %d: %s", code, stderr)
+	}
+}
