@@ -27,9 +27,9 @@ const maxDiscoveredRank = 8
 //   - with DynamicBatch, axis 0 of every input becomes the symbolic dim
 //     "batch", refused by name where a Reshape bakes the batch size in.
 func resolveInputDims(g *canon.Graph, opts ReadOptions) error {
-	if len(opts.DimNames) > 0 || opts.DynamicBatch {
+	if len(opts.DimNames) > 0 || opts.DynamicBatch || resized(g, opts) {
 		// The outputs' declared shapes were made for the file's input
-		// sizes: validation infers them anew from the symbolic ones.
+		// sizes: validation infers them anew from the given ones.
 		for i := range g.Outputs {
 			g.Outputs[i].Shape, g.Outputs[i].RankKnown = nil, false
 		}
@@ -196,4 +196,24 @@ func dynamicBatch(g *canon.Graph) error {
 		}
 	}
 	return nil
+}
+
+// resized tells whether --input-shape gives an input other sizes than
+// the file records for it (a batch of 2 for a model saved with 1).
+func resized(g *canon.Graph, opts ReadOptions) bool {
+	for i, v := range g.Inputs {
+		s, ok := opts.ShapeFor(v.Name, i)
+		if !ok || !v.RankKnown {
+			continue
+		}
+		if len(s) != len(v.Shape) {
+			return true
+		}
+		for a, d := range v.Shape {
+			if d.Known() && s[a] > 0 && s[a] != d.Size {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -78,7 +78,11 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 		}
 		return in, nil
 	case f.dir != "":
-		return tensorfile.LoadDir(f.dir, g.Inputs)
+		in, err := tensorfile.LoadDir(f.dir, g.Inputs)
+		if err != nil {
+			return nil, err
+		}
+		return in, otherBatch(g, in)
 	case len(f.files) > 0:
 		out := map[string]*canon.Tensor{}
 		known := map[string]bool{}
@@ -109,7 +113,7 @@ func (f *inputFlags) gather(g *canon.Graph, shapes map[string][]int64, seed uint
 				return nil, usageErrorf("no value for input %q (%s %s); pass --input %s=FILE", in.Name, in.DType, shapeString(describeValue(in).Shape), in.Name)
 			}
 		}
-		return out, nil
+		return out, otherBatch(g, out)
 	}
 	if len(g.Inputs) == 0 {
 		return map[string]*canon.Tensor{}, nil // a model of constants needs none
@@ -339,6 +343,33 @@ func unrecordedSizes(inputs []canon.ValueInfo, shapes map[string][]int64) error 
 		}
 		if len(free) > 0 {
 			return usageErrorf("--random: the file does not record the sizes of input %q (%s); give them with --input-shape %s=%s", in.Name, strings.Join(free, ", "), in.Name, strings.Join(example, ","))
+		}
+	}
+	return nil
+}
+
+// otherBatch refuses, with the flags that fix it, an input whose sizes
+// differ from the ones the file fixes on axis 0 only: another batch size.
+func otherBatch(g *canon.Graph, inputs map[string]*canon.Tensor) error {
+	for _, in := range g.Inputs {
+		t := inputs[in.Name]
+		if t == nil || !in.RankKnown || len(t.Shape) != len(in.Shape) || len(t.Shape) == 0 {
+			continue
+		}
+		d := in.Shape[0]
+		if !d.Known() || d.Size == t.Shape[0] {
+			continue
+		}
+		same := true
+		for a := 1; a < len(t.Shape); a++ {
+			same = same && (!in.Shape[a].Known() || in.Shape[a].Size == t.Shape[a])
+		}
+		if same {
+			given := make([]string, len(t.Shape))
+			for a, s := range t.Shape {
+				given[a] = strconv.FormatInt(s, 10)
+			}
+			return usageErrorf("input %q has batch size %d, but the file fixes it at %d: add --input-shape %s=%s (or --dynamic-batch) to run the model at that size", in.Name, t.Shape[0], d.Size, in.Name, strings.Join(given, ","))
 		}
 	}
 	return nil

@@ -62,6 +62,9 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 	g.Initializers = inits
 
 	seenIn := map[string]bool{}
+	// resized is set when --input-shape gives an input sizes other than
+	// the file records.
+	resized := false
 	for _, vi := range gp.Input {
 		name := vi.GetName()
 		if name == "" {
@@ -79,6 +82,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			return fmt.Errorf("graph input %q: %w", name, err)
 		}
 		if shape, ok := im.opts.ShapeFor(name, len(g.Inputs)); ok {
+			resized = resized || !sameSizes(v, shape)
 			v.Shape, v.RankKnown = canon.DimsOf(shape...), true
 		}
 		g.Inputs = append(g.Inputs, v)
@@ -100,6 +104,11 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		}
 		if v.Name == "" {
 			return fmt.Errorf("graph output with an empty name")
+		}
+		if resized {
+			// Declared for the file's input sizes: inferred anew from
+			// the sizes given instead.
+			v.Shape, v.RankKnown = nil, false
 		}
 		g.Outputs = append(g.Outputs, v)
 		im.outputs[v.Name] = true
@@ -482,4 +491,20 @@ func nodeLabel(n *onnxpb.NodeProto, index int) string {
 		return fmt.Sprintf("node %q (%s)", n.GetName(), n.GetOpType())
 	}
 	return fmt.Sprintf("node #%d (%s, unnamed)", index, n.GetOpType())
+}
+
+// sameSizes tells whether shape agrees with every size v records.
+func sameSizes(v canon.ValueInfo, shape []int64) bool {
+	if !v.RankKnown {
+		return true
+	}
+	if len(shape) != len(v.Shape) {
+		return false
+	}
+	for a, d := range v.Shape {
+		if d.Known() && shape[a] > 0 && shape[a] != d.Size {
+			return false
+		}
+	}
+	return true
 }

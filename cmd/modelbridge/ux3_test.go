@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
@@ -99,5 +100,41 @@ func TestRandomInputsNeedRecordedSizes(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "run", traced, "--random", "--input-shape", "x=2,3,32,32", "--out", t.TempDir()); code != 0 {
 		t.Errorf("run --random with --input-shape: exit %d: %s", code, stderr)
+	}
+}
+
+// TestOtherBatchSize: an input of another batch size than the file fixes
+// gets a hint naming the flags; with --input-shape (with or without
+// --dynamic-batch) the model runs at that size.
+func TestOtherBatchSize(t *testing.T) {
+	dir := t.TempDir()
+	in, err := tensorfile.Random([]canon.ValueInfo{{Name: "input", DType: canon.Float32, Shape: canon.DimsOf(2, 3, 32, 32), RankKnown: true}}, nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "b2.pb")
+	if err := tensorfile.Save(in["input"], file); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cli(t, "run", tinyModel, "--input", "input="+file, "--out", filepath.Join(dir, "o"))
+	if code != 2 || !strings.Contains(stderr, "--input-shape input=2,3,32,32") || !strings.Contains(stderr, "--dynamic-batch") {
+		t.Errorf("batch 2 into a batch-1 model: exit %d, want 2 with a hint naming --input-shape and --dynamic-batch:\n%s", code, stderr)
+	}
+	for _, extra := range [][]string{
+		{"--input-shape", "input=2,3,32,32"},
+		{"--input-shape", "input=2,3,32,32", "--dynamic-batch"},
+		{"--dynamic-batch"},
+	} {
+		args := append([]string{"run", tinyModel, "--input", "input=" + file, "--out", filepath.Join(dir, "o")}, extra...)
+		if code, _, stderr := cli(t, args...); code != 0 {
+			t.Errorf("%v: exit %d: %s", extra, code, stderr)
+		}
+	}
+	out := filepath.Join(dir, "b2.onnx")
+	if code, _, stderr := cli(t, "convert", tinyModel, out, "--input-shape", "input=2,3,32,32"); code != 0 {
+		t.Fatalf("convert --input-shape input=2,3,32,32: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := cli(t, "check", tinyModel, out, "--input", "input="+file, "--input-shape", "input=2,3,32,32"); code != 0 {
+		t.Errorf("check of the batch-2 conversion: exit %d: %s %s", code, stdout, stderr)
 	}
 }
