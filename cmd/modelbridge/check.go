@@ -66,8 +66,8 @@ func newCheckCmd() *cobra.Command {
 	var asJSON, layers, noRounding bool
 	var rt runtimeFlags
 	cmd := &cobra.Command{
-		Use:   "check A B",
-		Short: "Run two models on the same inputs and compare their outputs",
+		Use:   "check A [B]",
+		Short: "Run two models on the same inputs and compare their outputs (or one model with stored outputs)",
 		Long: `check runs A and B on the same inputs and reports, per output, the largest
 absolute and relative error and the worst element. Inputs and outputs are
 matched by name, else by position.
@@ -88,19 +88,35 @@ reference): u is the unit roundoff of the output type (2^-24 for float32)
 and K the number of products A sums on the way to its outputs, so
 re-associated sums (merged or regrouped convs, another runtime's kernels)
 pass. optimize verifies with the same rule.
+With one model and --inputs DIR, the folder's output_0.pb, output_1.pb...
+(as in ONNX's test_data_set folders) are the reference A and the model is B.
+
 Exit status: 0 all outputs within tolerance, 1 some are not, 2 the models
 cannot be compared (a model cannot be read or run, different inputs or
 output shapes, a runtime is missing) or bad usage.`,
 		Example: `  modelbridge check testdata/tiny_convnet.onnx /tmp/tiny_convnet.onnx --random --samples 3
   modelbridge check model.onnx converted.onnx --inputs test_data_set_0 --rtol 1e-4 --json
   modelbridge check traced.pt model.onnx --a-runtime torch --b-runtime ort --random
-  modelbridge check model.onnx converted.onnx --random --layers`,
-		Args: exactArgs(2),
+  modelbridge check model.onnx converted.onnx --random --layers
+  modelbridge check model.onnx --inputs test_data_set_0                # against the folder's output_*.pb`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageErrorf("check takes 2 models, or 1 model and --inputs DIR with its outputs, got %d argument(s)\nusage: %s", len(args), cmd.UseLine())
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep := checkReport{A: args[0], B: args[1], RTol: rtol, ATol: atol, Samples: samples, NoRounding: noRounding,
+			rep := checkReport{A: args[0], RTol: rtol, ATol: atol, Samples: samples, NoRounding: noRounding,
 				Inputs: describeInputs(&inf, samples), Outputs: []outputReport{}}
 			bar := newBar(cmd, "checking", int64(samples), progress.Count)
-			err := runCheck(&rep, &rfA, &rfB, &inf, &rt, layers, bar)
+			var err error
+			if len(args) == 2 {
+				rep.B = args[1]
+				err = runCheck(&rep, &rfA, &rfB, &inf, &rt, layers, bar)
+			} else {
+				rep.A, rep.B = storedOutputs(inf.dir), args[0]
+				err = runCheckStored(&rep, &rfA, &inf, &rt, layers)
+			}
 			bar.Finish()
 			// Only "the outputs differ" is exit status 1: a model that
 			// cannot be read or run cannot be compared.

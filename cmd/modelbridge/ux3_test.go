@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,5 +137,49 @@ func TestOtherBatchSize(t *testing.T) {
 	}
 	if code, stdout, stderr := cli(t, "check", tinyModel, out, "--input", "input="+file, "--input-shape", "input=2,3,32,32"); code != 0 {
 		t.Errorf("check of the batch-2 conversion: exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// TestCheckStoredOutputs: one model and a test folder compare the model's
+// outputs with the folder's output_N.pb; a wrong stored value fails.
+func TestCheckStoredOutputs(t *testing.T) {
+	data := filepath.Join(testfix.RepoRoot(), "testdata", "tiny_convnet_data")
+	if code, stdout, stderr := cli(t, "check", tinyModel, "--inputs", data); code != 0 || !strings.Contains(stdout, "stored outputs") {
+		t.Fatalf("check against the stored outputs: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	// The same folder with one output value changed.
+	bad := t.TempDir()
+	for _, f := range []string{"input_0.pb", "output_0.pb"} {
+		copyTestFile(t, filepath.Join(data, f), filepath.Join(bad, f))
+	}
+	out, err := tensorfile.Load(filepath.Join(bad, "output_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := math.Float32frombits(binary.LittleEndian.Uint32(out.Data))
+	binary.LittleEndian.PutUint32(out.Data, math.Float32bits(v+0.01))
+	if err := tensorfile.Save(out, filepath.Join(bad, "output_0.pb")); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, _ := cli(t, "check", tinyModel, "--inputs", bad); code != 1 {
+		t.Errorf("check against a changed stored output: exit %d, want 1:\n%s", code, stdout)
+	}
+	os.Remove(filepath.Join(bad, "output_0.pb"))
+	if code, _, stderr := cli(t, "check", tinyModel, "--inputs", bad); code != 2 || !strings.Contains(stderr, "output_0.pb") {
+		t.Errorf("check without stored outputs: exit %d, want 2 naming output_0.pb: %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "check", tinyModel, "--random"); code != 2 || !strings.Contains(stderr, "--inputs DIR") {
+		t.Errorf("check of one model with --random: exit %d, want 2 asking for --inputs DIR: %s", code, stderr)
+	}
+}
+
+func copyTestFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
