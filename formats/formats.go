@@ -101,6 +101,11 @@ type Importer struct {
 	// it can produce, and for the others why the format cannot express
 	// them. nil for weights-only formats, which read no ops.
 	Ops func() canon.Coverage
+	// SourceOps maps the format's own operator names ("Convolution",
+	// "torch.conv2d") to the canonical kinds they are read as, so that
+	// `modelbridge ops` finds an op by the name a framework gives it. nil
+	// when the format's names are the canonical ones.
+	SourceOps func() map[string][]string
 }
 
 // Exporter writes canonical graphs in one format.

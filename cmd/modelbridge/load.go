@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/runtimes"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 )
 
@@ -42,6 +44,9 @@ func (r *readFlags) load(path string) (*canon.Graph, *formats.Importer, error) {
 	opts, err := r.options()
 	if err != nil {
 		return nil, nil, err
+	}
+	if runtimes.IsTorchFolder(path) {
+		return nil, nil, fmt.Errorf("%s is a `convert --to torch` folder (model.py + weights.pt): modelbridge does not read it back as a graph; `modelbridge check` runs it in PyTorch against another model (check MODEL %s --random), and %s reads as a state dict", path, path, filepath.Join(path, "weights.pt"))
 	}
 	return formats.Read(path, r.from, opts)
 }

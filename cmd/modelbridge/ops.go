@@ -46,7 +46,11 @@ tables.`,
 				for _, c := range cols {
 					r.Columns = append(r.Columns, c.Name())
 				}
-				for _, d := range canon.Ops() {
+				defs, err := opmatrix.Select(args)
+				if err != nil {
+					return usageErrorf("%v", err)
+				}
+				for _, d := range defs {
 					o := opReport{Kind: d.Kind, Summary: d.Summary, Support: map[string]canon.Support{}}
 					for _, c := range cols {
 						o.Support[c.Name()] = c.Ops[d.Kind]

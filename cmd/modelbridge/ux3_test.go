@@ -183,3 +183,40 @@ func copyTestFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpsByFrameworkName: ops finds an op by a framework's own name, and
+// --json prints only the ops named.
+func TestOpsByFrameworkName(t *testing.T) {
+	for _, name := range []string{"Conv2d", "Convolution", "aten::conv2d", "conv1d"} {
+		code, stdout, stderr := cli(t, "ops", name)
+		if code != 0 || !strings.Contains(stdout, "\nConv ") {
+			t.Errorf("ops %s: exit %d, want the Conv row:\n%s%s", name, code, stdout, stderr)
+		}
+	}
+	code, stdout, _ := cli(t, "ops", "Gelu", "--json")
+	if code != 0 || strings.Count(stdout, `"kind"`) != 1 || !strings.Contains(stdout, `"Gelu"`) {
+		t.Errorf("ops Gelu --json: exit %d, want one op:\n%.400s", code, stdout)
+	}
+	if code, _, _ := cli(t, "ops", "NoSuchOp"); code != 2 {
+		t.Errorf("ops NoSuchOp: exit %d, want 2", code)
+	}
+}
+
+// TestMissingAndFolderInputs: a missing file and a --to torch folder get
+// plain messages saying what to do.
+func TestMissingAndFolderInputs(t *testing.T) {
+	code, _, stderr := cli(t, "inspect", "nosuch.onnx")
+	if code == 0 || strings.Contains(stderr, "stat ") || !strings.Contains(stderr, "nosuch.onnx: no such file") {
+		t.Errorf("inspect nosuch.onnx: exit %d: %s", code, stderr)
+	}
+	folder := filepath.Join(t.TempDir(), "tiny_torch")
+	if code, _, stderr := cli(t, "convert", tinyModel, folder, "--to", "torch"); code != 0 {
+		t.Fatalf("convert --to torch: exit %d: %s", code, stderr)
+	}
+	for _, c := range [][]string{{"inspect", folder}, {"convert", folder, filepath.Join(t.TempDir(), "x.onnx")}} {
+		code, _, stderr := cli(t, c...)
+		if code == 0 || !strings.Contains(stderr, "`convert --to torch` folder") || !strings.Contains(stderr, "check") {
+			t.Errorf("%s of a --to torch folder: exit %d, want a message saying check runs it: %s", c[0], code, stderr)
+		}
+	}
+}

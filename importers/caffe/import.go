@@ -34,6 +34,7 @@ func init() {
 		Probe:      Probe,
 		Read:       Read,
 		Ops:        Ops,
+		SourceOps:  SourceOps,
 	})
 }
 

@@ -1253,3 +1253,13 @@ func lrn(c *layerCtx) ([]string, error) {
 	}
 	return c.unary2(&canon.Binary{Fn: canon.Mul}, []string{x, den})
 }
+
+// SourceOps maps each Caffe layer type the importer reads to the canonical
+// kinds it becomes.
+func SourceOps() map[string][]string {
+	out := map[string][]string{}
+	for name, l := range layerTable {
+		out[name] = l.kinds
+	}
+	return out
+}

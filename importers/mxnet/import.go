@@ -31,6 +31,7 @@ func init() {
 		Sniff:      Sniff,
 		Read:       Read,
 		Ops:        Ops,
+		SourceOps:  SourceOps,
 	})
 }
 

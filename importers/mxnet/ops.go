@@ -1717,3 +1717,13 @@ func convScalar(b *builder, c *nodeCtx, fn canon.BinaryFn, reversed bool) ([]str
 	out := b.fresh(c.n.Name)
 	return []string{out}, b.emit(out, &canon.Binary{Fn: fn}, ins, out)
 }
+
+// SourceOps maps each MXNet operator the importer reads to the canonical
+// kinds it becomes.
+func SourceOps() map[string][]string {
+	out := map[string][]string{}
+	for name, op := range converters {
+		out[name] = op.kinds
+	}
+	return out
+}

@@ -1026,3 +1026,13 @@ func convConstant(c *nodeCtx) error {
 	}
 	return c.emit(&canon.Constant{Value: t}, nil, outs)
 }
+
+// SourceOps maps each ONNX operator type the importer reads to the
+// canonical kinds it becomes (Gemm to Linear, say).
+func SourceOps() map[string][]string {
+	out := map[string][]string{}
+	for name, e := range ops {
+		out[name] = e.kinds
+	}
+	return out
+}

@@ -44,6 +44,7 @@ func init() {
 		Sniff:      Sniff,
 		Read:       Read,
 		Ops:        Coverage,
+		SourceOps:  SourceOps,
 	})
 }
 

@@ -153,19 +153,55 @@ func explain(s canon.Support) string {
 	return text
 }
 
+// Select returns the ops named (canonical kinds or framework operator
+// names, any case), or every op when none is named.
+func Select(kinds []string) ([]*canon.OpDef, error) { return selectOps(kinds) }
+
 func selectOps(kinds []string) ([]*canon.OpDef, error) {
 	if len(kinds) == 0 {
 		return canon.Ops(), nil
 	}
 	var out []*canon.OpDef
 	for _, k := range kinds {
-		d := lookupFold(k)
-		if d == nil {
+		if d := lookupFold(k); d != nil {
+			out = append(out, d)
+			continue
+		}
+		found := fromSourceName(k)
+		if len(found) == 0 {
 			return nil, fmt.Errorf("unknown op %q; `modelbridge ops` lists every op", k)
 		}
-		out = append(out, d)
+		out = append(out, found...)
 	}
 	return out, nil
+}
+
+// fromSourceName finds the canonical ops a framework's operator name is
+// read as ("Convolution" in MXNet and Caffe, "conv2d" or "aten::conv2d"
+// in PyTorch, "Gemm" in ONNX), ignoring case.
+func fromSourceName(name string) []*canon.OpDef {
+	want := strings.ToLower(strings.TrimPrefix(name, "aten::"))
+	seen := map[string]bool{}
+	var out []*canon.OpDef
+	for _, imp := range formats.Importers() {
+		if imp.SourceOps == nil {
+			continue
+		}
+		for src, kinds := range imp.SourceOps() {
+			s := strings.ToLower(src)
+			if s != want && strings.TrimPrefix(s, "torch.") != want && strings.TrimPrefix(s, "torch.nn.functional.") != want {
+				continue
+			}
+			for _, k := range kinds {
+				if d := canon.Lookup(k); d != nil && !seen[k] {
+					seen[k] = true
+					out = append(out, d)
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out
 }
 
 // lookupFold finds an op kind ignoring case, so "gelu" finds Gelu.

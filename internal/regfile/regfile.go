@@ -5,8 +5,10 @@
 package regfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -17,7 +19,7 @@ func Open(path string) (*os.File, os.FileInfo, error) {
 	// Check before opening: opening a FIFO for reading waits for a writer.
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, plainError(path, err)
 	}
 	if err := check(path, st); err != nil {
 		return nil, nil, err
@@ -80,4 +82,26 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return data[:n], nil
+}
+
+// openError is an error opening an input, worded for the user ("x.onnx:
+// no such file") while errors.Is still sees the system's error.
+type openError struct {
+	msg string
+	err error
+}
+
+func (e *openError) Error() string { return e.msg }
+func (e *openError) Unwrap() error { return e.err }
+
+// plainError words the common failures of opening path without the
+// system call's name.
+func plainError(path string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &openError{fmt.Sprintf("%s: no such file (check the path)", path), err}
+	case errors.Is(err, fs.ErrPermission):
+		return &openError{fmt.Sprintf("%s: permission denied", path), err}
+	}
+	return err
 }

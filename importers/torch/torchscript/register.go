@@ -20,7 +20,20 @@ func init() {
 		Probe:      Probe,
 		Read:       readFile,
 		Ops:        Coverage,
+		SourceOps:  SourceOps,
 	})
+}
+
+// SourceOps maps each operator the importer reads, as serialized code
+// names it (torch.conv2d), to the canonical kinds it becomes.
+func SourceOps() map[string][]string {
+	out := map[string][]string{}
+	for name, e := range opTable {
+		if len(e.kinds) > 0 {
+			out[name] = e.kinds
+		}
+	}
+	return out
 }
 
 // Probe reports whether path is a TorchScript archive: a zip whose one
