@@ -55,7 +55,7 @@ type outputReport struct {
 
 // notComparable marks a reason the two models cannot be compared.
 func notComparable(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), oneLine: true}
 }
 
 func newCheckCmd() *cobra.Command {
@@ -122,7 +122,7 @@ output shapes, a runtime is missing) or bad usage.`,
 			// cannot be read or run cannot be compared.
 			var ee *exitError
 			if err != nil && !errors.As(err, &ee) {
-				err = &exitError{code: exitUsage, err: err}
+				err = &exitError{code: exitUsage, err: err, oneLine: true}
 			}
 			if asJSON {
 				if err != nil {

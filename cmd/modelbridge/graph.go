@@ -18,7 +18,7 @@ func newGraphCmd() *cobra.Command {
 	var rf readFlags
 	var out, format, diff, layout string
 	cmd := &cobra.Command{
-		Use:   "graph MODEL [-o out.svg|out.dot|out.html]",
+		Use:   "graph MODEL [-o out.svg|out.dot|out.html|out.png|out.pdf]",
 		Short: "Draw the model's graph (DOT, SVG or a zoomable HTML page), optionally as a diff",
 		Long: `graph draws MODEL: one box per op with its key attributes (kernel, strides,
 pads, group, axis, perm, ...), the weights it reads with their shapes and
@@ -29,6 +29,7 @@ The format comes from the output's extension or --format:
   .svg   drawn by Graphviz ('dot' must be installed; or --layout builtin)
   .html  one self-contained page, zoom with the wheel and pan by dragging;
          drawn by Graphviz when installed, else by the built-in layout
+  .png, .pdf  drawn by Graphviz ('dot' must be installed)
 Without -o, DOT goes to stdout.
 
 --diff OTHER draws MODEL and OTHER together (say, a model and its optimized
@@ -45,11 +46,11 @@ Nodes are paired by name, then by op kind and inputs.`,
 				format = formatFromName(out)
 			}
 			switch format {
-			case "dot", "svg", "html":
+			case "dot", "svg", "html", "png", "pdf":
 			case "":
-				return usageErrorf("cannot tell the picture format of %s; use a .dot, .svg or .html name, or --format", out)
+				return usageErrorf("cannot tell the picture format of %s; use a .dot, .svg, .html, .png or .pdf name, or --format", out)
 			default:
-				return usageErrorf("--format %s: want dot, svg or html", format)
+				return usageErrorf("--format %s: want dot, svg, html, png or pdf", format)
 			}
 			if layout != "auto" && layout != "graphviz" && layout != "builtin" {
 				return usageErrorf("--layout %s: want auto, graphviz or builtin", layout)
@@ -102,8 +103,8 @@ Nodes are paired by name, then by op kind and inputs.`,
 	}
 	rf.register(cmd)
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "picture to write: .dot, .svg or .html (default: DOT on stdout)")
-	f.StringVar(&format, "format", "", "dot, svg or html (default: from the output's extension)")
+	f.StringVarP(&out, "output", "o", "", "picture to write: .dot, .svg, .html, .png or .pdf (default: DOT on stdout)")
+	f.StringVar(&format, "format", "", "dot, svg, html, png or pdf (default: from the output's extension)")
 	f.StringVar(&diff, "diff", "", "a second model (e.g. the optimized one) to compare with: colours what was removed, added or changed")
 	f.StringVar(&layout, "layout", "auto", "who places the boxes for svg/html: graphviz, builtin, or auto (graphviz when installed)")
 	return cmd
@@ -120,6 +121,10 @@ func formatFromName(path string) string {
 		return "svg"
 	case ".html", ".htm":
 		return "html"
+	case ".png":
+		return "png"
+	case ".pdf":
+		return "pdf"
 	}
 	return ""
 }
@@ -139,6 +144,18 @@ func renderDrawing(cmd *cobra.Command, d *graphdraw.Drawing, format, layout stri
 	}
 	if format == "dot" {
 		return dotSrc.Bytes(), "Graphviz DOT", nil
+	}
+	if format == "png" || format == "pdf" {
+		// Only Graphviz draws these; the built-in layout writes SVG.
+		dotPath, err := graphdraw.FindDot()
+		if err != nil {
+			return nil, "", fmt.Errorf("%w; a .%s picture needs Graphviz", err, format)
+		}
+		pic, err := graphdraw.DotRender(cmd.Context(), dotPath, dotSrc.Bytes(), format)
+		if err != nil {
+			return nil, "", err
+		}
+		return pic, strings.ToUpper(format) + ", laid out by Graphviz", nil
 	}
 	var svg []byte
 	how := ""

@@ -32,6 +32,10 @@ const (
 type exitError struct {
 	code int
 	err  error
+	// oneLine prints the message as other failures are printed (control
+	// characters escaped), for an error that is not a usage text of ours
+	// but carries names taken from a model.
+	oneLine bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -67,7 +71,11 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			printError(root, stderr, ee.err, ee.code)
+			style := ee.code
+			if ee.oneLine {
+				style = exitFailure
+			}
+			printError(root, stderr, ee.err, style)
 		}
 		return ee.code
 	}

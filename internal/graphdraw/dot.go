@@ -1,6 +1,8 @@
 package graphdraw
 
 import (
+	"github.com/modelbridge/modelbridge/internal/printname"
+
 	"bufio"
 	"fmt"
 	"html"
@@ -105,7 +107,9 @@ func writeLegend(w io.Writer) {
 	fmt.Fprintln(w, `  }`)
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc makes a model's text safe in a DOT label: control characters
+// (which Graphviz refuses) are written as escapes, then HTML-escaped.
+func esc(s string) string { return html.EscapeString(printname.Escape(s)) }
 
 func nonEmpty(s, def string) string {
 	if s == "" {

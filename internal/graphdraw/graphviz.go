@@ -30,9 +30,15 @@ func FindDot() (string, error) {
 
 // DotToSVG runs Graphviz (dot -Tsvg) on a DOT description.
 func DotToSVG(ctx context.Context, dotPath string, src []byte) ([]byte, error) {
+	return DotRender(ctx, dotPath, src, "svg")
+}
+
+// DotRender runs Graphviz on a DOT description to draw it in one of its
+// output formats (svg, png, pdf).
+func DotRender(ctx context.Context, dotPath string, src []byte, format string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, dotTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, dotPath, "-Tsvg")
+	cmd := exec.CommandContext(ctx, dotPath, "-T"+format)
 	cmd.Stdin = bytes.NewReader(src)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -41,7 +47,7 @@ func DotToSVG(ctx context.Context, dotPath string, src []byte) ([]byte, error) {
 		if ctx.Err() != nil {
 			msg = fmt.Sprintf("gave up after %v", dotTimeout)
 		}
-		return nil, fmt.Errorf("graphviz (%s -Tsvg) failed: %v: %s", dotPath, err, msg)
+		return nil, fmt.Errorf("graphviz (%s -T%s) failed: %v: %s", dotPath, format, err, msg)
 	}
 	return out.Bytes(), nil
 }
