@@ -116,6 +116,9 @@ func TestGraphWithoutGraphviz(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Fatal("a failed graph left a file behind")
 	}
+	if code, _, stderr := cli(t, "graph", tinyModel, "-o", filepath.Join(dir, "x.png")); code != 1 || !strings.Contains(stderr, "needs Graphviz") {
+		t.Fatalf("png without Graphviz: exit %d, %q", code, stderr)
+	}
 	page := filepath.Join(dir, "x.html")
 	code, stdout, stderr := cli(t, "graph", tinyModel, "-o", page)
 	if code != 0 || !strings.Contains(stdout, "built-in layout") {
@@ -124,8 +127,8 @@ func TestGraphWithoutGraphviz(t *testing.T) {
 }
 
 func TestGraphBadUsage(t *testing.T) {
-	if code, _, stderr := cli(t, "graph", tinyModel, "-o", filepath.Join(t.TempDir(), "x.png")); code != 2 || !strings.Contains(stderr, ".dot, .svg or .html") {
-		t.Fatalf("png: exit %d %q", code, stderr)
+	if code, _, stderr := cli(t, "graph", tinyModel, "-o", filepath.Join(t.TempDir(), "x.gif")); code != 2 || !strings.Contains(stderr, ".dot, .svg, .html, .png or .pdf") {
+		t.Fatalf("gif: exit %d %q", code, stderr)
 	}
 	if code, _, _ := cli(t, "graph", "no-such-model.onnx"); code != 1 {
 		t.Fatalf("missing model: exit %d", code)
