@@ -6,7 +6,8 @@
 // wrapping at their width (see dtypes.go). It is the
 // ground truth that importers, optimizer passes and exporters are checked
 // against, so correctness comes first; convolutions and matrix products use
-// im2col and gonum's blas32 GEMM so real models run in reasonable time.
+// im2col and the package's own packed, vectorized GEMM (gonum's blas32 only
+// where no vector kernel applies) so real models run in reasonable time.
 package interp
 
 import (

@@ -1,5 +1,6 @@
 // Command modelbridge converts, inspects, runs and compares neural-network
-// models (ONNX, PyTorch, MXNet) through one canonical IR.
+// models (ONNX, PyTorch, MXNet, Caffe, safetensors) through one canonical
+// IR.
 package main
 
 import (
@@ -87,8 +88,8 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "modelbridge",
 		Short: "Convert, inspect, run and compare neural-network models",
-		Long: `modelbridge converts models between ONNX, PyTorch and MXNet through one
-canonical graph with explicit tensor layouts, runs them with a built-in
+		Long: `modelbridge converts models between ONNX, PyTorch, MXNet, Caffe and
+safetensors through one canonical graph with explicit tensor layouts, runs them with a built-in
 reference interpreter, and checks that a converted model computes the same
 thing as the original.`,
 		SilenceUsage:  true,
