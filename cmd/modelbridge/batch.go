@@ -20,6 +20,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/progress"
 )
 
@@ -126,6 +127,9 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 			hint = "; add -r to look in subfolders"
 		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s: no model files found (formats: %s)%s", b.dir, joinNames(formats.ImporterNames()), hint)}
+	}
+	if err := atomicfile.ParentExists(b.out); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	if err := os.MkdirAll(b.out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/interp"
 )
@@ -146,6 +149,9 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			if outDir == "" {
 				return usageErrorf("--out DIR is required")
 			}
+			if err := atomicfile.ParentExists(outDir); err != nil {
+				return usageErrorf("--out: %v", err)
+			}
 			stage := newStageBar(cmd, "running "+args[0])
 			defer stage.Finish()
 			g, err := inf.loadModel(&rf, args[0])
@@ -169,7 +175,7 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
-			if err := os.MkdirAll(outDir, 0o755); err != nil {
+			if err := os.Mkdir(outDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 				return err
 			}
 			for i, o := range g.Outputs {
@@ -189,7 +195,7 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 	}
 	rf.register(cmd)
 	inf.register(cmd)
-	cmd.Flags().StringVar(&outDir, "out", "", "folder for the outputs (created if needed)")
+	cmd.Flags().StringVar(&outDir, "out", "", "folder for the outputs (created if needed, in an existing folder)")
 	return cmd
 }
 

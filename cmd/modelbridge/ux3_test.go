@@ -220,3 +220,40 @@ func TestMissingAndFolderInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputFolderRule: every output goes into an existing folder; only
+// an output that is a folder itself is created.
+func TestOutputFolderRule(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no", "such")
+	for _, c := range [][]string{
+		{"convert", tinyModel, filepath.Join(missing, "t.onnx")},
+		{"convert", tinyModel, filepath.Join(missing, "tt"), "--to", "torch"},
+		{"run", tinyModel, "--random", "--out", filepath.Join(missing, "out")},
+	} {
+		code, _, stderr := cli(t, c...)
+		if code == 0 || !strings.Contains(stderr, "does not exist; create it first") {
+			t.Errorf("%v: exit %d, want a refusal asking to create the folder: %s", c, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Errorf("a refused output created folders: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := cli(t, "run", tinyModel, "--random", "--out", out); code != 0 {
+		t.Errorf("run --out into an existing folder: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSmallUXMessages: a weights mismatch names a few tensors per list,
+// and the cost-model target does not claim to time anything.
+func TestSmallUXMessages(t *testing.T) {
+	dir := filepath.Join(testfix.Fixtures(t), "torch", "deconv_net")
+	code, _, stderr := cli(t, "convert", tinyModel, "--weights", filepath.Join(dir, "state_dict.pt"), filepath.Join(t.TempDir(), "w.onnx"))
+	if code == 0 || !strings.Contains(stderr, "and 7 more") || strings.Contains(stderr, "out.bias") {
+		t.Errorf("weights mismatch: exit %d, want short lists: %s", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "optimize", tinyModel, filepath.Join(t.TempDir(), "o.onnx"), "--target", "model", "--allow-growth")
+	if code != 0 || strings.Contains(stdout, "timed,") || !strings.Contains(stdout, "judged by the cost model") {
+		t.Errorf("optimize --target model: exit %d:\n%s%s", code, stdout, stderr)
+	}
+}

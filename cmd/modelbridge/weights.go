@@ -89,10 +89,10 @@ func bindWeights(g, weights *canon.Graph, allowPartial bool) (*bindReport, error
 			names []string
 		}{{"missing from the weights", rep.Missing}, {"not in the model", rep.Extra}, {"shape/dtype differs", rep.Mismatched}} {
 			if len(l.names) > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s (%s)", len(l.names), l.what, strings.Join(l.names, ", ")))
+				parts = append(parts, fmt.Sprintf("%d %s (%s)", len(l.names), l.what, someNames(l.names, 4)))
 			}
 		}
-		return rep, fmt.Errorf("the weights do not match the model: %s; %d names match (pass --allow-partial to bind only those)", strings.Join(parts, "; "), len(rep.Replaced))
+		return rep, fmt.Errorf("the weights do not match the model: %s; %d names match (pass --allow-partial to bind only those; `modelbridge inspect` of each file lists every name)", strings.Join(parts, "; "), len(rep.Replaced))
 	}
 	if len(rep.Replaced) == 0 {
 		return rep, fmt.Errorf("no weight name matches a model initializer; nothing to bind")
@@ -116,4 +116,13 @@ func loadWeights(path, key string) (*canon.Graph, error) {
 		return nil, fmt.Errorf("--weights: %w", err)
 	}
 	return w, nil
+}
+
+// someNames lists the first n names, then how many more there are, so
+// that a mismatch of a large model stays readable on one line.
+func someNames(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 }

@@ -183,8 +183,8 @@ func writeFolder(path string, mod *Module, readme string, progress func(done, to
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		return fmt.Errorf("cannot write %s: it is a file; give a folder name (or a .pt name for the weights alone)", path)
 	} else if err != nil || isEmptyDir(path) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("cannot create output folder: %w", err)
+		if err := atomicfile.ParentExists(path); err != nil {
+			return err
 		}
 		d, err := atomicfile.CreateDir(path)
 		if err != nil {

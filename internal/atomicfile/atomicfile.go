@@ -31,6 +31,17 @@ type File struct {
 	untrack func()
 }
 
+// ParentExists refuses an output whose folder does not exist. Every
+// output follows the same rule: the folder it goes into must exist; only
+// an output that is itself a folder (run --out, --to torch) is created.
+func ParentExists(target string) error {
+	parent := filepath.Dir(target)
+	if st, err := os.Stat(parent); err != nil || !st.IsDir() {
+		return fmt.Errorf("cannot write %s: folder %s does not exist; create it first", target, parent)
+	}
+	return nil
+}
+
 // Create starts writing target.
 func Create(target string) (*File, error) {
 	if st, err := os.Stat(target); err == nil && st.IsDir() {
