@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -121,7 +123,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 					return err
 				}
 			}
-			bar := newBar(cmd, "writing "+out, 0, progress.Bytes)
+			// The bar names every file written (an MXNet symbol and its
+			// params: the bytes counted are the params').
+			bar := newBar(cmd, "writing "+barFiles(exp.Outputs(g, out)), 0, progress.Bytes)
 			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
 			if verbose || opset == formats.OpsetAuto { // auto says which opset it chose
 				wopts.Verbose = cmd.OutOrStdout()
@@ -232,3 +236,13 @@ func (f *opsetFlag) Set(s string) error {
 }
 
 func (f *opsetFlag) Type() string { return "opset" }
+
+// barFiles names the files a write makes: the first as given, the others
+// by base name (they sit beside it).
+func barFiles(files []string) string {
+	names := []string{files[0]}
+	for _, f := range files[1:] {
+		names = append(names, filepath.Base(f))
+	}
+	return strings.Join(names, " + ")
+}

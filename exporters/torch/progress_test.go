@@ -1,27 +1,36 @@
-package torchexport
+package torch
 
 import (
 	"path/filepath"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/formats"
 )
 
-// TestWriteReportsProgress: the state dict writer reports its storages'
-// bytes, growing, ending at the total of the weights.
-func TestWriteReportsProgress(t *testing.T) {
-	g := &canon.Graph{Initializers: []*canon.Tensor{
-		canon.NewFloat32Tensor("a", []int64{3}, []float32{1, 2, 3}),
-		canon.NewInt64Tensor("b", nil, []int64{4, 5}),
-	}}
-	var calls [][2]int64
-	opts := formats.WriteOptions{Progress: func(done, total int64) { calls = append(calls, [2]int64{done, total}) }}
-	if err := Write(g, filepath.Join(t.TempDir(), "w.pt"), opts); err != nil {
+// One large tensor is reported a chunk at a time, so a progress bar moves
+// through it instead of jumping at its end.
+func TestStateDictProgressWithinATensor(t *testing.T) {
+	big := &canon.Tensor{Name: "w", DType: canon.Float32, Shape: []int64{5, 1 << 20}}
+	big.Data = make([]byte, big.ByteSize())
+	small := &canon.Tensor{Name: "b", DType: canon.Float32, Shape: []int64{4}, Data: make([]byte, 16)}
+	var calls []int64
+	var total int64
+	err := WriteStateDictProgress(filepath.Join(t.TempDir(), "w.pt"), []Entry{{"w", big}, {"b", small}}, func(done, tot int64) {
+		calls = append(calls, done)
+		total = tot
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][2]int64{{12, 28}, {28, 28}}
-	if len(calls) != len(want) || calls[0] != want[0] || calls[1] != want[1] {
-		t.Errorf("progress calls %v, want %v", calls, want)
+	if total != big.ByteSize()+16 || len(calls) == 0 || calls[len(calls)-1] != total {
+		t.Fatalf("progress ended at %v of %d", calls, total)
+	}
+	if len(calls) < 3 {
+		t.Errorf("a 20 MiB tensor was reported in %d steps; want it split into chunks", len(calls))
+	}
+	for i := 1; i < len(calls); i++ {
+		if calls[i] < calls[i-1] {
+			t.Fatalf("progress went back: %v", calls)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package torchexport
 
 import (
 	"archive/zip"
-	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -211,6 +210,8 @@ type alignedZip struct {
 	// pending is the size of the data descriptor archive/zip writes for the
 	// previous entry when the next one starts (16 bytes, 24 for zip64).
 	pending int64
+	// onWrite, when set, is told of every chunk of entry data written.
+	onWrite func(n int64)
 }
 
 func newAlignedZip(w io.Writer) *alignedZip {
@@ -236,12 +237,31 @@ func (z *alignedZip) add(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(w, bytes.NewReader(data))
+	err = z.copyData(w, data)
 	z.pending = 16
 	if uint64(len(data)) >= 0xffffffff {
 		z.pending = 24
 	}
 	return err
+}
+
+// progressChunk is how much of a large storage is written between two
+// progress reports, so that a bar moves through one huge tensor.
+const progressChunk = 8 << 20
+
+// copyData writes data a chunk at a time, telling onWrite after each.
+func (z *alignedZip) copyData(w io.Writer, data []byte) error {
+	for len(data) > 0 {
+		n := min(len(data), progressChunk)
+		if _, err := w.Write(data[:n]); err != nil {
+			return err
+		}
+		if z.onWrite != nil {
+			z.onWrite(int64(n))
+		}
+		data = data[n:]
+	}
+	return nil
 }
 
 func writeStateDict(w io.Writer, archive string, entries []Entry, progress func(done, total int64)) error {
@@ -271,15 +291,18 @@ func writeStateDict(w io.Writer, archive string, entries []Entry, progress func(
 	for _, st := range storages {
 		total += int64(len(st.data))
 	}
+	if progress != nil {
+		z.onWrite = func(n int64) {
+			done += n
+			progress(done, total)
+		}
+	}
 	for _, st := range storages {
 		if err := z.add(archive+"/data/"+st.key, st.data); err != nil {
 			return fmt.Errorf("storage %s: %w", st.key, err)
 		}
-		done += int64(len(st.data))
-		if progress != nil {
-			progress(done, total)
-		}
 	}
+	z.onWrite = nil
 	if err := z.add(archive+"/version", []byte("3\n")); err != nil {
 		return err
 	}
