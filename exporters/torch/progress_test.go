@@ -1,4 +1,4 @@
-package torch
+package torchexport
 
 import (
 	"path/filepath"
