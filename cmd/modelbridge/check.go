@@ -15,6 +15,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/interp"
 )
 
 // checkReport is the --json schema of `check`. Field names are stable.
@@ -268,73 +269,115 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 	rep.Inputs = describeInputs(inf, rep.Samples)
 	rep.OK = true
 	rep.Outputs = make([]outputReport, len(ga.Outputs))
-	var insA, insB []map[string]*canon.Tensor
-	for s := 0; s < rep.Samples; s++ {
-		inA, err := inf.gather(ga, shapes, inf.seed+uint64(s))
+	// makeSample builds sample s's inputs for A and for B.
+	makeSample := func(s int) (inA, inB map[string]*canon.Tensor, err error) {
+		inA, err = inf.gather(ga, shapes, inf.seed+uint64(s))
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		inB := map[string]*canon.Tensor{}
+		inB = map[string]*canon.Tensor{}
 		for i, a := range ga.Inputs {
 			b := gb.Inputs[inMap[i]]
 			inB[b.Name] = inA[a.Name]
 			if b.DType != a.DType {
 				if inB[b.Name], err = castFloats(inA[a.Name], b.DType); err != nil {
-					return err
+					return nil, nil, err
 				}
 			}
 		}
-		insA, insB = append(insA, inA), append(insB, inB)
+		return inA, inB, nil
+	}
+	first, firstB, err := makeSample(0)
+	if err != nil {
+		return err
 	}
 	if layers {
-		if rep.Layers, err = compareLayers(sa, sb, insA[0], insB[0], tol); err != nil {
+		if rep.Layers, err = compareLayers(sa, sb, first, firstB, tol); err != nil {
 			return err
 		}
 	}
-	outsA, err := sa.run(insA)
-	if err != nil {
-		return err
-	}
-	rep.RuntimeA = sa.desc
-	// A's outputs are copies: its weights can go before B runs, so the
-	// peak is one side's weights and activations, not both sides'.
-	if err := releaseWeights(ga); err != nil {
-		return err
-	}
-	outsB, err := sb.run(insB)
-	if err != nil {
-		return err
-	}
-	rep.RuntimeB = sb.desc
-	for s := 0; s < rep.Samples; s++ {
-		outA, outB := outsA[s], outsB[s]
-		for i, a := range ga.Outputs {
-			nameB := gb.Outputs[outMap[i]].Name
-			ta, tb := outA[a.Name], outB[nameB]
-			if ta == nil || tb == nil {
-				return fmt.Errorf("output %q was not produced", a.Name)
+	// Samples go through both sides a chunk at a time, so that many
+	// samples stay within the memory budget. When they all fit, A runs
+	// them all and its weights go before B runs: the peak is then one
+	// side's weights and activations, not both sides'.
+	chunk := samplesPerChunk(first, rep.Samples)
+	for start := 0; start < rep.Samples; start += chunk {
+		n := min(chunk, rep.Samples-start)
+		insA, insB := make([]map[string]*canon.Tensor, n), make([]map[string]*canon.Tensor, n)
+		for k := range n {
+			if start+k == 0 {
+				insA[k], insB[k] = first, firstB
+				continue
 			}
-			res, err := tol.Check(tb, ta)
-			if err != nil {
-				return notComparable("output %q of A and %q of B: %v", a.Name, nameB, err)
-			}
-			prev := rep.Outputs[i]
-			if s == 0 || res.MaxAbs > prev.MaxAbs || (!res.OK && prev.OK) {
-				merged := res
-				merged.MaxRel = max(res.MaxRel, prev.MaxRel)
-				merged.Mismatched += prev.Mismatched
-				merged.OK = res.OK && (s == 0 || prev.OK)
-				rep.Outputs[i] = outputReport{NameA: a.Name, NameB: nameB, Shape: ta.Shape, Result: merged}
-			} else {
-				rep.Outputs[i].MaxRel = max(res.MaxRel, prev.MaxRel)
-				rep.Outputs[i].Mismatched += res.Mismatched
-				rep.Outputs[i].OK = prev.OK && res.OK
-			}
-			if !res.OK {
-				rep.OK = false
+			if insA[k], insB[k], err = makeSample(start + k); err != nil {
+				return err
 			}
 		}
-		bar.Set(int64(s + 1))
+		outsA, err := sa.run(insA)
+		if err != nil {
+			return err
+		}
+		rep.RuntimeA = sa.desc
+		if chunk >= rep.Samples {
+			if err := releaseWeights(ga); err != nil {
+				return err
+			}
+		}
+		outsB, err := sb.run(insB)
+		if err != nil {
+			return err
+		}
+		rep.RuntimeB = sb.desc
+		for k := range n {
+			if err := compareSample(rep, ga, gb, outMap, tol, start+k, outsA[k], outsB[k]); err != nil {
+				return err
+			}
+			bar.Set(int64(start + k + 1))
+		}
+	}
+	return nil
+}
+
+// samplesPerChunk is how many samples like first (inputs, and as much
+// again for outputs and their copies) a quarter of the memory budget
+// holds: all of them when they fit.
+func samplesPerChunk(first map[string]*canon.Tensor, samples int) int {
+	var per int64
+	for _, t := range first {
+		per += t.ByteSize()
+	}
+	per = 4 * max(per, 1)
+	n := interp.MemoryLimit() / 4 / per
+	return int(max(1, min(n, int64(samples))))
+}
+
+// compareSample folds sample s's outputs into the report.
+func compareSample(rep *checkReport, ga, gb *canon.Graph, outMap []int, tol compare.Tolerance, s int, outA, outB map[string]*canon.Tensor) error {
+	for i, a := range ga.Outputs {
+		nameB := gb.Outputs[outMap[i]].Name
+		ta, tb := outA[a.Name], outB[nameB]
+		if ta == nil || tb == nil {
+			return fmt.Errorf("output %q was not produced", a.Name)
+		}
+		res, err := tol.Check(tb, ta)
+		if err != nil {
+			return notComparable("output %q of A and %q of B: %v", a.Name, nameB, err)
+		}
+		prev := rep.Outputs[i]
+		if s == 0 || res.MaxAbs > prev.MaxAbs || (!res.OK && prev.OK) {
+			merged := res
+			merged.MaxRel = max(res.MaxRel, prev.MaxRel)
+			merged.Mismatched += prev.Mismatched
+			merged.OK = res.OK && (s == 0 || prev.OK)
+			rep.Outputs[i] = outputReport{NameA: a.Name, NameB: nameB, Shape: ta.Shape, Result: merged}
+		} else {
+			rep.Outputs[i].MaxRel = max(res.MaxRel, prev.MaxRel)
+			rep.Outputs[i].Mismatched += res.Mismatched
+			rep.Outputs[i].OK = prev.OK && res.OK
+		}
+		if !res.OK {
+			rep.OK = false
+		}
 	}
 	return nil
 }

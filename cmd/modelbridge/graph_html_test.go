@@ -124,6 +124,7 @@ func TestGraphHTMLInBrowser(t *testing.T) {
 	var r struct {
 		Error                 string
 		Scale                 float64
+		BarBottom             float64
 		InputTop, InputLeft   float64
 		InputRight, InputBot  float64
 		ConvHits, TensorHits  int
@@ -139,6 +140,7 @@ func TestGraphHTMLInBrowser(t *testing.T) {
   res.Scale = v.scale();
   var g = document.querySelector('g[data-box="in:x"]').getBoundingClientRect();
   res.InputTop = g.top; res.InputLeft = g.left; res.InputRight = g.right; res.InputBot = g.bottom;
+  res.BarBottom = document.getElementById("bar").getBoundingClientRect().bottom;
   res.ConvHits = v.find("conv");
   res.TensorHits = v.find("relu41_out");
   res.HostileHits = v.find("onerror");
@@ -157,8 +159,8 @@ func TestGraphHTMLInBrowser(t *testing.T) {
 	if r.Scale < 0.6 {
 		t.Errorf("opened at scale %.3f: unreadable (want >= 0.6)", r.Scale)
 	}
-	if r.InputTop < 0 || r.InputBot > 800 || r.InputLeft < 0 || r.InputRight > 1280 {
-		t.Errorf("the input box is not in the window: top %.0f bottom %.0f left %.0f right %.0f", r.InputTop, r.InputBot, r.InputLeft, r.InputRight)
+	if r.InputTop < r.BarBottom || r.InputBot > 800 || r.InputLeft < 0 || r.InputRight > 1280 {
+		t.Errorf("the input box is not in the window below the toolbar (bottom %.0f): top %.0f bottom %.0f left %.0f right %.0f", r.BarBottom, r.InputTop, r.InputBot, r.InputLeft, r.InputRight)
 	}
 	// 75 Conv boxes, and the Relu/Conv boxes whose values are named conv*.
 	if r.ConvHits < 75 || r.TensorHits != 2 || r.HostileHits != 2 {
@@ -174,6 +176,31 @@ func TestGraphHTMLInBrowser(t *testing.T) {
 	}
 	if !strings.HasPrefix(r.HitsText, "2 hits") { // conv12 and relu12, which reads conv12_out
 		t.Errorf("typing in the search field: %q", r.HitsText)
+	}
+
+	// A small diff is fitted whole: its top box and legend sit below the
+	// toolbar.
+	opt := filepath.Join(dir, "opt.onnx")
+	if code, _, stderr := cli(t, "optimize", tinyModel, opt); code != 0 {
+		t.Fatalf("optimize: %s", stderr)
+	}
+	small := filepath.Join(dir, "small.html")
+	if code, _, stderr := cli(t, "graph", tinyModel, "--diff", opt, "-o", small, "--layout", "builtin"); code != 0 {
+		t.Fatalf("graph --diff: %s", stderr)
+	}
+	var fr struct {
+		Error          string
+		BarBottom, Top float64
+	}
+	browse(t, chromium, small, `
+  var top = Infinity;
+  document.querySelectorAll("#stage svg g").forEach(function (g) { var r = g.getBoundingClientRect(); if (r.height > 0) top = Math.min(top, r.top); });
+  return { BarBottom: document.getElementById("bar").getBoundingClientRect().bottom, Top: top };`, &fr)
+	if fr.Error != "" {
+		t.Fatalf("page script: %s", fr.Error)
+	}
+	if fr.Top < fr.BarBottom {
+		t.Errorf("the toolbar (bottom %.0f) covers the top of the fitted diff (top %.0f)", fr.BarBottom, fr.Top)
 	}
 
 	diff := filepath.Join(dir, "diff.html")

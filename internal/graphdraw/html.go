@@ -132,10 +132,18 @@ html, body { margin: 0; height: 100%%; overflow: hidden; background: #fafafa; fo
     var svg = stage.querySelector("svg"); if (!svg) return null;
     var r = svg.getBoundingClientRect(); return { w: r.width / s, h: r.height / s };
   }
+  // barBottom is where the room below the toolbar starts: the graph is
+  // fitted there, so the toolbar covers neither the top box nor a diff's
+  // legend.
+  function barBottom() {
+    var bar = document.getElementById("bar");
+    return bar ? bar.getBoundingClientRect().bottom + 8 : 0;
+  }
   function fit() {
     var z = svgSize(); if (!z) return;
-    s = Math.min(view.clientWidth / z.w, view.clientHeight / z.h, 1) * 0.95;
-    x = (view.clientWidth - z.w * s) / 2; y = (view.clientHeight - z.h * s) / 2; apply();
+    var top = barBottom(), room = view.clientHeight - top;
+    s = Math.min(view.clientWidth / z.w, room / z.h, 1) * 0.95;
+    x = (view.clientWidth - z.w * s) / 2; y = top + (room - z.h * s) / 2; apply();
   }
   // boxRect is a group's rectangle in unscaled stage coordinates.
   function boxRect(g) {
@@ -152,15 +160,15 @@ html, body { margin: 0; height: 100%%; overflow: hidden; background: #fafafa; fo
   // opens at scale 1 on the graph's inputs, at the top of the window.
   function start() {
     var z = svgSize(); if (!z) return;
-    var sFit = Math.min(view.clientWidth / z.w, view.clientHeight / z.h, 1) * 0.95;
+    var sFit = Math.min(view.clientWidth / z.w, (view.clientHeight - barBottom()) / z.h, 1) * 0.95;
     if (sFit >= READABLE) { fit(); return; }
     s = 1;
     var ins = boxes.filter(function (b) { return b.kind === "input" && groups[b.id]; }).map(function (b) { return boxRect(groups[b.id]); });
-    if (!ins.length) { x = (view.clientWidth - z.w) / 2; y = 48; apply(); return; }
+    if (!ins.length) { x = (view.clientWidth - z.w) / 2; y = barBottom(); apply(); return; }
     var left = Math.min.apply(null, ins.map(function (r) { return r.x; }));
     var right = Math.max.apply(null, ins.map(function (r) { return r.x + r.w; }));
     var top = Math.min.apply(null, ins.map(function (r) { return r.y; }));
-    x = view.clientWidth / 2 - (left + right) / 2; y = 56 - top; apply();
+    x = view.clientWidth / 2 - (left + right) / 2; y = barBottom() + 8 - top; apply();
   }
   view.addEventListener("wheel", function (e) {
     e.preventDefault();
