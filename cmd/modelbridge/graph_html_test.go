@@ -185,7 +185,7 @@ func TestGraphHTMLInBrowser(t *testing.T) {
 		t.Fatalf("optimize: %s", stderr)
 	}
 	small := filepath.Join(dir, "small.html")
-	if code, _, stderr := cli(t, "graph", tinyModel, "--diff", opt, "-o", small, "--layout", "builtin"); code != 0 {
+	if code, _, stderr := cli(t, "graph", tinyModel, "--diff", opt, "-o", small); code != 0 {
 		t.Fatalf("graph --diff: %s", stderr)
 	}
 	var fr struct {
@@ -194,7 +194,7 @@ func TestGraphHTMLInBrowser(t *testing.T) {
 	}
 	browse(t, chromium, small, `
   var top = Infinity;
-  document.querySelectorAll("#stage svg g").forEach(function (g) { var r = g.getBoundingClientRect(); if (r.height > 0) top = Math.min(top, r.top); });
+  document.querySelectorAll("#stage g.mb-box, #stage g.cluster").forEach(function (g) { var r = g.getBoundingClientRect(); if (r.height > 0) top = Math.min(top, r.top); });
   return { BarBottom: document.getElementById("bar").getBoundingClientRect().bottom, Top: top };`, &fr)
 	if fr.Error != "" {
 		t.Fatalf("page script: %s", fr.Error)

@@ -168,7 +168,11 @@ html, body { margin: 0; height: 100%%; overflow: hidden; background: #fafafa; fo
     var left = Math.min.apply(null, ins.map(function (r) { return r.x; }));
     var right = Math.max.apply(null, ins.map(function (r) { return r.x + r.w; }));
     var top = Math.min.apply(null, ins.map(function (r) { return r.y; }));
-    x = view.clientWidth / 2 - (left + right) / 2; y = barBottom() + 8 - top; apply();
+    // The graph's own top (a diff's legend sits above the inputs) starts
+    // below the toolbar.
+    var legend = Array.prototype.map.call(stage.querySelectorAll("g.cluster"), boxRect);
+    var first = Math.min.apply(null, [top].concat(legend.map(function (r) { return r.y; })));
+    x = view.clientWidth / 2 - (left + right) / 2; y = barBottom() + 8 - first; apply();
   }
   view.addEventListener("wheel", function (e) {
     e.preventDefault();
