@@ -38,7 +38,7 @@ const atenRegistryPassList = "testdata/aten-registry-pass.txt"
 // summary table (passed, refused with the reasons grouped, wrong) and the
 // share of the registry are logged. The cases are made once into
 // MODELBRIDGE_ATEN_DIR (default: the user cache dir's
-// modelbridge/aten-registry) and remade when the generator changes.
+// modelbridge/aten-registry), one folder per version of the generator.
 //
 //	go test ./e2e -run TestAtenRegistry -v                         the table
 //	go test ./e2e -run TestAtenRegistry -update-aten-registry       rewrite the pass list
@@ -125,42 +125,70 @@ func TestAtenRegistry(t *testing.T) {
 	}
 }
 
-// atenRegistryCases makes the cases unless the cache already holds the
-// ones the current generator (and PyTorch) make, and returns their folder.
+// atenRegistryCases returns the folder of the cases the current generator
+// and PyTorch make, making them unless the cache holds them. Each version
+// of the generator has its own folder, made under a temporary name and
+// renamed when complete, so that test runs of different checkouts sharing
+// the cache neither see half-made cases nor remove each other's.
 func atenRegistryCases(t *testing.T, python, version, generator string) string {
-	dir := os.Getenv("MODELBRIDGE_ATEN_DIR")
-	if dir == "" {
+	base := os.Getenv("MODELBRIDGE_ATEN_DIR")
+	if base == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
 			t.Fatalf("no cache dir for the registry cases (set MODELBRIDGE_ATEN_DIR): %v", err)
 		}
-		dir = filepath.Join(cache, "modelbridge", "aten-registry")
+		base = filepath.Join(cache, "modelbridge", "aten-registry")
 	}
 	src, err := os.ReadFile(generator)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(append(src, version...))
-	stamp := hex.EncodeToString(sum[:])
-	stampFile := filepath.Join(dir, "STAMP")
-	if old, err := os.ReadFile(stampFile); err == nil && strings.TrimSpace(string(old)) == stamp {
+	dir := filepath.Join(base, "v"+hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, "INDEX.tsv")); err == nil {
+		now := time.Now()
+		os.Chtimes(dir, now, now) // in use: not pruned
 		return dir
 	}
-	// Start clean: cases the generator no longer makes must not linger.
-	if err := os.RemoveAll(dir); err != nil {
+	if err := os.MkdirAll(base, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(python, generator, dir).CombinedOutput()
+	tmp, err := os.MkdirTemp(base, "making-")
 	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", generator, dir, err, zooFailures(out))
-	}
-	if err := os.WriteFile(stampFile, []byte(stamp+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	defer os.RemoveAll(tmp) // left only when the rename did not happen
+	out, err := exec.Command(python, generator, tmp).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", generator, tmp, err, zooFailures(out))
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, "INDEX.tsv")); statErr != nil {
+			t.Fatalf("keeping the registry cases: %v", err)
+		}
+		// Another run made the same cases meanwhile.
+	}
+	pruneAtenVersions(base, dir)
 	return dir
+}
+
+// pruneAtenVersions removes cases of other generator versions (and
+// unfinished makes) not touched for a day.
+func pruneAtenVersions(base, keep string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(base, e.Name())
+		info, err := e.Info()
+		if err != nil || p == keep || !e.IsDir() || time.Since(info.ModTime()) < 24*time.Hour {
+			continue
+		}
+		if strings.HasPrefix(e.Name(), "v") || strings.HasPrefix(e.Name(), "making-") {
+			os.RemoveAll(p)
+		}
+	}
 }
 
 // atenRegistry is what the generator wrote: the registry's ops, the cases
