@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelbridge/modelbridge/importers/torch/torchscript"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
@@ -41,7 +42,8 @@ const atenRegistryPassList = "testdata/aten-registry-pass.txt"
 // modelbridge/aten-registry), one folder per version of the generator.
 //
 //	go test ./e2e -run TestAtenRegistry -v                         the table
-//	go test ./e2e -run TestAtenRegistry -update-aten-registry       rewrite the pass list
+//	go test ./e2e -run TestAtenRegistry -update-aten-registry       rewrite the pass list and
+//	                                                                the table `modelbridge ops --aten` reads
 //	MODELBRIDGE_ATEN_TABLE=docs/aten-registry.md go test ./e2e -run TestAtenRegistry
 func TestAtenRegistry(t *testing.T) {
 	const python = "/usr/bin/python3"
@@ -75,6 +77,9 @@ func TestAtenRegistry(t *testing.T) {
 		out := c.check()
 		out.caseName = c.name
 		res.cases = append(res.cases, out)
+		if out.verdict != atenPass && testing.Verbose() {
+			t.Logf("%s (%s): %s: %s", c.name, c.op, out.verdict, firstLine(out.reason))
+		}
 		if out.verdict == atenWrong {
 			t.Errorf("%s (case %s) gives a wrong result: %s", c.op, c.name, out.reason)
 		}
@@ -117,10 +122,65 @@ func TestAtenRegistry(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	checkAtenRegistryTable(t, root, reg, results)
 	if *updateAtenRegistry {
 		sort.Strings(passing)
 		if err := os.WriteFile(filepath.Join(root, atenRegistryPassList), []byte(strings.Join(passing, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// atenRegistryTable is the file `modelbridge ops --aten` reads: each
+// registry op with the operators its cases are traced as, or why none.
+const atenRegistryTableFile = "importers/torch/torchscript/aten_registry.tsv"
+
+// checkAtenRegistryTable keeps atenRegistryTableFile in step with the
+// cases (rewriting it with -update-aten-registry), and checks that every
+// op that passes is one the importer's static view calls handled.
+func checkAtenRegistryTable(t *testing.T, root string, reg *atenRegistry, results map[string]*atenOpResult) {
+	kinds := map[string]map[string]bool{}
+	for _, c := range reg.cases {
+		if kinds[c.op] == nil {
+			kinds[c.op] = map[string]bool{}
+		}
+		for _, k := range strings.Split(c.kinds, ",") {
+			if k != "" {
+				kinds[c.op][k] = true
+			}
+		}
+	}
+	var b strings.Builder
+	for _, op := range reg.ops {
+		var ks []string
+		for k := range kinds[op] {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		why := ""
+		if len(ks) == 0 {
+			why = reg.notTraced[op]
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", op, strings.Join(ks, ","), why)
+	}
+	path := filepath.Join(root, atenRegistryTableFile)
+	if *updateAtenRegistry {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if have, err := os.ReadFile(path); err != nil || string(have) != b.String() {
+		t.Errorf("%s is not in step with testdata/make_aten_registry_cases.py (%v); run go test ./e2e -run TestAtenRegistry -update-aten-registry", atenRegistryTableFile, err)
+		return
+	}
+	static, err := torchscript.AtenRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range static {
+		if r := results[o.Name]; r != nil && r.verdict() == atenPass && !o.Handled() {
+			t.Errorf("%s passes, but `modelbridge ops --aten` says the importer lacks %v", o.Name, o.Missing)
 		}
 	}
 }

@@ -165,7 +165,7 @@ untraced("TorchScript scripting statement (del on a list or dict); tracing recor
 untraced("TorchScript scripting builtin for range() loops; tracing unrolls loops", "__derive_index", "__range_length")
 untraced("TorchScript scripting list/dict indexing; traced tensor indexing is aten::select/slice/index",
          "__getitem_", "_set_item")
-untraced("TorchScript scripting form of F.interpolate; a traced F.interpolate is aten::upsample_* (those cases)",
+untraced("TorchScript scripting form of F.interpolate; a traced F.interpolate is recorded as aten::upsample_*",
          "__interpolate")
 untraced("TorchScript scripting identity test (x is None); tracing resolves it in Python", "__is_", "__isnot_")
 untraced("TorchScript scripting boolean not on a bool scalar; tracing resolves it in Python", "__not_")
