@@ -88,7 +88,7 @@ def Pos(*shape):
 
 
 def Unit(*shape):
-    """Float32 in (-0.9, 0.9): for asin, acos, probabilities after abs."""
+    """Float32 in (-0.9, 0.9): for asin, acos, tan and grid coordinates."""
     return In("f32", shape, -0.9, 0.9, "uniform")
 
 
@@ -184,6 +184,15 @@ untraced("functionalization's aten::lift (torch.tensor under torch.compile); eag
 untraced("x.item() returns a Python number: tracing bakes it into the code as a constant", "item")
 
 # -- elementwise unary ------------------------------------------------------
+
+
+def unary(f, spread):
+    """torch.f(x); spread scales x by 3 so that rounding sees several integers."""
+    if spread:
+        return lambda s, x: f(x * 3)
+    return lambda s, x: f(x)
+
+
 for op, inp in [("abs", F32), ("acos", Unit), ("asin", Unit), ("atan", F32), ("ceil", F32), ("cos", F32),
                 ("erf", F32), ("exp", F32), ("floor", F32), ("log", Pos), ("log10", Pos), ("log1p", Pos),
                 ("log2", Pos), ("neg", F32), ("reciprocal", Pos), ("relu", F32), ("round", F32),
@@ -191,8 +200,7 @@ for op, inp in [("abs", F32), ("acos", Unit), ("asin", Unit), ("atan", F32), ("c
                 ("tanh", F32), ("square", F32), ("isnan", F32), ("isinf", F32), ("isfinite", F32),
                 ("detach", F32), ("clone", F32), ("conj_physical", F32), ("resolve_conj", F32),
                 ("resolve_neg", F32)]:
-    case(op, (lambda f: lambda s, x: f(x * 3 if f in (torch.round, torch.ceil, torch.floor) else x))(getattr(torch, op)),
-         inp(2, 3, 4))
+    case(op, unary(getattr(torch, op), op in ("round", "ceil", "floor")), inp(2, 3, 4))
 case("_conj", lambda s, x: torch.view_as_real(torch._conj(torch.view_as_complex(x)).resolve_conj()), F32(2, 3, 2),
      note="complex: a real tensor has no conjugate bit (PyTorch 1.13 asserts)")
 case("round", lambda s, x: torch.round(x * 30, decimals=1), F32(2, 3, 4), name="round_decimals")
