@@ -222,6 +222,9 @@ func atenRegistryCases(t *testing.T, python, version, generator string) string {
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", generator, tmp, err, zooFailures(out))
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it private
+		t.Fatal(err)
+	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(filepath.Join(dir, "INDEX.tsv")); statErr != nil {
 			t.Fatalf("keeping the registry cases: %v", err)
