@@ -304,6 +304,7 @@ func atenReasonGroup(reason string) string {
 	}
 	s = atenDTypeNode.ReplaceAllString(s, "")
 	s = strings.TrimSuffix(s, " (`modelbridge ops` lists what each format supports)")
+	s = strings.TrimSuffix(s, " (`modelbridge ops --aten` lists PyTorch's operators and the handlers this importer has)")
 	s = atenNumbers.ReplaceAllString(s, "N")
 	if len(s) > 200 {
 		s = s[:197] + "..."
