@@ -410,7 +410,10 @@ func atenRegistryTable(reg *atenRegistry, results map[string]*atenOpResult) stri
 		}
 		groups := map[string][]string{}
 		for _, op := range ops {
-			g := atenReasonGroup(results[op].reason())
+			g := results[op].reason()
+			if v != atenNotTraced { // the generator's reasons are already one per group
+				g = atenReasonGroup(g)
+			}
 			groups[g] = append(groups[g], results[op].label())
 		}
 		var keys []string
