@@ -352,6 +352,7 @@ func zooReason(err error) string {
 		}
 	}
 	s = strings.TrimSuffix(s, " (`modelbridge ops` lists what each format supports)")
+	s = strings.TrimSuffix(s, " (`modelbridge ops --aten` lists PyTorch's operators and the handlers this importer has)")
 	s = strings.ReplaceAll(s, "|", "/")
 	if len(s) > 160 {
 		s = s[:157] + "..."

@@ -22,7 +22,7 @@ type opReport struct {
 }
 
 func newOpsCmd() *cobra.Command {
-	var asJSON, markdown bool
+	var asJSON, markdown, aten bool
 	cmd := &cobra.Command{
 		Use:   "ops [OP...]",
 		Short: "Show which formats read, write and run each operator",
@@ -30,13 +30,19 @@ func newOpsCmd() *cobra.Command {
 importer, exporter, the interpreter (run) and the cost model: "yes", the ONNX
 opsets that express the op, or "no". Name ops to see each backend's details
 and the reason behind every "no". docs/ops.md is generated from the same
-tables.`,
+tables. --aten lists PyTorch's operators instead (the aten ops torch.onnx
+exports), each with the TorchScript importer's handler or why it has none.`,
 		Example: `  modelbridge ops
   modelbridge ops Gelu ConvTranspose
+  modelbridge ops --aten
+  modelbridge ops --aten log1p embedding
   modelbridge ops --json | jq '.ops[] | select(.support["mxnet write"].handled | not) | .kind'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cols := opmatrix.Columns()
 			w := cmd.OutOrStdout()
+			if aten {
+				return writeAtenOps(w, args, asJSON)
+			}
+			cols := opmatrix.Columns()
 			switch {
 			case markdown:
 				opmatrix.WriteMarkdown(w, cols)
@@ -69,5 +75,6 @@ tables.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the matrix as JSON")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the matrix as Markdown (docs/ops.md)")
+	cmd.Flags().BoolVar(&aten, "aten", false, "list PyTorch's aten operators (torch.onnx's registry) and the TorchScript importer's handlers")
 	return cmd
 }

@@ -84,7 +84,7 @@ type UnsupportedOpError struct {
 }
 
 func (e *UnsupportedOpError) Error() string {
-	return fmt.Sprintf("%s:%d: operator %s is not supported by the TorchScript importer (`modelbridge ops` lists what each format supports)", e.File, e.Line, e.Op)
+	return fmt.Sprintf("%s:%d: operator %s is not supported by the TorchScript importer (`modelbridge ops --aten` lists PyTorch's operators and the handlers this importer has)", e.File, e.Line, e.Op)
 }
 
 // call runs fn with self bound (nil for a free function) and returns its
