@@ -25,7 +25,7 @@ var lossCases = []string{
 	"nn_crossentropyloss", "nn_crossentropyloss_2d_weight_ignore", "nn_crossentropyloss_probs_smoothing",
 	"nn_nllloss", "nn_kldivloss", "nn_poissonnllloss", "nn_margin_losses", "nn_triplet_losses",
 	"nn_cosinesimilarity_pairwisedistance", "op_cdist", "tv_sigmoid_focal_loss",
-	"nn_grucell", "nn_lstmcell", "nn_rnncell", "nn_lstm", "nn_lstm_h0c0",
+	"nn_grucell", "nn_lstmcell", "nn_rnncell", "nn_lstm", "nn_lstm_h0c0", "nn_lstm_2layer_bidir_proj",
 }
 
 // TestLossFixtures imports each case's exported.pt2 and checks its
