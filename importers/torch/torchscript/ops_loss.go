@@ -33,8 +33,6 @@ func init() {
 		"torch.soft_margin_loss":                 entry(opSoftMarginLoss, lossKinds...),
 		"torch.cosine_embedding_loss":            entry(opCosineEmbeddingLoss, lossKinds...),
 		"torch.triplet_margin_loss":              entry(opTripletMarginLoss, lossKinds...),
-		"torch.ctc_loss":                         entry(opCTCLoss),
-		"torch._ctc_loss":                        entry(opCTCLoss),
 	})
 }
 
@@ -443,10 +441,4 @@ func opTripletMarginLoss(c *opCall) (value, error) {
 	}
 	loss := e.clampMin(e.sub(e.add(e.num(margin), dPos), dNeg), 0)
 	return finish(e, e.reduction(loss, red))
-}
-
-// opCTCLoss refuses aten::ctc_loss: its loss is a dynamic program over
-// time whose extent depends on the run-time input and target lengths.
-func opCTCLoss(c *opCall) (value, error) {
-	return nil, c.errf("CTC loss is a dynamic program over every alignment of the targets, whose extent depends on the run-time input_lengths and target_lengths; no canonical op or fixed expansion computes it, so it is not supported (compute the loss outside the exported model)")
 }
