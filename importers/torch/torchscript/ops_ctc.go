@@ -9,7 +9,7 @@ import (
 
 // ctcKinds are the kinds the unrolled CTC forward recursion emits.
 var ctcKinds = []string{"Add", "Sub", "Mul", "Div", "Neg", "Exp", "Log", "Max", "Equal", "Less", "Greater", "Not", "And",
-	"Where", "Cast", "Gather", "GatherElements", "Expand", "Split", "Squeeze", "Unsqueeze", "Reshape", "ReduceSum", "ReduceMean"}
+	"Min", "CumSum", "Where", "Cast", "Gather", "GatherElements", "Expand", "Split", "Squeeze", "Unsqueeze", "Reshape", "ReduceSum", "ReduceMean"}
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
@@ -23,7 +23,7 @@ const maxCTCSteps = 4096
 
 // opCTCLoss is aten::ctc_loss(log_probs, targets, input_lengths,
 // target_lengths, blank, reduction, zero_infinity) with padded targets
-// (N, S): ATen's forward recursion over the extended label sequence
+// (N, S) or all targets concatenated (sum of target_lengths): ATen's forward recursion over the extended label sequence
 // l' = (blank, t1, blank, t2, ..., blank), unrolled over the (static)
 // T steps. Per step, alpha(s) = lse(alpha(s), alpha(s-1), alpha(s-2) where
 // l'(s) is a label other than l'(s-2)) + log_probs[t, l'(s)], with lse
@@ -75,8 +75,12 @@ func opCTCLoss(c *opCall) (value, error) {
 	if len(ls) != 3 {
 		return nil, c.errf("log_probs %v must be (T, N, C) or (T, C)", ls)
 	}
+	if len(ts) == 1 && !unbatched {
+		tg = e.padConcatenated(tg, tl, ts[0])
+		ts = []int64{ls[1], ts[0]}
+	}
 	if len(ts) != 2 || ts[0] != ls[1] {
-		return nil, c.errf("targets %v must be padded (N, S) with N = %d; the concatenated 1-D form is not supported", ts, ls[1])
+		return nil, c.errf("targets %v must be padded (N, S) with N = %d, or 1-D concatenated", ts, ls[1])
 	}
 	steps, batch, classes, S := ls[0], ls[1], ls[2], ts[1]
 	if blank < 0 || blank >= classes {
@@ -204,4 +208,21 @@ func boolConst(v []bool) *tensorVal {
 		}
 	}
 	return &tensorVal{konst: &canon.Tensor{DType: canon.Bool, Shape: []int64{int64(len(v))}, Data: data}}
+}
+
+// padConcatenated turns 1-D concatenated targets (total entries) into
+// (N, total) rows: row n reads from its offset (the exclusive running sum
+// of the lengths) on; entries past its length are read but masked out
+// as padding by the recursion.
+func (e *expander) padConcatenated(tg, lens *tensorVal, total int64) *tensorVal {
+	if total < 1 {
+		if e.err == nil {
+			e.err = e.c.errf("the concatenated targets are empty; give padded (N, S) targets")
+		}
+		return nil
+	}
+	offsets := e.emit(&canon.CumSum{Axis: 0, Exclusive: true}, lens)
+	idx := e.add(e.unsqueeze(offsets, 1), e.classRange(total))
+	idx = e.emit(&canon.Variadic{Fn: canon.VarMin}, idx, e.intScalar(total-1))
+	return e.emit(&canon.Gather{Axis: 0}, tg, idx)
 }
