@@ -84,8 +84,23 @@ func opCosineSimilarity(c *opCall) (value, error) {
 	if err := c.bind("x1", "x2", "dim=1", "eps=1e-08"); err != nil {
 		return nil, err
 	}
-	x1, x2, err := twoFloatTensors(c)
+	x1, err := c.tensor(0)
 	if err != nil {
+		return nil, err
+	}
+	x2, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	// Integer and bool operands are compared in the default float dtype.
+	for _, x := range []**tensorVal{&x1, &x2} {
+		if dt := c.b().info(*x).DType; dt != canon.Undefined && !dt.IsFloat() {
+			if *x, err = castTo(c, *x, canon.Float32); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if x1, x2, err = promoteTensors(c, x1, x2); err != nil {
 		return nil, err
 	}
 	dim, err := c.int(2)

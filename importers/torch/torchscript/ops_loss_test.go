@@ -94,7 +94,7 @@ const distances = `
 class M(torch.nn.Module):
     def forward(self, x, y, a, b, big):
         o = [F.cosine_similarity(x, y), F.cosine_similarity(x, y[:1], dim=1), F.cosine_similarity(x * 1e-9, y, eps=1e-8),
-             F.cosine_similarity(x.t(), y.t(), dim=0)]
+             F.cosine_similarity(x.t(), y.t(), dim=0), F.cosine_similarity(torch.arange(12).reshape(3, 4), x[:, :4])]
         for p in (2.0, 1.0, 1.5, float("inf"), 0.0):
             o += [F.pairwise_distance(x, y, p=p), F.pairwise_distance(x, y, p=p, eps=0.1, keepdim=True),
                   torch.cdist(a, b, p=p), torch.dist(x, y, p=p)]
