@@ -179,6 +179,9 @@ func opCdist(c *opCall) (value, error) {
 	return finish(e, e.pnorm(d, p, false, int64(max(r1, r2))))
 }
 
+// maxPdistRows bounds pdist's constant pair indices (N·(N-1)/2 of each).
+const maxPdistRows = 4096
+
 // opPdist is aten::pdist(self, p): the p-norm distances of rows i < j of
 // an (N, M) input, in row-major order of the pairs.
 func opPdist(c *opCall) (value, error) {
@@ -200,6 +203,9 @@ func opPdist(c *opCall) (value, error) {
 	}
 	if len(s) != 2 || s[0] < 2 {
 		return nil, c.errf("the input %v must be (N, M) with N >= 2", s)
+	}
+	if s[0] > maxPdistRows {
+		return nil, c.errf("the input has %d rows; the pair indices are constants, written for at most %d rows", s[0], maxPdistRows)
 	}
 	var is, js []int64
 	for i := int64(0); i < s[0]; i++ {

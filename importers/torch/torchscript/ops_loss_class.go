@@ -147,6 +147,9 @@ func opCrossEntropyLoss(c *opCall) (value, error) {
 	}
 	axis := e.classAxis(x)
 	classes := xs[axis]
+	if classes < 1 {
+		return nil, c.errf("the input %v has no classes", xs)
+	}
 	logp := e.emit(&canon.LogSoftmax{Axis: axis}, x)
 	var wb *tensorVal // weight shaped to broadcast along the class axis
 	if w != nil {
