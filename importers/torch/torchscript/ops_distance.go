@@ -8,17 +8,13 @@ import (
 // Distances between vectors (aten's pairwise_distance, cosine_similarity,
 // cdist, pdist, dist), written as ATen's Distance.cpp computes them.
 
-var distanceKinds = []string{"Add", "Sub", "Mul", "Div", "Abs", "Pow", "Max", "Equal", "Not", "Cast",
-	"ReduceSum", "ReduceL1", "ReduceL2", "ReduceMax", "ReduceMin", "Unsqueeze", "Expand", "Sqrt",
-	"Gather"}
-
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.pairwise_distance": entry(opPairwiseDistance, distanceKinds...),
-		"torch.cosine_similarity": entry(opCosineSimilarity, distanceKinds...),
-		"torch.cdist":             entry(opCdist, distanceKinds...),
-		"torch.pdist":             entry(opPdist, distanceKinds...),
-		"torch.dist":              entry(opDist, distanceKinds...),
+		"torch.pairwise_distance": entry(opPairwiseDistance, kinds(promoteKinds, pnormKinds, []string{"Add", "Sub"})...),
+		"torch.cosine_similarity": entry(opCosineSimilarity, "Cast", "Expand", "ReduceL2", "Max", "Div", "Mul", "ReduceSum"),
+		"torch.cdist":             entry(opCdist, kinds(promoteKinds, pnormKinds, []string{"Unsqueeze", "Sub"})...),
+		"torch.pdist":             entry(opPdist, kinds(pnormKinds, []string{"Gather", "Sub"})...),
+		"torch.dist":              entry(opDist, kinds(promoteKinds, pnormKinds, []string{"Sub"})...),
 	})
 }
 

@@ -12,27 +12,41 @@ import (
 // each written as its exact formula from ATen's Loss.cpp in canonical
 // elementwise ops and reductions.
 
-// lossKinds are the canonical kinds the elementwise loss expansions emit.
-var lossKinds = []string{"Add", "Sub", "Mul", "Div", "Neg", "Abs", "Exp", "Log", "Sqrt", "Max", "Min",
-	"Equal", "Less", "LessOrEqual", "Greater", "Not", "Where", "Cast", "ReduceSum", "ReduceMean", "ReduceL1",
-	"ReduceL2", "ReduceMax", "ReduceMin", "Pow", "Unsqueeze", "Squeeze", "Expand"}
+// kinds joins kind lists (an op's own and those of the steps it shares).
+func kinds(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// Kinds of the steps the loss expansions share: operand promotion, the
+// reduction, log1p and the p-norm.
+var (
+	promoteKinds = []string{"Cast"}
+	reduceKinds  = []string{"ReduceMean", "ReduceSum"}
+	log1pKinds   = []string{"Add", "Sub", "Equal", "Where", "Log", "Mul", "Div"}
+	pnormKinds   = []string{"Equal", "Not", "Cast", "ReduceSum", "ReduceMax", "ReduceMin", "Abs", "ReduceL1", "ReduceL2", "Pow"}
+	lossBase     = kinds(promoteKinds, reduceKinds)
+)
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.broadcast_tensors":                entry(opBroadcastTensors, "Expand"),
-		"torch.mse_loss":                         entry(opMSELoss, lossKinds...),
-		"torch.l1_loss":                          entry(opL1Loss, lossKinds...),
-		"torch.huber_loss":                       entry(opHuberLoss, lossKinds...),
-		"torch.smooth_l1_loss":                   entry(opSmoothL1Loss, lossKinds...),
-		"torch.binary_cross_entropy":             entry(opBinaryCrossEntropy, lossKinds...),
-		"torch.binary_cross_entropy_with_logits": entry(opBCEWithLogits, lossKinds...),
-		"torch.kl_div":                           entry(opKLDiv, lossKinds...),
-		"torch.poisson_nll_loss":                 entry(opPoissonNLLLoss, lossKinds...),
-		"torch.margin_ranking_loss":              entry(opMarginRankingLoss, lossKinds...),
-		"torch.hinge_embedding_loss":             entry(opHingeEmbeddingLoss, lossKinds...),
-		"torch.soft_margin_loss":                 entry(opSoftMarginLoss, lossKinds...),
-		"torch.cosine_embedding_loss":            entry(opCosineEmbeddingLoss, lossKinds...),
-		"torch.triplet_margin_loss":              entry(opTripletMarginLoss, lossKinds...),
+		"torch.mse_loss":                         entry(opMSELoss, kinds(lossBase, []string{"Sub", "Mul"})...),
+		"torch.l1_loss":                          entry(opL1Loss, kinds(lossBase, []string{"Sub", "Abs"})...),
+		"torch.huber_loss":                       entry(opHuberLoss, kinds(lossBase, []string{"Sub", "Abs", "Mul", "Less", "Where"})...),
+		"torch.smooth_l1_loss":                   entry(opSmoothL1Loss, kinds(lossBase, []string{"Sub", "Abs", "Mul", "Div", "Less", "Where"})...),
+		"torch.binary_cross_entropy":             entry(opBinaryCrossEntropy, kinds(lossBase, log1pKinds, []string{"Neg", "Max"})...),
+		"torch.binary_cross_entropy_with_logits": entry(opBCEWithLogits, kinds(lossBase, log1pKinds, []string{"Neg", "Abs", "Exp", "Max"})...),
+		"torch.kl_div":                           entry(opKLDiv, kinds(lossBase, []string{"Exp", "Log", "Mul", "Sub", "Equal", "Where"})...),
+		"torch.poisson_nll_loss":                 entry(opPoissonNLLLoss, kinds(lossBase, []string{"Exp", "Log", "Mul", "Add", "Sub", "LessOrEqual", "Where"})...),
+		"torch.margin_ranking_loss":              entry(opMarginRankingLoss, kinds(lossBase, []string{"Neg", "Sub", "Mul", "Add", "Max"})...),
+		"torch.hinge_embedding_loss":             entry(opHingeEmbeddingLoss, kinds(lossBase, []string{"Equal", "Not", "Sub", "Max", "Where", "Add"})...),
+		"torch.soft_margin_loss":                 entry(opSoftMarginLoss, kinds(lossBase, log1pKinds, []string{"Neg", "Exp"})...),
+		"torch.cosine_embedding_loss":            entry(opCosineEmbeddingLoss, kinds(lossBase, []string{"Mul", "Add", "Sqrt", "Div", "Equal", "Sub", "Max", "Where"})...),
+		"torch.triplet_margin_loss":              entry(opTripletMarginLoss, kinds(lossBase, pnormKinds, []string{"Add", "Sub", "Min", "Max"})...),
 	})
 }
 

@@ -10,16 +10,18 @@ import (
 // gathered, weights and ignore_index applied as ATen's Loss.cpp and
 // LossNLL.cpp do.
 
-var classLossKinds = append([]string{"LogSoftmax", "GatherElements", "Gather", "CumSum", "Reshape"}, lossKinds...)
+// nllKinds are the kinds of the gather of each target's score, its
+// weight and the ignore_index mask.
+var nllKinds = kinds(reduceKinds, []string{"Cast", "Equal", "Not", "Where", "Unsqueeze", "Squeeze", "GatherElements", "Gather", "Neg", "Mul", "Div"})
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.cross_entropy_loss":     entry(opCrossEntropyLoss, classLossKinds...),
-		"torch.nll_loss":               entry(opNLLLoss, classLossKinds...),
-		"torch.nll_loss2d":             entry(opNLLLoss, classLossKinds...),
-		"torch.nll_loss_nd":            entry(opNLLLoss, classLossKinds...),
-		"torch.multi_margin_loss":      entry(opMultiMarginLoss, classLossKinds...),
-		"torch.multilabel_margin_loss": entry(opMultilabelMarginLoss, classLossKinds...),
+		"torch.cross_entropy_loss":     entry(opCrossEntropyLoss, kinds(nllKinds, []string{"LogSoftmax", "Reshape", "Add", "Sub"})...),
+		"torch.nll_loss":               entry(opNLLLoss, nllKinds...),
+		"torch.nll_loss2d":             entry(opNLLLoss, nllKinds...),
+		"torch.nll_loss_nd":            entry(opNLLLoss, nllKinds...),
+		"torch.multi_margin_loss":      entry(opMultiMarginLoss, kinds(reduceKinds, []string{"Cast", "Reshape", "Unsqueeze", "GatherElements", "Gather", "Add", "Sub", "Mul", "Div", "Max", "Equal", "Where"})...),
+		"torch.multilabel_margin_loss": entry(opMultilabelMarginLoss, kinds(reduceKinds, []string{"Cast", "Less", "CumSum", "Equal", "Where", "Unsqueeze", "Mul", "ReduceMax", "GatherElements", "Add", "Sub", "Max", "Div"})...),
 	})
 }
 
