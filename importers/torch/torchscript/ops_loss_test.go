@@ -188,3 +188,24 @@ func traceAndCompareORT(t *testing.T, script string, rtol, atol float64) {
 		}
 	}
 }
+
+// TestTracedLossesFloat64 checks that the expansions compute in the
+// operands' dtype: float64 losses, distances and a cell.
+func TestTracedLossesFloat64(t *testing.T) {
+	traceAndCompareORT(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("t", torch.tensor([1, 0, 4]))
+        self.cell = torch.nn.GRUCell(5, 5).double()
+    def forward(self, x, y):
+        x, y = x.double(), y.double()
+        p = torch.sigmoid(y)
+        return (F.mse_loss(x, y), F.binary_cross_entropy(p, (y > 0).double()), F.binary_cross_entropy_with_logits(x, p),
+                F.cross_entropy(x, self.t, label_smoothing=0.1), F.nll_loss(x, self.t, reduction="none"),
+                F.cosine_similarity(x, y), F.pairwise_distance(x, y, p=3.0), torch.cdist(x, y), F.kl_div(x, p),
+                F.smooth_l1_loss(x, y, beta=0.5), self.cell(x, y))
+torch.manual_seed(0)
+xs = [torch.randn(3, 5), torch.randn(3, 5)]
+`, 1e-12, 1e-12)
+}
