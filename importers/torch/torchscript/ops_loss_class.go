@@ -20,6 +20,8 @@ func init() {
 		"torch.nll_loss":               entry(opNLLLoss, nllKinds...),
 		"torch.nll_loss2d":             entry(opNLLLoss, nllKinds...),
 		"torch.nll_loss_nd":            entry(opNLLLoss, nllKinds...),
+		"torch.nll_loss_forward":       entry(opNLLLossForward, nllKinds...),
+		"torch.nll_loss2d_forward":     entry(opNLLLossForward, nllKinds...),
 		"torch.multi_margin_loss":      entry(opMultiMarginLoss, kinds(reduceKinds, []string{"Cast", "Reshape", "Unsqueeze", "GatherElements", "Gather", "Add", "Sub", "Mul", "Div", "Max", "Equal", "Where"})...),
 		"torch.multilabel_margin_loss": entry(opMultilabelMarginLoss, kinds(reduceKinds, []string{"Cast", "Less", "CumSum", "Equal", "Where", "Unsqueeze", "Mul", "ReduceMax", "GatherElements", "Add", "Sub", "Max", "Div"})...),
 	})
@@ -339,4 +341,33 @@ func opMultilabelMarginLoss(c *opCall) (value, error) {
 	total := e.reduce(canon.ReduceSum, e.mul(hinge, keep), false, axis, axis+1)
 	loss := e.div(total, e.num(float64(classes)))
 	return finish(e, e.reduction(loss, red))
+}
+
+// opNLLLossForward is aten::nll_loss_forward / nll_loss2d_forward(self,
+// target, weight, reduction, ignore_index), which core-ATen programs
+// record: (loss, total_weight). total_weight is the summed weight of the
+// targets not ignored, and 0 for reduction none on a batch (ATen skips
+// the sum there).
+func opNLLLossForward(c *opCall) (value, error) {
+	if err := c.bind("self", "target", "weight", "reduction", "ignore_index"); err != nil {
+		return nil, err
+	}
+	x, t, w, red, e, err := classOperands(c)
+	if err != nil {
+		return nil, err
+	}
+	ignore, err := c.int(4)
+	if err != nil {
+		return nil, err
+	}
+	loss, tw := e.nllParts(x, t, w, ignore)
+	out := e.nllReduce(loss, tw, red)
+	total := e.all(canon.ReduceSum, tw)
+	if red == 0 && e.rank(x) > 1 {
+		total = e.num(0)
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	return &tupleVal{items: []value{out, total}}, nil
 }

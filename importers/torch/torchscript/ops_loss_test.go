@@ -81,6 +81,10 @@ class M(torch.nn.Module):
                   F.multi_margin_loss(x, self.t, p=2, margin=1.5, weight=self.w, reduction=r),
                   F.multilabel_margin_loss(x, self.ml, reduction=r)]
         o += [F.cross_entropy(x[0], self.t[0]), F.nll_loss(lp[1], self.t[1]), F.multilabel_margin_loss(x[0], self.ml[0])]
+        for r in (0, 1, 2):
+            o += list(torch.ops.aten.nll_loss_forward(lp, self.t, self.w, r, 4))
+            o += list(torch.ops.aten.nll_loss_forward(lp[2], self.t[2], None, r, -100))
+            o += list(torch.ops.aten.nll_loss2d_forward(x4.log_softmax(1), self.t2, None, r, 2))
         return tuple(o)
 torch.manual_seed(0)
 xs = [torch.randn(4, 5), torch.randn(2, 5, 2, 3), torch.softmax(torch.randn(4, 5), 1)]
