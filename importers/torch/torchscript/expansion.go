@@ -153,13 +153,16 @@ func (e *expander) shape(x *tensorVal, what string) []int64 {
 
 // log1p is log(1+u) to within a rounding of u: where 1+u rounds to 1 it
 // is u, elsewhere log(w)·u/(w-1) with w = 1+u, which cancels the rounding
-// of w (Goldberg's formula). torch computes log1p directly.
+// of w (Goldberg's formula), and +inf for u = +inf. torch computes log1p
+// directly.
 func (e *expander) log1p(u *tensorVal) *tensorVal {
 	w := e.add(u, e.num(1))
 	wm1 := e.sub(w, e.num(1))
 	exact := e.cmp(canon.CmpEqual, wm1, e.num(0))
-	safe := e.where(exact, e.num(1), wm1)
-	return e.where(exact, u, e.div(e.mul(e.log(w), u), safe))
+	infinite := e.cmp(canon.CmpEqual, u, e.num(math.Inf(1)))
+	safe := e.where(exact, e.num(1), e.where(infinite, e.num(1), wm1))
+	scaled := e.where(infinite, u, e.div(e.mul(e.log(w), u), safe))
+	return e.where(exact, u, scaled)
 }
 
 // reduction applies a torch loss reduction (0 none, 1 mean, 2 sum, the

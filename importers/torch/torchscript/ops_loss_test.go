@@ -43,6 +43,7 @@ class M(torch.nn.Module):
         o.append(F.mse_loss(x, y[:1].expand(3, 5)))
         o.append(F.kl_div(F.log_softmax(x, 1), p, reduction="batchmean"))
         o.append(torch.nn.HuberLoss()(x, y))
+        o.append(F.soft_margin_loss(x * 100, s, reduction="none"))
         o += [F.gaussian_nll_loss(x, y, p + 0.1), F.gaussian_nll_loss(x, y, p[:, :1], full=True, eps=0.5, reduction="sum"),
               F.triplet_margin_with_distance_loss(x, y, p, margin=0.3)]
         return tuple(o)
