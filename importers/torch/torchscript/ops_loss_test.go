@@ -135,7 +135,8 @@ class M(torch.nn.Module):
                 torch.gru_cell(x, h, self.gru.weight_ih, self.gru.weight_hh, self.gru.bias_ih, self.gru.bias_hh),
                 torch.rnn_tanh_cell(x, h, self.tanh.weight_ih, self.tanh.weight_hh),
                 torch.rnn_relu_cell(x, h, self.relu.weight_ih, self.relu.weight_hh),
-                torch.lstm_cell(x, (h, c), self.lstm.weight_ih, self.lstm.weight_hh, self.lstm.bias_ih, self.lstm.bias_hh)[1])
+                torch.lstm_cell(x, (h, c), self.lstm.weight_ih, self.lstm.weight_hh, self.lstm.bias_ih, self.lstm.bias_hh)[1]) + \
+               torch.unsafe_split(x, 4, 1) + torch.unsafe_split_with_sizes(x, [2, 4], 1) + torch.unsafe_chunk(h, 3, 1)
 torch.manual_seed(0)
 xs = [torch.randn(3, 6), torch.randn(3, 8), torch.randn(3, 8)]
 `
