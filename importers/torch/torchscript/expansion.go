@@ -35,7 +35,9 @@ func (e *expander) emit(op canon.Op, ins ...*tensorVal) *tensorVal {
 		}
 	}
 	t, err := e.c.b().emit1(e.c.scope, op, ins...)
-	e.err = err
+	if err != nil {
+		e.err = e.c.errf("%v", err)
+	}
 	return t
 }
 

@@ -87,8 +87,8 @@ func (e *expander) chunks(x *tensorVal, n int) []*tensorVal {
 		sizes[i] = s[1] / int64(n)
 	}
 	parts, err := e.c.b().emit(e.c.scope, &canon.Split{Axis: 1, Sizes: sizes}, []*tensorVal{x}, n)
-	e.err = err
 	if err != nil {
+		e.err = e.c.errf("%v", err)
 		return make([]*tensorVal, n)
 	}
 	return parts

@@ -117,7 +117,7 @@ func opBroadcastTensors(c *opCall) (value, error) {
 		if !sameInts(shapes[i], shape) {
 			var err error
 			if t, err = c.b().emit1(c.scope, &canon.Expand{Shape: shape}, t); err != nil {
-				return nil, err
+				return nil, c.errf("%v", err)
 			}
 		}
 		out.items = append(out.items, t)

@@ -51,6 +51,9 @@ func (e *expander) classAxis(x *tensorVal) int64 {
 // weight w[t] (0 where ignored), both of t's shape.
 func (e *expander) nllParts(logp, t, weight *tensorVal, ignore int64) (loss, w *tensorVal) {
 	axis := e.classAxis(logp)
+	if xr, tr := e.rank(logp), e.rank(t); e.err == nil && (xr == 0 || tr != xr-1) {
+		e.err = e.c.errf("the input has rank %d and the class-index target rank %d; the target has the input's shape without the class axis", xr, tr)
+	}
 	t = e.classTarget(t)
 	kept := e.not(e.cmp(canon.CmpEqual, t, e.intScalar(ignore)))
 	safe := e.where(kept, t, e.intScalar(0))
@@ -274,6 +277,9 @@ func opMultiMarginLoss(c *opCall) (value, error) {
 	}
 	axis := int64(len(xs) - 1)
 	classes := xs[axis]
+	if tr := e.rank(t); e.err == nil && tr != len(xs)-1 {
+		return nil, c.errf("the target has rank %d; for an input %v it holds one class index per sample", tr, xs)
+	}
 	t = e.classTarget(t)
 	if len(xs) == 1 {
 		t = e.emit(&canon.Reshape{Shape: []int64{1}}, t)

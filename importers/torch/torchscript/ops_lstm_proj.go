@@ -120,7 +120,7 @@ func (e *expander) splitFirst(x *tensorVal, n int) []*tensorVal {
 		}
 		var err error
 		if parts, err = e.c.b().emit(e.c.scope, &canon.Split{Axis: 0, Sizes: sizes}, []*tensorVal{x}, n); err != nil {
-			e.err = err
+			e.err = e.c.errf("%v", err)
 			return out
 		}
 	}
