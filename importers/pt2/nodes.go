@@ -274,6 +274,10 @@ func (im *importer) defineTensor(name string, t *torchscript.Tensor) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := im.prog.Refine(t, dims); err != nil {
+			if im.lstmStateMisrecorded(name, t, dims) {
+				im.notes = append(im.notes, fmt.Sprintf("%s: %v (PyTorch's meta kernel of aten.lstm records the final states with layers and directions apart); the kernel's shape is kept", name, err))
+				return im.define(name, t)
+			}
 			if im.readByAnyone(name) {
 				return fmt.Errorf("%s: %w", name, err)
 			}

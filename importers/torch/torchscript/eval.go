@@ -3,6 +3,7 @@ package torchscript
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -215,6 +216,13 @@ func (in *evaluator) eval(f *frame, e expr) (value, error) {
 		}
 		if globalNames[x.name] {
 			return &qualName{path: x.name}, nil
+		}
+		// The code printer spells infinite and NaN float constants as names.
+		switch x.name {
+		case "inf":
+			return math.Inf(1), nil
+		case "nan":
+			return math.NaN(), nil
 		}
 		return nil, fmt.Errorf("name %s is not defined", x.name)
 	case *intLit:

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.lstm":     entry(opRecurrent("lstm"), "LSTM", "Split", "Transpose", "Reshape", "Concat", "Cast"),
+		"torch.lstm":     entry(opRecurrent("lstm"), append([]string{"LSTM", "Reshape", "Cast"}, lstmProjKinds...)...),
 		"torch.gru":      entry(opRecurrent("gru"), "GRU", "Split", "Transpose", "Reshape", "Concat", "Cast"),
 		"torch.rnn_tanh": entry(opRecurrent("rnn_tanh"), "RNN", "Split", "Transpose", "Reshape", "Concat", "Cast"),
 		"torch.rnn_relu": entry(opRecurrent("rnn_relu"), "RNN", "Split", "Transpose", "Reshape", "Concat", "Cast"),
@@ -107,7 +107,13 @@ func opRecurrent(mode string) opHandler {
 			per = 4
 		}
 		if len(list.items) != per*r.layers*r.dirs {
-			return nil, c.errf("has %d weights; %d layers × %d directions × %d (w_ih, w_hh%s) = %d expected (LSTM projections, proj_size > 0, are not supported)",
+			if mode == "lstm" && len(list.items) == (per+1)*r.layers*r.dirs {
+				if packed != nil {
+					return nil, c.errf("an LSTM with projections (proj_size > 0) on a packed sequence is not supported; pad the sequences instead")
+				}
+				return r.projected(x, list.items, c.bound[1])
+			}
+			return nil, c.errf("has %d weights; %d layers × %d directions × %d (w_ih, w_hh%s) = %d expected (an LSTM with projections has one more, w_hr, per layer and direction)",
 				len(list.items), r.layers, r.dirs, per, map[bool]string{true: ", b_ih, b_hh"}[r.hasBias], per*r.layers*r.dirs)
 		}
 		for i, it := range list.items {

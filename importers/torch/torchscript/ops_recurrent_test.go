@@ -114,12 +114,12 @@ func TestTracedRecurrent(t *testing.T) {
 	}
 }
 
-// TestRecurrentRefusals: the packed-sequence overload, LSTM projections
-// and training-mode dropout are refused with what to do.
+// TestRecurrentRefusals: the packed-sequence overload, a projected LSTM
+// on a 2-D input and training-mode dropout are refused with what to do.
 func TestRecurrentRefusals(t *testing.T) {
 	for _, c := range []struct{ body, wantErr string }{
 		{"torch.lstm(x, x, [x, x], [x, x, x, x], True, 1, 0., False, False)[0]", "packed-sequence form"},
-		{"torch.lstm(x, [x, x], [x, x, x, x, x], True, 1, 0., False, False, False)[0]", "proj_size > 0"},
+		{"torch.lstm(x, [x, x], [x, x, x, x, x], True, 1, 0., False, False, False)[0]", "takes (seq, batch, features)"},
 		{"torch.gru(x, x, [x, x, x, x, x, x, x, x], True, 2, 0.5, True, False, False)[0]", "call model.eval() before tracing"},
 		{"torch.rnn_tanh(x, x, [x, x], False, 1, 0., False, False, False)[0]", "computed at run time"},
 	} {
