@@ -222,7 +222,7 @@ func loadCheckPair(rep *checkReport, sa, sb *checkSide, rfA, rfB *readFlags, inf
 			return nil, nil, errA
 		}
 	}
-	rfB.inputShapes, rfB.ignoreCRC = rfA.inputShapes, rfA.ignoreCRC
+	rfB.inputShapes, rfB.inputTypes, rfB.ignoreCRC = rfA.inputShapes, rfA.inputTypes, rfA.ignoreCRC
 	switch {
 	case runtimes.IsTorchFolder(rep.B):
 		gb, errB = loadTorchFolder(rep.B)

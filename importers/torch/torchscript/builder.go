@@ -29,6 +29,9 @@ type builder struct {
 	// stale are views whose tensor was written through another view;
 	// reading one is refused.
 	stale map[string]bool
+	// inUses records the uses of graph inputs that fix their types (see
+	// inputdtypes.go).
+	inUses inputUses
 }
 
 func newBuilder(a *archive) *builder {
@@ -50,9 +53,10 @@ func (b *builder) unique(base string) string {
 	return name
 }
 
-// addInput declares a graph input.
-func (b *builder) addInput(name string, shape []int64) *tensorVal {
-	vi := canon.ValueInfo{Name: b.unique(name), DType: canon.Float32}
+// addInput declares a graph input of element type dtype.
+func (b *builder) addInput(name string, shape []int64, dtype canon.DType) *tensorVal {
+	vi := canon.ValueInfo{Name: b.unique(name), DType: dtype}
+	b.inUses.noteInput(vi.Name)
 	if shape != nil {
 		vi.Shape = canon.DimsOf(shape...)
 		vi.RankKnown = true
@@ -148,6 +152,7 @@ func (b *builder) emit(scope string, op canon.Op, ins []*tensorVal, nOut int) ([
 		return nil, err
 	}
 	b.g.Nodes = append(b.g.Nodes, n)
+	b.inUses.noteNode(n)
 	res := make([]*tensorVal, nOut)
 	for i, o := range outs {
 		b.vals[o.Name] = o

@@ -216,6 +216,9 @@ func (in *evaluator) eval(f *frame, e expr) (value, error) {
 		if globalNames[x.name] {
 			return &qualName{path: x.name}, nil
 		}
+		if v, ok := floatNames[x.name]; ok {
+			return v, nil
+		}
 		return nil, fmt.Errorf("name %s is not defined", x.name)
 	case *intLit:
 		return x.v, nil
@@ -398,6 +401,7 @@ func (in *evaluator) evalCall(f *frame, x *callExpr) (value, error) {
 			}
 			return in.call(fd, nil, args, kwargs)
 		}
+		in.noteCall(c.path, args, kwargs, f.fn.file, x.line)
 		e, ok := opTable[c.path]
 		if !ok {
 			return nil, &UnsupportedOpError{Op: c.path, File: f.fn.file, Line: x.line}

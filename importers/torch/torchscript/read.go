@@ -87,13 +87,55 @@ func validated(path string) func(*canon.Graph, error) (*canon.Graph, error) {
 	}
 }
 
+// maxTypeRounds bounds the reads of one archive: each read after the first
+// gives at least one more input the type its uses require.
+const maxTypeRounds = 8
+
 // read imports the archive zr. data, when not nil, is the whole file zr
 // reads, owned by the caller, who keeps it valid until the graph is closed;
-// otherwise the archive maps the file itself.
-func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
+// otherwise the archive maps the file itself. Inputs without a given type
+// are read as float32, and read again with the integer or bool type their
+// uses require (inputdtypes.go).
+func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	inferred := map[string]inferredDType{}
+	for round := 0; ; round++ {
+		g, res, err := readOnce(zr, data, path, opts, inferred)
+		changed, ierr := resolveInputDTypes(res.uses, inferred, res.given, err != nil)
+		if ierr != nil {
+			if g != nil {
+				g.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", path, ierr)
+		}
+		if len(changed) == 0 || round == maxTypeRounds {
+			if err == nil && len(inferred) > 0 {
+				g.Meta.Notes = append(g.Meta.Notes, inferredNote(inferred))
+			}
+			return g, err
+		}
+		if g != nil {
+			g.Close()
+		}
+		for name, d := range changed {
+			inferred[name] = d
+		}
+	}
+}
+
+// readResult is what one read learned about the inputs' types.
+type readResult struct {
+	uses  []inputUse
+	given func(input string) bool
+}
+
+// readOnce imports the archive once, with the given and inferred input
+// types, and returns the uses that constrain the inputs' types, also when
+// the import fails.
+func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions, inferred map[string]inferredDType) (g *canon.Graph, res readResult, err error) {
+	res.given = func(string) bool { return false }
 	a, err := openArchive(zr, path, data, opts.IgnoreCRC)
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
 	defer func() {
 		if err != nil {
@@ -105,39 +147,39 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 	defer panicerr.Recover(path, &err)
 	root, err := unpickleArchive(a, "data.pkl", "data")
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
 	rootObj, ok := root.(*pickle.Object)
 	if !ok {
-		return nil, fmt.Errorf("%s: %sdata.pkl holds a %s, not a scripted module object", path, a.prefix, pickle.TypeName(root))
+		return nil, res, fmt.Errorf("%s: %sdata.pkl holds a %s, not a scripted module object", path, a.prefix, pickle.TypeName(root))
 	}
 	conv := newConverter()
 	rv, err := conv.fromPickle(rootObj, "")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	module := rv.(*moduleVal)
 	var constants []value
 	if a.has("constants.pkl") {
 		cv, err := unpickleArchive(a, "constants.pkl", "constants")
 		if err != nil {
-			return nil, err
+			return nil, res, err
 		}
 		tup, ok := cv.(*pickle.Tuple)
 		if !ok {
-			return nil, fmt.Errorf("%s: %sconstants.pkl holds a %s, not a tuple", path, a.prefix, pickle.TypeName(cv))
+			return nil, res, fmt.Errorf("%s: %sconstants.pkl holds a %s, not a tuple", path, a.prefix, pickle.TypeName(cv))
 		}
 		for i, it := range tup.Items {
 			v, err := conv.fromPickle(it, fmt.Sprintf("CONSTANTS.c%d", i))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+				return nil, res, fmt.Errorf("%s: %w", path, err)
 			}
 			if t, ok := v.(*tensorVal); ok {
 				// Constants are small; load them now so that size arithmetic
 				// can use their values.
 				k, err := t.ref.load(a, t.path)
 				if err != nil {
-					return nil, err
+					return nil, res, err
 				}
 				v = &tensorVal{konst: k}
 			}
@@ -148,7 +190,7 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 	in := &evaluator{b: b, src: newSources(a), constants: constants}
 	cls, err := in.src.class(module.qualifiedClass())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	fwd, ok := cls.methods["forward"]
 	if !ok && len(cls.methods) > 0 {
@@ -157,35 +199,39 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("%s: module %s has no forward method (methods: %s); only modules with a forward can be imported", path, module.qualifiedClass(), strings.Join(names, ", "))
+		return nil, res, fmt.Errorf("%s: module %s has no forward method (methods: %s); only modules with a forward can be imported", path, module.qualifiedClass(), strings.Join(names, ", "))
 	}
 	if !ok {
 		// torch.jit.save of a module that only holds parameters: read its
 		// weights, as a state dict would be read.
 		if err := readWeightsOnly(b, module); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, res, fmt.Errorf("%s: %w", path, err)
 		}
 		if unknown := opts.UnknownShapeKeys(nil); len(unknown) > 0 {
-			return nil, fmt.Errorf("%s: --input-shape names %s, but module %s has no forward method and so no inputs", path, unknown[0], module.qualifiedClass())
+			return nil, res, fmt.Errorf("%s: --input-shape names %s, but module %s has no forward method and so no inputs", path, unknown[0], module.qualifiedClass())
 		}
-		return finishGraph(b, a, module, fmt.Sprintf("module %s has no forward method, so only its weights were read (%d tensors)", module.qualifiedClass(), len(b.g.Initializers)))
+		g, err = finishGraph(b, a, module, fmt.Sprintf("module %s has no forward method, so only its weights were read (%d tensors)", module.qualifiedClass(), len(b.g.Initializers)))
+		return g, res, err
 	}
-	args, err := declareInputs(b, fwd, opts)
+	defer func() { res.uses = b.inUses.uses }()
+	args, given, err := declareInputs(b, fwd, opts, inferred)
+	res.given = given
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	result, err := in.call(fwd, module, args, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	outs, err := flattenOutputs(result)
 	if err != nil {
-		return nil, fmt.Errorf("%s: forward: %w", path, err)
+		return nil, res, fmt.Errorf("%s: forward: %w", path, err)
 	}
 	if err := b.setOutputs(outs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
-	return finishGraph(b, a, module, "")
+	g, err = finishGraph(b, a, module, "")
+	return g, res, err
 }
 
 // finishGraph names the imported graph and gives each weight the layout
@@ -203,35 +249,44 @@ func finishGraph(b *builder, a *archive, module *moduleVal, note string) (*canon
 	return g, nil
 }
 
-// declareInputs makes forward's tensor parameters the graph inputs.
-func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions) ([]value, error) {
+// declareInputs makes forward's tensor parameters the graph inputs, of the
+// types given in opts, else inferred, else float32. given reports whether
+// an input's type was given.
+func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions, inferred map[string]inferredDType) (args []value, given func(string) bool, err error) {
+	givenSet := map[string]bool{}
+	given = func(name string) bool { return givenSet[name] }
 	if len(fwd.params) == 0 {
-		return nil, fmt.Errorf("%s:%d: forward has no self parameter", fwd.file, fwd.line)
+		return nil, given, fmt.Errorf("%s:%d: forward has no self parameter", fwd.file, fwd.line)
 	}
 	params := fwd.params[1:]
 	known := map[string]bool{}
-	var args []value
 	for _, p := range params {
 		known[p.name] = true
 		if !isTensorAnnotation(p.annotation) {
-			return nil, fmt.Errorf("%s:%d: forward parameter %s has type %s; only Tensor inputs are supported", fwd.file, fwd.line, p.name, annotationText(p.annotation))
+			return nil, given, fmt.Errorf("%s:%d: forward parameter %s has type %s; only Tensor inputs are supported", fwd.file, fwd.line, p.name, annotationText(p.annotation))
 		}
 		shape, _ := opts.ShapeFor(p.name, len(args))
 		for _, d := range shape {
 			if d == 0 || d < -1 { // -1: a symbolic size (a name in --input-shape)
-				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
+				return nil, given, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
 			}
 		}
-		args = append(args, b.addInput(p.name, shape))
+		dtype := canon.Float32
+		if d, ok := opts.DTypeFor(p.name, len(args)); ok {
+			dtype, givenSet[p.name] = d, true
+		} else if d, ok := inferred[p.name]; ok {
+			dtype = d.dtype
+		}
+		args = append(args, b.addInput(p.name, shape, dtype))
 	}
 	var names []string
 	for _, p := range params {
 		names = append(names, p.name)
 	}
 	if unknown := opts.UnknownShapeKeys(names); len(unknown) > 0 {
-		return nil, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", unknown[0], strings.Join(names, ", "))
+		return nil, given, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", unknown[0], strings.Join(names, ", "))
 	}
-	return args, nil
+	return args, given, nil
 }
 
 func isTensorAnnotation(e expr) bool {
