@@ -360,7 +360,7 @@ func constantOf(c constantValue) (any, error) {
 	case c.AsInt != nil:
 		return *c.AsInt, nil
 	case c.AsFloat != nil:
-		return *c.AsFloat, nil
+		return float64(*c.AsFloat), nil
 	case c.AsString != nil:
 		return *c.AsString, nil
 	case c.AsBool != nil:

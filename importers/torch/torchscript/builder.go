@@ -171,7 +171,7 @@ func (b *builder) emit1(scope string, op canon.Op, ins ...*tensorVal) (*tensorVa
 }
 
 // setOutputs names the graph outputs: "output" for one, "output_<i>" for
-// several. A value produced by a node is renamed in place; an input or
+// several (i is the position in outs; a nil entry makes no output). A value produced by a node is renamed in place; an input or
 // weight returned as is goes through an Identity. Renaming is done in one
 // pass over the graph at the end, so that many outputs (a Split into
 // thousands of pieces, returned) cost linear time.
@@ -188,6 +188,9 @@ func (b *builder) setOutputs(outs []*tensorVal) error {
 	}
 	renamed := map[string]string{}
 	for i, t := range outs {
+		if t == nil {
+			continue // a result that is not computed: its name stays unused
+		}
 		want := "output"
 		if len(outs) > 1 {
 			want = "output_" + strconv.Itoa(i)

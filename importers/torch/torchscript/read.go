@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -223,14 +224,18 @@ func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions
 	if err != nil {
 		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
-	outs, err := flattenOutputs(result)
+	outs, dropped, err := flattenOutputs(result)
 	if err != nil {
 		return nil, res, fmt.Errorf("%s: forward: %w", path, err)
 	}
 	if err := b.setOutputs(outs); err != nil {
 		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
-	g, err = finishGraph(b, a, module, "")
+	note := ""
+	if len(dropped) > 0 {
+		note = droppedNote(dropped)
+	}
+	g, err = finishGraph(b, a, module, note)
 	return g, res, err
 }
 
@@ -312,30 +317,64 @@ func annotationText(e expr) string {
 	return "?"
 }
 
-// flattenOutputs turns forward's result into the graph outputs.
-func flattenOutputs(v value) ([]*tensorVal, error) {
-	switch x := v.(type) {
-	case *tensorVal:
-		return []*tensorVal{x}, nil
-	case *tupleVal, *listVal:
-		var items []value
-		if t, ok := x.(*tupleVal); ok {
-			items = t.items
-		} else {
-			items = x.(*listVal).items
+// flattenOutputs turns forward's result into the graph outputs: a tensor,
+// or the tensors of a tuple or list, nested ones in order ((out, (h, c))
+// of an LSTM is out, h, c). A None element is an entry of its own that
+// makes no output (a result the importer does not compute, such as the
+// indices of an adaptive max pool); dropped lists their positions.
+func flattenOutputs(v value) (outs []*tensorVal, dropped []int, err error) {
+	var walk func(v value, depth int) error
+	walk = func(v value, depth int) error {
+		if depth > maxCallDepth {
+			return errors.New("returns tuples nested too deep")
 		}
-		var out []*tensorVal
-		for i, it := range items {
-			t, ok := it.(*tensorVal)
-			if !ok {
-				return nil, fmt.Errorf("returns a %s as element %d; only tensors (or tuples of tensors) can be graph outputs", typeName(it), i)
+		switch x := v.(type) {
+		case *tensorVal:
+			outs = append(outs, x)
+			return nil
+		case noneVal:
+			if depth == 0 {
+				return errors.New("returns None; only tensors (or tuples of tensors) can be graph outputs")
 			}
-			out = append(out, t)
+			dropped = append(dropped, len(outs))
+			outs = append(outs, nil)
+			return nil
+		case *tupleVal, *listVal:
+			var items []value
+			if t, ok := x.(*tupleVal); ok {
+				items = t.items
+			} else {
+				items = x.(*listVal).items
+			}
+			for _, it := range items {
+				if err := walk(it, depth+1); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-		if len(out) == 0 {
-			return nil, errors.New("returns an empty tuple")
+		if depth == 0 {
+			return fmt.Errorf("returns a %s; only tensors (or tuples of tensors) can be graph outputs", typeName(v))
 		}
-		return out, nil
+		return fmt.Errorf("returns a %s as output %d; only tensors (or tuples of tensors) can be graph outputs", typeName(v), len(outs))
 	}
-	return nil, fmt.Errorf("returns a %s; only tensors (or tuples of tensors) can be graph outputs", typeName(v))
+	if err := walk(v, 0); err != nil {
+		return nil, nil, err
+	}
+	if len(outs) == 0 {
+		return nil, nil, errors.New("returns an empty tuple")
+	}
+	if len(dropped) == len(outs) {
+		return nil, nil, errors.New("returns only None values; only tensors (or tuples of tensors) can be graph outputs")
+	}
+	return outs, dropped, nil
+}
+
+// droppedNote says which results of forward make no graph output.
+func droppedNote(dropped []int) string {
+	var s []string
+	for _, i := range dropped {
+		s = append(s, "output_"+strconv.Itoa(i))
+	}
+	return fmt.Sprintf("forward's results at %s are None where this importer does not compute them (such as the indices of an adaptive max pool): they are left out, and the other outputs keep their positions' names", strings.Join(s, ", "))
 }
