@@ -56,7 +56,6 @@ func (b *builder) unique(base string) string {
 // addInput declares a graph input of element type dtype.
 func (b *builder) addInput(name string, shape []int64, dtype canon.DType) *tensorVal {
 	vi := canon.ValueInfo{Name: b.unique(name), DType: dtype}
-	b.inUses.noteInput(vi.Name)
 	if shape != nil {
 		vi.Shape = canon.DimsOf(shape...)
 		vi.RankKnown = true

@@ -1,6 +1,7 @@
 package torchscript
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -205,16 +206,18 @@ func (in *evaluator) noteIndexList(op string, args []value, v value, a argUse, f
 			continue
 		}
 		info := in.b.info(t)
+		src, fromInput := u.origin[t.name]
+		fromInput = fromInput && t.name != ""
 		want := a.want
 		switch {
-		case info.DType.IsInt():
+		case !fromInput && info.DType.IsInt():
 			want = wantInt
-		case info.DType == canon.Bool:
+		case !fromInput && info.DType == canon.Bool:
 			want = wantBool
 		case axisKnown && info.RankKnown && selfInfo.RankKnown && !couldBeMask(info.Shape, selfInfo.Shape, axis):
 			want = wantInt
 		}
-		if src, ok := u.origin[t.name]; ok && t.name != "" {
+		if fromInput {
 			u.uses = append(u.uses, inputUse{input: src, want: want, what: fmt.Sprintf("index %d of %s", k, op), file: file, line: line})
 		}
 		if want == wantInt {
@@ -245,12 +248,23 @@ func couldBeMask(mask, self []canon.Dim, axis int) bool {
 type inferredDType struct {
 	dtype canon.DType
 	why   inputUse
+	// tentative: the input's uses so far take bool or integer; it is read
+	// as int64 once more to find a use that decides (a later gather), and
+	// refused when none does.
+	tentative bool
+}
+
+// undecidedError is the refusal of an input whose uses take bool or
+// integer tensors alike.
+func undecidedError(name string, u inputUse) string {
+	return fmt.Sprintf("input %s is %s, which takes bool or integer tensors, and the archive does not record which %s is; give its type with --input-shape %s=i64:D1,D2,... or %s=bool:D1,D2,... (or --input-type %s=i64)", name, u.where(), name, name, name, name)
 }
 
 // resolveInputDTypes turns the recorded uses into input types. It returns
 // the types that differ from current (the archive must be read again), or
-// an error for an input whose uses conflict or leave its type open (only
-// when failed is set: a read that succeeded needs no other type).
+// an error for an input whose uses conflict or leave its type open. An
+// input whose uses so far take bool or integer alike is tried as int64
+// once (when the read failed), in case a later use decides.
 func resolveInputDTypes(uses []inputUse, current map[string]inferredDType, given func(string) bool, failed bool) (map[string]inferredDType, error) {
 	byInput := map[string][]inputUse{}
 	var names []string
@@ -265,8 +279,9 @@ func resolveInputDTypes(uses []inputUse, current map[string]inferredDType, given
 	}
 	sort.Strings(names)
 	changed := map[string]inferredDType{}
+	var open []string
 	for _, name := range names {
-		var asInt, asBool, open *inputUse
+		var asInt, asBool, undecided *inputUse
 		for i := range byInput[name] {
 			u := &byInput[name][i]
 			switch {
@@ -274,8 +289,8 @@ func resolveInputDTypes(uses []inputUse, current map[string]inferredDType, given
 				asInt = u
 			case u.want == wantBool && asBool == nil:
 				asBool = u
-			case u.want == wantBoolOrInt && open == nil:
-				open = u
+			case u.want == wantBoolOrInt && undecided == nil:
+				undecided = u
 			}
 		}
 		var d inferredDType
@@ -283,18 +298,27 @@ func resolveInputDTypes(uses []inputUse, current map[string]inferredDType, given
 		case asInt != nil && asBool != nil:
 			return nil, fmt.Errorf("input %s is used both as integers (%s) and as a bool mask (%s); give its type with --input-type %s=TYPE or --input-shape %s=TYPE:D1,D2,...", name, asInt.where(), asBool.where(), name, name)
 		case asBool != nil:
-			d = inferredDType{canon.Bool, *asBool}
+			d = inferredDType{dtype: canon.Bool, why: *asBool}
 		case asInt != nil:
-			d = inferredDType{canon.Int64, *asInt}
+			d = inferredDType{dtype: canon.Int64, why: *asInt}
 		default:
-			if !failed {
-				continue
+			if cur, ok := current[name]; ok && cur.tentative {
+				open = append(open, undecidedError(name, *undecided))
+			} else if failed {
+				changed[name] = inferredDType{dtype: canon.Int64, why: *undecided, tentative: true}
 			}
-			return nil, fmt.Errorf("input %s is %s, which takes bool or integer tensors, and the archive does not record which %s is; give its type with --input-shape %s=i64:D1,D2,... or %s=bool:D1,D2,... (or --input-type %s=i64)", name, open.where(), name, name, name, name)
+			continue
 		}
-		if cur, ok := current[name]; !ok || cur.dtype != d.dtype {
+		cur, ok := current[name]
+		switch {
+		case !ok || cur.dtype != d.dtype:
 			changed[name] = d
+		case cur.tentative:
+			current[name] = d // the trial type, now decided by a use
 		}
+	}
+	if len(open) > 0 {
+		return nil, errors.New(strings.Join(open, "; "))
 	}
 	return changed, nil
 }
@@ -312,4 +336,23 @@ func inferredNote(inferred map[string]inferredDType) string {
 		parts = append(parts, fmt.Sprintf("%s is %s (%s)", n, d.dtype, d.why.where()))
 	}
 	return "input types inferred from their use (the archive does not record them; --input-type NAME=TYPE gives another): " + strings.Join(parts, "; ")
+}
+
+// stillTentative refuses the inputs read as int64 on trial that no use
+// decided.
+func stillTentative(inferred map[string]inferredDType) error {
+	var names, msgs []string
+	for n, d := range inferred {
+		if d.tentative {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		msgs = append(msgs, undecidedError(n, inferred[n].why))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }

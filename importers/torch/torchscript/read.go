@@ -109,6 +109,12 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*
 			return nil, fmt.Errorf("%s: %w", path, ierr)
 		}
 		if len(changed) == 0 || round == maxTypeRounds {
+			if ierr := stillTentative(inferred); ierr != nil {
+				if g != nil {
+					g.Close()
+				}
+				return nil, fmt.Errorf("%s: %w", path, ierr)
+			}
 			if err == nil && len(inferred) > 0 {
 				g.Meta.Notes = append(g.Meta.Notes, inferredNote(inferred))
 			}
@@ -282,7 +288,12 @@ func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions, inferred 
 		} else if d, ok := inferred[p.name]; ok {
 			dtype = d.dtype
 		}
-		args = append(args, b.addInput(p.name, shape, dtype))
+		in := b.addInput(p.name, shape, dtype)
+		if !givenSet[p.name] {
+			// Its uses decide its type (inputdtypes.go).
+			b.inUses.noteInput(in.name)
+		}
+		args = append(args, in)
 	}
 	var names []string
 	for _, p := range params {
