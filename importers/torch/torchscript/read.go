@@ -10,11 +10,14 @@
 // the inferred shapes. Control flow and operators without a canonical form
 // are refused with the code/ file and line.
 //
-// Graph inputs are named after forward's parameters (x, argument_1, ...),
-// are float32, and take their shapes from ReadOptions.InputShapes (the
-// archive does not record them). Outputs are "output", or "output_0",
-// "output_1", ... when forward returns a tuple. Weights keep their module
-// paths ("features.0.weight").
+// Graph inputs are named after forward's parameters (x, argument_1, ...;
+// the tensors of a List[Tensor] or Tuple[Tensor, ...] parameter xs are
+// xs_0, xs_1, ...) and take their shapes and element types from
+// ReadOptions (the archive does not record them); an input without a given
+// type is float32 unless its uses require integers or booleans (see
+// inputdtypes.go). Outputs are "output", or "output_0", "output_1", ... by
+// position when forward returns a tuple (nested tuples flattened). Weights
+// keep their module paths ("features.0.weight").
 package torchscript
 
 import (
@@ -261,8 +264,10 @@ func finishGraph(b *builder, a *archive, module *moduleVal, note string) (*canon
 }
 
 // declareInputs makes forward's tensor parameters the graph inputs, of the
-// types given in opts, else inferred, else float32. given reports whether
-// an input's type was given.
+// types given in opts, else inferred, else float32; a List[Tensor] or
+// Tuple[Tensor, ...] parameter becomes one input per element, named
+// NAME_0, NAME_1, ... (inputlists.go). given reports whether an input's
+// type was given.
 func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions, inferred map[string]inferredDType) (args []value, given func(string) bool, err error) {
 	givenSet := map[string]bool{}
 	given = func(name string) bool { return givenSet[name] }
@@ -270,34 +275,43 @@ func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions, inferred 
 		return nil, given, fmt.Errorf("%s:%d: forward has no self parameter", fwd.file, fwd.line)
 	}
 	params := fwd.params[1:]
-	known := map[string]bool{}
-	for _, p := range params {
-		known[p.name] = true
-		if !isTensorAnnotation(p.annotation) {
-			return nil, given, fmt.Errorf("%s:%d: forward parameter %s has type %s; only Tensor inputs are supported", fwd.file, fwd.line, p.name, annotationText(p.annotation))
-		}
-		shape, _ := opts.ShapeFor(p.name, len(args))
+	var names []string
+	declare := func(name string) (*tensorVal, error) {
+		pos := len(names)
+		names = append(names, name)
+		shape, _ := opts.ShapeFor(name, pos)
 		for _, d := range shape {
 			if d == 0 || d < -1 { // -1: a symbolic size (a name in --input-shape)
-				return nil, given, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
+				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", name, shape)
 			}
 		}
 		dtype := canon.Float32
-		if d, ok := opts.DTypeFor(p.name, len(args)); ok {
-			dtype, givenSet[p.name] = d, true
-		} else if d, ok := inferred[p.name]; ok {
+		if d, ok := opts.DTypeFor(name, pos); ok {
+			dtype, givenSet[name] = d, true
+		} else if d, ok := inferred[name]; ok {
 			dtype = d.dtype
 		}
-		in := b.addInput(p.name, shape, dtype)
-		if !givenSet[p.name] {
+		in := b.addInput(name, shape, dtype)
+		if !givenSet[name] {
 			// Its uses decide its type (inputdtypes.go).
 			b.inUses.noteInput(in.name)
 		}
-		args = append(args, in)
+		return in, nil
 	}
-	var names []string
 	for _, p := range params {
-		names = append(names, p.name)
+		if isTensorAnnotation(p.annotation) {
+			in, err := declare(p.name)
+			if err != nil {
+				return nil, given, err
+			}
+			args = append(args, in)
+			continue
+		}
+		seq, err := declareTensorSeq(fwd, p, opts, declare)
+		if err != nil {
+			return nil, given, err
+		}
+		args = append(args, seq)
 	}
 	if unknown := opts.UnknownShapeKeys(names); len(unknown) > 0 {
 		return nil, given, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", unknown[0], strings.Join(names, ", "))
