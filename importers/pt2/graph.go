@@ -32,6 +32,8 @@ type importer struct {
 	// readers holds the tensor names some node or output reads (built on
 	// first use by readByAnyone).
 	readers map[string]bool
+	// target is the operator of the node whose results are being bound.
+	target string
 }
 
 func (im *importer) errf(format string, args ...any) error {

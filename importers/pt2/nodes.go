@@ -126,6 +126,7 @@ func (im *importer) runNode(n *node, index int) error {
 	if err != nil {
 		return fail(err)
 	}
+	im.target = n.Target
 	return im.wrap(fail, im.bindOutputs(n, res))
 }
 
@@ -251,6 +252,14 @@ func (im *importer) bindOne(o *argument, v any) error {
 	switch {
 	case o.AsTensor != nil:
 		t, ok := v.(*torchscript.Tensor)
+		if v == nil {
+			// A result the handler does not compute (the indices of an
+			// adaptive max pool) is fine while nothing reads it.
+			if !im.readByAnyone(o.AsTensor.Name) {
+				return nil
+			}
+			return fmt.Errorf("result %s is not computed by this importer (such as the indices of an adaptive max pool), and the program uses it", o.AsTensor.Name)
+		}
 		if !ok {
 			return fmt.Errorf("output %s should be a tensor, the operator returned %s", o.AsTensor.Name, describeResult(v))
 		}
@@ -281,6 +290,10 @@ func (im *importer) defineTensor(name string, t *torchscript.Tensor) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := im.prog.Refine(t, dims); err != nil {
+			if info := im.prog.Info(t); info.RankKnown && isRecurrentStateMeta(im.target, info.Shape, dims) {
+				im.notes = append(im.notes, fmt.Sprintf("%s: the program records shape %v for a recurrent state that PyTorch returns as %v (its meta kernel's extra axis); the returned shape is kept", name, dimsText(dims), dimsText(info.Shape)))
+				return im.define(name, t)
+			}
 			if im.readByAnyone(name) {
 				return fmt.Errorf("%s: %w", name, err)
 			}
