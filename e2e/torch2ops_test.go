@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,7 +78,8 @@ func (r *torch2Run) wrong(format string, args ...any) {
 // testdata/torch2-ops-pass.txt ("case file" per line) must pass; a case that
 // passes and is not listed is logged so that the list can grow
 // (-update-torch2-ops rewrites it), and every refusal is logged with its
-// reason.
+// reason. The whole run takes under a minute on two cores, ONNX Runtime
+// included (it runs whenever ortinstall finds an install, as in CI).
 func TestTorch2Ops(t *testing.T) {
 	suite := filepath.Join(testfix.Fixtures(t), "torch2-ops")
 	dirs, _ := filepath.Glob(filepath.Join(suite, "*", "test_data_set_0"))
@@ -395,6 +397,9 @@ func ortCaseDone(out string) bool {
 	return false
 }
 
+// codeLine is the code/ file and line a TorchScript refusal starts with.
+var codeLine = regexp.MustCompile(`^code/[^ ]*\.py:[0-9]+: `)
+
 // torch2Reason groups refusals: the message after the file name, with
 // names and numbers blanked.
 func torch2Reason(why string) string {
@@ -410,6 +415,7 @@ func torch2Reason(why string) string {
 			return "unsupported " + msg[len("operator "):j]
 		}
 	}
+	msg = codeLine.ReplaceAllString(msg, "")
 	msg = quoted.ReplaceAllString(msg, "…")
 	if len(msg) > 110 {
 		msg = msg[:110]
