@@ -7,6 +7,10 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
+// InferredTypesNote starts the note of an importer that inferred input
+// types from their use (TorchScript).
+const InferredTypesNote = "input types inferred from their use"
+
 // checkInputDTypes refuses input element types given in opts
 // (--input-type, or a dtype prefix in --input-shape) that the graph does
 // not have: a format that records its inputs' types keeps them, and an

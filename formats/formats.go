@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -304,7 +305,10 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 	if opts.DynamicBatch {
 		// Read again with axis 0 of every input symbolic, so that the
 		// importer computes what depends on the batch size at run time
-		// instead of folding the file's size in.
+		// instead of folding the file's size in. The second read is given
+		// the input types the first found; its note on types inferred from
+		// their use stays.
+		importNotes := append([]string(nil), g.Meta.Notes...)
 		first := opts
 		first.DynamicBatch = false
 		if err := resolveInputDims(g, first); err != nil {
@@ -315,6 +319,11 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 		g.Close()
 		if g, err = imp.Read(path, opts); err != nil {
 			return nil, imp, err
+		}
+		for _, n := range importNotes {
+			if strings.HasPrefix(n, InferredTypesNote) && !slices.Contains(g.Meta.Notes, n) {
+				g.Meta.Notes = append(g.Meta.Notes, n)
+			}
 		}
 	}
 	if err := resolveInputDims(g, opts); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
 )
 
 // A TorchScript archive does not record the element types of forward's
@@ -335,7 +336,7 @@ func inferredNote(inferred map[string]inferredDType) string {
 		d := inferred[n]
 		parts = append(parts, fmt.Sprintf("%s is %s (%s)", n, d.dtype, d.why.where()))
 	}
-	return "input types inferred from their use (the archive does not record them; --input-type NAME=TYPE gives another): " + strings.Join(parts, "; ")
+	return formats.InferredTypesNote + " (the archive does not record them; --input-type NAME=TYPE gives another): " + strings.Join(parts, "; ")
 }
 
 // stillTentative refuses the inputs read as int64 on trial that no use
