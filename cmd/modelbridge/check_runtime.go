@@ -234,6 +234,11 @@ func loadCheckPair(rep *checkReport, sa, sb *checkSide, rfA, rfB *readFlags, inf
 	if errB != nil {
 		gb = declaredSignature(rep, "B", sb, errB)
 	}
+	if g, retyped := retypeLikeCounterpart(rep.A, rfA, ga, gb); retyped {
+		ga.Close()
+		ga = g
+		rep.Notes = append(rep.Notes, "A's file does not record its input types: A is read with B's")
+	}
 	switch {
 	case gb == nil && (sb.runtime != runtimes.Torch || ga == nil):
 		if ga != nil {

@@ -57,6 +57,19 @@ func TestInputTypes(t *testing.T) {
 		t.Errorf("a NumPy type name: exit %d: %s", code, stderr)
 	}
 
+	// check takes A's input types from B when A's file does not record
+	// them: y of op_like_eye is int64, which nothing in its code says.
+	likeEye := filepath.Join(testfix.Fixtures(t), "torch2-ops", "op_like_eye", "traced.pt")
+	likeEyeONNX := filepath.Join(t.TempDir(), "like_eye.onnx")
+	code, stdout, stderr = cli(t, "convert", likeEye, likeEyeONNX, "--input-shape", "x=3,4", "--input-shape", "y=i64:2,3")
+	if code != 0 {
+		t.Fatalf("convert op_like_eye: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = cli(t, "check", likeEye, likeEyeONNX, "--random", "--input-shape", "x=3,4", "--input-shape", "y=2,3", "--json")
+	if code != 0 || !strings.Contains(stdout, "A is read with B's") {
+		t.Errorf("check with A's types from B: exit %d: %s %s", code, stdout, stderr)
+	}
+
 	logical := filepath.Join(testfix.Fixtures(t), "torch2-ops", "op_logical", "traced.pt")
 	code, _, stderr = cli(t, "inspect", logical, "--input-shape", "x=3,4", "--input-shape", "y=3,4")
 	if code == 0 || !strings.Contains(stderr, "--input-shape x=i64:") || !strings.Contains(stderr, "input y is") {
