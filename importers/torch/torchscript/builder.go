@@ -17,6 +17,9 @@ type builder struct {
 	// the n-th node of one kind does not scan n taken names.
 	suffix map[string]int
 	inits  map[*tensorRef]string
+	// inUses records the uses of graph inputs that fix their types (see
+	// inputdtypes.go).
+	inUses inputUses
 	consts int
 	// syms names the run-time dimensions of values made by dynamic views
 	// (see dynInt).
@@ -29,9 +32,6 @@ type builder struct {
 	// stale are views whose tensor was written through another view;
 	// reading one is refused.
 	stale map[string]bool
-	// inUses records the uses of graph inputs that fix their types (see
-	// inputdtypes.go).
-	inUses inputUses
 }
 
 func newBuilder(a *archive) *builder {
