@@ -54,6 +54,10 @@ type argUse struct {
 	want dtypeWant
 	role string
 	list bool
+	// classesOf, when set, makes the use count only for a tensor of one
+	// axis less than argument classesOf-1: cross_entropy's target holds
+	// class indices then, and probabilities when it has the input's shape.
+	classesOf int
 }
 
 // opInputUses lists the operator arguments that PyTorch requires to be
@@ -87,6 +91,7 @@ var opInputUses = map[string][]argUse{
 	"torch.nll_loss2d":             {{pos: 1, kw: "target", want: wantInt, role: "target"}},
 	"torch.multi_margin_loss":      {{pos: 1, kw: "target", want: wantInt, role: "target"}},
 	"torch.multilabel_margin_loss": {{pos: 1, kw: "target", want: wantInt, role: "target"}},
+	"torch.cross_entropy_loss":     {{pos: 1, kw: "target", want: wantInt, role: "class index target", classesOf: 1}},
 	"torch.masked_fill":            {{pos: 1, kw: "mask", want: wantBool, role: "mask"}},
 	"torch.masked_fill_":           {{pos: 1, kw: "mask", want: wantBool, role: "mask"}},
 	"torch.masked_select":          {{pos: 1, kw: "mask", want: wantBool, role: "mask"}},
@@ -176,6 +181,9 @@ func (in *evaluator) noteCall(op string, args []value, kwargs map[string]value, 
 			continue
 		}
 		if t, ok := v.(*tensorVal); ok {
+			if a.classesOf > 0 && !in.holdsClassIndices(t, args, a.classesOf-1) {
+				continue
+			}
 			if src, ok := u.origin[t.name]; ok && t.name != "" {
 				u.uses = append(u.uses, inputUse{input: src, want: a.want, what: "the " + a.role + " of " + op, file: file, line: line})
 			}
@@ -356,4 +364,19 @@ func stillTentative(inferred map[string]inferredDType) error {
 		return nil
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// holdsClassIndices reports whether target has one axis less than the
+// input at args[inputPos] (both ranks known): a loss target of class
+// indices, where one of the input's shape would hold probabilities.
+func (in *evaluator) holdsClassIndices(target *tensorVal, args []value, inputPos int) bool {
+	if inputPos >= len(args) {
+		return false
+	}
+	x, ok := args[inputPos].(*tensorVal)
+	if !ok {
+		return false
+	}
+	ti, xi := in.b.info(target), in.b.info(x)
+	return ti.RankKnown && xi.RankKnown && len(ti.Shape) == len(xi.Shape)-1
 }

@@ -133,3 +133,23 @@ func outputNames(g *canon.Graph) []string {
 	}
 	return out
 }
+
+// TestCrossEntropyTarget: a target of one axis less than the input is
+// class indices (int64); one of the input's shape is probabilities.
+func TestCrossEntropyTarget(t *testing.T) {
+	for _, c := range []struct {
+		target []int64
+		want   int
+	}{{[]int64{4}, 1}, {[]int64{4, 3}, 0}} {
+		b := newBuilder(nil)
+		in := &evaluator{b: b}
+		x := b.addInput("x", []int64{4, 3}, canon.Float32)
+		y := b.addInput("y", c.target, canon.Float32)
+		b.inUses.noteInput(x.name)
+		b.inUses.noteInput(y.name)
+		in.noteCall("torch.cross_entropy_loss", []value{x, y}, nil, "code/__torch__.py", 9)
+		if len(b.inUses.uses) != c.want || (c.want == 1 && (b.inUses.uses[0].input != "y" || b.inUses.uses[0].want != wantInt)) {
+			t.Errorf("target %v: uses %+v", c.target, b.inUses.uses)
+		}
+	}
+}
