@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
 )
 
 // retypeLikeCounterpart reads A again with B's input types, by position,
@@ -26,4 +29,14 @@ func retypeLikeCounterpart(path string, rf *readFlags, ga, gb *canon.Graph) (*ca
 		return ga, false
 	}
 	return g, true
+}
+
+// noteInferredTypes prints the importer's note on input types it inferred
+// from their use (TorchScript), for commands that print no other notes.
+func noteInferredTypes(w io.Writer, path string, g *canon.Graph) {
+	for _, n := range g.Meta.Notes {
+		if strings.HasPrefix(n, formats.InferredTypesNote) {
+			writeNotes(w, path, []string{n}, true)
+		}
+	}
 }

@@ -147,6 +147,7 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			if err := requireModel(args[0], g, false); err != nil {
 				return err
 			}
+			noteInferredTypes(cmd.ErrOrStderr(), args[0], g)
 			if err := inf.refuseOverwrite(outDir, inputParts(args[0], g), len(g.Outputs)); err != nil {
 				return err
 			}
