@@ -148,6 +148,16 @@ func batchOptions(g *canon.Graph, opts ReadOptions) ReadOptions {
 	out := opts
 	out.InputShapes = map[string][]int64{}
 	out.DimNames = map[string]map[int]string{}
+	// The types as first read (given, recorded or inferred) stay.
+	out.InputDTypes = map[string]canon.DType{}
+	for k, d := range opts.InputDTypes {
+		out.InputDTypes[k] = d
+	}
+	for i, v := range g.Inputs {
+		if _, given := opts.DTypeFor(v.Name, i); !given {
+			out.InputDTypes["#"+strconv.Itoa(i)] = v.DType
+		}
+	}
 	for i, v := range g.Inputs {
 		if !v.RankKnown || len(v.Shape) == 0 {
 			continue // dynamicBatch refuses it by name

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ type ReadOptions struct {
 	// DimNames names the symbolic dimensions of InputShapes (same keys,
 	// then axis), e.g. N in --input-shape x=N,3,224,224.
 	DimNames map[string]map[int]string
+	// InputDTypes gives input element types, by input name or by position
+	// ("#0"), for formats that do not record them (TorchScript); see
+	// DTypeFor. A format that records them refuses a different one.
+	InputDTypes map[string]canon.DType
 	// DynamicBatch makes axis 0 of every input the symbolic dim "batch".
 	DynamicBatch bool
 	// IgnoreCRC reads zip entries whose CRC-32 does not match (a damaged
@@ -46,6 +51,16 @@ func (o ReadOptions) ShapeFor(name string, index int) ([]int64, bool) {
 	}
 	s, ok := o.InputShapes["#"+strconv.Itoa(index)]
 	return s, ok
+}
+
+// DTypeFor returns the element type given for graph input number index,
+// named name.
+func (o ReadOptions) DTypeFor(name string, index int) (canon.DType, bool) {
+	if d, ok := o.InputDTypes[name]; ok {
+		return d, true
+	}
+	d, ok := o.InputDTypes["#"+strconv.Itoa(index)]
+	return d, ok
 }
 
 // UnknownShapeKeys lists the InputShapes keys that name none of the inputs.
@@ -295,7 +310,10 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 	if opts.DynamicBatch {
 		// Read again with axis 0 of every input symbolic, so that the
 		// importer computes what depends on the batch size at run time
-		// instead of folding the file's size in.
+		// instead of folding the file's size in. The second read is given
+		// the input types the first found; its note on types inferred from
+		// their use stays.
+		importNotes := append([]string(nil), g.Meta.Notes...)
 		first := opts
 		first.DynamicBatch = false
 		if err := resolveInputDims(g, first); err != nil {
@@ -307,8 +325,17 @@ func Read(path, format string, opts ReadOptions) (*canon.Graph, *Importer, error
 		if g, err = imp.Read(path, opts); err != nil {
 			return nil, imp, err
 		}
+		for _, n := range importNotes {
+			if strings.HasPrefix(n, InferredTypesNote) && !slices.Contains(g.Meta.Notes, n) {
+				g.Meta.Notes = append(g.Meta.Notes, n)
+			}
+		}
 	}
 	if err := resolveInputDims(g, opts); err != nil {
+		g.Close()
+		return nil, imp, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkInputDTypes(g, opts); err != nil {
 		g.Close()
 		return nil, imp, fmt.Errorf("%s: %w", path, err)
 	}

@@ -27,7 +27,7 @@ type batchSteps struct {
 // refused too, so a new convert flag is never silently ignored in batch mode.
 var batchHonours = map[string]bool{
 	"batch": true, "out": true, "jobs": true, "recursive": true, "json": true,
-	"to": true, "from": true, "key": true, "input-shape": true, "dynamic-batch": true,
+	"to": true, "from": true, "key": true, "input-shape": true, "input-type": true, "dynamic-batch": true,
 	"ignore-crc": true, "opset": true, "external-data": true, "optimize": true,
 	"no-verify": true, "kernel-layout": true,
 }

@@ -222,7 +222,7 @@ func loadCheckPair(rep *checkReport, sa, sb *checkSide, rfA, rfB *readFlags, inf
 			return nil, nil, errA
 		}
 	}
-	rfB.inputShapes, rfB.ignoreCRC = rfA.inputShapes, rfA.ignoreCRC
+	rfB.inputShapes, rfB.inputTypes, rfB.ignoreCRC = rfA.inputShapes, rfA.inputTypes, rfA.ignoreCRC
 	switch {
 	case runtimes.IsTorchFolder(rep.B):
 		gb, errB = loadTorchFolder(rep.B)
@@ -233,6 +233,11 @@ func loadCheckPair(rep *checkReport, sa, sb *checkSide, rfA, rfB *readFlags, inf
 	}
 	if errB != nil {
 		gb = declaredSignature(rep, "B", sb, errB)
+	}
+	if g, retyped := retypeLikeCounterpart(rep.A, rfA, ga, gb); retyped {
+		ga.Close()
+		ga = g
+		rep.Notes = append(rep.Notes, "A's file does not record its input types: A is read with B's")
 	}
 	switch {
 	case gb == nil && (sb.runtime != runtimes.Torch || ga == nil):

@@ -67,7 +67,7 @@ Nodes are paired by name, then by op kind and inputs.`,
 			var other *canon.Graph
 			if diff != "" {
 				var rfB readFlags
-				rfB.inputShapes, rfB.ignoreCRC = rf.inputShapes, rf.ignoreCRC
+				rfB.inputShapes, rfB.inputTypes, rfB.ignoreCRC = rf.inputShapes, rf.inputTypes, rf.ignoreCRC
 				other, _, err = rfB.load(diff)
 				if err != nil {
 					return err

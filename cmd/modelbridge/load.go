@@ -18,6 +18,7 @@ type readFlags struct {
 	params       string
 	key          string
 	inputShapes  []string
+	inputTypes   []string
 	dynamicBatch bool
 	ignoreCRC    bool
 }
@@ -26,7 +27,8 @@ func (r *readFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&r.from, "from", "", "input format (default: from the file's contents and extension; one of "+joinNames(formats.ImporterNames())+")")
 	cmd.Flags().StringVar(&r.params, "params", "", "weights file to pair with a graph file (MXNet .params)")
 	cmd.Flags().StringVar(&r.key, "key", "", "key of the state dict inside a checkpoint (PyTorch)")
-	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... (or #N=... for input N) for graphs whose inputs have unknown sizes; a dimension is a size or a name for a symbolic size, e.g. x=N,3,224,224 (repeatable)")
+	cmd.Flags().StringArrayVar(&r.inputShapes, "input-shape", nil, "input shape NAME=D1,D2,... (or #N=... for input N) for graphs whose inputs have unknown sizes; a dimension is a size or a name for a symbolic size, e.g. x=N,3,224,224; a TYPE: prefix gives the element type too, e.g. ids=i64:1,15 (repeatable)")
+	cmd.Flags().StringArrayVar(&r.inputTypes, "input-type", nil, "input element type NAME=TYPE (or #N=TYPE) for formats that do not record it (TorchScript): f32, f16, bf16, f64, i8, i16, i32, i64, u8, u16, u32, u64 or bool, e.g. ids=i64 (repeatable)")
 	cmd.Flags().BoolVar(&r.dynamicBatch, "dynamic-batch", false, "make axis 0 of every input a symbolic batch size (refused where a reshape bakes the batch in)")
 	cmd.Flags().BoolVar(&r.ignoreCRC, "ignore-crc", false, "read zip entries (PyTorch files) whose CRC-32 check fails, for a damaged file you want anyway")
 }
@@ -36,7 +38,11 @@ func (r *readFlags) options() (formats.ReadOptions, error) {
 	if err != nil {
 		return formats.ReadOptions{}, usageErrorf("%v", err)
 	}
-	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes, DimNames: names, DynamicBatch: r.dynamicBatch, IgnoreCRC: r.ignoreCRC}, nil
+	dtypes, err := tensorfile.ParseInputDTypes(r.inputShapes, r.inputTypes)
+	if err != nil {
+		return formats.ReadOptions{}, usageErrorf("%v", err)
+	}
+	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes, DimNames: names, InputDTypes: dtypes, DynamicBatch: r.dynamicBatch, IgnoreCRC: r.ignoreCRC}, nil
 }
 
 // load reads a model; formats.Read validates it.

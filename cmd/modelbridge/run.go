@@ -162,6 +162,7 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 			if err := requireModel(args[0], g, false); err != nil {
 				return err
 			}
+			noteInferredTypes(cmd.ErrOrStderr(), args[0], g)
 			if err := inf.refuseOverwrite(outDir, inputParts(args[0], g), len(g.Outputs)); err != nil {
 				return err
 			}
@@ -229,7 +230,7 @@ func (f *inputFlags) loadModel(rf *readFlags, path string) (*canon.Graph, error)
 				static = false
 			}
 		}
-		if static {
+		if static && f.filesMatchDTypes(g) {
 			return g, nil
 		}
 	}
@@ -264,6 +265,43 @@ func (f *inputFlags) shapesFromFiles(rf *readFlags) error {
 		name, _, _ := strings.Cut(s, "=")
 		given[name] = true
 	}
+	typed := map[string]bool{}
+	for _, s := range rf.inputTypes {
+		name, _, _ := strings.Cut(s, "=")
+		typed[name] = true
+	}
+	for _, spec := range f.fileSpecs() {
+		name, file, ok := strings.Cut(spec, "=")
+		if !ok {
+			name, file = "#0", spec // a lone file is the single input's
+		}
+		if given[name] && typed[name] {
+			continue
+		}
+		t, err := f.load(file)
+		if err != nil {
+			return fmt.Errorf("input %q: %w", name, err)
+		}
+		if !given[name] {
+			dims := make([]string, len(t.Shape))
+			for i, d := range t.Shape {
+				dims[i] = fmt.Sprint(d)
+			}
+			rf.inputShapes = append(rf.inputShapes, name+"="+strings.Join(dims, ","))
+		}
+		if !typed[name] {
+			// The file's element type too, for formats that do not record
+			// input types (TorchScript); one that does refuses a different
+			// type by name.
+			rf.inputTypes = append(rf.inputTypes, name+"="+t.DType.String())
+		}
+	}
+	return nil
+}
+
+// fileSpecs lists the input files as NAME=FILE (#N=FILE for --inputs DIR's
+// input_N files; a lone FILE is input #0's).
+func (f *inputFlags) fileSpecs() []string {
 	specs := append([]string{}, f.files...)
 	if f.dir != "" {
 		for i := 0; ; i++ {
@@ -280,25 +318,29 @@ func (f *inputFlags) shapesFromFiles(rf *readFlags) error {
 			specs = append(specs, fmt.Sprintf("#%d=%s", i, file))
 		}
 	}
-	for _, spec := range specs {
+	return specs
+}
+
+// filesMatchDTypes reports whether every input file has the element type
+// of the graph input it feeds (an unreadable file or unknown input counts
+// as matching: gather reports it).
+func (f *inputFlags) filesMatchDTypes(g *canon.Graph) bool {
+	for _, spec := range f.fileSpecs() {
 		name, file, ok := strings.Cut(spec, "=")
 		if !ok {
-			name, file = "#0", spec // a lone file is the single input's
-		}
-		if given[name] {
-			continue
+			name, file = "#0", spec
 		}
 		t, err := f.load(file)
 		if err != nil {
-			return fmt.Errorf("input %q: %w", name, err)
+			continue
 		}
-		dims := make([]string, len(t.Shape))
-		for i, d := range t.Shape {
-			dims[i] = fmt.Sprint(d)
+		for i, in := range g.Inputs {
+			if (in.Name == name || fmt.Sprintf("#%d", i) == name) && in.DType != t.DType {
+				return false
+			}
 		}
-		rf.inputShapes = append(rf.inputShapes, name+"="+strings.Join(dims, ","))
 	}
-	return nil
+	return true
 }
 
 func fileExists(path string) bool {

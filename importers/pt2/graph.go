@@ -38,6 +38,8 @@ type importer struct {
 	// readers holds the tensor names some node or output reads (built on
 	// first use by readByAnyone).
 	readers map[string]bool
+	// target is the operator of the node whose results are being bound.
+	target string
 }
 
 func (im *importer) errf(format string, args ...any) error {
@@ -404,7 +406,7 @@ func constantOf(c constantValue) (any, error) {
 	case c.AsInt != nil:
 		return *c.AsInt, nil
 	case c.AsFloat != nil:
-		return *c.AsFloat, nil
+		return float64(*c.AsFloat), nil
 	case c.AsString != nil:
 		return *c.AsString, nil
 	case c.AsBool != nil:

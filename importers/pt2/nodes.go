@@ -15,6 +15,9 @@ const atenPrefix = "torch.ops.aten."
 // atenAliases are aten operators whose TorchScript spelling differs.
 var atenAliases = map[string]string{
 	"sym_size": "size",
+	// lift_fresh_copy copies a constant tensor made in forward (torch.tensor
+	// in the model's code) before it is used: a clone.
+	"lift_fresh_copy": "clone",
 }
 
 // symArith are the Python operators torch.export records on sizes.
@@ -76,6 +79,10 @@ func (im *importer) runNode(n *node, index int) error {
 	fail := func(err error) error {
 		return &NodeError{Path: im.path, Node: name, Target: n.Target, Err: err}
 	}
+	if isSymCheck(n) {
+		im.skippedAsserts++
+		return nil
+	}
 	if op, ok := symArith[n.Target]; ok {
 		return im.wrap(fail, im.runSymArith(n, op))
 	}
@@ -119,6 +126,7 @@ func (im *importer) runNode(n *node, index int) error {
 	if err != nil {
 		return fail(err)
 	}
+	im.target = n.Target
 	return im.wrap(fail, im.bindOutputs(n, res))
 }
 
@@ -244,6 +252,14 @@ func (im *importer) bindOne(o *argument, v any) error {
 	switch {
 	case o.AsTensor != nil:
 		t, ok := v.(*torchscript.Tensor)
+		if v == nil {
+			// A result the handler does not compute (the indices of an
+			// adaptive max pool) is fine while nothing reads it.
+			if !im.readByAnyone(o.AsTensor.Name) {
+				return nil
+			}
+			return fmt.Errorf("result %s is not computed by this importer (such as the indices of an adaptive max pool), and the program uses it", o.AsTensor.Name)
+		}
 		if !ok {
 			return fmt.Errorf("output %s should be a tensor, the operator returned %s", o.AsTensor.Name, describeResult(v))
 		}
@@ -274,8 +290,8 @@ func (im *importer) defineTensor(name string, t *torchscript.Tensor) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := im.prog.Refine(t, dims); err != nil {
-			if im.lstmStateMisrecorded(name, t, dims) {
-				im.notes = append(im.notes, fmt.Sprintf("%s: %v (PyTorch's meta kernel of aten.lstm records the final states with layers and directions apart); the kernel's shape is kept", name, err))
+			if info := im.prog.Info(t); info.RankKnown && isRecurrentStateMeta(im.target, info.Shape, dims) {
+				im.notes = append(im.notes, fmt.Sprintf("%s: the program records shape %v for a recurrent state that PyTorch returns as %v (its meta kernel's extra axis); the returned shape is kept", name, dimsText(dims), dimsText(info.Shape)))
 				return im.define(name, t)
 			}
 			if im.readByAnyone(name) {
@@ -343,11 +359,11 @@ func (im *importer) value(a *argument) (any, error) {
 		}
 		return out, nil
 	case a.AsFloat != nil:
-		return *a.AsFloat, nil
+		return float64(*a.AsFloat), nil
 	case a.AsFloats != nil:
 		out := make([]any, len(a.AsFloats))
 		for i, v := range a.AsFloats {
-			out[i] = v
+			out[i] = float64(v)
 		}
 		return out, nil
 	case a.AsBool != nil:

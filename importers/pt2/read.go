@@ -98,6 +98,7 @@ func decodeProgram(a *archive) (*exportedProgram, error) {
 	if err != nil {
 		return nil, err
 	}
+	raw = quotePythonFloats(raw)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var ep exportedProgram

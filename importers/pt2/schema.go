@@ -106,8 +106,8 @@ type argument struct {
 	AsTensors         []tensorArgument         `json:"as_tensors"`
 	AsInt             *int64                   `json:"as_int"`
 	AsInts            []int64                  `json:"as_ints"`
-	AsFloat           *float64                 `json:"as_float"`
-	AsFloats          []float64                `json:"as_floats"`
+	AsFloat           *pyFloat                 `json:"as_float"`
+	AsFloats          []pyFloat                `json:"as_floats"`
 	AsString          *string                  `json:"as_string"`
 	AsStrings         []string                 `json:"as_strings"`
 	AsSymInt          *symIntArgument          `json:"as_sym_int"`
@@ -166,7 +166,7 @@ type inputSpec struct {
 type constantValue struct {
 	AsNone   *bool    `json:"as_none"`
 	AsInt    *int64   `json:"as_int"`
-	AsFloat  *float64 `json:"as_float"`
+	AsFloat  *pyFloat `json:"as_float"`
 	AsString *string  `json:"as_string"`
 	AsBool   *bool    `json:"as_bool"`
 }

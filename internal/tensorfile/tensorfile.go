@@ -172,6 +172,11 @@ func ParseInputShapes(specs []string) (map[string][]int64, map[string]map[int]st
 		if !ok || name == "" {
 			return nil, nil, fmt.Errorf("--input-shape %q: want NAME=D1,D2,... (e.g. data=1,3,224,224 or data=N,3,224,224)", s)
 		}
+		if _, rest, typed, err := cutDTypePrefix(dims); err != nil {
+			return nil, nil, fmt.Errorf("--input-shape %q: %v", s, err)
+		} else if typed {
+			dims = rest
+		}
 		var shape []int64
 		dims = xSeparated(dims)
 		for axis, d := range strings.Split(dims, ",") {

@@ -17,6 +17,9 @@ type builder struct {
 	// the n-th node of one kind does not scan n taken names.
 	suffix map[string]int
 	inits  map[*tensorRef]string
+	// inUses records the uses of graph inputs that fix their types (see
+	// inputdtypes.go).
+	inUses inputUses
 	consts int
 	// syms names the run-time dimensions of values made by dynamic views
 	// (see dynInt).
@@ -50,9 +53,9 @@ func (b *builder) unique(base string) string {
 	return name
 }
 
-// addInput declares a graph input.
-func (b *builder) addInput(name string, shape []int64) *tensorVal {
-	vi := canon.ValueInfo{Name: b.unique(name), DType: canon.Float32}
+// addInput declares a graph input of element type dtype.
+func (b *builder) addInput(name string, shape []int64, dtype canon.DType) *tensorVal {
+	vi := canon.ValueInfo{Name: b.unique(name), DType: dtype}
 	if shape != nil {
 		vi.Shape = canon.DimsOf(shape...)
 		vi.RankKnown = true
@@ -148,6 +151,7 @@ func (b *builder) emit(scope string, op canon.Op, ins []*tensorVal, nOut int) ([
 		return nil, err
 	}
 	b.g.Nodes = append(b.g.Nodes, n)
+	b.inUses.noteNode(n)
 	res := make([]*tensorVal, nOut)
 	for i, o := range outs {
 		b.vals[o.Name] = o
@@ -166,7 +170,7 @@ func (b *builder) emit1(scope string, op canon.Op, ins ...*tensorVal) (*tensorVa
 }
 
 // setOutputs names the graph outputs: "output" for one, "output_<i>" for
-// several. A value produced by a node is renamed in place; an input or
+// several (i is the position in outs; a nil entry makes no output). A value produced by a node is renamed in place; an input or
 // weight returned as is goes through an Identity. Renaming is done in one
 // pass over the graph at the end, so that many outputs (a Split into
 // thousands of pieces, returned) cost linear time.
@@ -183,6 +187,9 @@ func (b *builder) setOutputs(outs []*tensorVal) error {
 	}
 	renamed := map[string]string{}
 	for i, t := range outs {
+		if t == nil {
+			continue // a result that is not computed: its name stays unused
+		}
 		want := "output"
 		if len(outs) > 1 {
 			want = "output_" + strconv.Itoa(i)

@@ -3,7 +3,6 @@ package torchscript
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -217,12 +216,8 @@ func (in *evaluator) eval(f *frame, e expr) (value, error) {
 		if globalNames[x.name] {
 			return &qualName{path: x.name}, nil
 		}
-		// The code printer spells infinite and NaN float constants as names.
-		switch x.name {
-		case "inf":
-			return math.Inf(1), nil
-		case "nan":
-			return math.NaN(), nil
+		if v, ok := floatNames[x.name]; ok {
+			return v, nil
 		}
 		return nil, fmt.Errorf("name %s is not defined", x.name)
 	case *intLit:
@@ -406,6 +401,7 @@ func (in *evaluator) evalCall(f *frame, x *callExpr) (value, error) {
 			}
 			return in.call(fd, nil, args, kwargs)
 		}
+		in.noteCall(c.path, args, kwargs, f.fn.file, x.line)
 		e, ok := opTable[c.path]
 		if !ok {
 			return nil, &UnsupportedOpError{Op: c.path, File: f.fn.file, Line: x.line}

@@ -36,6 +36,17 @@ var scalarTypes = map[int64]canon.DType{
 // opTo reads the dtype forms of Tensor.to: to(dtype, ...), to(device,
 // dtype, ...) and to(other, ...). A move to a device alone is the identity.
 func opTo(c *opCall) (value, error) {
+	if len(c.args) == 1 {
+		// aten's to.dtype and to.device (a .pt2 program) name the dtype.
+		if d, ok := c.kwargs["dtype"]; ok && d != nil {
+			if _, none := d.(noneVal); !none {
+				c.args = append(c.args, d)
+			}
+		}
+		if _, ok := c.kwargs["device"]; ok && len(c.args) == 1 {
+			return c.args[0], nil // a device move only
+		}
+	}
 	if len(c.args) < 2 {
 		return nil, c.errf("needs a dtype, a device or a tensor")
 	}

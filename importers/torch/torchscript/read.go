@@ -10,11 +10,14 @@
 // the inferred shapes. Control flow and operators without a canonical form
 // are refused with the code/ file and line.
 //
-// Graph inputs are named after forward's parameters (x, argument_1, ...),
-// are float32, and take their shapes from ReadOptions.InputShapes (the
-// archive does not record them). Outputs are "output", or "output_0",
-// "output_1", ... when forward returns a tuple. Weights keep their module
-// paths ("features.0.weight").
+// Graph inputs are named after forward's parameters (x, argument_1, ...;
+// the tensors of a List[Tensor] or Tuple[Tensor, ...] parameter xs are
+// xs_0, xs_1, ...) and take their shapes and element types from
+// ReadOptions (the archive does not record them); an input without a given
+// type is float32 unless its uses require integers or booleans (see
+// inputdtypes.go). Outputs are "output", or "output_0", "output_1", ... by
+// position when forward returns a tuple (nested tuples flattened). Weights
+// keep their module paths ("features.0.weight").
 package torchscript
 
 import (
@@ -23,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -87,13 +91,61 @@ func validated(path string) func(*canon.Graph, error) (*canon.Graph, error) {
 	}
 }
 
+// maxTypeRounds bounds the reads of one archive: each read after the first
+// gives at least one more input the type its uses require.
+const maxTypeRounds = 8
+
 // read imports the archive zr. data, when not nil, is the whole file zr
 // reads, owned by the caller, who keeps it valid until the graph is closed;
-// otherwise the archive maps the file itself.
-func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g *canon.Graph, err error) {
+// otherwise the archive maps the file itself. Inputs without a given type
+// are read as float32, and read again with the integer or bool type their
+// uses require (inputdtypes.go).
+func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error) {
+	inferred := map[string]inferredDType{}
+	for round := 0; ; round++ {
+		g, res, err := readOnce(zr, data, path, opts, inferred)
+		changed, ierr := resolveInputDTypes(res.uses, inferred, res.given, err != nil)
+		if ierr != nil {
+			if g != nil {
+				g.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", path, ierr)
+		}
+		if len(changed) == 0 || round == maxTypeRounds {
+			if ierr := stillTentative(inferred); ierr != nil {
+				if g != nil {
+					g.Close()
+				}
+				return nil, fmt.Errorf("%s: %w", path, ierr)
+			}
+			if err == nil && len(inferred) > 0 {
+				g.Meta.Notes = append(g.Meta.Notes, inferredNote(inferred))
+			}
+			return g, err
+		}
+		if g != nil {
+			g.Close()
+		}
+		for name, d := range changed {
+			inferred[name] = d
+		}
+	}
+}
+
+// readResult is what one read learned about the inputs' types.
+type readResult struct {
+	uses  []inputUse
+	given func(input string) bool
+}
+
+// readOnce imports the archive once, with the given and inferred input
+// types, and returns the uses that constrain the inputs' types, also when
+// the import fails.
+func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions, inferred map[string]inferredDType) (g *canon.Graph, res readResult, err error) {
+	res.given = func(string) bool { return false }
 	a, err := openArchive(zr, path, data, opts.IgnoreCRC)
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
 	defer func() {
 		if err != nil {
@@ -105,39 +157,39 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 	defer panicerr.Recover(path, &err)
 	root, err := unpickleArchive(a, "data.pkl", "data")
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
 	rootObj, ok := root.(*pickle.Object)
 	if !ok {
-		return nil, fmt.Errorf("%s: %sdata.pkl holds a %s, not a scripted module object", path, a.prefix, pickle.TypeName(root))
+		return nil, res, fmt.Errorf("%s: %sdata.pkl holds a %s, not a scripted module object", path, a.prefix, pickle.TypeName(root))
 	}
 	conv := newConverter()
 	rv, err := conv.fromPickle(rootObj, "")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	module := rv.(*moduleVal)
 	var constants []value
 	if a.has("constants.pkl") {
 		cv, err := unpickleArchive(a, "constants.pkl", "constants")
 		if err != nil {
-			return nil, err
+			return nil, res, err
 		}
 		tup, ok := cv.(*pickle.Tuple)
 		if !ok {
-			return nil, fmt.Errorf("%s: %sconstants.pkl holds a %s, not a tuple", path, a.prefix, pickle.TypeName(cv))
+			return nil, res, fmt.Errorf("%s: %sconstants.pkl holds a %s, not a tuple", path, a.prefix, pickle.TypeName(cv))
 		}
 		for i, it := range tup.Items {
 			v, err := conv.fromPickle(it, fmt.Sprintf("CONSTANTS.c%d", i))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+				return nil, res, fmt.Errorf("%s: %w", path, err)
 			}
 			if t, ok := v.(*tensorVal); ok {
 				// Constants are small; load them now so that size arithmetic
 				// can use their values.
 				k, err := t.ref.load(a, t.path)
 				if err != nil {
-					return nil, err
+					return nil, res, err
 				}
 				v = &tensorVal{konst: k}
 			}
@@ -148,7 +200,7 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 	in := &evaluator{b: b, src: newSources(a), constants: constants}
 	cls, err := in.src.class(module.qualifiedClass())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	fwd, ok := cls.methods["forward"]
 	if !ok && len(cls.methods) > 0 {
@@ -157,35 +209,43 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (g
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("%s: module %s has no forward method (methods: %s); only modules with a forward can be imported", path, module.qualifiedClass(), strings.Join(names, ", "))
+		return nil, res, fmt.Errorf("%s: module %s has no forward method (methods: %s); only modules with a forward can be imported", path, module.qualifiedClass(), strings.Join(names, ", "))
 	}
 	if !ok {
 		// torch.jit.save of a module that only holds parameters: read its
 		// weights, as a state dict would be read.
 		if err := readWeightsOnly(b, module); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, res, fmt.Errorf("%s: %w", path, err)
 		}
 		if unknown := opts.UnknownShapeKeys(nil); len(unknown) > 0 {
-			return nil, fmt.Errorf("%s: --input-shape names %s, but module %s has no forward method and so no inputs", path, unknown[0], module.qualifiedClass())
+			return nil, res, fmt.Errorf("%s: --input-shape names %s, but module %s has no forward method and so no inputs", path, unknown[0], module.qualifiedClass())
 		}
-		return finishGraph(b, a, module, fmt.Sprintf("module %s has no forward method, so only its weights were read (%d tensors)", module.qualifiedClass(), len(b.g.Initializers)))
+		g, err = finishGraph(b, a, module, fmt.Sprintf("module %s has no forward method, so only its weights were read (%d tensors)", module.qualifiedClass(), len(b.g.Initializers)))
+		return g, res, err
 	}
-	args, err := declareInputs(b, fwd, opts)
+	defer func() { res.uses = b.inUses.uses }()
+	args, given, err := declareInputs(b, fwd, opts, inferred)
+	res.given = given
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	result, err := in.call(fwd, module, args, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
-	outs, err := flattenOutputs(result)
+	outs, dropped, err := flattenOutputs(result)
 	if err != nil {
-		return nil, fmt.Errorf("%s: forward: %w", path, err)
+		return nil, res, fmt.Errorf("%s: forward: %w", path, err)
 	}
 	if err := b.setOutputs(outs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
-	return finishGraph(b, a, module, "")
+	note := ""
+	if len(dropped) > 0 {
+		note = droppedNote(dropped)
+	}
+	g, err = finishGraph(b, a, module, note)
+	return g, res, err
 }
 
 // finishGraph names the imported graph and gives each weight the layout
@@ -203,35 +263,60 @@ func finishGraph(b *builder, a *archive, module *moduleVal, note string) (*canon
 	return g, nil
 }
 
-// declareInputs makes forward's tensor parameters the graph inputs.
-func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions) ([]value, error) {
+// declareInputs makes forward's tensor parameters the graph inputs, of the
+// types given in opts, else inferred, else float32; a List[Tensor] or
+// Tuple[Tensor, ...] parameter becomes one input per element, named
+// NAME_0, NAME_1, ... (inputlists.go). given reports whether an input's
+// type was given.
+func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions, inferred map[string]inferredDType) (args []value, given func(string) bool, err error) {
+	givenSet := map[string]bool{}
+	given = func(name string) bool { return givenSet[name] }
 	if len(fwd.params) == 0 {
-		return nil, fmt.Errorf("%s:%d: forward has no self parameter", fwd.file, fwd.line)
+		return nil, given, fmt.Errorf("%s:%d: forward has no self parameter", fwd.file, fwd.line)
 	}
 	params := fwd.params[1:]
-	known := map[string]bool{}
-	var args []value
-	for _, p := range params {
-		known[p.name] = true
-		if !isTensorAnnotation(p.annotation) {
-			return nil, fmt.Errorf("%s:%d: forward parameter %s has type %s; only Tensor inputs are supported", fwd.file, fwd.line, p.name, annotationText(p.annotation))
-		}
-		shape, _ := opts.ShapeFor(p.name, len(args))
+	var names []string
+	declare := func(name string) (*tensorVal, error) {
+		pos := len(names)
+		names = append(names, name)
+		shape, _ := opts.ShapeFor(name, pos)
 		for _, d := range shape {
 			if d == 0 || d < -1 { // -1: a symbolic size (a name in --input-shape)
-				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", p.name, shape)
+				return nil, fmt.Errorf("input shape for %s has a non-positive dimension %v", name, shape)
 			}
 		}
-		args = append(args, b.addInput(p.name, shape))
+		dtype := canon.Float32
+		if d, ok := opts.DTypeFor(name, pos); ok {
+			dtype, givenSet[name] = d, true
+		} else if d, ok := inferred[name]; ok {
+			dtype = d.dtype
+		}
+		in := b.addInput(name, shape, dtype)
+		if !givenSet[name] {
+			// Its uses decide its type (inputdtypes.go).
+			b.inUses.noteInput(in.name)
+		}
+		return in, nil
 	}
-	var names []string
 	for _, p := range params {
-		names = append(names, p.name)
+		if isTensorAnnotation(p.annotation) {
+			in, err := declare(p.name)
+			if err != nil {
+				return nil, given, err
+			}
+			args = append(args, in)
+			continue
+		}
+		seq, err := declareTensorSeq(fwd, p, opts, declare)
+		if err != nil {
+			return nil, given, err
+		}
+		args = append(args, seq)
 	}
 	if unknown := opts.UnknownShapeKeys(names); len(unknown) > 0 {
-		return nil, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", unknown[0], strings.Join(names, ", "))
+		return nil, given, fmt.Errorf("--input-shape names %s, but forward's inputs are: %s", unknown[0], strings.Join(names, ", "))
 	}
-	return args, nil
+	return args, given, nil
 }
 
 func isTensorAnnotation(e expr) bool {
@@ -257,30 +342,64 @@ func annotationText(e expr) string {
 	return "?"
 }
 
-// flattenOutputs turns forward's result into the graph outputs.
-func flattenOutputs(v value) ([]*tensorVal, error) {
-	switch x := v.(type) {
-	case *tensorVal:
-		return []*tensorVal{x}, nil
-	case *tupleVal, *listVal:
-		var items []value
-		if t, ok := x.(*tupleVal); ok {
-			items = t.items
-		} else {
-			items = x.(*listVal).items
+// flattenOutputs turns forward's result into the graph outputs: a tensor,
+// or the tensors of a tuple or list, nested ones in order ((out, (h, c))
+// of an LSTM is out, h, c). A None element is an entry of its own that
+// makes no output (a result the importer does not compute, such as the
+// indices of an adaptive max pool); dropped lists their positions.
+func flattenOutputs(v value) (outs []*tensorVal, dropped []int, err error) {
+	var walk func(v value, depth int) error
+	walk = func(v value, depth int) error {
+		if depth > maxCallDepth {
+			return errors.New("returns tuples nested too deep")
 		}
-		var out []*tensorVal
-		for i, it := range items {
-			t, ok := it.(*tensorVal)
-			if !ok {
-				return nil, fmt.Errorf("returns a %s as element %d; only tensors (or tuples of tensors) can be graph outputs", typeName(it), i)
+		switch x := v.(type) {
+		case *tensorVal:
+			outs = append(outs, x)
+			return nil
+		case noneVal:
+			if depth == 0 {
+				return errors.New("returns None; only tensors (or tuples of tensors) can be graph outputs")
 			}
-			out = append(out, t)
+			dropped = append(dropped, len(outs))
+			outs = append(outs, nil)
+			return nil
+		case *tupleVal, *listVal:
+			var items []value
+			if t, ok := x.(*tupleVal); ok {
+				items = t.items
+			} else {
+				items = x.(*listVal).items
+			}
+			for _, it := range items {
+				if err := walk(it, depth+1); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
-		if len(out) == 0 {
-			return nil, errors.New("returns an empty tuple")
+		if depth == 0 {
+			return fmt.Errorf("returns a %s; only tensors (or tuples of tensors) can be graph outputs", typeName(v))
 		}
-		return out, nil
+		return fmt.Errorf("returns a %s as output %d; only tensors (or tuples of tensors) can be graph outputs", typeName(v), len(outs))
 	}
-	return nil, fmt.Errorf("returns a %s; only tensors (or tuples of tensors) can be graph outputs", typeName(v))
+	if err := walk(v, 0); err != nil {
+		return nil, nil, err
+	}
+	if len(outs) == 0 {
+		return nil, nil, errors.New("returns an empty tuple")
+	}
+	if len(dropped) == len(outs) {
+		return nil, nil, errors.New("returns only None values; only tensors (or tuples of tensors) can be graph outputs")
+	}
+	return outs, dropped, nil
+}
+
+// droppedNote says which results of forward make no graph output.
+func droppedNote(dropped []int) string {
+	var s []string
+	for _, i := range dropped {
+		s = append(s, "output_"+strconv.Itoa(i))
+	}
+	return fmt.Sprintf("forward's results at %s are None where this importer does not compute them (such as the indices of an adaptive max pool): they are left out, and the other outputs keep their positions' names", strings.Join(s, ", "))
 }
