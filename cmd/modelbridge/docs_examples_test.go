@@ -46,6 +46,7 @@ var exampleArgs = map[string]string{
 	"x=1,3,224,224":    "x=1,3,32,32",
 	"data=1,3,224,224": "data=1,1,28,28",
 	"data=image.npy":   "input=image.npy",
+	"ids=i64:1,15":     "x=f32:1,3,32,32", // the stand-in takes an image, not token ids
 }
 
 func TestReadmeExamplesRun(t *testing.T) {

@@ -84,7 +84,7 @@ func TestErrorsOneLineAndDebug(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = cli(t, "inspect", "--debug", missing)
-	if code != exitFailure || !strings.Contains(stderr, "debug: *fs.PathError") || !strings.Contains(stderr, "syscall.Errno") {
+	if code != exitFailure || !strings.Contains(stderr, "*fs.PathError") || !strings.Contains(stderr, "syscall.Errno") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
