@@ -20,6 +20,8 @@ type builder struct {
 	opset int
 
 	nodes []*onnxpb.NodeProto
+	// outputs are the declared graph outputs (see graphOutputs).
+	outputs []canon.ValueInfo
 	// params are the initializers generated for parameter inputs (Reshape
 	// shapes, axes, pads...), written after the graph's own.
 	params []*canon.Tensor
