@@ -55,3 +55,14 @@ func paramUnique(g *canon.Graph) func(*canon.Tensor) bool {
 		return !second
 	}
 }
+
+// unitScale reports whether a per-channel scale is all ones: the weight it
+// would rewrite stays as it is.
+func unitScale(s []float64) bool {
+	for _, v := range s {
+		if v != 1 {
+			return false
+		}
+	}
+	return true
+}

@@ -57,3 +57,26 @@ func TestFoldBNSharedWeight(t *testing.T) {
 		})
 	}
 }
+
+// Folding a per-channel Add into one of two Convs that share a weight
+// changes only that Conv's bias: the weight stays shared, nothing is
+// copied.
+func TestFuseBiasKeepsSharedWeight(t *testing.T) {
+	b := newGB(83)
+	x := b.input("x", 1, 3, 5, 5)
+	w := b.randW("OIHW", -0.5, 0.5, 4, 3, 3, 3)
+	conv := &canon.Conv{Strides: spatial(1, 2), Dilations: spatial(1, 2), PadsBegin: spatial(1, 2), PadsEnd: spatial(1, 2), Group: 1}
+	shift := b.randW("", -1, 1, 1, 4, 1, 1)
+	y1 := b.relu(b.node(&canon.Binary{Fn: canon.Add}, b.node(conv, x, w), shift))
+	y2 := b.relu(b.node(conv, x, w))
+	g := b.output(y1, y2)
+	before := ParamCount(g)
+	opt := runPasses(t, g, "fuse_bias_add")
+	wantOps(t, opt, map[string]int{"Add": 0})
+	if after := ParamCount(opt); after != before {
+		t.Errorf("params %d -> %d, want the same (the shift becomes the bias, the weight stays shared)", before, after)
+	}
+	if len(opt.Meta.Notes) != 0 {
+		t.Errorf("notes %q, want none", opt.Meta.Notes)
+	}
+}
