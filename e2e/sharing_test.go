@@ -203,3 +203,18 @@ func writeQuiet(g *canon.Graph, path string) error {
 	}
 	return exp.Write(g, path, formats.WriteOptions{})
 }
+
+// TestMXNetKeepsSharedWeights: squeezenet1_1's biases that torch shares
+// through Identity are one params array each in MXNet too.
+func TestMXNetKeepsSharedWeights(t *testing.T) {
+	src := filepath.Join(testfix.Fixtures(t), "torch", "squeezenet1_1", "model.onnx")
+	g := load(t, src, "", formats.ReadOptions{})
+	sym := filepath.Join(t.TempDir(), "sq-symbol.json")
+	write(t, g, sym, "mxnet")
+	back := load(t, sym, "", formats.ReadOptions{})
+	p := back.Params()
+	t.Logf("squeezenet1_1 -> MXNet: %d values in %d arrays", p.Elements, p.Tensors)
+	if p.Elements != 725418 || len(back.Initializers) != 34 {
+		t.Errorf("MXNet params hold %d values in %d arrays, want 725418 in 34", p.Elements, len(back.Initializers))
+	}
+}
