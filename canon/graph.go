@@ -180,9 +180,11 @@ func (g *Graph) Close() error {
 	return errors.Join(errs...)
 }
 
-// ParamStats counts a graph's weights.
+// ParamStats counts a graph's weights. A weight shared under several names
+// (see SameData) counts once; Shared counts its extra names.
 type ParamStats struct {
 	Tensors  int
+	Shared   int
 	Elements int64
 	Bytes    int64
 	ByDType  map[DType]int64 // bytes by dtype
@@ -191,7 +193,12 @@ type ParamStats struct {
 // Params summarizes the initializers.
 func (g *Graph) Params() ParamStats {
 	s := ParamStats{ByDType: map[DType]int64{}}
+	alias := g.SharedNames()
 	for _, t := range g.Initializers {
+		if _, ok := alias[t.Name]; ok {
+			s.Shared++
+			continue
+		}
 		s.Tensors++
 		s.Elements += t.NumElements()
 		s.Bytes += int64(len(t.Data))

@@ -103,15 +103,12 @@ func (g *Graph) Validate() error {
 		return err
 	}
 
-	outs := make(map[string]bool, len(g.Outputs))
+	// Graph outputs are an ordered list: a value may be listed twice (a
+	// Caffe Split whose tops are both outputs) and may be a graph input.
 	for i, o := range g.Outputs {
 		if o.Name == "" {
 			return fmt.Errorf("graph output %d has no name", i)
 		}
-		if outs[o.Name] {
-			return fmt.Errorf("graph output %q is listed twice", o.Name)
-		}
-		outs[o.Name] = true
 		if _, ok := producer[o.Name]; !ok && !inputs[o.Name] && inits[o.Name] == nil {
 			return fmt.Errorf("graph output %q is undefined: no node, input or initializer produces it", o.Name)
 		}

@@ -175,9 +175,12 @@ func channelAffine(ix *index, nm *namer, p *canon.Node, cw channelWeight, s, t [
 			return nil, nil, fmt.Errorf("%s: bias %q has %d entries for %d channels", nodeRef(p), bt.Name, len(b), c)
 		}
 	}
-	wname := nm.fresh(wt.Name + "_folded")
-	added := []*canon.Tensor{f32Tensor(wname, wt.Shape, slotLayout(p.Op, 1, len(wt.Shape)), newW)}
-	nn.Inputs[1] = wname
+	var added []*canon.Tensor
+	if !unitScale(s) { // a shift alone leaves the weight (and its sharing) as it is
+		wname := nm.fresh(wt.Name + "_folded")
+		added = append(added, f32Tensor(wname, wt.Shape, slotLayout(p.Op, 1, len(wt.Shape)), newW))
+		nn.Inputs[1] = wname
+	}
 	if b != nil || !allZero(t) {
 		nb := make([]float64, c)
 		for i := range nb {
@@ -249,9 +252,12 @@ func linearAffine(ix *index, nm *namer, p *canon.Node, op *canon.Linear, nn *can
 		}
 		cb = cv
 	}
-	wname := nm.fresh(wt.Name + "_folded")
-	added := []*canon.Tensor{f32Tensor(wname, wt.Shape, slotLayout(op, 1, len(wt.Shape)), newW)}
-	nn.Inputs[1] = wname
+	var added []*canon.Tensor
+	if !unitScale(s) {
+		wname := nm.fresh(wt.Name + "_folded")
+		added = append(added, f32Tensor(wname, wt.Shape, slotLayout(op, 1, len(wt.Shape)), newW))
+		nn.Inputs[1] = wname
+	}
 	nop := *op
 	if cb != nil || !allZero(t) {
 		nc := make([]float64, c)

@@ -9,9 +9,10 @@ import (
 // eliminateNoop removes nodes that return their input unchanged (a view,
 // such as a Reshape, to the same static shape, identity Transpose, zero
 // Pad, a Slice that takes everything, Concat of one input, a Cast to the
-// input's type, a Resize to the same size), cancels pairs (a view of a view
-// back to the original shape, such as Unsqueeze then Squeeze; a widening
-// Cast and the Cast back), composes consecutive Transposes into one, and
+// input's type, a Resize to the same size, a Concat of a whole Split along
+// its axis), cancels pairs (a view of a view back to the original shape,
+// such as Unsqueeze then Squeeze; a widening Cast and the Cast back; a
+// Split of a Concat into its parts), composes consecutive Transposes into one, and
 // makes a Reshape of a view read the view's input.
 func eliminateNoop(g *canon.Graph) (bool, error) {
 	if err := g.Infer(); err != nil {
@@ -21,6 +22,11 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 	dead := map[*canon.Node]bool{}
 	changed := false
 	for _, n := range g.Nodes {
+		if _, ok := n.Op.(*canon.Split); ok && splitOfConcat(g, ix, n) {
+			dead[n] = true
+			ix = newIndex(g)
+			continue
+		}
 		if len(n.Inputs) == 0 || n.Inputs[0] == "" || len(n.Outputs) != 1 || n.Outputs[0] == "" {
 			continue
 		}
@@ -52,6 +58,12 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 			noop = len(n.Inputs) == 1 && sameStaticShape(g, x, y) && allOnes(op.Steps)
 		case *canon.Concat:
 			noop = len(n.Inputs) == 1
+			if !noop {
+				x, noop = concatOfSplit(g, ix, n, op)
+				if !noop {
+					x = n.Inputs[0]
+				}
+			}
 		case *canon.Cast:
 			noop, x = castNoop(g, ix, n, op)
 		case *canon.Resize:

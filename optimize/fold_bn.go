@@ -68,8 +68,12 @@ func foldBN(g *canon.Graph) (bool, error) {
 		if !finite(s) || !finite(t) {
 			continue // a negative variance: leave the model as it is
 		}
+		others := sharedWith(ix, p, p.Inputs[1])
 		if err := absorbAffine(g, ix, nm, p, cw, n.Outputs[0], s, t); err != nil {
 			continue // not foldable (non-constant or non-f32 weight): keep the BatchNorm
+		}
+		if len(others) > 0 {
+			noteCopied(g, "fold_bn", p, cw.w, others)
 		}
 		dead[n] = true
 		ix = newIndex(g)

@@ -68,13 +68,21 @@ func foldConstantsRule(g *canon.Graph, shared bool) (bool, error) {
 	}
 	dead := map[*canon.Node]bool{}
 	var added []*canon.Tensor
+	memo := foldMemo{}
 	for _, n := range g.Nodes {
 		if len(n.Outputs) == 0 || anyOutput(ix, n) {
 			continue
 		}
-		outs, err := constOutputs(g, n, known)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", nodeRef(n), err)
+		key := memo.key(n, known)
+		outs, done := memo[key]
+		if !done || key == "" {
+			var err error
+			if outs, err = constOutputs(g, n, known); err != nil {
+				return false, fmt.Errorf("%s: %w", nodeRef(n), err)
+			}
+			if key != "" && outs != nil {
+				memo[key] = outs
+			}
 		}
 		if outs == nil || !foldKeepsSize(ix, n, outs, known, shared) {
 			continue

@@ -65,8 +65,12 @@ func fuseChannelConst(g *canon.Graph, scale bool) (bool, error) {
 					}
 				}
 			}
+			others := sharedWith(ix, p, p.Inputs[1])
 			if err := absorbAffine(g, ix, nm, p, cw, n.Outputs[0], s, t); err != nil {
 				continue
+			}
+			if len(others) > 0 && !unitScale(s) {
+				noteCopied(g, "fuse_scale_mul", p, cw.w, others)
 			}
 			dead[n] = true
 			ix = newIndex(g)

@@ -80,8 +80,11 @@ func ParamCount(g *canon.Graph) int64 {
 			n += canon.NumElements(t.Shape)
 		}
 	}
+	own := paramUnique(g)
 	for _, t := range g.Initializers {
-		count(t)
+		if own(t) { // a shared weight counts once
+			count(t)
+		}
 	}
 	for _, nd := range g.Nodes {
 		if c, ok := nd.Op.(*canon.Constant); ok {

@@ -264,6 +264,7 @@ func Clone(g *canon.Graph) *canon.Graph {
 		Meta:         g.Meta,
 	}
 	c.Meta.Props = slices.Clone(g.Meta.Props)
+	c.Meta.Notes = slices.Clone(g.Meta.Notes)
 	for i, n := range g.Nodes {
 		c.Nodes[i] = cloneNode(n)
 	}

@@ -112,6 +112,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "optimized: %d -> %d nodes, modelled %.3f -> %.3f ms\n",
 					rep.NodesBefore, rep.NodesAfter, rep.Before.Cost()*1e3, rep.After.Cost()*1e3)
+				if n := len(g.Meta.Notes); len(opt.Meta.Notes) > n {
+					writeNotes(cmd.OutOrStdout(), in, opt.Meta.Notes[n:], verbose)
+				}
 				// opt shares g's weight data; g stays open until the write is done.
 				g = opt
 			}

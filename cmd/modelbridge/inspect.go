@@ -57,6 +57,8 @@ type paramsReport struct {
 	Elements int64            `json:"elements"`
 	Bytes    int64            `json:"bytes"`
 	ByDType  map[string]int64 `json:"bytes_by_dtype"`
+	// Shared counts names that are second names of a tensor counted once.
+	Shared int `json:"shared_names,omitempty"`
 }
 
 type weightReport struct {
@@ -122,7 +124,7 @@ func buildInspectReport(path, format string, g *canon.Graph) inspectReport {
 		rep.Ops[n.Op.Kind()]++
 	}
 	ps := g.Params()
-	rep.Params = paramsReport{Tensors: ps.Tensors, Elements: ps.Elements, Bytes: ps.Bytes, ByDType: map[string]int64{}}
+	rep.Params = paramsReport{Tensors: ps.Tensors, Elements: ps.Elements, Bytes: ps.Bytes, ByDType: map[string]int64{}, Shared: ps.Shared}
 	for dt, b := range ps.ByDType {
 		rep.Params.ByDType[dt.String()] = b
 	}
@@ -185,7 +187,11 @@ func printInspect(w io.Writer, r inspectReport) {
 	} else {
 		printOps(w, r)
 	}
-	fmt.Fprintf(w, "params:    %d elements in %d tensors, %s\n", r.Params.Elements, r.Params.Tensors, humanBytes(r.Params.Bytes))
+	shared := ""
+	if r.Params.Shared > 0 {
+		shared = fmt.Sprintf(" (and %d shared names)", r.Params.Shared)
+	}
+	fmt.Fprintf(w, "params:    %d elements in %d tensors%s, %s\n", r.Params.Elements, r.Params.Tensors, shared, humanBytes(r.Params.Bytes))
 	dts := make([]string, 0, len(r.Params.ByDType))
 	for k := range r.Params.ByDType {
 		dts = append(dts, k)

@@ -147,6 +147,10 @@ written.`,
 			}
 			printOptimizeTable(out, g, opt, in, jr.Bytes, rep)
 			printOptimize(out, jr, verbose)
+			// What the passes had to tell (a shared weight copied).
+			if n := len(g.Meta.Notes); len(opt.Meta.Notes) > n {
+				writeNotes(out, in, opt.Meta.Notes[n:], verbose)
+			}
 			return nil
 		},
 	}

@@ -55,7 +55,12 @@ func outputWhat(g *canon.Graph, exp *formats.Exporter, out string) string {
 	if !writesGraph(exp, out) {
 		return fmt.Sprintf("weights only, %d tensors; %d-node %s", len(g.Initializers), len(g.Nodes), weightsOnlyHint)
 	}
-	return fmt.Sprintf("%d nodes", len(g.Nodes))
+	for _, t := range g.Initializers {
+		if len(t.Data) > 0 { // an empty array holds no weight
+			return fmt.Sprintf("%d nodes", len(g.Nodes))
+		}
+	}
+	return fmt.Sprintf("%d nodes, no weights", len(g.Nodes))
 }
 
 // writtenFiles names the files an export wrote for out, with their total

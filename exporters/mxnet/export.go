@@ -103,8 +103,10 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	}
 	defer fs.Abort()
 	if !enc.hasParams {
-		// No weights (a symbol-only import): the symbol alone, as MXNet
-		// users share architectures.
+		// A graph read without its weights (a symbol-only import): the
+		// symbol alone, as MXNet users share architectures. A model that
+		// has no weights still gets its (empty) params file, so that the
+		// pair loads as a model.
 		if _, err := fs.Write(enc.symbol); err != nil {
 			return fmt.Errorf("cannot write %s: %w", symPath, err)
 		}
@@ -119,7 +121,7 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 		return fmt.Errorf("cannot write %s: %w", symPath, err)
 	}
 	var w io.Writer = fp
-	total := tensorBytes(g)
+	total := tensorBytes(enc.ptens)
 	if opts.Progress != nil {
 		w = &progressWriter{w: fp, total: total, report: opts.Progress}
 	}
@@ -135,7 +137,7 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 }
 
 // Encode renders the symbol JSON and the params file in memory; params is
-// nil when the graph has no weights at all. Write streams the params
+// nil when the graph was read without its weights. Write streams the params
 // instead; Encode is for callers that want the bytes.
 func Encode(g *canon.Graph) (symbol, params []byte, err error) {
 	enc, err := encode(g)
@@ -166,6 +168,13 @@ type encoded struct {
 func encode(g *canon.Graph) (*encoded, error) {
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("cannot export an invalid graph: %w", err)
+	}
+	// A weight shared under several names is one variable here.
+	if merged, alias := canon.MergeShared(g); len(alias) > 0 {
+		if err := merged.Validate(); err != nil {
+			return nil, fmt.Errorf("cannot export to MXNet: %w", err)
+		}
+		g = merged
 	}
 	e := &exporter{g: g, refs: map[string]ref{}, names: map[string]bool{}, consts: map[string]*canon.Tensor{}, aux: map[string]bool{}, written: map[string]bool{}}
 	for _, t := range g.Initializers {
@@ -232,7 +241,7 @@ func encode(g *canon.Graph) (*encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc := &encoded{symbol: symbol, pnames: e.pnames, ptens: e.ptens, hasParams: len(e.ptens) > 0 || len(g.Initializers) > 0}
+	enc := &encoded{symbol: symbol, pnames: e.pnames, ptens: e.ptens, hasParams: !g.Meta.WeightsMissing}
 	if enc.hasParams {
 		if err := mxparams.CheckWritable(e.pnames, e.ptens); err != nil {
 			return nil, fmt.Errorf("cannot export to MXNet: %w", err)

@@ -10,10 +10,11 @@ import (
 // progress reports.
 const progressChunk = 4 << 20
 
-// tensorBytes is the size of g's weights, the total progress reports use.
-func tensorBytes(g *canon.Graph) int64 {
+// tensorBytes is the size of the params file's tensors, the total progress
+// reports use.
+func tensorBytes(ts []*canon.Tensor) int64 {
 	var n int64
-	for _, t := range g.Initializers {
+	for _, t := range ts {
 		n += int64(len(t.Data))
 	}
 	return n

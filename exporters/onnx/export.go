@@ -113,6 +113,10 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if opset != formats.OpsetAuto && (opset < MinOpset || opset > MaxOpset) {
 		return nil, fmt.Errorf("%s: cannot write ONNX opset %d; this exporter writes opsets %d to %d", path, opset, MinOpset, MaxOpset)
 	}
+	if g != nil {
+		// A weight shared under several names is one initializer here.
+		g, _ = canon.MergeShared(g)
+	}
 	valid, err := validated(g)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -178,6 +182,7 @@ func build(g, valid *canon.Graph, opset int) (*builder, error) {
 			return nil, err
 		}
 	}
+	b.outputs = b.graphOutputs(g)
 	return b, nil
 }
 
@@ -337,7 +342,7 @@ func marshalGraph(g *canon.Graph, b *builder) ([]byte, error) {
 		gp.Input = append(gp.Input, valueInfo(v, b.types))
 		io[v.Name] = true
 	}
-	for _, v := range g.Outputs {
+	for _, v := range b.outputs {
 		gp.Output = append(gp.Output, valueInfo(v, b.types))
 		io[v.Name] = true
 	}

@@ -20,11 +20,15 @@ type builder struct {
 	opset int
 
 	nodes []*onnxpb.NodeProto
+	// outputs are the declared graph outputs (see graphOutputs).
+	outputs []canon.ValueInfo
 	// params are the initializers generated for parameter inputs (Reshape
 	// shapes, axes, pads...), written after the graph's own.
 	params []*canon.Tensor
-	taken  map[string]bool // every value and node name in use
-	types  map[string]canon.ValueInfo
+	// paramNames finds a small generated parameter by its content.
+	paramNames map[string]string
+	taken      map[string]bool // every value and node name in use
+	types      map[string]canon.ValueInfo
 	// inferred is what validation's shape inference found; it supplies
 	// value_info for intermediate values.
 	inferred map[string]canon.ValueInfo
@@ -83,12 +87,31 @@ func prefix(n *canon.Node) string {
 	return n.Op.Kind()
 }
 
-// param adds a generated initializer for node n and returns its name.
+// param adds a generated initializer for node n and returns its name. A
+// small parameter equal to one already written (the same axes, shape or
+// scalar for many nodes) is that one: an initializer may have any number
+// of readers.
 func (b *builder) param(n *canon.Node, suffix string, t *canon.Tensor) string {
+	key := ""
+	if len(t.Data) <= maxSharedParamBytes {
+		key = fmt.Sprintf("%s%v", t.DType, t.Shape) + string(t.Data)
+		if name, ok := b.paramNames[key]; ok {
+			return name
+		}
+	}
 	t.Name = b.unique(prefix(n) + "_" + suffix)
 	b.params = append(b.params, t)
+	if key != "" {
+		if b.paramNames == nil {
+			b.paramNames = map[string]string{}
+		}
+		b.paramNames[key] = t.Name
+	}
 	return t.Name
 }
+
+// maxSharedParamBytes bounds the generated parameters looked up by content.
+const maxSharedParamBytes = 1024
 
 func (b *builder) i64Param(n *canon.Node, suffix string, v []int64) string {
 	return b.param(n, suffix, canon.NewInt64Tensor("", nil, v))

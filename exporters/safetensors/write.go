@@ -33,12 +33,23 @@ func init() {
 
 // Header builds the padded JSON header for the graph's initializers.
 func Header(g *canon.Graph) ([]byte, error) {
+	tensors, alias := stored(g)
 	var buf bytes.Buffer
 	buf.WriteByte('{')
-	if len(g.Meta.Props) > 0 {
+	if len(g.Meta.Props) > 0 || len(alias) > 0 {
 		meta := map[string]string{}
+		names := g.InitializerIndex()
 		for _, p := range g.Meta.Props {
+			// An entry naming a tensor reads back as a tie (see stored):
+			// only real ties may take that form (a source's own record
+			// of its ties, such as "torch.tied.x", is one of them).
+			if names[p.Value] != nil && names[p.Key] == nil {
+				continue
+			}
 			meta[p.Key] = p.Value
+		}
+		for name, owner := range alias {
+			meta[name] = owner
 		}
 		b, err := json.Marshal(meta)
 		if err != nil {
@@ -49,7 +60,7 @@ func Header(g *canon.Graph) ([]byte, error) {
 	}
 	offset := int64(0)
 	seen := map[string]bool{}
-	for _, t := range g.Initializers {
+	for _, t := range tensors {
 		name, ok := dtypeNames[t.DType]
 		if !ok {
 			return nil, fmt.Errorf("tensor %q: dtype %s has no safetensors equivalent", t.Name, t.DType)
@@ -101,11 +112,12 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 	if _, err := f.Write(header); err != nil {
 		return err
 	}
+	tensors, _ := stored(g)
 	var total, done int64
-	for _, t := range g.Initializers {
+	for _, t := range tensors {
 		total += int64(len(t.Data))
 	}
-	for _, t := range g.Initializers {
+	for _, t := range tensors {
 		if _, err := f.Write(t.Data); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -115,4 +127,23 @@ func Write(g *canon.Graph, path string, opts formats.WriteOptions) error {
 		}
 	}
 	return f.Commit()
+}
+
+// stored is the tensors the file holds and the names it records in its
+// metadata instead. The format forbids two names over one byte range, so a
+// tensor shared under several names is stored once, under its first name,
+// and each other name maps to that one in __metadata__, as safetensors'
+// own save_model does for tied weights.
+func stored(g *canon.Graph) ([]*canon.Tensor, map[string]string) {
+	alias := g.SharedNames()
+	if len(alias) == 0 {
+		return g.Initializers, nil
+	}
+	out := make([]*canon.Tensor, 0, len(g.Initializers)-len(alias))
+	for _, t := range g.Initializers {
+		if _, ok := alias[t.Name]; !ok {
+			out = append(out, t)
+		}
+	}
+	return out, alias
 }

@@ -43,8 +43,12 @@ type generator struct {
 	vars   nameSet         // local variable names in forward
 	expr   map[string]string
 	keyOf  map[string]string // initializer name -> state key
-	node   *canon.Node
-	kindN  map[string]int
+	// shared maps second names of a tied tensor to its first name;
+	// groupKey gives the state key a tied tensor was first registered at.
+	shared   map[string]string
+	groupKey map[string]string
+	node     *canon.Node
+	kindN    map[string]int
 	// under holds every proper prefix of a claimed path (see markPath).
 	under map[string]bool
 
@@ -66,6 +70,7 @@ func Generate(g *canon.Graph) (*Module, error) {
 		g: g, inits: g.InitializerIndex(), used: map[string]bool{},
 		paths: nameSet{}, layers: map[string]bool{}, vars: nameSet{},
 		expr: map[string]string{}, keyOf: map[string]string{}, kindN: map[string]int{},
+		shared: g.SharedNames(), groupKey: map[string]string{},
 	}
 	for _, r := range []string{"self", "torch", "nn", "F", "math", "input", "x"} {
 		gen.vars[r] = true
@@ -399,6 +404,7 @@ func (gen *generator) addEntry(key string, orig string, t *canon.Tensor) {
 	if orig != "" {
 		gen.keyOf[orig] = key
 		gen.renames = append(gen.renames, Rename{From: orig, To: key})
+		gen.noteKey(key, orig, t)
 	}
 }
 
@@ -407,6 +413,9 @@ func (gen *generator) addEntry(key string, orig string, t *canon.Tensor) {
 func (gen *generator) tensorRef(name string) string {
 	if key, ok := gen.keyOf[name]; ok {
 		return gen.access(key)
+	}
+	if e, ok := gen.tiedRef(name); ok {
+		return e
 	}
 	t := gen.inits[name]
 	key := gen.claimPath([]string{name}, name, "tensor")
@@ -464,6 +473,9 @@ func (gen *generator) ownedInits(dt canon.DType, idx ...int) bool {
 		}
 		if _, taken := gen.keyOf[t.Name]; taken {
 			return false
+		}
+		if _, tied := gen.groupKey[gen.sharedGroup(t.Name)]; tied {
+			return false // another name of this tensor has its Parameter
 		}
 	}
 	return true

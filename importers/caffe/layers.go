@@ -447,9 +447,20 @@ func innerProduct(c *layerCtx) ([]string, error) {
 	if err := c.emit(c.l.GetName(), &canon.Linear{Alpha: 1, Beta: 1}, ins, mm); err != nil {
 		return nil, err
 	}
+	// The output keeps the dims before axis and ends in num_output. The
+	// product is 2-D, so Reshape's 0 (copy a dim) cannot name them: they
+	// are written out, one unknown dim at most (as -1).
 	shape := make([]int64, 0, ax+1)
-	for i := 0; i < ax; i++ {
-		shape = append(shape, 0) // copy the leading dims
+	unknown := 0
+	for _, d := range xs[:ax] {
+		if d < 0 {
+			unknown++
+			d = -1
+		}
+		shape = append(shape, d)
+	}
+	if unknown > 1 {
+		return nil, c.errf("the input dims before axis %d are not known (%v); pass the input shapes (--input-shape data=1,3,224,224)", ax, xs)
 	}
 	shape = append(shape, n)
 	return c.outs, c.emit(c.l.GetName()+"_reshape", &canon.Reshape{Shape: shape}, []string{mm}, c.outs[0])

@@ -29,9 +29,18 @@ type builder struct {
 	blobs             map[string][]*rawBlob // by layer name; nil without weights
 	usedBlobs         map[string]bool
 	cur               map[string]string // Caffe blob name -> its current canonical value (SSA)
-	avail             []string          // blobs produced and not yet consumed, in order
-	opts              formats.ReadOptions
-	budget            databudget.Budget
+	// producer names the layer (or "input") that last wrote each blob.
+	producer map[string]string
+	// aliasTops maps a blob whose top is its bottom's value passed through
+	// (Split, Dropout) to the name reserved for it, used when it is a net
+	// output (see netOutputs).
+	aliasTops map[string]string
+	// needsWeights is set when a layer needed a weight the net was read
+	// without.
+	needsWeights bool
+	avail        []string // blobs produced and not yet consumed, in order
+	opts         formats.ReadOptions
+	budget       databudget.Budget
 }
 
 // layerCtx is one layer being converted.
@@ -58,13 +67,12 @@ func convert(net *caffepb.NetParameter, path, textPath, weightsPath string, blob
 		taken:     map[string]bool{},
 		usedBlobs: map[string]bool{},
 		cur:       map[string]string{},
+		producer:  map[string]string{},
+		aliasTops: map[string]string{},
 		budget:    databudget.ForInput(inputBytes),
 	}
 	b.g.Meta = canon.Metadata{SourceFormat: "caffe", Producer: "caffe"}
-	if blobs == nil {
-		b.g.Meta.WeightsMissing = true
-		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "weights", Value: "absent"})
-	} else {
+	if blobs != nil {
 		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "weights_file", Value: filepath.Base(weightsPath)})
 	}
 	layers, format, err := netLayers(net)
@@ -83,14 +91,13 @@ func convert(net *caffepb.NetParameter, path, textPath, weightsPath string, blob
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	for _, blob := range b.avail {
-		v := b.cur[blob]
-		if b.isInput(v) {
-			continue // an input no layer reads is not an output
-		}
-		vi := b.vals[v]
-		vi.Name, vi.Const = v, nil
-		b.g.Outputs = append(b.g.Outputs, vi)
+	if blobs == nil && b.needsWeights {
+		// Only a net whose layers hold weights is incomplete without them.
+		b.g.Meta.WeightsMissing = true
+		b.g.Meta.Props = append(b.g.Meta.Props, canon.KeyValue{Key: "weights", Value: "absent"})
+	}
+	if err := b.netOutputs(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(b.g.Outputs) == 0 {
 		return nil, fmt.Errorf("%s: the net has no outputs (no layer produces a blob that is not consumed)", path)
@@ -268,6 +275,7 @@ func (b *builder) addInput(name string, shape []int64) error {
 	b.g.Inputs = append(b.g.Inputs, vi)
 	b.vals[v] = vi
 	b.cur[name] = v
+	b.producer[name] = "the net's input " + strconv.Quote(name)
 	b.avail = append(b.avail, name)
 	return nil
 }
@@ -327,10 +335,17 @@ func (b *builder) layer(l *caffepb.LayerParameter) error {
 	}
 	for _, top := range l.Top {
 		name := top
+		inPlace := false
 		for _, bot := range l.Bottom {
 			if bot == top {
 				name = l.GetName() // in place: the new version takes the layer's name
+				inPlace = true
 			}
+		}
+		if prev, ok := b.producer[top]; ok && !inPlace {
+			// Caffe refuses this ("produced by multiple sources"): which
+			// version later layers should read is ambiguous.
+			return c.errf("top %q is already produced by %s; a blob may be written again only in place (as its layer's bottom too); rename one of the tops", top, prev)
 		}
 		c.outs = append(c.outs, b.fresh(name))
 	}
@@ -344,8 +359,38 @@ func (b *builder) layer(l *caffepb.LayerParameter) error {
 	}
 	for i, top := range l.Top {
 		b.cur[top] = vals[i]
+		b.producer[top] = "layer " + l.GetName()
+		delete(b.aliasTops, top)
+		if vals[i] != c.outs[i] {
+			b.aliasTops[top] = c.outs[i]
+		}
 		b.consume(top)
 		b.avail = append(b.avail, top)
+	}
+	return nil
+}
+
+// netOutputs lists the blobs no layer consumes, in the order they were
+// produced, as Caffe does. A top that passes its bottom through (Split,
+// Dropout) is an output under its own name, computed by an Identity: two
+// Split tops are two outputs, and a Dropout of an input is one. An input
+// no layer reads is not an output.
+func (b *builder) netOutputs() error {
+	for _, blob := range b.avail {
+		v := b.cur[blob]
+		if name, ok := b.aliasTops[blob]; ok {
+			n := &canon.Node{Name: b.fresh(name), Op: &canon.Identity{}, Inputs: []string{v}, Outputs: []string{name}}
+			b.g.Nodes = append(b.g.Nodes, n)
+			vi := b.vals[v]
+			vi.Name = name
+			b.vals[name] = vi
+			v = name
+		} else if b.isInput(v) {
+			continue
+		}
+		vi := b.vals[v]
+		vi.Name, vi.Const = v, nil
+		b.g.Outputs = append(b.g.Outputs, vi)
 	}
 	return nil
 }
@@ -461,6 +506,7 @@ func (c *layerCtx) weights(k int, what string, role canon.Role, want []int64) (s
 		}
 	}
 	if b.blobs == nil {
+		b.needsWeights = true
 		name := b.fresh(c.l.GetName() + "_" + what)
 		vi := canon.ValueInfo{Name: name, DType: canon.Float32, Shape: canon.DimsOf(want...), RankKnown: true}
 		b.g.Inputs = append(b.g.Inputs, vi)

@@ -113,7 +113,31 @@ func parse(path string, data []byte) (_ *canon.Graph, err error) {
 	if end != int64(len(body)) {
 		return nil, fmt.Errorf("%s: %d bytes after the last tensor (corrupt or not a safetensors file)", path, int64(len(body))-end)
 	}
+	restoreShared(g)
 	return g, nil
+}
+
+// restoreShared gives back the second names of tied tensors. The format
+// stores a tensor once; safetensors' save_model records each name it
+// dropped as a metadata entry whose value is the name kept. Such an entry
+// (a key that is no tensor, a value that is one) becomes a second name
+// for the same bytes, and leaves the metadata.
+func restoreShared(g *canon.Graph) {
+	byName := g.InitializerIndex()
+	var kept []canon.KeyValue
+	for _, p := range g.Meta.Props {
+		t := byName[p.Value]
+		if t == nil || byName[p.Key] != nil || p.Key == "" {
+			kept = append(kept, p)
+			continue
+		}
+		alias := *t
+		alias.Name = p.Key
+		alias.Shape = append([]int64(nil), t.Shape...)
+		g.Initializers = append(g.Initializers, &alias)
+		byName[p.Key] = &alias
+	}
+	g.Meta.Props = kept
 }
 
 // parseHeader decodes the JSON header keeping the file's key order (for
