@@ -48,15 +48,23 @@ func (e *expansion) fn(f canon.MathFn, x *tensorVal) *tensorVal {
 func (e *expansion) cmp(f canon.CompareFn, a, b *tensorVal) *tensorVal {
 	return e.op(&canon.Compare{Fn: f}, a, b)
 }
-func (e *expansion) and(a, b *tensorVal) *tensorVal { return e.op(&canon.Logic{Fn: canon.LogicAnd}, a, b) }
-func (e *expansion) or(a, b *tensorVal) *tensorVal  { return e.op(&canon.Logic{Fn: canon.LogicOr}, a, b) }
-func (e *expansion) not(a *tensorVal) *tensorVal    { return e.op(&canon.Not{}, a) }
+func (e *expansion) and(a, b *tensorVal) *tensorVal {
+	return e.op(&canon.Logic{Fn: canon.LogicAnd}, a, b)
+}
+func (e *expansion) or(a, b *tensorVal) *tensorVal {
+	return e.op(&canon.Logic{Fn: canon.LogicOr}, a, b)
+}
+func (e *expansion) not(a *tensorVal) *tensorVal { return e.op(&canon.Not{}, a) }
 func (e *expansion) where(cond, a, b *tensorVal) *tensorVal {
 	return e.op(&canon.Where{}, cond, a, b)
 }
-func (e *expansion) max(a, b *tensorVal) *tensorVal { return e.op(&canon.Variadic{Fn: canon.VarMax}, a, b) }
-func (e *expansion) min(a, b *tensorVal) *tensorVal { return e.op(&canon.Variadic{Fn: canon.VarMin}, a, b) }
-func (e *expansion) isNaN(a *tensorVal) *tensorVal  { return e.op(&canon.IsNaN{}, a) }
+func (e *expansion) max(a, b *tensorVal) *tensorVal {
+	return e.op(&canon.Variadic{Fn: canon.VarMax}, a, b)
+}
+func (e *expansion) min(a, b *tensorVal) *tensorVal {
+	return e.op(&canon.Variadic{Fn: canon.VarMin}, a, b)
+}
+func (e *expansion) isNaN(a *tensorVal) *tensorVal { return e.op(&canon.IsNaN{}, a) }
 func (e *expansion) isInf(a *tensorVal, pos, neg bool) *tensorVal {
 	return e.op(&canon.IsInf{DetectPositive: pos, DetectNegative: neg}, a)
 }

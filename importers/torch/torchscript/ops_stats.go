@@ -1,0 +1,283 @@
+package torchscript
+
+import (
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// Statistics and tests over axes that have no canonical reduction of their
+// own: std and var (with std_mean and var_mean), all, any, count_nonzero,
+// aminmax and cumprod.
+
+var statsKinds = []string{"ReduceMean", "ReduceSum", "Sub", "Mul", "Div", "Sqrt", "Cast"}
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.std":           entry(opVariance(true, false), statsKinds...),
+		"torch.var":           entry(opVariance(false, false), statsKinds...),
+		"torch.std_mean":      entry(opVariance(true, true), statsKinds...),
+		"torch.var_mean":      entry(opVariance(false, true), statsKinds...),
+		"torch.all":           entry(opAllAny(true), "Cast", "Not", "ReduceSum", "Equal", "Greater"),
+		"torch.any":           entry(opAllAny(false), "Cast", "Not", "ReduceSum", "Equal", "Greater"),
+		"torch.count_nonzero": entry(opCountNonzero, "Equal", "Not", "Cast", "ReduceSum"),
+		"torch.aminmax":       entry(opAminmax, "ReduceMin", "ReduceMax"),
+		"torch.cumprod":       entry(opCumProd, "Slice", "Pad", "Mul", "Cast"),
+		"torch.cumprod_":      entry(inPlace(opCumProd), "Slice", "Pad", "Mul", "Cast"),
+	})
+}
+
+// varianceArgs are the arguments of std/var and their _mean forms, in any
+// of their overloads: (x, unbiased), (x, dim, unbiased, keepdim) and
+// (x, dim, *, correction, keepdim); .pt2 files pass correction
+// positionally.
+type varianceArgs struct {
+	axes       []int64
+	correction float64
+	keep       bool
+}
+
+func bindVariance(c *opCall) (*tensorVal, varianceArgs, error) {
+	va := varianceArgs{correction: 1}
+	if len(c.args) == 0 {
+		return nil, va, c.errf("needs the input tensor")
+	}
+	x, ok := c.args[0].(*tensorVal)
+	if !ok {
+		return nil, va, c.errf("argument input must be a Tensor, got %s", typeName(c.args[0]))
+	}
+	var dim, third, keep value = noneVal{}, nil, false
+	rest := c.args[1:]
+	if len(rest) > 0 {
+		if b, isBool := rest[0].(bool); isBool {
+			third, rest = b, rest[1:]
+			if len(rest) > 0 {
+				return nil, va, c.errf("unexpected arguments after unbiased")
+			}
+		} else {
+			dim, rest = rest[0], rest[1:]
+		}
+	}
+	if len(rest) > 0 {
+		third, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		keep, rest = rest[0], rest[1:]
+	}
+	if len(rest) > 0 {
+		return nil, va, c.errf("takes at most 4 arguments, %d given", len(c.args))
+	}
+	for k, v := range c.kwargs {
+		switch k {
+		case "dim":
+			dim = v
+		case "unbiased", "correction":
+			third = v
+		case "keepdim":
+			keep = v
+		default:
+			return nil, va, c.errf("unexpected keyword argument %s", k)
+		}
+	}
+	switch t := third.(type) {
+	case nil, noneVal:
+	case bool:
+		if !t {
+			va.correction = 0
+		}
+	default:
+		s, ok := scalarOf(t)
+		if !ok {
+			return nil, va, c.errf("correction must be a number, got %s", typeName(t))
+		}
+		va.correction = s.f
+	}
+	var err error
+	c.params, c.bound = []string{"input", "dim", "keepdim"}, []value{x, dim, keep}
+	if va.axes, err = reduceAxes(c, 1, x); err != nil {
+		return nil, va, err
+	}
+	if va.keep, err = c.bool(2); err != nil {
+		return nil, va, err
+	}
+	return x, va, nil
+}
+
+// opVariance: sum((x - mean)²) / max(N - correction, 0), computed in
+// float64 for narrower floats as torch accumulates; std is its square
+// root. The _mean forms return (std or var, mean).
+func opVariance(std, withMean bool) opHandler {
+	return func(c *opCall) (value, error) {
+		x, va, err := bindVariance(c)
+		if err != nil {
+			return nil, err
+		}
+		shape, err := c.shapeOf(x, "the input")
+		if err != nil {
+			return nil, err
+		}
+		n := int64(1)
+		if va.axes == nil {
+			for _, d := range shape {
+				n *= d
+			}
+		} else {
+			for _, a := range va.axes {
+				n *= shape[a]
+			}
+		}
+		e := newExpr(c)
+		dt := e.dtype(x)
+		if !dt.IsFloat() {
+			return nil, c.errf("std and var take floating-point tensors; x is %s", dt)
+		}
+		wide := e.cast(x, canon.Float64)
+		mean := e.reduce(canon.ReduceMean, wide, va.axes, true)
+		d := e.sub(wide, mean)
+		divisor := float64(n) - va.correction
+		if divisor < 0 {
+			divisor = 0
+		}
+		v := e.div(e.reduce(canon.ReduceSum, e.mul(d, d), va.axes, va.keep), e.numOf(divisor, canon.Float64))
+		if std {
+			v = e.fn(canon.MathSqrt, v)
+		}
+		v = e.cast(v, dt)
+		if !withMean {
+			return e.result(v)
+		}
+		m := e.cast(e.reduce(canon.ReduceMean, wide, va.axes, va.keep), dt)
+		return e.result(&tupleVal{items: []value{v, m}})
+	}
+}
+
+// opAllAny: torch.all/any over every axis or one dim, read as a count of
+// the false (true) entries, which is exact and gives all() = true and
+// any() = false over nothing. uint8 inputs give uint8, others bool.
+func opAllAny(all bool) opHandler {
+	return func(c *opCall) (value, error) {
+		x, err := c.bindInput("input", "dim=None", "keepdim=False")
+		if err != nil {
+			return nil, err
+		}
+		axes, err := reduceAxes(c, 1, x)
+		if err != nil {
+			return nil, err
+		}
+		keep, err := c.bool(2)
+		if err != nil {
+			return nil, err
+		}
+		e := newExpr(c)
+		in := e.dtype(x)
+		b := x
+		if in != canon.Bool {
+			b = e.cast(x, canon.Bool)
+		}
+		if all {
+			b = e.not(b)
+		}
+		count := e.reduce(canon.ReduceSum, e.cast(b, canon.Int64), axes, keep)
+		var r *tensorVal
+		if all {
+			r = e.cmp(canon.CmpEqual, count, e.numOf(0, canon.Int64))
+		} else {
+			r = e.cmp(canon.CmpGreater, count, e.numOf(0, canon.Int64))
+		}
+		if in == canon.Uint8 {
+			r = e.cast(r, canon.Uint8)
+		}
+		return e.result(r)
+	}
+}
+
+// opCountNonzero counts entries that are not 0 (NaN counts) as int64.
+func opCountNonzero(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim=None")
+	if err != nil {
+		return nil, err
+	}
+	axes, err := reduceAxes(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	e := newExpr(c)
+	nz := e.not(e.cmp(canon.CmpEqual, x, e.num(0, x)))
+	return e.result(e.reduce(canon.ReduceSum, e.cast(nz, canon.Int64), axes, false))
+}
+
+// opAminmax: torch.aminmax(x, *, dim=None, keepdim=False) is (amin, amax).
+func opAminmax(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim=None", "keepdim=False")
+	if err != nil {
+		return nil, err
+	}
+	var axes []int64
+	if !c.isNone(1) {
+		d, err := indexingDim(c, 1, x)
+		if err != nil {
+			return nil, err
+		}
+		axes = []int64{d}
+	}
+	keep, err := c.bool(2)
+	if err != nil {
+		return nil, err
+	}
+	e := newExpr(c)
+	lo := e.reduce(canon.ReduceMin, x, axes, keep)
+	hi := e.reduce(canon.ReduceMax, x, axes, keep)
+	return e.result(&tupleVal{items: []value{lo, hi}})
+}
+
+// opCumProd is the running product along dim as a scan of ⌈log2 n⌉
+// steps: each multiplies the entries by those `shift` places before
+// (ones before the start), shift doubling. Zeros, signs and infinities
+// multiply as they do in torch's loop; only the grouping of the
+// products differs.
+func opCumProd(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim", "dtype=None")
+	if err != nil {
+		return nil, err
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if d >= int64(len(shape)) {
+		return nil, c.errf("dimension %d is out of range for a rank-%d tensor", d, len(shape))
+	}
+	e := newExpr(c)
+	if x, err = reduceDType(c, x, 2); err != nil {
+		return nil, err
+	}
+	if dt := e.dtype(x); c.isNone(2) && (dt == canon.Bool || (dt.IsInt() && dt != canon.Int64)) {
+		x = e.cast(x, canon.Int64) // torch multiplies integers in int64
+	}
+	n := shape[d]
+	y := x
+	for shift := int64(1); shift < n; shift *= 2 {
+		head := e.op(&canon.Slice{Starts: []int64{0}, Ends: []int64{n - shift}, Axes: []int64{d}}, y)
+		begin, end := make([]int64, len(shape)), make([]int64, len(shape))
+		begin[d] = shift
+		before := e.op(&canon.Pad{Mode: canon.PadConstant, PadsBegin: begin, PadsEnd: end, Value: 1}, head)
+		y = e.mul(y, before)
+	}
+	return e.result(y)
+}
+
+// reduceDType casts x to the dtype argument i of a reduction (None keeps
+// it), as torch converts the input before reducing.
+func reduceDType(c *opCall, x *tensorVal, i int) (*tensorVal, error) {
+	if c.isNone(i) {
+		return x, nil
+	}
+	dt, err := factoryDType(c, i, canon.Undefined)
+	if err != nil {
+		return nil, err
+	}
+	return castTo(c, x, dt)
+}
