@@ -61,7 +61,10 @@ var unaryExpansions = map[string]func(e *expansion, x *tensorVal) *tensorVal{
 		}
 		return e.not(e.or(e.isNaN(x), e.isInf(x, true, true)))
 	},
-	"sgn": func(e *expansion, x *tensorVal) *tensorVal { return e.fn(canon.MathSign, x) },
+	// torch's sign is (0 < x) - (x < 0): 0 at NaN, where canon's Sign
+	// (ONNX's) gives NaN.
+	"sign": torchSign,
+	"sgn":  torchSign,
 }
 
 // binaryExpansions are torch functions of two operands (tensors or
@@ -229,6 +232,14 @@ func hypot(e *expansion, a, b *tensorVal) *tensorVal {
 	h := e.mul(m, e.fn(canon.MathSqrt, e.add(one, e.mul(r, r))))
 	h = e.where(e.cmp(canon.CmpEqual, m, e.num(0, a)), m, h)
 	return e.where(e.or(e.isInf(x, true, false), e.isInf(y, true, false)), e.num(math.Inf(1), a), h)
+}
+
+func torchSign(e *expansion, x *tensorVal) *tensorVal {
+	s := e.fn(canon.MathSign, x)
+	if !e.dtype(x).IsFloat() {
+		return s
+	}
+	return e.where(e.isNaN(x), e.num(0, x), s)
 }
 
 // copySign is |a| with b's sign bit. A NaN b counts as positive: no

@@ -1,0 +1,154 @@
+package torchscript
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
+)
+
+// edgeInputs are inputs for the elementwise expansions: signed zeros,
+// infinities, NaN, tiny and large values, halves; a against b covers
+// every pair (outer grid) so each quadrant and edge of atan2 and the
+// other two-operand functions is hit.
+const edgeInputs = `
+torch.manual_seed(0)
+v = torch.tensor([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 1e-8, -1e-8, 3.7, -3.7, 80.0, -80.0, 1e30,
+                  float("inf"), float("-inf"), float("nan")])
+a = v.reshape(-1, 1).expand(-1, v.numel()).contiguous()
+b = v.reshape(1, -1).expand(v.numel(), -1).contiguous()
+p = torch.rand(4, 6) * 0.98 + 0.01
+xs = [a, b, p, torch.randn(4, 6)]
+`
+
+// TestTracedMathExpansions checks the elementwise expansions against
+// PyTorch 1.13 on edge values, in the interpreter and (exported to ONNX)
+// in ONNX Runtime.
+func TestTracedMathExpansions(t *testing.T) {
+	script := `
+class M(torch.nn.Module):
+    def forward(self, a, b, p, r):
+        y = r.clone()
+        y.square_()
+        z = r.clone()
+        z.lerp_(p, 0.75)
+        w = r.clone()
+        w.atan2_(p)
+        return (torch.square(a), torch.trunc(a), torch.fix(a), torch.frac(a), torch.log10(a), torch.log2(a),
+                torch.log1p(a), torch.expm1(a), torch.exp2(a), torch.sinc(a), torch.deg2rad(a), torch.rad2deg(a),
+                torch.isfinite(a), torch.sgn(a), torch.positive(a),
+                torch.atan2(a, b), torch.logaddexp(a, b), torch.logaddexp2(a, b), torch.hypot(a, b),
+                torch.copysign(a, b), torch.xlogy(a, b), torch.heaviside(a, b), torch.true_divide(a, b),
+                torch.float_power(p, r), torch.float_power(p, 2.5), torch.logit(p), torch.logit(a, 0.25),
+                torch.nan_to_num(a), torch.nan_to_num(a, 1.0, 2.0, -3.0), torch.special.entr(a),
+                torch.addcmul(r, p, r, value=0.5), torch.addcdiv(r, p, r, value=-2.0), torch.addcmul(r, p, r),
+                torch.lerp(r, p, 0.3), torch.lerp(r, p, 1.0), torch.lerp(r, p, -0.7), torch.lerp(r, p, p * 3 - 1),
+                torch.clamp(r, p - 0.5, p), torch.clamp(r, min=p - 0.5), torch.clamp_min(r, p), torch.clamp_max(r, p),
+                torch.clamp(a, b), y, z, w)
+` + edgeInputs
+	dir, nOut := trace(t, script)
+	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
+	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
+}
+
+// TestTracedReductionsAndProducts checks std/var, norms, all/any,
+// cumprod, the products, cross, kron, diff, linspace/logspace and the
+// signed shifts against PyTorch 1.13.
+func TestTracedReductionsAndProducts(t *testing.T) {
+	script := `
+class M(torch.nn.Module):
+    def forward(self, x, v, m, q):
+        c = x.clone()
+        c[0, 1] = 0.0
+        c[1, 2] = -2.0
+        i32 = (x * 1000).to(torch.int32)
+        i64 = (x * 1000).to(torch.int64)
+        flo = x.clone()
+        flo.floor_divide_(0.3)
+        sh = i32.clone()
+        sh <<= 3
+        return (torch.std(x), torch.std(x, 1), torch.var(x, [0, 2], unbiased=False), torch.var(x, 1, keepdim=True),
+                torch.std(x, [1], correction=2), torch.var(x, dim=None, correction=0), *torch.std_mean(x, [1, 2]),
+                *torch.var_mean(x, 0, True, True), torch.std(x[:, :1, :1], 1),
+                torch.norm(x), torch.norm(x, 3), torch.norm(x, float("inf"), [1]), torch.norm(c, 0, [2]),
+                torch.norm(x, -1.5, [0, 1], True), torch.norm(x, "fro", [1, 2]), torch.linalg.vector_norm(x, float("-inf")),
+                torch.linalg.vector_norm(x, 0.5, [2], dtype=torch.float64), torch.linalg.norm(m), torch.linalg.norm(m, float("inf")),
+                torch.linalg.norm(m, 1), torch.linalg.norm(m, -1), torch.linalg.norm(x, 3, 2), torch.linalg.norm(x, "fro", (0, 2)),
+                torch.linalg.matrix_norm(x, float("-inf")), torch.linalg.norm(v, 4),
+                torch.all(c), torch.all(c, 1), torch.any(c > 1, 2, keepdim=True), torch.any(c == 5), torch.all(c.to(torch.uint8), 0),
+                torch.count_nonzero(c), torch.count_nonzero(c, 2), torch.count_nonzero(c, (0, 2)), *torch.aminmax(x),
+                *torch.aminmax(x, dim=1, keepdim=True), torch.cumprod(c, 1), torch.cumprod(c * 3, -1), torch.cumprod(i32 % 5, 2),
+                torch.cumprod(c, 0, dtype=torch.float64), torch.sum(x, 1, dtype=torch.float64), torch.mean(x, [2], dtype=torch.float64),
+                torch.sum(i32, dtype=torch.int32), torch.prod(c, 2, dtype=torch.float64), torch.cumsum(i32, 1, dtype=torch.int32),
+                torch.softmax(x, 1, dtype=torch.float64), torch.log_softmax(x, -1, dtype=torch.float64),
+                torch.mv(m, v[:4]), torch.dot(v, v), torch.vdot(v, v), torch.outer(v, v[:3]), torch.ger(v[:2], v),
+                torch.inner(m, m), torch.inner(x, v[:5]), torch.addmv(v[:3], m[:3], v[:4], beta=0.5, alpha=2.0),
+                torch.addbmm(m[:4, :3], x, x.transpose(1, 2)[:, :, :3], beta=0.0), torch.addr(m, v[:5], v[:4], alpha=-1.0),
+                torch.cross(q, q.flip(0)), torch.cross(q, q * 2 + 1, dim=1), torch.linalg.cross(q, q.flip(1)),
+                torch.kron(m, v[:3]), torch.kron(x[:2], m[:2, :2]), torch.diff(x, 1, 1), torch.diff(x, 2, append=x[:, :, :2]),
+                torch.diff(x > 0, dim=0), torch.linspace(-1.3, 7.1, 11), torch.linspace(2, 10, 5, dtype=torch.int64),
+                torch.linspace(0.0, 1.0, 7, dtype=torch.float64), torch.linspace(5.0, 5.0, 1), torch.logspace(-2, 3, 6),
+                torch.logspace(0, 5, 4, base=2.0), i32 << 3, i32 >> 2, i64 >> 63, i64 << 62, i32 >> 31, torch.bitwise_left_shift(i64, 5),
+                torch.bitwise_right_shift(i32, 4), flo, sh)
+torch.manual_seed(0)
+xs = [torch.randn(3, 4, 5), torch.randn(6), torch.randn(5, 4), torch.randn(3, 3)]
+`
+	dir, nOut := trace(t, script)
+	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
+	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
+}
+
+// compareInORT exports an imported traced module to ONNX, runs it in ONNX
+// Runtime on the traced inputs and compares every output with PyTorch's.
+func compareInORT(t *testing.T, g *canon.Graph, dir string, nOut int, rtol, atol float64) {
+	t.Helper()
+	runner := testfix.ORTRunner(t)
+	tmp := t.TempDir()
+	model := filepath.Join(tmp, "model.onnx")
+	if err := onnxexport.Write(g, model, formats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ins := filepath.Join(tmp, "in")
+	if err := os.MkdirAll(ins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k, in := range g.Inputs {
+		v, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("x%d.npy", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.Name = in.Name
+		if err := tensorfile.Save(v, filepath.Join(ins, fmt.Sprintf("input_%d.pb", k))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outDir := filepath.Join(tmp, "out")
+	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
+		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	}
+	for k := 0; k < nOut; k++ {
+		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.DType != want.DType || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
+			t.Errorf("ONNX Runtime output %d is %s%v, PyTorch's %s%v", k, got.DType, got.Shape, want.DType, want.Shape)
+			continue
+		}
+		if r, err := compare.Tensors(got, want, rtol, atol); err != nil || !r.OK {
+			t.Errorf("ONNX Runtime output %d differs from PyTorch: %+v %v", k, r, err)
+		}
+	}
+}
