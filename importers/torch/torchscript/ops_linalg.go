@@ -14,24 +14,29 @@ var linalgKinds = []string{"MatMul", "Mul", "Add", "Sub", "ReduceSum", "Unsqueez
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.mv":           entry(opProduct("mv", 2, 1), "MatMul"),
-		"torch.dot":          entry(opProduct("dot", 1, 1), "MatMul"),
-		"torch.vdot":         entry(opProduct("vdot", 1, 1), "MatMul"),
-		"torch.inner":        entry(opInner, "MatMul", "Mul", "Unsqueeze", "Transpose"),
-		"torch.outer":        entry(opOuter, "Mul", "Unsqueeze"),
-		"torch.ger":          entry(opOuter, "Mul", "Unsqueeze"),
-		"torch.addmv":        entry(opAddProduct("addmv"), linalgKinds...),
-		"torch.addbmm":       entry(opAddProduct("addbmm"), linalgKinds...),
-		"torch.addr":         entry(opAddProduct("addr"), linalgKinds...),
-		"torch.addmv_":       entry(inPlace(opAddProduct("addmv")), linalgKinds...),
-		"torch.addbmm_":      entry(inPlace(opAddProduct("addbmm")), linalgKinds...),
-		"torch.addr_":        entry(inPlace(opAddProduct("addr")), linalgKinds...),
-		"torch.addmm_":       entry(inPlace(opAddmm), "MatMul", "Mul", "Add"),
-		"torch.baddbmm_":     entry(inPlace(opBaddbmm), "MatMul", "Mul", "Add"),
-		"torch.cross":        entry(opCross(false), linalgKinds...),
-		"torch.linalg_cross": entry(opCross(true), linalgKinds...),
-		"torch.kron":         entry(opKron, linalgKinds...),
-		"torch.diff":         entry(opDiff, linalgKinds...),
+		"torch.mv":                  entry(opProduct("mv", 2, 1), "MatMul"),
+		"torch.dot":                 entry(opProduct("dot", 1, 1), "MatMul"),
+		"torch.vdot":                entry(opProduct("vdot", 1, 1), "MatMul"),
+		"torch.inner":               entry(opInner, "MatMul", "Mul", "Unsqueeze", "Transpose"),
+		"torch.outer":               entry(opOuter, "Mul", "Unsqueeze"),
+		"torch.ger":                 entry(opOuter, "Mul", "Unsqueeze"),
+		"torch.addmv":               entry(opAddProduct("addmv"), linalgKinds...),
+		"torch.addbmm":              entry(opAddProduct("addbmm"), linalgKinds...),
+		"torch.addr":                entry(opAddProduct("addr"), linalgKinds...),
+		"torch.addmv_":              entry(inPlace(opAddProduct("addmv")), linalgKinds...),
+		"torch.addbmm_":             entry(inPlace(opAddProduct("addbmm")), linalgKinds...),
+		"torch.addr_":               entry(inPlace(opAddProduct("addr")), linalgKinds...),
+		"torch.addmm_":              entry(inPlace(opAddmm), "MatMul", "Mul", "Add"),
+		"torch.baddbmm_":            entry(inPlace(opBaddbmm), "MatMul", "Mul", "Add"),
+		"torch.cross":               entry(opCross(false), linalgKinds...),
+		"torch.linalg_cross":        entry(opCross(true), linalgKinds...),
+		"torch.kron":                entry(opKron, linalgKinds...),
+		"torch.diff":                entry(opDiff, linalgKinds...),
+		"torch.tensordot":           entry(opTensordot, "Transpose", "Reshape", "MatMul"),
+		"torch.matrix_power":        entry(opMatrixPower, "MatMul", "Expand"),
+		"torch.linalg_matrix_power": entry(opMatrixPower, "MatMul", "Expand"),
+		"torch.linalg_multi_dot":    entry(opMultiDot, "MatMul"),
+		"torch.chain_matmul":        entry(opMultiDot, "MatMul"),
 	})
 }
 
@@ -170,9 +175,9 @@ func opAddProduct(name string) opHandler {
 			p = e.mul(p, e.num(alpha, p))
 		}
 		if beta == 0 {
-			// torch ignores input but still broadcasts the product to
-			// its shape.
-			return e.result(e.add(p, e.mul(ts[0], e.num(0, ts[0]))))
+			// The product has the result's shape: input only broadcasts
+			// to it.
+			return e.result(p)
 		}
 		in := ts[0]
 		if beta != 1 {
@@ -343,4 +348,180 @@ func opDiff(c *opCall) (value, error) {
 		}
 	}
 	return e.result(y)
+}
+
+// opTensordot contracts dims_a of a with dims_b of b: a's free axes then
+// its contracted ones, flattened to a matrix, times b's contracted then
+// free ones, reshaped to the free sizes.
+func opTensordot(c *opCall) (value, error) {
+	if err := c.bind("input", "other", "dims_self", "dims_other"); err != nil {
+		return nil, err
+	}
+	var ts [2]*tensorVal
+	var shapes [2][]int64
+	var dims [2][]int64
+	for i := range ts {
+		t, err := c.tensor(i)
+		if err != nil {
+			return nil, err
+		}
+		if shapes[i], err = c.shapeOf(t, c.params[i]); err != nil {
+			return nil, err
+		}
+		ds, err := c.ints(2+i, 0)
+		if err != nil {
+			return nil, err
+		}
+		for k := range ds {
+			if ds[k], err = c.axis(ds[k], len(shapes[i])); err != nil {
+				return nil, err
+			}
+		}
+		ts[i], dims[i] = t, ds
+	}
+	if len(dims[0]) != len(dims[1]) {
+		return nil, c.errf("contracts %d dims of input and %d of other", len(dims[0]), len(dims[1]))
+	}
+	a, b, err := promoteTensors(c, ts[0], ts[1])
+	if err != nil {
+		return nil, err
+	}
+	free := func(shape, contracted []int64) []int64 {
+		var out []int64
+		for i := range shape {
+			if !slicesContain(contracted, int64(i)) {
+				out = append(out, int64(i))
+			}
+		}
+		return out
+	}
+	size := func(shape, axes []int64) int64 {
+		n := int64(1)
+		for _, a := range axes {
+			n *= shape[a]
+		}
+		return n
+	}
+	k := size(shapes[0], dims[0])
+	for i := range dims[0] {
+		if shapes[0][dims[0][i]] != shapes[1][dims[1][i]] {
+			return nil, c.errf("contracted dims have sizes %d and %d", shapes[0][dims[0][i]], shapes[1][dims[1][i]])
+		}
+	}
+	freeA, freeB := free(shapes[0], dims[0]), free(shapes[1], dims[1])
+	e := newExpr(c)
+	am := e.op(&canon.Reshape{Shape: []int64{size(shapes[0], freeA), k}, AllowZero: true},
+		e.op(&canon.Transpose{Perm: append(append([]int64{}, freeA...), dims[0]...)}, a))
+	bm := e.op(&canon.Reshape{Shape: []int64{k, size(shapes[1], freeB)}, AllowZero: true},
+		e.op(&canon.Transpose{Perm: append(append([]int64{}, dims[1]...), freeB...)}, b))
+	out := []int64{}
+	for _, ax := range freeA {
+		out = append(out, shapes[0][ax])
+	}
+	for _, ax := range freeB {
+		out = append(out, shapes[1][ax])
+	}
+	return e.result(e.op(&canon.Reshape{Shape: out, AllowZero: true}, e.op(&canon.MatMul{}, am, bm)))
+}
+
+func slicesContain(s []int64, v int64) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// opMatrixPower: x^n by torch's own sequence of products (n 1 to 3
+// directly, then binary powers), so the rounding is torch's; n = 0 is
+// the identity in x's shape. Negative powers need an inverse (refused).
+func opMatrixPower(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "n")
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) < 2 || shape[len(shape)-1] != shape[len(shape)-2] {
+		return nil, c.errf("needs square matrices, got shape %v", shape)
+	}
+	e := newExpr(c)
+	mm := func(a, b *tensorVal) *tensorVal { return e.op(&canon.MatMul{}, a, b) }
+	switch {
+	case n < 0:
+		return nil, c.errf("a negative power needs the matrix inverse, which no canonical operator computes")
+	case n == 0:
+		k := shape[len(shape)-1]
+		eye := &canon.Tensor{DType: e.dtype(x), Shape: []int64{k, k}}
+		one, zero := e.num(1, x), e.num(0, x)
+		if e.err != nil {
+			return nil, e.err
+		}
+		for i := int64(0); i < k*k; i++ {
+			v := zero
+			if i%(k+1) == 0 {
+				v = one
+			}
+			eye.Data = append(eye.Data, v.konst.Data...)
+		}
+		return e.result(e.op(&canon.Expand{Shape: shape}, &tensorVal{konst: eye}))
+	case n == 1:
+		return x, nil
+	case n == 2:
+		return e.result(mm(x, x))
+	case n == 3:
+		return e.result(mm(mm(x, x), x))
+	}
+	var z, result *tensorVal
+	for n > 0 {
+		bit := n % 2
+		n /= 2
+		if z == nil {
+			z = x
+		} else {
+			z = mm(z, z)
+		}
+		if bit == 1 {
+			if result == nil {
+				result = z
+			} else {
+				result = mm(result, z)
+			}
+		}
+	}
+	return e.result(result)
+}
+
+// opMultiDot multiplies a list of matrices (the first and last may be
+// vectors) left to right; torch picks the cheapest order, which changes
+// only the rounding.
+func opMultiDot(c *opCall) (value, error) {
+	if err := c.bind("tensors"); err != nil {
+		return nil, err
+	}
+	l, ok := c.bound[0].(*listVal)
+	if !ok || len(l.items) == 0 {
+		return nil, c.errf("needs a non-empty list of tensors")
+	}
+	e := newExpr(c)
+	var acc *tensorVal
+	for i, it := range l.items {
+		t, ok := it.(*tensorVal)
+		if !ok {
+			return nil, c.errf("element %d is a %s, not a Tensor", i, typeName(it))
+		}
+		if acc == nil {
+			acc = t
+			continue
+		}
+		acc = e.op(&canon.MatMul{}, acc, t)
+	}
+	return e.result(acc)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -91,7 +92,7 @@ class M(torch.nn.Module):
                 torch.softmax(x, 1, dtype=torch.float64), torch.log_softmax(x, -1, dtype=torch.float64),
                 torch.mv(m, v[:4]), torch.dot(v, v), torch.vdot(v, v), torch.outer(v, v[:3]), torch.ger(v[:2], v),
                 torch.inner(m, m), torch.inner(x, v[:5]), torch.addmv(v[:3], m[:3], v[:4], beta=0.5, alpha=2.0),
-                torch.addbmm(m[:4, :3], x, x.transpose(1, 2)[:, :, :3], beta=0.0), torch.addr(m, v[:5], v[:4], alpha=-1.0),
+                torch.addbmm(m[:4, :3] / 0.0, x, x.transpose(1, 2)[:, :, :3], beta=0.0), torch.addr(m, v[:5], v[:4], alpha=-1.0),
                 torch.cross(q, q.flip(0)), torch.cross(q, q * 2 + 1, dim=1), torch.linalg.cross(q, q.flip(1)),
                 torch.kron(m, v[:3]), torch.kron(x[:2], m[:2, :2]), torch.diff(x, 1, 1), torch.diff(x, 2, append=x[:, :, :2]),
                 torch.diff(x > 0, dim=0), torch.linspace(-1.3, 7.1, 11), torch.linspace(2, 10, 5, dtype=torch.int64),
@@ -150,5 +151,73 @@ func compareInORT(t *testing.T, g *canon.Graph, dir string, nOut int, rtol, atol
 		if r, err := compare.Tensors(got, want, rtol, atol); err != nil || !r.OK {
 			t.Errorf("ONNX Runtime output %d differs from PyTorch: %+v %v", k, r, err)
 		}
+	}
+}
+
+// TestTracedArangeRunTimeBound: arange up to a count computed from the
+// data, and from sizes, in the interpreter and in ONNX Runtime.
+func TestTracedArangeRunTimeBound(t *testing.T) {
+	script := `
+class M(torch.nn.Module):
+    def forward(self, x):
+        k = (x > 0).sum() + 1
+        j = (x < 0).long().sum()
+        return (torch.arange(k), torch.arange(j, k + 4), torch.arange(1, k, 2, dtype=torch.float32),
+                torch.arange(x.shape[0] * 2, dtype=torch.float32))
+torch.manual_seed(0)
+xs = [torch.randn(3, 4)]
+`
+	dir, nOut := trace(t, script)
+	g := compareTraced(t, dir, nOut, 0, 0)
+	compareInORT(t, g, dir, nOut, 0, 0)
+}
+
+// TestTracedMoreMath checks the NaN-aware and sign functions, tensordot,
+// matrix powers, chained products and logcumsumexp against PyTorch 1.13.
+func TestTracedMoreMath(t *testing.T) {
+	script := `
+class M(torch.nn.Module):
+    def forward(self, a, b, p, r):
+        s = torch.randn(1)  # unused; keeps the signature
+        q = r.clone()
+        q[0, 1] = float("nan")
+        q[2, 3] = float("-inf")
+        sq = p[:, :4]
+        return (torch.signbit(a), torch.angle(a), torch.fmax(a, b), torch.fmin(a, b), torch.ldexp(r, torch.round(p * 4)),
+                torch.special.xlog1py(a, b), torch.nansum(q), torch.nansum(q, 1), torch.nanmean(q, 0, keepdim=True),
+                torch.dist(r, p), torch.dist(r, p, 3.5), torch.dist(r, p, float("inf")), torch.dist(r, p, 0),
+                torch.tensordot(r.reshape(2, 2, 6), p.reshape(6, 2, 2), dims=([2, 0], [0, 2])), torch.tensordot(r, p.t(), dims=1),
+                torch.matrix_power(sq, 0), torch.matrix_power(sq, 1), torch.matrix_power(sq, 2), torch.matrix_power(sq, 3),
+                torch.matrix_power(sq, 5), torch.linalg.matrix_power(sq, 6), torch.linalg.multi_dot([r, p.t(), sq]),
+                torch.linalg.multi_dot([r[0], p.t(), sq[0]]), torch.chain_matmul(sq, sq, sq), torch.logcumsumexp(q, 1),
+                torch.logcumsumexp(r * 50, 0))
+` + edgeInputs
+	dir, nOut := trace(t, script)
+	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
+	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
+}
+
+// TestMathRefusals: functions no canonical op computes exactly are
+// refused by name, with the reason.
+func TestMathRefusals(t *testing.T) {
+	for _, c := range []struct{ call, want string }{
+		{"torch.lgamma(x)", "torch.lgamma: not supported: lgamma"},
+		{"torch.digamma(x)", "torch.digamma: not supported: digamma has no ONNX operator"},
+		{"torch.erfc(x)", "torch.erfc: not supported: 1 - erf(x) loses"},
+		{"torch.linalg.det(x)", "torch.linalg_det: not supported: determinants need"},
+		{"torch.linalg.matrix_norm(x, 2)", "needs singular values"},
+		{"torch.matrix_power(x, -1)", "needs the matrix inverse"},
+	} {
+		t.Run(c.call, func(t *testing.T) {
+			dir, _ := trace(t, "class M(torch.nn.Module):\n    def forward(self, x):\n        return "+c.call+"\nxs = [torch.rand(3, 3) + 0.5]\n")
+			g, _, err := readTraced(t, dir)
+			if err == nil {
+				g.Close()
+				t.Fatal("imported; want a refusal")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not say %q", err, c.want)
+			}
+		})
 	}
 }

@@ -143,3 +143,32 @@ func logspaceValues(start, end float64, steps int64, base float64, dt canon.DTyp
 	}
 	return out
 }
+
+// runTimeBound is a bound of torch.arange that is a one-element tensor
+// computed at run time (arange(t) traces as arange(annotate(number, t))).
+func runTimeBound(c *opCall, v value) (*tensorVal, bool) {
+	t, ok := v.(*tensorVal)
+	if !ok || t.konst != nil {
+		return nil, false
+	}
+	if s, ok := c.b().info(t).StaticShape(); ok {
+		n := int64(1)
+		for _, d := range s {
+			n *= d
+		}
+		if n != 1 {
+			return nil, false
+		}
+	}
+	return t, true
+}
+
+// scalarBound makes a run-time bound a rank-0 tensor of the arange's
+// dtype.
+func scalarBound(c *opCall, t *tensorVal, dt canon.DType) (*tensorVal, error) {
+	r, err := c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{}}, t)
+	if err != nil {
+		return nil, err
+	}
+	return castTo(c, r, dt)
+}

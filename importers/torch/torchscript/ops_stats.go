@@ -1,6 +1,8 @@
 package torchscript
 
 import (
+	"math"
+
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
@@ -23,6 +25,7 @@ func init() {
 		"torch.aminmax":       entry(opAminmax, "ReduceMin", "ReduceMax"),
 		"torch.cumprod":       entry(opCumProd, "Slice", "Pad", "Mul", "Cast"),
 		"torch.cumprod_":      entry(inPlace(opCumProd), "Slice", "Pad", "Mul", "Cast"),
+		"torch.logcumsumexp":  entry(opLogCumSumExp, append([]string{"Slice", "Pad"}, expansionKinds...)...),
 	})
 }
 
@@ -280,4 +283,39 @@ func reduceDType(c *opCall, x *tensorVal, i int) (*tensorVal, error) {
 		return nil, err
 	}
 	return castTo(c, x, dt)
+}
+
+// opLogCumSumExp is the running log-sum-exp along dim, the same scan as
+// cumprod's with logaddexp in place of the product (-inf before the
+// start, which logaddexp leaves out exactly).
+func opLogCumSumExp(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "dim")
+	if err != nil {
+		return nil, err
+	}
+	d, err := indexingDim(c, 1, x)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if d >= int64(len(shape)) {
+		return nil, c.errf("dimension %d is out of range for a rank-%d tensor", d, len(shape))
+	}
+	e := newExpr(c)
+	if !e.dtype(x).IsFloat() {
+		return nil, c.errf("logcumsumexp takes floating-point tensors")
+	}
+	n := shape[d]
+	y := x
+	for shift := int64(1); shift < n; shift *= 2 {
+		head := e.op(&canon.Slice{Starts: []int64{0}, Ends: []int64{n - shift}, Axes: []int64{d}}, y)
+		begin, end := make([]int64, len(shape)), make([]int64, len(shape))
+		begin[d] = shift
+		before := e.op(&canon.Pad{Mode: canon.PadConstant, PadsBegin: begin, PadsEnd: end, Value: float32(math.Inf(-1))}, head)
+		y = logAddExp(e, y, before, func(negDist *tensorVal) *tensorVal { return e.log1p(e.fn(canon.MathExp, negDist)) })
+	}
+	return e.result(y)
 }

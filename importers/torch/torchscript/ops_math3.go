@@ -1,0 +1,168 @@
+package torchscript
+
+import (
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// More elementwise functions and NaN-aware reductions: signbit, fmax,
+// fmin, ldexp, xlog1py, angle of real numbers, nansum, nanmean and dist;
+// and the refusals of functions no canonical op computes exactly.
+
+func init() {
+	entries := map[string]opEntry{
+		"torch.signbit": entry(opUnaryExpansion(func(e *expansion, x *tensorVal) *tensorVal {
+			if dt := e.dtype(x); dt.IsInt() || dt == canon.Bool {
+				return e.cmp(canon.CmpLess, x, e.num(0, x))
+			}
+			return e.signBit(x)
+		}), expansionKinds...),
+		// angle of a real number: 0 for x >= 0, π below, NaN for NaN.
+		"torch.angle": entry(opUnaryExpansion(func(e *expansion, x *tensorVal) *tensorVal {
+			x = e.floatInput(x)
+			r := e.where(e.cmp(canon.CmpLess, x, e.num(0, x)), e.pi(x), e.num(0, x))
+			return e.where(e.isNaN(x), x, r)
+		}), expansionKinds...),
+		"torch.fmax":             entry(opBinaryOfDType(nanIgnoring(canon.VarMax)), expansionKinds...),
+		"torch.fmin":             entry(opBinaryOfDType(nanIgnoring(canon.VarMin)), expansionKinds...),
+		"torch.ldexp":            entry(opBinaryExpansion(ldexp), expansionKinds...),
+		"torch.ldexp_":           entry(inPlace(opBinaryExpansion(ldexp)), expansionKinds...),
+		"torch.special_xlog1py":  entry(opBinaryExpansion(xlog1py), expansionKinds...),
+		"torch.nansum":           entry(opNanReduce(false), "IsNaN", "Where", "ReduceSum", "Not", "Cast", "Div"),
+		"torch.nanmean":          entry(opNanReduce(true), "IsNaN", "Where", "ReduceSum", "Not", "Cast", "Div"),
+		"torch.dist":             entry(opDist, append([]string{"Sub"}, normKinds...)...),
+		"torch.erfc":             entry(refuse("1 - erf(x) loses all relative precision where erfc is small (x > 4 in float32), and no canonical operator computes erfc")),
+		"torch.special_ndtr":     entry(refuse("ndtr is computed from erfc, which no canonical operator computes to float precision in the lower tail")),
+		"torch.special_log_ndtr": entry(refuse("log_ndtr is computed from erfc, which no canonical operator computes to float precision in the lower tail")),
+		"torch.nextafter":        entry(refuse("nextafter steps to the adjacent float, which needs the bits of a float; no canonical operator reads them")),
+		"torch.frexp":            entry(refuse("frexp splits a float into its mantissa and exponent bits, which no canonical operator reads")),
+		"torch.gcd":              entry(refuse("gcd needs a loop (Euclid's algorithm) that no canonical operator expresses")),
+		"torch.lcm":              entry(refuse("lcm needs gcd, a loop (Euclid's algorithm) that no canonical operator expresses")),
+		"torch.linalg_det":       entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.det":              entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.logdet":           entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.slogdet":          entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.linalg_slogdet":   entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.inverse":          entry(refuse("matrix inverses need a factorization, which no canonical operator computes")),
+		"torch.linalg_inv":       entry(refuse("matrix inverses need a factorization, which no canonical operator computes")),
+		"torch.linalg_solve":     entry(refuse("solving linear systems needs a factorization, which no canonical operator computes")),
+		"torch.pinverse":         entry(refuse("pseudo-inverses need singular values, which no canonical operator computes")),
+		"torch.linalg_pinv":      entry(refuse("pseudo-inverses need singular values, which no canonical operator computes")),
+		"torch.linalg_svd":       entry(refuse("singular value decompositions have no canonical operator")),
+		"torch.svd":              entry(refuse("singular value decompositions have no canonical operator")),
+		"torch.linalg_qr":        entry(refuse("QR decompositions have no canonical operator")),
+		"torch.linalg_cholesky":  entry(refuse("Cholesky factorizations have no canonical operator")),
+		"torch.cholesky":         entry(refuse("Cholesky factorizations have no canonical operator")),
+		"torch.linalg_eigh":      entry(refuse("eigendecompositions have no canonical operator")),
+		"torch.linalg_eig":       entry(refuse("eigendecompositions have no canonical operator")),
+	}
+	optable.Add(&opTable, entries)
+}
+
+// opBinaryOfDType is opBinaryExpansion without the float promotion (the
+// function is defined on integers too).
+func opBinaryOfDType(f func(e *expansion, a, b *tensorVal) *tensorVal) opHandler {
+	return func(c *opCall) (value, error) {
+		a, b, err := tensorPair(c)
+		if err != nil {
+			return nil, err
+		}
+		e := newExpr(c)
+		return e.result(f(e, a, b))
+	}
+}
+
+// nanIgnoring is torch.fmax/fmin: the other operand where one is NaN.
+func nanIgnoring(fn canon.VariadicFn) func(e *expansion, a, b *tensorVal) *tensorVal {
+	return func(e *expansion, a, b *tensorVal) *tensorVal {
+		m := e.op(&canon.Variadic{Fn: fn}, a, b)
+		if !e.dtype(a).IsFloat() {
+			return m
+		}
+		return e.where(e.isNaN(a), b, e.where(e.isNaN(b), a, m))
+	}
+}
+
+// ldexp is x·2^e, as torch computes it.
+func ldexp(e *expansion, x, p *tensorVal) *tensorVal {
+	return e.mul(x, e.op(&canon.Pow{}, e.num(2, p), p))
+}
+
+// xlog1py: NaN where y is NaN, 0 where x is 0, else x·log1p(y).
+func xlog1py(e *expansion, x, y *tensorVal) *tensorVal {
+	r := e.where(e.cmp(canon.CmpEqual, x, e.num(0, x)), e.num(0, x), e.mul(x, e.log1p(y)))
+	return e.where(e.isNaN(y), y, r)
+}
+
+// opNanReduce: nansum is the sum with NaNs as 0; nanmean divides it by
+// the count of the others.
+func opNanReduce(mean bool) opHandler {
+	return func(c *opCall) (value, error) {
+		x, err := c.bindInput("input", "dim=None", "keepdim=False", "dtype=None")
+		if err != nil {
+			return nil, err
+		}
+		if x, err = reduceDType(c, x, 3); err != nil {
+			return nil, err
+		}
+		axes, err := reduceAxes(c, 1, x)
+		if err != nil {
+			return nil, err
+		}
+		keep, err := c.bool(2)
+		if err != nil {
+			return nil, err
+		}
+		e := newExpr(c)
+		if !e.dtype(x).IsFloat() {
+			if mean {
+				return nil, c.errf("nanmean takes floating-point tensors")
+			}
+			x, err = int64Input(c, x)
+			if err != nil {
+				return nil, err
+			}
+			return e.result(e.reduce(canon.ReduceSum, x, axes, keep))
+		}
+		nan := e.isNaN(x)
+		s := e.reduce(canon.ReduceSum, e.where(nan, e.num(0, x), x), axes, keep)
+		if !mean {
+			return e.result(s)
+		}
+		n := e.reduce(canon.ReduceSum, e.cast(e.not(nan), e.dtype(x)), axes, keep)
+		return e.result(e.div(s, n))
+	}
+}
+
+// opDist: dist(a, b, p=2) is the p-norm of a - b over every entry.
+func opDist(c *opCall) (value, error) {
+	if err := c.bind("input", "other", "p=2"); err != nil {
+		return nil, err
+	}
+	a, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	if a, b, err = promoteTensors(c, a, b); err != nil {
+		return nil, err
+	}
+	p, err := c.float(2)
+	if err != nil {
+		return nil, err
+	}
+	if math.IsNaN(p) {
+		return nil, c.errf("p is NaN")
+	}
+	e := newExpr(c)
+	d := e.sub(a, b)
+	if e.err != nil {
+		return nil, e.err
+	}
+	return vectorNorm(c, d, p, nil, false)
+}
