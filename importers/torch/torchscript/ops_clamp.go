@@ -41,9 +41,9 @@ func clampTensors(c *opCall, iMin, iMax int) (value, error) {
 	return y, nil
 }
 
-// hasTensorBound reports whether argument i is a tensor that is not a
-// constant number.
+// hasTensorBound reports whether argument i is a tensor (a 0-d
+// constant one included: traced code keeps numbers so).
 func hasTensorBound(c *opCall, i int) bool {
-	t, ok := c.bound[i].(*tensorVal)
-	return ok && (t.konst == nil || t.konst.NumElements() != 1)
+	_, ok := c.bound[i].(*tensorVal)
+	return ok
 }

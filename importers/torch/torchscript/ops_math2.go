@@ -88,12 +88,6 @@ var binaryExpansions = map[string]func(e *expansion, a, b *tensorVal) *tensorVal
 		r := e.where(e.cmp(canon.CmpEqual, x, e.num(0, x)), e.num(0, x), e.mul(x, e.fn(canon.MathLog, y)))
 		return e.where(e.isNaN(y), y, r)
 	},
-	// torch: values where x is 0, else 1 where x > 0 and 0 elsewhere
-	// (NaN included).
-	"heaviside": func(e *expansion, x, v *tensorVal) *tensorVal {
-		step := e.cast(e.cmp(canon.CmpGreater, x, e.num(0, x)), e.dtype(x))
-		return e.where(e.cmp(canon.CmpEqual, x, e.num(0, x)), v, step)
-	},
 }
 
 func init() {
@@ -133,6 +127,9 @@ func init() {
 			entries["torch."+name+"_"] = entry(inPlace(opUnaryExpansion(f)), expansionKinds...)
 		}
 	}
+	// heaviside keeps integer dtypes.
+	entries["torch.heaviside"] = entry(opBinaryOfDType(heaviside), expansionKinds...)
+	entries["torch.heaviside_"] = entry(inPlace(opBinaryOfDType(heaviside)), expansionKinds...)
 	for name, f := range binaryExpansions {
 		entries["torch."+name] = entry(opBinaryExpansion(f), expansionKinds...)
 		entries["torch."+name+"_"] = entry(inPlace(opBinaryExpansion(f)), expansionKinds...)
@@ -420,4 +417,11 @@ func opLerp(c *opCall) (value, error) {
 		oneMinus = float64(1 - float32(w))
 	}
 	return e.result(e.sub(end, e.mul(diff, e.num(oneMinus, x))))
+}
+
+// heaviside is values where x is 0, else 1 where x > 0 and 0 elsewhere
+// (NaN included), as torch computes it; integer dtypes stay.
+func heaviside(e *expansion, x, v *tensorVal) *tensorVal {
+	step := e.cast(e.cmp(canon.CmpGreater, x, e.num(0, x)), e.dtype(x))
+	return e.where(e.cmp(canon.CmpEqual, x, e.num(0, x)), v, step)
 }

@@ -53,7 +53,8 @@ class M(torch.nn.Module):
                 torch.addcmul(r, p, r, value=0.5), torch.addcdiv(r, p, r, value=-2.0), torch.addcmul(r, p, r),
                 torch.lerp(r, p, 0.3), torch.lerp(r, p, 1.0), torch.lerp(r, p, -0.7), torch.lerp(r, p, p * 3 - 1),
                 torch.clamp(r, p - 0.5, p), torch.clamp(r, min=p - 0.5), torch.clamp_min(r, p), torch.clamp_max(r, p),
-                torch.clamp(a, b), y, z, w)
+                torch.clamp(a, b), torch.clamp(r, torch.full([], -0.2), torch.full([], 0.4)),
+                torch.heaviside((r * 3).to(torch.int32), torch.full([1], 7, dtype=torch.int32)), y, z, w)
 ` + edgeInputs
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
