@@ -14,7 +14,7 @@ type inPlaceForm struct {
 }
 
 func init() {
-	shiftKinds := []string{"BitShift", "Cast", "Mul", "Mod", "Sub", "Div", "Less", "Where"}
+	shiftKinds := []string{"BitShift", "Cast", "Mul", "Mod", "Sub", "Div", "Less", "Where", "Pow", "Max", "Min", "Or", "Equal", "GreaterOrEqual"}
 	forms := map[string]inPlaceForm{
 		"torch.relu6_":               {"torch.relu6", []string{"Clip"}},
 		"torch.floor_divide_":        {"torch.floor_divide", divideKinds},

@@ -77,6 +77,7 @@ class M(torch.nn.Module):
         flo.floor_divide_(0.3)
         sh = i32.clone()
         sh <<= 3
+        kk = (torch.arange(60) % 32).reshape(3, 4, 5).to(torch.int32)
         return (torch.std(x), torch.std(x, 1), torch.var(x, [0, 2], unbiased=False), torch.var(x, 1, keepdim=True),
                 torch.std(x, [1], correction=2), torch.var(x, dim=None, correction=0), *torch.std_mean(x, [1, 2]),
                 *torch.var_mean(x, 0, True, True), torch.std(x[:, :1, :1], 1),
@@ -99,7 +100,7 @@ class M(torch.nn.Module):
                 torch.diff(x > 0, dim=0), torch.linspace(-1.3, 7.1, 11), torch.linspace(2, 10, 5, dtype=torch.int64),
                 torch.linspace(0.0, 1.0, 7, dtype=torch.float64), torch.linspace(5.0, 5.0, 1), torch.logspace(-2, 3, 6),
                 torch.logspace(0, 5, 4, base=2.0), i32 << 3, i32 >> 2, i64 >> 63, i64 << 62, i32 >> 31, torch.bitwise_left_shift(i64, 5),
-                torch.bitwise_right_shift(i32, 4), flo, sh)
+                torch.bitwise_right_shift(i32, 4), flo, sh, i32 << kk, i32 >> kk, i64 << kk.long() * 2, i64 >> kk.long() * 2)
 torch.manual_seed(0)
 xs = [torch.randn(3, 4, 5), torch.randn(6), torch.randn(5, 4), torch.randn(3, 3)]
 `

@@ -12,7 +12,7 @@ import (
 func shiftSigned(c *opCall, a, s *tensorVal, left bool) (value, error) {
 	dt := c.b().info(a).DType
 	if s.konst == nil || s.konst.NumElements() != 1 {
-		return nil, c.errf("shifts of %s tensors by amounts known only at run time are not supported: only unsigned integers (uint8 in torch) have a canonical BitShift; shift by a constant", dt)
+		return shiftSignedByTensor(c, a, s, left)
 	}
 	by, ok := scalarInt64(s.konst)
 	if !ok {
@@ -38,6 +38,29 @@ func shiftSigned(c *opCall, a, s *tensorVal, left bool) (value, error) {
 	p := &tensorVal{konst: intScalar(dt, int64(1)<<uint(by))}
 	r := e.op(&canon.Mod{}, a, p)
 	return e.result(e.div(e.sub(a, r), p))
+}
+
+// shiftSignedByTensor shifts by amounts computed at run time: the power
+// of two is taken of the amount clamped to [0, width-2] (which fits the
+// dtype), a shift by width-1 doubles once more, and amounts out of range
+// give what torch gives: 0 for left shifts, the sign fill for right ones.
+func shiftSignedByTensor(c *opCall, a, s *tensorVal, left bool) (value, error) {
+	e := newExpr(c)
+	dt := e.dtype(a)
+	bits := float64(dt.Size() * 8)
+	zero := e.num(0, a)
+	clamped := e.min(e.max(s, zero), e.num(bits-2, s))
+	p := e.op(&canon.Pow{}, e.num(2, a), clamped)
+	outOfRange := e.or(e.cmp(canon.CmpLess, s, zero), e.cmp(canon.CmpGreaterOrEqual, s, e.num(bits, s)))
+	if left {
+		r := e.mul(a, p)
+		r = e.mul(r, e.where(e.cmp(canon.CmpEqual, s, e.num(bits-1, s)), e.num(2, a), e.num(1, a)))
+		return e.result(e.where(outOfRange, zero, r))
+	}
+	q := e.div(e.sub(a, e.op(&canon.Mod{}, a, p)), p)
+	fill := e.where(e.cmp(canon.CmpLess, a, zero), e.num(-1, a), zero)
+	wide := e.or(outOfRange, e.cmp(canon.CmpEqual, s, e.num(bits-1, s)))
+	return e.result(e.where(wide, fill, q))
 }
 
 // intScalar is a rank-0 integer constant of dtype dt holding v's low bits.
