@@ -25,6 +25,8 @@ func init() {
 		"torch.aminmax":       entry(opAminmax, "ReduceMin", "ReduceMax"),
 		"torch.cumprod":       entry(opCumProd, "Slice", "Pad", "Mul", "Cast"),
 		"torch.cumprod_":      entry(inPlace(opCumProd), "Slice", "Pad", "Mul", "Cast"),
+		"torch.cummax":        entry(opCumExtreme(true), "Slice", "Pad", "Where", "Less", "GreaterOrEqual", "LessOrEqual", "IsNaN", "Or", "And", "Not", "Expand"),
+		"torch.cummin":        entry(opCumExtreme(false), "Slice", "Pad", "Where", "Less", "GreaterOrEqual", "LessOrEqual", "IsNaN", "Or", "And", "Not", "Expand"),
 		"torch.logcumsumexp":  entry(opLogCumSumExp, append([]string{"Slice", "Pad"}, expansionKinds...)...),
 	})
 }
@@ -318,4 +320,63 @@ func opLogCumSumExp(c *opCall) (value, error) {
 		y = logAddExp(e, y, before, func(negDist *tensorVal) *tensorVal { return e.log1p(e.fn(canon.MathExp, negDist)) })
 	}
 	return e.result(y)
+}
+
+// opCumExtreme is torch.cummax (cummin): the running maximum along dim
+// and the index where it was taken, the latest among equals, NaN winning
+// once seen, as torch's loop keeps them. It is the cumprod scan over
+// (value, index) pairs; padded places have index -1 and never win.
+func opCumExtreme(isMax bool) opHandler {
+	return func(c *opCall) (value, error) {
+		x, err := c.bindInput("input", "dim")
+		if err != nil {
+			return nil, err
+		}
+		d, err := indexingDim(c, 1, x)
+		if err != nil {
+			return nil, err
+		}
+		shape, err := c.shapeOf(x, "the input")
+		if err != nil {
+			return nil, err
+		}
+		if d >= int64(len(shape)) {
+			return nil, c.errf("dimension %d is out of range for a rank-%d tensor", d, len(shape))
+		}
+		n := shape[d]
+		e := newExpr(c)
+		float := e.dtype(x).IsFloat()
+		pos := make([]int64, n)
+		for i := range pos {
+			pos[i] = int64(i)
+		}
+		along := make([]int64, len(shape))
+		for i := range along {
+			along[i] = 1
+		}
+		along[d] = n
+		idx := e.op(&canon.Expand{Shape: shape}, &tensorVal{konst: canon.NewInt64Tensor("", along, pos)})
+		wins := canon.CmpGreaterOrEqual
+		if !isMax {
+			wins = canon.CmpLessOrEqual
+		}
+		y := x
+		for shift := int64(1); shift < n; shift *= 2 {
+			begin, end := make([]int64, len(shape)), make([]int64, len(shape))
+			begin[d] = shift
+			prev := func(t *tensorVal, fill float32) *tensorVal {
+				head := e.op(&canon.Slice{Starts: []int64{0}, Ends: []int64{n - shift}, Axes: []int64{d}}, t)
+				return e.op(&canon.Pad{Mode: canon.PadConstant, PadsBegin: begin, PadsEnd: end, Value: fill}, head)
+			}
+			vPrev, iPrev := prev(y, 0), prev(idx, -1)
+			later := e.cmp(wins, y, vPrev)
+			if float {
+				later = e.or(e.isNaN(y), e.and(e.not(e.isNaN(vPrev)), later))
+			}
+			later = e.or(e.cmp(canon.CmpLess, iPrev, e.numOf(0, canon.Int64)), later)
+			y = e.where(later, y, vPrev)
+			idx = e.where(later, idx, iPrev)
+		}
+		return e.result(&tupleVal{items: []value{y, idx}})
+	}
 }
