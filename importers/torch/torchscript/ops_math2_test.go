@@ -2,9 +2,11 @@ package torchscript
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,5 +224,24 @@ func TestMathRefusals(t *testing.T) {
 				t.Fatalf("error %q does not say %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestMathAliasesNameOperators: every alias and in-place form calls an operator of the
+// table and declares the kinds that operator may emit.
+func TestMathAliasesNameOperators(t *testing.T) {
+	all := maps.Clone(mathAliases)
+	maps.Copy(all, inPlaceForms)
+	for name, a := range all {
+		target, ok := opTable[a.of]
+		if !ok {
+			t.Errorf("%s names %s, which the table lacks", name, a.of)
+			continue
+		}
+		for _, k := range target.kinds {
+			if !slices.Contains(opTable[name].kinds, k) {
+				t.Errorf("%s does not declare %s, which %s may emit", name, k, a.of)
+			}
+		}
 	}
 }
