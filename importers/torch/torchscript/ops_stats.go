@@ -27,6 +27,7 @@ func init() {
 		"torch.cumprod_":      entry(inPlace(opCumProd), "Slice", "Pad", "Mul", "Cast"),
 		"torch.cummax":        entry(opCumExtreme(true), "Slice", "Pad", "Where", "Less", "GreaterOrEqual", "LessOrEqual", "IsNaN", "Or", "And", "Not", "Expand"),
 		"torch.cummin":        entry(opCumExtreme(false), "Slice", "Pad", "Where", "Less", "GreaterOrEqual", "LessOrEqual", "IsNaN", "Or", "And", "Not", "Expand"),
+		"torch.trace":         entry(opTrace, "Reshape", "Gather", "ReduceSum", "Cast"),
 		"torch.logcumsumexp":  entry(opLogCumSumExp, append([]string{"Slice", "Pad"}, expansionKinds...)...),
 	})
 }
@@ -379,4 +380,32 @@ func opCumExtreme(isMax bool) opHandler {
 		}
 		return e.result(&tupleVal{items: []value{y, idx}})
 	}
+}
+
+// opTrace is the sum of a matrix's diagonal: entries i·(cols+1) of the
+// flattened matrix, summed (integers in int64, as torch sums them).
+func opTrace(c *opCall) (value, error) {
+	x, err := c.bindInput("input")
+	if err != nil {
+		return nil, err
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 {
+		return nil, c.errf("trace takes a matrix; the input has shape %v", shape)
+	}
+	if x, err = int64Input(c, x); err != nil {
+		return nil, err
+	}
+	n := min(shape[0], shape[1])
+	at := make([]int64, n)
+	for i := range at {
+		at[i] = int64(i) * (shape[1] + 1)
+	}
+	e := newExpr(c)
+	flat := e.op(&canon.Reshape{Shape: []int64{-1}}, x)
+	diag := e.op(&canon.Gather{}, flat, &tensorVal{konst: canon.NewInt64Tensor("", []int64{n}, at)})
+	return e.result(e.reduce(canon.ReduceSum, diag, nil, false))
 }
