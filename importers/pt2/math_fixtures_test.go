@@ -26,7 +26,7 @@ var mathOpCases = map[string]bool{
 	"op_trunc_frac": true, "op_std_var": true, "op_cumprod": true, "op_norm": true, "op_addcmul_addcdiv": true,
 	"op_lerp": true, "op_all_any": false, "op_count_nonzero": true, "op_nan_inf": true, "op_clamp": true,
 	"op_diff": true, "op_cross": true, "op_kron": true, "op_bmm_mm_mv_outer_dot": true, "op_arange_linspace": true,
-	"op_bitwise": false,
+	"op_bitwise": false, "op_cdist": true,
 }
 
 // TestMathOpFixtures reads each case from exported.pt2 and traced.pt,

@@ -21,6 +21,7 @@ func init() {
 		"torch.linalg_norm":        entry(opLinalgNorm(false), normKinds...),
 		"torch.linalg_matrix_norm": entry(opLinalgNorm(true), normKinds...),
 		"torch.frobenius_norm":     entry(opFrobeniusNorm, normKinds...),
+		"torch.cdist":              entry(opCdist, append([]string{"Unsqueeze", "Sub"}, normKinds...)...),
 		"torch.nuclear_norm":       entry(refuse("the nuclear norm is a sum of singular values, which no canonical operator computes")),
 	})
 }
@@ -176,4 +177,47 @@ func opFrobeniusNorm(c *opCall) (value, error) {
 		return nil, err
 	}
 	return vectorNorm(c, x, 2, axes, keep)
+}
+
+// opCdist: cdist(x1, x2, p) is the p-norm of every difference of a row of
+// x1 (P×M) and a row of x2 (R×M), batched: x1 as P×1×M minus x2 as 1×R×M,
+// normed over M. torch may compute p = 2 for many rows through a matrix
+// product (compute_mode), which rounds differently; this is the direct
+// form, whose values are the exact ones.
+func opCdist(c *opCall) (value, error) {
+	if err := c.bind("x1", "x2", "p=2.0", "compute_mode=None"); err != nil {
+		return nil, err
+	}
+	a, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.float(2)
+	if err != nil {
+		return nil, err
+	}
+	if p < 0 || math.IsNaN(p) {
+		return nil, c.errf("p must be a non-negative number, got %v", p)
+	}
+	ra, err := c.rankOf(a, "x1")
+	if err != nil {
+		return nil, err
+	}
+	rb, err := c.rankOf(b, "x2")
+	if err != nil {
+		return nil, err
+	}
+	if ra < 2 || rb < 2 {
+		return nil, c.errf("x1 and x2 need at least 2 dimensions, got %d and %d", ra, rb)
+	}
+	e := newExpr(c)
+	d := e.sub(e.op(&canon.Unsqueeze{Axes: []int64{int64(ra - 1)}}, a), e.op(&canon.Unsqueeze{Axes: []int64{int64(rb - 2)}}, b))
+	if e.err != nil {
+		return nil, e.err
+	}
+	return vectorNorm(c, d, p, []int64{int64(max(ra, rb))}, false)
 }
