@@ -197,7 +197,10 @@ class M(torch.nn.Module):
                 torch.logcumsumexp(r * 50, 0), *torch.cummax(q, 1), *torch.cummin(q, 1), *torch.cummax(torch.round(r * 2), 0),
                 *torch.cummin((r * 3).to(torch.int64), 1), *torch.cummax(a, 0), torch.trace(r), torch.trace(r.t()),
                 torch.trace((r * 3).to(torch.int32)), torch.cdist(r, p), torch.cdist(r, p, 1.0), torch.cdist(r, p, 0.0),
-                torch.cdist(r.reshape(2, 2, 6), p.reshape(2, 2, 6), float("inf")), torch.cdist(r[:, :2], p[:3, :2], 3.0))
+                torch.cdist(r.reshape(2, 2, 6), p.reshape(2, 2, 6), float("inf")), torch.cdist(r[:, :2], p[:3, :2], 3.0),
+                torch.isclose(a, b), torch.isclose(a, b, equal_nan=True), torch.isclose(a, a + 1e-6, 1e-5, 0.0),
+                torch.isclose(r, torch.round(r), 0.1, 0.2), torch.isin(torch.round(r * 2), torch.round(p * 2)),
+                torch.isin((r * 3).to(torch.int64), (p * 3).to(torch.int64), invert=True), torch.isin(a, 2.5))
 ` + edgeInputs
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)

@@ -32,6 +32,8 @@ func init() {
 		"torch.special_xlog1py":  entry(opBinaryExpansion(xlog1py), expansionKinds...),
 		"torch.nansum":           entry(opNanReduce(false), "IsNaN", "Where", "ReduceSum", "Not", "Cast", "Div"),
 		"torch.nanmean":          entry(opNanReduce(true), "IsNaN", "Where", "ReduceSum", "Not", "Cast", "Div"),
+		"torch.isclose":          entry(opIsClose, "Equal", "IsNaN", "IsInf", "And", "Or", "Not", "Add", "Sub", "Mul", "Abs", "LessOrEqual", "Cast"),
+		"torch.isin":             entry(opIsIn, "Reshape", "Unsqueeze", "Equal", "Cast", "ReduceSum", "Greater", "Cast"),
 		"torch.dist":             entry(opDist, append([]string{"Sub"}, normKinds...)...),
 		"torch.erfc":             entry(refuse("1 - erf(x) loses all relative precision where erfc is small (x > 4 in float32), and no canonical operator computes erfc")),
 		"torch.special_ndtr":     entry(refuse("ndtr is computed from erfc, which no canonical operator computes to float precision in the lower tail")),
@@ -165,4 +167,90 @@ func opDist(c *opCall) (value, error) {
 		return nil, e.err
 	}
 	return vectorNorm(c, d, p, nil, false)
+}
+
+// opIsClose: torch.isclose(a, b, rtol, atol, equal_nan) as torch computes
+// it: equal, or (if equal_nan) both NaN, or |a - b| finite and at most
+// atol + |rtol·b|.
+func opIsClose(c *opCall) (value, error) {
+	if err := c.bind("input", "other", "rtol=1e-05", "atol=1e-08", "equal_nan=False"); err != nil {
+		return nil, err
+	}
+	a, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	if a, b, err = promoteTensors(c, a, b); err != nil {
+		return nil, err
+	}
+	rtol, err := c.float(2)
+	if err != nil {
+		return nil, err
+	}
+	atol, err := c.float(3)
+	if err != nil {
+		return nil, err
+	}
+	equalNaN, err := c.bool(4)
+	if err != nil {
+		return nil, err
+	}
+	e := newExpr(c)
+	close := e.cmp(canon.CmpEqual, a, b)
+	if equalNaN && e.dtype(a).IsFloat() {
+		close = e.or(close, e.and(e.isNaN(a), e.isNaN(b)))
+	}
+	if rtol == 0 && atol == 0 {
+		return e.result(close)
+	}
+	a, b = e.floatInput(a), e.floatInput(b)
+	allowed := e.add(e.num(atol, b), e.fn(canon.MathAbs, e.mul(e.num(rtol, b), b)))
+	actual := e.fn(canon.MathAbs, e.sub(a, b))
+	finite := e.not(e.or(e.isNaN(actual), e.isInf(actual, true, true)))
+	return e.result(e.or(close, e.and(finite, e.cmp(canon.CmpLessOrEqual, actual, allowed))))
+}
+
+// opIsIn: torch.isin(elements, test_elements, assume_unique, invert)
+// compares every element with every test element (flattened) and asks
+// whether any is equal.
+func opIsIn(c *opCall) (value, error) {
+	if err := c.bind("elements", "test_elements", "assume_unique=False", "invert=False"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	invert, err := c.bool(3)
+	if err != nil {
+		return nil, err
+	}
+	e := newExpr(c)
+	var test *tensorVal
+	if t, ok := c.bound[1].(*tensorVal); ok {
+		test = t
+	} else if s, ok := scalarOf(c.bound[1]); ok {
+		test = e.num(s.f, x)
+	} else {
+		return nil, c.errf("test_elements must be a Tensor or a number, got %s", typeName(c.bound[1]))
+	}
+	if x, test, err = promoteTensors(c, x, test); err != nil {
+		return nil, err
+	}
+	r, err := c.rankOf(x, "elements")
+	if err != nil {
+		return nil, err
+	}
+	flat := e.op(&canon.Reshape{Shape: []int64{-1}}, test)
+	eq := e.cmp(canon.CmpEqual, e.op(&canon.Unsqueeze{Axes: []int64{int64(r)}}, x), flat)
+	hits := e.reduce(canon.ReduceSum, e.cast(eq, canon.Int64), []int64{int64(r)}, false)
+	zero := e.numOf(0, canon.Int64)
+	if invert {
+		return e.result(e.cmp(canon.CmpEqual, hits, zero))
+	}
+	return e.result(e.cmp(canon.CmpGreater, hits, zero))
 }
