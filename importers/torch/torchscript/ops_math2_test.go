@@ -16,6 +16,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/interp"
 )
 
 // edgeInputs are inputs for the elementwise expansions: signed zeros,
@@ -249,4 +250,44 @@ func TestMathAliasesNameOperators(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestVarianceWithoutShapes: std and var of an input whose shape is not
+// given count the reduced entries at run time, in the interpreter and in
+// ONNX Runtime.
+func TestVarianceWithoutShapes(t *testing.T) {
+	dir, nOut := trace(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (torch.std(x, 1), torch.var(x, [0, -1], unbiased=False), *torch.std_mean(x), torch.var(x, 2, correction=7))
+torch.manual_seed(0)
+xs = [torch.randn(3, 4, 5)]
+`)
+	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	x, err := tensorfile.Load(filepath.Join(dir, "x0.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Name = g.Inputs[0].Name
+	res, err := interp.Run(g, map[string]*canon.Tensor{x.Name: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Outputs) != nOut {
+		t.Fatalf("%d outputs, PyTorch gives %d", len(g.Outputs), nOut)
+	}
+	for k, o := range g.Outputs {
+		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := compare.Tensors(res[o.Name], want, 1e-5, 1e-6); err != nil || !r.OK {
+			t.Errorf("output %d differs from PyTorch: %+v %v", k, r, err)
+		}
+	}
+	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
 }

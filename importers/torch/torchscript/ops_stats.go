@@ -11,7 +11,7 @@ import (
 // own: std and var (with std_mean and var_mean), all, any, count_nonzero,
 // aminmax and cumprod.
 
-var statsKinds = []string{"ReduceMean", "ReduceSum", "Sub", "Mul", "Div", "Sqrt", "Cast"}
+var statsKinds = []string{"ReduceMean", "ReduceSum", "Sub", "Mul", "Div", "Sqrt", "Cast", "Shape", "Gather", "ReduceProd", "Max"}
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
@@ -117,33 +117,15 @@ func opVariance(std, withMean bool) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		shape, err := c.shapeOf(x, "the input")
-		if err != nil {
-			return nil, err
-		}
-		n := int64(1)
-		if va.axes == nil {
-			for _, d := range shape {
-				n *= d
-			}
-		} else {
-			for _, a := range va.axes {
-				n *= shape[a]
-			}
-		}
 		e := newExpr(c)
 		dt := e.dtype(x)
-		if !dt.IsFloat() {
+		if !dt.IsFloat() && dt != canon.Undefined {
 			return nil, c.errf("std and var take floating-point tensors; x is %s", dt)
 		}
 		wide := e.cast(x, canon.Float64)
 		mean := e.reduce(canon.ReduceMean, wide, va.axes, true)
 		d := e.sub(wide, mean)
-		divisor := float64(n) - va.correction
-		if divisor < 0 {
-			divisor = 0
-		}
-		v := e.div(e.reduce(canon.ReduceSum, e.mul(d, d), va.axes, va.keep), e.numOf(divisor, canon.Float64))
+		v := e.div(e.reduce(canon.ReduceSum, e.mul(d, d), va.axes, va.keep), varianceDivisor(e, x, va))
 		if std {
 			v = e.fn(canon.MathSqrt, v)
 		}
@@ -154,6 +136,27 @@ func opVariance(std, withMean bool) opHandler {
 		m := e.cast(e.reduce(canon.ReduceMean, wide, va.axes, va.keep), dt)
 		return e.result(&tupleVal{items: []value{v, m}})
 	}
+}
+
+// varianceDivisor is max(N - correction, 0) in float64, N the count of
+// reduced entries: a constant for a static shape, else computed from the
+// shape at run time.
+func varianceDivisor(e *expansion, x *tensorVal, va varianceArgs) *tensorVal {
+	if shape, ok := e.c.b().info(x).StaticShape(); ok {
+		n := int64(1)
+		for i, d := range shape {
+			if va.axes == nil || slicesContain(va.axes, int64(i)) {
+				n *= d
+			}
+		}
+		return e.numOf(math.Max(float64(n)-va.correction, 0), canon.Float64)
+	}
+	sizes := e.op(canon.NewShapeOf(), x)
+	if va.axes != nil {
+		sizes = e.op(&canon.Gather{}, sizes, &tensorVal{konst: canon.NewInt64Tensor("", []int64{int64(len(va.axes))}, va.axes)})
+	}
+	n := e.cast(e.reduce(canon.ReduceProd, sizes, nil, false), canon.Float64)
+	return e.max(e.sub(n, e.numOf(va.correction, canon.Float64)), e.numOf(0, canon.Float64))
 }
 
 // opAllAny: torch.all/any over every axis or one dim, read as a count of
