@@ -14,7 +14,7 @@ type expansion struct {
 	err error
 }
 
-func newExpr(c *opCall) *expansion { return &expansion{c: c} }
+func newExpansion(c *opCall) *expansion { return &expansion{c: c} }
 
 func (e *expansion) op(op canon.Op, ins ...*tensorVal) *tensorVal {
 	if e.err != nil {

@@ -86,11 +86,11 @@ func opOuter(c *opCall) (value, error) {
 	if a, b, err = promoteTensors(c, a, b); err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
-	return e.result(outer(e, a, b))
+	e := newExpansion(c)
+	return e.result(outerOf(e, a, b))
 }
 
-func outer(e *expansion, a, b *tensorVal) *tensorVal {
+func outerOf(e *expansion, a, b *tensorVal) *tensorVal {
 	return e.mul(e.op(&canon.Unsqueeze{Axes: []int64{1}}, a), e.op(&canon.Unsqueeze{Axes: []int64{0}}, b))
 }
 
@@ -116,7 +116,7 @@ func opInner(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	switch {
 	case ra == 0 || rb == 0:
 		return e.result(e.mul(a, b))
@@ -155,7 +155,7 @@ func opAddProduct(name string) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		var p *tensorVal
 		switch name {
 		case "addmv":
@@ -169,7 +169,7 @@ func opAddProduct(name string) opHandler {
 			}
 			p = e.reduce(canon.ReduceSum, e.op(&canon.MatMul{}, ts[1], ts[2]), []int64{0}, false)
 		case "addr":
-			p = outer(e, ts[1], ts[2])
+			p = outerOf(e, ts[1], ts[2])
 		}
 		if alpha != 1 {
 			p = e.mul(p, e.num(alpha, p))
@@ -245,7 +245,7 @@ func opCross(linalg bool) opHandler {
 				return nil, c.errf("both operands need size 3 at dim %d; they are %v and %v", d, sa, sb)
 			}
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		pick := func(t *tensorVal, s []int64, idx []int64) *tensorVal {
 			at := d - int64(rank-len(s))
 			return e.op(&canon.Gather{Axis: at}, t, &tensorVal{konst: canon.NewInt64Tensor("", []int64{3}, idx)})
@@ -296,7 +296,7 @@ func opKron(c *opCall) (value, error) {
 		ib[2*i], ib[2*i+1] = 1, pb[i]
 		merged[i] = pa[i] * pb[i]
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	p := e.mul(e.op(&canon.Reshape{Shape: ia, AllowZero: true}, a), e.op(&canon.Reshape{Shape: ib, AllowZero: true}, b))
 	return e.result(e.op(&canon.Reshape{Shape: merged, AllowZero: true}, p))
 }
@@ -331,7 +331,7 @@ func opDiff(c *opCall) (value, error) {
 		}
 		parts = append(parts, t)
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	y := x
 	if len(parts) > 1 {
 		y = e.op(&canon.Concat{Axis: d}, parts...)
@@ -389,7 +389,7 @@ func opTensordot(c *opCall) (value, error) {
 	free := func(shape, contracted []int64) []int64 {
 		var out []int64
 		for i := range shape {
-			if !slicesContain(contracted, int64(i)) {
+			if !containsInt64(contracted, int64(i)) {
 				out = append(out, int64(i))
 			}
 		}
@@ -409,7 +409,7 @@ func opTensordot(c *opCall) (value, error) {
 		}
 	}
 	freeA, freeB := free(shapes[0], dims[0]), free(shapes[1], dims[1])
-	e := newExpr(c)
+	e := newExpansion(c)
 	am := e.op(&canon.Reshape{Shape: []int64{size(shapes[0], freeA), k}, AllowZero: true},
 		e.op(&canon.Transpose{Perm: append(append([]int64{}, freeA...), dims[0]...)}, a))
 	bm := e.op(&canon.Reshape{Shape: []int64{k, size(shapes[1], freeB)}, AllowZero: true},
@@ -424,7 +424,7 @@ func opTensordot(c *opCall) (value, error) {
 	return e.result(e.op(&canon.Reshape{Shape: out, AllowZero: true}, e.op(&canon.MatMul{}, am, bm)))
 }
 
-func slicesContain(s []int64, v int64) bool {
+func containsInt64(s []int64, v int64) bool {
 	for _, x := range s {
 		if x == v {
 			return true
@@ -452,7 +452,7 @@ func opMatrixPower(c *opCall) (value, error) {
 	if len(shape) < 2 || shape[len(shape)-1] != shape[len(shape)-2] {
 		return nil, c.errf("needs square matrices, got shape %v", shape)
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	mm := func(a, b *tensorVal) *tensorVal { return e.op(&canon.MatMul{}, a, b) }
 	switch {
 	case n < 0:
@@ -510,7 +510,7 @@ func opMultiDot(c *opCall) (value, error) {
 	if !ok || len(l.items) == 0 {
 		return nil, c.errf("needs a non-empty list of tensors")
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	var acc *tensorVal
 	for i, it := range l.items {
 		t, ok := it.(*tensorVal)

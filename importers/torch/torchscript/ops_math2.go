@@ -100,17 +100,17 @@ func init() {
 		"torch.addcdiv":        entry(opAddc(canon.Div), "Mul", "Div", "Add", "Cast"),
 		"torch.lerp":           entry(opLerp, expansionKinds...),
 		"torch.true_divide":    entry(binaryOp(canon.Div, "div"), divideKinds...),
-		"torch.lgamma":         entry(refuse("lgamma (log |Γ(x)|) has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.digamma":        entry(refuse("digamma has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.polygamma":      entry(refuse("polygamma has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.mvlgamma":       entry(refuse("mvlgamma is a sum of lgamma terms, which has no ONNX operator and no exact expansion")),
-		"torch.i0":             entry(refuse("the Bessel function i0 has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.special_erfcx":  entry(refuse("erfcx has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.special_i0e":    entry(refuse("i0e has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.special_i1":     entry(refuse("the Bessel function i1 has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.special_i1e":    entry(refuse("i1e has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.special_ndtri":  entry(refuse("ndtri (the inverse normal CDF) has no ONNX operator and no exact expansion into elementwise operators")),
-		"torch.special_zeta":   entry(refuse("the Hurwitz zeta function has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.lgamma":         entry(refuseOp("lgamma (log |Γ(x)|) has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.digamma":        entry(refuseOp("digamma has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.polygamma":      entry(refuseOp("polygamma has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.mvlgamma":       entry(refuseOp("mvlgamma is a sum of lgamma terms, which has no ONNX operator and no exact expansion")),
+		"torch.i0":             entry(refuseOp("the Bessel function i0 has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.special_erfcx":  entry(refuseOp("erfcx has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.special_i0e":    entry(refuseOp("i0e has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.special_i1":     entry(refuseOp("the Bessel function i1 has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.special_i1e":    entry(refuseOp("i1e has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.special_ndtri":  entry(refuseOp("ndtri (the inverse normal CDF) has no ONNX operator and no exact expansion into elementwise operators")),
+		"torch.special_zeta":   entry(refuseOp("the Hurwitz zeta function has no ONNX operator and no exact expansion into elementwise operators")),
 		"torch.special_entr":   entry(opEntr, expansionKinds...),
 		"torch.special_expit":  entry(unaryOp(canon.Sigmoid), "Sigmoid"),
 		"torch.special_log1p":  entry(opUnaryExpansion(unaryExpansions["log1p"]), expansionKinds...),
@@ -143,8 +143,8 @@ func init() {
 	optable.Add(&opTable, entries)
 }
 
-// refuse is the handler of an operator that cannot be read exactly.
-func refuse(why string) opHandler {
+// refuseOp is the handler of an operator that cannot be read exactly.
+func refuseOp(why string) opHandler {
 	return func(c *opCall) (value, error) {
 		return nil, c.errf("not supported: %s", why)
 	}
@@ -160,7 +160,7 @@ func opUnaryExpansion(f func(e *expansion, x *tensorVal) *tensorVal) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		return e.result(f(e, x))
 	}
 }
@@ -173,7 +173,7 @@ func floatPair(c *opCall) (*tensorVal, *tensorVal, *expansion, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	a, b = e.floatInput(a), e.floatInput(b)
 	return a, b, e, e.err
 }
@@ -253,7 +253,7 @@ func opEntr(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	x = e.floatInput(x)
 	zero := e.num(0, x)
 	r := e.fn(canon.MathNeg, e.mul(x, e.fn(canon.MathLog, x)))
@@ -269,7 +269,7 @@ func opLogit(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	x = e.floatInput(x)
 	if !c.isNone(1) {
 		eps, err := c.float(1)
@@ -293,7 +293,7 @@ func opNanToNum(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	dt := e.dtype(x)
 	if !dt.IsFloat() {
 		return x, nil
@@ -319,7 +319,7 @@ func opFloatPower(c *opCall) (value, error) {
 	if err := c.bind("input", "exponent"); err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	operand := func(i int) *tensorVal {
 		if t, ok := c.bound[i].(*tensorVal); ok {
 			return e.cast(t, canon.Float64)
@@ -367,7 +367,7 @@ func opAddc(fn canon.BinaryFn) opHandler {
 		if t1, t2, err = promoteTensors(c, t1, t2); err != nil {
 			return nil, err
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		if fn == canon.Div && !e.dtype(t1).IsFloat() {
 			return nil, c.errf("integer division with addcdiv is not supported by torch; use floats")
 		}
@@ -393,7 +393,7 @@ func opLerp(c *opCall) (value, error) {
 	if x, end, err = promoteTensors(c, x, end); err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	diff := e.sub(end, x)
 	if w, ok := c.bound[2].(*tensorVal); ok && w.konst == nil {
 		near := e.add(x, e.mul(w, diff))

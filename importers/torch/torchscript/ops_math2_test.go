@@ -19,11 +19,11 @@ import (
 	"github.com/modelbridge/modelbridge/interp"
 )
 
-// edgeInputs are inputs for the elementwise expansions: signed zeros,
+// mathEdgeInputs are inputs for the elementwise expansions: signed zeros,
 // infinities, NaN, tiny and large values, halves; a against b covers
 // every pair (outer grid) so each quadrant and edge of atan2 and the
 // other two-operand functions is hit.
-const edgeInputs = `
+const mathEdgeInputs = `
 torch.manual_seed(0)
 v = torch.tensor([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 1e-8, -1e-8, 3.7, -3.7, 80.0, -80.0, 1e30,
                   float("inf"), float("-inf"), float("nan")])
@@ -58,10 +58,10 @@ class M(torch.nn.Module):
                 torch.clamp(r, p - 0.5, p), torch.clamp(r, min=p - 0.5), torch.clamp_min(r, p), torch.clamp_max(r, p),
                 torch.clamp(a, b), torch.clamp(r, torch.full([], -0.2), torch.full([], 0.4)),
                 torch.heaviside((r * 3).to(torch.int32), torch.full([1], 7, dtype=torch.int32)), y, z, w)
-` + edgeInputs
+` + mathEdgeInputs
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
-	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
+	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
 }
 
 // TestTracedReductionsAndProducts checks std/var, norms, all/any,
@@ -109,12 +109,12 @@ xs = [torch.randn(3, 4, 5), torch.randn(6), torch.randn(5, 4), torch.randn(3, 3)
 `
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
-	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
+	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
 }
 
-// compareInORT exports an imported traced module to ONNX, runs it in ONNX
+// compareTracedInORT exports an imported traced module to ONNX, runs it in ONNX
 // Runtime on the traced inputs and compares every output with PyTorch's.
-func compareInORT(t *testing.T, g *canon.Graph, dir string, nOut int, rtol, atol float64) {
+func compareTracedInORT(t *testing.T, g *canon.Graph, dir string, nOut int, rtol, atol float64) {
 	t.Helper()
 	runner := testfix.ORTRunner(t)
 	tmp := t.TempDir()
@@ -174,7 +174,7 @@ xs = [torch.randn(3, 4)]
 `
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 0, 0)
-	compareInORT(t, g, dir, nOut, 0, 0)
+	compareTracedInORT(t, g, dir, nOut, 0, 0)
 }
 
 // TestTracedMoreMath checks the NaN-aware and sign functions, tensordot,
@@ -202,10 +202,10 @@ class M(torch.nn.Module):
                 torch.isclose(a, b), torch.isclose(a, b, equal_nan=True), torch.isclose(a, a + 1e-6, 1e-5, 0.0),
                 torch.isclose(r, torch.round(r), 0.1, 0.2), torch.isin(torch.round(r * 2), torch.round(p * 2)),
                 torch.isin((r * 3).to(torch.int64), (p * 3).to(torch.int64), invert=True), torch.isin(a, 2.5))
-` + edgeInputs
+` + mathEdgeInputs
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
-	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
+	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
 }
 
 // TestMathRefusals: functions no canonical op computes exactly are
@@ -289,5 +289,5 @@ xs = [torch.randn(3, 4, 5)]
 			t.Errorf("output %d differs from PyTorch: %+v %v", k, r, err)
 		}
 	}
-	compareInORT(t, g, dir, nOut, 1e-5, 1e-6)
+	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
 }

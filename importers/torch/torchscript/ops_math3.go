@@ -35,30 +35,30 @@ func init() {
 		"torch.isclose":          entry(opIsClose, "Equal", "IsNaN", "IsInf", "And", "Or", "Not", "Add", "Sub", "Mul", "Abs", "LessOrEqual", "Cast"),
 		"torch.isin":             entry(opIsIn, "Reshape", "Unsqueeze", "Equal", "Cast", "ReduceSum", "Greater", "Cast"),
 		"torch.dist":             entry(opDist, append([]string{"Sub"}, normKinds...)...),
-		"torch.erfc":             entry(refuse("1 - erf(x) loses all relative precision where erfc is small (x > 4 in float32), and no canonical operator computes erfc")),
-		"torch.special_ndtr":     entry(refuse("ndtr is computed from erfc, which no canonical operator computes to float precision in the lower tail")),
-		"torch.special_log_ndtr": entry(refuse("log_ndtr is computed from erfc, which no canonical operator computes to float precision in the lower tail")),
-		"torch.nextafter":        entry(refuse("nextafter steps to the adjacent float, which needs the bits of a float; no canonical operator reads them")),
-		"torch.frexp":            entry(refuse("frexp splits a float into its mantissa and exponent bits, which no canonical operator reads")),
-		"torch.gcd":              entry(refuse("gcd needs a loop (Euclid's algorithm) that no canonical operator expresses")),
-		"torch.lcm":              entry(refuse("lcm needs gcd, a loop (Euclid's algorithm) that no canonical operator expresses")),
-		"torch.linalg_det":       entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
-		"torch.det":              entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
-		"torch.logdet":           entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
-		"torch.slogdet":          entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
-		"torch.linalg_slogdet":   entry(refuse("determinants need an LU factorization, which no canonical operator computes")),
-		"torch.inverse":          entry(refuse("matrix inverses need a factorization, which no canonical operator computes")),
-		"torch.linalg_inv":       entry(refuse("matrix inverses need a factorization, which no canonical operator computes")),
-		"torch.linalg_solve":     entry(refuse("solving linear systems needs a factorization, which no canonical operator computes")),
-		"torch.pinverse":         entry(refuse("pseudo-inverses need singular values, which no canonical operator computes")),
-		"torch.linalg_pinv":      entry(refuse("pseudo-inverses need singular values, which no canonical operator computes")),
-		"torch.linalg_svd":       entry(refuse("singular value decompositions have no canonical operator")),
-		"torch.svd":              entry(refuse("singular value decompositions have no canonical operator")),
-		"torch.linalg_qr":        entry(refuse("QR decompositions have no canonical operator")),
-		"torch.linalg_cholesky":  entry(refuse("Cholesky factorizations have no canonical operator")),
-		"torch.cholesky":         entry(refuse("Cholesky factorizations have no canonical operator")),
-		"torch.linalg_eigh":      entry(refuse("eigendecompositions have no canonical operator")),
-		"torch.linalg_eig":       entry(refuse("eigendecompositions have no canonical operator")),
+		"torch.erfc":             entry(refuseOp("1 - erf(x) loses all relative precision where erfc is small (x > 4 in float32), and no canonical operator computes erfc")),
+		"torch.special_ndtr":     entry(refuseOp("ndtr is computed from erfc, which no canonical operator computes to float precision in the lower tail")),
+		"torch.special_log_ndtr": entry(refuseOp("log_ndtr is computed from erfc, which no canonical operator computes to float precision in the lower tail")),
+		"torch.nextafter":        entry(refuseOp("nextafter steps to the adjacent float, which needs the bits of a float; no canonical operator reads them")),
+		"torch.frexp":            entry(refuseOp("frexp splits a float into its mantissa and exponent bits, which no canonical operator reads")),
+		"torch.gcd":              entry(refuseOp("gcd needs a loop (Euclid's algorithm) that no canonical operator expresses")),
+		"torch.lcm":              entry(refuseOp("lcm needs gcd, a loop (Euclid's algorithm) that no canonical operator expresses")),
+		"torch.linalg_det":       entry(refuseOp("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.det":              entry(refuseOp("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.logdet":           entry(refuseOp("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.slogdet":          entry(refuseOp("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.linalg_slogdet":   entry(refuseOp("determinants need an LU factorization, which no canonical operator computes")),
+		"torch.inverse":          entry(refuseOp("matrix inverses need a factorization, which no canonical operator computes")),
+		"torch.linalg_inv":       entry(refuseOp("matrix inverses need a factorization, which no canonical operator computes")),
+		"torch.linalg_solve":     entry(refuseOp("solving linear systems needs a factorization, which no canonical operator computes")),
+		"torch.pinverse":         entry(refuseOp("pseudo-inverses need singular values, which no canonical operator computes")),
+		"torch.linalg_pinv":      entry(refuseOp("pseudo-inverses need singular values, which no canonical operator computes")),
+		"torch.linalg_svd":       entry(refuseOp("singular value decompositions have no canonical operator")),
+		"torch.svd":              entry(refuseOp("singular value decompositions have no canonical operator")),
+		"torch.linalg_qr":        entry(refuseOp("QR decompositions have no canonical operator")),
+		"torch.linalg_cholesky":  entry(refuseOp("Cholesky factorizations have no canonical operator")),
+		"torch.cholesky":         entry(refuseOp("Cholesky factorizations have no canonical operator")),
+		"torch.linalg_eigh":      entry(refuseOp("eigendecompositions have no canonical operator")),
+		"torch.linalg_eig":       entry(refuseOp("eigendecompositions have no canonical operator")),
 	}
 	optable.Add(&opTable, entries)
 }
@@ -71,7 +71,7 @@ func opBinaryOfDType(f func(e *expansion, a, b *tensorVal) *tensorVal) opHandler
 		if err != nil {
 			return nil, err
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		return e.result(f(e, a, b))
 	}
 }
@@ -117,7 +117,7 @@ func opNanReduce(mean bool) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		if !e.dtype(x).IsFloat() {
 			if mean {
 				return nil, c.errf("nanmean takes floating-point tensors")
@@ -161,7 +161,7 @@ func opDist(c *opCall) (value, error) {
 	if math.IsNaN(p) {
 		return nil, c.errf("p is NaN")
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	d := e.sub(a, b)
 	if e.err != nil {
 		return nil, e.err
@@ -199,7 +199,7 @@ func opIsClose(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	close := e.cmp(canon.CmpEqual, a, b)
 	if equalNaN && e.dtype(a).IsFloat() {
 		close = e.or(close, e.and(e.isNaN(a), e.isNaN(b)))
@@ -229,7 +229,7 @@ func opIsIn(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	var test *tensorVal
 	if t, ok := c.bound[1].(*tensorVal); ok {
 		test = t

@@ -21,7 +21,7 @@ func shiftSigned(c *opCall, a, s *tensorVal, left bool) (value, error) {
 	if by < 0 {
 		return nil, c.errf("a negative shift amount (%d) is not defined", by)
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	bits := int64(dt.Size() * 8)
 	if left {
 		if by >= bits {
@@ -29,13 +29,13 @@ func shiftSigned(c *opCall, a, s *tensorVal, left bool) (value, error) {
 		}
 		// 2^s as the dtype's bit pattern: 1<<63 wraps to MinInt64, which
 		// multiplies as 2^63 does modulo 2^64.
-		return e.result(e.mul(a, &tensorVal{konst: intScalar(dt, int64(1)<<uint(by))}))
+		return e.result(e.mul(a, &tensorVal{konst: intConstBits(dt, int64(1)<<uint(by))}))
 	}
 	if by >= bits-1 {
 		neg := e.cmp(canon.CmpLess, a, e.num(0, a))
 		return e.result(e.where(neg, e.num(-1, a), e.num(0, a)))
 	}
-	p := &tensorVal{konst: intScalar(dt, int64(1)<<uint(by))}
+	p := &tensorVal{konst: intConstBits(dt, int64(1)<<uint(by))}
 	r := e.op(&canon.Mod{}, a, p)
 	return e.result(e.div(e.sub(a, r), p))
 }
@@ -45,7 +45,7 @@ func shiftSigned(c *opCall, a, s *tensorVal, left bool) (value, error) {
 // dtype), a shift by width-1 doubles once more, and amounts out of range
 // give what torch gives: 0 for left shifts, the sign fill for right ones.
 func shiftSignedByTensor(c *opCall, a, s *tensorVal, left bool) (value, error) {
-	e := newExpr(c)
+	e := newExpansion(c)
 	dt := e.dtype(a)
 	bits := float64(dt.Size() * 8)
 	zero := e.num(0, a)
@@ -63,8 +63,8 @@ func shiftSignedByTensor(c *opCall, a, s *tensorVal, left bool) (value, error) {
 	return e.result(e.where(wide, fill, q))
 }
 
-// intScalar is a rank-0 integer constant of dtype dt holding v's low bits.
-func intScalar(dt canon.DType, v int64) *canon.Tensor {
+// intConstBits is a rank-0 integer constant of dtype dt holding v's low bits.
+func intConstBits(dt canon.DType, v int64) *canon.Tensor {
 	k, _ := scalarAs(0, dt)
 	for i := range k.Data {
 		k.Data[i] = byte(uint64(v) >> (8 * uint(i)))

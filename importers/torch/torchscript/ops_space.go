@@ -80,9 +80,9 @@ func opSpace(log bool) opHandler {
 	}
 }
 
-// roundTo rounds v to dt's precision (float32 for the narrower floats,
+// roundToDType rounds v to dt's precision (float32 for the narrower floats,
 // whose kernels compute in float32 here).
-func roundTo(v float64, dt canon.DType) float64 {
+func roundToDType(v float64, dt canon.DType) float64 {
 	if dt == canon.Float32 || dt == canon.Float16 || dt == canon.BFloat16 {
 		return float64(float32(v))
 	}
@@ -95,7 +95,7 @@ func roundTo(v float64, dt canon.DType) float64 {
 func linspaceValues(start, end float64, steps int64, dt canon.DType) []float64 {
 	out := make([]float64, steps)
 	if steps == 1 {
-		out[0] = roundTo(start, dt)
+		out[0] = roundToDType(start, dt)
 		return out
 	}
 	halfway := steps / 2
@@ -111,7 +111,7 @@ func linspaceValues(start, end float64, steps int64, dt canon.DType) []float64 {
 		}
 		return out
 	}
-	s, e := roundTo(start, dt), roundTo(end, dt)
+	s, e := roundToDType(start, dt), roundToDType(end, dt)
 	step := (e - s) / float64(steps-1)
 	for i := range out {
 		if int64(i) < halfway {
@@ -127,7 +127,7 @@ func linspaceValues(start, end float64, steps int64, dt canon.DType) []float64 {
 // base to double exponents), start and end first rounded to the dtype.
 func logspaceValues(start, end float64, steps int64, base float64, dt canon.DType) []float64 {
 	out := make([]float64, steps)
-	s, e := roundTo(start, dt), roundTo(end, dt)
+	s, e := roundToDType(start, dt), roundToDType(end, dt)
 	if steps == 1 {
 		out[0] = math.Pow(base, s)
 		return out

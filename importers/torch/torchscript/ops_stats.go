@@ -117,7 +117,7 @@ func opVariance(std, withMean bool) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		dt := e.dtype(x)
 		if !dt.IsFloat() && dt != canon.Undefined {
 			return nil, c.errf("std and var take floating-point tensors; x is %s", dt)
@@ -145,7 +145,7 @@ func varianceDivisor(e *expansion, x *tensorVal, va varianceArgs) *tensorVal {
 	if shape, ok := e.c.b().info(x).StaticShape(); ok {
 		n := int64(1)
 		for i, d := range shape {
-			if va.axes == nil || slicesContain(va.axes, int64(i)) {
+			if va.axes == nil || containsInt64(va.axes, int64(i)) {
 				n *= d
 			}
 		}
@@ -176,7 +176,7 @@ func opAllAny(all bool) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		e := newExpr(c)
+		e := newExpansion(c)
 		in := e.dtype(x)
 		b := x
 		if in != canon.Bool {
@@ -209,7 +209,7 @@ func opCountNonzero(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	nz := e.not(e.cmp(canon.CmpEqual, x, e.num(0, x)))
 	return e.result(e.reduce(canon.ReduceSum, e.cast(nz, canon.Int64), axes, false))
 }
@@ -232,7 +232,7 @@ func opAminmax(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	lo := e.reduce(canon.ReduceMin, x, axes, keep)
 	hi := e.reduce(canon.ReduceMax, x, axes, keep)
 	return e.result(&tupleVal{items: []value{lo, hi}})
@@ -259,7 +259,7 @@ func opCumProd(c *opCall) (value, error) {
 	if d >= int64(len(shape)) {
 		return nil, c.errf("dimension %d is out of range for a rank-%d tensor", d, len(shape))
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	if x, err = reduceDType(c, x, 2); err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func opLogCumSumExp(c *opCall) (value, error) {
 	if d >= int64(len(shape)) {
 		return nil, c.errf("dimension %d is out of range for a rank-%d tensor", d, len(shape))
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	if !e.dtype(x).IsFloat() {
 		return nil, c.errf("logcumsumexp takes floating-point tensors")
 	}
@@ -348,7 +348,7 @@ func opCumExtreme(isMax bool) opHandler {
 			return nil, c.errf("dimension %d is out of range for a rank-%d tensor", d, len(shape))
 		}
 		n := shape[d]
-		e := newExpr(c)
+		e := newExpansion(c)
 		float := e.dtype(x).IsFloat()
 		pos := make([]int64, n)
 		for i := range pos {
@@ -407,7 +407,7 @@ func opTrace(c *opCall) (value, error) {
 	for i := range at {
 		at[i] = int64(i) * (shape[1] + 1)
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	flat := e.op(&canon.Reshape{Shape: []int64{-1}}, x)
 	diag := e.op(&canon.Gather{}, flat, &tensorVal{konst: canon.NewInt64Tensor("", []int64{n}, at)})
 	return e.result(e.reduce(canon.ReduceSum, diag, nil, false))

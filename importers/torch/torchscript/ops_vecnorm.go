@@ -22,7 +22,7 @@ func init() {
 		"torch.linalg_matrix_norm": entry(opLinalgNorm(true), normKinds...),
 		"torch.frobenius_norm":     entry(opFrobeniusNorm, normKinds...),
 		"torch.cdist":              entry(opCdist, append([]string{"Unsqueeze", "Sub"}, normKinds...)...),
-		"torch.nuclear_norm":       entry(refuse("the nuclear norm is a sum of singular values, which no canonical operator computes")),
+		"torch.nuclear_norm":       entry(refuseOp("the nuclear norm is a sum of singular values, which no canonical operator computes")),
 	})
 }
 
@@ -47,7 +47,7 @@ func normOrder(c *opCall, i int, dflt float64) (ord float64, fro bool, err error
 
 // vectorNorm is the ord-norm of x's entries over axes (nil: all).
 func vectorNorm(c *opCall, x *tensorVal, ord float64, axes []int64, keep bool) (value, error) {
-	e := newExpr(c)
+	e := newExpansion(c)
 	if dt := e.dtype(x); dt != canon.Undefined && !dt.IsFloat() {
 		return nil, c.errf("norms take floating-point tensors; the input is %s", dt)
 	}
@@ -77,7 +77,7 @@ func matrixNorm(c *opCall, x *tensorVal, ord float64, fro bool, axes []int64, ke
 	if fro {
 		return vectorNorm(c, x, 2, axes, keep)
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	var inner, outer int64
 	var pick canon.ReduceFn
 	switch {
@@ -214,7 +214,7 @@ func opCdist(c *opCall) (value, error) {
 	if ra < 2 || rb < 2 {
 		return nil, c.errf("x1 and x2 need at least 2 dimensions, got %d and %d", ra, rb)
 	}
-	e := newExpr(c)
+	e := newExpansion(c)
 	d := e.sub(e.op(&canon.Unsqueeze{Axes: []int64{int64(ra - 1)}}, a), e.op(&canon.Unsqueeze{Axes: []int64{int64(rb - 2)}}, b))
 	if e.err != nil {
 		return nil, e.err
