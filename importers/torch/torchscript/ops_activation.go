@@ -11,7 +11,7 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.log_softmax": entry(opLogSoftmax, "LogSoftmax"),
+		"torch.log_softmax": entry(opLogSoftmax, "LogSoftmax", "Cast"),
 		"torch.celu":        entry(opCelu, "Celu"),
 		"torch.mish":        entry(func(c *opCall) (value, error) { return unaryAct(c, &canon.Mish{}) }, "Mish"),
 		"torch.threshold":   entry(opThreshold, "ThresholdedRelu"),
@@ -41,8 +41,8 @@ func opLogSoftmax(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.isNone(2) {
-		return nil, c.errf("a dtype argument is not supported")
+	if x, err = reduceDType(c, x, 2); err != nil {
+		return nil, err
 	}
 	d, err := c.int(1)
 	if err != nil {

@@ -20,7 +20,7 @@ func init() {
 		"torch.nonzero":         entry(opNonZero, "NonZero", "Transpose"),
 		"torch._unique2":        entry(opUnique2, "Unique", "Reshape"),
 		"torch.unique_dim":      entry(opUniqueDim, "Unique"),
-		"torch.arange":          entry(opArange, "Range", "Reshape"),
+		"torch.arange":          entry(opArange, "Range", "Reshape", "Cast"),
 		"torch.full":            entry(opFull("full"), "ConstantOfShape", "Concat"),
 		"torch.zeros":           entry(opFull("zeros"), "ConstantOfShape", "Concat"),
 		"torch.ones":            entry(opFull("ones"), "ConstantOfShape", "Concat"),
@@ -207,6 +207,10 @@ func opArange(c *opCall) (value, error) {
 		if _, ok := v.(*dynInt); ok {
 			continue
 		}
+		if t, ok := runTimeBound(c, v); ok {
+			allInt = allInt && !c.b().info(t).DType.IsFloat()
+			continue
+		}
 		s, ok := scalarOf(v)
 		if !ok {
 			return nil, c.errf("bound %d must be a number, got %s", i, typeName(v))
@@ -231,6 +235,15 @@ func opArange(c *opCall) (value, error) {
 				return nil, c.errf("a %s arange with a bound known only at run time is not supported", dt)
 			}
 			if ins[i], err = c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{}}, d.t); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if t, ok := runTimeBound(c, v); ok {
+			if !allInt {
+				return nil, c.errf("an arange with a fractional or float bound and a bound known only at run time is not supported: torch counts the entries in float64")
+			}
+			if ins[i], err = scalarBound(c, t, dt); err != nil {
 				return nil, err
 			}
 			continue

@@ -25,10 +25,10 @@ func init() {
 		"torch.logical_xor":         entry(logic(canon.LogicXor), "Xor", "Cast"),
 		"torch.logical_not":         entry(opLogicalNot, "Not", "Cast"),
 		"torch.bitwise_not":         entry(opBitwiseNot, "BitwiseNot", "Not"),
-		"torch.bitwise_left_shift":  entry(shift(true), "BitShift", "Cast"),
-		"torch.bitwise_right_shift": entry(shift(false), "BitShift", "Cast"),
-		"torch.__lshift__":          entry(shift(true), "BitShift", "Cast"),
-		"torch.__rshift__":          entry(shift(false), "BitShift", "Cast"),
+		"torch.bitwise_left_shift":  entry(shift(true), "BitShift", "Cast", "Mul", "Mod", "Sub", "Div", "Less", "Where", "Pow", "Max", "Min", "Or", "Equal", "GreaterOrEqual"),
+		"torch.bitwise_right_shift": entry(shift(false), "BitShift", "Cast", "Mul", "Mod", "Sub", "Div", "Less", "Where", "Pow", "Max", "Min", "Or", "Equal", "GreaterOrEqual"),
+		"torch.__lshift__":          entry(shift(true), "BitShift", "Cast", "Mul", "Mod", "Sub", "Div", "Less", "Where", "Pow", "Max", "Min", "Or", "Equal", "GreaterOrEqual"),
+		"torch.__rshift__":          entry(shift(false), "BitShift", "Cast", "Mul", "Mod", "Sub", "Div", "Less", "Where", "Pow", "Max", "Min", "Or", "Equal", "GreaterOrEqual"),
 		"torch.maximum":             entry(extreme(canon.VarMax), "Max", "Cast"),
 		"torch.minimum":             entry(extreme(canon.VarMin), "Min", "Cast"),
 		"torch.remainder":           entry(mod(false), "Mod", "Cast"),
@@ -158,6 +158,9 @@ func opShift(c *opCall, left bool) (value, error) {
 	dt, err := sameDTypes(c, a, b)
 	if err != nil {
 		return nil, err
+	}
+	if isSigned(dt) {
+		return shiftSigned(c, a, b, left)
 	}
 	if dt != canon.Uint8 {
 		return nil, c.errf("shifts of %s tensors are not supported: only unsigned integers (uint8 in torch) have a canonical BitShift", dt)

@@ -14,9 +14,10 @@ import (
 // PyTorch computes it: round(x·10^d)/10^d, or round(x/10^-d)·10^-d for
 // negative d.
 
-// mathFromTorch maps each torch function to its canonical function.
+// mathFromTorch maps each torch function to its canonical function
+// (torch.sign, 0 at NaN, is an expansion in ops_math2.go).
 var mathFromTorch = map[string]canon.MathFn{
-	"abs": canon.MathAbs, "neg": canon.MathNeg, "sign": canon.MathSign, "exp": canon.MathExp, "log": canon.MathLog,
+	"abs": canon.MathAbs, "neg": canon.MathNeg, "exp": canon.MathExp, "log": canon.MathLog,
 	"sqrt": canon.MathSqrt, "reciprocal": canon.MathReciprocal, "floor": canon.MathFloor, "ceil": canon.MathCeil,
 	"erf": canon.MathErf, "sin": canon.MathSin, "cos": canon.MathCos, "tan": canon.MathTan,
 	"asin": canon.MathAsin, "acos": canon.MathAcos, "atan": canon.MathAtan, "sinh": canon.MathSinh, "cosh": canon.MathCosh,

@@ -212,6 +212,9 @@ func opClamp(c *opCall) (value, error) {
 }
 
 func clipOp(c *opCall, iMin, iMax int) (value, error) {
+	if hasTensorBound(c, iMin) || hasTensorBound(c, iMax) {
+		return clampTensors(c, iMin, iMax)
+	}
 	x, err := c.tensor(0)
 	if err != nil {
 		return nil, err
@@ -272,8 +275,8 @@ func opSoftmax(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.isNone(2) {
-		return nil, c.errf("a dtype argument is not supported")
+	if x, err = reduceDType(c, x, 2); err != nil {
+		return nil, err
 	}
 	d, err := c.int(1)
 	if err != nil {

@@ -23,8 +23,8 @@ func init() {
 		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add"),
 		// F.normalize traces into norm, clamp_min, expand_as and div:
 		// x / max(norm, eps), read exactly as those ops.
-		"torch.clamp_min": entry(opClampOne(true), "Clip"),
-		"torch.clamp_max": entry(opClampOne(false), "Clip"),
+		"torch.clamp_min": entry(opClampOne(true), "Clip", "Max", "Cast"),
+		"torch.clamp_max": entry(opClampOne(false), "Clip", "Min", "Cast"),
 	})
 	optable.Add(&opLacks, map[string]string{
 		"LpNormalization":           "F.normalize divides by max(norm, eps), not by the norm: it is read exactly as the norm, clamp_min, expand_as and div it traces into",
@@ -372,6 +372,12 @@ func opClampOne(isMin bool) opHandler {
 		x, err := c.bindInput("input", name)
 		if err != nil {
 			return nil, err
+		}
+		if hasTensorBound(c, 1) {
+			if isMin {
+				return clampTensors(c, 1, -1)
+			}
+			return clampTensors(c, -1, 1)
 		}
 		v, err := c.float(1)
 		if err != nil {

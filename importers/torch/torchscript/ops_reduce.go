@@ -5,8 +5,8 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// The reduce family: torch.sum, amax, amin, prod, logsumexp, norm (p 1 and
-// 2), linalg_vector_norm, argmax, argmin, topk and cumsum. torch sums,
+// The reduce family: torch.sum, amax, amin, prod, logsumexp, norm and
+// linalg_vector_norm (of any order, ops_vecnorm.go), argmax, argmin, topk and cumsum. torch sums,
 // multiplies and accumulates integers (and bools) in int64, so such inputs
 // are cast to int64 first.
 
@@ -17,8 +17,8 @@ func init() {
 		"torch.amin":               entry(opReduce(canon.ReduceMin, false), "ReduceMin"),
 		"torch.logsumexp":          entry(opReduce(canon.ReduceLogSumExp, false), "ReduceLogSumExp"),
 		"torch.prod":               entry(opProd, "ReduceProd", "Cast"),
-		"torch.norm":               entry(opNorm("input", "p=None", "dim=None", "keepdim=False", "dtype=None"), "ReduceL2", "ReduceL1"),
-		"torch.linalg_vector_norm": entry(opNorm("input", "ord=2", "dim=None", "keepdim=False", "dtype=None"), "ReduceL2", "ReduceL1"),
+		"torch.norm":               entry(opNorm("input", "p=None", "dim=None", "keepdim=False", "dtype=None"), normKinds...),
+		"torch.linalg_vector_norm": entry(opNorm("input", "ord=2", "dim=None", "keepdim=False", "dtype=None"), normKinds...),
 		"torch.argmax":             entry(opArg(false), "ArgMax", "Reshape"),
 		"torch.argmin":             entry(opArg(true), "ArgMin", "Reshape"),
 		"torch.topk":               entry(opTopK, "TopK"),
@@ -73,9 +73,6 @@ func opReduce(fn canon.ReduceFn, widen bool) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		if widen && !c.isNone(3) {
-			return nil, c.errf("a dtype argument is not supported")
-		}
 		axes, err := reduceAxes(c, 1, x)
 		if err != nil {
 			return nil, err
@@ -84,10 +81,13 @@ func opReduce(fn canon.ReduceFn, widen bool) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		if widen {
-			if x, err = int64Input(c, x); err != nil {
-				return nil, err
-			}
+		if widen && !c.isNone(3) {
+			x, err = reduceDType(c, x, 3)
+		} else if widen {
+			x, err = int64Input(c, x)
+		}
+		if err != nil {
+			return nil, err
 		}
 		return c.b().emit1(c.scope, &canon.Reduce{Fn: fn, Axes: axes, KeepDims: keep}, x)
 	}
@@ -99,9 +99,6 @@ func opProd(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.isNone(3) {
-		return nil, c.errf("a dtype argument is not supported")
-	}
 	axes, err := reduceAxes(c, 1, x)
 	if err != nil {
 		return nil, err
@@ -110,36 +107,32 @@ func opProd(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if x, err = int64Input(c, x); err != nil {
+	if !c.isNone(3) {
+		x, err = reduceDType(c, x, 3)
+	} else {
+		x, err = int64Input(c, x)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c.b().emit1(c.scope, &canon.Reduce{Fn: canon.ReduceProd, Axes: axes, KeepDims: keep}, x)
 }
 
-// opNorm maps the 1- and 2-norms over axes (the Frobenius norm, p None, is
-// the 2-norm of the entries).
+// opNorm maps torch.norm and linalg_vector_norm: a vector norm of any
+// order over axes (the Frobenius norm, p None or "fro", is the 2-norm of
+// the entries).
 func opNorm(schema ...string) opHandler {
 	return func(c *opCall) (value, error) {
 		x, err := c.bindInput(schema...)
 		if err != nil {
 			return nil, err
 		}
-		if !c.isNone(4) {
-			return nil, c.errf("a dtype argument is not supported")
+		if x, err = reduceDType(c, x, 4); err != nil {
+			return nil, err
 		}
-		fn := canon.ReduceL2
-		if !c.isNone(1) {
-			p, err := c.float(1)
-			if err != nil {
-				return nil, err
-			}
-			switch p {
-			case 1:
-				fn = canon.ReduceL1
-			case 2:
-			default:
-				return nil, c.errf("norm order %v is not supported (only 1 and 2)", p)
-			}
+		ord, _, err := normOrder(c, 1, 2)
+		if err != nil {
+			return nil, err
 		}
 		axes, err := reduceAxes(c, 2, x)
 		if err != nil {
@@ -149,7 +142,7 @@ func opNorm(schema ...string) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		return c.b().emit1(c.scope, &canon.Reduce{Fn: fn, Axes: axes, KeepDims: keep}, x)
+		return vectorNorm(c, x, ord, axes, keep)
 	}
 }
 
@@ -218,14 +211,16 @@ func opCumSum(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.isNone(2) {
-		return nil, c.errf("a dtype argument is not supported")
-	}
 	d, err := indexingDim(c, 1, x)
 	if err != nil {
 		return nil, err
 	}
-	if x, err = int64Input(c, x); err != nil {
+	if !c.isNone(2) {
+		x, err = reduceDType(c, x, 2)
+	} else {
+		x, err = int64Input(c, x)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c.b().emit1(c.scope, &canon.CumSum{Axis: d}, x)

@@ -571,8 +571,8 @@ func opMean(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.isNone(3) {
-		return nil, c.errf("a dtype argument is not supported")
+	if x, err = reduceDType(c, x, 3); err != nil {
+		return nil, err
 	}
 	keep, err := c.bool(2)
 	if err != nil {

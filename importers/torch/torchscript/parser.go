@@ -634,6 +634,10 @@ func (p *parser) atom() (expr, error) {
 			return &constLit{line: t.line, v: false}, nil
 		case "None":
 			return &constLit{line: t.line, v: nil}, nil
+		case "inf", "nan":
+			// The serializer prints infinite and NaN float constants so.
+			v, _ := strconv.ParseFloat(t.text, 64)
+			return &floatLit{line: t.line, v: v}, nil
 		}
 		return &nameExpr{line: t.line, name: t.text}, nil
 	case tokInt:
