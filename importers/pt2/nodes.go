@@ -244,6 +244,11 @@ func (im *importer) bindOne(o *argument, v any) error {
 	switch {
 	case o.AsTensor != nil:
 		t, ok := v.(*torchscript.Tensor)
+		if v == nil && !im.readByAnyone(o.AsTensor.Name) {
+			// A result the handler does not compute (embedding_bag's
+			// offset2bag) that nothing reads.
+			return nil
+		}
 		if !ok {
 			return fmt.Errorf("output %s should be a tensor, the operator returned %s", o.AsTensor.Name, describeResult(v))
 		}

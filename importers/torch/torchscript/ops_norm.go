@@ -16,9 +16,9 @@ func init() {
 		"torch.group_norm":              entry(opGroupNorm, "GroupNormalization"),
 		"torch.instance_norm":           entry(opInstanceNorm, "InstanceNormalization", "BatchNormalization"),
 		"torch.rms_norm":                entry(opRMSNorm, "RMSNormalization"),
-		"torch.max_pool1d_with_indices": entry(opMaxPoolIndices(1), "MaxPool", "Sub"),
-		"torch.max_pool2d_with_indices": entry(opMaxPoolIndices(2), "MaxPool", "Sub"),
-		"torch.max_pool3d_with_indices": entry(opMaxPoolIndices(3), "MaxPool", "Sub"),
+		"torch.max_pool1d_with_indices": entry(opMaxPoolIndices(1), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
+		"torch.max_pool2d_with_indices": entry(opMaxPoolIndices(2), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
+		"torch.max_pool3d_with_indices": entry(opMaxPoolIndices(3), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
 		"torch.max_unpool2d":            entry(opMaxUnpool(2), "MaxUnpool", "Add"),
 		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add"),
 		// F.normalize traces into norm, clamp_min, expand_as and div:
@@ -283,32 +283,39 @@ func opMaxPoolIndices(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		ceil, err := resolveCeil(c, x, p)
-		if err != nil {
-			return nil, err
+		if isUnbatched(c, x, nsp) {
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return maxPoolIndices(c, xb, p, nsp) })
 		}
-		xs, err := c.shapeOf(x, "the input")
-		if err != nil {
-			return nil, err
-		}
-		if len(xs) != nsp+2 {
-			return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
-		}
-		op := &canon.MaxPool{Kernel: p.kernel, Strides: p.stride, Dilations: p.dil, PadsBegin: p.pads, PadsEnd: clone(p.pads), CeilMode: ceil}
-		outs, err := c.b().emit(c.scope, op, []*tensorVal{x}, 2)
-		if err != nil {
-			return nil, err
-		}
-		offs, err := planeOffsets(c, xs)
-		if err != nil {
-			return nil, err
-		}
-		local, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Sub}, outs[1], offs)
-		if err != nil {
-			return nil, err
-		}
-		return &tupleVal{items: []value{outs[0], local}}, nil
+		return maxPoolIndices(c, x, p, nsp)
 	}
+}
+
+func maxPoolIndices(c *opCall, x *tensorVal, p *poolArgs, nsp int) (value, error) {
+	ceil, err := resolveCeil(c, x, p)
+	if err != nil {
+		return nil, err
+	}
+	xs, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) != nsp+2 {
+		return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
+	}
+	op := &canon.MaxPool{Kernel: p.kernel, Strides: p.stride, Dilations: p.dil, PadsBegin: p.pads, PadsEnd: clone(p.pads), CeilMode: ceil}
+	outs, err := c.b().emit(c.scope, op, []*tensorVal{x}, 2)
+	if err != nil {
+		return nil, err
+	}
+	offs, err := planeOffsets(c, xs)
+	if err != nil {
+		return nil, err
+	}
+	local, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Sub}, outs[1], offs)
+	if err != nil {
+		return nil, err
+	}
+	return &tupleVal{items: []value{outs[0], local}}, nil
 }
 
 // opMaxUnpool maps torch.max_unpool2d(input, indices, output_size) and

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	t := map[string]opEntry{
-		"torch.pad":             entry(opPad, "Pad"),
+		"torch.pad":             entry(opPad, "Pad", "Slice", "Concat"),
 		"torch.constant_pad_nd": entry(opConstantPadND, "Pad"),
 	}
 	for _, n := range []string{"1d", "2d", "3d"} {
@@ -69,7 +69,7 @@ func opPad(c *opCall) (value, error) {
 	case "replicate":
 		mode = canon.PadEdge
 	case "circular":
-		return nil, c.errf("mode \"circular\" wraps around, which the canonical Pad (constant, reflect, edge) does not express")
+		return circularPad(c, x, pads)
 	default:
 		return nil, c.errf("mode %v is not supported (constant, reflect or replicate)", c.bound[2])
 	}
@@ -113,4 +113,51 @@ func opModePad(mode canon.PadMode) opHandler {
 		}
 		return emitPad(c, x, pads, mode, 0)
 	}
+}
+
+// circularPad wraps each padded axis around: the last b entries are put
+// before and the first e after (torch's circular mode, pads at most the
+// axis size), a Slice and a Concat per axis.
+func circularPad(c *opCall, x *tensorVal, pads []int64) (value, error) {
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	r := len(shape)
+	if len(pads)%2 != 0 || len(pads) > 2*r {
+		return nil, c.errf("the pad list %v must have an even length of at most twice the rank %d", pads, r)
+	}
+	e := layerEmit{c}
+	y := x
+	for k := 0; k < len(pads)/2; k++ {
+		axis := r - 1 - k
+		begin, end := pads[2*k], pads[2*k+1]
+		if begin == 0 && end == 0 {
+			continue
+		}
+		n := shape[axis]
+		if begin < 0 || end < 0 || begin > n || end > n {
+			return nil, c.errf("circular pads %d and %d of dimension %d (size %d) must be between 0 and the size", begin, end, axis, n)
+		}
+		var parts []*tensorVal
+		if begin > 0 {
+			tail, err := e.op(&canon.Slice{Starts: []int64{n - begin}, Ends: []int64{n}, Axes: []int64{int64(axis)}, Steps: []int64{1}}, y)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, tail)
+		}
+		parts = append(parts, y)
+		if end > 0 {
+			head, err := e.op(&canon.Slice{Starts: []int64{0}, Ends: []int64{end}, Axes: []int64{int64(axis)}, Steps: []int64{1}}, y)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, head)
+		}
+		if y, err = e.op(&canon.Concat{Axis: int64(axis)}, parts...); err != nil {
+			return nil, err
+		}
+	}
+	return y, nil
 }
