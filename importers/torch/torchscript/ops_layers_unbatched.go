@@ -40,3 +40,36 @@ func unbatched(c *opCall, x *tensorVal, f func(*tensorVal) (value, error)) (valu
 	}
 	return squeeze(out)
 }
+
+// foldedBatch runs f, an op on (N, C, H, W), on x of shape (*, C, H, W):
+// the leading axes (none, or several) are folded into one batch axis and
+// restored on the result.
+func foldedBatch(c *opCall, x *tensorVal, f func(*tensorVal) (*tensorVal, error)) (value, error) {
+	xi := c.b().info(x)
+	if xi.RankKnown && len(xi.Shape) == 4 {
+		return f(x)
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	lead := shape[:len(shape)-3]
+	n := int64(1)
+	for _, d := range lead {
+		n *= d
+	}
+	b := c.b()
+	x4, err := b.emit1(c.scope, &canon.Reshape{Shape: append([]int64{n}, shape[len(shape)-3:]...), AllowZero: true}, x)
+	if err != nil {
+		return nil, err
+	}
+	y, err := f(x4)
+	if err != nil {
+		return nil, err
+	}
+	ys, err := c.shapeOf(y, "the result")
+	if err != nil {
+		return nil, err
+	}
+	return b.emit1(c.scope, &canon.Reshape{Shape: append(clone(lead), ys[1:]...), AllowZero: true}, y)
+}
