@@ -19,8 +19,8 @@ func init() {
 		"torch.native_channel_shuffle": entry(opChannelShuffle, "Reshape", "Transpose"),
 		"torch.bilinear":               entry(opBilinear, "Einsum", "Add"),
 		"torch.feature_alpha_dropout":  entry(opDropout),
-		"torch.fractional_max_pool2d":  entry(opFractionalMaxPool),
-		"torch.fractional_max_pool3d":  entry(opFractionalMaxPool),
+		"torch.fractional_max_pool2d":  entry(opFractionalMaxPool(2), fractionalKinds...),
+		"torch.fractional_max_pool3d":  entry(opFractionalMaxPool(3), fractionalKinds...),
 	}
 	for _, name := range []string{"rrelu", "feature_alpha_dropout"} {
 		t["torch."+name+"_"] = opEntry{handler: inPlace(t["torch."+name].handler), kinds: t["torch."+name].kinds}
@@ -232,9 +232,4 @@ func opBilinear(c *opCall) (value, error) {
 		return y, err
 	}
 	return e.bin(canon.Add, y, bias)
-}
-
-// opFractionalMaxPool refuses aten::fractional_max_pool2d/3d by name.
-func opFractionalMaxPool(c *opCall) (value, error) {
-	return nil, c.errf("fractional max pooling places its windows by random samples drawn per call and per plane; no canonical op reproduces PyTorch's draw (replace nn.FractionalMaxPool by a deterministic pool before export)")
 }

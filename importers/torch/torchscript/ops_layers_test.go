@@ -218,3 +218,36 @@ torch.manual_seed(0)
 xs = [torch.randn(2, 3, 6, 2).round(decimals=1)]
 `)
 }
+
+// TestTracedDistances: nn.CosineSimilarity (broadcast operands, a zero
+// row against eps) and nn.PairwiseDistance of several orders.
+func TestTracedDistances(t *testing.T) {
+	traceLayers(t, `
+class M(torch.nn.Module):
+    def forward(self, x, y):
+        z = torch.cat([x[:1] * 0, x[1:]])
+        return (F.cosine_similarity(x, y), F.cosine_similarity(z, y[0], dim=-1, eps=1e-3),
+                F.pairwise_distance(x, y), F.pairwise_distance(x, y, 1.5, 1e-3, True),
+                F.pairwise_distance(x, y, 1.0), F.pairwise_distance(x, y[0], 4.0),
+                F.pairwise_distance(x, y, 0.5), torch.nn.PairwiseDistance(p=3.0)(x, y))
+torch.manual_seed(0)
+xs = [torch.randn(4, 6), torch.randn(4, 6)]
+`)
+}
+
+// TestTracedFractionalMaxPool: nn.FractionalMaxPool2d/3d with fixed
+// samples (their windows are then known), with indices, and unbatched.
+func TestTracedFractionalMaxPool(t *testing.T) {
+	traceLayers(t, `
+torch.manual_seed(1)
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p2 = torch.nn.FractionalMaxPool2d((2, 3), output_size=(4, 3), return_indices=True, _random_samples=torch.rand(2, 3, 2))
+        self.p3 = torch.nn.FractionalMaxPool3d(2, output_ratio=0.6, _random_samples=torch.rand(1, 2, 3))
+        self.pu = torch.nn.FractionalMaxPool2d(2, output_size=5, _random_samples=torch.rand(1, 3, 2))
+    def forward(self, x):
+        return (*self.p2(x), self.p3(x[:1, :2].reshape(1, 2, 3, 7, 3)), self.pu(x[0]))
+xs = [torch.randn(2, 3, 7, 9).round(decimals=1)]
+`)
+}
