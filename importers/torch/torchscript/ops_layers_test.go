@@ -1,10 +1,12 @@
 package torchscript
 
 import (
+	"archive/zip"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
@@ -23,9 +25,14 @@ import (
 // PyTorch's outputs.
 func traceLayers(t *testing.T, script string) {
 	t.Helper()
+	traceLayersWithin(t, script, 1e-5, 1e-6)
+}
+
+func traceLayersWithin(t *testing.T, script string, rtol, atol float64) {
+	t.Helper()
 	dir, nOut := trace(t, script)
-	compareTraced(t, dir, nOut, 1e-5, 1e-6)
-	t.Run("ORT", func(t *testing.T) { compareTracedORT(t, dir, nOut, 1e-5, 1e-6) })
+	compareTraced(t, dir, nOut, rtol, atol)
+	t.Run("ORT", func(t *testing.T) { compareTracedORT(t, dir, nOut, rtol, atol) })
 }
 
 // compareTracedORT exports the import of a traced folder to ONNX, runs it
@@ -250,4 +257,55 @@ class M(torch.nn.Module):
         return (*self.p2(x), self.p3(x[:1, :2].reshape(1, 2, 3, 7, 3)), self.pu(x[0]))
 xs = [torch.randn(2, 3, 7, 9).round(decimals=1)]
 `)
+}
+
+// TestTracedUpsampleScales: scale factors float32 cannot hold (1.1, 1.3,
+// 1.7, 2.3), and axes whose size a scale keeps or doubles, which
+// PyTorch's linear kernels copy, its nearest kernel copies (or halves) for
+// a single channel and maps by the scale otherwise, and its bicubic kernel
+// maps by the scale. A scale float32 rounds moves bicubic taps by a few
+// float32 steps, hence the tolerance.
+func TestTracedUpsampleScales(t *testing.T) {
+	traceLayersWithin(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        v = x.reshape(1, 2, 5, 3, 4)
+        return (F.interpolate(x, scale_factor=(1.1, 1.3), mode="bilinear"),
+                F.interpolate(x, scale_factor=(1.7, 2.3), mode="bicubic"),
+                F.interpolate(x, scale_factor=(1.125, 2), mode="bicubic"),
+                F.interpolate(x, scale_factor=(1.125, 1.5), mode="bilinear"),
+                F.interpolate(x, scale_factor=(1.125, 2.125), mode="nearest"),
+                F.interpolate(x[:, :1], scale_factor=(1.7, 2.3), mode="nearest"),
+                F.interpolate(v[:, :1], scale_factor=(1.7, 1, 2), mode="nearest"),
+                F.interpolate(x, scale_factor=(1.125, 2.125), mode="nearest-exact"),
+                F.interpolate(x[0], scale_factor=1.1, mode="linear"),
+                F.interpolate(x[0], scale_factor=1.125, mode="nearest"),
+                F.interpolate(v, scale_factor=(1.5, 2, 1.1), mode="trilinear"),
+                F.interpolate(x, scale_factor=(1.1, 1.7), mode="bilinear", align_corners=True))
+torch.manual_seed(0)
+xs = [torch.randn(2, 3, 5, 4)]
+`, 1e-4, 1e-5)
+}
+
+// TestUpsampleLayoutDependentRefused: nearest upsampling of one channel
+// by a scale that keeps or doubles an axis reads different inputs in
+// PyTorch's two kernels (which one runs depends on the memory layout), and
+// bicubic scales that keep the shape are copied by ONNX Runtime: both are
+// refused by name.
+func TestUpsampleLayoutDependentRefused(t *testing.T) {
+	for body, want := range map[string]string{
+		"torch.upsample_nearest2d(x, None, [1.125, 2.125])":        "depends on the input's memory layout",
+		"torch.upsample_bicubic2d(x, None, False, [1.125, 1.125])": "ONNX Runtime copies a Resize",
+	} {
+		p := writeArchive(t, map[string]string{"data.pkl": rootPickle, "code/__torch__.py": moduleSource("    return " + body + "\n")}, zip.Store)
+		g, err := ReadFile(p, formats.ReadOptions{InputShapes: map[string][]int64{"x": {1, 1, 5, 4}}})
+		if err == nil {
+			g.Close()
+			t.Errorf("%s: imported, want an error containing %q", body, want)
+			continue
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %q does not contain %q", body, err, want)
+		}
+	}
 }

@@ -12,12 +12,12 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize"),
-		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize"),
-		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize"),
-		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize"),
-		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize"),
-		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize"),
+		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize", "Gather"),
+		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize", "Gather"),
+		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize", "Gather"),
+		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize", "Gather"),
+		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather"),
+		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather"),
 		"torch.upsample_linear1d":         entry(opUpsample(1, upLinear), "Resize"),
 		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize"),
 		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize"),
@@ -163,9 +163,22 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		if scales == nil {
 			return nil, c.errf("neither output_size nor scale factors are given")
 		}
+		if (kind == upNearest || kind == upNearestExact) && !align {
+			// Nearest picks whole input entries: ops_layers_upscale.go
+			// writes PyTorch's picks exactly.
+			return nearestUpsample(c, x, kind, op, scales)
+		}
 		op.Scales = make([]float32, nsp+2)
 		op.Scales[0], op.Scales[1] = 1, 1
 		for i, s := range scales {
+			fixed, err := torchAxisScale(c, x, kind, 2+i, s)
+			if err != nil {
+				return nil, err
+			}
+			if fixed != 0 {
+				op.Scales[2+i] = fixed
+				continue
+			}
 			if float64(float32(s)) != s && !align {
 				// ONNX scales are float32: a double torch scale that
 				// float32 rounds must give the same sizes and positions
@@ -175,6 +188,9 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 				}
 			}
 			op.Scales[2+i] = float32(s)
+		}
+		if err := resizeKeepsShape(c, x, op.Scales); err != nil {
+			return nil, err
 		}
 		return c.b().emit1(c.scope, op, x)
 	}
