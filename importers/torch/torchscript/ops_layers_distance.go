@@ -14,7 +14,63 @@ func init() {
 		"torch.cosine_similarity": entry(opCosineSimilarity, "ReduceL2", "Clip", "Div", "Mul", "ReduceSum"),
 		"torch.pairwise_distance": entry(opPairwiseDistance, "Sub", "Add", "ReduceL2", "ReduceL1", "ReduceMax", "ReduceMin",
 			"Abs", "Pow", "ReduceSum", "Cast", "Not", "Equal"),
+		"torch.pdist": entry(opPdist, "Gather", "Sub", "ReduceL2", "ReduceL1", "ReduceMax", "ReduceMin",
+			"Abs", "Pow", "ReduceSum", "Cast", "Not", "Equal"),
+		"torch._pdist_forward": entry(opPdist, "Gather", "Sub", "ReduceL2", "ReduceL1", "ReduceMax", "ReduceMin",
+			"Abs", "Pow", "ReduceSum", "Cast", "Not", "Equal"),
 	})
+}
+
+// opPdist maps aten::pdist(input, p=2) (F.pdist): the p-norm distance of
+// every pair of rows i < j of an (N, M) input, pairs in row-major order;
+// the pairs are two constant row lists gathered.
+func opPdist(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "p=2")
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.float(1)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 2 {
+		return nil, c.errf("input has shape %v; pdist takes (N, M)", shape)
+	}
+	if p < 0 {
+		return nil, c.errf("p is %g; pdist takes p >= 0", p)
+	}
+	n := shape[0]
+	pairs := n * (n - 1) / 2
+	if err := c.b().a.fits("the row pairs", 16*pairs); err != nil {
+		return nil, c.errf("%v", err)
+	}
+	if pairs == 0 {
+		return nil, c.errf("an input of %d rows has no pairs (an empty result)", n)
+	}
+	first, second := make([]int64, 0, pairs), make([]int64, 0, pairs)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			first, second = append(first, i), append(second, j)
+		}
+	}
+	e := layerEmit{c}
+	a, err := e.op(&canon.Gather{Axis: 0}, x, i64s([]int64{pairs}, first))
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.op(&canon.Gather{Axis: 0}, x, i64s([]int64{pairs}, second))
+	if err != nil {
+		return nil, err
+	}
+	d, err := e.bin(canon.Sub, a, b)
+	if err != nil {
+		return nil, err
+	}
+	return vectorNorm(c, d, p, []int64{1}, false)
 }
 
 // broadcastRank is the rank two tensors broadcast to.

@@ -184,7 +184,8 @@ class M(torch.nn.Module):
                 F.pixel_unshuffle(x[..., :6].reshape(2, 1, 3, 6, 6), 2), F.pixel_unshuffle(x[0, :, :4, :6], 2),
                 self.wl(v), self.wc(x), self.wc1(x[:, :, 0]), torch._weight_norm(v, v[:, :1] + 2, 0),
                 self.bn(x), self.bn1(v), self.bn1(x[:, :, 0, :5].transpose(1, 2)),
-                F.pad(x, (1, 2, 3, 0), mode="circular"), self.cc(x[:, :, 0]), F.pad(x[0], (6, 7), mode="circular"))
+                F.pad(x, (1, 2, 3, 0), mode="circular"), self.cc(x[:, :, 0]), F.pad(x[0], (6, 7), mode="circular"),
+                F.pad(x[:, :, 0], (3, -2), mode="circular"), F.pad(x, (-1, 2, 2, -3), mode="circular"))
 torch.manual_seed(0)
 xs = [torch.randn(2, 3, 6, 7) * 2 + 1, torch.randn(4, 5)]
 `)
@@ -227,7 +228,7 @@ xs = [torch.randn(2, 3, 6, 2).round(decimals=1)]
 }
 
 // TestTracedDistances: nn.CosineSimilarity (broadcast operands, a zero
-// row against eps) and nn.PairwiseDistance of several orders.
+// row against eps), nn.PairwiseDistance and F.pdist of several orders.
 func TestTracedDistances(t *testing.T) {
 	traceLayers(t, `
 class M(torch.nn.Module):
@@ -236,7 +237,8 @@ class M(torch.nn.Module):
         return (F.cosine_similarity(x, y), F.cosine_similarity(z, y[0], dim=-1, eps=1e-3),
                 F.pairwise_distance(x, y), F.pairwise_distance(x, y, 1.5, 1e-3, True),
                 F.pairwise_distance(x, y, 1.0), F.pairwise_distance(x, y[0], 4.0),
-                F.pairwise_distance(x, y, 0.5), torch.nn.PairwiseDistance(p=3.0)(x, y))
+                F.pairwise_distance(x, y, 0.5), torch.nn.PairwiseDistance(p=3.0)(x, y),
+                F.pdist(x), F.pdist(x, 0.5), F.pdist(y, 3.0), F.pdist(y, 1.0))
 torch.manual_seed(0)
 xs = [torch.randn(4, 6), torch.randn(4, 6)]
 `)

@@ -115,9 +115,10 @@ func opModePad(mode canon.PadMode) opHandler {
 	}
 }
 
-// circularPad wraps each padded axis around: the last b entries are put
-// before and the first e after (torch's circular mode, pads at most the
-// axis size), a Slice and a Concat per axis.
+// circularPad wraps each padded axis around as torch's circular mode
+// does: negative pads first crop the axis, then the last b entries of
+// what is left go before it and its first e after (a Slice and a Concat
+// per axis).
 func circularPad(c *opCall, x *tensorVal, pads []int64) (value, error) {
 	shape, err := c.shapeOf(x, "the input")
 	if err != nil {
@@ -128,6 +129,9 @@ func circularPad(c *opCall, x *tensorVal, pads []int64) (value, error) {
 		return nil, c.errf("the pad list %v must have an even length of at most twice the rank %d", pads, r)
 	}
 	e := layerEmit{c}
+	slice := func(t *tensorVal, axis int, from, to int64) (*tensorVal, error) {
+		return e.op(&canon.Slice{Starts: []int64{from}, Ends: []int64{to}, Axes: []int64{int64(axis)}, Steps: []int64{1}}, t)
+	}
 	y := x
 	for k := 0; k < len(pads)/2; k++ {
 		axis := r - 1 - k
@@ -136,12 +140,22 @@ func circularPad(c *opCall, x *tensorVal, pads []int64) (value, error) {
 			continue
 		}
 		n := shape[axis]
-		if begin < 0 || end < 0 || begin > n || end > n {
-			return nil, c.errf("circular pads %d and %d of dimension %d (size %d) must be between 0 and the size", begin, end, axis, n)
+		if begin < 0 || end < 0 {
+			if y, err = slice(y, axis, max(-begin, 0), n-max(-end, 0)); err != nil {
+				return nil, err
+			}
+			n -= max(-begin, 0) + max(-end, 0)
+			begin, end = max(begin, 0), max(end, 0)
+		}
+		if n < 0 || begin > n || end > n {
+			return nil, c.errf("circular pads %d and %d of dimension %d must not exceed its size %d (after cropping)", pads[2*k], pads[2*k+1], axis, n)
+		}
+		if begin == 0 && end == 0 {
+			continue
 		}
 		var parts []*tensorVal
 		if begin > 0 {
-			tail, err := e.op(&canon.Slice{Starts: []int64{n - begin}, Ends: []int64{n}, Axes: []int64{int64(axis)}, Steps: []int64{1}}, y)
+			tail, err := slice(y, axis, n-begin, n)
 			if err != nil {
 				return nil, err
 			}
@@ -149,7 +163,7 @@ func circularPad(c *opCall, x *tensorVal, pads []int64) (value, error) {
 		}
 		parts = append(parts, y)
 		if end > 0 {
-			head, err := e.op(&canon.Slice{Starts: []int64{0}, Ends: []int64{end}, Axes: []int64{int64(axis)}, Steps: []int64{1}}, y)
+			head, err := slice(y, axis, 0, end)
 			if err != nil {
 				return nil, err
 			}

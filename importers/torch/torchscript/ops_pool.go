@@ -157,65 +157,73 @@ func opAdaptiveAvgPool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		var outSize []value
-		switch l := c.bound[1].(type) {
-		case *listVal:
-			outSize = l.items
-		case *tupleVal:
-			outSize = l.items
-		default:
-			outSize = []value{c.bound[1]}
+		if isUnbatched(c, x, nsp) {
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return adaptiveAvgPool(c, xb, nsp) })
 		}
-		if len(outSize) == 1 && nsp > 1 {
-			for len(outSize) < nsp {
-				outSize = append(outSize, outSize[0])
-			}
-		}
-		if len(outSize) != nsp {
-			return nil, c.errf("output_size has %d values, want %d", len(outSize), nsp)
-		}
-		global := true
-		for _, v := range outSize {
-			n, ok := toInt(v)
-			global = global && ok && n == 1
-		}
-		if global {
-			return c.b().emit1(c.scope, &canon.GlobalAveragePool{}, x)
-		}
-		shape, err := c.shapeOf(x, "the input")
-		if err != nil {
-			return nil, err
-		}
-		if len(shape) != nsp+2 {
-			return nil, c.errf("input has rank %d, want %d", len(shape), nsp+2)
-		}
-		kernel := make([]int64, nsp)
-		for i, v := range outSize {
-			in := shape[2+i]
-			out := in
-			if _, none := v.(noneVal); !none {
-				n, ok := toInt(v)
-				if !ok || n <= 0 {
-					return nil, c.errf("output_size must hold positive ints")
-				}
-				out = n
-			}
-			if in%out != 0 {
-				// Uneven windows: exact per-axis averaging (ops_resample.go).
-				in, out, err := adaptiveSizes(c, x, nsp)
-				if err != nil {
-					return nil, err
-				}
-				return adaptiveAvgUneven(c, x, in, out)
-			}
-			kernel[i] = in / out
-		}
-		zeros := make([]int64, nsp)
-		ones := make([]int64, nsp)
-		for i := range ones {
-			ones[i] = 1
-		}
-		op := &canon.AveragePool{Kernel: kernel, Strides: clone(kernel), Dilations: ones, PadsBegin: zeros, PadsEnd: clone(zeros)}
-		return c.b().emit1(c.scope, op, x)
+		return adaptiveAvgPool(c, x, nsp)
 	}
+}
+
+func adaptiveAvgPool(c *opCall, x *tensorVal, nsp int) (value, error) {
+	var err error
+	var outSize []value
+	switch l := c.bound[1].(type) {
+	case *listVal:
+		outSize = l.items
+	case *tupleVal:
+		outSize = l.items
+	default:
+		outSize = []value{c.bound[1]}
+	}
+	if len(outSize) == 1 && nsp > 1 {
+		for len(outSize) < nsp {
+			outSize = append(outSize, outSize[0])
+		}
+	}
+	if len(outSize) != nsp {
+		return nil, c.errf("output_size has %d values, want %d", len(outSize), nsp)
+	}
+	global := true
+	for _, v := range outSize {
+		n, ok := toInt(v)
+		global = global && ok && n == 1
+	}
+	if global {
+		return c.b().emit1(c.scope, &canon.GlobalAveragePool{}, x)
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != nsp+2 {
+		return nil, c.errf("input has rank %d, want %d", len(shape), nsp+2)
+	}
+	kernel := make([]int64, nsp)
+	for i, v := range outSize {
+		in := shape[2+i]
+		out := in
+		if _, none := v.(noneVal); !none {
+			n, ok := toInt(v)
+			if !ok || n <= 0 {
+				return nil, c.errf("output_size must hold positive ints")
+			}
+			out = n
+		}
+		if in%out != 0 {
+			// Uneven windows: exact per-axis averaging (ops_resample.go).
+			in, out, err := adaptiveSizes(c, x, nsp)
+			if err != nil {
+				return nil, err
+			}
+			return adaptiveAvgUneven(c, x, in, out)
+		}
+		kernel[i] = in / out
+	}
+	zeros := make([]int64, nsp)
+	ones := make([]int64, nsp)
+	for i := range ones {
+		ones[i] = 1
+	}
+	op := &canon.AveragePool{Kernel: kernel, Strides: clone(kernel), Dilations: ones, PadsBegin: zeros, PadsEnd: clone(zeros)}
+	return c.b().emit1(c.scope, op, x)
 }

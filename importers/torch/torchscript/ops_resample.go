@@ -27,8 +27,8 @@ func init() {
 		"torch.adaptive_max_pool1d":       entry(opAdaptiveMaxPool(1), adaptiveMaxKinds...),
 		"torch.adaptive_max_pool2d":       entry(opAdaptiveMaxPool(2), adaptiveMaxKinds...),
 		"torch.adaptive_max_pool3d":       entry(opAdaptiveMaxPool(3), adaptiveMaxKinds...),
-		"torch._adaptive_avg_pool2d":      entry(opAdaptiveAvgPool(2), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape"),
-		"torch._adaptive_avg_pool3d":      entry(opAdaptiveAvgPool(3), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape"),
+		"torch._adaptive_avg_pool2d":      entry(opAdaptiveAvgPool(2), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape", "Unsqueeze", "Squeeze"),
+		"torch._adaptive_avg_pool3d":      entry(opAdaptiveAvgPool(3), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape", "Unsqueeze", "Squeeze"),
 	})
 	// Mapped now (the shared table still lists them as missing).
 	delete(opLacks, "Resize")
