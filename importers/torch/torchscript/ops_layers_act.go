@@ -14,6 +14,8 @@ func init() {
 		"torch.prelu":                  entry(opPrelu, "PRelu", "Reshape"),
 		"torch.glu":                    entry(opGlu, "Split", "Sigmoid", "Mul"),
 		"torch.log_sigmoid":            entry(opLogSigmoid, kindsWith(log1pKinds, "Abs", "Neg", "Exp", "Clip")...),
+		"torch.log_sigmoid_forward":    entry(withBuffer(opLogSigmoid), kindsWith(log1pKinds, "Abs", "Neg", "Exp", "Clip")...),
+		"torch.rrelu_with_noise":       entry(opRreluWithNoise, "LeakyRelu"),
 		"torch.rrelu":                  entry(opRrelu, "LeakyRelu"),
 		"torch.channel_shuffle":        entry(opChannelShuffle, "Reshape", "Transpose"),
 		"torch.native_channel_shuffle": entry(opChannelShuffle, "Reshape", "Transpose"),
@@ -164,6 +166,30 @@ func opRrelu(c *opCall) (value, error) {
 		return nil, c.errf("in training mode RReLU draws a random slope per element; call model.eval() before saving")
 	}
 	return c.b().emit1(c.scope, &canon.LeakyRelu{Alpha: float32((lo + hi) / 2)}, x)
+}
+
+// opRreluWithNoise maps aten::rrelu_with_noise(self, noise, lower, upper,
+// training=False, generator), the form decomposed programs record.
+func opRreluWithNoise(c *opCall) (value, error) {
+	if len(c.args) < 2 {
+		return nil, c.errf("needs the input and the noise tensor")
+	}
+	c.args = append(c.args[:1:1], c.args[2:]...)
+	delete(c.kwargs, "noise")
+	return opRrelu(c)
+}
+
+// withBuffer wraps a handler whose aten form also returns a buffer kept
+// for the backward pass (log_sigmoid_forward): the buffer is not computed,
+// and a program that reads it stops there.
+func withBuffer(h opHandler) opHandler {
+	return func(c *opCall) (value, error) {
+		y, err := h(c)
+		if err != nil {
+			return nil, err
+		}
+		return &tupleVal{items: []value{y, noneVal{}}}, nil
+	}
 }
 
 // opChannelShuffle maps aten::channel_shuffle(self, groups): channels

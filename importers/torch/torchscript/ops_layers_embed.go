@@ -10,11 +10,14 @@ import (
 // nn.Embedding and nn.EmbeddingBag.
 
 func init() {
+	bagKinds := []string{"Gather", "Cast", "Slice", "Concat", "Reshape", "GreaterOrEqual", "Less",
+		"Equal", "Not", "And", "Mul", "Where", "ReduceSum", "ReduceMax", "Clip", "Div", "Greater"}
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.embedding": entry(opEmbedding, "Gather"),
-		"torch.embedding_bag": entry(opEmbeddingBag, "Gather", "Cast", "Slice", "Concat", "Reshape", "GreaterOrEqual", "Less",
-			"Equal", "Not", "And", "Mul", "Where", "ReduceSum", "ReduceMax", "Clip", "Div", "Greater"),
-		"torch.embedding_renorm_": entry(opEmbeddingRenorm),
+		"torch._embedding_bag":              entry(opEmbeddingBag, bagKinds...),
+		"torch._embedding_bag_forward_only": entry(opEmbeddingBag, bagKinds...),
+		"torch.embedding":                   entry(opEmbedding, "Gather"),
+		"torch.embedding_bag":               entry(opEmbeddingBag, bagKinds...),
+		"torch.embedding_renorm_":           entry(opEmbeddingRenorm),
 	})
 }
 

@@ -3,17 +3,20 @@ package torchscript
 import (
 	"archive/zip"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelbridge/modelbridge/canon"
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/interp"
 )
 
 // The nn layers of ops_layers_*.go, traced by PyTorch 1.13 and compared
@@ -308,6 +311,34 @@ func TestUpsampleLayoutDependentRefused(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %q does not contain %q", body, err, want)
+		}
+	}
+}
+
+// TestDecomposedLayerForms: the aten forms decomposed programs record
+// (log_sigmoid_forward, rrelu_with_noise) read like their plain forms;
+// values from PyTorch 1.13 in float64 on x = [-3, -1, -0.5, 0, 2, 40, -40].
+func TestDecomposedLayerForms(t *testing.T) {
+	x := canon.NewFloat32Tensor("x", []int64{7}, []float32{-3, -1, -0.5, 0, 2, 40, -40})
+	for body, want := range map[string][]float64{
+		"    _0, _1 = torch.log_sigmoid_forward(x)\n    return _0\n": {-3.04858735, -1.31326169, -0.974076984, -0.693147181, -0.126928011, -4.24835426e-18, -40},
+		"    return torch.rrelu_with_noise(x, x, 0.1, 0.3, False)\n": {-0.6, -0.2, -0.1, 0, 2, 40, -8},
+	} {
+		p := writeArchive(t, map[string]string{"data.pkl": rootPickle, "code/__torch__.py": moduleSource(body)}, zip.Store)
+		g, err := ReadFile(p, formats.ReadOptions{InputShapes: map[string][]int64{"x": {7}}})
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		outs, err := interp.Run(g, map[string]*canon.Tensor{"x": x})
+		g.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := outs[g.Outputs[0].Name].Float64s()
+		for i, w := range want {
+			if math.Abs(got[i]-w) > 1e-6*(1+math.Abs(w)) {
+				t.Fatalf("%s: got %v, want %v", body, got, want)
+			}
 		}
 	}
 }

@@ -9,7 +9,8 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch._weight_norm": entry(opWeightNorm, "ReduceL2", "Div", "Mul"),
+		"torch._weight_norm":           entry(opWeightNorm, "ReduceL2", "Div", "Mul", "Abs"),
+		"torch._weight_norm_interface": entry(withBuffer(opWeightNorm), "ReduceL2", "Div", "Mul", "Abs"),
 	})
 }
 

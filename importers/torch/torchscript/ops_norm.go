@@ -338,6 +338,9 @@ func opMaxUnpool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
+		if dt := c.b().info(idx).DType; dt != canon.Int64 {
+			return nil, c.errf("the indices are %s; max_unpool takes the int64 indices max_pool returned (a graph input of indices must be declared int64)", dt)
+		}
 		size, err := c.ints(2, nsp)
 		if err != nil {
 			return nil, err
