@@ -2,6 +2,7 @@ package torchscript
 
 import (
 	"math"
+	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
@@ -10,6 +11,8 @@ import (
 // nn.Embedding and nn.EmbeddingBag.
 
 func init() {
+	renormKinds := []string{"Reshape", "Cast", "Equal", "ReduceMax", "ReduceL2", "ReduceL1",
+		"ReduceMin", "Abs", "Pow", "ReduceSum", "Not", "Add", "Div", "Greater", "And", "Where", "Mul"}
 	bagKinds := []string{"Gather", "Cast", "Slice", "Concat", "Reshape", "GreaterOrEqual", "Less",
 		"Equal", "Not", "And", "Mul", "Where", "ReduceSum", "ReduceMax", "Clip", "Div", "Greater"}
 	optable.Add(&opTable, map[string]opEntry{
@@ -17,7 +20,8 @@ func init() {
 		"torch._embedding_bag_forward_only": entry(opEmbeddingBag, bagKinds...),
 		"torch.embedding":                   entry(opEmbedding, "Gather"),
 		"torch.embedding_bag":               entry(opEmbeddingBag, bagKinds...),
-		"torch.embedding_renorm_":           entry(opEmbeddingRenorm),
+		"torch.embedding_renorm_":           entry(opEmbeddingRenorm, renormKinds...),
+		"torch.embedding_renorm":            entry(opEmbeddingRenorm, renormKinds...),
 	})
 }
 
@@ -39,9 +43,108 @@ func opEmbedding(c *opCall) (value, error) {
 	return c.b().emit1(c.scope, &canon.Gather{Axis: 0}, w, idx)
 }
 
-// opEmbeddingRenorm refuses embedding_renorm_ (F.embedding's max_norm).
+// opEmbeddingRenorm maps aten::embedding_renorm_(weight, indices,
+// max_norm, norm_type) (F.embedding's max_norm): every row the indices
+// name whose norm exceeds max_norm is scaled by max_norm/(norm + 1e-7), in
+// place, so later reads of the weight in this call see it (the functional
+// embedding_renorm of exported programs returns the new weight). The rows named
+// are found at run time: a row is named when some index equals it.
 func opEmbeddingRenorm(c *opCall) (value, error) {
-	return nil, c.errf("max_norm rescales the referenced weight rows in place, which changes the weight for every later use in the model; no canonical form tracks that (drop max_norm, or renormalize the weight before saving)")
+	if err := c.bind("weight", "indices", "max_norm", "norm_type"); err != nil {
+		return nil, err
+	}
+	w, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	inPlace := strings.HasSuffix(c.name, "_")
+	if inPlace && w.ref == nil && w.konst == nil {
+		return nil, c.errf("the weight to renormalize in place is a computed tensor, whose writes this importer cannot route back to the tensor it came from; only a module's weight is renormalized")
+	}
+	idx, err := c.tensor(1)
+	if err != nil {
+		return nil, err
+	}
+	maxNorm, err := c.float(2)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.float(3)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := c.shapeOf(w, "the weight")
+	if err != nil {
+		return nil, err
+	}
+	if len(ws) != 2 {
+		return nil, c.errf("the weight has shape %v, want (rows, dim)", ws)
+	}
+	rows := ws[0]
+	e := layerEmit{c}
+	flat, err := e.op(&canon.Reshape{Shape: []int64{-1, 1}}, idx)
+	if err != nil {
+		return nil, err
+	}
+	if dt := c.b().info(flat).DType; dt != canon.Int64 {
+		if flat, err = e.op(&canon.Cast{To: canon.Int64}, flat); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]int64, rows)
+	for r := range ids {
+		ids[r] = int64(r)
+	}
+	hits, err := e.cmp(canon.CmpEqual, flat, i64s([]int64{1, rows}, ids))
+	if err != nil {
+		return nil, err
+	}
+	hitsF, err := e.op(&canon.Cast{To: canon.Float32}, hits)
+	if err != nil {
+		return nil, err
+	}
+	named, err := e.op(&canon.Reduce{Fn: canon.ReduceMax, Axes: []int64{0}}, hitsF)
+	if err != nil {
+		return nil, err
+	}
+	if named, err = e.op(&canon.Reshape{Shape: []int64{rows, 1}}, named); err != nil {
+		return nil, err
+	}
+	if named, err = e.cmp(canon.CmpGreater, named, f32(0)); err != nil {
+		return nil, err
+	}
+	norm, err := vectorNorm(c, w, p, []int64{1}, true)
+	if err != nil {
+		return nil, err
+	}
+	over, err := e.cmp(canon.CmpGreater, norm, f32(maxNorm))
+	if err != nil {
+		return nil, err
+	}
+	if over, err = e.op(&canon.Logic{Fn: canon.LogicAnd}, over, named); err != nil {
+		return nil, err
+	}
+	padded, err := e.bin(canon.Add, norm, f32(1e-7))
+	if err != nil {
+		return nil, err
+	}
+	scale, err := e.bin(canon.Div, f32(maxNorm), padded)
+	if err != nil {
+		return nil, err
+	}
+	if scale, err = e.where(over, scale, f32(1)); err != nil {
+		return nil, err
+	}
+	out, err := e.bin(canon.Mul, w, scale)
+	if err != nil {
+		return nil, err
+	}
+	if !inPlace {
+		return out, nil
+	}
+	// In place: every later read of this weight sees the new rows.
+	*w = *out
+	return w, nil
 }
 
 // embeddingBag modes, as aten numbers them.

@@ -342,3 +342,26 @@ func TestDecomposedLayerForms(t *testing.T) {
 		}
 	}
 }
+
+// TestTracedEmbeddingMaxNorm: embedding_renorm_ (F.embedding's
+// max_norm) rescales the named rows of the weight in place; a later read
+// of the weight (a tied output layer) sees exactly those rows changed.
+// (F.embedding itself renormalizes a detached alias of the weight.)
+func TestTracedEmbeddingMaxNorm(t *testing.T) {
+	traceLayers(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("w", torch.randn(10, 4))
+        self.register_buffer("w1", torch.randn(10, 4))
+    def forward(self, x):
+        idx = (x.abs() * 7).long() % 10
+        with torch.no_grad():
+            torch.embedding_renorm_(self.w, idx[:, :3], 1.5, 2.0)
+            torch.embedding_renorm_(self.w1, idx, 2.0, 1.0)
+        h = F.embedding(idx[:, :3], self.w)
+        return h, F.embedding(idx, self.w1), F.linear(h, self.w)
+torch.manual_seed(0)
+xs = [torch.randn(2, 5)]
+`)
+}
