@@ -84,7 +84,7 @@ func compareTracedORT(t *testing.T, dir string, nOut int, rtol, atol float64) {
 
 // TestTracedPaddingModeConvolutions: padding="same" with even kernels and
 // dilation (PyTorch puts the odd pad at the end), "valid", a weight given
-// as an input, and unbatched inputs.
+// as an input, and unbatched inputs of convolutions, pools and unpools.
 func TestTracedPaddingModeConvolutions(t *testing.T) {
 	traceLayers(t, `
 class M(torch.nn.Module):
@@ -101,7 +101,9 @@ class M(torch.nn.Module):
         x3 = x.reshape(2, 3, 4, 4, 3)
         return (self.c1(x1), self.c2(x), self.c2d(x), self.c3(x3), self.cv(x),
                 F.conv2d(x, w, padding="same"), self.c1(x1[0]), self.c2(x[1]),
-                F.max_pool2d(x[0], 3, 2, 1), *F.max_pool2d(x[0], 2, return_indices=True))
+                F.max_pool2d(x[0], 3, 2, 1), *F.max_pool2d(x[0], 2, return_indices=True),
+                F.max_unpool2d(*F.max_pool2d(x[0], 2, return_indices=True), 2),
+                F.max_unpool1d(*F.max_pool1d(x1[0], 2, return_indices=True), 2))
 torch.manual_seed(0)
 xs = [torch.randn(2, 3, 8, 6), torch.randn(4, 3, 2, 4)]
 `)

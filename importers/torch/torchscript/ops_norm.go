@@ -19,8 +19,8 @@ func init() {
 		"torch.max_pool1d_with_indices": entry(opMaxPoolIndices(1), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
 		"torch.max_pool2d_with_indices": entry(opMaxPoolIndices(2), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
 		"torch.max_pool3d_with_indices": entry(opMaxPoolIndices(3), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
-		"torch.max_unpool2d":            entry(opMaxUnpool(2), "MaxUnpool", "Add"),
-		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add"),
+		"torch.max_unpool2d":            entry(opMaxUnpool(2), "MaxUnpool", "Add", "Unsqueeze", "Squeeze"),
+		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add", "Unsqueeze", "Squeeze"),
 		// F.normalize traces into norm, clamp_min, expand_as and div:
 		// x / max(norm, eps), read exactly as those ops.
 		"torch.clamp_min": entry(opClampOne(true), "Clip"),
@@ -345,26 +345,38 @@ func opMaxUnpool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		xs, err := c.shapeOf(x, "the input")
-		if err != nil {
-			return nil, err
+		if isUnbatched(c, x, nsp) {
+			// Unbatched (C, spatial...): the indices get the batch axis too.
+			ib, err := c.b().emit1(c.scope, &canon.Unsqueeze{Axes: []int64{0}}, idx)
+			if err != nil {
+				return nil, err
+			}
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return maxUnpool(c, xb, ib, size, nsp) })
 		}
-		if len(xs) != nsp+2 {
-			return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
-		}
-		out := append([]int64{xs[0], xs[1]}, size...)
-		offs, err := planeOffsets(c, out)
-		if err != nil {
-			return nil, err
-		}
-		flat, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Add}, idx, offs)
-		if err != nil {
-			return nil, err
-		}
-		zeros := make([]int64, nsp)
-		op := &canon.MaxUnpool{Kernel: ones64(nsp), Strides: ones64(nsp), PadsBegin: zeros, PadsEnd: clone(zeros), OutputShape: out}
-		return c.b().emit1(c.scope, op, x, flat)
+		return maxUnpool(c, x, idx, size, nsp)
 	}
+}
+
+func maxUnpool(c *opCall, x, idx *tensorVal, size []int64, nsp int) (value, error) {
+	xs, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) != nsp+2 {
+		return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
+	}
+	out := append([]int64{xs[0], xs[1]}, size...)
+	offs, err := planeOffsets(c, out)
+	if err != nil {
+		return nil, err
+	}
+	flat, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Add}, idx, offs)
+	if err != nil {
+		return nil, err
+	}
+	zeros := make([]int64, nsp)
+	op := &canon.MaxUnpool{Kernel: ones64(nsp), Strides: ones64(nsp), PadsBegin: zeros, PadsEnd: clone(zeros), OutputShape: out}
+	return c.b().emit1(c.scope, op, x, flat)
 }
 
 func ones64(n int) []int64 {
