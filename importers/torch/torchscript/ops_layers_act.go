@@ -7,7 +7,8 @@ import (
 
 // The nn activation layers without a single canonical op of PyTorch's
 // exact form: PReLU, GLU, LogSigmoid, RReLU at inference, channel shuffle,
-// Bilinear, and the dropouts that are the identity at inference.
+// Bilinear, and the dropouts that are the identity at inference (with the
+// aten forms decomposed programs record for some of them).
 
 func init() {
 	t := map[string]opEntry{
@@ -21,8 +22,6 @@ func init() {
 		"torch.native_channel_shuffle": entry(opChannelShuffle, "Reshape", "Transpose"),
 		"torch.bilinear":               entry(opBilinear, "Einsum", "Add"),
 		"torch.feature_alpha_dropout":  entry(opDropout),
-		"torch.fractional_max_pool2d":  entry(opFractionalMaxPool(2), fractionalKinds...),
-		"torch.fractional_max_pool3d":  entry(opFractionalMaxPool(3), fractionalKinds...),
 	}
 	for _, name := range []string{"rrelu", "feature_alpha_dropout"} {
 		t["torch."+name+"_"] = opEntry{handler: inPlace(t["torch."+name].handler), kinds: t["torch."+name].kinds}

@@ -1,6 +1,16 @@
 package torchscript
 
-import "github.com/modelbridge/modelbridge/canon"
+import (
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.fractional_max_pool2d": entry(opFractionalMaxPool(2), fractionalKinds...),
+		"torch.fractional_max_pool3d": entry(opFractionalMaxPool(3), fractionalKinds...),
+	})
+}
 
 // fractionalKinds are the kinds fractional max pooling emits.
 var fractionalKinds = []string{"Reshape", "GatherElements", "ReduceMax", "ArgMax", "Unsqueeze", "Squeeze"}
