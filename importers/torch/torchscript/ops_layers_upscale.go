@@ -19,7 +19,7 @@ import (
 // the coordinates differ by a few float32 steps, and linear and cubic
 // taps move continuously with them, so the values agree to float
 // rounding. (Nearest picks are checked one by one, nearestUpsample.)
-func float32ScaleAgrees(c *opCall, x *tensorVal, _ upsampleKind, axis int, s float64) error {
+func float32ScaleAgrees(c *opCall, x *tensorVal, axis int, s float64) error {
 	shape, err := c.shapeOf(x, "the input")
 	if err != nil {
 		return err

@@ -183,7 +183,7 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 				// ONNX scales are float32: a double torch scale that
 				// float32 rounds must give the same sizes and positions
 				// (ops_layers_upscale.go).
-				if err := float32ScaleAgrees(c, x, kind, 2+i, s); err != nil {
+				if err := float32ScaleAgrees(c, x, 2+i, s); err != nil {
 					return nil, err
 				}
 			}
