@@ -32,6 +32,9 @@ type builder struct {
 	// stale are views whose tensor was written through another view;
 	// reading one is refused.
 	stale map[string]bool
+	// optional are nodes that compute a result the model may not read
+	// (adaptive max pooling's indices); setOutputs drops those unread.
+	optional map[*canon.Node]bool
 }
 
 func newBuilder(a *archive) *builder {
@@ -227,6 +230,7 @@ func (b *builder) setOutputs(outs []*tensorVal) error {
 			}
 		}
 	}
+	b.pruneOptional()
 	return nil
 }
 

@@ -14,7 +14,7 @@ func init() {
 		"torch.log_softmax": entry(opLogSoftmax, "LogSoftmax", "Cast"),
 		"torch.celu":        entry(opCelu, "Celu"),
 		"torch.mish":        entry(func(c *opCall) (value, error) { return unaryAct(c, &canon.Mish{}) }, "Mish"),
-		"torch.threshold":   entry(opThreshold, "ThresholdedRelu"),
+		"torch.threshold":   entry(opThreshold, "ThresholdedRelu", "LessOrEqual", "Where"),
 		"torch.hardshrink":  entry(opShrink(false), "Shrink"),
 		"torch.softshrink":  entry(opShrink(true), "Shrink"),
 		"torch.einsum":      entry(opEinsum, "Einsum"),
@@ -71,8 +71,9 @@ func opCelu(c *opCall) (value, error) {
 	return c.b().emit1(c.scope, &canon.Celu{Alpha: float32(a)}, x)
 }
 
-// opThreshold maps torch.threshold(x, t, v), x where x > t and v elsewhere:
-// ThresholdedRelu when v is 0.
+// opThreshold maps torch.threshold(x, t, v), v where x <= t and x
+// elsewhere: ThresholdedRelu when v is 0, otherwise that comparison and a
+// Where (a NaN x stays NaN, as in PyTorch).
 func opThreshold(c *opCall) (value, error) {
 	x, err := c.bindInput("input", "threshold", "value")
 	if err != nil {
@@ -86,10 +87,15 @@ func opThreshold(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v != 0 {
-		return nil, c.errf("value %g is not 0: only threshold(x, t, 0), which is ThresholdedRelu, is mapped", v)
+	if v == 0 {
+		return c.b().emit1(c.scope, &canon.ThresholdedRelu{Alpha: float32(t)}, x)
 	}
-	return c.b().emit1(c.scope, &canon.ThresholdedRelu{Alpha: float32(t)}, x)
+	e := layerEmit{c}
+	below, err := e.cmp(canon.CmpLessOrEqual, x, f32(t))
+	if err != nil {
+		return nil, err
+	}
+	return e.where(below, f32(v), x)
 }
 
 // opShrink maps hardshrink (bias 0) and softshrink (bias lambd).

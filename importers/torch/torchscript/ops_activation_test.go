@@ -64,16 +64,25 @@ func TestActivationFamily(t *testing.T) {
 	}
 }
 
-// TestThresholdWithValueRefused: threshold(x, t, v) with v != 0 is not
-// ThresholdedRelu and is refused by name.
-func TestThresholdWithValueRefused(t *testing.T) {
+// TestThresholdWithValue: threshold(x, t, v) with v != 0 is v where
+// x <= t and x elsewhere (PyTorch 1.13's values).
+func TestThresholdWithValue(t *testing.T) {
 	p := writeArchive(t, map[string]string{"data.pkl": rootPickle, "code/__torch__.py": moduleSource("    return torch.threshold(x, 0.5, 2.)\n")}, zip.Store)
 	g, err := ReadFile(p, formats.ReadOptions{InputShapes: map[string][]int64{"x": {7}}})
-	if err == nil {
-		g.Close()
-		t.Fatal("imported")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(err.Error(), "threshold") {
-		t.Errorf("error %v does not name threshold", err)
+	defer g.Close()
+	x := canon.NewFloat32Tensor("x", []int64{7}, []float32{-3, -1, -0.5, 0, 2, 40, -40})
+	outs, err := interp.Run(g, map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := outs[g.Outputs[0].Name].Float64s()
+	want := []float64{2, 2, 2, 2, 2, 40, 2}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
 	}
 }

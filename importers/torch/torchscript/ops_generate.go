@@ -31,7 +31,7 @@ func init() {
 		"torch.new_zeros":       entry(opFull("new_zeros"), "ConstantOfShape", "Concat"),
 		"torch.new_ones":        entry(opFull("new_ones"), "ConstantOfShape", "Concat"),
 		"torch.eye":             entry(opEye, "ConstantOfShape", "EyeLike"),
-		"torch.pixel_shuffle":   entry(opPixelShuffle, "DepthToSpace"),
+		"torch.pixel_shuffle":   entry(opPixelShuffle, "DepthToSpace", "Reshape"),
 		"torch.pixel_unshuffle": entry(opPixelUnshuffle, "SpaceToDepth", "Reshape", "Transpose"),
 		"torch.device":          entry(opDevice),
 		"torch.unique_consecutive": entry(func(c *opCall) (value, error) {
@@ -416,8 +416,8 @@ func blockArgs(c *opCall, param string) (*tensorVal, int64, error) {
 	}
 	if rank, err := c.rankOf(x, "the input"); err != nil {
 		return nil, 0, err
-	} else if rank != 4 {
-		return nil, 0, c.errf("a rank-%d input is not supported (only (N, C, H, W))", rank)
+	} else if rank < 3 {
+		return nil, 0, c.errf("a rank-%d input is not supported (want (*, C, H, W))", rank)
 	}
 	return x, r, nil
 }
@@ -428,7 +428,9 @@ func opPixelShuffle(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.b().emit1(c.scope, &canon.DepthToSpace{Blocksize: r, CRD: true}, x)
+	return foldedBatch(c, x, func(x4 *tensorVal) (*tensorVal, error) {
+		return c.b().emit1(c.scope, &canon.DepthToSpace{Blocksize: r, CRD: true}, x4)
+	})
 }
 
 // opPixelUnshuffle: torch puts channel c's block entries together
@@ -439,6 +441,10 @@ func opPixelUnshuffle(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return foldedBatch(c, x, func(x4 *tensorVal) (*tensorVal, error) { return pixelUnshuffle(c, x4, r) })
+}
+
+func pixelUnshuffle(c *opCall, x *tensorVal, r int64) (*tensorVal, error) {
 	shape, err := c.shapeOf(x, "the input")
 	if err != nil {
 		return nil, err

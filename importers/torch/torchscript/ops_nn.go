@@ -35,6 +35,8 @@ func opConvTransposeN(c *opCall) (value, error) {
 	return convCommon(c, true, 3, 4, 7, 5, 6)
 }
 
+// convCommon reads a convolution's arguments and emits it; an unbatched
+// input (C, spatial...) gets a batch axis around the op, as torch adds one.
 func convCommon(c *opCall, transposed bool, iStride, iPad, iDil, iOutPad, iGroups int) (value, error) {
 	x, err := c.tensor(0)
 	if err != nil {
@@ -44,6 +46,17 @@ func convCommon(c *opCall, transposed bool, iStride, iPad, iDil, iOutPad, iGroup
 	if err != nil {
 		return nil, err
 	}
+	wi := c.b().info(w)
+	xi := c.b().info(x)
+	if wi.RankKnown && xi.RankKnown && len(xi.Shape) == len(wi.Shape)-1 {
+		return unbatched(c, x, func(xb *tensorVal) (value, error) {
+			return convBatched(c, xb, w, transposed, iStride, iPad, iDil, iOutPad, iGroups)
+		})
+	}
+	return convBatched(c, x, w, transposed, iStride, iPad, iDil, iOutPad, iGroups)
+}
+
+func convBatched(c *opCall, x, w *tensorVal, transposed bool, iStride, iPad, iDil, iOutPad, iGroups int) (value, error) {
 	bias, err := c.optTensor(2)
 	if err != nil {
 		return nil, err
@@ -123,12 +136,14 @@ func opBatchNorm(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if training {
-		return nil, c.errf("the module was saved in training mode (batch statistics are used, not the running ones); call model.eval() before torch.jit.trace/script")
-	}
 	eps, err := c.float(7)
 	if err != nil {
 		return nil, err
+	}
+	if training {
+		// Training mode (or track_running_stats=False) normalizes by the
+		// batch's own statistics (ops_layers_norm.go).
+		return batchNormBatchStats(c, x, eps)
 	}
 	mean, err := c.optTensor(3)
 	if err != nil {
@@ -139,7 +154,7 @@ func opBatchNorm(c *opCall) (value, error) {
 		return nil, err
 	}
 	if mean == nil || variance == nil {
-		return nil, c.errf("batch norm without running statistics (track_running_stats=False) is not supported")
+		return nil, c.errf("batch norm in eval mode without running statistics: PyTorch itself refuses this call")
 	}
 	mi := c.b().info(mean)
 	ch, ok := mi.StaticShape()

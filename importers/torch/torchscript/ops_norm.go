@@ -16,11 +16,11 @@ func init() {
 		"torch.group_norm":              entry(opGroupNorm, "GroupNormalization"),
 		"torch.instance_norm":           entry(opInstanceNorm, "InstanceNormalization", "BatchNormalization"),
 		"torch.rms_norm":                entry(opRMSNorm, "RMSNormalization"),
-		"torch.max_pool1d_with_indices": entry(opMaxPoolIndices(1), "MaxPool", "Sub"),
-		"torch.max_pool2d_with_indices": entry(opMaxPoolIndices(2), "MaxPool", "Sub"),
-		"torch.max_pool3d_with_indices": entry(opMaxPoolIndices(3), "MaxPool", "Sub"),
-		"torch.max_unpool2d":            entry(opMaxUnpool(2), "MaxUnpool", "Add"),
-		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add"),
+		"torch.max_pool1d_with_indices": entry(opMaxPoolIndices(1), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
+		"torch.max_pool2d_with_indices": entry(opMaxPoolIndices(2), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
+		"torch.max_pool3d_with_indices": entry(opMaxPoolIndices(3), "MaxPool", "Sub", "Unsqueeze", "Squeeze"),
+		"torch.max_unpool2d":            entry(opMaxUnpool(2), "MaxUnpool", "Add", "Unsqueeze", "Squeeze"),
+		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add", "Unsqueeze", "Squeeze"),
 		// F.normalize traces into norm, clamp_min, expand_as and div:
 		// x / max(norm, eps), read exactly as those ops.
 		"torch.clamp_min": entry(opClampOne(true), "Clip", "Max", "Cast"),
@@ -283,32 +283,39 @@ func opMaxPoolIndices(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		ceil, err := resolveCeil(c, x, p)
-		if err != nil {
-			return nil, err
+		if isUnbatched(c, x, nsp) {
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return maxPoolIndices(c, xb, p, nsp) })
 		}
-		xs, err := c.shapeOf(x, "the input")
-		if err != nil {
-			return nil, err
-		}
-		if len(xs) != nsp+2 {
-			return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
-		}
-		op := &canon.MaxPool{Kernel: p.kernel, Strides: p.stride, Dilations: p.dil, PadsBegin: p.pads, PadsEnd: clone(p.pads), CeilMode: ceil}
-		outs, err := c.b().emit(c.scope, op, []*tensorVal{x}, 2)
-		if err != nil {
-			return nil, err
-		}
-		offs, err := planeOffsets(c, xs)
-		if err != nil {
-			return nil, err
-		}
-		local, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Sub}, outs[1], offs)
-		if err != nil {
-			return nil, err
-		}
-		return &tupleVal{items: []value{outs[0], local}}, nil
+		return maxPoolIndices(c, x, p, nsp)
 	}
+}
+
+func maxPoolIndices(c *opCall, x *tensorVal, p *poolArgs, nsp int) (value, error) {
+	ceil, err := resolveCeil(c, x, p)
+	if err != nil {
+		return nil, err
+	}
+	xs, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) != nsp+2 {
+		return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
+	}
+	op := &canon.MaxPool{Kernel: p.kernel, Strides: p.stride, Dilations: p.dil, PadsBegin: p.pads, PadsEnd: clone(p.pads), CeilMode: ceil}
+	outs, err := c.b().emit(c.scope, op, []*tensorVal{x}, 2)
+	if err != nil {
+		return nil, err
+	}
+	offs, err := planeOffsets(c, xs)
+	if err != nil {
+		return nil, err
+	}
+	local, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Sub}, outs[1], offs)
+	if err != nil {
+		return nil, err
+	}
+	return &tupleVal{items: []value{outs[0], local}}, nil
 }
 
 // opMaxUnpool maps torch.max_unpool2d(input, indices, output_size) and
@@ -331,30 +338,45 @@ func opMaxUnpool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
+		if dt := c.b().info(idx).DType; dt != canon.Int64 {
+			return nil, c.errf("the indices are %s; max_unpool takes the int64 indices max_pool returned (a graph input of indices must be declared int64)", dt)
+		}
 		size, err := c.ints(2, nsp)
 		if err != nil {
 			return nil, err
 		}
-		xs, err := c.shapeOf(x, "the input")
-		if err != nil {
-			return nil, err
+		if isUnbatched(c, x, nsp) {
+			// Unbatched (C, spatial...): the indices get the batch axis too.
+			ib, err := c.b().emit1(c.scope, &canon.Unsqueeze{Axes: []int64{0}}, idx)
+			if err != nil {
+				return nil, err
+			}
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return maxUnpool(c, xb, ib, size, nsp) })
 		}
-		if len(xs) != nsp+2 {
-			return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
-		}
-		out := append([]int64{xs[0], xs[1]}, size...)
-		offs, err := planeOffsets(c, out)
-		if err != nil {
-			return nil, err
-		}
-		flat, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Add}, idx, offs)
-		if err != nil {
-			return nil, err
-		}
-		zeros := make([]int64, nsp)
-		op := &canon.MaxUnpool{Kernel: ones64(nsp), Strides: ones64(nsp), PadsBegin: zeros, PadsEnd: clone(zeros), OutputShape: out}
-		return c.b().emit1(c.scope, op, x, flat)
+		return maxUnpool(c, x, idx, size, nsp)
 	}
+}
+
+func maxUnpool(c *opCall, x, idx *tensorVal, size []int64, nsp int) (value, error) {
+	xs, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) != nsp+2 {
+		return nil, c.errf("input has shape %v, want (N, C) and %d spatial axes", xs, nsp)
+	}
+	out := append([]int64{xs[0], xs[1]}, size...)
+	offs, err := planeOffsets(c, out)
+	if err != nil {
+		return nil, err
+	}
+	flat, err := c.b().emit1(c.scope, &canon.Binary{Fn: canon.Add}, idx, offs)
+	if err != nil {
+		return nil, err
+	}
+	zeros := make([]int64, nsp)
+	op := &canon.MaxUnpool{Kernel: ones64(nsp), Strides: ones64(nsp), PadsBegin: zeros, PadsEnd: clone(zeros), OutputShape: out}
+	return c.b().emit1(c.scope, op, x, flat)
 }
 
 func ones64(n int) []int64 {

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	t := map[string]opEntry{
-		"torch.pad":             entry(opPad, "Pad"),
+		"torch.pad":             entry(opPad, "Pad", "Slice", "Concat"),
 		"torch.constant_pad_nd": entry(opConstantPadND, "Pad"),
 	}
 	for _, n := range []string{"1d", "2d", "3d"} {
@@ -69,7 +69,7 @@ func opPad(c *opCall) (value, error) {
 	case "replicate":
 		mode = canon.PadEdge
 	case "circular":
-		return nil, c.errf("mode \"circular\" wraps around, which the canonical Pad (constant, reflect, edge) does not express")
+		return circularPad(c, x, pads)
 	default:
 		return nil, c.errf("mode %v is not supported (constant, reflect or replicate)", c.bound[2])
 	}
@@ -113,4 +113,65 @@ func opModePad(mode canon.PadMode) opHandler {
 		}
 		return emitPad(c, x, pads, mode, 0)
 	}
+}
+
+// circularPad wraps each padded axis around as torch's circular mode
+// does: negative pads first crop the axis, then the last b entries of
+// what is left go before it and its first e after (a Slice and a Concat
+// per axis).
+func circularPad(c *opCall, x *tensorVal, pads []int64) (value, error) {
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	r := len(shape)
+	if len(pads)%2 != 0 || len(pads) > 2*r {
+		return nil, c.errf("the pad list %v must have an even length of at most twice the rank %d", pads, r)
+	}
+	e := layerEmit{c}
+	slice := func(t *tensorVal, axis int, from, to int64) (*tensorVal, error) {
+		return e.op(&canon.Slice{Starts: []int64{from}, Ends: []int64{to}, Axes: []int64{int64(axis)}, Steps: []int64{1}}, t)
+	}
+	y := x
+	for k := 0; k < len(pads)/2; k++ {
+		axis := r - 1 - k
+		begin, end := pads[2*k], pads[2*k+1]
+		if begin == 0 && end == 0 {
+			continue
+		}
+		n := shape[axis]
+		if begin < 0 || end < 0 {
+			if y, err = slice(y, axis, max(-begin, 0), n-max(-end, 0)); err != nil {
+				return nil, err
+			}
+			n -= max(-begin, 0) + max(-end, 0)
+			begin, end = max(begin, 0), max(end, 0)
+		}
+		if n < 0 || begin > n || end > n {
+			return nil, c.errf("circular pads %d and %d of dimension %d must not exceed its size %d (after cropping)", pads[2*k], pads[2*k+1], axis, n)
+		}
+		if begin == 0 && end == 0 {
+			continue
+		}
+		var parts []*tensorVal
+		if begin > 0 {
+			tail, err := slice(y, axis, n-begin, n)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, tail)
+		}
+		parts = append(parts, y)
+		if end > 0 {
+			head, err := slice(y, axis, 0, end)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, head)
+		}
+		if y, err = e.op(&canon.Concat{Axis: int64(axis)}, parts...); err != nil {
+			return nil, err
+		}
+	}
+	return y, nil
 }

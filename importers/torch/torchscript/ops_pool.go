@@ -96,13 +96,20 @@ func opMaxPool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		ceil, err := resolveCeil(c, x, p)
-		if err != nil {
-			return nil, err
+		if isUnbatched(c, x, nsp) {
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return maxPool(c, xb, p) })
 		}
-		op := &canon.MaxPool{Kernel: p.kernel, Strides: p.stride, Dilations: p.dil, PadsBegin: p.pads, PadsEnd: clone(p.pads), CeilMode: ceil}
-		return c.b().emit1(c.scope, op, x)
+		return maxPool(c, x, p)
 	}
+}
+
+func maxPool(c *opCall, x *tensorVal, p *poolArgs) (value, error) {
+	ceil, err := resolveCeil(c, x, p)
+	if err != nil {
+		return nil, err
+	}
+	op := &canon.MaxPool{Kernel: p.kernel, Strides: p.stride, Dilations: p.dil, PadsBegin: p.pads, PadsEnd: clone(p.pads), CeilMode: ceil}
+	return c.b().emit1(c.scope, op, x)
 }
 
 func opAvgPool(nsp int) opHandler {
@@ -122,28 +129,19 @@ func opAvgPool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
+		ap := &avgPoolArgs{poolArgs: *p, includePad: include}
 		if !c.isNone(6) {
-			return nil, c.errf("divisor_override is not supported (no canonical average pool divides by a fixed number)")
-		}
-		ceil := p.ceil
-		if ceil {
-			// With ceil mode the divisor of the last, partial window
-			// differs between torch and the canonical op; accept it only
-			// when no partial window exists.
-			shape, ok := c.b().info(x).StaticShape()
-			if !ok {
-				return nil, c.errf("ceil_mode=True needs a known input size (--input-shape)")
+			if ap.divisor, err = c.int(6); err != nil {
+				return nil, err
 			}
-			for i := range p.kernel {
-				span := shape[2+i] + 2*p.pads[i] - p.kernel[i]
-				if span%p.stride[i] != 0 {
-					return nil, c.errf("ceil_mode=True with a partial last window is not supported")
-				}
+			if ap.divisor == 0 {
+				return nil, c.errf("divisor_override is 0")
 			}
-			ceil = false
 		}
-		op := &canon.AveragePool{Kernel: p.kernel, Strides: p.stride, Dilations: p.dil, PadsBegin: p.pads, PadsEnd: clone(p.pads), CeilMode: ceil, CountIncludePad: include}
-		return c.b().emit1(c.scope, op, x)
+		if isUnbatched(c, x, nsp) {
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return avgPool(c, xb, ap) })
+		}
+		return avgPool(c, x, ap)
 	}
 }
 
@@ -159,65 +157,73 @@ func opAdaptiveAvgPool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		var outSize []value
-		switch l := c.bound[1].(type) {
-		case *listVal:
-			outSize = l.items
-		case *tupleVal:
-			outSize = l.items
-		default:
-			outSize = []value{c.bound[1]}
+		if isUnbatched(c, x, nsp) {
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return adaptiveAvgPool(c, xb, nsp) })
 		}
-		if len(outSize) == 1 && nsp > 1 {
-			for len(outSize) < nsp {
-				outSize = append(outSize, outSize[0])
-			}
-		}
-		if len(outSize) != nsp {
-			return nil, c.errf("output_size has %d values, want %d", len(outSize), nsp)
-		}
-		global := true
-		for _, v := range outSize {
-			n, ok := toInt(v)
-			global = global && ok && n == 1
-		}
-		if global {
-			return c.b().emit1(c.scope, &canon.GlobalAveragePool{}, x)
-		}
-		shape, err := c.shapeOf(x, "the input")
-		if err != nil {
-			return nil, err
-		}
-		if len(shape) != nsp+2 {
-			return nil, c.errf("input has rank %d, want %d", len(shape), nsp+2)
-		}
-		kernel := make([]int64, nsp)
-		for i, v := range outSize {
-			in := shape[2+i]
-			out := in
-			if _, none := v.(noneVal); !none {
-				n, ok := toInt(v)
-				if !ok || n <= 0 {
-					return nil, c.errf("output_size must hold positive ints")
-				}
-				out = n
-			}
-			if in%out != 0 {
-				// Uneven windows: exact per-axis averaging (ops_resample.go).
-				in, out, err := adaptiveSizes(c, x, nsp)
-				if err != nil {
-					return nil, err
-				}
-				return adaptiveAvgUneven(c, x, in, out)
-			}
-			kernel[i] = in / out
-		}
-		zeros := make([]int64, nsp)
-		ones := make([]int64, nsp)
-		for i := range ones {
-			ones[i] = 1
-		}
-		op := &canon.AveragePool{Kernel: kernel, Strides: clone(kernel), Dilations: ones, PadsBegin: zeros, PadsEnd: clone(zeros)}
-		return c.b().emit1(c.scope, op, x)
+		return adaptiveAvgPool(c, x, nsp)
 	}
+}
+
+func adaptiveAvgPool(c *opCall, x *tensorVal, nsp int) (value, error) {
+	var err error
+	var outSize []value
+	switch l := c.bound[1].(type) {
+	case *listVal:
+		outSize = l.items
+	case *tupleVal:
+		outSize = l.items
+	default:
+		outSize = []value{c.bound[1]}
+	}
+	if len(outSize) == 1 && nsp > 1 {
+		for len(outSize) < nsp {
+			outSize = append(outSize, outSize[0])
+		}
+	}
+	if len(outSize) != nsp {
+		return nil, c.errf("output_size has %d values, want %d", len(outSize), nsp)
+	}
+	global := true
+	for _, v := range outSize {
+		n, ok := toInt(v)
+		global = global && ok && n == 1
+	}
+	if global {
+		return c.b().emit1(c.scope, &canon.GlobalAveragePool{}, x)
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != nsp+2 {
+		return nil, c.errf("input has rank %d, want %d", len(shape), nsp+2)
+	}
+	kernel := make([]int64, nsp)
+	for i, v := range outSize {
+		in := shape[2+i]
+		out := in
+		if _, none := v.(noneVal); !none {
+			n, ok := toInt(v)
+			if !ok || n <= 0 {
+				return nil, c.errf("output_size must hold positive ints")
+			}
+			out = n
+		}
+		if in%out != 0 {
+			// Uneven windows: exact per-axis averaging (ops_resample.go).
+			in, out, err := adaptiveSizes(c, x, nsp)
+			if err != nil {
+				return nil, err
+			}
+			return adaptiveAvgUneven(c, x, in, out)
+		}
+		kernel[i] = in / out
+	}
+	zeros := make([]int64, nsp)
+	ones := make([]int64, nsp)
+	for i := range ones {
+		ones[i] = 1
+	}
+	op := &canon.AveragePool{Kernel: kernel, Strides: clone(kernel), Dilations: ones, PadsBegin: zeros, PadsEnd: clone(zeros)}
+	return c.b().emit1(c.scope, op, x)
 }

@@ -12,23 +12,23 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize"),
-		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize"),
-		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize"),
-		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize"),
-		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize"),
-		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize"),
+		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize", "Gather"),
+		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize", "Gather"),
+		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize", "Gather"),
+		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize", "Gather"),
+		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather"),
+		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather"),
 		"torch.upsample_linear1d":         entry(opUpsample(1, upLinear), "Resize"),
 		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize"),
 		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize"),
 		"torch.upsample_bicubic2d":        entry(opUpsample(2, upCubic), "Resize"),
 		"torch._upsample_bilinear2d_aa":   entry(opUpsample(2, upLinearAA), "MatMul", "Reshape"),
 		"torch._upsample_bicubic2d_aa":    entry(opUpsample(2, upCubicAA), "MatMul", "Reshape"),
-		"torch.adaptive_max_pool1d":       entry(opAdaptiveMaxPool(1), "GlobalMaxPool", "MaxPool", "Slice", "ReduceMax", "Concat"),
-		"torch.adaptive_max_pool2d":       entry(opAdaptiveMaxPool(2), "GlobalMaxPool", "MaxPool", "Slice", "ReduceMax", "Concat"),
-		"torch.adaptive_max_pool3d":       entry(opAdaptiveMaxPool(3), "GlobalMaxPool", "MaxPool", "Slice", "ReduceMax", "Concat"),
-		"torch._adaptive_avg_pool2d":      entry(opAdaptiveAvgPool(2), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape"),
-		"torch._adaptive_avg_pool3d":      entry(opAdaptiveAvgPool(3), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape"),
+		"torch.adaptive_max_pool1d":       entry(opAdaptiveMaxPool(1), adaptiveMaxKinds...),
+		"torch.adaptive_max_pool2d":       entry(opAdaptiveMaxPool(2), adaptiveMaxKinds...),
+		"torch.adaptive_max_pool3d":       entry(opAdaptiveMaxPool(3), adaptiveMaxKinds...),
+		"torch._adaptive_avg_pool2d":      entry(opAdaptiveAvgPool(2), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape", "Unsqueeze", "Squeeze"),
+		"torch._adaptive_avg_pool3d":      entry(opAdaptiveAvgPool(3), "GlobalAveragePool", "AveragePool", "MatMul", "Reshape", "Unsqueeze", "Squeeze"),
 	})
 	// Mapped now (the shared table still lists them as missing).
 	delete(opLacks, "Resize")
@@ -163,15 +163,34 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		if scales == nil {
 			return nil, c.errf("neither output_size nor scale factors are given")
 		}
+		if (kind == upNearest || kind == upNearestExact) && !align {
+			// Nearest picks whole input entries: ops_layers_upscale.go
+			// writes PyTorch's picks exactly.
+			return nearestUpsample(c, x, kind, op, scales)
+		}
 		op.Scales = make([]float32, nsp+2)
 		op.Scales[0], op.Scales[1] = 1, 1
 		for i, s := range scales {
+			fixed, err := torchAxisScale(c, x, kind, 2+i, s)
+			if err != nil {
+				return nil, err
+			}
+			if fixed != 0 {
+				op.Scales[2+i] = fixed
+				continue
+			}
 			if float64(float32(s)) != s && !align {
 				// ONNX scales are float32: a double torch scale that
-				// float32 rounds would move the coordinates.
-				return nil, c.errf("scale factor %v is not exactly a float32, which ONNX's Resize scales are", s)
+				// float32 rounds must give the same sizes and positions
+				// (ops_layers_upscale.go).
+				if err := float32ScaleAgrees(c, x, 2+i, s); err != nil {
+					return nil, err
+				}
 			}
 			op.Scales[2+i] = float32(s)
+		}
+		if err := resizeKeepsShape(c, x, op.Scales); err != nil {
+			return nil, err
 		}
 		return c.b().emit1(c.scope, op, x)
 	}
@@ -460,58 +479,70 @@ func opAdaptiveMaxPool(nsp int) opHandler {
 		if err != nil {
 			return nil, err
 		}
-		in, out, err := adaptiveSizes(c, x, nsp)
-		if err != nil {
-			return nil, err
+		if isUnbatched(c, x, nsp) {
+			return unbatched(c, x, func(xb *tensorVal) (value, error) { return adaptiveMaxPool(c, xb, nsp) })
 		}
-		b := c.b()
-		global, divides := true, true
-		for i := range in {
-			global = global && out[i] == 1
-			divides = divides && in[i]%out[i] == 0
+		return adaptiveMaxPool(c, x, nsp)
+	}
+}
+
+func adaptiveMaxPool(c *opCall, x *tensorVal, nsp int) (value, error) {
+	in, out, err := adaptiveSizes(c, x, nsp)
+	if err != nil {
+		return nil, err
+	}
+	b := c.b()
+	global, divides := true, true
+	for i := range in {
+		global = global && out[i] == 1
+		divides = divides && in[i]%out[i] == 0
+	}
+	var y *tensorVal
+	switch {
+	case global:
+		y, err = b.emit1(c.scope, &canon.GlobalMaxPool{}, x)
+	case divides:
+		kernel := make([]int64, nsp)
+		ones := make([]int64, nsp)
+		for i := range kernel {
+			kernel[i], ones[i] = in[i]/out[i], 1
 		}
-		var y *tensorVal
-		switch {
-		case global:
-			y, err = b.emit1(c.scope, &canon.GlobalMaxPool{}, x)
-		case divides:
-			kernel := make([]int64, nsp)
-			ones := make([]int64, nsp)
-			for i := range kernel {
-				kernel[i], ones[i] = in[i]/out[i], 1
+		y, err = b.emit1(c.scope, &canon.MaxPool{Kernel: kernel, Strides: clone(kernel), Dilations: ones,
+			PadsBegin: make([]int64, nsp), PadsEnd: make([]int64, nsp)}, x)
+	default:
+		y = x
+		for k := range nsp {
+			if in[k] == out[k] {
+				continue
 			}
-			y, err = b.emit1(c.scope, &canon.MaxPool{Kernel: kernel, Strides: clone(kernel), Dilations: ones,
-				PadsBegin: make([]int64, nsp), PadsEnd: make([]int64, nsp)}, x)
-		default:
-			y = x
-			for k := range nsp {
-				if in[k] == out[k] {
-					continue
+			axis := int64(2 + k)
+			starts, ends := adaptiveWindows(in[k], out[k])
+			parts := make([]*tensorVal, out[k])
+			for o := range out[k] {
+				s, err := b.emit1(c.scope, &canon.Slice{Starts: []int64{starts[o]}, Ends: []int64{ends[o]}, Axes: []int64{axis}, Steps: []int64{1}}, y)
+				if err != nil {
+					return nil, err
 				}
-				axis := int64(2 + k)
-				starts, ends := adaptiveWindows(in[k], out[k])
-				parts := make([]*tensorVal, out[k])
-				for o := range out[k] {
-					s, err := b.emit1(c.scope, &canon.Slice{Starts: []int64{starts[o]}, Ends: []int64{ends[o]}, Axes: []int64{axis}, Steps: []int64{1}}, y)
-					if err != nil {
-						return nil, err
-					}
-					if parts[o], err = b.emit1(c.scope, &canon.Reduce{Fn: canon.ReduceMax, Axes: []int64{axis}, KeepDims: true}, s); err != nil {
-						return nil, err
-					}
-				}
-				if y, err = b.emit1(c.scope, &canon.Concat{Axis: axis}, parts...); err != nil {
+				if parts[o], err = b.emit1(c.scope, &canon.Reduce{Fn: canon.ReduceMax, Axes: []int64{axis}, KeepDims: true}, s); err != nil {
 					return nil, err
 				}
 			}
+			if y, err = b.emit1(c.scope, &canon.Concat{Axis: axis}, parts...); err != nil {
+				return nil, err
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		// The indices (second result) are not computed: a model that uses
-		// them fails where it reads this None.
-		return &tupleVal{items: []value{y, noneVal{}}}, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	// The indices (second result) are dropped when nothing reads them.
+	from := len(b.g.Nodes)
+	idx, err := adaptiveMaxIndices(c, x, in, out)
+	if err != nil {
+		return nil, err
+	}
+	b.markOptional(from)
+	return &tupleVal{items: []value{y, idx}}, nil
 }
 
 func init() {

@@ -5,7 +5,9 @@ import "github.com/modelbridge/modelbridge/canon"
 // opSoftplus is aten::softplus(self, beta=1, threshold=20), which returns x
 // itself where beta*x > threshold. With beta 1 and a threshold of 20 or
 // more that shortcut changes nothing in float32 (log1p(exp(-20)) is far
-// below x's last bit), so it is canonical Softplus; other forms are refused.
+// below x's last bit), so it is canonical Softplus; other forms are
+// PyTorch's formula, written out: where(x·beta > threshold, x,
+// log1p(exp(x·beta))/beta), in float32 as PyTorch computes it.
 func opSoftplus(c *opCall) (value, error) {
 	x, err := c.bindInput("input", "beta=1", "threshold=20")
 	if err != nil {
@@ -19,11 +21,38 @@ func opSoftplus(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if beta != 1 || threshold < 20 {
-		return nil, c.errf("softplus with beta=%g, threshold=%g is not supported (only beta=1 with threshold >= 20)", beta, threshold)
+	if beta == 1 && threshold >= 20 {
+		return c.b().emit1(c.scope, &canon.Unary{Fn: canon.Softplus}, x)
 	}
-	return c.b().emit1(c.scope, &canon.Unary{Fn: canon.Softplus}, x)
+	if beta == 0 {
+		return nil, c.errf("beta is 0; softplus divides by it")
+	}
+	e := layerEmit{c}
+	bx, err := e.bin(canon.Mul, x, f32(beta))
+	if err != nil {
+		return nil, err
+	}
+	ex, err := e.math(canon.MathExp, bx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := e.log1p(ex)
+	if err != nil {
+		return nil, err
+	}
+	soft, err := e.bin(canon.Div, l, f32(beta))
+	if err != nil {
+		return nil, err
+	}
+	above, err := e.cmp(canon.CmpGreater, bx, f32(threshold))
+	if err != nil {
+		return nil, err
+	}
+	return e.where(above, x, soft)
 }
+
+// softplusKinds are the kinds opSoftplus emits.
+var softplusKinds = kindsWith(layerLog1pKinds, "Softplus", "Exp")
 
 // opElu is aten::elu(self, alpha=1, scale=1, input_scale=1):
 // scale*x for x > 0, scale*alpha*(exp(input_scale*x)-1) otherwise. A scale
