@@ -216,6 +216,9 @@ func (in *evaluator) eval(f *frame, e expr) (value, error) {
 		if globalNames[x.name] {
 			return &qualName{path: x.name}, nil
 		}
+		if v, ok := floatNames[x.name]; ok {
+			return v, nil
+		}
 		return nil, fmt.Errorf("name %s is not defined", x.name)
 	case *intLit:
 		return x.v, nil

@@ -36,6 +36,10 @@ var scalarTypes = map[int64]canon.DType{
 // opTo reads the dtype forms of Tensor.to: to(dtype, ...), to(device,
 // dtype, ...) and to(other, ...). A move to a device alone is the identity.
 func opTo(c *opCall) (value, error) {
+	if dt, ok := c.kwargs["dtype"]; ok && len(c.args) == 1 {
+		// to.dtype as a .pt2 graph calls it: dtype by name.
+		c.args = append(c.args, dt)
+	}
 	if len(c.args) < 2 {
 		return nil, c.errf("needs a dtype, a device or a tensor")
 	}

@@ -21,7 +21,7 @@ func init() {
 		"torch.linalg_vector_norm": entry(opNorm("input", "ord=2", "dim=None", "keepdim=False", "dtype=None"), "ReduceL2", "ReduceL1"),
 		"torch.argmax":             entry(opArg(false), "ArgMax", "Reshape"),
 		"torch.argmin":             entry(opArg(true), "ArgMin", "Reshape"),
-		"torch.topk":               entry(opTopK, "TopK"),
+		"torch.topk":               entry(opTopK, "TopK", "IsNaN", "Where", "Cast", "GatherElements", "Slice"),
 		"torch.cumsum":             entry(opCumSum, "CumSum", "Cast"),
 	})
 	optable.Add(&opLacks, map[string]string{
@@ -205,6 +205,9 @@ func opTopK(c *opCall) (value, error) {
 	sorted, err := c.bool(4)
 	if err != nil {
 		return nil, err
+	}
+	if c.b().info(x).DType.IsFloat() {
+		return topKOrderingNaN(c, x, d, k, largest)
 	}
 	outs, err := c.b().emit(c.scope, &canon.TopK{Axis: d, K: k, Largest: largest, Sorted: sorted}, []*tensorVal{x}, 2)
 	if err != nil {
