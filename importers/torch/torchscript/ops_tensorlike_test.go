@@ -78,3 +78,53 @@ xs = [torch.randn(5, 7), torch.randn(3, 40)]
 xs[0][1, 1] = float("nan")
 `)
 }
+
+func TestTracedIndexOps(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("flat", torch.tensor([[0, 11], [-1, 5]]))
+        self.register_buffer("along", torch.tensor([[0, 3], [2, 2], [1, 0]]))
+        self.register_buffer("rows", torch.tensor([2, 0, 2]))
+        self.register_buffer("cols", torch.tensor([3, -1]))
+        self.register_buffer("none", torch.zeros(0, dtype=torch.long))
+        self.register_buffer("scat", torch.tensor([[0, 1, 0, 3], [2, 2, 2, 2], [3, 0, 3, 0]]))
+        self.register_buffer("counts", torch.tensor([2, 0, 3]))
+        self.register_buffer("bounds", torch.tensor([-1.0, 0.0, 0.0, 1.5]))
+        self.register_buffer("mask", torch.tensor([[True, False, True, False], [False, False, False, True], [True, True, False, False]]))
+        self.register_buffer("runs", torch.tensor([[1, 1, 2, 2, 2, 3, 1, 1], [1, 1, 2, 2, 5, 3, 1, 1]]))
+    def forward(self, x, v):
+        s = torch.round(v * 2)
+        a = (torch.take(x, self.flat), torch.take_along_dim(x, self.along), torch.take_along_dim(x, self.along[:, :1], 1),
+             torch.take_along_dim(x, torch.argsort(x, 1), 1), torch.take_along_dim(x, self.along[:1, :1], 0))
+        b = (torch.index_add(x, 0, self.rows, torch.ones(3, 4)), torch.index_add(x, 1, self.cols[:1], x[:, :1], alpha=-2.5),
+             torch.index_copy(x, 1, torch.tensor([3, 0]), x[:, 1:3]), torch.index_fill(x, 1, self.cols, -1.0),
+             torch.index_fill(x, 0, self.none, 5.0), torch.index_fill(x, 0, self.rows, torch.tensor(2.5)),
+             x.clone().index_add_(1, self.cols[:1], x[:, 2:3]), x.clone().index_fill_(1, self.cols, 0.0))
+        c = (torch.scatter_reduce(x, 1, self.scat[:, :3], v.reshape(3, 2)[:, :1].expand(3, 3), "mean"),
+             torch.scatter_reduce(x, 1, self.scat[:, :3], x[:, :3] * 3, "mean", include_self=False),
+             torch.scatter_reduce(x, 1, self.scat[:, :3], x[:, :3] * 3, "sum", include_self=False),
+             torch.scatter_reduce(x, 1, self.scat[:, :3], x[:, :3] * 3, "prod", include_self=False),
+             torch.scatter_reduce(x, 1, self.scat[:, :3], x[:, :3] * 3, "amax", include_self=False),
+             torch.scatter_reduce(x, 1, self.scat[:, :3], x[:, :3] * 3, "amin", include_self=False),
+             torch.scatter_reduce(self.scat, 0, self.scat[:2] % 3, self.scat[:2] - 7, "mean"))
+        d = (torch.repeat_interleave(x, self.counts, 0), torch.repeat_interleave(x, self.counts[1:2] + 2, 1),
+             torch.repeat_interleave(self.counts), torch.repeat_interleave(x, self.counts[2:3]))
+        e = (torch.bucketize(x, self.bounds), torch.bucketize(x, self.bounds, right=True),
+             torch.bucketize(s, self.bounds, out_int32=True), torch.bucketize(torch.full((2,), float("nan")), self.bounds),
+             torch.searchsorted(self.bounds, s), torch.searchsorted(self.bounds, s, right=True),
+             torch.searchsorted(self.bounds, s, side="right"), torch.searchsorted(torch.sort(x, 1)[0], x[:, :2] + 0.1),
+             torch.searchsorted(self.bounds[torch.tensor([3, 1, 0, 2])], s, sorter=torch.tensor([2, 1, 3, 0])))
+        f = (torch.nonzero(x > 0, as_tuple=True) + (torch.argwhere(x > 0), x[self.mask], x[self.mask[:, 0]], x[:, self.mask[1]],
+             x[self.mask[:, 2], 1:], torch.masked_scatter(x, self.mask, v * 10), torch.masked_scatter(x, self.mask[2], v * 10)))
+        g = ((torch.unique_consecutive(self.runs),) + torch.unique_consecutive(self.runs, return_inverse=True, return_counts=True)
+             + torch.unique_consecutive(self.runs, return_counts=True, dim=1) + (torch.unique_consecutive(s),)
+             + torch.unique(self.runs, sorted=True, return_inverse=True, return_counts=True) + (torch.unique(self.runs, dim=1),))
+        h = (tuple(torch.meshgrid(v[:2], v[2:5], indexing="ij")) + tuple(torch.meshgrid(v[:2], v[2:5], v[:1], indexing="xy"))
+             + tuple(torch.meshgrid([v[:3], v[:2]])) + (x.clone().put_(self.flat, v[:4]), torch.put(x, self.flat, v[:4], accumulate=True)))
+        return a + b + c + d + e + f + g + h
+torch.manual_seed(0)
+xs = [torch.randn(3, 4), torch.randn(6)]
+`)
+}
