@@ -48,6 +48,8 @@ func init() {
 		"torch.unsqueeze_copy":    entry(opUnsqueeze, "Unsqueeze"),
 		"torch.transpose_copy":    entry(opTranspose, "Transpose"),
 		"torch.t_copy":            entry(opT, "Transpose"),
+		"torch.as_strided":        entry(opAsStrided, "Reshape", "Slice", "Squeeze"),
+		"torch.as_strided_copy":   entry(opAsStrided, "Reshape", "Slice", "Squeeze"),
 		"torch.numpy_T":           entry(opNumpyT, "Transpose"),
 		"torch.adjoint":           entry(opAdjoint, "Transpose"),
 	})
@@ -334,4 +336,57 @@ func opAdjoint(c *opCall) (value, error) {
 		return nil, err
 	}
 	return callWith(c, opTranspose, []value{x, int64(-2), int64(-1)}, nil)
+}
+
+// opAsStrided reads as_strided when it is a reshape of a run of the
+// input's storage: row-major strides for the size, from the storage
+// offset, of an input that is not a view (its storage then holds its
+// entries in order). Other strides (overlapping windows, transposes) index
+// the storage in ways the graph's values do not keep, and are refused.
+func opAsStrided(c *opCall) (value, error) {
+	x, err := c.bindInput("input", "size", "stride", "storage_offset=None")
+	if err != nil {
+		return nil, err
+	}
+	size, err := c.ints(1, 0)
+	if err != nil {
+		return nil, err
+	}
+	stride, err := c.ints(2, 0)
+	if err != nil {
+		return nil, err
+	}
+	offset := int64(0)
+	if !c.isNone(3) {
+		if offset, err = c.int(3); err != nil {
+			return nil, err
+		}
+	}
+	if !contiguousStrides(size, stride) {
+		return nil, c.errf("strides %v for size %v are not row-major; only an as_strided that is a reshape of consecutive entries is read (use view, unfold or indexing instead)", stride, size)
+	}
+	if _, isView := c.b().views[x.name]; x.name != "" && isView {
+		return nil, c.errf("the input is a view, whose storage order this importer does not keep; call contiguous() first or use view")
+	}
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	n, need := canon.NumElements(shape), canon.NumElements(size)
+	if offset < 0 || offset+need > n {
+		return nil, c.errf("entries %d to %d lie outside the input's %d", offset, offset+need, n)
+	}
+	flat, err := reshape(c, x, -1)
+	if err != nil {
+		return nil, err
+	}
+	if offset != 0 || need != n {
+		if flat, err = c.b().emit1(c.scope, &canon.Slice{Starts: []int64{offset}, Ends: []int64{offset + need}, Axes: []int64{0}, Steps: []int64{1}}, flat); err != nil {
+			return nil, err
+		}
+	}
+	if len(size) == 0 {
+		return reshape(c, flat)
+	}
+	return reshape(c, flat, size...)
 }

@@ -128,3 +128,30 @@ torch.manual_seed(0)
 xs = [torch.randn(3, 4), torch.randn(6)]
 `)
 }
+
+func TestTracedSplitAndPutOps(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("rows", torch.tensor([2, 0]))
+        self.register_buffer("cols", torch.tensor([1, 1]))
+        self.register_buffer("mask", torch.tensor([[True, False, True, False, False], [False, False, False, True, True], [True, True, False, False, False]]))
+    def forward(self, x, v):
+        a = torch.chunk(v, 3) + torch.chunk(v, 4) + torch.chunk(x, 2, 1) + torch.chunk(x, 5, 0) + v.chunk(10)
+        b = torch.split(v, [2, 0, 5]) + torch.split(x, 2, -1) + torch.tensor_split(v, 3) + torch.tensor_split(x, (1, 4), 1)
+        c = torch.unbind(x, -1) + torch.tensor_split(v, torch.tensor([2, 5]))
+        y = x.clone()
+        y[self.rows, self.cols] = 7.0
+        z = x.clone()
+        z.index_put_((self.rows, self.cols), torch.tensor([1.0, 2.0]), accumulate=True)
+        w = x.clone()
+        w[self.mask] = 0.5
+        u = x.clone()
+        u[:, self.cols] += 1
+        d = (y, z, w, u, torch.as_strided(x, (5, 3), (3, 1)), torch.as_strided(x, (2, 2), (2, 1), 4))
+        return a + b + c + d
+torch.manual_seed(0)
+xs = [torch.randn(3, 5), torch.randn(7)]
+`)
+}
