@@ -17,6 +17,7 @@ func init() {
 		"torch.triu_indices":   entry(opTriIndices(true)),
 		"torch.combinations":   entry(opCombinations, "Gather"),
 		"torch.block_diag":     entry(opBlockDiag, "Reshape", "Pad", "Concat", "Cast"),
+		"torch.vander":         entry(opVander, "Cast", "Unsqueeze", "ConstantOfShape", "Mul", "Concat"),
 	})
 }
 
@@ -294,4 +295,74 @@ func opBlockDiag(c *opCall) (value, error) {
 		return rows[0], nil
 	}
 	return c.b().emit1(c.scope, &canon.Concat{Axis: 0}, rows...)
+}
+
+// maxVanderColumns bounds the products vander chains.
+const maxVanderColumns = 256
+
+// opVander: column j is x^j (increasing) or x^(N-1-j), each power the
+// previous one times x, in the order torch's running product takes
+// (integers and bools become int64).
+func opVander(c *opCall) (value, error) {
+	x, err := c.bindInput("x", "N=None", "increasing=False")
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(s) != 1 {
+		return nil, c.errf("the input must be 1-D, got shape %v", s)
+	}
+	n := s[0]
+	if !c.isNone(1) {
+		if n, err = c.int(1); err != nil {
+			return nil, err
+		}
+	}
+	if n < 0 || n > maxVanderColumns {
+		return nil, c.errf("N=%d is out of range (0 to %d)", n, maxVanderColumns)
+	}
+	inc, err := c.bool(2)
+	if err != nil {
+		return nil, err
+	}
+	if dt := c.b().info(x).DType; !dt.IsFloat() {
+		if x, err = castTo(c, x, canon.Int64); err != nil {
+			return nil, err
+		}
+	}
+	if n == 0 {
+		return nil, c.errf("N=0 gives an empty matrix, which is not read")
+	}
+	col, err := unsqueeze(c, x, 1)
+	if err != nil {
+		return nil, err
+	}
+	one, err := scalarAs(1, c.b().info(x).DType)
+	if err != nil {
+		return nil, c.errf("%v", err)
+	}
+	one.Shape = []int64{1}
+	p, err := c.b().emit1(c.scope, &canon.ConstantOfShape{Value: one, Shape: []int64{s[0], 1}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols := []*tensorVal{p}
+	for range n - 1 {
+		if p, err = arith(c, canon.Mul, p, col); err != nil {
+			return nil, err
+		}
+		cols = append(cols, p)
+	}
+	if !inc {
+		for i, j := 0, len(cols)-1; i < j; i, j = i+1, j-1 {
+			cols[i], cols[j] = cols[j], cols[i]
+		}
+	}
+	if len(cols) == 1 {
+		return cols[0], nil
+	}
+	return c.b().emit1(c.scope, &canon.Concat{Axis: 1}, cols...)
 }

@@ -390,3 +390,18 @@ func opAsStrided(c *opCall) (value, error) {
 	}
 	return reshape(c, flat, size...)
 }
+
+// opEmpty is zeros; its memory_format keyword changes no value.
+func opEmpty(c *opCall) (value, error) {
+	kw := map[string]value{}
+	for k, v := range c.kwargs {
+		if k != "memory_format" {
+			kw[k] = v
+		}
+	}
+	args := c.args
+	if len(args) > 5 {
+		args = args[:5]
+	}
+	return callWith(c, opFull("zeros"), args, kw)
+}

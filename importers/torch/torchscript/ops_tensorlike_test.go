@@ -1,6 +1,9 @@
 package torchscript
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The tensor-manipulation, indexing and sorting ops, each traced by
 // PyTorch 1.13 and checked against its outputs: ties, NaN, negative
@@ -154,4 +157,40 @@ class M(torch.nn.Module):
 torch.manual_seed(0)
 xs = [torch.randn(3, 5), torch.randn(7)]
 `)
+}
+
+func TestTracedFactoryAndVanderOps(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def forward(self, x, v):
+        i = torch.round(v * 3).long()
+        return (torch.vander(v, 4), torch.vander(v, increasing=True), torch.vander(i, 3), torch.vander(v, 1),
+                x.new_tensor([[1, 2], [3, 4]]) * x[:2, :2], torch.scalar_tensor(3.5) + v[0], torch.empty(2, 3).zero_() + 1,
+                torch.empty_like(x).fill_(2), x.new_empty(2).fill_(3) * v[:2], torch.diag(i), torch.diag(i.reshape(1, 5), 2))
+torch.manual_seed(0)
+xs = [torch.randn(3, 4), torch.randn(5)]
+`)
+}
+
+// TestTracedTensorOpRefusals: what cannot be read exactly is refused by
+// name, with the reason.
+func TestTracedTensorOpRefusals(t *testing.T) {
+	for _, tc := range []struct{ name, expr, want string }{
+		{"overlapping as_strided", "torch.as_strided(x, (3, 3), (1, 1))", "row-major"},
+		{"as_strided of a transpose", "torch.as_strided(x.t(), (2, 2), (2, 1))", "view"},
+		{"empty combinations", "torch.combinations(x[0], 5)", "no combinations"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := trace(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        return `+tc.expr+`
+xs = [torch.randn(4, 4)]
+`)
+			_, _, err := readTraced(t, dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want an error saying %q, got %v", tc.want, err)
+			}
+		})
+	}
 }
