@@ -27,7 +27,7 @@ func init() {
 		"torch.copy_":        entry(inPlace(opCopy), "Expand", "Cast", "ScatterND", "Reshape"),
 		"torch.fill_":        entry(inPlace(opFill), "ConstantOfShape", "Expand", "Cast", "ScatterND", "Reshape"),
 		"torch.flip":         entry(opFlip, "Slice"),
-		"torch.index_select": entry(opIndexSelect, "Gather"),
+		"torch.index_select": entry(opIndexSelect, "Gather", "Reshape"),
 		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
 		"torch.masked_fill_": entry(inPlace(opMaskedFill), "Where", "Cast"),
 		"torch.stack":        entry(opStack, "Unsqueeze", "Concat"),
@@ -702,6 +702,12 @@ func opIndexSelect(c *opCall) (value, error) {
 	}
 	if r, err := c.rankOf(idx, "the index"); err == nil && r > 1 {
 		return nil, c.errf("the index has rank %d; index_select takes a 1-D index", r)
+	}
+	if vi := c.b().info(idx); !vi.RankKnown || len(vi.Shape) != 1 {
+		// A 0-D index selects a slice that keeps its axis (of size 1).
+		if idx, err = reshape(c, idx, -1); err != nil {
+			return nil, err
+		}
 	}
 	return c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
 }

@@ -194,3 +194,22 @@ xs = [torch.randn(4, 4)]
 		})
 	}
 }
+
+// TestTracedAdaptiveLogSoftmax reads nn.AdaptiveLogSoftmaxWithLoss: an
+// output made by new_zeros/new_empty and filled through index_copy_ and
+// index_fill_ at rows that nonzero finds at run time.
+func TestTracedAdaptiveLogSoftmax(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(1)
+        self.m = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 8]).eval()
+        self.register_buffer("target", torch.tensor([0, 9, 5, 3, 7, 1]))
+    def forward(self, x):
+        with torch.no_grad():
+            return tuple(self.m(x, self.target))
+torch.manual_seed(0)
+xs = [torch.randn(6, 8)]
+`)
+}
