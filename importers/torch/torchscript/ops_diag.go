@@ -22,8 +22,8 @@ func init() {
 	})
 }
 
-// diagPlan is where the diagonal of offset k lies in an n1×n2 plane: its
-// length and the flat positions (row-major) of its entries.
+// diagPositions are the flat (row-major) positions of the diagonal of
+// offset k in an n1×n2 plane, one per entry.
 func diagPositions(n1, n2, k int64) []int64 {
 	r0, c0 := max(0, -k), max(0, k)
 	n := max(0, min(n1-r0, n2-c0))

@@ -14,7 +14,7 @@ import (
 // (both stable), which orders NaN as torch does.
 
 func init() {
-	sortKinds := []string{"TopK", "IsNaN", "Where", "Cast", "GatherElements"}
+	sortKinds := []string{"TopK", "IsNaN", "Where", "Cast", "GatherElements", "Shape"}
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.sort":      entry(opSort, sortKinds...),
 		"torch.argsort":   entry(opArgsort, sortKinds...),
@@ -27,26 +27,61 @@ func init() {
 }
 
 // sortAxis normalizes argument i as the axis to sort and returns its
-// static length.
+// length, which must be known at import (the other axes need not be).
 func sortAxis(c *opCall, x *tensorVal, i int) (int64, int64, error) {
-	shape, err := c.shapeOf(x, "the input")
+	r, err := c.rankOf(x, "the input")
 	if err != nil {
 		return 0, 0, err
 	}
-	if len(shape) == 0 {
+	if r == 0 {
 		return 0, 1, nil
 	}
-	d, err := axisOf(c, i, len(shape))
+	d, err := axisOf(c, i, r)
 	if err != nil {
 		return 0, 0, err
 	}
-	return d, shape[d], nil
+	size := c.b().info(x).Shape[d]
+	if !size.Known() {
+		return 0, 0, c.errf("the size of dimension %d is not known at import; give the input shape (--input-shape NAME=D1,D2,...)", d)
+	}
+	return d, size.Size, nil
 }
 
-// stableSort sorts x along axis d (n entries) as torch's stable sort does
-// and returns the values and their indices.
+// sortedLength is sortAxis for sort, argsort and topk, which also read an
+// axis whose size is known only at run time: the length is then -1.
+func sortedLength(c *opCall, x *tensorVal, i int) (int64, int64, error) {
+	r, err := c.rankOf(x, "the input")
+	if err != nil {
+		return 0, 0, err
+	}
+	if r == 0 {
+		return 0, 1, nil
+	}
+	d, err := axisOf(c, i, r)
+	if err != nil {
+		return 0, 0, err
+	}
+	if size := c.b().info(x).Shape[d]; size.Known() {
+		return d, size.Size, nil
+	}
+	return d, -1, nil
+}
+
+// stableSort sorts x along axis d (n entries; -1 when known only at run
+// time) as torch's stable sort does and returns the values and their
+// indices.
 func stableSort(c *opCall, x *tensorVal, d, n int64, descending bool) (*tensorVal, *tensorVal, error) {
+	var length *tensorVal
+	if n < 0 {
+		var err error
+		if length, err = c.b().emit1(c.scope, &canon.ShapeOf{Start: d, End: d + 1}, x); err != nil {
+			return nil, nil, err
+		}
+	}
 	topk := func(t *tensorVal) ([]*tensorVal, error) {
+		if length != nil {
+			return c.b().emit(c.scope, &canon.TopK{Axis: d, Largest: descending, Sorted: true}, []*tensorVal{t, length}, 2)
+		}
 		return c.b().emit(c.scope, &canon.TopK{Axis: d, K: n, Largest: descending, Sorted: true}, []*tensorVal{t}, 2)
 	}
 	if !c.b().info(x).DType.IsFloat() {
@@ -117,7 +152,7 @@ func sortArgs(c *opCall) (*tensorVal, int64, int64, bool, error) {
 	if err != nil {
 		return nil, 0, 0, false, err
 	}
-	d, n, err := sortAxis(c, x, 1)
+	d, n, err := sortedLength(c, x, 1)
 	if err != nil {
 		return nil, 0, 0, false, err
 	}
@@ -469,24 +504,18 @@ func opMode(c *opCall) (value, error) {
 	return &tupleVal{items: []value{val, idx}}, nil
 }
 
-// topKOrderingNaN is topk of floating data: torch ranks NaN above every
+// topKOrderingNaN is topk of floating data of known rank (at least 1):
+// torch ranks NaN above every
 // number (first when largest, last otherwise), so the k entries are the
 // first k of the NaN-aware stable sort. Tied entries come in index order;
 // torch's order for them is unspecified.
 func topKOrderingNaN(c *opCall, x *tensorVal, d, k int64, largest bool) (value, error) {
-	shape, err := c.shapeOf(x, "the input")
-	if err != nil {
-		return nil, err
-	}
-	if len(shape) == 0 {
-		if k > 1 {
-			return nil, c.errf("k=%d is out of range for a 0-D tensor", k)
+	vi := c.b().info(x)
+	n := int64(-1)
+	if vi.Shape[d].Known() {
+		if n = vi.Shape[d].Size; k > n {
+			return nil, c.errf("k=%d is out of range for a dimension of size %d", k, n)
 		}
-		return &tupleVal{items: []value{x, constI64(nil, 0)}}, nil
-	}
-	n := shape[d]
-	if k > n {
-		return nil, c.errf("k=%d is out of range for a dimension of size %d", k, n)
 	}
 	vals, idx, err := stableSort(c, x, d, n, largest)
 	if err != nil {
