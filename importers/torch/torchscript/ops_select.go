@@ -32,8 +32,8 @@ func init() {
 		"torch.masked_fill_": entry(inPlace(opMaskedFill), "Where", "Cast"),
 		"torch.stack":        entry(opStack, "Unsqueeze", "Concat"),
 		"torch.index":        entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
-		"torch.index_put":    entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
-		"torch.index_put_":   entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index_put":    entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
+		"torch.index_put_":   entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
 	})
 }
 
@@ -462,7 +462,7 @@ func opIndexPut(c *opCall) (value, error) {
 		return nil, c.errf("an index list without tensors is not supported")
 	}
 	if ai.mask && ai.pos[0] != 0 {
-		return nil, c.errf("assignment through a mask after a slice is not supported; put the mask first")
+		return maskPutAfter(c, x, ai.ts[0], ai.pos[0], vals, acc, rank)
 	}
 	red := canon.ScatterNone
 	if acc {

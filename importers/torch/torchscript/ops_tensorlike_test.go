@@ -213,3 +213,33 @@ torch.manual_seed(0)
 xs = [torch.randn(6, 8)]
 `)
 }
+
+func TestTracedIndexPutForms(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("rows", torch.tensor([2, 0]))
+        self.register_buffer("mask", torch.tensor([True, False, True, True, False]))
+        self.register_buffer("m2", torch.tensor([[True, False, True, False, False], [False, False, False, True, True], [True, True, False, False, False]]))
+    def forward(self, x, v):
+        a = x.clone()
+        a[self.m2] = v[:6]
+        b = x.clone()
+        b[self.rows] = v[:5]
+        c = x.clone()
+        c[:, self.mask] = 0.0
+        d = x.clone()
+        d[self.rows, 1:3] = v[:2].reshape(2, 1)
+        e = x.clone()
+        e[x > 0] = v[0]
+        f = x.clone()
+        f[1:, self.mask] += 2.0
+        g = x.clone()
+        g.index_put_((self.rows,), v[:5], accumulate=True)
+        h = torch.index_put(x, (self.rows, self.rows), v[:2])
+        return a, b, c, d, e, f, g, h
+torch.manual_seed(0)
+xs = [torch.randn(3, 5), torch.randn(7)]
+`)
+}
