@@ -48,6 +48,40 @@ torch.manual_seed(0)
 xs = [torch.randn(3, 4)]
 xs[0][1, 2] = float("nan")
 `)
+	checkTracedInORT(t, runner, dir, nOut)
+}
+
+// TestMoreTensorOpsORT is TestTensorOpsExpansionsORT for the index tables,
+// factories, masked writes and views.
+func TestMoreTensorOpsORT(t *testing.T) {
+	runner := testfix.ORTRunner(t)
+	dir, nOut := trace(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tensor([True, False, True, True]))
+        self.register_buffer("flat", torch.tensor([[0, 11], [-1, 5]]))
+        self.register_buffer("runs", torch.tensor([[1, 1, 2, 2, 2, 3], [1, 1, 2, 2, 5, 3]]))
+    def forward(self, x):
+        a = x.clone()
+        a[1:, self.mask] += 2.0
+        b = x.clone()
+        b[:, self.mask] = 0.5
+        u = torch.unique_consecutive(self.runs, return_inverse=True, return_counts=True, dim=1)
+        return (a, b, torch.put(x, self.flat, x[0, :4], accumulate=True), torch.vander(x[0], 3), torch.block_diag(x[:1, :2], x[2, :3]),
+                torch.combinations(x[1]), torch.cartesian_prod(x[0, :2], x[1, :3]), torch.tril_indices(3, 4, -1), torch.as_strided(x, (2, 5), (5, 1), 1),
+                torch.diag_embed(x[:2, :3], 1, 0, 2), torch.select_scatter(x, x[0], 0, 2), torch.index_copy(x, 1, torch.tensor([3, 0]), x[:, :2]),
+                torch.kthvalue(x, 3, 0)[0], torch.nonzero(x > 0, as_tuple=True)[1], torch.argwhere(x < 0), u[0], u[1], u[2])
+torch.manual_seed(0)
+xs = [torch.randn(3, 4)]
+`)
+	checkTracedInORT(t, runner, dir, nOut)
+}
+
+// checkTracedInORT imports the traced module in dir, exports it to ONNX,
+// runs it in ONNX Runtime and compares every output with PyTorch's.
+func checkTracedInORT(t *testing.T, runner, dir string, nOut int) {
+	t.Helper()
 	g, ins, err := readTraced(t, dir)
 	if err != nil {
 		t.Fatal(err)
