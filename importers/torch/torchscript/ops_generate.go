@@ -34,9 +34,6 @@ func init() {
 		"torch.pixel_shuffle":   entry(opPixelShuffle, "DepthToSpace", "Reshape"),
 		"torch.pixel_unshuffle": entry(opPixelUnshuffle, "SpaceToDepth", "Reshape", "Transpose"),
 		"torch.device":          entry(opDevice),
-		"torch.unique_consecutive": entry(func(c *opCall) (value, error) {
-			return nil, c.errf("only consecutive repeats collapse, which canon's Unique (every repeat) does not express; use torch.unique")
-		}),
 	})
 	optable.Add(&opLacks, map[string]string{
 		"ReverseSequence": "TorchScript has no per-sequence reverse; aten::flip reverses whole axes",

@@ -16,7 +16,7 @@ func init() {
 		"torch.gather":         entry(opGather, "GatherElements"),
 		"torch.scatter":        entry(opScatter, "ScatterElements"),
 		"torch.scatter_add":    entry(opScatterAdd, "ScatterElements"),
-		"torch.scatter_reduce": entry(opScatterReduce, "ScatterElements"),
+		"torch.scatter_reduce": entry(opScatterReduce, scatterReduceKinds...),
 		"torch.one_hot":        entry(opOneHot, "OneHot"),
 		"torch.masked_select":  entry(opMaskedSelect, "Compress", "Reshape"),
 		"torch.triu":           entry(opTrilu(true), "Trilu"),
@@ -152,10 +152,10 @@ func opScatterReduce(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !self {
-		return nil, c.errf("include_self=False is not supported: ONNX scatters always combine with the data")
-	}
 	rs, _ := c.bound[4].(string)
+	if !self || rs == "mean" {
+		return scatterReduceExpanded(c, rs, self)
+	}
 	r, ok := map[string]canon.ScatterReduction{"sum": canon.ScatterAdd, "prod": canon.ScatterMul, "amax": canon.ScatterMax, "amin": canon.ScatterMin}[rs]
 	if !ok {
 		return nil, c.errf("reduce=%q is not supported (want sum, prod, amax or amin)", rs)

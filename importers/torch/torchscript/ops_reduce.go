@@ -21,7 +21,7 @@ func init() {
 		"torch.linalg_vector_norm": entry(opNorm("input", "ord=2", "dim=None", "keepdim=False", "dtype=None"), normKinds...),
 		"torch.argmax":             entry(opArg(false), "ArgMax", "Reshape"),
 		"torch.argmin":             entry(opArg(true), "ArgMin", "Reshape"),
-		"torch.topk":               entry(opTopK, "TopK"),
+		"torch.topk":               entry(opTopK, "TopK", "IsNaN", "Where", "Cast", "GatherElements", "Slice", "Shape"),
 		"torch.cumsum":             entry(opCumSum, "CumSum", "Cast"),
 	})
 	optable.Add(&opLacks, map[string]string{
@@ -198,6 +198,9 @@ func opTopK(c *opCall) (value, error) {
 	sorted, err := c.bool(4)
 	if err != nil {
 		return nil, err
+	}
+	if vi := c.b().info(x); vi.DType.IsFloat() && vi.RankKnown && len(vi.Shape) > 0 {
+		return topKOrderingNaN(c, x, d, k, largest)
 	}
 	outs, err := c.b().emit(c.scope, &canon.TopK{Axis: d, K: k, Largest: largest, Sorted: sorted}, []*tensorVal{x}, 2)
 	if err != nil {

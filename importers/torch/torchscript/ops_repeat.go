@@ -13,7 +13,7 @@ import (
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.unbind":            entry(opUnbind, "Split", "Squeeze"),
-		"torch.repeat_interleave": entry(opRepeatInterleave, "Gather", "Reshape"),
+		"torch.repeat_interleave": entry(opRepeatInterleave, "Gather", "Reshape", "Cast", "Expand", "CumSum", "ReduceSum", "Range", "Unsqueeze", "LessOrEqual"),
 		"torch.tensor_split":      entry(opTensorSplit, "Split"),
 	})
 }
@@ -124,7 +124,15 @@ func opRepeatInterleave(c *opCall) (value, error) {
 		return nil, err
 	}
 	if c.isNone(1) {
+		if _, known := constInts(c, x); !known {
+			return repeatAtRunTime(c, nil, x, 0)
+		}
 		return repeatIndices(c, x)
+	}
+	if t, ok := c.bound[1].(*tensorVal); ok {
+		if _, known := constInts(c, t); !known {
+			return repeatAtRunTime(c, x, t, 2)
+		}
 	}
 	counts, err := repeatCounts(c, 1)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.roll": entry(opRoll, "Slice", "Concat"),
+		"torch.roll": entry(opRoll, "Slice", "Concat", "Reshape"),
 		// swapaxes/swapdims are transpose under other names (MaxViT's
 		// window partitions); traced code passes the axes by position.
 		"torch.swapaxes": entry(opTranspose, "Transpose"),
@@ -33,7 +33,7 @@ func opRoll(c *opCall) (value, error) {
 		return nil, err
 	}
 	if len(dims) == 0 {
-		return nil, c.errf("rolling the flattened tensor (no dims) is not supported; give dims")
+		return rollFlat(c, x, shifts)
 	}
 	if len(shifts) != len(dims) {
 		return nil, c.errf("%d shifts for %d dims", len(shifts), len(dims))

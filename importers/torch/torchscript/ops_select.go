@@ -27,13 +27,13 @@ func init() {
 		"torch.copy_":        entry(inPlace(opCopy), "Expand", "Cast", "ScatterND", "Reshape"),
 		"torch.fill_":        entry(inPlace(opFill), "ConstantOfShape", "Expand", "Cast", "ScatterND", "Reshape"),
 		"torch.flip":         entry(opFlip, "Slice"),
-		"torch.index_select": entry(opIndexSelect, "Gather"),
+		"torch.index_select": entry(opIndexSelect, "Gather", "Reshape"),
 		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
 		"torch.masked_fill_": entry(inPlace(opMaskedFill), "Where", "Cast"),
 		"torch.stack":        entry(opStack, "Unsqueeze", "Concat"),
 		"torch.index":        entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
-		"torch.index_put":    entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
-		"torch.index_put_":   entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index_put":    entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
+		"torch.index_put_":   entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
 	})
 }
 
@@ -462,7 +462,7 @@ func opIndexPut(c *opCall) (value, error) {
 		return nil, c.errf("an index list without tensors is not supported")
 	}
 	if ai.mask && ai.pos[0] != 0 {
-		return nil, c.errf("assignment through a mask after a slice is not supported; put the mask first")
+		return maskPutAfter(c, x, ai.ts[0], ai.pos[0], vals, acc, rank)
 	}
 	red := canon.ScatterNone
 	if acc {
@@ -702,6 +702,12 @@ func opIndexSelect(c *opCall) (value, error) {
 	}
 	if r, err := c.rankOf(idx, "the index"); err == nil && r > 1 {
 		return nil, c.errf("the index has rank %d; index_select takes a 1-D index", r)
+	}
+	if vi := c.b().info(idx); !vi.RankKnown || len(vi.Shape) != 1 {
+		// A 0-D index selects a slice that keeps its axis (of size 1).
+		if idx, err = reshape(c, idx, -1); err != nil {
+			return nil, err
+		}
 	}
 	return c.b().emit1(c.scope, &canon.Gather{Axis: d}, x, idx)
 }

@@ -623,6 +623,9 @@ func opSqueeze(c *opCall) (value, error) {
 	if c.isNone(1) {
 		return c.b().emit1(c.scope, &canon.Squeeze{}, x)
 	}
+	if _, isList := listItems(c.bound[1]); isList {
+		return squeezeDims(c, x)
+	}
 	d, err := c.int(1)
 	if err != nil {
 		return nil, err
