@@ -25,6 +25,13 @@ var symArith = map[string]string{
 	"_operator.floordiv": "//",
 }
 
+// symCompare are the Python comparisons torch.export records on sizes
+// for its assertions.
+var symCompare = map[string]bool{
+	"_operator.ge": true, "_operator.gt": true, "_operator.le": true, "_operator.lt": true,
+	"_operator.eq": true, "_operator.ne": true,
+}
+
 // assertions are aten operators that only check, at run time, what the
 // exporter assumed (a size range, a tensor's dtype): they compute nothing
 // and are skipped, with a note.
@@ -75,6 +82,13 @@ func (im *importer) runNode(n *node, index int) error {
 	}
 	fail := func(err error) error {
 		return &NodeError{Path: im.path, Node: name, Target: n.Target, Err: err}
+	}
+	if symCompare[n.Target] {
+		// A size comparison feeds only run-time assertions (a
+		// data-dependent size is >= 0); any other reader of its result
+		// finds it undefined and is refused.
+		im.skippedAsserts++
+		return nil
 	}
 	if op, ok := symArith[n.Target]; ok {
 		return im.wrap(fail, im.runSymArith(n, op))
@@ -135,6 +149,11 @@ func (im *importer) wrap(fail func(error) error, err error) error {
 // them.
 func tsName(target string) (string, error) {
 	rest, ok := strings.CutPrefix(target, atenPrefix)
+	if tv, isTV := strings.CutPrefix(target, "torch.ops.torchvision."); isTV {
+		// torchvision's operators: the TorchScript names ops.torchvision.X.
+		op, _, _ := strings.Cut(tv, ".")
+		return "ops.torchvision." + op, nil
+	}
 	if !ok {
 		if ns, ok := strings.CutPrefix(target, "torch.ops."); ok {
 			space, _, _ := strings.Cut(ns, ".")
@@ -244,6 +263,11 @@ func (im *importer) bindOne(o *argument, v any) error {
 	switch {
 	case o.AsTensor != nil:
 		t, ok := v.(*torchscript.Tensor)
+		if v == nil && !im.readByAnyone(o.AsTensor.Name) {
+			// A result the importer does not compute (torchvision's
+			// roi_pool argmax) that nothing reads.
+			return nil
+		}
 		if !ok {
 			return fmt.Errorf("output %s should be a tensor, the operator returned %s", o.AsTensor.Name, describeResult(v))
 		}
