@@ -40,6 +40,13 @@ func writeDFT(b *builder, n *canon.Node) error {
 	if op.Length > 0 {
 		ins[1] = b.param(n, "dft_length", canon.NewInt64Tensor("", []int64{}, []int64{op.Length}))
 	}
+	if op.Inverse && op.Onesided {
+		x, err := b.halfSpectrum(n, op)
+		if err != nil {
+			return err
+		}
+		ins[0] = x
+	}
 	attrs := []*onnxpb.AttributeProto{attrInt("inverse", b2i(op.Inverse)), attrInt("onesided", b2i(op.Onesided))}
 	if b.opset >= 20 {
 		axis := in(n, 2)
@@ -58,6 +65,45 @@ func writeDFT(b *builder, n *canon.Node) error {
 	}
 	b.emit(n.Name, "DFT", ins, n.Outputs, attrs...)
 	return nil
+}
+
+// halfSpectrum gives the one-sided inverse DFT its input in the one form
+// ONNX Runtime reads: (real, imaginary) pairs (zero imaginary parts are
+// added to a real spectrum) of exactly n/2+1 frequencies (more are cut,
+// fewer padded with zeros), as canon's DFT reads any spectrum.
+func (b *builder) halfSpectrum(n *canon.Node, op *canon.DFT) (string, error) {
+	x := in(n, 0)
+	vi := b.types[x]
+	if !vi.RankKnown || in(n, 1) != "" || in(n, 2) != "" {
+		return "", b.opError(n, "a one-sided inverse DFT is written only with a known input rank, a constant length and a constant axis")
+	}
+	r := len(vi.Shape)
+	axis := op.Axis
+	if axis < 0 {
+		axis += int64(r)
+	}
+	m, known := b.knownSize(x, int(axis))
+	if !known && op.Length > 0 {
+		return "", b.opError(n, "a one-sided inverse DFT of a length given explicitly needs the input's size along axis %d", axis)
+	}
+	pads := make([]int64, 2*r)
+	if vi.Shape[r-1].Size == 1 {
+		pads[2*r-1] = 1
+	}
+	if size, _ := canon.DFTSizes(op, m, op.Length); known && op.Length > 0 {
+		half := size/2 + 1
+		if m > half {
+			x = b.sliced(n, x, "half_spectrum", axis, 0, half)
+		} else {
+			pads[r+int(axis)] = half - m
+		}
+	}
+	for _, p := range pads {
+		if p != 0 {
+			return b.step(n, "Pad", "spectrum_pairs", "", []string{x, b.i64Param(n, "spectrum_pads", pads)}), nil
+		}
+	}
+	return x, nil
 }
 
 func writeSTFT(b *builder, n *canon.Node) error {

@@ -29,6 +29,9 @@ type builder struct {
 	// stale are views whose tensor was written through another view;
 	// reading one is refused.
 	stale map[string]bool
+	// complex are the values holding complex tensors as (real, imaginary)
+	// pairs along a last axis of 2 (see ops_complex.go).
+	complex map[string]bool
 }
 
 func newBuilder(a *archive) *builder {

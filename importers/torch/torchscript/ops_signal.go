@@ -4,8 +4,6 @@ import "github.com/modelbridge/modelbridge/internal/optable"
 
 func init() {
 	optable.Add(&opLacks, map[string]string{
-		"DFT":            "torch.fft is not read yet",
-		"STFT":           "torch.stft is read as frames (Slice, Concat) and a DFT",
 		"HannWindow":     "torch's window functions of a constant length are computed at import",
 		"HammingWindow":  "torch's window functions of a constant length are computed at import",
 		"BlackmanWindow": "torch's window functions of a constant length are computed at import",

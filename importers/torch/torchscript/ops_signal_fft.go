@@ -1,0 +1,460 @@
+package torchscript
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// torch.fft, torch.stft and torch's window functions. Transforms map onto
+// DFT one axis at a time (complex values as (real, imaginary) pairs, see
+// ops_signal_complex.go), with the norm mode's scale as one Mul per axis;
+// windows of a length known at import are constants computed here.
+
+func init() {
+	dft := []string{"DFT", "Unsqueeze", "Squeeze", "Mul"}
+	fft := func(kind fftKind, multi bool) opEntry { return entry(opFFT(kind, multi), dft...) }
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.fft_fft":    fft(fftC2C, false),
+		"torch.fft_ifft":   fft(fftC2CInverse, false),
+		"torch.fft_rfft":   fft(fftR2C, false),
+		"torch.fft_irfft":  fft(fftC2R, false),
+		"torch.fft_fft2":   fft(fftC2C, true),
+		"torch.fft_fftn":   fft(fftC2C, true),
+		"torch.fft_ifft2":  fft(fftC2CInverse, true),
+		"torch.fft_ifftn":  fft(fftC2CInverse, true),
+		"torch.fft_rfft2":  fft(fftR2C, true),
+		"torch.fft_rfftn":  fft(fftR2C, true),
+		"torch.fft_irfft2": fft(fftC2R, true),
+		"torch.fft_irfftn": fft(fftC2R, true),
+		"torch.stft":       entry(opSTFT, "STFT", "Unsqueeze", "Squeeze", "Transpose", "Pad", "Mul"),
+		"torch.istft":      entry(opISTFT),
+		"torch.hann_window": entry(opWindow(func(n, N float64, _ []float64) float64 {
+			return 0.5 - 0.5*math.Cos(2*math.Pi*n/N)
+		})),
+		"torch.hamming_window": entry(opWindow(func(n, N float64, p []float64) float64 {
+			return p[0] - p[1]*math.Cos(2*math.Pi*n/N)
+		}, "alpha=0.54", "beta=0.46")),
+		"torch.blackman_window": entry(opWindow(func(n, N float64, _ []float64) float64 {
+			return 0.42 - 0.5*math.Cos(2*math.Pi*n/N) + 0.08*math.Cos(4*math.Pi*n/N)
+		})),
+		"torch.bartlett_window": entry(opWindow(func(n, N float64, _ []float64) float64 {
+			if n <= N/2 {
+				return 2 * n / N
+			}
+			return 2 - 2*n/N
+		})),
+		"torch.kaiser_window": entry(opWindow(func(n, N float64, p []float64) float64 {
+			a := N / 2
+			r := (n - a) / a
+			return besselI0(p[0]*math.Sqrt(math.Abs(1-r*r))) / besselI0(p[0])
+		}, "beta=12.0")),
+	})
+	for name := range opTable {
+		if len(name) > 10 && name[:10] == "torch.fft_" {
+			complexReaders[name] = true
+		}
+	}
+}
+
+type fftKind uint8
+
+const (
+	fftC2C        fftKind = iota // fft: forward, complex (or real) input
+	fftC2CInverse                // ifft
+	fftR2C                       // rfft: real input, one-sided output
+	fftC2R                       // irfft: one-sided input, real output
+)
+
+// opFFT reads fft(input, n=None, dim=-1, norm=None) and the 2-D / N-D
+// forms (input, s=None, dim=None or [-2, -1], norm=None).
+func opFFT(kind fftKind, multi bool) opHandler {
+	return func(c *opCall) (value, error) {
+		if multi {
+			dflt := "dim=None"
+			if c.name[len(c.name)-1] == '2' {
+				dflt = "dim=[-2;-1]"
+			}
+			if err := c.bind("self", "s=None", dflt, "norm=None"); err != nil {
+				return nil, err
+			}
+		} else if err := c.bind("self", "n=None", "dim=-1", "norm=None"); err != nil {
+			return nil, err
+		}
+		x, err := c.tensor(0)
+		if err != nil {
+			return nil, err
+		}
+		b := c.b()
+		complexIn := b.isComplex(x)
+		if kind == fftR2C && complexIn {
+			return nil, c.errf("takes a real tensor (torch refuses complex input too)")
+		}
+		vi := b.info(x)
+		if !vi.DType.IsFloat() {
+			return nil, c.errf("takes a floating-point tensor, got %s (cast it to float first)", vi.DType)
+		}
+		if !vi.RankKnown {
+			return nil, c.errf("the rank of the input is not known at import; give the input shape")
+		}
+		rank := len(vi.Shape)
+		if complexIn {
+			rank--
+		}
+		norm := "backward"
+		if !c.isNone(3) {
+			s, ok := c.bound[3].(string)
+			if !ok || (s != "backward" && s != "ortho" && s != "forward") {
+				return nil, c.errf("norm must be \"backward\", \"ortho\" or \"forward\", got %v", c.bound[3])
+			}
+			norm = s
+		}
+		dims, sizes, err := fftAxes(c, multi, rank)
+		if err != nil {
+			return nil, err
+		}
+		rep := x
+		if !complexIn {
+			if rep, err = b.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{-1}}, x); err != nil {
+				return nil, err
+			}
+		}
+		last := len(dims) - 1
+		for k, d := range dims {
+			step := kind
+			switch {
+			case kind == fftR2C && k > 0:
+				step = fftC2C // rfftn: one-sided along its last axis (done first), full along the rest
+			case kind == fftC2R && k != last:
+				step = fftC2CInverse // irfftn: full inverse along the others first, real along the last
+			}
+			if rep, err = c.dftStep(rep, d, sizes[k], step, norm); err != nil {
+				return nil, err
+			}
+		}
+		if kind == fftC2R {
+			return b.emit1(c.scope, &canon.Squeeze{Axes: []int64{-1}}, rep)
+		}
+		return b.markComplex(rep), nil
+	}
+}
+
+// fftAxes resolves the transformed axes and their lengths (0: the input's
+// own) in the order they are transformed: for rfftn the last axis first.
+func fftAxes(c *opCall, multi bool, rank int) (dims []int64, sizes []int64, err error) {
+	if !multi {
+		d, err := c.int(2)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d, err = c.axis(d, rank); err != nil {
+			return nil, nil, err
+		}
+		n := int64(0)
+		if !c.isNone(1) {
+			if n, err = c.int(1); err != nil {
+				return nil, nil, err
+			}
+			if n < 1 {
+				return nil, nil, c.errf("n %d must be positive", n)
+			}
+		}
+		return []int64{d}, []int64{n}, nil
+	}
+	var s []int64
+	if !c.isNone(1) {
+		if s, err = c.ints(1, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	switch {
+	case !c.isNone(2):
+		if dims, err = c.ints(2, 0); err != nil {
+			return nil, nil, err
+		}
+	case s != nil:
+		for i := rank - len(s); i < rank; i++ {
+			dims = append(dims, int64(i))
+		}
+	default:
+		for i := range rank {
+			dims = append(dims, int64(i))
+		}
+	}
+	if s != nil && len(s) != len(dims) {
+		return nil, nil, c.errf("s has %d sizes for %d dims", len(s), len(dims))
+	}
+	if len(dims) == 0 {
+		return nil, nil, c.errf("transforms no axis")
+	}
+	seen := map[int64]bool{}
+	for i := range dims {
+		if dims[i], err = c.axis(dims[i], rank); err != nil {
+			return nil, nil, err
+		}
+		if seen[dims[i]] {
+			return nil, nil, c.errf("dims repeat axis %d", dims[i])
+		}
+		seen[dims[i]] = true
+	}
+	sizes = make([]int64, len(dims))
+	for i := range s {
+		if s[i] == -1 {
+			continue // -1: no change along that axis
+		}
+		if s[i] < 1 {
+			return nil, nil, c.errf("s[%d] = %d must be positive", i, s[i])
+		}
+		sizes[i] = s[i]
+	}
+	// rfftn halves the last axis: it is transformed first.
+	if c.name == "torch.fft_rfft2" || c.name == "torch.fft_rfftn" {
+		l := len(dims) - 1
+		dims = append([]int64{dims[l]}, dims[:l]...)
+		sizes = append([]int64{sizes[l]}, sizes[:l]...)
+	}
+	return dims, sizes, nil
+}
+
+// dftStep transforms the pair representation rep along logical axis d to
+// length n (0: unchanged) and scales it as norm asks.
+func (c *opCall) dftStep(rep *tensorVal, d, n int64, kind fftKind, norm string) (*tensorVal, error) {
+	b := c.b()
+	op := &canon.DFT{Axis: d, Length: n, Inverse: kind == fftC2CInverse || kind == fftC2R, Onesided: kind == fftR2C || kind == fftC2R}
+	vi := b.info(rep)
+	m := vi.Shape[d]
+	if !m.Known() {
+		return nil, c.errf("the length of axis %d is not known at import; give the input shape", d)
+	}
+	size, _ := canon.DFTSizes(op, m.Size, n)
+	if size < 1 {
+		return nil, c.errf("the transform along axis %d would have length %d", d, size)
+	}
+	out, err := b.emit1(c.scope, op, rep)
+	if err != nil {
+		return nil, err
+	}
+	// DFT's inverse divides by n: torch's "backward" norm.
+	scale := 1.0
+	switch {
+	case norm == "ortho" && op.Inverse:
+		scale = math.Sqrt(float64(size))
+	case norm == "ortho":
+		scale = 1 / math.Sqrt(float64(size))
+	case norm == "forward" && op.Inverse:
+		scale = float64(size)
+	case norm == "forward":
+		scale = 1 / float64(size)
+	}
+	if scale == 1 {
+		return out, nil
+	}
+	return b.emit1(c.scope, &canon.Binary{Fn: canon.Mul}, out, &tensorVal{konst: floatConst(vi.DType, []int64{}, []float64{scale})})
+}
+
+// floatConst is a constant of float dtype dt (float32 for the 16-bit
+// types, whose Mul then promotes nothing: their graphs compute in float32).
+func floatConst(dt canon.DType, shape []int64, v []float64) *canon.Tensor {
+	if dt == canon.Float64 {
+		data := make([]byte, 8*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(x))
+		}
+		return &canon.Tensor{DType: canon.Float64, Shape: shape, Data: data}
+	}
+	f := make([]float32, len(v))
+	for i, x := range v {
+		f[i] = float32(x)
+	}
+	return canon.NewFloat32Tensor("", shape, f)
+}
+
+// opSTFT reads stft(input, n_fft, hop_length=None, win_length=None,
+// window=None, normalized=False, onesided=None, return_complex=None) of a
+// real signal (length) or (batch, length); center padding is traced before
+// it as a reflect pad. The window (ones when absent) of win_length samples
+// is centered in n_fft with zeros, as torch pads it; normalized scales by
+// n_fft^-1/2. The output is (batch, bins, frames) complex, or its pairs
+// when return_complex is False.
+func opSTFT(c *opCall) (value, error) {
+	if err := c.bind("self", "n_fft", "hop_length=None", "win_length=None", "window=None", "normalized=False", "onesided=None", "return_complex=None"); err != nil {
+		return nil, err
+	}
+	x, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	b := c.b()
+	vi := b.info(x)
+	if !vi.DType.IsFloat() {
+		return nil, c.errf("takes a floating-point signal, got %s", vi.DType)
+	}
+	nfft, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	hop, win := nfft/4, nfft
+	if !c.isNone(2) {
+		if hop, err = c.int(2); err != nil {
+			return nil, err
+		}
+	}
+	if !c.isNone(3) {
+		if win, err = c.int(3); err != nil {
+			return nil, err
+		}
+	}
+	if nfft < 1 || hop < 1 || win < 1 || win > nfft {
+		return nil, c.errf("n_fft %d, hop_length %d and win_length %d must be positive with win_length <= n_fft", nfft, hop, win)
+	}
+	normalized, err := c.bool(5)
+	if err != nil {
+		return nil, err
+	}
+	onesided := true
+	if !c.isNone(6) {
+		if onesided, err = c.bool(6); err != nil {
+			return nil, err
+		}
+	}
+	returnComplex := false
+	if !c.isNone(7) {
+		if returnComplex, err = c.bool(7); err != nil {
+			return nil, err
+		}
+	}
+	window, err := c.optTensor(4)
+	if err != nil {
+		return nil, err
+	}
+	left := (nfft - win) / 2
+	if window == nil {
+		ones := make([]float64, nfft)
+		for i := left; i < left+win; i++ {
+			ones[i] = 1
+		}
+		window = &tensorVal{konst: floatConst(vi.DType, []int64{nfft}, ones)}
+	} else {
+		wi := b.info(window)
+		if s, ok := wi.StaticShape(); !ok || len(s) != 1 || s[0] != win {
+			return nil, c.errf("window must be a vector of win_length %d samples", win)
+		}
+		if wi.DType != vi.DType {
+			return nil, c.errf("window is %s but the signal is %s", wi.DType, vi.DType)
+		}
+		if win < nfft {
+			if window, err = b.emit1(c.scope, &canon.Pad{Mode: canon.PadConstant, PadsBegin: []int64{left}, PadsEnd: []int64{nfft - win - left}}, window); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !vi.RankKnown || (len(vi.Shape) != 1 && len(vi.Shape) != 2) {
+		return nil, c.errf("takes a signal of shape (length) or (batch, length)")
+	}
+	batched := len(vi.Shape) == 2
+	axes := []int64{-1}
+	if !batched {
+		axes = []int64{0, 2}
+	}
+	sig, err := b.emit1(c.scope, &canon.Unsqueeze{Axes: axes}, x)
+	if err != nil {
+		return nil, err
+	}
+	step := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{hop})}
+	frame := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{nfft})}
+	out, err := b.emit1(c.scope, &canon.STFT{Onesided: onesided}, sig, step, window, frame)
+	if err != nil {
+		return nil, err
+	}
+	if out, err = b.emit1(c.scope, &canon.Transpose{Perm: []int64{0, 2, 1, 3}}, out); err != nil {
+		return nil, err
+	}
+	if normalized {
+		k := &tensorVal{konst: floatConst(vi.DType, []int64{}, []float64{1 / math.Sqrt(float64(nfft))})}
+		if out, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Mul}, out, k); err != nil {
+			return nil, err
+		}
+	}
+	if !batched {
+		if out, err = b.emit1(c.scope, &canon.Squeeze{Axes: []int64{0}}, out); err != nil {
+			return nil, err
+		}
+	}
+	if returnComplex {
+		return b.markComplex(out), nil
+	}
+	return out, nil
+}
+
+func opISTFT(c *opCall) (value, error) {
+	return nil, c.errf("the inverse STFT (overlap-add of inverse transforms divided by the summed squared window) has no canonical form")
+}
+
+// opWindow reads torch's window functions: (window_length, periodic=True,
+// [parameters,] *, dtype=None, layout, device, pin_memory) with a length
+// known at import. fn(n, N, params) is sample n of the symmetric window of
+// N+1 samples; a periodic window of L samples is the first L of the
+// symmetric window of L+1, and a window of one sample is 1.
+func opWindow(fn func(n, N float64, params []float64) float64, params ...string) opHandler {
+	return func(c *opCall) (value, error) {
+		schema := append([]string{"window_length", "periodic=True"}, params...)
+		schema = append(schema, "dtype=None", "layout=None", "device=None", "pin_memory=None")
+		if err := c.bind(schema...); err != nil {
+			return nil, err
+		}
+		length, err := c.int(0)
+		if err != nil {
+			return nil, err
+		}
+		if length < 0 || length > 1<<24 {
+			return nil, c.errf("window_length %d is out of range", length)
+		}
+		periodic, err := c.bool(1)
+		if err != nil {
+			return nil, err
+		}
+		p := make([]float64, len(params))
+		for i := range p {
+			if p[i], err = c.float(2 + i); err != nil {
+				return nil, err
+			}
+		}
+		dt, err := factoryDType(c, 2+len(params), canon.Float32)
+		if err != nil {
+			return nil, err
+		}
+		if dt != canon.Float32 && dt != canon.Float64 {
+			return nil, c.errf("dtype %s: windows are read as float32 or float64", dt)
+		}
+		v := make([]float64, length)
+		N := float64(length - 1)
+		if periodic {
+			N = float64(length)
+		}
+		for i := range v {
+			if length == 1 {
+				v[i] = 1
+				continue
+			}
+			v[i] = fn(float64(i), N, p)
+		}
+		return &tensorVal{konst: floatConst(dt, []int64{length}, v)}, nil
+	}
+}
+
+// besselI0 is the modified Bessel function of the first kind of order 0,
+// by its power series (which converges for every argument).
+func besselI0(x float64) float64 {
+	sum, term := 1.0, 1.0
+	q := x * x / 4
+	for k := 1; k < 500; k++ {
+		term *= q / float64(k*k)
+		sum += term
+		if term < sum*1e-17 {
+			break
+		}
+	}
+	return sum
+}
