@@ -332,3 +332,75 @@ func (c *InferCtx) window() (ValueInfo, error) {
 	}
 	return shaped(dt, []Dim{knownDim(v[0])}), nil
 }
+
+// MelWeightMatrix is the (DFTLength/2+1, NumMelBins) matrix of triangular
+// mel filters that maps a one-sided magnitude spectrum to mel bands, as
+// ONNX's MelWeightMatrix-17 defines it: NumMelBins+2 edges evenly spaced
+// on the mel scale (2595 log10(1 + f/700)) from LowerEdgeHertz to
+// UpperEdgeHertz, each edge's spectrum bin floor((DFTLength+1)·f /
+// SampleRate), and filter i rising linearly from edge i to edge i+1 and
+// falling to edge i+2. The five inputs are scalars; the output is DType.
+type MelWeightMatrix struct {
+	DType DType
+}
+
+func (*MelWeightMatrix) Kind() string { return "MelWeightMatrix" }
+func (*MelWeightMatrix) Signature() Signature {
+	return sig(1, InputSpec{Name: "NumMelBins"}, InputSpec{Name: "DFTLength"}, InputSpec{Name: "SampleRate"},
+		InputSpec{Name: "LowerEdgeHertz"}, InputSpec{Name: "UpperEdgeHertz"})
+}
+
+func init() {
+	Register(&OpDef{
+		Kind: "MelWeightMatrix", Summary: "triangular mel filter bank mapping a one-sided spectrum to mel bands",
+		New:   func() Op { return &MelWeightMatrix{DType: Float32} },
+		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.melWeightMatrix(c.n.Op.(*MelWeightMatrix))) },
+		Check: func(c *CheckCtx) error {
+			if dt := c.N.Op.(*MelWeightMatrix).DType; dt == Undefined || dt == Bool || dt.Size() == 0 {
+				return c.Errorf("output dtype %s is not a number type", dt)
+			}
+			return nil
+		},
+		Example: func() Example {
+			i := func(v int64) ExampleInput {
+				return ExampleInput{DType: Int64, Shape: []int64{}, Const: NewInt64Tensor("", []int64{}, []int64{v})}
+			}
+			f := func(v float32) ExampleInput {
+				return ExampleInput{DType: Float32, Shape: []int64{}, Const: NewFloat32Tensor("", []int64{}, []float32{v})}
+			}
+			return Example{Op: &MelWeightMatrix{DType: Float32}, Inputs: []ExampleInput{i(5), i(16), i(8000), f(100), f(3800)}}
+		},
+	})
+}
+
+func (c *InferCtx) melWeightMatrix(op *MelWeightMatrix) (ValueInfo, error) {
+	for i := range 5 {
+		v := c.in[i]
+		if s, ok := v.StaticShape(); ok && NumElements(s) != 1 {
+			return ValueInfo{}, c.errf("%s %q has shape %s, want a scalar", c.slot(i), c.n.Inputs[i], fmtShape(v))
+		}
+		if i < 3 && v.DType != Undefined && !v.DType.IsInt() {
+			return ValueInfo{}, c.errf("%s %q is %s, want an integer", c.slot(i), c.n.Inputs[i], v.DType)
+		}
+		if i >= 3 && v.DType != Undefined && !v.DType.IsFloat() {
+			return ValueInfo{}, c.errf("%s %q is %s, want a float", c.slot(i), c.n.Inputs[i], v.DType)
+		}
+	}
+	dims := []Dim{unknownDim, unknownDim}
+	for k, slot := range []int{1, 0} {
+		t := constAny(c.in[slot])
+		if t == nil {
+			continue
+		}
+		v, err := t.Int64s()
+		if err != nil || len(v) != 1 || v[0] < 1 {
+			return ValueInfo{}, c.errf("%s %q must hold one positive integer", c.slot(slot), c.n.Inputs[slot])
+		}
+		if k == 0 {
+			dims[0] = knownDim(v[0]/2 + 1)
+		} else {
+			dims[1] = knownDim(v[0])
+		}
+	}
+	return shaped(op.DType, dims), nil
+}

@@ -305,3 +305,88 @@ func runWindow(op canon.Op) kernel {
 		return nil
 	}
 }
+
+func init() {
+	optable.Add(&kernels, map[string]kernelBuilder{"MelWeightMatrix": withOp(runMelWeightMatrix)})
+	f64Kernels["MelWeightMatrix"] = f64Native
+}
+
+// runMelWeightMatrix follows ONNX's definition step by step: the mel
+// edges of the float32 hertz bounds and their step in float32, the rest
+// in float64.
+func runMelWeightMatrix(x *exec, op *canon.MelWeightMatrix) error {
+	var ints [3]int64
+	for i, what := range []string{"NumMelBins", "DFTLength", "SampleRate"} {
+		v, err := x.scalarInt(i, what)
+		if err != nil {
+			return err
+		}
+		ints[i] = v
+	}
+	bins, dft, rate := ints[0], ints[1], ints[2]
+	var hz [2]float64
+	for i := range hz {
+		t := x.in(3 + i)
+		if !t.isFloating() || t.size() != 1 {
+			return fmt.Errorf("the hertz bounds must be float scalars, got %s%v", t.dt, t.shape)
+		}
+		hz[i] = t.fl(0)
+	}
+	if bins < 1 || bins > 1<<16 || dft < 1 || dft > 1<<24 || rate < 1 {
+		return fmt.Errorf("num_mel_bins %d, dft_length %d and sample_rate %d must be positive and moderate", bins, dft, rate)
+	}
+	mel := func(f float64) float64 {
+		return float64(float32(2595) * float32(math.Log10(float64(float32(1)+float32(f)/700))))
+	}
+	lo, hi := mel(hz[0]), mel(hz[1])
+	step := float64((float32(hi) - float32(lo)) / float32(bins+2))
+	edges := make([]int, bins+2)
+	for i := range edges {
+		f := 700 * (math.Pow(10, (float64(i)*step+lo)/2595) - 1)
+		edges[i] = int(math.Floor(float64(dft+1) * f / float64(rate)))
+	}
+	rows := int(dft/2 + 1)
+	vals := make([]float64, rows*int(bins))
+	set := func(j, i int, v float64) error {
+		if j < 0 || j >= rows {
+			return fmt.Errorf("mel edge bin %d is outside the %d spectrum bins (check the hertz bounds against sample_rate)", j, rows)
+		}
+		vals[j*int(bins)+i] = v
+		return nil
+	}
+	for i := range int(bins) {
+		l, c, h := edges[i], edges[i+1], edges[i+2]
+		if c == l {
+			if err := set(c, i, 1); err != nil {
+				return err
+			}
+		} else {
+			for j := l; j <= c; j++ {
+				if err := set(j, i, float64(j-l)/float64(c-l)); err != nil {
+					return err
+				}
+			}
+		}
+		for j := c; j < h; j++ {
+			if err := set(j, i, float64(h-j)/float64(h-c)); err != nil {
+				return err
+			}
+		}
+	}
+	var out *tensor
+	shape := []int{rows, int(bins)}
+	switch {
+	case op.DType == canon.Float64:
+		out = x.newD(shape)
+	case op.DType.IsFloat():
+		out = x.newF(shape)
+		out.dt = op.DType
+	default:
+		out = x.newI(op.DType, shape)
+	}
+	for k, v := range vals {
+		out.setNum(k, v)
+	}
+	x.set(0, out)
+	return nil
+}

@@ -18,9 +18,10 @@ func init() {
 			work: func(x costArgs, c *NodeCost) {
 				c.FLOPs = 5 * numelOf(x.out) * math.Max(math.Log2(float64(lastSignal(x))), 1)
 			}},
-		"HannWindow":     perOutput(4, "a cosine per sample"),
-		"HammingWindow":  perOutput(4, "a cosine per sample"),
-		"BlackmanWindow": perOutput(8, "two cosines per sample"),
+		"HannWindow":      perOutput(4, "a cosine per sample"),
+		"HammingWindow":   perOutput(4, "a cosine per sample"),
+		"BlackmanWindow":  perOutput(8, "two cosines per sample"),
+		"MelWeightMatrix": perOutput(2, "one ratio per matrix entry"),
 		// Per output element: every input channel of its group at every
 		// kernel tap is a bilinear sample (~8 operations) and a
 		// multiply-add.

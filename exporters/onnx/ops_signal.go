@@ -133,3 +133,14 @@ func b2i(v bool) int64 {
 	}
 	return 0
 }
+
+func init() {
+	optable.Add(&exports, map[string]exportEntry{"MelWeightMatrix": {onnx: "MelWeightMatrix", native: 17, write: func(b *builder, n *canon.Node) error {
+		dt, ok := onnxtensor.DataType(n.Op.(*canon.MelWeightMatrix).DType)
+		if !ok {
+			return b.opError(n, "output dtype %s has no ONNX type", n.Op.(*canon.MelWeightMatrix).DType)
+		}
+		b.emit(n.Name, "MelWeightMatrix", n.Inputs, n.Outputs, attrInt("output_datatype", int64(dt)))
+		return nil
+	}}})
+}

@@ -20,9 +20,10 @@ func init() {
 			detail: "torch.fft.fft / ifft / rfft / irfft of the pairs made complex, in float64"},
 		"STFT": {write: writeSTFT, floatOnly: "a Fourier transform",
 			detail: "frames by Tensor.unfold, times the window, torch.fft.rfft / fft, in float64"},
-		"HannWindow":     window,
-		"HammingWindow":  window,
-		"BlackmanWindow": window,
+		"HannWindow":      window,
+		"HammingWindow":   window,
+		"BlackmanWindow":  window,
+		"MelWeightMatrix": {write: writeMelWeightMatrix, detail: "ONNX's construction step by step in Python (mel edges in float32, bins in float64)"},
 		"DeformConv": {write: writeDeformConv, floatOnly: "convolution",
 			detail: "bilinear samples by gathers per offset group and tap, masked, then one grouped product (einsum), in float64"},
 	})
@@ -201,5 +202,47 @@ func writeDeformConv(gen *generator, n *canon.Node) error {
 	code("return y.to(x.dtype)")
 	fn := gen.localFn("deform_conv", "x, w, off, b, mask", body)
 	gen.assign(fmt.Sprintf("%s(%s, %s, %s, %s, %s)", fn, ins[0], ins[1], ins[2], ins[3], ins[4]))
+	return nil
+}
+
+// writeMelWeightMatrix builds the filter bank as the interpreter does: the
+// mel edges of the float32 bounds and their step in float32
+// (numpy.float32), the rest in float64.
+func writeMelWeightMatrix(gen *generator, n *canon.Node) error {
+	var args [5]string
+	for i := range args {
+		e, err := gen.in(i)
+		if err != nil {
+			return err
+		}
+		args[i] = e + ".reshape(-1)[0].item()"
+	}
+	dt, err := gen.genDType(n.Op.(*canon.MelWeightMatrix).DType)
+	if err != nil {
+		return err
+	}
+	body := []string{
+		"bins, dft, rate = int(bins), int(dft), int(rate)",
+		"f32 = lambda v: torch.tensor(v, dtype=torch.float32)",
+		"mel = lambda f: f32(2595) * torch.log10(f32(1) + f32(f) / 700)",
+		"lo, hi = mel(lo), mel(hi)",
+		"step = ((hi - lo) / (bins + 2)).double()",
+		"f = torch.arange(bins + 2, dtype=torch.float64) * step + lo.double()",
+		"f = 700 * (torch.pow(10.0, f / 2595) - 1)",
+		"edges = torch.floor((dft + 1) * f / rate).long().tolist()",
+		"out = torch.zeros(dft // 2 + 1, bins, dtype=torch.float64)",
+		"for i in range(bins):",
+		"    l, c, h = edges[i], edges[i + 1], edges[i + 2]",
+		"    if c == l:",
+		"        out[c, i] = 1",
+		"    else:",
+		"        for j in range(l, c + 1):",
+		"            out[j, i] = (j - l) / (c - l)",
+		"    for j in range(c, h):",
+		"        out[j, i] = (h - j) / (h - c)",
+		"return out.to(dtype)",
+	}
+	fn := gen.localFn("mel_weights", "bins, dft, rate, lo, hi, dtype", body)
+	gen.assign(fmt.Sprintf("%s(%s, %s, %s, %s, %s, %s)", fn, args[0], args[1], args[2], args[3], args[4], dt))
 	return nil
 }

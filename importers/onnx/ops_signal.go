@@ -84,3 +84,15 @@ func convDeformConv(c *nodeCtx) error {
 	}
 	return c.emit(op, ins, c.out1())
 }
+
+func init() {
+	optable.Add(&ops, map[string]opEntry{"MelWeightMatrix": {convMelWeightMatrix, 17, []string{"MelWeightMatrix"}}})
+}
+
+func convMelWeightMatrix(c *nodeCtx) error {
+	dt, err := onnxtensor.DType(int32(c.int("output_datatype", 1)))
+	if err != nil {
+		c.fail("output_datatype: %v", err)
+	}
+	return c.emit(&canon.MelWeightMatrix{DType: dt}, []string{c.in(0), c.in(1), c.in(2), c.in(3), c.in(4)}, c.out1())
+}
