@@ -53,7 +53,9 @@ func init() {
 				return nil
 			},
 			Example: func() Example {
-				return Example{Op: w.new(false, Float32), Inputs: []ExampleInput{
+				// A float64 window: its dtype is an attribute, which
+				// retyping the example's float32 data does not change.
+				return Example{Op: w.new(false, Float64), Inputs: []ExampleInput{
 					{DType: Int64, Shape: []int64{}, Const: NewInt64Tensor("", []int64{}, []int64{7})}}}
 			},
 		})
@@ -368,7 +370,7 @@ func init() {
 			f := func(v float32) ExampleInput {
 				return ExampleInput{DType: Float32, Shape: []int64{}, Const: NewFloat32Tensor("", []int64{}, []float32{v})}
 			}
-			return Example{Op: &MelWeightMatrix{DType: Float32}, Inputs: []ExampleInput{i(5), i(16), i(8000), f(100), f(3800)}}
+			return Example{Op: &MelWeightMatrix{DType: Float64}, Inputs: []ExampleInput{i(5), i(16), i(8000), f(100), f(3800)}}
 		},
 	})
 }
