@@ -78,7 +78,7 @@ func writeDFT(gen *generator, n *canon.Node) error {
 		code("y = torch.fft.fft(z, n=n, dim=a)")
 	}
 	if !(op.Inverse && op.Onesided) {
-		code("return torch.view_as_real(y).to(x.dtype)")
+		code("return torch.view_as_real(y.resolve_conj()).to(x.dtype)")
 	}
 	fn := gen.localFn("dft", "x, n", body)
 	gen.assign(fmt.Sprintf("%s(%s, %s)", fn, x, length))
@@ -120,7 +120,7 @@ func writeSTFT(gen *generator, n *canon.Node) error {
 	} else {
 		code("y = torch.fft.fft(frames, dim=-1)")
 	}
-	code("return torch.view_as_real(y).to(x.dtype)")
+	code("return torch.view_as_real(y.resolve_conj()).to(x.dtype)")
 	fn := gen.localFn("stft", "x, step, win, frame", body)
 	gen.assign(fmt.Sprintf("%s(%s, %s, %s, %s)", fn, sig, step, win, frame))
 	return nil
