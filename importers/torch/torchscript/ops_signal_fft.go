@@ -29,6 +29,8 @@ func init() {
 		"torch.fft_rfftn":  fft(fftR2C, true),
 		"torch.fft_irfft2": fft(fftC2R, true),
 		"torch.fft_irfftn": fft(fftC2R, true),
+		"torch.fft_hfft":   fft(fftHermitian, false),
+		"torch.fft_ihfft":  fft(fftIHermitian, false),
 		"torch.stft":       entry(opSTFT, "STFT", "Unsqueeze", "Squeeze", "Transpose", "Pad", "Mul"),
 		"torch.istft":      entry(opISTFT),
 		"torch.hann_window": entry(opWindow(func(n, N float64, _ []float64) float64 {
@@ -66,12 +68,15 @@ const (
 	fftC2CInverse                // ifft
 	fftR2C                       // rfft: real input, one-sided output
 	fftC2R                       // irfft: one-sided input, real output
+	fftHermitian                 // hfft: irfft of the conjugate, scaled as a forward transform
+	fftIHermitian                // ihfft: conjugate of rfft, scaled as an inverse transform
 )
 
 // opFFT reads fft(input, n=None, dim=-1, norm=None) and the 2-D / N-D
 // forms (input, s=None, dim=None or [-2, -1], norm=None).
-func opFFT(kind fftKind, multi bool) opHandler {
+func opFFT(called fftKind, multi bool) opHandler {
 	return func(c *opCall) (value, error) {
+		kind := called
 		if multi {
 			dflt := "dim=None"
 			if c.name[len(c.name)-1] == '2' {
@@ -89,6 +94,13 @@ func opFFT(kind fftKind, multi bool) opHandler {
 		}
 		b := c.b()
 		complexIn := b.isComplex(x)
+		hermitian := kind == fftHermitian || kind == fftIHermitian
+		switch kind {
+		case fftHermitian:
+			kind = fftC2R
+		case fftIHermitian:
+			kind = fftR2C
+		}
 		if kind == fftR2C && complexIn {
 			return nil, c.errf("takes a real tensor (torch refuses complex input too)")
 		}
@@ -111,6 +123,11 @@ func opFFT(kind fftKind, multi bool) opHandler {
 			}
 			norm = s
 		}
+		if hermitian {
+			// hfft is a forward transform and ihfft an inverse one: their
+			// norm modes scale as irfft's and rfft's opposite modes do.
+			norm = map[string]string{"backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
+		}
 		dims, sizes, err := fftAxes(c, multi, rank)
 		if err != nil {
 			return nil, err
@@ -118,6 +135,11 @@ func opFFT(kind fftKind, multi bool) opHandler {
 		rep := x
 		if !complexIn {
 			if rep, err = b.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{-1}}, x); err != nil {
+				return nil, err
+			}
+		}
+		if hermitian && complexIn {
+			if rep, err = c.conjPairs(rep); err != nil {
 				return nil, err
 			}
 		}
@@ -137,8 +159,19 @@ func opFFT(kind fftKind, multi bool) opHandler {
 		if kind == fftC2R {
 			return b.emit1(c.scope, &canon.Squeeze{Axes: []int64{-1}}, rep)
 		}
+		if hermitian {
+			if rep, err = c.conjPairs(rep); err != nil {
+				return nil, err
+			}
+		}
 		return b.markComplex(rep), nil
 	}
+}
+
+// conjPairs negates the imaginary parts of (real, imaginary) pairs.
+func (c *opCall) conjPairs(z *tensorVal) (*tensorVal, error) {
+	dt := c.b().info(z).DType
+	return c.b().emit1(c.scope, &canon.Binary{Fn: canon.Mul}, z, &tensorVal{konst: floatConst(dt, []int64{2}, []float64{1, -1})})
 }
 
 // fftAxes resolves the transformed axes and their lengths (0: the input's

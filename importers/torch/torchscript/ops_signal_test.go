@@ -83,7 +83,9 @@ class M(torch.nn.Module):
             torch.fft.irfft(x, n=9, dim=1),
             r(torch.fft.fft2(x)), r(torch.fft.fftn(x, s=(4, 5))), r(torch.fft.ifft2(x, norm="ortho")),
             r(torch.fft.ifftn(x, dim=(0, 2))), r(torch.fft.rfft2(x)), r(torch.fft.rfftn(x, s=(3, 6), norm="forward")),
-            torch.fft.irfft2(torch.fft.rfft2(x)), torch.fft.irfftn(torch.fft.rfftn(x), s=(6, 8)))
+            torch.fft.irfft2(torch.fft.rfft2(x)), torch.fft.irfftn(torch.fft.rfftn(x), s=(6, 8)),
+            torch.fft.hfft(z, n=9), torch.fft.hfft(x, norm="ortho"), r(torch.fft.ihfft(x, dim=1).resolve_conj()),
+            r(torch.fft.ihfft(x, n=5, norm="forward").resolve_conj()))
 torch.manual_seed(0)
 xs = [torch.randn(3, 6, 8)]
 `, 1e-4, 1e-5)
