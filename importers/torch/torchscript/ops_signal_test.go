@@ -85,7 +85,7 @@ class M(torch.nn.Module):
             r(torch.fft.ifftn(x, dim=(0, 2))), r(torch.fft.rfft2(x)), r(torch.fft.rfftn(x, s=(3, 6), norm="forward")),
             torch.fft.irfft2(torch.fft.rfft2(x)), torch.fft.irfftn(torch.fft.rfftn(x), s=(6, 8)),
             torch.fft.hfft(z, n=9), torch.fft.hfft(x, norm="ortho"), r(torch.fft.ihfft(x, dim=1).resolve_conj()),
-            r(torch.fft.ihfft(x, n=5, norm="forward").resolve_conj()))
+            r(torch.fft.ihfft(x, n=5, norm="forward").resolve_conj()), r(torch.fft.rfft(x.double(), n=7, norm="ortho")))
 torch.manual_seed(0)
 xs = [torch.randn(3, 6, 8)]
 `, 1e-4, 1e-5)
@@ -109,7 +109,7 @@ xs = [torch.randn(2, 5), torch.randn(2, 5)]
 
 // TestTracedSTFTAndWindows reads torch.stft (centered with reflect padding
 // or not, a window shorter than n_fft, normalized, two-sided, a 1-D
-// signal, return_complex False) and the five window functions.
+// signal, return_complex False, float64) and the five window functions.
 func TestTracedSTFTAndWindows(t *testing.T) {
 	traceCompareORT(t, `
 class M(torch.nn.Module):
@@ -121,7 +121,8 @@ class M(torch.nn.Module):
             torch.stft(x, 10, hop_length=4, win_length=7, center=True, pad_mode="reflect", return_complex=False),
             torch.hann_window(7), torch.hann_window(7, periodic=False), torch.hamming_window(9, True, 0.5, 0.4),
             torch.blackman_window(6), torch.bartlett_window(8), torch.bartlett_window(7, periodic=False),
-            torch.kaiser_window(9), torch.kaiser_window(6, periodic=False, beta=5.0), torch.hann_window(1) + 0 * x[0, :1])
+            torch.kaiser_window(9), torch.kaiser_window(6, periodic=False, beta=5.0), torch.hann_window(1) + 0 * x[0, :1],
+            r(torch.stft(x.double(), 8, hop_length=4, window=torch.hann_window(8, dtype=torch.float64), return_complex=True)))
 torch.manual_seed(2)
 xs = [torch.randn(2, 40)]
 `, 1e-4, 1e-5)
