@@ -491,3 +491,116 @@ func besselI0(x float64) float64 {
 	}
 	return sum
 }
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{
+		"torch.fft_fftshift":  entry(opFFTShift(false), "Slice", "Concat"),
+		"torch.fft_ifftshift": entry(opFFTShift(true), "Slice", "Concat"),
+		"torch.fft_fftfreq":   entry(opFFTFreq(false)),
+		"torch.fft_rfftfreq":  entry(opFFTFreq(true)),
+	})
+	complexReaders["torch.fft_fftshift"] = true
+	complexReaders["torch.fft_ifftshift"] = true
+}
+
+// opFFTShift: fftshift(input, dim=None) rolls each axis (all when None) by
+// n/2, moving the zero frequency to the middle; ifftshift rolls by
+// -(n/2), undoing it. A complex input's pairs move together.
+func opFFTShift(inverse bool) opHandler {
+	return func(c *opCall) (value, error) {
+		x, err := c.bindInput("input", "dim=None")
+		if err != nil {
+			return nil, err
+		}
+		b := c.b()
+		complexIn := b.isComplex(x)
+		vi := b.info(x)
+		s, ok := vi.StaticShape()
+		if !ok {
+			return nil, c.errf("the shape of the input is not known at import; give the input shape")
+		}
+		rank := len(s)
+		if complexIn {
+			rank--
+		}
+		var dims []int64
+		if c.isNone(1) {
+			for i := range rank {
+				dims = append(dims, int64(i))
+			}
+		} else if dims, err = c.ints(1, 0); err != nil {
+			return nil, err
+		}
+		out := x
+		for _, d := range dims {
+			if d, err = c.axis(d, rank); err != nil {
+				return nil, err
+			}
+			n := s[d]
+			k := n / 2 // the last k entries come first
+			if inverse {
+				k = n - n/2
+			}
+			if k == 0 || k == n {
+				continue
+			}
+			tail, err := b.emit1(c.scope, &canon.Slice{Starts: []int64{n - k}, Ends: []int64{n}, Axes: []int64{d}, Steps: []int64{1}}, out)
+			if err != nil {
+				return nil, err
+			}
+			head, err := b.emit1(c.scope, &canon.Slice{Starts: []int64{0}, Ends: []int64{n - k}, Axes: []int64{d}, Steps: []int64{1}}, out)
+			if err != nil {
+				return nil, err
+			}
+			if out, err = b.emit1(c.scope, &canon.Concat{Axis: d}, tail, head); err != nil {
+				return nil, err
+			}
+		}
+		if complexIn && out != x {
+			b.markComplex(out)
+		}
+		return out, nil
+	}
+}
+
+// opFFTFreq: fftfreq(n, d=1.0) is the sample frequencies of an n-point
+// transform, [0, 1, ..., (n-1)/2, -(n/2), ..., -1] / (d·n); rfftfreq the
+// n/2+1 non-negative ones. A constant.
+func opFFTFreq(onesided bool) opHandler {
+	return func(c *opCall) (value, error) {
+		if err := c.bind("n", "d=1.0", "dtype=None", "layout=None", "device=None", "pin_memory=None"); err != nil {
+			return nil, err
+		}
+		n, err := c.int(0)
+		if err != nil {
+			return nil, err
+		}
+		d, err := c.float(1)
+		if err != nil {
+			return nil, err
+		}
+		if n < 1 || n > 1<<24 || d == 0 || !isFinite(d) {
+			return nil, c.errf("n %d must be positive and d %g finite and not 0", n, d)
+		}
+		dt, err := factoryDType(c, 2, canon.Float32)
+		if err != nil {
+			return nil, err
+		}
+		if dt != canon.Float32 && dt != canon.Float64 {
+			return nil, c.errf("dtype %s: frequencies are read as float32 or float64", dt)
+		}
+		count := n
+		if onesided {
+			count = n/2 + 1
+		}
+		v := make([]float64, count)
+		for i := range v {
+			k := int64(i)
+			if !onesided && k > (n-1)/2 {
+				k -= n
+			}
+			v[i] = float64(k) / (d * float64(n))
+		}
+		return &tensorVal{konst: floatConst(dt, []int64{count}, v)}, nil
+	}
+}

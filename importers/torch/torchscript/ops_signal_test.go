@@ -68,7 +68,8 @@ func traceCompareORT(t *testing.T, script string, rtol, atol float64) {
 }
 
 // TestTracedFFT reads torch.fft's transforms (lengths padded and cut, the
-// three norm modes, one-sided and inverse forms, 2-D and N-D), complex
+// three norm modes, one-sided and inverse forms, 2-D and N-D, shifts and
+// frequencies), complex
 // values made and taken apart, against PyTorch and ONNX Runtime.
 func TestTracedFFT(t *testing.T) {
 	traceCompareORT(t, `
@@ -85,7 +86,9 @@ class M(torch.nn.Module):
             r(torch.fft.ifftn(x, dim=(0, 2))), r(torch.fft.rfft2(x)), r(torch.fft.rfftn(x, s=(3, 6), norm="forward")),
             torch.fft.irfft2(torch.fft.rfft2(x)), torch.fft.irfftn(torch.fft.rfftn(x), s=(6, 8)),
             torch.fft.hfft(z, n=9), torch.fft.hfft(x, norm="ortho"), r(torch.fft.ihfft(x, dim=1).resolve_conj()),
-            r(torch.fft.ihfft(x, n=5, norm="forward").resolve_conj()), r(torch.fft.rfft(x.double(), n=7, norm="ortho")))
+            r(torch.fft.ihfft(x, n=5, norm="forward").resolve_conj()), r(torch.fft.rfft(x.double(), n=7, norm="ortho")),
+            r(torch.fft.fftshift(z)), r(torch.fft.ifftshift(z, dim=(0, 2))), torch.fft.fftshift(x, dim=1), torch.fft.ifftshift(x),
+            torch.fft.fftfreq(7) + 0 * x[0, 0, :1], torch.fft.fftfreq(8, d=0.25) + 0 * x[0, 0, :1], torch.fft.rfftfreq(9, 2.0) + 0 * x[0, 0, :1])
 torch.manual_seed(0)
 xs = [torch.randn(3, 6, 8)]
 `, 1e-4, 1e-5)
