@@ -94,19 +94,20 @@ xs = [torch.randn(3, 6, 8)]
 `, 1e-4, 1e-5)
 }
 
-// TestTracedComplexValues reads view_as_complex, real, imag, abs, conj,
+// TestTracedComplexValues reads view_as_complex, real, imag, abs, angle
+// (zeros and negative real parts included), conj,
 // complex and polar.
 func TestTracedComplexValues(t *testing.T) {
 	traceCompareORT(t, `
 class M(torch.nn.Module):
-    def forward(self, x, y):
+    def forward(self, x, y, ore, oim):
         z = torch.view_as_complex(torch.stack([x, y], -1))
         w = torch.fft.fft(z)
-        return (w.real, w.imag, w.abs(), torch.view_as_real(w.conj().resolve_conj()),
+        return (w.real, w.imag, w.abs(), w.angle(), z.angle(), torch.complex(ore, oim).angle(), torch.view_as_real(w.conj().resolve_conj()),
             torch.view_as_real(torch.complex(x, y)), torch.view_as_real(torch.polar(x.abs(), y)),
             torch.view_as_real(torch.fft.ifft(torch.complex(x, y), n=6)))
 torch.manual_seed(1)
-xs = [torch.randn(2, 5), torch.randn(2, 5)]
+xs = [torch.randn(2, 5), torch.randn(2, 5), torch.tensor([0.0, -1.0, 0.0, -2.0, 3.0, 0.0]), torch.tensor([0.0, 0.0, -1.5, -0.5, 0.0, 2.0])]
 `, 1e-4, 1e-5)
 }
 
@@ -168,7 +169,7 @@ xs = [torch.randn(2, 4, 11, 9), rois(5, 16.0), torch.randn(2, 2 * 2 * 9, 6, 5), 
 func TestComplexRefusals(t *testing.T) {
 	for _, c := range []struct{ forward, want string }{
 		{"torch.view_as_real(torch.fft.fft(x) * 2)", "torch.mul: does not read complex tensors"},
-		{"torch.fft.fft(x).angle()", "angle"},
+		{"torch.fft.fft(x).sum()", "torch.sum: does not read complex tensors"},
 		{"torch.istft(torch.stft(x, 4, return_complex=True), 4)", "inverse STFT"},
 	} {
 		dir, _ := trace(t, `
