@@ -75,11 +75,12 @@ func runDFT(x *exec, op *canon.DFT) error {
 		}
 		length = v
 	}
+	given := axis
 	if axis < 0 {
 		axis += int64(r)
 	}
 	if axis < 0 || axis >= int64(r-1) {
-		return fmt.Errorf("axis %d is not a signal axis of X %v (the last axis holds the real and imaginary parts)", op.Axis, in.shape)
+		return fmt.Errorf("axis %d is not a signal axis of X %v (the last axis holds the real and imaginary parts)", given, in.shape)
 	}
 	a, comps := int(axis), in.shape[r-1]
 	m := in.shape[a]
