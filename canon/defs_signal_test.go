@@ -9,7 +9,9 @@ import (
 // (rank known, sizes not), and the refusals of a bad last axis and of the
 // pair axis as the signal axis.
 func TestDFTShapes(t *testing.T) {
-	x := func(dims ...int64) ValueInfo { return ValueInfo{Name: "x", DType: Float32, Shape: DimsOf(dims...), RankKnown: true} }
+	x := func(dims ...int64) ValueInfo {
+		return ValueInfo{Name: "x", DType: Float32, Shape: DimsOf(dims...), RankKnown: true}
+	}
 	axisIn := ValueInfo{Name: "a", DType: Int64, Shape: DimsOf(), RankKnown: true}
 	for _, c := range []struct {
 		name string
