@@ -32,7 +32,7 @@ func init() {
 		"torch.fft_hfft":   fft(fftHermitian, false),
 		"torch.fft_ihfft":  fft(fftIHermitian, false),
 		"torch.stft":       entry(opSTFT, "STFT", "Unsqueeze", "Squeeze", "Transpose", "Pad", "Mul"),
-		"torch.istft":      entry(opISTFT),
+		"torch.istft":      entry(opISTFT, "DFT", "Unsqueeze", "Transpose", "Mul", "Reshape", "ConvTranspose", "Slice", "Div", "Squeeze"),
 		"torch.hann_window": entry(opWindow(func(n, N float64, _ []float64) float64 {
 			return 0.5 - 0.5*math.Cos(2*math.Pi*n/N)
 		})),
@@ -421,8 +421,181 @@ func opSTFT(c *opCall) (value, error) {
 	return out, nil
 }
 
+// opISTFT reads istft(input, n_fft, hop_length=None, win_length=None,
+// window=None, center=True, normalized=False, onesided=None, length=None,
+// return_complex=False) of a one-sided spectrum (batch, bins, frames) or
+// (bins, frames): each frame's real inverse transform times the window,
+// overlapped and added by a ConvTranspose with a one-hot kernel (stride
+// hop_length), then divided by the window's squared overlap-add, a
+// constant, and trimmed (n_fft/2 at both ends when centered, or to
+// length). As torch does, a window whose envelope is (nearly) zero
+// inside the output is refused.
 func opISTFT(c *opCall) (value, error) {
-	return nil, c.errf("the inverse STFT (overlap-add of inverse transforms divided by the summed squared window) has no canonical form")
+	if err := c.bind("self", "n_fft", "hop_length=None", "win_length=None", "window=None", "center=True", "normalized=False",
+		"onesided=None", "length=None", "return_complex=False"); err != nil {
+		return nil, err
+	}
+	z, err := c.tensor(0)
+	if err != nil {
+		return nil, err
+	}
+	b := c.b()
+	if !b.isComplex(z) {
+		return nil, c.errf("takes a complex spectrum")
+	}
+	nfft, err := c.int(1)
+	if err != nil {
+		return nil, err
+	}
+	hop, win := nfft/4, nfft
+	if !c.isNone(2) {
+		if hop, err = c.int(2); err != nil {
+			return nil, err
+		}
+	}
+	if !c.isNone(3) {
+		if win, err = c.int(3); err != nil {
+			return nil, err
+		}
+	}
+	if nfft < 1 || hop < 1 || win < 1 || win > nfft || nfft > 1<<16 {
+		return nil, c.errf("n_fft %d, hop_length %d and win_length %d must be positive with win_length <= n_fft", nfft, hop, win)
+	}
+	var flags [3]bool
+	for i, k := range []int{5, 6, 9} {
+		if flags[i], err = c.bool(k); err != nil {
+			return nil, err
+		}
+	}
+	center, normalized, returnComplex := flags[0], flags[1], flags[2]
+	if returnComplex {
+		return nil, c.errf("return_complex=True (a two-sided complex signal) is not read")
+	}
+	vi := b.info(z)
+	s, ok := vi.StaticShape()
+	if !ok || (len(s) != 3 && len(s) != 4) {
+		return nil, c.errf("takes a spectrum of static shape (bins, frames) or (batch, bins, frames)")
+	}
+	bins, frames := s[len(s)-3], s[len(s)-2]
+	if !c.isNone(7) {
+		onesided, err := c.bool(7)
+		if err != nil {
+			return nil, err
+		}
+		if !onesided {
+			return nil, c.errf("onesided=False is not read (only the real inverse of a one-sided spectrum)")
+		}
+	}
+	if bins != nfft/2+1 {
+		return nil, c.errf("the spectrum has %d bins; a one-sided spectrum of n_fft %d has %d", bins, nfft, nfft/2+1)
+	}
+	// The window, centered in n_fft, must be known: its envelope divides.
+	w := make([]float64, nfft)
+	left := (nfft - win) / 2
+	if c.isNone(4) {
+		for i := left; i < left+win; i++ {
+			w[i] = 1
+		}
+	} else {
+		wt, err := c.tensor(4)
+		if err != nil {
+			return nil, err
+		}
+		name, err := b.valueName(wt)
+		if err != nil {
+			return nil, err
+		}
+		k := b.vals[name].Const
+		if k == nil || k.NumElements() != win {
+			return nil, c.errf("needs a window of win_length %d samples known at import (its squared overlap-add divides the output)", win)
+		}
+		v, err := k.Float64s()
+		if err != nil {
+			return nil, c.errf("window: %v", err)
+		}
+		copy(w[left:], v)
+	}
+	full := (frames-1)*hop + nfft
+	env := make([]float64, full)
+	for t := range frames {
+		for j, x := range w {
+			env[t*hop+int64(j)] += x * x
+		}
+	}
+	start, end := int64(0), full
+	if center {
+		start, end = nfft/2, full-nfft/2
+	}
+	if !c.isNone(8) {
+		l, err := c.int(8)
+		if err != nil {
+			return nil, err
+		}
+		if l < 0 || start+l > full {
+			return nil, c.errf("length %d is longer than the %d samples the frames cover", l, full-start)
+		}
+		end = start + l
+	}
+	for i := start; i < end; i++ {
+		if math.Abs(env[i]) < 1e-11 {
+			return nil, c.errf("the window's squared overlap-add is zero at sample %d (torch refuses this too: nonzero overlap-add constraint)", i-start)
+		}
+	}
+	rep := z
+	if len(s) == 3 {
+		if rep, err = b.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{0}}, rep); err != nil {
+			return nil, err
+		}
+	}
+	// (batch, bins, frames, 2) -> (batch, frames, bins, 2) -> frames of n_fft samples.
+	if rep, err = b.emit1(c.scope, &canon.Transpose{Perm: []int64{0, 2, 1, 3}}, rep); err != nil {
+		return nil, err
+	}
+	if rep, err = b.emit1(c.scope, &canon.DFT{Axis: 2, Length: nfft, Inverse: true, Onesided: true}, rep); err != nil {
+		return nil, err
+	}
+	scale := 1.0
+	if normalized {
+		scale = math.Sqrt(float64(nfft))
+	}
+	wcol := make([]float64, nfft)
+	for j := range w {
+		wcol[j] = w[j] * scale
+	}
+	// (batch, frames, n_fft, 1) times the window, as (batch, n_fft, frames).
+	if rep, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Mul}, rep, &tensorVal{konst: floatConst(vi.DType, []int64{nfft, 1}, wcol)}); err != nil {
+		return nil, err
+	}
+	if rep, err = b.emit1(c.scope, &canon.Reshape{Shape: []int64{0, frames, nfft}}, rep); err != nil {
+		return nil, err
+	}
+	if rep, err = b.emit1(c.scope, &canon.Transpose{Perm: []int64{0, 2, 1}}, rep); err != nil {
+		return nil, err
+	}
+	eye := make([]float64, nfft*nfft)
+	for j := range nfft {
+		eye[j*nfft+j] = 1
+	}
+	kernel := &tensorVal{konst: floatConst(vi.DType, []int64{nfft, 1, nfft}, eye)}
+	op := &canon.ConvTranspose{Strides: []int64{hop}, Dilations: []int64{1}, PadsBegin: []int64{0}, PadsEnd: []int64{0}, OutputPadding: []int64{0}, Group: 1}
+	if rep, err = b.emit1(c.scope, op, rep, kernel); err != nil {
+		return nil, err
+	}
+	if rep, err = b.emit1(c.scope, &canon.Slice{Starts: []int64{start}, Ends: []int64{end}, Axes: []int64{2}, Steps: []int64{1}}, rep); err != nil {
+		return nil, err
+	}
+	inv := make([]float64, end-start)
+	for i := range inv {
+		inv[i] = env[start+int64(i)]
+	}
+	if rep, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Div}, rep, &tensorVal{konst: floatConst(vi.DType, []int64{end - start}, inv)}); err != nil {
+		return nil, err
+	}
+	axes := []int64{1}
+	if len(s) == 3 {
+		axes = []int64{0, 1}
+	}
+	return b.emit1(c.scope, &canon.Squeeze{Axes: axes}, rep)
 }
 
 // opWindow reads torch's window functions: (window_length, periodic=True,
