@@ -298,3 +298,115 @@ func opConj(c *opCall) (value, error) {
 func opComplexSame(c *opCall) (value, error) {
 	return c.bindInput("self")
 }
+
+func init() {
+	for _, name := range []string{"torch.contiguous", "torch.clone", "torch.detach"} {
+		complexHandlers[name] = opComplexPassThrough
+	}
+	complexHandlers["torch.add"] = complexSum(canon.Add)
+	complexHandlers["torch.sub"] = complexSum(canon.Sub)
+	complexHandlers["torch.mul"] = complexScale(canon.Mul)
+	complexHandlers["torch.div"] = complexScale(canon.Div)
+}
+
+// opComplexPassThrough: contiguous, clone and detach leave the pairs as
+// they are.
+func opComplexPassThrough(c *opCall) (value, error) {
+	if len(c.args) == 0 {
+		return nil, c.errf("missing argument self")
+	}
+	return c.tensorArg(c.args[0])
+}
+
+func (c *opCall) tensorArg(v value) (*tensorVal, error) {
+	t, ok := v.(*tensorVal)
+	if !ok {
+		return nil, c.errf("argument self must be a Tensor, got %s", typeName(v))
+	}
+	return t, nil
+}
+
+// complexSum adds or subtracts two complex tensors pair by pair (their
+// shapes broadcast as the complex shapes do, the pair axis last).
+func complexSum(fn canon.BinaryFn) opHandler {
+	return func(c *opCall) (value, error) {
+		if err := c.bind("self", "other", "alpha=1"); err != nil {
+			return nil, err
+		}
+		if a, err := c.float(2); err != nil || a != 1 {
+			return nil, c.errf("of complex tensors is read with alpha 1 only")
+		}
+		x, err := c.tensor(0)
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.tensor(1)
+		if err != nil {
+			return nil, c.errf("of a complex tensor and a %s is not read (both must be complex tensors)", typeName(c.bound[1]))
+		}
+		b := c.b()
+		if !b.isComplex(x) || !b.isComplex(y) {
+			return nil, c.errf("of a complex and a real tensor is not read (make both complex with torch.complex)")
+		}
+		if b.info(x).DType != b.info(y).DType {
+			return nil, c.errf("of complex tensors of different precisions is not read")
+		}
+		out, err := b.emit1(c.scope, &canon.Binary{Fn: fn}, x, y)
+		if err != nil {
+			return nil, err
+		}
+		return b.markComplex(out), nil
+	}
+}
+
+// complexScale multiplies or divides a complex tensor by a real number or
+// a real tensor (broadcast over the pairs), both parts alike.
+func complexScale(fn canon.BinaryFn) opHandler {
+	return func(c *opCall) (value, error) {
+		if err := c.bind("self", "other"); err != nil {
+			return nil, err
+		}
+		z, err := c.tensor(0)
+		if err != nil {
+			return nil, err
+		}
+		b := c.b()
+		if !b.isComplex(z) {
+			return nil, c.errf("of a real tensor by a complex one is not read")
+		}
+		dt := b.info(z).DType
+		var k *tensorVal
+		switch o := c.bound[1].(type) {
+		case float64, int64:
+			f, _ := c.float(1)
+			k = &tensorVal{konst: floatConst(dt, []int64{}, []float64{f})}
+		case *tensorVal:
+			if o.konst != nil && o.konst.NumElements() == 1 && len(o.konst.Shape) == 0 {
+				// A traced Python number: a 0-d constant, which does not
+				// promote the complex dtype.
+				v, err := o.konst.Float64s()
+				if err != nil {
+					return nil, c.errf("other: %v", err)
+				}
+				k = &tensorVal{konst: floatConst(dt, []int64{}, v)}
+				break
+			}
+			if b.isComplex(o) {
+				return nil, c.errf("of two complex tensors is not read (only by a real number or tensor)")
+			}
+			if b.info(o).DType != dt {
+				return nil, c.errf("by a %s tensor is not read (the complex tensor is %s)", b.info(o).DType, dt)
+			}
+			if k, err = b.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{-1}}, o); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, c.errf("by a %s is not read", typeName(o))
+		}
+		out, err := b.emit1(c.scope, &canon.Binary{Fn: fn}, z, k)
+		if err != nil {
+			return nil, err
+		}
+		return b.markComplex(out), nil
+	}
+}

@@ -95,7 +95,8 @@ xs = [torch.randn(3, 6, 8)]
 }
 
 // TestTracedComplexValues reads view_as_complex, real, imag, abs, angle
-// (zeros and negative real parts included), conj,
+// (zeros and negative real parts included), conj, sums of complex values
+// and products with real ones,
 // complex and polar.
 func TestTracedComplexValues(t *testing.T) {
 	traceCompareORT(t, `
@@ -103,7 +104,9 @@ class M(torch.nn.Module):
     def forward(self, x, y, ore, oim):
         z = torch.view_as_complex(torch.stack([x, y], -1))
         w = torch.fft.fft(z)
+        v = (w * 2.5 + z - w / x.abs()) * y
         return (w.real, w.imag, w.abs(), w.angle(), z.angle(), torch.complex(ore, oim).angle(), torch.view_as_real(w.conj().resolve_conj()),
+            torch.view_as_real(v.contiguous()), torch.view_as_real(torch.sub(v.clone(), z)),
             torch.view_as_real(torch.complex(x, y)), torch.view_as_real(torch.polar(x.abs(), y)),
             torch.view_as_real(torch.fft.ifft(torch.complex(x, y), n=6)))
 torch.manual_seed(1)
@@ -174,7 +177,7 @@ xs = [torch.randn(2, 4, 11, 9), rois(5, 16.0), torch.randn(2, 2 * 2 * 9, 6, 5), 
 // pairs as real numbers is refused by name.
 func TestComplexRefusals(t *testing.T) {
 	for _, c := range []struct{ forward, want string }{
-		{"torch.view_as_real(torch.fft.fft(x) * 2)", "torch.mul: does not read complex tensors"},
+		{"torch.view_as_real(torch.fft.fft(x) * torch.fft.fft(x))", "torch.mul: of two complex tensors is not read"},
 		{"torch.fft.fft(x).sum()", "torch.sum: does not read complex tensors"},
 	} {
 		dir, _ := trace(t, `
