@@ -30,7 +30,7 @@ type builder struct {
 	// reading one is refused.
 	stale map[string]bool
 	// complex are the values holding complex tensors as (real, imaginary)
-	// pairs along a last axis of 2 (see ops_complex.go).
+	// pairs along a last axis of 2 (see ops_signal_complex.go).
 	complex map[string]bool
 }
 
