@@ -8,17 +8,41 @@ import (
 
 // torch.angle of a complex value: atan2(imaginary, real), spelled with
 // Atan of the quotient, ±π where the real part is negative, and 0 at the
-// origin (where the quotient is NaN). Read only for complex arguments
-// here (complexHandlers); real tensors are left to the math operators.
+// origin (where the quotient is NaN); of a real tensor, 0 or π.
 func init() {
 	complexHandlers["torch.angle"] = opComplexAngle
 	if _, taken := opTable["torch.angle"]; !taken {
-		opTable["torch.angle"] = entry(opAngleOfReal)
+		opTable["torch.angle"] = entry(opAngleOfReal, "Less", "Where", "IsNaN")
 	}
 }
 
+// opAngleOfReal: the angle of a real number is π where it is negative,
+// 0 elsewhere, NaN for NaN (floating-point tensors; torch gives integer
+// tensors a float result, which is not read).
 func opAngleOfReal(c *opCall) (value, error) {
-	return nil, c.errf("angle of a real tensor is not read yet (complex values are: torch.view_as_complex, torch.fft)")
+	x, err := c.bindInput("self")
+	if err != nil {
+		return nil, err
+	}
+	b := c.b()
+	dt := b.info(x).DType
+	if !dt.IsFloat() {
+		return nil, c.errf("angle of a %s tensor is not read (cast it to float first)", dt)
+	}
+	k := func(v float64) *tensorVal { return &tensorVal{konst: floatConst(dt, []int64{}, []float64{v})} }
+	neg, err := b.emit1(c.scope, &canon.Compare{Fn: canon.CmpLess}, x, k(0))
+	if err != nil {
+		return nil, err
+	}
+	a, err := b.emit1(c.scope, &canon.Where{}, neg, k(math.Pi), k(0))
+	if err != nil {
+		return nil, err
+	}
+	nan, err := b.emit1(c.scope, &canon.IsNaN{}, x)
+	if err != nil {
+		return nil, err
+	}
+	return b.emit1(c.scope, &canon.Where{}, nan, x, a)
 }
 
 func opComplexAngle(c *opCall) (value, error) {

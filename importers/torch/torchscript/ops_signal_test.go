@@ -106,7 +106,7 @@ class M(torch.nn.Module):
         w = torch.fft.fft(z)
         v = (w * 2.5 + z - w / x.abs()) * y
         return (w.real, w.imag, w.abs(), w.angle(), z.angle(), torch.complex(ore, oim).angle(), torch.view_as_real(w.conj().resolve_conj()),
-            torch.view_as_real(v.contiguous()), torch.view_as_real(torch.sub(v.clone(), z)),
+            torch.view_as_real(v.contiguous()), torch.view_as_real(torch.sub(v.clone(), z)), torch.angle(ore), torch.angle(ore / oim),
             torch.view_as_real(torch.complex(x, y)), torch.view_as_real(torch.polar(x.abs(), y)),
             torch.view_as_real(torch.fft.ifft(torch.complex(x, y), n=6)))
 torch.manual_seed(1)
