@@ -41,6 +41,7 @@ var Float32Kinds = map[string]bool{
 	"ReduceLogSum": true, "ReduceLogSumExp": true, "ReduceProd": true,
 	"GlobalLpPool": true, "LpPool": true, "CumSum": true,
 	"TopK": true, "Range": true, "Resize": true, "NonMaxSuppression": true, "RoiAlign": true,
+	"DFT": true, "STFT": true, "DeformConv": true, // long accumulating sums
 }
 
 const maxHalf = 65504

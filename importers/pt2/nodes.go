@@ -36,13 +36,6 @@ var assertions = map[string]bool{
 	"sym_constrain_range": true, "sym_constrain_range_for_size": true,
 }
 
-// symChecks are the comparisons torch.export records on symbolic sizes to
-// feed its run-time assertions.
-var symChecks = map[string]bool{
-	"_operator.ge": true, "_operator.gt": true, "_operator.le": true, "_operator.lt": true,
-	"_operator.eq": true, "_operator.ne": true,
-}
-
 // keywordOnly are aten schema arguments declared after "*": callers pass
 // them by name. Files whose NamedArgument has no kind (PyTorch 2.6) are
 // read with this list.
@@ -92,13 +85,6 @@ func (im *importer) runNode(n *node, index int) error {
 	}
 	if op, ok := symArith[n.Target]; ok {
 		return im.wrap(fail, im.runSymArith(n, op))
-	}
-	if symChecks[n.Target] && len(n.Outputs) == 1 && rawSet(n.Outputs[0].AsSymBool) {
-		// A comparison of sizes whose only use is a run-time assertion
-		// (u0 >= 0 after nonzero): part of the skipped check. A consumer
-		// of its result would find the name undefined and say so.
-		im.skippedAsserts++
-		return nil
 	}
 	if op, _, _ := strings.Cut(strings.TrimPrefix(n.Target, atenPrefix), "."); strings.HasPrefix(n.Target, atenPrefix) && assertions[op] {
 		im.skippedAsserts++
@@ -157,6 +143,11 @@ func (im *importer) wrap(fail func(error) error, err error) error {
 // them.
 func tsName(target string) (string, error) {
 	rest, ok := strings.CutPrefix(target, atenPrefix)
+	if tv, isTV := strings.CutPrefix(target, "torch.ops.torchvision."); isTV {
+		// torchvision's operators: the TorchScript names ops.torchvision.X.
+		op, _, _ := strings.Cut(tv, ".")
+		return "ops.torchvision." + op, nil
+	}
 	if !ok {
 		if ns, ok := strings.CutPrefix(target, "torch.ops."); ok {
 			space, _, _ := strings.Cut(ns, ".")

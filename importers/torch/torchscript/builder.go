@@ -35,6 +35,9 @@ type builder struct {
 	// optional are nodes that compute a result the model may not read
 	// (adaptive max pooling's indices); setOutputs drops those unread.
 	optional map[*canon.Node]bool
+	// complex are the values holding complex tensors as (real, imaginary)
+	// pairs along a last axis of 2 (see ops_signal_complex.go).
+	complex map[string]bool
 }
 
 func newBuilder(a *archive) *builder {

@@ -416,6 +416,9 @@ func (in *evaluator) evalCall(f *frame, x *callExpr) (value, error) {
 // operators through it.
 func (in *evaluator) callOp(e opEntry, name, scope string, args []value, kwargs map[string]value) (value, error) {
 	oc := &opCall{in: in, name: name, scope: scope, args: args, kwargs: kwargs}
+	if v, done, err := oc.complexCall(); done {
+		return v, err
+	}
 	before := len(in.b.g.Nodes)
 	v, err := e.handler(oc)
 	if err == nil && checkEmittedKinds {

@@ -21,10 +21,7 @@ func init() {
 		"torch.baddbmm": entry(opBaddbmm, "MatMul", "Mul", "Add"),
 	})
 	optable.Add(&opLacks, map[string]string{
-		"RotaryEmbedding":   "PyTorch has no rotary embedding op: models spell it with slicing, mul and cat, read op by op",
-		"RoiAlign":          "torchvision::roi_align is not read yet",
-		"MaxRoiPool":        "torchvision::roi_pool is not read yet",
-		"NonMaxSuppression": "torchvision::nms is not read yet",
+		"RotaryEmbedding": "PyTorch has no rotary embedding op: models spell it with slicing, mul and cat, read op by op",
 	})
 }
 

@@ -80,6 +80,11 @@ func (p *Program) Refine(t *Tensor, dims []canon.Dim) error {
 	if t.v.name == "" {
 		return nil
 	}
+	if b.isComplex(t.v) {
+		// The program records a complex tensor's own shape; its pairs add
+		// an axis of 2.
+		dims = append(append([]canon.Dim(nil), dims...), canon.Dim{Size: 2})
+	}
 	vi := b.vals[t.v.name]
 	if !vi.RankKnown {
 		vi.Shape, vi.RankKnown = append([]canon.Dim(nil), dims...), true
