@@ -43,6 +43,8 @@ var keywordOnly = map[string]bool{
 	"alpha": true, "dtype": true, "layout": true, "device": true, "pin_memory": true,
 	"memory_format": true, "approximate": true, "rounding_mode": true, "scale": true,
 	"enable_gqa": true, "non_blocking": true, "copy": true, "out": true, "antialias": true,
+	// bucketize and searchsorted.
+	"out_int32": true, "right": true, "side": true, "sorter": true,
 }
 
 // NodeError names the node and operator of a refused node.
