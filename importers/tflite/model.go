@@ -315,6 +315,11 @@ func (m *model) parseTensor(t *tflitefb.Tensor, i int) (*tensorDef, error) {
 		if len(qd.zero) != len(qd.scale) {
 			return nil, fmt.Errorf("quantization has %d scales but %d zero points", len(qd.scale), len(qd.zero))
 		}
+		if len(qd.scale) > 1 && len(td.shape) == 1 && td.shape[0] == int64(len(qd.scale)) {
+			// Converters copy a filter's quantized_dimension onto its
+			// 1-D bias; a vector's only axis is meant.
+			qd.axis = 0
+		}
 		if len(qd.scale) > 1 && (qd.axis < 0 || qd.axis >= len(td.shape) || td.shape[qd.axis] != int64(len(qd.scale))) {
 			return nil, fmt.Errorf("per-axis quantization along axis %d has %d scales; the shape is %v", qd.axis, len(qd.scale), td.shape)
 		}

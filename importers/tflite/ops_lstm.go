@@ -56,8 +56,8 @@ func convSequenceLSTM(c *opCtx) error {
 			return c.errf("a layer-normalized LSTM is not supported")
 		}
 	}
-	if o.CellClip() != 0 || o.ProjClip() != 0 {
-		return c.errf("cell_clip %g / proj_clip %g are not supported: TFLite clips the cell state, the canonical LSTM clips gate inputs", o.CellClip(), o.ProjClip())
+	if o.ProjClip() != 0 {
+		return c.errf("proj_clip %g is not supported (there is no projection layer to clip)", o.ProjClip())
 	}
 	if o.DiagonalRecurrentTensors() {
 		return c.errf("diagonal recurrent weights are not supported")
@@ -88,64 +88,30 @@ func convSequenceLSTM(c *opCtx) error {
 	}
 	hidden, inputs := wi[0], wi[1]
 	name := b.tensor(c.out(0)).name
-	stack := func(what string, from int, letters string, cols int64, optional bool) (string, error) {
-		var data []byte
-		for _, g := range []byte(letters) {
-			slot := from + lstmGateSlot[g]
-			if from == lstmPeephole {
-				slot = from + map[byte]int{'i': 0, 'f': 1, 'o': 2}[g]
-			}
-			i := c.in(slot)
-			if i < 0 {
-				if optional {
-					return "", nil
-				}
-				return "", c.errf("input %d (%s, gate %c) is required", slot, what, g)
-			}
-			t, err := b.weightData(i)
-			if err != nil {
-				return "", err
-			}
-			if t.DType != canon.Float32 && t.DType != canon.Float16 {
-				return "", c.errf("%s %s is %s; float weights are needed", what, b.tensorTitle(i), t.DType)
-			}
-			if canon.NumElements(t.Shape) != hidden*cols {
-				return "", c.errf("%s %s has shape %v; want %d×%d", what, b.tensorTitle(i), t.Shape, hidden, cols)
-			}
-			f32, err := t.Float64s()
-			if err != nil {
-				return "", c.errf("%s: %v", what, err)
-			}
-			for _, v := range f32 {
-				data = appendF32(data, float32(v))
-			}
-		}
-		rows := int64(len(letters)) * hidden
-		shape, layout := []int64{1, rows, cols}, canon.Layout("DGI")
-		if cols == 1 {
-			shape, layout = []int64{1, rows}, "DG"
-		}
-		return b.addConst(&canon.Tensor{Name: name + "/" + what, DType: canon.Float32, Shape: shape, Layout: layout, Data: data}), nil
+	l := &lstmWeights{c: c, hidden: hidden, inputs: inputs}
+	if o.CellClip() != 0 {
+		return c.unrolledLSTM(l, x, act, o.CellClip(), o.TimeMajor())
 	}
-	w, err := stack("W", lstmInputWeights, canon.LSTMGates, inputs, false)
+	w, err := l.tensor(name+"/W", lstmInputWeights, canon.LSTMGates, inputs, []int64{1, 4 * hidden, inputs}, "DGI")
 	if err != nil {
 		return err
 	}
-	r, err := stack("R", lstmRecurrent, canon.LSTMGates, hidden, false)
+	r, err := l.tensor(name+"/R", lstmRecurrent, canon.LSTMGates, hidden, []int64{1, 4 * hidden, hidden}, "DGI")
 	if err != nil {
 		return err
 	}
-	bias, err := stack("B", lstmBias, canon.LSTMGates, 1, false)
+	bd, err := l.stack(lstmBias, canon.LSTMGates, 1)
 	if err != nil {
 		return err
 	}
 	// The canonical bias holds the input and the recurrent halves.
-	bt := b.g.Initializers[len(b.g.Initializers)-1]
-	bt.Data = append(bt.Data, make([]byte, len(bt.Data))...)
-	bt.Shape = []int64{1, 8 * hidden}
-	peep, err := stack("P", lstmPeephole, "iof", 1, true)
-	if err != nil {
-		return err
+	bd = append(bd, make([]byte, len(bd))...)
+	bias := b.addConst(&canon.Tensor{Name: name + "/B", DType: canon.Float32, Shape: []int64{1, 8 * hidden}, Layout: "DG", Data: bd})
+	peep := ""
+	if c.in(lstmPeephole) >= 0 {
+		if peep, err = l.tensor(name+"/P", lstmPeephole, "iof", 1, []int64{1, 3 * hidden}, "DG"); err != nil {
+			return err
+		}
 	}
 	xv, err := b.value(x, fileForm)
 	if err != nil {
@@ -158,6 +124,56 @@ func convSequenceLSTM(c *opCtx) error {
 	y := c.out(0)
 	b.define(y, b.node(name, &canon.Reshape{Shape: append([]int64{}, b.tensor(y).shape...)}, yAll), fileForm)
 	return nil
+}
+
+// lstmWeights reads an LSTM's per-gate tensors.
+type lstmWeights struct {
+	c              *opCtx
+	hidden, inputs int64
+}
+
+// stack concatenates the float32 data of the gates in letters (TFLite
+// slots from `from`), each hidden×cols.
+func (l *lstmWeights) stack(from int, letters string, cols int64) ([]byte, error) {
+	c, b := l.c, l.c.b
+	var data []byte
+	for _, g := range []byte(letters) {
+		slot := from + lstmGateSlot[g]
+		if from == lstmPeephole {
+			slot = from + map[byte]int{'i': 0, 'f': 1, 'o': 2}[g]
+		}
+		i := c.in(slot)
+		if i < 0 {
+			return nil, c.errf("input %d (gate %c) is required", slot, g)
+		}
+		t, err := b.weightData(i)
+		if err != nil {
+			return nil, err
+		}
+		if t.DType != canon.Float32 && t.DType != canon.Float16 {
+			return nil, c.errf("%s is %s; float weights are needed", b.tensorTitle(i), t.DType)
+		}
+		if canon.NumElements(t.Shape) != l.hidden*cols {
+			return nil, c.errf("%s has shape %v; want %d×%d", b.tensorTitle(i), t.Shape, l.hidden, cols)
+		}
+		v, err := t.Float64s()
+		if err != nil {
+			return nil, c.errf("%s: %v", b.tensorTitle(i), err)
+		}
+		for _, x := range v {
+			data = appendF32(data, float32(x))
+		}
+	}
+	return data, nil
+}
+
+// tensor stacks gates into a new initializer.
+func (l *lstmWeights) tensor(name string, from int, letters string, cols int64, shape []int64, layout canon.Layout) (string, error) {
+	data, err := l.stack(from, letters, cols)
+	if err != nil {
+		return "", err
+	}
+	return l.c.b.addConst(&canon.Tensor{Name: name, DType: canon.Float32, Shape: shape, Layout: layout, Data: data}), nil
 }
 
 func appendF32(b []byte, v float32) []byte {

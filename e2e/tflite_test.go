@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	_ "github.com/modelbridge/modelbridge/exporters/onnx"
+	_ "github.com/modelbridge/modelbridge/importers/tflite"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// armnnScript runs a .tflite file in Arm NN's reference backend.
+var armnnScript = filepath.Join(testfix.RepoRoot(), "importers", "tflite", "testdata", "armnn_run.py")
+
+// runArmNN runs model in Arm NN on inputs (in graph input order) and
+// returns its outputs, or skips when pyarmnn is not installed.
+func runArmNN(t *testing.T, model string, inputs []*canon.Tensor) []*canon.Tensor {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{armnnScript, model}
+	for i, in := range inputs {
+		p := filepath.Join(dir, "in"+strconv.Itoa(i)+".npy")
+		var buf bytes.Buffer
+		if err := npy.Write(&buf, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, p)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command("/usr/bin/python3", append(args, out)...)
+	msg, err := cmd.CombinedOutput()
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 3 || os.IsNotExist(err) {
+		t.Skipf("skipping: Arm NN is not installed (apt-get install python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser22): %s", bytes.TrimSpace(msg))
+	}
+	if err != nil {
+		t.Fatalf("Arm NN failed: %v\n%s", err, msg)
+	}
+	var res []*canon.Tensor
+	for i := 0; ; i++ {
+		p := filepath.Join(out, "output_"+strconv.Itoa(i)+".npy")
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		tt, err := npy.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, tt)
+	}
+	return res
+}
+
+func tfliteFixture(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(testfix.Fixtures(t), "tflite", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("skipping: %s not found", p)
+	}
+	return p
+}
+
+// TestTFLiteFloatAgainstArmNN runs hello_world_float in the interpreter,
+// in Arm NN on the .tflite file and in ONNX Runtime on its ONNX export, on
+// the same inputs.
+func TestTFLiteFloatAgainstArmNN(t *testing.T) {
+	path := tfliteFixture(t, "hello_world_float.tflite")
+	g := load(t, path, "", formats.ReadOptions{})
+	runner := testfix.ORTRunner(t)
+	for _, x := range []float32{-1.5, 0, 0.5, 3.1, 6.2} {
+		in := canon.NewFloat32Tensor(g.Inputs[0].Name, []int64{1, 1}, []float32{x})
+		feeds := map[string]*canon.Tensor{in.Name: in}
+		got, err := interp.Run(g, feeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine := got[g.Outputs[0].Name]
+		arm := runArmNN(t, path, []*canon.Tensor{in})[0]
+		ort := runORT(t, runner, g, feeds)[0]
+		mv, _ := mine.Float64s()
+		av, _ := arm.Float64s()
+		ov, _ := ort.Float64s()
+		t.Logf("x=%g: interpreter %g, Arm NN %g, ONNX Runtime %g", x, mv, av, ov)
+		if d := maxAbsDiff(t, mine, arm); d > 1e-6 {
+			t.Errorf("x=%g: interpreter and Arm NN differ by %g", x, d)
+		}
+		if d := maxAbsDiff(t, ort, arm); d > 1e-6 {
+			t.Errorf("x=%g: ONNX Runtime (ONNX export) and Arm NN differ by %g", x, d)
+		}
+	}
+}
+
+// TestTFLiteInt8AgainstArmNNAndORT runs hello_world_int8: the interpreter
+// and ONNX Runtime (on the ONNX export of the exact integer arithmetic)
+// must agree bit for bit; Arm NN's reference backend computes quantized
+// fully connected layers in float, so it may differ by one step.
+func TestTFLiteInt8AgainstArmNNAndORT(t *testing.T) {
+	path := tfliteFixture(t, "hello_world_int8.tflite")
+	g := load(t, path, "", formats.ReadOptions{})
+	runner := testfix.ORTRunner(t)
+	for _, x := range []int8{-128, -100, -30, 0, 20, 77, 127} {
+		in := &canon.Tensor{Name: g.Inputs[0].Name, DType: canon.Int8, Shape: []int64{1, 1}, Data: []byte{byte(x)}}
+		feeds := map[string]*canon.Tensor{in.Name: in}
+		got, err := interp.Run(g, feeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine := got[g.Outputs[0].Name]
+		ort := runORT(t, runner, g, feeds)[0]
+		arm := runArmNN(t, path, []*canon.Tensor{in})[0]
+		if !bytes.Equal(mine.Data, ort.Data) || mine.DType != ort.DType {
+			t.Errorf("x=%d: interpreter %v (%s) and ONNX Runtime %v (%s) differ", x, mine.Data, mine.DType, ort.Data, ort.DType)
+		}
+		t.Logf("x=%d: interpreter %d, ONNX Runtime %d, Arm NN %d", x, int8(mine.Data[0]), int8(ort.Data[0]), int8(arm.Data[0]))
+		if d := maxAbsDiff(t, mine, arm); d > 1 {
+			t.Errorf("x=%d: interpreter gives %d, Arm NN %d", x, int8(mine.Data[0]), int8(arm.Data[0]))
+		}
+	}
+}
