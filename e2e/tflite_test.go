@@ -8,12 +8,16 @@ import (
 	"strconv"
 	"testing"
 
+	flatbuffers "github.com/google/flatbuffers/go"
+
 	"github.com/modelbridge/modelbridge/canon"
 	_ "github.com/modelbridge/modelbridge/exporters/onnx"
-	_ "github.com/modelbridge/modelbridge/importers/tflite"
 	"github.com/modelbridge/modelbridge/formats"
+	_ "github.com/modelbridge/modelbridge/importers/tflite"
 	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/internal/tflitefb"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -125,5 +129,116 @@ func TestTFLiteInt8AgainstArmNNAndORT(t *testing.T) {
 		if d := maxAbsDiff(t, mine, arm); d > 1 {
 			t.Errorf("x=%d: interpreter gives %d, Arm NN %d", x, int8(mine.Data[0]), int8(arm.Data[0]))
 		}
+	}
+}
+
+// dumpLSTMWeights writes the gate tensors of the first operator of a
+// TFLite file (an UNIDIRECTIONAL_SEQUENCE_LSTM) as .npy files, read with
+// the generated flatbuffer accessors only, and returns its cell_clip.
+func dumpLSTMWeights(t *testing.T, path, dir string) float32 {
+	t.Helper()
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tflitefb.GetRootAsModel(buf, 0)
+	var sg tflitefb.SubGraph
+	var op tflitefb.Operator
+	if !m.Subgraphs(&sg, 0) || !sg.Operators(&op, 0) {
+		t.Fatal("no operator 0")
+	}
+	names := []string{1: "w_i", "w_f", "w_c", "w_o", "r_i", "r_f", "r_c", "r_o", 12: "b_i", "b_f", "b_c", "b_o"}
+	for slot, name := range names {
+		if name == "" {
+			continue
+		}
+		var tt tflitefb.Tensor
+		var bf tflitefb.Buffer
+		if !sg.Tensors(&tt, int(op.Inputs(slot))) || !m.Buffers(&bf, int(tt.Buffer())) {
+			t.Fatalf("input %d is missing", slot)
+		}
+		var shape []int64
+		for k := 0; k < tt.ShapeLength(); k++ {
+			shape = append(shape, int64(tt.Shape(k)))
+		}
+		ct := &canon.Tensor{Name: name, DType: canon.Float32, Shape: shape, Data: bf.DataBytes()}
+		var out bytes.Buffer
+		if err := npy.Write(&out, ct); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".npy"), out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var opts tflitefb.UnidirectionalSequenceLSTMOptions
+	var tab flatbuffers.Table
+	if !op.BuiltinOptions(&tab) {
+		return 0
+	}
+	opts.Init(tab.Bytes, tab.Pos)
+	return opts.CellClip()
+}
+
+// TestTFLiteLSTMReference runs trained_lstm (an LSTM with cell_clip, then
+// a fully connected layer and softmax) in the interpreter and in ONNX
+// Runtime on its ONNX export, and checks the LSTM layer's semantics
+// against a NumPy reference of TFLite's kernel (Arm NN has no
+// UNIDIRECTIONAL_SEQUENCE_LSTM).
+func TestTFLiteLSTMReference(t *testing.T) {
+	path := tfliteFixture(t, "trained_lstm.tflite")
+	g := load(t, path, "", formats.ReadOptions{})
+	runner := testfix.ORTRunner(t)
+	inputs, err := tensorfile.Random(g.Inputs, nil, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inputs 40 times larger than MNIST's saturate the gates. (Even so the
+	// cell state of this model stays within its clip of 10, so the clip
+	// itself is not exercised by this fixture.)
+	x := inputs[g.Inputs[0].Name]
+	xv, _ := x.Float64s()
+	big := make([]float32, len(xv))
+	for i, v := range xv {
+		big[i] = float32(40 * v)
+	}
+	x = canon.NewFloat32Tensor(x.Name, x.Shape, big)
+	inputs[x.Name] = x
+	// The LSTM layer alone: the graph's value for its output tensor.
+	lstmOut := "tfl.unidirectional_sequence_lstm"
+	sub := *g
+	sub.Outputs = append([]canon.ValueInfo{{Name: lstmOut}}, g.Outputs...)
+	got, err := interp.Run(&sub, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	clip := dumpLSTMWeights(t, path, dir)
+	if clip != 10 {
+		t.Fatalf("cell_clip is %g; the fixture has 10", clip)
+	}
+	var xb bytes.Buffer
+	if err := npy.Write(&xb, x); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "x.npy"), xb.Bytes(), 0o644)
+	ref := filepath.Join(dir, "ref.npy")
+	script := filepath.Join(testfix.RepoRoot(), "importers", "tflite", "testdata", "lstm_reference.py")
+	if msg, err := exec.Command("/usr/bin/python3", script, filepath.Join(dir, "x.npy"), dir, "10", ref).CombinedOutput(); err != nil {
+		t.Skipf("skipping the NumPy reference (/usr/bin/python3 with numpy is needed): %v\n%s", err, msg)
+	}
+	want, err := npy.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(t, got[lstmOut], want); d > 1e-5 {
+		t.Errorf("LSTM output differs from the NumPy reference by %g", d)
+	} else {
+		t.Logf("LSTM output vs NumPy reference: max abs diff %g", d)
+	}
+	ort := runORT(t, runner, g, inputs)[0]
+	if d := maxAbsDiff(t, got[g.Outputs[0].Name], ort); d > 1e-5 {
+		t.Errorf("interpreter and ONNX Runtime differ by %g", d)
+	} else {
+		t.Logf("softmax output, interpreter vs ONNX Runtime: max abs diff %g", d)
 	}
 }
