@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/databudget"
 	"github.com/modelbridge/modelbridge/internal/tflitefb"
 )
 
@@ -54,6 +55,18 @@ type builder struct {
 	dequantOf map[int]int
 	// weights caches permuted weights by tensor, layout and permutation.
 	weights map[string]string
+	// budget bounds the tensor data the import makes (permuted copies,
+	// per-channel constants), which a hostile file's shapes could inflate.
+	budget databudget.Budget
+}
+
+// take counts n bytes of data about to be made, refusing what the file's
+// size cannot justify.
+func (b *builder) take(n int64, what string) error {
+	if !b.budget.Take(n) {
+		return b.errf("%s would need %d bytes, more than a %d-byte file justifies: its shapes are corrupt", what, n, (b.budget.Limit-databudget.SlackBytes)/databudget.PerInputByte)
+	}
+	return nil
 }
 
 func (b *builder) errf(format string, args ...any) error {
@@ -213,6 +226,9 @@ func (b *builder) value(i int, f form) (string, error) {
 			return "", err
 		}
 		if f == nchwForm {
+			if err := b.take(int64(len(ct.Data)), b.tensorTitle(i)); err != nil {
+				return "", err
+			}
 			if ct, err = permuteTensor(ct, nhwcToNCHW); err != nil {
 				return "", b.errf("%s: %v", b.tensorTitle(i), err)
 			}
@@ -344,4 +360,17 @@ func quoteNames(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// safeProduct multiplies non-negative sizes, giving -1 (which no budget
+// accepts) on overflow or a negative factor.
+func safeProduct(v ...int64) int64 {
+	p := int64(1)
+	for _, x := range v {
+		if x < 0 || (x != 0 && p > (1<<62)/x) {
+			return -1
+		}
+		p *= x
+	}
+	return p
 }

@@ -63,6 +63,12 @@ func (c *opCtx) unrolledLSTM(l *lstmWeights, x int, act canon.RNNActivation, cli
 	sigmoid := func(base, v string) string { return b.node(base, &canon.Unary{Fn: canon.Sigmoid}, v) }
 	mul := func(base, p, q string) string { return b.node(base, &canon.Binary{Fn: canon.Mul}, p, q) }
 	add := func(base, p, q string) string { return b.node(base, &canon.Binary{Fn: canon.Add}, p, q) }
+	if err := b.take(safeProduct(4, batch, H), "the unrolled LSTM's states"); err != nil {
+		return err
+	}
+	if err := b.take(safeProduct(8192, steps), "the unrolled LSTM's steps"); err != nil {
+		return err
+	}
 	zeros := b.constF32(name+"/zero_state", []int64{batch, H}, make([]float32, batch*H))
 	h, cell := zeros, zeros
 	var outs []string

@@ -103,11 +103,14 @@ func parseModel(buf []byte) (*model, error) {
 	if string(buf[4:8]) != "TFL3" {
 		return nil, fmt.Errorf("no TFL3 file identifier at offset 4: not a TFLite model")
 	}
-	root := flatbuffers.GetUOffsetT(buf)
-	if int(root) < 8 || int(root) > len(buf)-4 {
-		return nil, fmt.Errorf("root table offset %d lies outside the file (%d bytes): the file is truncated or corrupt", root, len(buf))
+	// The tables are read from a copy padded with 8 zero bytes (see
+	// verify.go); tensor data stays a view into buf.
+	fbBuf := make([]byte, len(buf)+8)
+	copy(fbBuf, buf)
+	if err := verifyModel(fbBuf, len(buf)); err != nil {
+		return nil, fmt.Errorf("%w: the file is truncated or corrupt", err)
 	}
-	fb := tflitefb.GetRootAsModel(buf, 0)
+	fb := tflitefb.GetRootAsModel(fbBuf, 0)
 	m := &model{version: fb.Version(), description: string(fb.Description())}
 	limit := len(buf) / 4 // every vector element takes at least 4 bytes of offsets
 	m.limit = limit
@@ -143,6 +146,13 @@ func parseModel(buf []byte) (*model, error) {
 			return nil, fmt.Errorf("buffers[%d] is missing", i)
 		}
 		data := b.DataBytes()
+		if len(data) > 0 {
+			// The same bytes in the file itself, not the padded copy:
+			// the accessor's slice runs to the end of the copy, so its
+			// capacity gives its offset.
+			start := len(fbBuf) - cap(data)
+			data = buf[start : start+len(data)]
+		}
 		if off, size := b.Offset(), b.Size(); off > 1 {
 			// Large models keep buffers after the flatbuffer, addressed
 			// from the start of the file.

@@ -102,6 +102,9 @@ func (c *opCtx) convMultipliers(x, w, y int, channels int64) (fixedMul, error) {
 			return fixedMul{}, c.errf("filter %s has a nonzero zero point; TFLite's integer convolutions need symmetric filters", c.b.tensorTitle(w))
 		}
 	}
+	if err := c.b.take(channels*8*4, "the per-channel multipliers"); err != nil {
+		return fixedMul{}, err
+	}
 	ms := make([]float64, channels)
 	for k := range ms {
 		s := q.scale[0]
@@ -412,6 +415,16 @@ func (c *opCtx) quantPool(x int, xs []int64, kh, kw int64, win window, isMax boo
 	// Sum with an all-ones depthwise integer convolution, then divide by
 	// the count of pixels inside the input, rounding half away from zero.
 	ch := xs[3]
+	ys := b.tensor(y).shape
+	if len(ys) != 4 {
+		return c.errf("output shape %v is not 4-D", ys)
+	}
+	if err := b.take(safeProduct(ch, kh, kw), "the pooling window's constants"); err != nil {
+		return err
+	}
+	if err := b.take(safeProduct(16, ys[1], ys[2]), "the pooling window's constants"); err != nil {
+		return err
+	}
 	ones := make([]byte, ch*kh*kw)
 	for k := range ones {
 		ones[k] = 1
@@ -425,10 +438,6 @@ func (c *opCtx) quantPool(x int, xs []int64, kh, kw int64, win window, isMax boo
 	sum, err := c.intConvSum(name, xv, 0, xdt, w, op, kh*kw)
 	if err != nil {
 		return err
-	}
-	ys := b.tensor(y).shape
-	if len(ys) != 4 {
-		return c.errf("output shape %v is not 4-D", ys)
 	}
 	oh, ow := ys[1], ys[2]
 	counts, halves := make([]int64, oh*ow), make([]int64, oh*ow)
@@ -596,6 +605,9 @@ func (c *opCtx) quantFullyConnected(xv string, x, w, bias int, act tflitefb.Acti
 		return b.addConst(&canon.Tensor{Name: name + "/" + what, DType: canon.Int8, Shape: []int64{}, Data: []byte{byte(int8(v))}})
 	}
 	acc := b.node(name+"/acc", &canon.MatMulInteger{}, xv, wv, i8("x_zp", xzp), i8("w_zp", wzp))
+	if err := b.take(int64(len(wt.Data)), b.tensorTitle(w)); err != nil {
+		return err
+	}
 	r := rescaler{b: b, base: name, cs: chanShape(int(out), 2, 1)}
 	acc64 := r.toInt64(acc, 0)
 	if bias >= 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/databudget"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 	"github.com/modelbridge/modelbridge/internal/tflitefb"
@@ -76,6 +77,7 @@ func ReadBytes(path string, data []byte, opts formats.ReadOptions) (g *canon.Gra
 		graphInput: map[string]bool{},
 		dequantOf:  map[int]int{},
 		weights:    map[string]string{},
+		budget:     databudget.ForInput(int64(len(data))),
 	}
 	if b.g.Name == "" {
 		b.g.Name = "main"

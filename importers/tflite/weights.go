@@ -34,6 +34,9 @@ func (b *builder) weight(i int, perm []int64, layout canon.Layout) (string, erro
 		return "", err
 	}
 	if perm != nil {
+		if err := b.take(int64(len(t.Data)), b.tensorTitle(src)); err != nil {
+			return "", err
+		}
 		if t, err = permuteTensor(t, perm); err != nil {
 			return "", b.errf("%s: %v", b.tensorTitle(src), err)
 		}
