@@ -276,6 +276,18 @@ func (b *builder) define(i int, name string, f form) {
 	if !b.rank4(i) {
 		f = fileForm
 	}
+	// The value takes the tensor's own name when the last node wrote it
+	// and the name is free (helper nodes are named after the tensor too).
+	if want := b.tensor(i).name; want != "" && want != name && !b.taken[want] && len(b.g.Nodes) > 0 {
+		last := b.g.Nodes[len(b.g.Nodes)-1]
+		for k, o := range last.Outputs {
+			if o == name {
+				last.Outputs[k] = want
+				b.taken[want] = true
+				name = want
+			}
+		}
+	}
 	b.vals[i] = append(b.vals[i][:0], held{name, f})
 }
 
