@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -241,4 +242,41 @@ func TestTFLiteLSTMReference(t *testing.T) {
 	} else {
 		t.Logf("softmax output, interpreter vs ONNX Runtime: max abs diff %g", d)
 	}
+}
+
+// TestTFLitePersonDetectInORT converts person_detect (an int8 MobileNet
+// written as exact integer arithmetic) to ONNX and runs it in ONNX
+// Runtime: its int8 outputs must equal the interpreter's on the same
+// inputs. (Arm NN refuses the file: per-axis quantized biases.)
+func TestTFLitePersonDetectInORT(t *testing.T) {
+	path := tfliteFixture(t, "person_detect.tflite")
+	g := load(t, path, "", formats.ReadOptions{})
+	runner := testfix.ORTRunner(t)
+	for seed := int64(1); seed <= 3; seed++ {
+		data := make([]byte, 96*96)
+		rng := rand.New(rand.NewSource(seed))
+		for i := range data {
+			data[i] = byte(rng.Intn(256))
+		}
+		in := &canon.Tensor{Name: g.Inputs[0].Name, DType: canon.Int8, Shape: []int64{1, 96, 96, 1}, Data: data}
+		feeds := map[string]*canon.Tensor{in.Name: in}
+		got, err := interp.Run(g, feeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine := got[g.Outputs[0].Name]
+		ort := runORT(t, runner, g, feeds)[0]
+		t.Logf("seed %d: interpreter %v, ONNX Runtime %v (int8: [no person, person])", seed, int8s(mine.Data), int8s(ort.Data))
+		if !bytes.Equal(mine.Data, ort.Data) || mine.DType != ort.DType {
+			t.Errorf("seed %d: interpreter %v and ONNX Runtime %v differ", seed, int8s(mine.Data), int8s(ort.Data))
+		}
+	}
+}
+
+func int8s(b []byte) []int8 {
+	out := make([]int8, len(b))
+	for i, v := range b {
+		out[i] = int8(v)
+	}
+	return out
 }

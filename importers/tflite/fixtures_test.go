@@ -14,7 +14,6 @@ import (
 // name, with the words the refusal must contain.
 var refusedFixtures = map[string]string{
 	"trained_lstm_int8.tflite": "INT8 UNIDIRECTIONAL_SEQUENCE_LSTM is not supported",
-	"person_detect.tflite":     "quantized SOFTMAX is not supported",
 }
 
 // TestFixturesImport reads every .tflite file in the shared fixtures: each

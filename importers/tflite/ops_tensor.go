@@ -193,7 +193,7 @@ func convSoftmax(c *opCtx) error {
 		return err
 	}
 	if c.b.quantized(x) {
-		return c.errf("quantized SOFTMAX is not supported: TFLite computes it with gemmlowp's fixed-point exp and reciprocal, which no canonical op reproduces bit for bit (a float softmax could differ by one step); dequantize before the softmax in the model")
+		return c.quantSoftmax(x, o.Beta())
 	}
 	b := c.b
 	rank := len(b.tensor(x).shape)

@@ -37,7 +37,7 @@ func init() {
 		tflitefb.BuiltinOperatorAVERAGE_POOL_2D:              {func(c *opCtx) error { return convPool(c, false) }, withFixedPoint("AveragePool", "ConvInteger")},
 		tflitefb.BuiltinOperatorMAX_POOL_2D:                  {func(c *opCtx) error { return convPool(c, true) }, withFixedPoint("MaxPool")},
 		tflitefb.BuiltinOperatorRESHAPE:                      {convReshape, []string{"Reshape"}},
-		tflitefb.BuiltinOperatorSOFTMAX:                      {convSoftmax, []string{"Softmax", "Mul"}},
+		tflitefb.BuiltinOperatorSOFTMAX:                      {convSoftmax, withFixedPoint("Softmax", "ReduceMax", "ReduceSum", "Gather", "Unsqueeze", "GreaterOrEqual")},
 		tflitefb.BuiltinOperatorADD:                          {binary(canon.Add), withFixedPoint("Add")},
 		tflitefb.BuiltinOperatorSUB:                          {binary(canon.Sub), withFixedPoint("Sub")},
 		tflitefb.BuiltinOperatorMUL:                          {binary(canon.Mul), []string{"Mul"}},
