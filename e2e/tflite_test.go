@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -277,6 +279,74 @@ func int8s(b []byte) []int8 {
 	out := make([]int8, len(b))
 	for i, v := range b {
 		out[i] = int8(v)
+	}
+	return out
+}
+
+// TestTFLiteSeanetInORT exports the SEANet int16 kernels to ONNX and runs
+// them in ONNX Runtime on the fixtures' inputs: the integer arithmetic
+// must give TFLite Micro's golden outputs there too.
+func TestTFLiteSeanetInORT(t *testing.T) {
+	dir := filepath.Join(testfix.Fixtures(t), "tflite", "seanet")
+	runner := testfix.ORTRunner(t)
+	models, _ := filepath.Glob(filepath.Join(dir, "*.tflite"))
+	if len(models) == 0 {
+		t.Skipf("skipping: no seanet fixtures in %s", dir)
+	}
+	for _, m := range models {
+		stem := strings.TrimSuffix(filepath.Base(m), ".tflite")
+		t.Run(stem, func(t *testing.T) {
+			if stem == "pad0" {
+				t.Skip("skipping: ONNX Runtime has no int16 Pad kernel (the interpreter matches the golden: importers/tflite TestSeanetGoldens)")
+			}
+			g := load(t, m, "", formats.ReadOptions{})
+			ins, _ := filepath.Glob(filepath.Join(dir, stem+"_input*_int16.csv"))
+			sort.Strings(ins)
+			if len(ins) != len(g.Inputs) {
+				t.Fatalf("%d int16 input files for %d graph inputs", len(ins), len(g.Inputs))
+			}
+			feeds := map[string]*canon.Tensor{}
+			for k, in := range g.Inputs {
+				shape, _ := in.StaticShape()
+				v := csvInts(t, ins[k])
+				data := make([]byte, 2*len(v))
+				for i, x := range v {
+					data[2*i], data[2*i+1] = byte(uint16(x)), byte(uint16(x)>>8)
+				}
+				feeds[in.Name] = &canon.Tensor{Name: in.Name, DType: canon.Int16, Shape: shape, Data: data}
+			}
+			got, err := runORT(t, runner, g, feeds)[0].Int64s()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := csvInts(t, filepath.Join(dir, stem+"_golden_int16.csv"))
+			if len(got) != len(want) {
+				t.Fatalf("%d outputs, golden has %d", len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("ONNX Runtime output %d is %d, golden %d", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+func csvInts(t *testing.T, path string) []int64 {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for _, f := range strings.Split(strings.TrimSpace(string(raw)), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			out = append(out, v)
+		}
 	}
 	return out
 }

@@ -185,10 +185,17 @@ func (c *opCtx) intConvSum(base, x string, xzp int64, xdt canon.DType, w string,
 		return "", c.errf("a 16-bit convolution of %d taps is not supported (at most %d: the exact sum is built from 8-bit convolutions with int32 sums)", taps, maxWideTaps)
 	}
 	hi, lo := b.splitBytes(base, x)
+	return c.wideSum(base, hi, lo, w, op), nil
+}
+
+// wideSum is 256·conv(hi) + conv(lo) in int64, the exact sum of a 16-bit
+// input split into bytes.
+func (c *opCtx) wideSum(base, hi, lo, w string, op *canon.ConvInteger) string {
+	b := c.b
 	accHi := b.node(base+"/acc_hi", &canon.Cast{To: canon.Int64}, b.node(base+"/conv_hi", op, hi, w, "", ""))
 	accLo := b.node(base+"/acc_lo", &canon.Cast{To: canon.Int64}, b.node(base+"/conv_lo", op, lo, w, "", ""))
 	k256 := b.constI64(base+"/256", []int64{}, []int64{256})
-	return b.node(base+"/acc", &canon.Binary{Fn: canon.Add}, b.node(base+"/acc_hi256", &canon.Binary{Fn: canon.Mul}, accHi, k256), accLo), nil
+	return b.node(base+"/acc", &canon.Binary{Fn: canon.Add}, b.node(base+"/acc_hi256", &canon.Binary{Fn: canon.Mul}, accHi, k256), accLo)
 }
 
 // requantizeConv adds the bias, rescales per channel (axis 1 of NCHW),
@@ -314,19 +321,42 @@ func (c *opCtx) quantTransposeConv(g *transposeConvGeometry, act tflitefb.Activa
 		return c.errf("filter: %v", err)
 	}
 	w := b.addConst(flipped)
-	// Spread the input: (N,C,H,W) -> (N,C,H,1,W,1), pad the unit axes
-	// to the stride with the zero point, and fold them back.
+	// 16-bit data is split into bytes first, so that the spreading and
+	// padding below move 8-bit values (runtimes pad those everywhere).
+	op := &canon.ConvInteger{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}, Group: 1}
+	var acc string
+	if xdt == canon.Int16 {
+		if taps := g.ws[1] * g.ws[2] * g.ws[3]; taps > maxWideTaps {
+			return c.errf("a 16-bit transposed convolution of %d taps is not supported (at most %d)", taps, maxWideTaps)
+		}
+		hi, lo := b.splitBytes(name, x)
+		acc = c.wideSum(name, c.spread(g, name+"/hi", hi, 0), c.spread(g, name+"/lo", lo, 0), w, op)
+	} else {
+		if acc, err = c.intConvSum(name, c.spread(g, name, x, xzp), xzp, xdt, w, op, g.ws[1]*g.ws[2]*g.ws[3]); err != nil {
+			return err
+		}
+	}
+	out, err := c.requantizeConv(name, acc, g.bias, g.x, g.w, g.y, g.ys[3], wide, act)
+	if err != nil {
+		return err
+	}
+	b.define(g.y, out, nchwForm)
+	return nil
+}
+
+// spread turns a transposed convolution's input v (NCHW) into the input
+// of the equivalent forward convolution: stride-1 copies of zp between
+// pixels, then k-1-pad pixels of zp before and out+pad-(in-1)·s-1 after.
+func (c *opCtx) spread(g *transposeConvGeometry, base, v string, zp int64) string {
+	b := c.b
 	n, ch, h, wd := g.xs[0], g.xs[3], g.xs[1], g.xs[2]
 	sh, sw := g.strides[0], g.strides[1]
-	up := x
 	if sh > 1 || sw > 1 {
-		up = b.node(name+"/spread", &canon.Reshape{Shape: []int64{n, ch, h, 1, wd, 1}}, up)
-		up = b.node(name+"/zeros", &canon.Pad{Mode: canon.PadConstant, PadsBegin: make([]int64, 6), PadsEnd: []int64{0, 0, 0, sh - 1, 0, sw - 1}, Value: float32(xzp)}, up, "", "")
-		up = b.node(name+"/upsampled", &canon.Reshape{Shape: []int64{n, ch, h * sh, wd * sw}}, up)
+		v = b.node(base+"/spread", &canon.Reshape{Shape: []int64{n, ch, h, 1, wd, 1}}, v)
+		v = b.node(base+"/zeros", &canon.Pad{Mode: canon.PadConstant, PadsBegin: make([]int64, 6), PadsEnd: []int64{0, 0, 0, sh - 1, 0, sw - 1}, Value: float32(zp)}, v, "", "")
+		v = b.node(base+"/upsampled", &canon.Reshape{Shape: []int64{n, ch, h * sh, wd * sw}}, v)
 	}
-	// up holds (in-1)·s+1 pixels and s-1 trailing zeros per axis; the
-	// forward convolution needs k-1-pad before and out+pad-(in-1)·s-1
-	// after the last pixel.
+	// v holds (in-1)·s+1 pixels and s-1 trailing zeros per axis.
 	begin, end := make([]int64, 4), make([]int64, 4)
 	crop := false
 	for k := range 2 {
@@ -344,22 +374,12 @@ func (c *opCtx) quantTransposeConv(g *transposeConvGeometry, act tflitefb.Activa
 			starts[k], ends[k] = max(-begin[2+k], 0), size-max(-end[2+k], 0)
 			begin[2+k], end[2+k] = max(begin[2+k], 0), max(end[2+k], 0)
 		}
-		up = b.node(name+"/crop", &canon.Slice{Starts: starts, Ends: ends, Axes: []int64{2, 3}, Steps: []int64{1, 1}}, up, "", "", "", "")
+		v = b.node(base+"/crop", &canon.Slice{Starts: starts, Ends: ends, Axes: []int64{2, 3}, Steps: []int64{1, 1}}, v, "", "", "", "")
 	}
 	if fmt.Sprint(begin, end) != fmt.Sprint(make([]int64, 4), make([]int64, 4)) {
-		up = b.node(name+"/border", &canon.Pad{Mode: canon.PadConstant, PadsBegin: begin, PadsEnd: end, Value: float32(xzp)}, up, "", "")
+		v = b.node(base+"/border", &canon.Pad{Mode: canon.PadConstant, PadsBegin: begin, PadsEnd: end, Value: float32(zp)}, v, "", "")
 	}
-	op := &canon.ConvInteger{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}, Group: 1}
-	acc, err := c.intConvSum(name, up, xzp, xdt, w, op, g.ws[1]*g.ws[2]*g.ws[3])
-	if err != nil {
-		return err
-	}
-	out, err := c.requantizeConv(name, acc, g.bias, g.x, g.w, g.y, g.ys[3], wide, act)
-	if err != nil {
-		return err
-	}
-	b.define(g.y, out, nchwForm)
-	return nil
+	return v
 }
 
 // flipOHWIToOIHW returns w'[o,i,y,x] = w[o,kh-1-y,kw-1-x,i].
