@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -31,6 +32,16 @@ var armnnScript = filepath.Join(testfix.RepoRoot(), "importers", "tflite", "test
 // returns its outputs, or skips when pyarmnn is not installed.
 func runArmNN(t *testing.T, model string, inputs []*canon.Tensor) []*canon.Tensor {
 	t.Helper()
+	res, err := runArmNNErr(t, model, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// runArmNNErr is runArmNN returning Arm NN's failure as an error.
+func runArmNNErr(t *testing.T, model string, inputs []*canon.Tensor) ([]*canon.Tensor, error) {
+	t.Helper()
 	dir := t.TempDir()
 	args := []string{armnnScript, model}
 	for i, in := range inputs {
@@ -51,7 +62,8 @@ func runArmNN(t *testing.T, model string, inputs []*canon.Tensor) []*canon.Tenso
 		t.Skipf("skipping: Arm NN is not installed (apt-get install python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser22): %s", bytes.TrimSpace(msg))
 	}
 	if err != nil {
-		t.Fatalf("Arm NN failed: %v\n%s", err, msg)
+		lines := bytes.Split(bytes.TrimSpace(msg), []byte("\n"))
+		return nil, fmt.Errorf("Arm NN failed: %v: %s", err, lines[len(lines)-1])
 	}
 	var res []*canon.Tensor
 	for i := 0; ; i++ {
@@ -65,7 +77,7 @@ func runArmNN(t *testing.T, model string, inputs []*canon.Tensor) []*canon.Tenso
 		}
 		res = append(res, tt)
 	}
-	return res
+	return res, nil
 }
 
 func tfliteFixture(t *testing.T, name string) string {
