@@ -219,6 +219,15 @@ func TestTFLiteOpsAgainstArmNN(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := load(t, path, "", formats.ReadOptions{})
+			edge := map[string]bool{}
+			for _, v := range append(append([]canon.ValueInfo{}, g.Inputs...), g.Outputs...) {
+				edge[v.Name] = true
+			}
+			for _, n := range g.Nodes {
+				if n.Op.Kind() == "Transpose" && !edge[n.Inputs[0]] && !edge[n.Outputs[0]] {
+					t.Errorf("Transpose %s is inside the graph", n.Name)
+				}
+			}
 			var ins []*canon.Tensor
 			feeds := map[string]*canon.Tensor{}
 			for k, i := range tc.inputs {

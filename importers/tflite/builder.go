@@ -18,6 +18,10 @@ type form uint8
 const (
 	fileForm form = iota
 	nchwForm
+	// flatForm is a 2-D (N, C·H·W) value flattened from an NCHW one: the
+	// file's (N, H·W·C) in another column order, which a FULLY_CONNECTED
+	// layer absorbs by permuting its weight columns (flatSrc).
+	flatForm
 )
 
 // nhwcToNCHW permutes NHWC axes to NCHW; nchwAxis maps an NHWC axis to
@@ -55,6 +59,9 @@ type builder struct {
 	dequantOf map[int]int
 	// weights caches permuted weights by tensor, layout and permutation.
 	weights map[string]string
+	// flatSrc maps a tensor held in flatForm to the 4-D tensor it
+	// flattens.
+	flatSrc map[int]int
 	// budget bounds the tensor data the import makes (permuted copies,
 	// per-channel constants), which a hostile file's shapes could inflate.
 	budget databudget.Budget
@@ -202,7 +209,22 @@ func (b *builder) rank4(i int) bool { return len(b.tensor(i).shape) == 4 }
 // value returns tensor i's canonical value in form f, adding a Transpose
 // (or, for a constant, a permuted copy) when it is only held in the other.
 func (b *builder) value(i int, f form) (string, error) {
-	if !b.rank4(i) {
+	if src, ok := b.flatSrc[i]; ok && f != flatForm {
+		// The file's order: the source back in NHWC, flattened.
+		for _, h := range b.vals[i] {
+			if h.form == fileForm {
+				return h.name, nil
+			}
+		}
+		v, err := b.value(src, fileForm)
+		if err != nil {
+			return "", err
+		}
+		name := b.node(b.tensor(i).name+"/nhwc", &canon.Reshape{Shape: append([]int64{}, b.tensor(i).shape...)}, v)
+		b.vals[i] = append(b.vals[i], held{name, fileForm})
+		return name, nil
+	}
+	if !b.rank4(i) && f != flatForm {
 		f = fileForm
 	}
 	for _, h := range b.vals[i] {
@@ -264,8 +286,10 @@ func (b *builder) isOutput(i int) bool {
 }
 
 // heldForm is the form tensor i is first held in (file for constants).
+// A flattened NCHW value reads as file order here: only FULLY_CONNECTED
+// consumes flatForm, through flatSrc.
 func (b *builder) heldForm(i int) form {
-	if v := b.vals[i]; len(v) > 0 {
+	if v := b.vals[i]; len(v) > 0 && v[0].form != flatForm {
 		return v[0].form
 	}
 	return fileForm
@@ -273,7 +297,7 @@ func (b *builder) heldForm(i int) form {
 
 // define records name as tensor i's value in form f.
 func (b *builder) define(i int, name string, f form) {
-	if !b.rank4(i) {
+	if !b.rank4(i) && f != flatForm {
 		f = fileForm
 	}
 	// The value takes the tensor's own name when the last node wrote it

@@ -589,7 +589,7 @@ func (c *opCtx) quantLeakyRelu(x int, alpha float32) error {
 
 // quantFullyConnected is FULLY_CONNECTED on int8 data: an integer matrix
 // product with the zero points, the bias, TFLite's rescaling.
-func (c *opCtx) quantFullyConnected(xv string, x, w, bias int, act tflitefb.ActivationFunctionType, keep bool) error {
+func (c *opCtx) quantFullyConnected(xv string, x, w, bias int, act tflitefb.ActivationFunctionType, keep bool, colPerm []int64) error {
 	b := c.b
 	y := c.out(0)
 	if b.tensor(x).dtype != tflitefb.TensorTypeINT8 || b.tensor(w).dtype != tflitefb.TensorTypeINT8 {
@@ -603,6 +603,11 @@ func (c *opCtx) quantFullyConnected(xv string, x, w, bias int, act tflitefb.Acti
 	wt, err := b.fileTensor(w)
 	if err != nil {
 		return err
+	}
+	if colPerm != nil {
+		if wt, err = b.permutedColumns(w, colPerm); err != nil {
+			return err
+		}
 	}
 	out := wt.Shape[0]
 	wT, err := permuteTensor(wt, []int64{1, 0})

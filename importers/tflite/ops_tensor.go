@@ -25,11 +25,23 @@ func convReshape(c *opCtx) error {
 	if c.b.tensor(y).hasRankFal {
 		return c.errf("the output's shape is not recorded; modelbridge needs it")
 	}
+	xs := c.b.tensor(x).shape
+	if len(xs) == 4 && c.b.heldForm(x) == nchwForm && !orderKept(xs) && len(shape) == 2 && shape[0] == xs[0] {
+		// A flatten of an NCHW value: kept in NCHW order for a
+		// FULLY_CONNECTED layer to absorb (flatForm).
+		nchw, err := c.b.value(x, nchwForm)
+		if err != nil {
+			return err
+		}
+		c.b.flatSrc[y] = x
+		c.b.define(y, c.b.node(c.b.tensor(y).name, &canon.Reshape{Shape: append([]int64{}, shape...)}, nchw), flatForm)
+		return nil
+	}
 	xv, err := c.readFlat(x)
 	if err != nil {
 		return err
 	}
-	if len(c.b.tensor(x).shape) == 4 && c.b.heldForm(x) == nchwForm && len(shape) == 4 && orderKept(shape) {
+	if len(xs) == 4 && c.b.heldForm(x) == nchwForm && len(shape) == 4 && orderKept(shape) {
 		// NCHW in, NCHW out with the same element order.
 		ns := []int64{shape[0], shape[3], shape[1], shape[2]}
 		c.b.define(y, c.b.node(c.b.tensor(y).name, &canon.Reshape{Shape: ns}, xv), nchwForm)
@@ -497,19 +509,31 @@ func convFullyConnected(c *opCtx) error {
 	if ws[1] == 0 || n%ws[1] != 0 {
 		return c.errf("input %v does not split into rows of %d features", xs, ws[1])
 	}
-	xv, err := c.readFlat(x)
-	if err != nil {
-		return err
-	}
 	y := c.out(0)
 	name := b.tensor(y).name
-	if len(xs) != 2 || xs[1] != ws[1] || b.heldForm(x) == nchwForm {
+	var colPerm []int64
+	var xv string
+	if src, ok := b.flatSrc[x]; ok && len(xs) == 2 && xs[1] == ws[1] {
+		// The input is an NCHW value flattened: the weight columns are
+		// reordered from (h, w, c) to (c, h, w) instead.
+		s4 := b.tensor(src).shape
+		colPerm = []int64{ws[0], s4[1], s4[2], s4[3]}
+		xv = b.vals[x][0].name
+	} else if xv, err = c.readFlat(x); err != nil {
+		return err
+	}
+	if colPerm == nil && (len(xs) != 2 || xs[1] != ws[1] || b.heldForm(x) == nchwForm) {
 		xv = b.node(name+"/rows", &canon.Reshape{Shape: []int64{n / ws[1], ws[1]}}, xv)
 	}
 	if b.quantized(x) {
-		return c.quantFullyConnected(xv, x, w, c.in(2), o.FusedActivationFunction(), o.KeepNumDims())
+		return c.quantFullyConnected(xv, x, w, c.in(2), o.FusedActivationFunction(), o.KeepNumDims(), colPerm)
 	}
-	wv, err := b.weight(w, nil, "OI")
+	var wv string
+	if colPerm != nil {
+		wv, err = b.columnsNCHW(w, colPerm)
+	} else {
+		wv, err = b.weight(w, nil, "OI")
+	}
 	if err != nil {
 		return err
 	}

@@ -77,6 +77,7 @@ func ReadBytes(path string, data []byte, opts formats.ReadOptions) (g *canon.Gra
 		graphInput: map[string]bool{},
 		dequantOf:  map[int]int{},
 		weights:    map[string]string{},
+		flatSrc:    map[int]int{},
 		budget:     databudget.ForInput(int64(len(data))),
 	}
 	if b.g.Name == "" {

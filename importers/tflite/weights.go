@@ -71,3 +71,39 @@ func (b *builder) isWeight(i int) bool {
 	}
 	return b.isConst(i)
 }
+
+// columnsNCHW returns FULLY_CONNECTED weights w (out, H·W·C in NHWC
+// order) with columns in NCHW order: shape is (out, H, W, C).
+func (b *builder) columnsNCHW(w int, shape []int64) (string, error) {
+	t, err := b.permutedColumns(w, shape)
+	if err != nil {
+		return "", err
+	}
+	name := b.addConst(t)
+	if _, half := b.dequantOf[w]; half {
+		name = b.node(b.tensor(w).name, &canon.Cast{To: canon.Float32}, name)
+	}
+	return name, nil
+}
+
+// permutedColumns is weight w's data as (out, C·H·W).
+func (b *builder) permutedColumns(w int, shape []int64) (*canon.Tensor, error) {
+	t, err := b.weightData(w)
+	if err != nil {
+		return nil, err
+	}
+	if canon.NumElements(shape) != canon.NumElements(t.Shape) {
+		return nil, b.errf("%s has shape %v; the flattened input has %v", b.tensorTitle(w), t.Shape, shape)
+	}
+	if err := b.take(int64(len(t.Data)), b.tensorTitle(w)); err != nil {
+		return nil, err
+	}
+	t4 := &canon.Tensor{Name: t.Name, DType: t.DType, Shape: shape, Data: t.Data}
+	p, err := permuteTensor(t4, []int64{0, 3, 1, 2})
+	if err != nil {
+		return nil, b.errf("%s: %v", b.tensorTitle(w), err)
+	}
+	p.Shape = []int64{shape[0], shape[1] * shape[2] * shape[3]}
+	p.Name, p.Layout = t.Name+"/nchw_columns", "OI"
+	return p, nil
+}
