@@ -34,6 +34,15 @@ type tflCase struct {
 	// armnn, when set, is the model Arm NN runs instead (with the same
 	// inputs): an equivalent it can parse.
 	armnn *tflCase
+	// steps is how many quantization steps a quantized case may differ
+	// from Arm NN by: its reference backend computes quantized kernels in
+	// float, TFLite (and the importer) in fixed point.
+	steps float64
+}
+
+// q8 is an int8 activation with one scale and zero point.
+func q8(name string, scale float32, zero int64, shape ...int32) tflTensor {
+	return tflTensor{name: name, shape: shape, typ: tflitefb.TensorTypeINT8, scale: []float32{scale}, zero: []int64{zero}}
 }
 
 func act(t string, shape ...int32) tflTensor {
@@ -199,6 +208,33 @@ func tflCases() []tflCase {
 			armnn: &tflCase{tensors: []tflTensor{act("x", 1, 5, 5, 2), konst("w", []int32{3, 3, 3, 2}, widenHalf(ramp(54, 13))), konst("b", []int32{3}, ramp(3, 14)), act("y", 1, 5, 5, 3)},
 				ops:    []tflOp{{code: tflitefb.BuiltinOperatorCONV_2D, inputs: []int32{0, 1, 2}, outputs: []int32{3}, optsType: tflitefb.BuiltinOptionsConv2DOptions, opts: convOpts(tflitefb.PaddingSAME, 1, 1, 1, 1, tflitefb.ActivationFunctionTypeNONE)}},
 				inputs: []int32{0}, outputs: []int32{3}}},
+		{name: "int8_max_pool_relu6", tensors: []tflTensor{q8("x", 0.05, 3, 1, 6, 6, 2), q8("y", 0.05, 3, 1, 3, 3, 2)},
+			ops: []tflOp{{code: tflitefb.BuiltinOperatorMAX_POOL_2D, inputs: []int32{0}, outputs: []int32{1}, optsType: tflitefb.BuiltinOptionsPool2DOptions, opts: func(b *flatbuffers.Builder) flatbuffers.UOffsetT {
+				tflitefb.Pool2DOptionsStart(b)
+				tflitefb.Pool2DOptionsAddPadding(b, tflitefb.PaddingVALID)
+				tflitefb.Pool2DOptionsAddFilterHeight(b, 2)
+				tflitefb.Pool2DOptionsAddFilterWidth(b, 2)
+				tflitefb.Pool2DOptionsAddStrideH(b, 2)
+				tflitefb.Pool2DOptionsAddStrideW(b, 2)
+				tflitefb.Pool2DOptionsAddFusedActivationFunction(b, tflitefb.ActivationFunctionTypeRELU6)
+				return tflitefb.Pool2DOptionsEnd(b)
+			}}},
+			inputs: []int32{0}, outputs: []int32{1}},
+		{name: "int8_average_pool_same", steps: 1, tensors: []tflTensor{q8("x", 0.05, 3, 1, 7, 7, 2), q8("y", 0.05, 3, 1, 4, 4, 2)},
+			ops:    []tflOp{{code: tflitefb.BuiltinOperatorAVERAGE_POOL_2D, inputs: []int32{0}, outputs: []int32{1}, optsType: tflitefb.BuiltinOptionsPool2DOptions, opts: poolOpts(tflitefb.PaddingSAME, 3, 2)}},
+			inputs: []int32{0}, outputs: []int32{1}},
+		{name: "int8_add_rescaled", steps: 1, tensors: []tflTensor{q8("a", 0.05, 3, 1, 3, 4, 2), q8("b", 0.02, -7, 1, 3, 4, 2), q8("y", 0.07, 1, 1, 3, 4, 2)},
+			ops: []tflOp{{code: tflitefb.BuiltinOperatorADD, inputs: []int32{0, 1}, outputs: []int32{2}, optsType: tflitefb.BuiltinOptionsAddOptions, opts: func(b *flatbuffers.Builder) flatbuffers.UOffsetT {
+				tflitefb.AddOptionsStart(b)
+				return tflitefb.AddOptionsEnd(b)
+			}}},
+			inputs: []int32{0, 1}, outputs: []int32{2}},
+		{name: "quantize_dequantize", tensors: []tflTensor{act("x", 1, 3, 4, 2), q8("q", 0.03, -5, 1, 3, 4, 2), act("y", 1, 3, 4, 2)},
+			ops: []tflOp{
+				{code: tflitefb.BuiltinOperatorQUANTIZE, inputs: []int32{0}, outputs: []int32{1}},
+				{code: tflitefb.BuiltinOperatorDEQUANTIZE, inputs: []int32{1}, outputs: []int32{2}},
+			},
+			inputs: []int32{0}, outputs: []int32{2}, steps: 0.03},
 		unaryCase("logistic", tflitefb.BuiltinOperatorLOGISTIC),
 		unaryCase("tanh", tflitefb.BuiltinOperatorTANH),
 		unaryCase("relu6", tflitefb.BuiltinOperatorRELU6),
@@ -241,6 +277,13 @@ func TestTFLiteOpsAgainstArmNN(t *testing.T) {
 					scaled[e] *= 3
 				}
 				in := canon.NewFloat32Tensor(g.Inputs[k].Name, shape, scaled)
+				if tt.typ == tflitefb.TensorTypeINT8 {
+					data := make([]byte, len(scaled))
+					for e, v := range scaled {
+						data[e] = byte(int8(v * 42))
+					}
+					in = &canon.Tensor{Name: g.Inputs[k].Name, DType: canon.Int8, Shape: shape, Data: data}
+				}
 				ins = append(ins, in)
 				feeds[in.Name] = in
 			}
@@ -267,7 +310,7 @@ func TestTFLiteOpsAgainstArmNN(t *testing.T) {
 				t.Fatal(err)
 			}
 			mine := got[g.Outputs[0].Name]
-			if d := maxAbsDiff(t, mine, arm[0]); d > 2e-5 {
+			if d := maxAbsDiff(t, mine, arm[0]); d > 2e-5 && d > tc.steps {
 				mv, _ := mine.Float64s()
 				av, _ := arm[0].Float64s()
 				t.Errorf("interpreter and Arm NN differ by %g (first values %.4g and %.4g)", d, mv[:min(6, len(mv))], av[:min(6, len(av))])
