@@ -410,3 +410,18 @@ func safeProduct(v ...int64) int64 {
 	}
 	return p
 }
+
+// base is a short prefix for the helper values and nodes of the op that
+// writes tensor i: TFLite names often join several source names with ';',
+// of which the first is kept. The op's result still takes the full name
+// (define).
+func (b *builder) base(i int) string {
+	n := b.tensor(i).name
+	if k := strings.IndexByte(n, ';'); k > 0 {
+		n = n[:k]
+	}
+	if n == "" {
+		n = "t" + strconv.Itoa(i)
+	}
+	return n
+}

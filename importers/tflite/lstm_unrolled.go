@@ -26,7 +26,7 @@ func (c *opCtx) unrolledLSTM(l *lstmWeights, x int, act canon.RNNActivation, cli
 	if steps > 10000 {
 		return c.errf("a clipped LSTM is unrolled step by step; %d steps are too many (at most 10,000)", steps)
 	}
-	H, name := l.hidden, b.tensor(c.out(0)).name
+	H, name := l.hidden, b.base(c.out(0))
 	w, err := l.tensor(name+"/W", lstmInputWeights, "ifco", l.inputs, []int64{4 * H, l.inputs}, "OI")
 	if err != nil {
 		return err

@@ -142,7 +142,7 @@ func (c *opCtx) conv(pad tflitefb.Padding, sh, sw, dh, dw int32, act tflitefb.Ac
 		}
 	}
 	op := &canon.Conv{Strides: g.win.strides, Dilations: g.win.dilations, PadsBegin: g.win.padsBegin, PadsEnd: g.win.padsEnd, Group: g.group}
-	name := b.tensor(g.y).name
+	name := b.base(g.y)
 	y := b.node(name, op, x, w, bias)
 	if y, err = c.floatActivation(act, y, name); err != nil {
 		return err
@@ -249,7 +249,7 @@ func convTransposeConv(c *opCtx) error {
 		}
 	}
 	op := &canon.ConvTranspose{Strides: g.strides, Dilations: []int64{1, 1}, PadsBegin: g.padsBegin, PadsEnd: g.padsEnd, OutputPadding: g.outPadding, Group: 1}
-	name := b.tensor(g.y).name
+	name := b.base(g.y)
 	y := b.node(name, op, x, w, bias)
 	if y, err = c.floatActivation(act, y, name); err != nil {
 		return err
@@ -292,7 +292,7 @@ func convPool(c *opCtx, max bool) error {
 		op = &canon.MaxPool{Kernel: []int64{kh, kw}, Strides: win.strides, Dilations: []int64{1, 1}, PadsBegin: win.padsBegin, PadsEnd: win.padsEnd}
 	}
 	y := c.out(0)
-	name := b.tensor(y).name
+	name := b.base(y)
 	v := b.node(name, op, xv)
 	if v, err = c.floatActivation(o.FusedActivationFunction(), v, name); err != nil {
 		return err

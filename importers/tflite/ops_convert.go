@@ -49,7 +49,7 @@ func convDequantize(c *opCtx) error {
 		axis = int64(axisIn(q.axis, len(t.shape), f))
 		shape = []int64{int64(len(q.scale))}
 	}
-	name := b.tensor(y).name
+	name := b.base(y)
 	scale := b.constF32(name+"/scale", shape, q.scale)
 	zp := b.addConst(intTensor(name+"/zero_point", dt, shape, q.zero))
 	xv, err := b.value(x, f)
@@ -96,7 +96,7 @@ func convQuantize(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	name := b.tensor(y).name
+	name := b.base(y)
 	r := rescaler{b: b, base: name}
 	if b.quantized(x) {
 		xs, xzp, err := c.quantOf(x)

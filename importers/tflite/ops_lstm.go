@@ -87,7 +87,7 @@ func convSequenceLSTM(c *opCtx) error {
 		return c.errf("input weights have shape %v; want (cells, inputs)", wi)
 	}
 	hidden, inputs := wi[0], wi[1]
-	name := b.tensor(c.out(0)).name
+	name := b.base(c.out(0))
 	l := &lstmWeights{c: c, hidden: hidden, inputs: inputs}
 	if o.CellClip() != 0 {
 		return c.unrolledLSTM(l, x, act, o.CellClip(), o.TimeMajor())

@@ -274,7 +274,7 @@ func (c *opCtx) quantConv(g *convGeometry, act tflitefb.ActivationFunctionType) 
 	if err != nil {
 		return err
 	}
-	name := b.tensor(g.y).name
+	name := b.base(g.y)
 	op := &canon.ConvInteger{Strides: g.win.strides, Dilations: g.win.dilations, PadsBegin: g.win.padsBegin, PadsEnd: g.win.padsEnd, Group: g.group}
 	taps := g.ws[1] * g.ws[2] * (g.xs[3] / g.group)
 	acc, err := c.intConvSum(name, x, xzp, xdt, w, op, taps)
@@ -311,7 +311,7 @@ func (c *opCtx) quantTransposeConv(g *transposeConvGeometry, act tflitefb.Activa
 	if err != nil {
 		return err
 	}
-	name := b.tensor(g.y).name
+	name := b.base(g.y)
 	wt, err := b.weightData(g.w)
 	if err != nil {
 		return err
@@ -424,7 +424,7 @@ func (c *opCtx) quantPool(x int, xs []int64, kh, kw int64, win window, isMax boo
 	if err != nil {
 		return err
 	}
-	name := b.tensor(y).name
+	name := b.base(y)
 	r := rescaler{b: b, base: name}
 	if isMax {
 		// The maximum of integers is exact; then the activation clamp.
@@ -538,7 +538,7 @@ func (c *opCtx) quantAddSub(a, bb int, fn canon.BinaryFn, act tflitefb.Activatio
 	if err != nil {
 		return err
 	}
-	name := b.tensor(y).name
+	name := b.base(y)
 	r := rescaler{b: b, base: name}
 	shift := b.constI64(name+"/left_shift", []int64{}, []int64{pow2(leftShift)})
 	ra := rescaler{b: b, base: name + "/a"}
@@ -575,7 +575,7 @@ func (c *opCtx) quantLeakyRelu(x int, alpha float32) error {
 	if err != nil {
 		return err
 	}
-	name := b.tensor(y).name
+	name := b.base(y)
 	r := rescaler{b: b, base: name}
 	xi := r.toInt64(xv, xzp)
 	pos := rescaler{b: b, base: name + "/id"}.mul32(xi, mID)
@@ -624,7 +624,7 @@ func (c *opCtx) quantFullyConnected(xv string, x, w, bias int, act tflitefb.Acti
 			return c.errf("weights %s have per-channel zero points", b.tensorTitle(w))
 		}
 	}
-	name := b.tensor(y).name
+	name := b.base(y)
 	wv := b.addConst(wT)
 	i8 := func(what string, v int64) string {
 		return b.addConst(&canon.Tensor{Name: name + "/" + what, DType: canon.Int8, Shape: []int64{}, Data: []byte{byte(int8(v))}})

@@ -152,7 +152,7 @@ func convBinary(c *opCtx, fn canon.BinaryFn) error {
 		return err
 	}
 	y := c.out(0)
-	name := c.b.tensor(y).name
+	name := c.b.base(y)
 	v := c.b.node(name, &canon.Binary{Fn: fn}, av, bv)
 	if v, err = c.floatActivation(act, v, name); err != nil {
 		return err
@@ -222,7 +222,7 @@ func convSoftmax(c *opCtx) error {
 		return err
 	}
 	y := c.out(0)
-	name := b.tensor(y).name
+	name := b.base(y)
 	if beta := o.Beta(); beta != 1 {
 		xv = b.node(name+"/beta", &canon.Binary{Fn: canon.Mul}, xv, b.constF32(name+"/beta", []int64{}, []float32{beta}))
 	}
@@ -386,7 +386,7 @@ func convStridedSlice(c *opCtx) error {
 		return err
 	}
 	y := c.out(0)
-	name := b.tensor(y).name
+	name := b.base(y)
 	v := b.node(name, &canon.Slice{Starts: starts, Ends: ends, Axes: axes, Steps: steps}, xv, "", "", "", "")
 	if shrink != 0 {
 		v = b.node(name+"/shrink", &canon.Reshape{Shape: append([]int64{}, b.tensor(y).shape...)}, v)
@@ -429,7 +429,7 @@ func convConcatenation(c *opCtx) error {
 		}
 		ins = append(ins, v)
 	}
-	name := b.tensor(y).name
+	name := b.base(y)
 	v := b.node(name, &canon.Concat{Axis: int64(axisIn(axis, r, f))}, ins...)
 	if b.quantized(y) {
 		if o.FusedActivationFunction() != tflitefb.ActivationFunctionTypeNONE {
@@ -510,7 +510,7 @@ func convFullyConnected(c *opCtx) error {
 		return c.errf("input %v does not split into rows of %d features", xs, ws[1])
 	}
 	y := c.out(0)
-	name := b.tensor(y).name
+	name := b.base(y)
 	var colPerm []int64
 	var xv string
 	if src, ok := b.flatSrc[x]; ok && len(xs) == 2 && xs[1] == ws[1] {

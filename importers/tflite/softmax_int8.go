@@ -193,7 +193,7 @@ func (c *opCtx) quantSoftmax(x int, beta float32) error {
 	if err != nil {
 		return err
 	}
-	name := yt.name
+	name := b.base(y)
 	r := rescaler{b: b, base: name}
 	i64 := func(what string, v int64) string { return b.constI64(name+"/"+what, []int64{}, []int64{v}) }
 	last := []int64{int64(rank - 1)}
