@@ -97,6 +97,13 @@ func (c *opCtx) convGeometry(depthwise bool, mult int32, pad tflitefb.Padding, s
 	if !c.b.isWeight(g.w) {
 		return nil, c.errf("filter %s is computed at run time; only constant filters are supported", c.b.tensorTitle(g.w))
 	}
+	for _, s := range [][]int64{g.xs, g.ws, g.ys} {
+		for _, d := range s {
+			if d < 1 {
+				return nil, c.errf("input %v, filter %v and output %v must have no empty axis", g.xs, g.ws, g.ys)
+			}
+		}
+	}
 	cin := g.xs[3]
 	if depthwise {
 		g.perm = dwToOIHW
@@ -187,6 +194,13 @@ func (c *opCtx) transposeConvGeometry() (*transposeConvGeometry, tflitefb.Activa
 	if !c.b.isWeight(g.w) {
 		return nil, 0, c.errf("filter %s is computed at run time; only constant filters are supported", c.b.tensorTitle(g.w))
 	}
+	for _, s := range [][]int64{g.xs, g.ws, g.ys} {
+		for _, d := range s {
+			if d < 1 {
+				return nil, 0, c.errf("input %v, filter %v and output %v must have no empty axis", g.xs, g.ws, g.ys)
+			}
+		}
+	}
 	if g.ws[3] != g.xs[3] || g.ws[0] != g.ys[3] {
 		return nil, 0, c.errf("filter %v (OHWI) does not map %d input channels to %d output channels (grouped transposed convolutions are not supported)", g.ws, g.xs[3], g.ys[3])
 	}
@@ -270,6 +284,11 @@ func convPool(c *opCtx, max bool) error {
 	xs, err := c.rank4Of(x, "input")
 	if err != nil {
 		return err
+	}
+	for _, d := range xs {
+		if d < 1 {
+			return c.errf("input %v has an empty axis", xs)
+		}
 	}
 	kh, kw := int64(o.FilterHeight()), int64(o.FilterWidth())
 	if kh < 1 || kw < 1 {
