@@ -100,8 +100,10 @@ func (im *importer) read(data []byte) error {
 		return err
 	}
 	gp := new(onnxpb.GraphProto)
-	if err := proto.Unmarshal(grest, gp); err != nil {
-		return fmt.Errorf("not a valid ONNX graph: %v", err)
+	for _, run := range grest {
+		if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(run, gp); err != nil {
+			return fmt.Errorf("not a valid ONNX graph: %v", err)
+		}
 	}
 	inits := make([]*canon.Tensor, 0, len(initBytes))
 	for i, b := range initBytes {
