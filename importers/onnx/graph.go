@@ -26,8 +26,13 @@ type importer struct {
 	inits     map[string]*canon.Tensor
 	uses      map[string]int  // consumers of each value in the ONNX graph (graph outputs count)
 	outputs   map[string]bool // graph output names
-	names     map[string]bool // every value name in use
-	nodeNames map[string]bool
+	// freshNames are the value names made by fresh: with the names in
+	// vals, every value name in use (one table of every name is enough).
+	freshNames map[string]bool
+	// nodeNames is every node name in use, made from nodeNameList (the
+	// file's nodes' names) on the first freshNode: most graphs need none.
+	nodeNames    map[string]bool
+	nodeNameList []string
 	// transposed caches (K,N) Gemm weights stored as (N,K) by source name.
 	transposed map[string]string
 	// transposedData caches transposed weight data by the bytes it came
@@ -45,8 +50,8 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 	im.inits = map[string]*canon.Tensor{}
 	im.uses = map[string]int{}
 	im.outputs = map[string]bool{}
-	im.names = map[string]bool{}
-	im.nodeNames = map[string]bool{}
+	im.freshNames = map[string]bool{}
+	im.nodeNames, im.nodeNameList = nil, nil
 	im.transposed = map[string]string{}
 
 	if len(gp.SparseInitializer) > 0 {
@@ -57,7 +62,6 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			return fmt.Errorf("initializer %q is defined twice", t.Name)
 		}
 		im.inits[t.Name] = t
-		im.names[t.Name] = true
 		im.vals[t.Name] = constInfo(t)
 	}
 	g.Initializers = inits
@@ -87,7 +91,6 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			v.Shape, v.RankKnown = canon.DimsOf(shape...), true
 		}
 		g.Inputs = append(g.Inputs, v)
-		im.names[name] = true
 		im.vals[name] = v
 	}
 	var have []string
@@ -198,7 +201,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 // release drops the tables of the import once the canonical graph holds
 // everything, so that they are not kept alongside it.
 func (im *importer) release() {
-	im.vals, im.inits, im.uses, im.outputs, im.names, im.nodeNames = nil, nil, nil, nil, nil, nil
+	im.vals, im.inits, im.uses, im.outputs, im.freshNames, im.nodeNames, im.nodeNameList = nil, nil, nil, nil, nil, nil, nil
 	im.transposed, im.transposedData, im.derivedSet = nil, nil, nil
 }
 
@@ -273,13 +276,7 @@ func (im *importer) nodeNamesFor(nodes []*onnxpb.NodeProto) []string {
 		used[name] = true
 		out[i] = name
 	}
-	if len(im.nodeNames) == 0 {
-		im.nodeNames = used // not copied: a map entry per node, twice, adds up in big graphs
-	} else {
-		for name := range used {
-			im.nodeNames[name] = true
-		}
-	}
+	im.nodeNameList = out
 	return out
 }
 
@@ -367,15 +364,27 @@ func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
 // fresh returns an unused value name derived from base.
 func (im *importer) fresh(base string) string {
 	name := base
-	for k := 1; im.names[name]; k++ {
+	for k := 1; im.nameTaken(name); k++ {
 		name = base + "_" + strconv.Itoa(k)
 	}
-	im.names[name] = true
+	im.freshNames[name] = true
 	return name
+}
+
+// nameTaken tells whether a value of that name exists or was made.
+func (im *importer) nameTaken(name string) bool {
+	_, ok := im.vals[name]
+	return ok || im.freshNames[name]
 }
 
 // freshNode returns an unused node name derived from base.
 func (im *importer) freshNode(base string) string {
+	if im.nodeNames == nil {
+		im.nodeNames = make(map[string]bool, len(im.nodeNameList))
+		for _, n := range im.nodeNameList {
+			im.nodeNames[n] = true
+		}
+	}
 	name := base
 	for k := 1; im.nodeNames[name]; k++ {
 		name = base + "_" + strconv.Itoa(k)
@@ -401,7 +410,6 @@ func (im *importer) addInit(t *canon.Tensor, after string) {
 	copy(im.g.Initializers[idx+1:], im.g.Initializers[idx:])
 	im.g.Initializers[idx] = t
 	im.inits[t.Name] = t
-	im.names[t.Name] = true
 	im.vals[t.Name] = constInfo(t)
 	im.derivedNames()[t.Name] = true
 }
