@@ -95,7 +95,7 @@ func (im *importer) read(data []byte) error {
 	if err := im.readHeader(mp); err != nil {
 		return err
 	}
-	grest, initBytes, err := splitGraph(graphBytes)
+	grest, initBytes, err := splitGraph(graphBytes, im.cut != nil)
 	if err != nil {
 		return err
 	}
