@@ -254,6 +254,22 @@ func valueInfo(vi *onnxpb.ValueInfoProto) (canon.ValueInfo, error) {
 // the file).
 func (im *importer) nodeNamesFor(nodes []*onnxpb.NodeProto) []string {
 	out := make([]string, len(nodes))
+	// Most files name every node once: then the names are kept as they
+	// are, with one table of them instead of two.
+	seen := make(map[string]bool, len(nodes))
+	for i, n := range nodes {
+		name := n.GetName()
+		if name == "" || seen[name] {
+			seen = nil
+			break
+		}
+		seen[name] = true
+		out[i] = name
+	}
+	if seen != nil {
+		im.nodeNameList = out
+		return out
+	}
 	taken := map[string]bool{}
 	for _, n := range nodes {
 		if n.GetName() != "" {
