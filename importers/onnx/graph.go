@@ -22,10 +22,10 @@ type importer struct {
 	opset int64
 	cut   *Cut // import only this part of the graph (ReadCut)
 
-	vals      map[string]canon.ValueInfo // type (and constant content) of every value so far
-	inits     map[string]*canon.Tensor
-	uses      map[string]int  // consumers of each value in the ONNX graph (graph outputs count)
-	outputs   map[string]bool // graph output names
+	vals    map[string]canon.ValueInfo // type (and constant content) of every value so far
+	inits   map[string]*canon.Tensor
+	uses    map[string]int  // consumers of each value in the ONNX graph (graph outputs count)
+	outputs map[string]bool // graph output names
 	// freshNames are the value names made by fresh: with the names in
 	// vals, every value name in use (one table of every name is enough).
 	freshNames map[string]bool
