@@ -26,6 +26,9 @@ func init() {
 		"MeanVarianceNormalization", "Mish", "RMSNormalization", "ReduceL1", "ReduceL2", "ReduceLogSum",
 		"ReduceLogSumExp", "ReduceSumSquare", "RoiAlign", "RotaryEmbedding", "ScatterElements", "Selu", "Shrink",
 		"Size", "Softsign", "ThresholdedRelu", "Trilu", "Xor", "Erf")
+	group("TFLite's builtins for signal processing (RFFT2D) and its window functions are not read yet (refused by name)",
+		"DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix")
+	group("TFLite has no deformable convolution builtin", "DeformConv")
 	group("constants are tensor buffers in TFLite, read as initializers", "Constant")
 	group("TFLite's integer kernels rescale with fixed-point multipliers and gemmlowp rounding, which ONNX's float-rescaling quantized ops do not reproduce; the importer writes that arithmetic exactly in integer ops (ConvInteger, MatMulInteger, Mul, Div, Mod...) instead",
 		"QuantizeLinear", "QLinearConv", "QLinearMatMul", "DynamicQuantizeLinear")
