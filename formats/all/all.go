@@ -15,7 +15,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/importers/onnx"
 	_ "github.com/modelbridge/modelbridge/importers/pt2"
 	_ "github.com/modelbridge/modelbridge/importers/safetensors"
-	_ "github.com/modelbridge/modelbridge/importers/torch"
 	_ "github.com/modelbridge/modelbridge/importers/tflite"
+	_ "github.com/modelbridge/modelbridge/importers/torch"
 	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
 )
