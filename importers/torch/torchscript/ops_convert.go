@@ -112,6 +112,9 @@ func compareOp(fn canon.CompareFn) opHandler {
 // opWhere reads torch.where(condition, x, y); a number operand takes the
 // other operand's dtype.
 func opWhere(c *opCall) (value, error) {
+	if len(c.args)+len(c.kwargs) == 1 {
+		return whereNonzero(c)
+	}
 	if err := c.bind("condition", "input", "other"); err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func init() {
 		"torch.atleast_3d":        entry(opAtLeast(3), "Reshape"),
 		"torch.new_tensor":        entry(opNewTensor),
 		"torch.scalar_tensor":     entry(opScalarTensor),
-		"torch._shape_as_tensor":  entry(opSize, "Shape"),
+		"torch._shape_as_tensor":  entry(opShapeAsTensor, "Shape"),
 		"torch.broadcast_to":      entry(opExpand, "Expand"),
 		"torch.expand_copy":       entry(opExpand, "Expand"),
 		"torch.view_copy":         entry(opView, "Reshape", "Concat"),
