@@ -11,7 +11,7 @@ import (
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.to":        entry(opTo, "Cast"),
-		"torch.where":     entry(opWhere, "Where", "Cast"),
+		"torch.where":     entry(opWhere, "Where", "Cast", "NonZero", "Gather"),
 		"torch.expand":    entry(opExpand, "Expand"),
 		"torch.expand_as": entry(opExpandAs, "Expand"),
 		"torch.repeat":    entry(opRepeat, "Tile", "Unsqueeze"),
