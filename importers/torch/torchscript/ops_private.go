@@ -390,3 +390,31 @@ func opShapeAsTensor(c *opCall) (value, error) {
 	}
 	return c.b().emit1(c.scope, canon.NewShapeOf(), x)
 }
+
+// intOutput is an int graph output as the 0-d int64 tensor PyTorch's
+// caller would make of it (torch.tensor(n)).
+func intOutput(b *builder, v value) (*tensorVal, error) {
+	if n, ok := v.(int64); ok {
+		return &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{n})}, nil
+	}
+	return b.emit1("", &canon.Squeeze{Axes: []int64{0}}, v.(*dynInt).t)
+}
+
+// dynamicSizes is x.size() of a value whose rank is known and some sizes
+// are not: the known sizes as ints, the others as ints known at run time.
+func dynamicSizes(c *opCall, x *tensorVal) (value, error) {
+	vi := c.b().info(x)
+	items := make([]value, len(vi.Shape))
+	for i, d := range vi.Shape {
+		if d.Known() {
+			items[i] = d.Size
+			continue
+		}
+		v, err := dynamicSize(c, x, int64(i))
+		if err != nil {
+			return nil, err
+		}
+		items[i] = v
+	}
+	return &listVal{items: items}, nil
+}

@@ -1,6 +1,16 @@
 package torchscript
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/interp"
+)
 
 // TestTracedPrivateOps checks the underscore aten operators and the other
 // registry stragglers beyond their registry cases: unfold over a middle
@@ -35,4 +45,53 @@ class M(torch.nn.Module):
 torch.manual_seed(0)
 xs = [torch.randn(2, 7, 6), torch.randn(6, 2, 4)]
 `)
+}
+
+// TestScriptedSizeOutputs: a scripted forward that returns sizes (an int
+// and a list of ints) gives them as 0-d int64 outputs, constants when the
+// input shape is given and computed from the input when it is not.
+func TestScriptedSizeOutputs(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if out, err := exec.Command(py, "-c", "import torch").CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
+	}
+	dir := t.TempDir()
+	script := `
+import sys, torch
+from typing import List, Tuple
+class M(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, int, List[int]]:
+        return x * 2, x.size(1), x.shape
+torch.jit.script(M()).save(sys.argv[1] + "/m.pt")
+`
+	path := filepath.Join(dir, "script.py")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(py, path, dir).CombinedOutput(); err != nil {
+		t.Fatalf("scripting: %v\n%s", err, out)
+	}
+	x := canon.NewFloat32Tensor("", []int64{2, 5}, make([]float32, 10))
+	for _, shapes := range []map[string][]int64{{"#0": {2, 5}}, {"#0": {-1, -1}}} {
+		g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: shapes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Name = g.Inputs[0].Name
+		res, err := interp.Run(g, map[string]*canon.Tensor{x.Name: x})
+		g.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Outputs) != 4 {
+			t.Fatalf("%d outputs, want 4 (the tensor, the size, the shape's two entries)", len(g.Outputs))
+		}
+		for k, want := range []int64{5, 2, 5} {
+			got := res[g.Outputs[k+1].Name]
+			v, err := got.Int64s()
+			if err != nil || got.DType != canon.Int64 || len(got.Shape) != 0 || v[0] != want {
+				t.Errorf("shapes %v: output %d is %s%v %v, want the 0-d int64 %d", shapes, k+1, got.DType, got.Shape, v, want)
+			}
+		}
+	}
 }
