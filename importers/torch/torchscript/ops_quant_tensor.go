@@ -45,7 +45,7 @@ var quantizedTypes = map[int64]struct {
 // Mul, Round, Add and Clip, then a Cast to the integer type. (ONNX's
 // QuantizeLinear divides by the scale, which rounds differently.)
 func opQuantizePerTensor(c *opCall) (value, error) {
-	x, err := c.bindInput("input", "scale", "zero_point", "dtype")
+	x, err := c.bindInput("self", "scale", "zero_point", "dtype")
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func opDequantize(c *opCall) (value, error) {
 // constants laid out along axis. A float zero point (rounded after it is
 // added) is not read.
 func opFakeQuantizePerChannel(c *opCall) (value, error) {
-	x, err := c.bindInput("input", "scale", "zero_point", "axis", "quant_min", "quant_max")
+	x, err := c.bindInput("self", "scale", "zero_point", "axis", "quant_min", "quant_max")
 	if err != nil {
 		return nil, err
 	}
