@@ -1,6 +1,7 @@
 package torchscript
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,8 +61,8 @@ func TestScriptedSizeOutputs(t *testing.T) {
 import sys, torch
 from typing import List, Tuple
 class M(torch.nn.Module):
-    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, int, List[int]]:
-        return x * 2, x.size(1), x.shape
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, int, List[int], torch.Tensor, torch.Tensor, torch.Tensor]:
+        return x * 2, x.size(1), x.shape, torch._shape_as_tensor(x), torch.native_dropout(x, 0.5, False)[1], torch._dim_arange(x, 1)
 torch.jit.script(M()).save(sys.argv[1] + "/m.pt")
 `
 	path := filepath.Join(dir, "script.py")
@@ -83,8 +84,8 @@ torch.jit.script(M()).save(sys.argv[1] + "/m.pt")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(g.Outputs) != 4 {
-			t.Fatalf("%d outputs, want 4 (the tensor, the size, the shape's two entries)", len(g.Outputs))
+		if len(g.Outputs) != 7 {
+			t.Fatalf("%d outputs, want 7 (the tensor, the size, the shape's two entries, the shape tensor, the mask, the arange)", len(g.Outputs))
 		}
 		for k, want := range []int64{5, 2, 5} {
 			got := res[g.Outputs[k+1].Name]
@@ -92,6 +93,15 @@ torch.jit.script(M()).save(sys.argv[1] + "/m.pt")
 			if err != nil || got.DType != canon.Int64 || len(got.Shape) != 0 || v[0] != want {
 				t.Errorf("shapes %v: output %d is %s%v %v, want the 0-d int64 %d", shapes, k+1, got.DType, got.Shape, v, want)
 			}
+		}
+		if v, err := res[g.Outputs[4].Name].Int64s(); err != nil || fmt.Sprint(v) != "[2 5]" {
+			t.Errorf("shapes %v: _shape_as_tensor gives %v %v, want [2 5]", shapes, v, err)
+		}
+		if m := res[g.Outputs[5].Name]; m.DType != canon.Bool || fmt.Sprint(m.Shape) != "[2 5]" || strings.Count(string(m.Data), "\x01") != 10 {
+			t.Errorf("shapes %v: native_dropout's mask is %s%v %v, want ten trues", shapes, m.DType, m.Shape, m.Data)
+		}
+		if v, err := res[g.Outputs[6].Name].Int64s(); err != nil || fmt.Sprint(v) != "[0 1 2 3 4]" {
+			t.Errorf("shapes %v: _dim_arange gives %v %v, want [0 1 2 3 4]", shapes, v, err)
 		}
 	}
 }
