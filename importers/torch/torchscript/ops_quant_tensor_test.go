@@ -9,9 +9,9 @@ import (
 // with inputs at exact half steps, where rounding is half to even, and
 // beyond the range, which clamps) through int_repr bit for bit, dequantize
 // over more than one 32-entry vector run, and fake_quantize_per_channel_affine
-// along a middle axis against PyTorch.
+// along a middle axis against PyTorch, and the same in ONNX Runtime.
 func TestTracedQuantizeTensor(t *testing.T) {
-	traceAndCompareWithin(t, `
+	traceAndCompareORT(t, `
 class M(torch.nn.Module):
     def forward(self, x):
         qu = torch.quantize_per_tensor(x, 0.05, 10, torch.quint8)
