@@ -18,6 +18,7 @@ for target in \
 	FuzzRead:./importers/onnx \
 	FuzzRead:./importers/safetensors \
 	FuzzRead:./importers/caffe \
+	FuzzRead:./importers/tflite \
 	FuzzRead:./internal/npy \
 	FuzzParse:./internal/mxparams \
 	FuzzReadCheckpoint:./importers/mxnet \

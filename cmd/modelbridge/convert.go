@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -128,6 +129,13 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			}
 			// The bar names every file written (an MXNet symbol and its
 			// params: the bytes counted are the params').
+			if exp.Name == "onnx" {
+				// The ONNX exporter infers types on its own copy of the
+				// graph: the reader's table (an entry per value) would
+				// only double what a graph of millions of nodes holds.
+				g.Values = nil
+				runtime.GC() // and the next collection is paced from what is left
+			}
 			bar := newBar(cmd, "writing "+barFiles(exp.Outputs(g, out)), 0, progress.Bytes)
 			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
 			if verbose || opset == formats.OpsetAuto { // auto says which opset it chose

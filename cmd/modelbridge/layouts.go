@@ -44,6 +44,8 @@ type spellings struct {
 	PyTorch string `json:"pytorch"`
 	MXNet   string `json:"mxnet"`
 	TVM     string `json:"tvm"`
+	// TFLite is how TensorFlow Lite stores the weight (OHWI, 1HWO...).
+	TFLite string `json:"tflite"`
 }
 
 // permuted is a weight's shape in the layout asked for with --kernel-layout.
@@ -134,6 +136,7 @@ func buildLayoutsReport(path, format string, g *canon.Graph, kernel canon.Layout
 		}
 		if len(us) > 0 {
 			e.Role, e.Group, e.Frameworks = describeUse(g, t, us[0])
+			e.Frameworks.TFLite = tfliteSpelling(t, us[0], e.Role, e.Group)
 		}
 		if kernel != "" && (e.Role == "conv_weight" || e.Role == "deconv_weight") {
 			e.Preview = previewKernel(t, kernel)
@@ -297,7 +300,7 @@ func printLayouts(w io.Writer, r layoutsReport) {
 			continue
 		}
 		f := e.Frameworks
-		for _, row := range [][2]string{{"ONNX", f.ONNX}, {"PyTorch", f.PyTorch}, {"MXNet", f.MXNet}, {"TVM", f.TVM}} {
+		for _, row := range [][2]string{{"ONNX", f.ONNX}, {"PyTorch", f.PyTorch}, {"MXNet", f.MXNet}, {"TVM", f.TVM}, {"TFLite", f.TFLite}} {
 			if row[1] != "-" {
 				fmt.Fprintf(w, "  %-8s %s\n", row[0], row[1])
 			}

@@ -121,13 +121,14 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	types := valueTypes(g, valid.Values)
 	var b *builder
 	if opset == formats.OpsetAuto {
-		if b, err = buildLowest(g, valid); err == nil && opts.Verbose != nil {
+		if b, err = buildLowest(g, types); err == nil && opts.Verbose != nil {
 			fmt.Fprintf(opts.Verbose, "opset auto: writing opset %d (IR %d), the lowest that expresses the model\n", b.opset, irVersion(b.opset))
 		}
 	} else {
-		b, err = build(g, valid, opset)
+		b, err = build(g, types, opset)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -174,26 +175,28 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 }
 
 // build converts every node of g for one opset.
-func build(g, valid *canon.Graph, opset int) (*builder, error) {
-	b := &builder{g: g, opset: opset, taken: map[string]bool{}, types: valueTypes(g, valid.Values), inferred: valid.Values}
-	reserveNames(b.taken, g)
+func build(g *canon.Graph, types inferredTypes, opset int) (*builder, error) {
+	b := &builder{g: g, opset: opset, types: types.all, inferred: types}
 	for _, n := range g.Nodes {
 		if err := b.node(n); err != nil {
 			return nil, err
 		}
 	}
 	b.outputs = b.graphOutputs(g)
+	if b.err != nil {
+		return nil, b.err
+	}
 	return b, nil
 }
 
 // buildLowest converts g at the lowest opset that expresses every node
 // (natively or by an exact expansion); converting is cheap next to
 // writing the weights, so each opset is simply tried in turn.
-func buildLowest(g, valid *canon.Graph) (*builder, error) {
+func buildLowest(g *canon.Graph, types inferredTypes) (*builder, error) {
 	var err error
 	for opset := MinOpset; opset <= MaxOpset; opset++ {
 		var b *builder
-		if b, err = build(g, valid, opset); err == nil {
+		if b, err = build(g, types, opset); err == nil {
 			return b, nil
 		}
 	}
@@ -243,24 +246,57 @@ func reserveNames(taken map[string]bool, g *canon.Graph) {
 	delete(taken, "")
 }
 
-// valueTypes gathers what is known about each value's type: what
+// inferredTypes is what is known about each value's type (all): what
 // validation inferred, completed by a plain dtype propagation for values
 // inference leaves without a dtype, so that the dtypes that parameter
-// inputs need are known.
-func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) map[string]canon.ValueInfo {
-	types := make(map[string]canon.ValueInfo, len(inferred)+len(g.Inputs))
-	for k, v := range inferred {
-		types[k] = v
+// inputs need are known. The completion is made in inference's own map
+// (the exporter's private copy): a second map of every value would double
+// the memory types take in a big graph. shadowed keeps inference's entry
+// (nil: none) for each value the completion changed, so that value_info
+// is written from inference alone.
+type inferredTypes struct {
+	all      map[string]canon.ValueInfo
+	shadowed map[string]*canon.ValueInfo
+}
+
+// inferred returns what inference found for value name.
+func (t inferredTypes) inferred(name string) (canon.ValueInfo, bool) {
+	if old, ok := t.shadowed[name]; ok {
+		if old == nil {
+			return canon.ValueInfo{}, false
+		}
+		return *old, true
+	}
+	vi, ok := t.all[name]
+	return vi, ok
+}
+
+// valueTypes completes inferred (validation's map, which it takes over)
+// with a plain dtype propagation.
+func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) inferredTypes {
+	if inferred == nil {
+		inferred = map[string]canon.ValueInfo{}
+	}
+	types := inferredTypes{all: inferred, shadowed: map[string]*canon.ValueInfo{}}
+	put := func(name string, vi canon.ValueInfo) {
+		if _, seen := types.shadowed[name]; !seen {
+			if old, ok := inferred[name]; ok {
+				types.shadowed[name] = &old
+			} else {
+				types.shadowed[name] = nil
+			}
+		}
+		inferred[name] = vi
 	}
 	set := func(name string, vi canon.ValueInfo) {
 		if name == "" {
 			return
 		}
-		if old, ok := types[name]; ok && old.DType != canon.Undefined {
+		if old, ok := inferred[name]; ok && old.DType != canon.Undefined {
 			return
 		}
 		vi.Name = name
-		types[name] = vi
+		put(name, vi)
 	}
 	for _, v := range g.Inputs {
 		set(v.Name, v)
@@ -281,14 +317,15 @@ func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) map[string]
 			set(n.Outputs[0], canon.ValueInfo{DType: canon.Int64, Shape: []canon.Dim{{Size: -1}}, RankKnown: true})
 		default:
 			if len(n.Inputs) > 0 {
-				if dt := types[n.Inputs[0]].DType; dt != canon.Undefined {
+				if dt := inferred[n.Inputs[0]].DType; dt != canon.Undefined {
 					for _, o := range n.Outputs {
 						set(o, canon.ValueInfo{DType: dt})
 					}
 				}
 			}
 			if _, ok := op.(*canon.Dropout); ok && len(n.Outputs) > 1 {
-				types[n.Outputs[1]] = canon.ValueInfo{Name: n.Outputs[1], DType: canon.Bool, Shape: types[n.Inputs[0]].Shape, RankKnown: types[n.Inputs[0]].RankKnown}
+				x := inferred[n.Inputs[0]]
+				put(n.Outputs[1], canon.ValueInfo{Name: n.Outputs[1], DType: canon.Bool, Shape: x.Shape, RankKnown: x.RankKnown})
 			}
 		}
 	}
@@ -331,9 +368,12 @@ func valueInfo(v canon.ValueInfo, types map[string]canon.ValueInfo) *onnxpb.Valu
 }
 
 // marshalGraph marshals the GraphProto without its initializers, which are
-// streamed separately.
+// streamed separately. The nodes come encoded from the builder, and the
+// value_info of intermediate values is encoded one at a time: the graph is
+// never whole in memory as messages. The bytes are those of the whole
+// GraphProto marshalled deterministically (fields in number order).
 func marshalGraph(g *canon.Graph, b *builder) ([]byte, error) {
-	gp := &onnxpb.GraphProto{Node: b.nodes}
+	gp := &onnxpb.GraphProto{}
 	if g.Name != "" {
 		gp.Name = proto.String(g.Name)
 	}
@@ -346,24 +386,30 @@ func marshalGraph(g *canon.Graph, b *builder) ([]byte, error) {
 		gp.Output = append(gp.Output, valueInfo(v, b.types))
 		io[v.Name] = true
 	}
-	// Types of intermediate values, when inference found them: ONNX Runtime
-	// and other tools use them, and they cost a few bytes per value.
-	if b.inferred != nil {
-		for _, n := range g.Nodes {
-			for _, o := range n.Outputs {
-				vi, ok := b.inferred[o]
-				if o == "" || io[o] || !ok || vi.DType == canon.Undefined {
-					continue
-				}
-				io[o] = true
-				vi.Name = o
-				gp.ValueInfo = append(gp.ValueInfo, valueInfo(vi, nil))
-			}
-		}
-	}
-	out, err := onnxtensor.MarshalOptions.Marshal(gp)
+	out := b.nodes
+	b.nodes = nil
+	out, err := onnxtensor.MarshalOptions.MarshalAppend(out, gp)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the graph: %w", err)
+	}
+	// Types of intermediate values, when inference found them: ONNX Runtime
+	// and other tools use them, and they cost a few bytes per value.
+	for _, n := range g.Nodes {
+		for _, o := range n.Outputs {
+			vi, ok := b.inferred.inferred(o)
+			if o == "" || io[o] || !ok || vi.DType == canon.Undefined {
+				continue
+			}
+			// Each value has one producer in a valid graph: only the
+			// graph's inputs and outputs need to be left out.
+			vi.Name = o
+			m := valueInfo(vi, nil)
+			out = protowire.AppendTag(out, 13, protowire.BytesType) // GraphProto.value_info
+			out = protowire.AppendVarint(out, uint64(onnxtensor.MarshalOptions.Size(m)))
+			if out, err = cachedSize.MarshalAppend(out, m); err != nil {
+				return nil, fmt.Errorf("cannot encode the type of %q: %w", o, err)
+			}
+		}
 	}
 	return out, nil
 }

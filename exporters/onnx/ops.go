@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -19,7 +20,12 @@ type builder struct {
 	g     *canon.Graph
 	opset int
 
-	nodes []*onnxpb.NodeProto
+	// nodes holds the NodeProtos written so far, each already encoded as
+	// a GraphProto node field: encoded, a node takes a tenth of the memory
+	// of its message, which matters for graphs of millions of nodes.
+	nodes []byte
+	// err is the first node that could not be encoded.
+	err error
 	// outputs are the declared graph outputs (see graphOutputs).
 	outputs []canon.ValueInfo
 	// params are the initializers generated for parameter inputs (Reshape
@@ -27,11 +33,13 @@ type builder struct {
 	params []*canon.Tensor
 	// paramNames finds a small generated parameter by its content.
 	paramNames map[string]string
-	taken      map[string]bool // every value and node name in use
-	types      map[string]canon.ValueInfo
-	// inferred is what validation's shape inference found; it supplies
+	// taken is every value and node name in use; it is made on the first
+	// generated name, as most graphs need none.
+	taken map[string]bool
+	types map[string]canon.ValueInfo
+	// inferred tells what validation's shape inference found; it supplies
 	// value_info for intermediate values.
-	inferred map[string]canon.ValueInfo
+	inferred inferredTypes
 	// expanded is set when an op had to be written as several ONNX nodes
 	// (HardSwish below opset 14, ...), so re-importing gives a different,
 	// equivalent graph.
@@ -66,6 +74,10 @@ func (b *builder) needOpset(n *canon.Node, what string, min int) error {
 // unique returns base, or base_1, base_2 ..., whichever is not yet used, and
 // reserves it.
 func (b *builder) unique(base string) string {
+	if b.taken == nil {
+		b.taken = map[string]bool{}
+		reserveNames(b.taken, b.g)
+	}
 	name := base
 	for i := 1; b.taken[name]; i++ {
 		name = base + "_" + strconv.Itoa(i)
@@ -183,8 +195,17 @@ func (b *builder) emit(name, opType string, inputs, outputs []string, attrs ...*
 	if name != "" {
 		np.Name = proto.String(name)
 	}
-	b.nodes = append(b.nodes, np)
+	size := onnxtensor.MarshalOptions.Size(np)
+	b.nodes = protowire.AppendTag(b.nodes, 1, protowire.BytesType) // GraphProto.node
+	b.nodes = protowire.AppendVarint(b.nodes, uint64(size))
+	var err error
+	if b.nodes, err = cachedSize.MarshalAppend(b.nodes, np); err != nil && b.err == nil {
+		b.err = fmt.Errorf("cannot encode node %q (%s): %w", name, opType, err)
+	}
 }
+
+// cachedSize marshals a message whose size was just computed.
+var cachedSize = proto.MarshalOptions{Deterministic: onnxtensor.MarshalOptions.Deterministic, UseCachedSize: true}
 
 func in(n *canon.Node, i int) string {
 	if i < len(n.Inputs) {

@@ -22,10 +22,12 @@ func (b *builder) graphOutputs(g *canon.Graph) []canon.ValueInfo {
 			t.Name = name
 			b.types[name] = t
 		}
-		if b.inferred != nil {
-			if v, ok := b.inferred[o.Name]; ok {
-				b.inferred[name] = v
+		if v, ok := b.inferred.inferred(o.Name); ok {
+			v.Name = name
+			if b.inferred.shadowed == nil {
+				b.inferred.shadowed = map[string]*canon.ValueInfo{}
 			}
+			b.inferred.shadowed[name] = &v // a new name: nothing to shadow
 		}
 	}
 	return outs

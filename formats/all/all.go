@@ -16,5 +16,6 @@ import (
 	_ "github.com/modelbridge/modelbridge/importers/pt2"
 	_ "github.com/modelbridge/modelbridge/importers/safetensors"
 	_ "github.com/modelbridge/modelbridge/importers/torch"
+	_ "github.com/modelbridge/modelbridge/importers/tflite"
 	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
 )

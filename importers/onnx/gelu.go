@@ -2,6 +2,7 @@ package onnximport
 
 import (
 	"math"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
@@ -48,6 +49,10 @@ const (
 // else leaves the Erf to be read as a plain Erf.
 func (im *importer) findGelus(nodes []*onnxpb.NodeProto) map[int]*geluMatch {
 	if im.opset < 9 { // Erf-9
+		return nil
+	}
+	// The tables below hold every node: not worth making without an Erf.
+	if !slices.ContainsFunc(nodes, func(n *onnxpb.NodeProto) bool { return n.GetOpType() == "Erf" }) {
 		return nil
 	}
 	producer := map[string]int{}

@@ -291,7 +291,6 @@ func (c *nodeCtx) emitNamed(name string, op canon.Op, ins, outs []string) error 
 			v.Name = o
 		}
 		c.im.vals[o] = v
-		c.im.names[o] = true
 	}
 	c.im.g.Nodes = append(c.im.g.Nodes, node)
 	return nil

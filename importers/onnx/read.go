@@ -95,13 +95,15 @@ func (im *importer) read(data []byte) error {
 	if err := im.readHeader(mp); err != nil {
 		return err
 	}
-	grest, initBytes, err := splitGraph(graphBytes)
+	grest, initBytes, err := splitGraph(graphBytes, im.cut != nil)
 	if err != nil {
 		return err
 	}
 	gp := new(onnxpb.GraphProto)
-	if err := proto.Unmarshal(grest, gp); err != nil {
-		return fmt.Errorf("not a valid ONNX graph: %v", err)
+	for _, run := range grest {
+		if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(run, gp); err != nil {
+			return fmt.Errorf("not a valid ONNX graph: %v", err)
+		}
 	}
 	inits := make([]*canon.Tensor, 0, len(initBytes))
 	for i, b := range initBytes {

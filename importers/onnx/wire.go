@@ -36,16 +36,34 @@ func splitModel(msg []byte) (rest, graph []byte, err error) {
 }
 
 // splitGraph separates a GraphProto into its initializers' encoded
-// TensorProtos and the remaining fields.
-func splitGraph(msg []byte) (rest []byte, inits [][]byte, err error) {
+// TensorProtos and the remaining fields. The remaining fields are returned
+// as runs of consecutive fields aliasing msg, not copied: the nodes of a
+// big graph are most of its bytes, and decoding the runs one after another
+// (proto.UnmarshalOptions{Merge: true}) reads the same message as decoding
+// their concatenation. Without keepValueInfo, the value_info fields (the
+// types of intermediate values, which only cutting a graph reads) are left
+// out too: decoded, they take more memory than the nodes.
+func splitGraph(msg []byte, keepValueInfo bool) (rest [][]byte, inits [][]byte, err error) {
+	pos, start := 0, 0 // the current run of fields to decode is msg[start:pos]
 	err = onnxtensor.Walk(msg, func(f onnxtensor.Field) error {
-		if f.Num == 5 && f.Type == protowire.BytesType {
-			inits = append(inits, f.Payload)
+		isInit := f.Num == 5 && f.Type == protowire.BytesType
+		if isInit || (!keepValueInfo && f.Num == 13 && f.Type == protowire.BytesType) {
+			if pos > start {
+				rest = append(rest, msg[start:pos:pos])
+			}
+			if isInit {
+				inits = append(inits, f.Payload)
+			}
+			pos += len(f.Whole)
+			start = pos
 			return nil
 		}
-		rest = append(rest, f.Whole...)
+		pos += len(f.Whole)
 		return nil
 	})
+	if err == nil && pos > start {
+		rest = append(rest, msg[start:pos:pos])
+	}
 	return rest, inits, err
 }
 
