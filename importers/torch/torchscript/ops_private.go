@@ -418,3 +418,62 @@ func dynamicSizes(c *opCall, x *tensorVal) (value, error) {
 	}
 	return &listVal{items: items}, nil
 }
+
+// stridedGather is as_strided(x, size, stride, offset) of a tensor whose
+// storage holds its entries in row-major order: entry i of the result is
+// flat(x)[offset + Σ i_k·stride_k], one Gather of those indices.
+func stridedGather(c *opCall, x *tensorVal, size, stride []int64, offset int64) (value, error) {
+	shape, err := c.shapeOf(x, "the input")
+	if err != nil {
+		return nil, err
+	}
+	if len(stride) != len(size) {
+		return nil, c.errf("size %v and stride %v must have one entry per axis", size, stride)
+	}
+	count := int64(1)
+	last := offset
+	for k, s := range stride {
+		if s < 0 || size[k] < 0 {
+			return nil, c.errf("negative sizes or strides (%v, %v) are not allowed", size, stride)
+		}
+		if count *= size[k]; count > maxRepeatedLength {
+			return nil, c.errf("size %v has more entries than the %d indices this importer writes as a constant", size, maxRepeatedLength)
+		}
+		if size[k] > 0 {
+			last += (size[k] - 1) * s
+		}
+	}
+	n := canon.NumElements(shape)
+	if offset < 0 || count > 0 && last >= n {
+		return nil, c.errf("size %v, stride %v and offset %d address entry %d; the input has %d", size, stride, offset, last, n)
+	}
+	idx := make([]int64, count)
+	for i := range idx {
+		at, rem := offset, int64(i)
+		for k := len(size) - 1; k >= 0; k-- {
+			at += rem % size[k] * stride[k]
+			rem /= size[k]
+		}
+		idx[i] = at
+	}
+	flat, err := reshape(c, x, -1)
+	if err != nil {
+		return nil, err
+	}
+	return c.b().emit1(c.scope, &canon.Gather{Axis: 0}, flat,
+		&tensorVal{konst: canon.NewInt64Tensor("", append([]int64{}, size...), idx)})
+}
+
+// isGraphInput tells whether t is one of the graph's inputs (a contiguous
+// tensor, whose storage holds its entries in row-major order).
+func isGraphInput(b *builder, t *tensorVal) bool {
+	if t.name == "" {
+		return false
+	}
+	for _, in := range b.g.Inputs {
+		if in.Name == t.name {
+			return true
+		}
+	}
+	return false
+}

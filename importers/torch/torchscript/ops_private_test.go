@@ -48,6 +48,37 @@ xs = [torch.randn(2, 7, 6), torch.randn(6, 2, 4)]
 `)
 }
 
+// TestTracedStridedWindows: as_strided with strides that are not
+// row-major (overlapping windows, a transposed read, a storage offset, a
+// 0-d result, an axis of stride 0) is a Gather of the entries addressed.
+func TestTracedStridedWindows(t *testing.T) {
+	traceAndCompare(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (torch.as_strided(x, (3, 3), (1, 1)), torch.as_strided(x, (4, 4), (1, 4)),
+                torch.as_strided(x, (2, 3, 2), (5, 2, 1), 3), torch.as_strided(x, (), (), 7),
+                torch.as_strided(x, (3, 2), (0, 3), 2))
+torch.manual_seed(0)
+xs = [torch.randn(4, 4)]
+`)
+}
+
+// TestStridedOfElementwiseRefused: the result of x.t() * 2 keeps the
+// transposed layout in PyTorch, so as_strided of it reads entries in
+// another order than the value's; it is refused, not misread.
+func TestStridedOfElementwiseRefused(t *testing.T) {
+	dir, _ := trace(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        return torch.as_strided(x.t() * 2, (16,), (1,))
+xs = [torch.randn(4, 4)]
+`)
+	_, _, err := readTraced(t, dir)
+	if err == nil || !strings.Contains(err.Error(), "graph input") {
+		t.Fatalf("want as_strided of an intermediate refused, got %v", err)
+	}
+}
+
 // TestScriptedSizeOutputs: a scripted forward that returns sizes (an int
 // and a list of ints) gives them as 0-d int64 outputs, constants when the
 // input shape is given and computed from the input when it is not.
