@@ -11,7 +11,7 @@ import (
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.to":        entry(opTo, "Cast"),
-		"torch.where":     entry(opWhere, "Where", "Cast"),
+		"torch.where":     entry(opWhere, "Where", "Cast", "NonZero", "Gather"),
 		"torch.expand":    entry(opExpand, "Expand"),
 		"torch.expand_as": entry(opExpandAs, "Expand"),
 		"torch.repeat":    entry(opRepeat, "Tile", "Unsqueeze"),
@@ -112,6 +112,9 @@ func compareOp(fn canon.CompareFn) opHandler {
 // opWhere reads torch.where(condition, x, y); a number operand takes the
 // other operand's dtype.
 func opWhere(c *opCall) (value, error) {
+	if len(c.args)+len(c.kwargs) == 1 {
+		return whereNonzero(c)
+	}
 	if err := c.bind("condition", "input", "other"); err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func init() {
 		"torch.atleast_3d":        entry(opAtLeast(3), "Reshape"),
 		"torch.new_tensor":        entry(opNewTensor),
 		"torch.scalar_tensor":     entry(opScalarTensor),
-		"torch._shape_as_tensor":  entry(opSize, "Shape"),
+		"torch._shape_as_tensor":  entry(opShapeAsTensor, "Shape"),
 		"torch.broadcast_to":      entry(opExpand, "Expand"),
 		"torch.expand_copy":       entry(opExpand, "Expand"),
 		"torch.view_copy":         entry(opView, "Reshape", "Concat"),
@@ -47,8 +47,8 @@ func init() {
 		"torch.unsqueeze_copy":    entry(opUnsqueeze, "Unsqueeze"),
 		"torch.transpose_copy":    entry(opTranspose, "Transpose"),
 		"torch.t_copy":            entry(opT, "Transpose"),
-		"torch.as_strided":        entry(opAsStrided, "Reshape", "Slice", "Squeeze"),
-		"torch.as_strided_copy":   entry(opAsStrided, "Reshape", "Slice", "Squeeze"),
+		"torch.as_strided":        entry(opAsStrided, "Reshape", "Slice", "Squeeze", "Gather"),
+		"torch.as_strided_copy":   entry(opAsStrided, "Reshape", "Slice", "Squeeze", "Gather"),
 		"torch.numpy_T":           entry(opNumpyT, "Transpose"),
 		"torch.adjoint":           entry(opAdjoint, "Transpose"),
 	})
@@ -337,11 +337,13 @@ func opAdjoint(c *opCall) (value, error) {
 	return callWith(c, opTranspose, []value{x, int64(-2), int64(-1)}, nil)
 }
 
-// opAsStrided reads as_strided when it is a reshape of a run of the
-// input's storage: row-major strides for the size, from the storage
-// offset, of an input that is not a view (its storage then holds its
-// entries in order). Other strides (overlapping windows, transposes) index
-// the storage in ways the graph's values do not keep, and are refused.
+// opAsStrided reads as_strided of a graph input (its storage holds its
+// entries in order): row-major strides for the
+// size are a reshape of a run of that storage from the storage offset;
+// other strides (overlapping windows, transposes) a Gather of the entries
+// they address. Only a graph input's storage order is known: a view, or
+// an elementwise result of a transposed tensor (which keeps its layout),
+// is refused.
 func opAsStrided(c *opCall) (value, error) {
 	x, err := c.bindInput("input", "size", "stride", "storage_offset=None")
 	if err != nil {
@@ -361,11 +363,14 @@ func opAsStrided(c *opCall) (value, error) {
 			return nil, err
 		}
 	}
-	if !contiguousStrides(size, stride) {
-		return nil, c.errf("strides %v for size %v are not row-major; only an as_strided that is a reshape of consecutive entries is read (use view, unfold or indexing instead)", stride, size)
-	}
 	if _, isView := c.b().views[x.name]; x.name != "" && isView {
 		return nil, c.errf("the input is a view, whose storage order this importer does not keep; call contiguous() first or use view")
+	}
+	if !isGraphInput(c.b(), x) {
+		return nil, c.errf("as_strided reads its input's storage, whose order is known at import only for a graph input (an intermediate result can keep a transposed layout, as x.t() * 2 does); index, view or unfold the tensor instead")
+	}
+	if !contiguousStrides(size, stride) {
+		return stridedGather(c, x, size, stride, offset)
 	}
 	shape, err := c.shapeOf(x, "the input")
 	if err != nil {

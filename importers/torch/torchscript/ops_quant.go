@@ -16,10 +16,10 @@ func init() {
 	// kernels multiply by 1/scale where ONNX divides by scale;
 	// aten::dequantize's vectorized kernel computes x·scale - zp·scale with
 	// a fused multiply-add, not (x - zp)·scale.
-	const why = "aten::quantize_per_tensor and quantize_per_channel multiply by 1/scale (ONNX divides by scale) and yield quantized tensor types the IR does not hold; fake_quantize_per_tensor_affine is read as the float ops it computes"
+	const why = "aten::quantize_per_tensor and quantize_per_channel multiply by 1/scale (ONNX divides by scale), which rounds differently; quantize_per_tensor (read through int_repr and dequantize) and the fake_quantize ops are read as the float ops they compute"
 	optable.Add(&opLacks, map[string]string{
 		"QuantizeLinear":        why,
-		"DequantizeLinear":      "aten::dequantize reads a quantized (qint8/quint8) tensor, a type the IR does not hold, and its vectorized kernel computes x·scale - zp·scale with a fused multiply-add, not (x - zp)·scale",
+		"DequantizeLinear":      "aten::dequantize is read only on a quantize_per_tensor result, as (q - zp)·scale in float ops (PyTorch's vectorized kernel uses a fused multiply-add, which can differ in the last bit); quantized tensors from elsewhere (inputs, weights) are a type the IR does not hold",
 		"DynamicQuantizeLinear": "no aten operator computes ONNX's DynamicQuantizeLinear (aten::_choose_qparams_per_tensor picks other parameters)",
 		"QLinearConv":           "quantized::conv2d takes packed parameters (ConvPackedParamsBase), which are not read",
 		"QLinearMatMul":         "quantized::linear and quantized::matmul take packed parameters or quantized tensors, which are not read",

@@ -459,6 +459,9 @@ func opSize(c *opCall) (value, error) {
 	}
 	vi := c.b().info(x)
 	if c.isNone(1) {
+		if _, static := vi.StaticShape(); !static && vi.RankKnown && x.name != "" {
+			return dynamicSizes(c, x)
+		}
 		shape, err := c.shapeOf(x, "the input")
 		if err != nil {
 			return nil, err

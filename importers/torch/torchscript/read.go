@@ -233,7 +233,7 @@ func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions
 	if err != nil {
 		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
-	outs, dropped, err := flattenOutputs(result)
+	outs, dropped, err := flattenOutputs(b, result)
 	if err != nil {
 		return nil, res, fmt.Errorf("%s: forward: %w", path, err)
 	}
@@ -344,10 +344,12 @@ func annotationText(e expr) string {
 
 // flattenOutputs turns forward's result into the graph outputs: a tensor,
 // or the tensors of a tuple or list, nested ones in order ((out, (h, c))
-// of an LSTM is out, h, c). A None element is an entry of its own that
+// of an LSTM is out, h, c). An int (a size, as a scripted forward can
+// return) is a 0-d int64 tensor, computed when it is known only at run
+// time. A None element is an entry of its own that
 // makes no output (a result the importer does not compute, such as the
 // indices of an adaptive max pool); dropped lists their positions.
-func flattenOutputs(v value) (outs []*tensorVal, dropped []int, err error) {
+func flattenOutputs(b *builder, v value) (outs []*tensorVal, dropped []int, err error) {
 	var walk func(v value, depth int) error
 	walk = func(v value, depth int) error {
 		if depth > maxCallDepth {
@@ -356,6 +358,13 @@ func flattenOutputs(v value) (outs []*tensorVal, dropped []int, err error) {
 		switch x := v.(type) {
 		case *tensorVal:
 			outs = append(outs, x)
+			return nil
+		case int64, *dynInt:
+			t, err := intOutput(b, x)
+			if err != nil {
+				return err
+			}
+			outs = append(outs, t)
 			return nil
 		case noneVal:
 			if depth == 0 {

@@ -91,6 +91,8 @@ func typeName(v value) string {
 		return "CONSTANTS"
 	case *dynInt:
 		return "int (known at run time)"
+	case *quantizedVal:
+		return "quantized Tensor (read only by int_repr and dequantize)"
 	}
 	return fmt.Sprintf("%T", v)
 }
