@@ -14,7 +14,7 @@ func init() {
 		"torch.log_softmax": entry(opLogSoftmax, "LogSoftmax", "Cast"),
 		"torch.celu":        entry(opCelu, "Celu"),
 		"torch.mish":        entry(func(c *opCall) (value, error) { return unaryAct(c, &canon.Mish{}) }, "Mish"),
-		"torch.threshold":   entry(opThreshold, "ThresholdedRelu", "LessOrEqual", "Where"),
+		"torch.threshold":   entry(opThreshold, "LessOrEqual", "Where"),
 		"torch.hardshrink":  entry(opShrink(false), "Shrink"),
 		"torch.softshrink":  entry(opShrink(true), "Shrink"),
 		"torch.einsum":      entry(opEinsum, "Einsum"),
@@ -87,15 +87,26 @@ func opThreshold(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v == 0 {
-		return c.b().emit1(c.scope, &canon.ThresholdedRelu{Alpha: float32(t)}, x)
-	}
+	// Also for value 0: ThresholdedRelu would map NaN to 0, where PyTorch
+	// keeps it (NaN <= t is false).
 	e := layerEmit{c}
-	below, err := e.cmp(canon.CmpLessOrEqual, x, f32(t))
+	dt := c.b().info(x).DType
+	if dt == canon.Undefined {
+		dt = canon.Float32
+	}
+	tk, err := scalarAs(t, dt)
+	if err != nil {
+		return nil, c.errf("%v", err)
+	}
+	vk, err := scalarAs(v, dt)
+	if err != nil {
+		return nil, c.errf("%v", err)
+	}
+	below, err := e.cmp(canon.CmpLessOrEqual, x, &tensorVal{konst: tk})
 	if err != nil {
 		return nil, err
 	}
-	return e.where(below, f32(v), x)
+	return e.where(below, &tensorVal{konst: vk}, x)
 }
 
 // opShrink maps hardshrink (bias 0) and softshrink (bias lambd).

@@ -24,7 +24,7 @@ func TestActivationFamily(t *testing.T) {
 	}{
 		{"torch.celu(x, 0.69999999999999996)", "Celu", []float64{-0.690365349, -0.532244274, -0.357320838, 0, 2, 40, -0.7}},
 		{"torch.mish(x)", "Mish", []float64{-0.145647461, -0.303401461, -0.220743775, 0, 1.94395896, 40, -1.6993417e-16}},
-		{"torch.threshold(x, 0.29999999999999999, 0.)", "ThresholdedRelu", []float64{0, 0, 0, 0, 2, 40, 0}},
+		{"torch.threshold(x, 0.29999999999999999, 0.)", "Where", []float64{0, 0, 0, 0, 2, 40, 0}},
 		{"torch.hardshrink(x, 0.40000000000000002)", "Shrink", []float64{-3, -1, -0.5, 0, 2, 40, -40}},
 		{"torch.softshrink(x, 0.20000000000000001)", "Shrink", []float64{-2.8, -0.8, -0.3, 0, 1.8, 39.8, -39.8}},
 		{"torch.log_softmax(x, 0)", "LogSoftmax", []float64{-43, -41, -40.5, -40, -38, 0, -80}},
@@ -84,5 +84,25 @@ func TestThresholdWithValue(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("got %v, want %v", got, want)
 		}
+	}
+}
+
+// torch.threshold keeps NaN (NaN <= t is false), also with value 0, where
+// ONNX's ThresholdedRelu would give 0.
+func TestThresholdKeepsNaN(t *testing.T) {
+	p := writeArchive(t, map[string]string{"data.pkl": rootPickle, "code/__torch__.py": moduleSource("    return torch.threshold(x, 0.29999999999999999, 0.)\n")}, zip.Store)
+	g, err := ReadFile(p, formats.ReadOptions{InputShapes: map[string][]int64{"x": {3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	x := canon.NewFloat32Tensor("x", []int64{3}, []float32{float32(math.NaN()), 0.2, 1})
+	outs, err := interp.Run(g, map[string]*canon.Tensor{"x": x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := outs[g.Outputs[0].Name].Float64s()
+	if !math.IsNaN(got[0]) || got[1] != 0 || got[2] != 1 {
+		t.Errorf("threshold([NaN 0.2 1], 0.3, 0) = %v, want [NaN 0 1]", got)
 	}
 }

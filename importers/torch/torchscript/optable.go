@@ -37,11 +37,12 @@ var builderKinds = map[string]string{
 // the reason. Every registered kind is produced or listed here (a test
 // checks).
 var opLacks = map[string]string{
-	"Constant":      "constants become initializers, not Constant nodes",
-	"Dropout":       "torch.dropout at inference is the identity; no node is emitted",
-	"GlobalMaxPool": "aten::adaptive_max_pool2d is not mapped yet",
-	"Resize":        "aten::upsample_nearest2d is not mapped yet",
-	"Softsign":      "TorchScript spells softsign as x / (1 + |x|), which is read as Abs, Add and Div",
+	"ThresholdedRelu": "torch.threshold keeps NaN, which ThresholdedRelu maps to 0: it is read as Where(x <= threshold, value, x)",
+	"Constant":        "constants become initializers, not Constant nodes",
+	"Dropout":         "torch.dropout at inference is the identity; no node is emitted",
+	"GlobalMaxPool":   "aten::adaptive_max_pool2d is not mapped yet",
+	"Resize":          "aten::upsample_nearest2d is not mapped yet",
+	"Softsign":        "TorchScript spells softsign as x / (1 + |x|), which is read as Abs, Add and Div",
 }
 
 func init() {
