@@ -45,6 +45,12 @@ var keywordOnly = map[string]bool{
 	"enable_gqa": true, "non_blocking": true, "copy": true, "out": true, "antialias": true,
 	// bucketize and searchsorted.
 	"out_int32": true, "right": true, "side": true, "sorter": true,
+	// Keyword-only in every aten schema that has them (PyTorch 1.13's
+	// schemas): binding them by position could only go wrong.
+	"correction": true, "decimals": true, "edge_order": true, "include_self": true, "indexing": true,
+	"initial": true, "interpolation": true, "log_target": true, "spacing": true, "stable": true,
+	"assume_unique": true, "invert": true, "implicit": true, "bin_edges": true, "aweights": true,
+	"fweights": true, "adjoint": true, "driver": true,
 }
 
 // NodeError names the node and operator of a refused node.
