@@ -212,18 +212,26 @@ func dynamicBatch(g *canon.Graph) error {
 // the file records for it (a batch of 2 for a model saved with 1).
 func resized(g *canon.Graph, opts ReadOptions) bool {
 	for i, v := range g.Inputs {
-		s, ok := opts.ShapeFor(v.Name, i)
-		if !ok || !v.RankKnown {
-			continue
-		}
-		if len(s) != len(v.Shape) {
+		if s, ok := opts.ShapeFor(v.Name, i); ok && !SizesAgree(v, s) {
 			return true
-		}
-		for a, d := range v.Shape {
-			if d.Known() && s[a] > 0 && s[a] != d.Size {
-				return true
-			}
 		}
 	}
 	return false
+}
+
+// SizesAgree tells whether shape (from --input-shape; -1 for a symbolic
+// size) agrees with every size the input v records.
+func SizesAgree(v canon.ValueInfo, shape []int64) bool {
+	if !v.RankKnown {
+		return true
+	}
+	if len(shape) != len(v.Shape) {
+		return false
+	}
+	for a, d := range v.Shape {
+		if d.Known() && shape[a] > 0 && shape[a] != d.Size {
+			return false
+		}
+	}
+	return true
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -235,20 +233,8 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 		accum = compare.AccumulationLength(ga)
 	}
 	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, AccumLen: accum, NoRounding: rep.NoRounding}
-	// A model that computes in a lower precision than its outputs (float16
-	// inside, float32 at the edges) rounds at that precision.
-	for _, side := range []struct {
-		name string
-		g    *canon.Graph
-	}{{"A", ga}, {"B", gb}} {
-		if side.g.Infer() != nil {
-			continue
-		}
-		if p := compare.LowestPrecision(side.g); compare.Roundoff(p) > compare.Roundoff(tol.Precision) && compare.Roundoff(p) > compare.Roundoff(canon.Float32) {
-			tol.Precision = p
-			rep.Precision = fmt.Sprintf("%s (%s computes in it)", p, side.name)
-		}
-	}
+	lowerPrecision(rep, &tol, "A", ga)
+	lowerPrecision(rep, &tol, "B", gb)
 	if !rep.NoRounding {
 		rep.AccumLen = tol.AccumLen
 	}
@@ -431,30 +417,22 @@ func names(vs []canon.ValueInfo) string {
 // compatibleShapes is false only when both shapes are known and differ.
 func isFloat(d canon.DType) bool { return compare.Roundoff(d) > 0 }
 
-// castFloats rounds a float tensor to another float dtype, as a Cast
-// would.
+// castFloats rounds a float tensor to another float dtype with the
+// interpreter's own Cast, so that the rounding is the one every Cast node
+// gets.
 func castFloats(t *canon.Tensor, to canon.DType) (*canon.Tensor, error) {
-	v, err := t.Float64s()
+	g := &canon.Graph{
+		Inputs:  []canon.ValueInfo{{Name: "x", DType: t.DType, Shape: canon.DimsOf(t.Shape...), RankKnown: true}},
+		Nodes:   []*canon.Node{{Name: "cast", Op: &canon.Cast{To: to}, Inputs: []string{"x"}, Outputs: []string{"y"}}},
+		Outputs: []canon.ValueInfo{{Name: "y"}},
+	}
+	outs, err := interp.Run(g, map[string]*canon.Tensor{"x": t})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("input %q: rounding to %s: %w", t.Name, to, err)
 	}
-	out := &canon.Tensor{Name: t.Name, DType: to, Shape: t.Shape}
-	out.Data = make([]byte, out.ByteSize())
-	for i, x := range v {
-		switch to {
-		case canon.Float16:
-			binary.LittleEndian.PutUint16(out.Data[2*i:], canon.Float32ToHalf(float32(x)))
-		case canon.BFloat16:
-			binary.LittleEndian.PutUint16(out.Data[2*i:], canon.Float32ToBFloat16(float32(x)))
-		case canon.Float32:
-			binary.LittleEndian.PutUint32(out.Data[4*i:], math.Float32bits(float32(x)))
-		case canon.Float64:
-			binary.LittleEndian.PutUint64(out.Data[8*i:], math.Float64bits(x))
-		default:
-			return nil, fmt.Errorf("input %q: cannot round to %s", t.Name, to)
-		}
-	}
-	return out, nil
+	y := outs["y"]
+	y.Name = t.Name
+	return y, nil
 }
 
 func compatibleShapes(a, b canon.ValueInfo) bool {
@@ -549,4 +527,18 @@ func roundingTerm(r checkReport) string {
 		return term + "; u of " + r.Precision + ")"
 	}
 	return term + ")"
+}
+
+// lowerPrecision makes the rounding term use the unit roundoff of the
+// precision side computes in when that is below float32's and below what
+// tol already uses (a float16 model with float32 inputs and outputs rounds
+// at float16), and says so in the report.
+func lowerPrecision(rep *checkReport, tol *compare.Tolerance, side string, g *canon.Graph) {
+	if g.Infer() != nil {
+		return
+	}
+	if p := compare.LowestPrecision(g); compare.Roundoff(p) > compare.Roundoff(tol.Precision) && compare.Roundoff(p) > compare.Roundoff(canon.Float32) {
+		tol.Precision = p
+		rep.Precision = fmt.Sprintf("%s (%s computes in it)", p, side)
+	}
 }

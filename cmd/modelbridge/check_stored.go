@@ -61,11 +61,8 @@ func runCheckStored(rep *checkReport, rf *readFlags, inf *inputFlags, rt *runtim
 	tol := compare.Tolerance{RTol: rep.RTol, ATol: rep.ATol, NoRounding: rep.NoRounding}
 	if g.Infer() == nil {
 		tol.AccumLen = compare.AccumulationLength(g)
-		if p := compare.LowestPrecision(g); compare.Roundoff(p) > compare.Roundoff(canon.Float32) {
-			tol.Precision = p
-			rep.Precision = fmt.Sprintf("%s (B computes in it)", p)
-		}
 	}
+	lowerPrecision(rep, &tol, "B", g)
 	if !rep.NoRounding {
 		rep.AccumLen = tol.AccumLen
 	}

@@ -87,7 +87,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			return fmt.Errorf("graph input %q: %w", name, err)
 		}
 		if shape, ok := im.opts.ShapeFor(name, len(g.Inputs)); ok {
-			resized = resized || !sameSizes(v, shape)
+			resized = resized || !formats.SizesAgree(v, shape)
 			v.Shape, v.RankKnown = canon.DimsOf(shape...), true
 		}
 		g.Inputs = append(g.Inputs, v)
@@ -539,20 +539,4 @@ func nodeLabel(n *onnxpb.NodeProto, index int) string {
 		return fmt.Sprintf("node %q (%s)", n.GetName(), n.GetOpType())
 	}
 	return fmt.Sprintf("node #%d (%s, unnamed)", index, n.GetOpType())
-}
-
-// sameSizes tells whether shape agrees with every size v records.
-func sameSizes(v canon.ValueInfo, shape []int64) bool {
-	if !v.RankKnown {
-		return true
-	}
-	if len(shape) != len(v.Shape) {
-		return false
-	}
-	for a, d := range v.Shape {
-		if d.Known() && shape[a] > 0 && shape[a] != d.Size {
-			return false
-		}
-	}
-	return true
 }
