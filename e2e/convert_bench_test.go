@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/modelbridge/modelbridge/allformats"
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	_ "github.com/modelbridge/modelbridge/formats/all"
 )
 
 // The conversion benchmark's model: convertLayers Linear layers of

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/modelbridge/modelbridge/allformats" // every format the fixtures come in
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
-	_ "github.com/modelbridge/modelbridge/formats/all" // every format the fixtures come in
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 

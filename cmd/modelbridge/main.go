@@ -16,7 +16,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/panicerr"
 
 	// Every format registers itself with the formats registry.
-	_ "github.com/modelbridge/modelbridge/formats/all"
+	_ "github.com/modelbridge/modelbridge/allformats"
 )
 
 // Version is the release of this build.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/modelbridge/modelbridge/allformats"
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	_ "github.com/modelbridge/modelbridge/formats/all"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"

@@ -1,6 +1,6 @@
-// Package all registers every format modelbridge reads and writes. Import
+// Package allformats registers every format modelbridge reads and writes. Import
 // it for its side effects, as commands and cross-format tests do.
-package all
+package allformats
 
 import (
 	// Exporters.
