@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/internal/opmatrix"
+	"github.com/modelbridge/modelbridge/opmatrix"
 )
 
 // opsReport is the --json schema of `ops`: per op, per backend column.

@@ -94,10 +94,10 @@ func TestDocsAreCurrent(t *testing.T) {
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/opmatrix -update)", err)
+		t.Fatalf("%v (run go test ./opmatrix -update)", err)
 	}
 	if !bytes.Equal(got, buf.Bytes()) {
-		t.Errorf("docs/ops.md is out of date with the op tables; run go test ./internal/opmatrix -update")
+		t.Errorf("docs/ops.md is out of date with the op tables; run go test ./opmatrix -update")
 	}
 }
 

@@ -223,7 +223,7 @@ func WriteMarkdown(w io.Writer, cols []Column) {
 	defs := canon.Ops()
 	fmt.Fprintln(w, "# Supported operators")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Generated from the op tables of each backend by `go test ./internal/opmatrix -update`;")
+	fmt.Fprintln(w, "Generated from the op tables of each backend by `go test ./opmatrix -update`;")
 	fmt.Fprintln(w, "`modelbridge ops` prints the same matrix and `modelbridge ops OP` one op's details. A test")
 	fmt.Fprintln(w, "fails when this file and the tables disagree.")
 	fmt.Fprintln(w)
