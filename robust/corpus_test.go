@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // flipCount is how many bit-flipped copies of each base file are tried.
@@ -209,7 +210,7 @@ func loadTensorFile(t *testing.T, name string, data []byte) {
 	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
 		t.Errorf("reading a %d-byte file allocated %d MB", len(data), d>>20)
 	}
-	CheckError(t, err)
+	readcheck.CheckError(t, err)
 	if err == nil {
 		if cerr := tt.CheckData(); cerr != nil {
 			t.Errorf("read without error but inconsistent: %v", cerr)

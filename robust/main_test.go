@@ -1,3 +1,7 @@
+// Package robust is the damaged-files corpus test: it runs every importer
+// over truncated, bit-flipped, absurdly sized and deeply nested files made
+// from real fixtures. It holds tests only; the checks it shares with the
+// readers' fuzz targets are in internal/testfix/readcheck.
 package robust
 
 import (

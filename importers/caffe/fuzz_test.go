@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/caffepb"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 const fuzzNet = `name: "fuzz"
@@ -49,11 +49,11 @@ func FuzzRead(f *testing.F) {
 	model := fuzzModel(f)
 	f.Add([]byte(fuzzNet), model)
 	f.Add([]byte(fuzzNet), []byte{})
-	for _, s := range robust.Seeds(4<<10, "caffe/*/*.prototxt") {
+	for _, s := range readcheck.Seeds(4<<10, "caffe/*/*.prototxt") {
 		f.Add(s, []byte{})
 	}
-	for _, m := range robust.Seeds(32<<10, "caffe/mtcnn/det1.caffemodel") {
-		for _, s := range robust.Seeds(8<<10, "caffe/mtcnn/det1.prototxt") {
+	for _, m := range readcheck.Seeds(32<<10, "caffe/mtcnn/det1.caffemodel") {
+		for _, s := range readcheck.Seeds(8<<10, "caffe/mtcnn/det1.prototxt") {
 			f.Add(s, m)
 		}
 	}
@@ -71,18 +71,18 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 		g, err := Read(textPath, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(text)+len(model))
+			readcheck.CheckGraph(t, g, len(text)+len(model))
 			g.Close()
 		}
 		// The caffemodel alone carries its own net definition.
 		if len(model) > 0 {
 			os.Remove(textPath)
 			g, err := Read(modelPath, formats.ReadOptions{})
-			robust.CheckError(t, err)
+			readcheck.CheckError(t, err)
 			if err == nil {
-				robust.CheckGraph(t, g, len(model))
+				readcheck.CheckGraph(t, g, len(model))
 				g.Close()
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/mxparams"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // fuzzSymbol is a small checkpoint in the ≥1.0 "attrs" generation:
@@ -51,12 +51,12 @@ func FuzzReadCheckpoint(f *testing.F) {
 	params := fuzzParams(f)
 	f.Add([]byte(fuzzSymbol), params)
 	f.Add([]byte(fuzzSymbol), []byte{})
-	syms := robust.Seeds(16<<10, "mxnet/*/*-symbol.json")
+	syms := readcheck.Seeds(16<<10, "mxnet/*/*-symbol.json")
 	for _, s := range syms {
 		f.Add(s, []byte{})
 	}
-	for _, p := range robust.Seeds(1<<10, "mxnet/go_test/*.params") {
-		for _, s := range robust.Seeds(4<<10, "mxnet/go_test/*-symbol.json") {
+	for _, p := range readcheck.Seeds(1<<10, "mxnet/go_test/*.params") {
+		for _, s := range readcheck.Seeds(4<<10, "mxnet/go_test/*-symbol.json") {
 			f.Add(s, p)
 		}
 	}
@@ -74,11 +74,11 @@ func FuzzReadCheckpoint(f *testing.F) {
 			}
 		}
 		g, err := Read(symPath, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
 			n := len(sym) + len(params)
-			limit := int64(n)*robust.MaxBytesPerInputByte + robust.SlackBytes + mxparams.DensifyLimit(len(params))
-			robust.CheckGraphLimit(t, g, n, limit)
+			limit := int64(n)*readcheck.MaxBytesPerInputByte + readcheck.SlackBytes + mxparams.DensifyLimit(len(params))
+			readcheck.CheckGraphLimit(t, g, n, limit)
 			g.Close()
 		}
 	})

@@ -11,7 +11,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // padToMapping appends an unknown ModelProto field so that the file is big
@@ -30,7 +30,7 @@ func FuzzReadModelFile(f *testing.F) {
 	good, _ := proto.Marshal(convModel().model())
 	f.Add(good)
 	f.Add(good[:len(good)/2])
-	for _, b := range robust.Seeds(64<<10, "torch/*/model.onnx", "onnx-node/test_[a-c]*/model.onnx") {
+	for _, b := range readcheck.Seeds(64<<10, "torch/*/model.onnx", "onnx-node/test_[a-c]*/model.onnx") {
 		f.Add(b)
 	}
 	dir := f.TempDir()
@@ -44,9 +44,9 @@ func FuzzReadModelFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		g, err := Read(p, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(b))
+			readcheck.CheckGraph(t, g, len(b))
 			g.Close()
 		}
 	})
@@ -81,9 +81,9 @@ func FuzzReadExternalData(f *testing.F) {
 			t.Fatal(err)
 		}
 		g, err := Read(p, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(model)+len(data))
+			readcheck.CheckGraph(t, g, len(model)+len(data))
 			g.Close()
 		}
 	})
@@ -98,7 +98,7 @@ func FuzzReadTensorFile(f *testing.F) {
 	}
 	typed, _ := proto.Marshal(i64Tensor("shape", 1, 2, 3))
 	f.Add(typed)
-	for _, b := range robust.Seeds(16<<10, "torch/*/test_data_set_0/*.pb", "onnx-node/test_[a-c]*/test_data_set_0/*.pb") {
+	for _, b := range readcheck.Seeds(16<<10, "torch/*/test_data_set_0/*.pb", "onnx-node/test_[a-c]*/test_data_set_0/*.pb") {
 		f.Add(b)
 	}
 	dir := f.TempDir()
@@ -108,9 +108,9 @@ func FuzzReadTensorFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		tt, err := ReadTensorFile(p)
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			if n := int64(len(tt.Data)); n > int64(len(b))*robust.MaxBytesPerInputByte+robust.SlackBytes {
+			if n := int64(len(tt.Data)); n > int64(len(b))*readcheck.MaxBytesPerInputByte+readcheck.SlackBytes {
 				t.Fatalf("a %d-byte file gave a %d-byte tensor", len(b), n)
 			}
 			if err := tt.CheckData(); err != nil {

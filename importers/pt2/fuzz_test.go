@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // FuzzRead reads arbitrary bytes as a .pt2 archive. Seeds are the
@@ -15,7 +15,7 @@ import (
 func FuzzRead(f *testing.F) {
 	f.Add(synthArchive(f, nil))
 	f.Add(pt2Archive(f, [2]any{programEntry, []byte(`{"schema_version": {"major": 8, "minor": 2}}`)}))
-	for _, b := range robust.Seeds(64<<10, "torch2/tiny_convnet/*.pt2", "torch2/deconv_net/*.pt2") {
+	for _, b := range readcheck.Seeds(64<<10, "torch2/tiny_convnet/*.pt2", "torch2/deconv_net/*.pt2") {
 		f.Add(b)
 	}
 	dir := f.TempDir()
@@ -25,9 +25,9 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		g, err := Read(p, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(b))
+			readcheck.CheckGraph(t, g, len(b))
 			g.Close()
 		}
 	})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // FuzzRead reads arbitrary bytes as a safetensors file through Read, the
@@ -17,7 +17,7 @@ func FuzzRead(f *testing.F) {
 	f.Add(file(`{"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"b":{"dtype":"I64","shape":[],"data_offsets":[16,24]}}`, 24))
 	f.Add(file(`{"x":{"dtype":"BF16","shape":[3],"data_offsets":[0,6]},"y":{"dtype":"BOOL","shape":[0],"data_offsets":[6,6]}}`, 6))
 	f.Add(file(`{}`, 0))
-	for _, b := range robust.Seeds(64<<10, "torch-files/safetensors/*.safetensors") {
+	for _, b := range readcheck.Seeds(64<<10, "torch-files/safetensors/*.safetensors") {
 		f.Add(b)
 	}
 	dir := f.TempDir()
@@ -27,9 +27,9 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		g, err := Read(p, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(b))
+			readcheck.CheckGraph(t, g, len(b))
 			for _, tt := range g.Initializers {
 				if int64(len(tt.Data)) != tt.ByteSize() {
 					t.Errorf("tensor %q holds %d bytes for %s%v", tt.Name, len(tt.Data), tt.DType, tt.Shape)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // FuzzRead reads fuzzed .tflite files (seeded with the shared fixtures)
@@ -14,7 +14,7 @@ import (
 // never a panic, and no more tensor data than the file justifies.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte("\x10\x00\x00\x00TFL3\x00\x00\x00\x00\x00\x00\x00\x00"))
-	for _, s := range robust.Seeds(64<<10, "tflite/*.tflite", "tflite/seanet/*.tflite") {
+	for _, s := range readcheck.Seeds(64<<10, "tflite/*.tflite", "tflite/seanet/*.tflite") {
 		f.Add(s)
 	}
 	dir := f.TempDir()
@@ -24,9 +24,9 @@ func FuzzRead(f *testing.F) {
 			t.Fatal(err)
 		}
 		g, err := Read(path, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(data))
+			readcheck.CheckGraph(t, g, len(data))
 			g.Close()
 		}
 	})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // FuzzReadFile reads arbitrary bytes as a PyTorch file through Read: zip
@@ -16,7 +16,7 @@ import (
 func FuzzReadFile(f *testing.F) {
 	f.Add([]byte("\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.\x80\x02M\xe9\x03."))
 	f.Add([]byte("PK\x05\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
-	for _, b := range robust.Seeds(32<<10, "torch/tiny_convnet/*.pt", "torch-files/gopickle/*", "torch-files/burn/*") {
+	for _, b := range readcheck.Seeds(32<<10, "torch/tiny_convnet/*.pt", "torch-files/gopickle/*", "torch-files/burn/*") {
 		f.Add(b)
 	}
 	dir := f.TempDir()
@@ -26,9 +26,9 @@ func FuzzReadFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		g, err := Read(p, formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(b))
+			readcheck.CheckGraph(t, g, len(b))
 			g.Close()
 		}
 	})

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // FuzzParse decodes arbitrary bytes as an NDArray list file. Sparse arrays
@@ -19,12 +19,12 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
-	for _, s := range robust.Seeds(64<<10, "mxnet/*/*.params", "mxnet/legacy/*") {
+	for _, s := range readcheck.Seeds(64<<10, "mxnet/*/*.params", "mxnet/legacy/*") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		arrays, err := Parse(data, "fuzz.params")
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err != nil {
 			return
 		}

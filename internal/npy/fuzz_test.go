@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // FuzzRead decodes arbitrary bytes as an .npy file: errors are fine, a
@@ -20,7 +20,7 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tt, err := Read(bytes.NewReader(b), int64(len(b)))
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err != nil {
 			return
 		}

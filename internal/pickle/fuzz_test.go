@@ -3,7 +3,7 @@ package pickle
 import (
 	"testing"
 
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // FuzzDecode decodes arbitrary bytes as a pickle with the globals a
@@ -15,7 +15,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("\x80\x02}q\x00X\x01\x00\x00\x00aq\x01K\x01s.")) // {'a': 1}
 	f.Add([]byte("(lp0\nI1\naF2.5\na(I1\nI2\ntp1\na."))           // protocol 0 list
 	f.Add([]byte("\x80\x02ccollections\nOrderedDict\nq\x00)Rq\x01X\x01\x00\x00\x00wq\x02(X\x07\x00\x00\x00storageq\x03ctorch\nFloatStorage\nq\x04X\x01\x00\x00\x000q\x05X\x03\x00\x00\x00cpuq\x06K\x06tq\x07Qs."))
-	for _, b := range robust.Seeds(64<<10, "torch-files/gopickle/*legacy*", "torch/*/state_dict_legacy.pt") {
+	for _, b := range readcheck.Seeds(64<<10, "torch-files/gopickle/*legacy*", "torch/*/state_dict_legacy.pt") {
 		f.Add(b)
 	}
 	allow := Allow([]string{
@@ -30,7 +30,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for len(b) > 0 {
 			v, n, err := Decode(b, opts)
-			robust.CheckError(t, err)
+			readcheck.CheckError(t, err)
 			if err != nil {
 				return
 			}

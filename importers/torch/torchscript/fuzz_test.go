@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/robust"
+	"github.com/modelbridge/modelbridge/internal/testfix/readcheck"
 )
 
 // fuzzArchive is the traced tiny_convnet (made by torch.jit.trace, 22 KB)
@@ -53,7 +53,7 @@ func FuzzCode(f *testing.F) {
 		f.Fatal("traced.pt has no code/__torch__.py")
 	}
 	f.Add(entries[target])
-	for _, b := range robust.Seeds(64<<10, "torch-files/torchscript/*.pt") {
+	for _, b := range readcheck.Seeds(64<<10, "torch-files/torchscript/*.pt") {
 		if code, ok := topLevelCode(b); ok {
 			f.Add(code)
 		}
@@ -78,9 +78,9 @@ func FuzzCode(f *testing.F) {
 		}
 		b := buf.Bytes()
 		g, err := Read(b, "fuzz.pt", formats.ReadOptions{})
-		robust.CheckError(t, err)
+		readcheck.CheckError(t, err)
 		if err == nil {
-			robust.CheckGraph(t, g, len(b))
+			readcheck.CheckGraph(t, g, len(b))
 			g.Close()
 		}
 	})

@@ -1,8 +1,7 @@
-// Package robust holds the damaged-files corpus test, which runs every
-// importer over truncated, bit-flipped, absurdly sized and deeply nested
-// files made from real fixtures, and the small helpers the readers' fuzz
-// targets share: fixture seeds and the checks a successful read must pass.
-package robust
+// Package readcheck holds what the readers' fuzz targets and the
+// damaged-files tests (robust/) share: fixture seeds and the checks a
+// successful read must pass. It is imported by tests only.
+package readcheck
 
 import (
 	"errors"
