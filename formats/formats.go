@@ -121,6 +121,14 @@ type Importer struct {
 	// `modelbridge ops` finds an op by the name a framework gives it. nil
 	// when the format's names are the canonical ones.
 	SourceOps func() map[string][]string
+	// ReadCut, when set, reads only the part of the file between a cut's
+	// inputs and outputs, so that ops outside the cut need not be
+	// supported. Without it a cut is taken from the whole imported graph.
+	ReadCut func(path string, opts ReadOptions, cut Cut) (*canon.Graph, error)
+	// WeightsBeside names the file a graph's weights are read from when
+	// they sit beside it ("-NNNN.params", ".caffemodel"), for the message
+	// when they are missing. Empty for formats that hold their weights.
+	WeightsBeside string
 }
 
 // Exporter writes canonical graphs in one format.
@@ -148,6 +156,10 @@ type Exporter struct {
 	// KernelLayouts is set when the format records each tensor's layout,
 	// so weights may be written in a non-canonical kernel layout.
 	KernelLayouts bool
+	// TypesOwnCopy is set when the exporter infers types on its own copy
+	// of the graph, so the reader's value table (an entry per value) may
+	// be dropped before writing to save the memory of a large graph.
+	TypesOwnCopy bool
 }
 
 // OpsetRange is the ONNX opsets an exporter writes.

@@ -59,6 +59,7 @@ func init() {
 		Ops:          Coverage,
 		Opsets:       formats.OpsetRange{Min: MinOpset, Default: DefaultOpset, Max: MaxOpset},
 		ExternalData: true,
+		TypesOwnCopy: true,
 	})
 }
 

@@ -35,6 +35,8 @@ func init() {
 		Read:       Read,
 		Ops:        Ops,
 		SourceOps:  SourceOps,
+		// The weights of a .prototxt are in a .caffemodel beside it.
+		WeightsBeside: ".caffemodel",
 	})
 }
 

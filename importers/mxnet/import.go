@@ -32,6 +32,8 @@ func init() {
 		Read:       Read,
 		Ops:        Ops,
 		SourceOps:  SourceOps,
+		// The weights of prefix-symbol.json are in prefix-NNNN.params.
+		WeightsBeside: "-NNNN.params",
 	})
 }
 

@@ -45,6 +45,9 @@ func init() {
 		Read:       Read,
 		Ops:        Coverage,
 		SourceOps:  SourceOps,
+		ReadCut: func(path string, opts formats.ReadOptions, cut formats.Cut) (*canon.Graph, error) {
+			return ReadCut(path, opts, Cut{Inputs: cut.Inputs, Outputs: cut.Outputs})
+		},
 	})
 }
 
