@@ -22,6 +22,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/progress"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // batchFlags are the options of `convert --batch`.
@@ -96,7 +97,7 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 	}
 	// Folders are compared by identity: a symlink to the input folder is
 	// the input folder.
-	if sameOrInside(b.out, b.dir) && (b.recursive || sameOrInside(b.dir, b.out)) {
+	if pipeline.SameOrInside(b.out, b.dir) && (b.recursive || pipeline.SameOrInside(b.dir, b.out)) {
 		return usageErrorf("--out %s is inside the input folder %s: its outputs would be read as inputs next time; choose another folder", b.out, b.dir)
 	}
 	exp, err := formats.FindExporter("", to)
@@ -106,8 +107,10 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 	if err := checkWriteFlags(exp, b.out, wo.Opset, wo.ExternalData); err != nil {
 		return err
 	}
-	if steps.kernelLayout != "" && !exp.KernelLayouts {
-		return applyKernelLayout(nil, exp, steps.kernelLayout)
+	if steps.kernelLayout != "" {
+		if err := pipeline.CheckKernelLayout(exp, steps.kernelLayout); err != nil {
+			return err
+		}
 	}
 	if _, err := rf.options(); err != nil {
 		return err
@@ -215,7 +218,7 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 		return res
 	}
 	defer g.Close()
-	if err := requireModel(job.in, g, true); err != nil {
+	if err := pipeline.RequireModel(job.in, g, true); err != nil {
 		res.Error = err.Error()
 		return res
 	}
@@ -229,16 +232,16 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 			res.Output = job.out
 		}
 	}
-	if err := refuseGraphFromWeights(job.in, g, exp, job.out); err != nil {
+	if err := pipeline.RefuseGraphFromWeights(job.in, g, exp, job.out); err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	res.WeightsOnly = !writesGraph(exp, job.out) || isWeightsOnly(g)
+	res.WeightsOnly = !pipeline.WritesGraph(exp, job.out) || pipeline.IsWeightsOnly(g)
 	// Every file the batch reads (each model and the parts its importer
 	// read besides, such as ONNX external data) is compared by identity
 	// with every file this job writes.
 	outputs := exp.Outputs(g, job.out)
-	if err := refuseOverwriting(outputs, inputParts(job.in, g), "the input "+job.in); err != nil {
+	if err := pipeline.RefuseOverwriting(outputs, pipeline.InputParts(job.in, g), "the input "+job.in); err != nil {
 		res.Error = err.Error()
 		return res
 	}
@@ -255,7 +258,7 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 		res.Error = fmt.Sprintf("%s: %v", job.in, err)
 		return res
 	}
-	if err := exp.Write(g, job.out, wo); err != nil {
+	if err := pipeline.Write(g, exp, job.out, wo); err != nil {
 		res.Error = err.Error()
 		return res
 	}

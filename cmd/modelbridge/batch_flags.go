@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/optimize"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // batchSteps are the single-file steps of convert that --batch applies to
@@ -70,20 +71,18 @@ func refuseBatchFlags(cmd *cobra.Command) error {
 // write (g itself, or an optimized graph sharing g's weights) and a short
 // description of what was done for the summary.
 func (s batchSteps) apply(g *canon.Graph, exp *formats.Exporter) (*canon.Graph, string, error) {
-	detail := ""
-	if s.optimize {
-		shapes, _ := tensorfile.ParseShapes(s.inputShapes)
-		opt, rep, err := optimize.Optimize(g, optimize.Options{Verify: s.verify, InputShapes: shapes})
-		if err != nil {
-			return nil, "", fmt.Errorf("optimize: %w (nothing written)", err)
-		}
-		detail = fmt.Sprintf("optimized %d -> %d nodes", rep.NodesBefore, rep.NodesAfter)
-		g = opt
+	shapes, _ := tensorfile.ParseShapes(s.inputShapes)
+	plan := pipeline.Plan{Optimize: s.optimize, Verify: s.verify, InputShapes: shapes, KernelLayout: s.kernelLayout}
+	g, rep, err := plan.Apply(g, exp)
+	var se *pipeline.StepError
+	if errors.As(err, &se) && se.Step == pipeline.StepOptimize {
+		return nil, "", fmt.Errorf("%v (nothing written)", se)
+	} else if err != nil {
+		return nil, "", errors.Unwrap(err)
 	}
-	if s.kernelLayout != "" {
-		if err := applyKernelLayout(g, exp, s.kernelLayout); err != nil {
-			return nil, "", err
-		}
+	detail := ""
+	if r := rep.Optimize; r != nil {
+		detail = fmt.Sprintf("optimized %d -> %d nodes", r.NodesBefore, r.NodesAfter)
 	}
 	return g, detail, nil
 }

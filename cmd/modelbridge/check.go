@@ -14,6 +14,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/interp"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // checkReport is the --json schema of `check`. Field names are stable.
@@ -197,7 +198,7 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 		path string
 		g    *canon.Graph
 	}{{rep.A, ga}, {rep.B, gb}} {
-		if err := requireModel(m.path, m.g, false); err != nil {
+		if err := pipeline.RequireModel(m.path, m.g, false); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // storedOutputs names the reference side of a one-model check.
@@ -40,7 +41,7 @@ func runCheckStored(rep *checkReport, rf *readFlags, inf *inputFlags, rt *runtim
 		return err
 	}
 	defer g.Close()
-	if err := requireModel(rep.B, g, false); err != nil {
+	if err := pipeline.RequireModel(rep.B, g, false); err != nil {
 		return err
 	}
 	side.g = g

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -14,7 +14,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/optimize"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 func newConvertCmd() *cobra.Command {
@@ -73,7 +73,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			defer g.Close()
-			if err := requireModel(in, g, true); err != nil {
+			if err := pipeline.RequireModel(in, g, true); err != nil {
 				return err
 			}
 			// Every exporter refuses names that are not UTF-8; saying so
@@ -81,67 +81,67 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := formats.CheckUTF8Names(g); err != nil {
 				return fmt.Errorf("%s: %w", in, err)
 			}
-			if err := refuseGraphFromWeights(in, g, exp, out); err != nil {
+			if err := pipeline.RefuseGraphFromWeights(in, g, exp, out); err != nil {
 				return err
 			}
 			stage.Finish() // the notes start on a clean line
 			writeNotes(cmd.ErrOrStderr(), in, g.Meta.Notes, verbose)
 			var w *canon.Graph
 			if weightsPath != "" {
-				if w, err = loadWeights(weightsPath, rf.key); err != nil {
-					return err
+				if w, err = pipeline.LoadWeights(weightsPath, rf.key); err != nil {
+					return fmt.Errorf("--weights: %w", err)
 				}
 				defer w.Close()
 			}
-			if err := refuseInputOverwrite(in, out, exp, g, weightsPath, w); err != nil {
+			if err := pipeline.RefuseInputOverwrite(in, out, exp, g, weightsPath, w); err != nil {
 				return err
 			}
-			if w != nil {
-				rep, err := bindWeights(g, w, allowPartial)
-				if err != nil {
-					return fmt.Errorf("%s: %w (nothing written)", weightsPath, err)
-				}
-				rep.write(cmd.OutOrStdout())
+			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
+			var obar *progress.Bar
+			plan := pipeline.Plan{
+				Weights: w, AllowPartial: allowPartial,
+				Optimize: optimizeToo, Verify: !noVerify, InputShapes: shapes,
+				Float16: hf.options(), KernelLayout: kernelLayout,
+				Started: func(s pipeline.Step) {
+					if s == pipeline.StepOptimize {
+						obar = newStageBar(cmd, "optimizing "+in)
+					}
+				},
+				Finished: func(s pipeline.Step, rep *pipeline.Report, err error) {
+					if s == pipeline.StepOptimize {
+						obar.Finish()
+					}
+					if err != nil {
+						return
+					}
+					switch s {
+					case pipeline.StepBind:
+						rep.Bind.Write(cmd.OutOrStdout())
+					case pipeline.StepOptimize:
+						r := rep.Optimize
+						fmt.Fprintf(cmd.OutOrStdout(), "optimized: %d -> %d nodes, modelled %.3f -> %.3f ms\n",
+							r.NodesBefore, r.NodesAfter, r.Before.Cost()*1e3, r.After.Cost()*1e3)
+						if len(rep.Notes) > 0 {
+							writeNotes(cmd.OutOrStdout(), in, rep.Notes, verbose)
+						}
+					case pipeline.StepFloat16:
+						printFloat16(cmd, rep.Float16)
+					}
+				},
 			}
-			if optimizeToo {
-				shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
-				obar := newStageBar(cmd, "optimizing "+in)
-				opt, rep, err := optimize.Optimize(g, optimize.Options{Verify: !noVerify, InputShapes: shapes})
-				obar.Finish()
-				if err != nil {
-					return fmt.Errorf("%s: %w (nothing written)", in, err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "optimized: %d -> %d nodes, modelled %.3f -> %.3f ms\n",
-					rep.NodesBefore, rep.NodesAfter, rep.Before.Cost()*1e3, rep.After.Cost()*1e3)
-				if n := len(g.Meta.Notes); len(opt.Meta.Notes) > n {
-					writeNotes(cmd.OutOrStdout(), in, opt.Meta.Notes[n:], verbose)
-				}
-				// opt shares g's weight data; g stays open until the write is done.
-				g = opt
-			}
-			if g, err = hf.apply(cmd, g); err != nil {
-				return err
-			}
-			if kernelLayout != "" {
-				if err := applyKernelLayout(g, exp, kernelLayout); err != nil {
-					return err
-				}
+			// The result shares g's weight data; g stays open until the
+			// write is done.
+			if g, _, err = plan.Apply(g, exp); err != nil {
+				return convertStepError(err, in, weightsPath)
 			}
 			// The bar names every file written (an MXNet symbol and its
 			// params: the bytes counted are the params').
-			if exp.Name == "onnx" {
-				// The ONNX exporter infers types on its own copy of the
-				// graph: the reader's table (an entry per value) would
-				// only double what a graph of millions of nodes holds.
-				g.Values = nil
-				runtime.GC() // and the next collection is paced from what is left
-			}
 			bar := newBar(cmd, "writing "+barFiles(exp.Outputs(g, out)), 0, progress.Bytes)
 			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
 			if verbose || opset == formats.OpsetAuto { // auto says which opset it chose
 				wopts.Verbose = cmd.OutOrStdout()
 			}
-			err = exp.Write(g, out, wopts)
+			err = pipeline.Write(g, exp, out, wopts)
 			bar.Finish()
 			if err != nil {
 				return err
@@ -256,4 +256,22 @@ func barFiles(files []string) string {
 		names = append(names, filepath.Base(f))
 	}
 	return strings.Join(names, " + ")
+}
+
+// convertStepError words a failed step of convert's pipeline: what failed
+// (the weights file, the model, the flag) and that nothing was written.
+func convertStepError(err error, in, weightsPath string) error {
+	var se *pipeline.StepError
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Step {
+	case pipeline.StepBind:
+		return fmt.Errorf("%s: %w (nothing written)", weightsPath, se.Err)
+	case pipeline.StepOptimize:
+		return fmt.Errorf("%s: %w (nothing written)", in, se.Err)
+	case pipeline.StepFloat16:
+		return fmt.Errorf("--fp16: %w (nothing written)", se.Err)
+	}
+	return se.Err
 }

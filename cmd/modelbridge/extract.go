@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/progress"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 func newExtractCmd() *cobra.Command {
@@ -52,7 +52,7 @@ tail holds an op modelbridge does not support can still be cut before it.`,
 			}
 			defer cut.Close()
 			bar := newBar(cmd, "writing "+out, 0, progress.Bytes)
-			err = exp.Write(cut, out, formats.WriteOptions{Opset: opset, Progress: bar.Func()})
+			err = pipeline.Write(cut, exp, out, formats.WriteOptions{Opset: opset, Progress: bar.Func()})
 			bar.Finish()
 			if err != nil {
 				return err
@@ -91,72 +91,15 @@ func splitNames(s string) []string {
 }
 
 // extractGraph reads the cut of in between ins and outs, and the number of
-// nodes of the whole model when it is known (0 otherwise). ONNX files are cut
-// before import, so ops outside the cut need not be supported; other
-// formats are imported whole and cut in canonical form.
+// nodes of the whole model when it is known (0 otherwise); see
+// pipeline.Extract.
 func extractGraph(rf *readFlags, in string, ins, outs []string) (*canon.Graph, int, error) {
-	imp, err := formats.FindImporter(in, rf.from)
-	if err != nil {
-		return nil, 0, usageErrorf("%v", err)
-	}
 	opts, err := rf.options()
 	if err != nil {
+		if _, ferr := formats.FindImporter(in, rf.from); ferr != nil {
+			return nil, 0, usageErrorf("%v", ferr)
+		}
 		return nil, 0, err
 	}
-	if imp.Name == "onnx" {
-		total := 0
-		if whole, err := imp.Read(in, opts); err == nil {
-			total = len(whole.Nodes)
-			whole.Close()
-		}
-		cut := onnximport.Cut{Outputs: outs}
-		if ins != nil {
-			cut.Inputs = onnxCutInputs(in, opts, ins)
-		}
-		g, err := onnximport.ReadCut(in, opts, cut)
-		return g, total, err
-	}
-	g, _, err := formats.Read(in, rf.from, opts)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := requireModel(in, g, false); err != nil {
-		g.Close()
-		return nil, 0, err
-	}
-	if ins == nil {
-		for _, v := range g.Inputs {
-			ins = append(ins, v.Name)
-		}
-	}
-	cut, err := canon.Extract(g, ins, outs)
-	if err != nil {
-		g.Close()
-		return nil, 0, fmt.Errorf("%s: %w", in, err)
-	}
-	// The cut shares g's weight data: g's resources close with it.
-	cut.AddResource(g)
-	return cut, len(g.Nodes), nil
-}
-
-// onnxCutInputs types the cut's inputs by importing the part of the model
-// that computes them; where that part cannot be imported, the types the file
-// declares are used.
-func onnxCutInputs(in string, opts formats.ReadOptions, ins []string) []canon.ValueInfo {
-	out := make([]canon.ValueInfo, len(ins))
-	for i, name := range ins {
-		out[i].Name = name
-	}
-	head, err := onnximport.ReadCut(in, opts, onnximport.Cut{Outputs: ins})
-	if err != nil {
-		return out
-	}
-	defer head.Close()
-	for i, name := range ins {
-		if v, ok := head.Values[name]; ok && v.DType != canon.Undefined {
-			v.Const = nil
-			out[i] = v
-		}
-	}
-	return out
+	return pipeline.Extract(in, rf.from, opts, ins, outs)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/optimize"
 )
 
@@ -34,16 +33,16 @@ func (f *fp16Flags) check(batch bool) error {
 	return nil
 }
 
-// apply converts g to float16 when asked, and reports what it did. The
-// result shares g's weights.
-func (f *fp16Flags) apply(cmd *cobra.Command, g *canon.Graph) (*canon.Graph, error) {
+// options is the float16 step of the pipeline: nil without --fp16.
+func (f *fp16Flags) options() *optimize.Float16Options {
 	if !f.on {
-		return g, nil
+		return nil
 	}
-	h, rep, err := optimize.ToFloat16(g, optimize.Float16Options{KeepIOTypes: f.keepIO, KeepFloat32: f.keep})
-	if err != nil {
-		return nil, fmt.Errorf("--fp16: %w (nothing written)", err)
-	}
+	return &optimize.Float16Options{KeepIOTypes: f.keepIO, KeepFloat32: f.keep}
+}
+
+// printFloat16 reports what the float16 step did.
+func printFloat16(cmd *cobra.Command, rep *optimize.Float16Report) {
 	var kept []string
 	for k, n := range rep.KeptFloat32 {
 		kept = append(kept, fmt.Sprintf("%s %d", k, n))
@@ -57,5 +56,4 @@ func (f *fp16Flags) apply(cmd *cobra.Command, g *canon.Graph) (*canon.Graph, err
 	if rep.WeightsClamped > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "modelbridge: warning: %d weight values beyond float16's range were clamped to ±65504\n", rep.WeightsClamped)
 	}
-	return h, nil
 }

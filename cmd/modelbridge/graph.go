@@ -12,6 +12,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/graphdraw"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 func newGraphCmd() *cobra.Command {
@@ -60,7 +61,7 @@ Nodes are paired by name, then by op kind and inputs.`,
 				return err
 			}
 			defer g.Close()
-			if isWeightsOnly(g) {
+			if pipeline.IsWeightsOnly(g) {
 				return fmt.Errorf("%s holds only weights (%d tensors, no graph): there is nothing to draw; 'modelbridge inspect %s' lists the tensors", args[0], len(g.Initializers), args[0])
 			}
 			var d *graphdraw.Drawing
@@ -87,11 +88,11 @@ Nodes are paired by name, then by op kind and inputs.`,
 				_, err := cmd.OutOrStdout().Write(data)
 				return err
 			}
-			inputs := inputParts(args[0], g)
+			inputs := pipeline.InputParts(args[0], g)
 			if other != nil {
-				inputs = append(inputs, inputParts(diff, other)...)
+				inputs = append(inputs, pipeline.InputParts(diff, other)...)
 			}
-			if err := refuseOverwriting([]string{out}, inputs, "the models drawn"); err != nil {
+			if err := pipeline.RefuseOverwriting([]string{out}, inputs, "the models drawn"); err != nil {
 				return err
 			}
 			if err := writeAtomically(out, data); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/formats"
 )
 
 // layoutsReport is the --json schema of `layouts`. Field names are stable
@@ -313,66 +312,6 @@ func printLayouts(w io.Writer, r layoutsReport) {
 			}
 		}
 	}
-}
-
-// applyKernelLayout rewrites g's convolution kernels into layout to before
-// a weights-only export (convert --kernel-layout). Only safetensors can
-// say which layout a tensor is in (its __metadata__ records
-// "layout.<tensor>"); ONNX and MXNet operators require OIHW/IOHW, and a
-// PyTorch state dict has no place to declare a layout, so those are refused
-// rather than written with weights their readers would misinterpret.
-func applyKernelLayout(g *canon.Graph, exp *formats.Exporter, to string) error {
-	if err := canon.CheckKernelLayout(to); err != nil {
-		return usageErrorf("--kernel-layout %s: %v", to, err)
-	}
-	if !exp.KernelLayouts {
-		return usageErrorf("--kernel-layout: %s cannot declare a non-canonical kernel layout (its readers expect OIHW for Conv and IOHW for ConvTranspose); write a format that records each tensor's layout (%s), or preview with 'modelbridge layouts MODEL --kernel-layout %s'", exp.Name, strings.Join(kernelLayoutFormats(), ", "), to)
-	}
-	n, err := permuteKernels(g, canon.Layout(to))
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return usageErrorf("--kernel-layout %s: no convolution kernel in the model has %d spatial axes", to, len(to)-2)
-	}
-	return nil
-}
-
-// permuteKernels replaces every convolution and transposed-convolution
-// weight whose axes fit layout to with a permuted copy, records the layout
-// in the graph's metadata, and returns how many were changed.
-func permuteKernels(g *canon.Graph, to canon.Layout) (int, error) {
-	uses := weightUses(g)
-	n := 0
-	for i, t := range g.Initializers {
-		us := uses[t.Name]
-		if len(us) == 0 || (us[0].spec.Role != canon.RoleConvWeight && us[0].spec.Role != canon.RoleDeconvWeight) {
-			continue
-		}
-		if _, err := canon.Permutation(t.Layout, to); err != nil {
-			continue // another rank (a 1-D kernel when to is 2-D): kept as is
-		}
-		p, err := canon.PermuteTensor(t, to)
-		if err != nil {
-			return n, err
-		}
-		g.Initializers[i] = p
-		g.Meta.Props = append(g.Meta.Props, canon.KeyValue{Key: "layout." + t.Name, Value: string(to)})
-		n++
-	}
-	return n, nil
-}
-
-// kernelLayoutFormats lists the exporters that can record a non-canonical
-// kernel layout.
-func kernelLayoutFormats() []string {
-	var out []string
-	for _, e := range formats.Exporters() {
-		if e.KernelLayouts {
-			out = append(out, e.Name)
-		}
-	}
-	return out
 }
 
 // oldRelayLabel is the layout old TVM Relay gave a transposed-convolution

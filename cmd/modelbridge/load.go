@@ -1,15 +1,12 @@
 package main
 
 import (
-	"fmt"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/runtimes"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // readFlags are the model-reading options shared by commands.
@@ -45,16 +42,13 @@ func (r *readFlags) options() (formats.ReadOptions, error) {
 	return formats.ReadOptions{Params: r.params, Key: r.key, InputShapes: shapes, DimNames: names, InputDTypes: dtypes, DynamicBatch: r.dynamicBatch, IgnoreCRC: r.ignoreCRC}, nil
 }
 
-// load reads a model; formats.Read validates it.
+// load reads a model; pipeline.Read validates it.
 func (r *readFlags) load(path string) (*canon.Graph, *formats.Importer, error) {
 	opts, err := r.options()
 	if err != nil {
 		return nil, nil, err
 	}
-	if runtimes.IsTorchFolder(path) {
-		return nil, nil, fmt.Errorf("%s is a `convert --to torch` folder (model.py + weights.pt): modelbridge does not read it back as a graph; `modelbridge check` runs it in PyTorch against another model (check MODEL %s --random), and %s reads as a state dict", path, path, filepath.Join(path, "weights.pt"))
-	}
-	return formats.Read(path, r.from, opts)
+	return pipeline.Read(path, r.from, opts)
 }
 
 func joinNames(names []string) string {
@@ -66,21 +60,4 @@ func joinNames(names []string) string {
 		s += n
 	}
 	return s
-}
-
-// requireModel refuses graphs that cannot stand for the model in run, check,
-// optimize and convert: weights without a graph, and a graph without its
-// weights.
-func requireModel(path string, g *canon.Graph, weightsOnlyOK bool) error {
-	if g.Meta.WeightsMissing {
-		beside := "-NNNN.params"
-		if g.Meta.SourceFormat == "caffe" {
-			beside = ".caffemodel"
-		}
-		return fmt.Errorf("%s: the model's weights were not found (no matching %s file beside it); pass --params FILE, or use inspect/graph to look at the graph alone", path, beside)
-	}
-	if !weightsOnlyOK && len(g.Nodes) == 0 && len(g.Outputs) == 0 {
-		return fmt.Errorf("%s holds only weights (%d tensors, no graph); this command needs a model", path, len(g.Initializers))
-	}
-	return nil
 }

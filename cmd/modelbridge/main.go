@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/internal/interrupt"
 	"github.com/modelbridge/modelbridge/internal/panicerr"
+	"github.com/modelbridge/modelbridge/pipeline"
 
 	// Every format registers itself with the formats registry.
 	_ "github.com/modelbridge/modelbridge/allformats"
@@ -70,6 +71,10 @@ func execute(args []string, stdout, stderr io.Writer) int {
 		err = &exitError{code: exitUsage, err: err}
 	}
 	var ee *exitError
+	var ue *pipeline.UsageError
+	if !errors.As(err, &ee) && errors.As(err, &ue) {
+		err = &exitError{code: exitUsage, err: err}
+	}
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
 			style := ee.code

@@ -16,6 +16,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/optimize"
 	"github.com/modelbridge/modelbridge/optimize/ortmeasure"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // optimizeReport is the --json schema of `optimize`. Field names are stable.
@@ -102,7 +103,7 @@ written.`,
 				return err
 			}
 			defer g.Close()
-			if err := requireModel(in, g, false); err != nil {
+			if err := pipeline.RequireModel(in, g, false); err != nil {
 				return err
 			}
 			tgt, err := optimizeTarget(target, shapes, search || allowGrowth)
@@ -127,10 +128,10 @@ written.`,
 				}
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
-			if err := refuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
+			if err := pipeline.RefuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
 				return err
 			}
-			if err := exp.Write(opt, outPath, formats.WriteOptions{Opset: opset}); err != nil {
+			if err := pipeline.Write(opt, exp, outPath, formats.WriteOptions{Opset: opset}); err != nil {
 				return err
 			}
 			jr := optimizeReport{In: in, Out: outPath, Format: exp.Name, Passes: passes, Written: true, Report: rep}

@@ -16,6 +16,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/atomicfile"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/interp"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // inputFlags choose the inputs of `run` and `check`.
@@ -159,11 +160,11 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 				return err
 			}
 			defer g.Close()
-			if err := requireModel(args[0], g, false); err != nil {
+			if err := pipeline.RequireModel(args[0], g, false); err != nil {
 				return err
 			}
 			noteInferredTypes(cmd.ErrOrStderr(), args[0], g)
-			if err := inf.refuseOverwrite(outDir, inputParts(args[0], g), len(g.Outputs)); err != nil {
+			if err := inf.refuseOverwrite(outDir, pipeline.InputParts(args[0], g), len(g.Outputs)); err != nil {
 				return err
 			}
 			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
@@ -352,7 +353,7 @@ func fileExists(path string) bool {
 // model, one of its parts or an input file, or would write into the
 // --inputs folder (whose reference outputs share the output names).
 func (f *inputFlags) refuseOverwrite(outDir string, modelParts []string, n int) error {
-	if f.dir != "" && sameOrInside(outDir, f.dir) && sameOrInside(f.dir, outDir) {
+	if f.dir != "" && pipeline.SameOrInside(outDir, f.dir) && pipeline.SameOrInside(f.dir, outDir) {
 		return usageErrorf("--out %s is the --inputs folder: its output_N.pb files would be replaced; choose another folder", outDir)
 	}
 	inputs := modelParts
@@ -365,7 +366,7 @@ func (f *inputFlags) refuseOverwrite(outDir string, modelParts []string, n int) 
 	for i := range outputs {
 		outputs[i] = filepath.Join(outDir, tensorfile.OutputFileName(i))
 	}
-	return refuseOverwriting(outputs, inputs, "the model or its inputs")
+	return pipeline.RefuseOverwriting(outputs, inputs, "the model or its inputs")
 }
 
 // unrecordedSizes refuses random inputs for an input whose sizes the file

@@ -4,55 +4,24 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/printname"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // weightsOnlyHint says what a weights-only output drops and how to keep it.
 const weightsOnlyHint = "graph not written; use --to torch with a folder OUT (no .pt) for model.py + weights.pt"
 
-// writesGraph reports whether exp writes the model's computation at out, not
-// only its weights (a state dict .pt or a safetensors file).
-func writesGraph(exp *formats.Exporter, out string) bool {
-	if exp.Ops == nil {
-		return false
-	}
-	if exp.Folder {
-		ext := strings.ToLower(filepath.Ext(out))
-		for _, e := range exp.Extensions {
-			if ext == e {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// isWeightsOnly reports whether g holds weights and no graph (a state dict).
-func isWeightsOnly(g *canon.Graph) bool {
-	return len(g.Nodes) == 0 && len(g.Outputs) == 0
-}
-
-// refuseGraphFromWeights refuses to write a graph format from a weights-only
-// input: the result would be a model that computes nothing.
-func refuseGraphFromWeights(in string, g *canon.Graph, exp *formats.Exporter, out string) error {
-	if !isWeightsOnly(g) || !writesGraph(exp, out) {
-		return nil
-	}
-	return fmt.Errorf("%s holds only weights (%d tensors, no graph), so it cannot be written as %s, a graph format; write the weights with a .pt or .safetensors output, or convert a file with the graph (TorchScript, .pt2, ONNX) and bind these weights with --weights %s", in, len(g.Initializers), exp.Name, in)
-}
-
 // outputWhat describes what was written: the node count, or what a
 // weights-only output holds and drops.
 func outputWhat(g *canon.Graph, exp *formats.Exporter, out string) string {
-	if isWeightsOnly(g) {
+	if pipeline.IsWeightsOnly(g) {
 		return fmt.Sprintf("weights only, %d tensors", len(g.Initializers))
 	}
-	if !writesGraph(exp, out) {
+	if !pipeline.WritesGraph(exp, out) {
 		return fmt.Sprintf("weights only, %d tensors; %d-node %s", len(g.Initializers), len(g.Nodes), weightsOnlyHint)
 	}
 	for _, t := range g.Initializers {

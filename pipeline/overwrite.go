@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"os"
@@ -8,10 +8,10 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 )
 
-// refuseInputOverwrite fails when writing out would replace any file the
+// RefuseInputOverwrite fails when writing out would replace any file the
 // input model (or the --weights model) was read from: the file itself and
 // whatever its importer read besides (ONNX external data, MXNet params).
-func refuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph, weightsPath string, weights *canon.Graph) error {
+func RefuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph, weightsPath string, weights *canon.Graph) error {
 	// Only files that exist can be part of the input.
 	var outputs []string
 	for _, o := range exp.Outputs(g, out) {
@@ -30,7 +30,7 @@ func refuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph,
 		for _, file := range append([]string{src.path}, src.g.Meta.SourceFiles...) {
 			for _, o := range outputs {
 				if formats.SameFile(file, o) {
-					return usageErrorf("refusing to overwrite %s, which is part of %s %s; choose another output path", o, src.what, src.path)
+					return Usagef("refusing to overwrite %s, which is part of %s %s; choose another output path", o, src.what, src.path)
 				}
 			}
 		}
@@ -38,34 +38,34 @@ func refuseInputOverwrite(in, out string, exp *formats.Exporter, g *canon.Graph,
 	return nil
 }
 
-// inputParts lists every file a loaded model was read from: the named file
+// InputParts lists every file a loaded model was read from: the named file
 // and whatever its importer read besides.
-func inputParts(path string, g *canon.Graph) []string {
+func InputParts(path string, g *canon.Graph) []string {
 	if g == nil {
 		return []string{path}
 	}
 	return append([]string{path}, g.Meta.SourceFiles...)
 }
 
-// refuseOverwriting fails when any of outputs is, by file identity (device
+// RefuseOverwriting fails when any of outputs is, by file identity (device
 // and inode, so links and symlinks count), one of inputs. what names the
 // inputs for the message ("the model m.onnx").
-func refuseOverwriting(outputs, inputs []string, what string) error {
+func RefuseOverwriting(outputs, inputs []string, what string) error {
 	for _, o := range outputs {
 		for _, in := range inputs {
 			if formats.SameFile(in, o) {
-				return usageErrorf("refusing to overwrite %s, which is part of %s; choose another output path", o, what)
+				return Usagef("refusing to overwrite %s, which is part of %s; choose another output path", o, what)
 			}
 		}
 	}
 	return nil
 }
 
-// sameOrInside reports whether folder dir is folder parent or lies below
+// SameOrInside reports whether folder dir is folder parent or lies below
 // it, comparing folders by identity so that symlinks and other spellings
 // of a path are seen through. dir need not exist yet: its nearest existing
 // ancestor is what is compared.
-func sameOrInside(dir, parent string) bool {
+func SameOrInside(dir, parent string) bool {
 	pst, err := os.Stat(parent)
 	if err != nil {
 		return false

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 )
 
-// bindReport lists how a weights file matched a model's initializers.
-type bindReport struct {
+// BindReport lists how a weights file matched a model's initializers.
+type BindReport struct {
 	Replaced []string
 	// Missing are model initializers the weights file does not provide.
 	Missing []string
@@ -25,11 +25,12 @@ type bindReport struct {
 }
 
 // Complete reports whether every name matched exactly.
-func (r *bindReport) Complete() bool {
+func (r *BindReport) Complete() bool {
 	return len(r.Missing) == 0 && len(r.Extra) == 0 && len(r.Mismatched) == 0
 }
 
-func (r *bindReport) write(w io.Writer) {
+// Write prints the report as convert --weights shows it.
+func (r *BindReport) Write(w io.Writer) {
 	fmt.Fprintf(w, "weights: replaced %d initializers", len(r.Replaced))
 	if len(r.Ignored) > 0 {
 		fmt.Fprintf(w, " (ignored %d training counters: %s)", len(r.Ignored), strings.Join(r.Ignored, ", "))
@@ -49,15 +50,15 @@ func (r *bindReport) write(w io.Writer) {
 	}
 }
 
-// bindWeights replaces g's initializers by name with those of weights (a
+// BindWeights replaces g's initializers by name with those of weights (a
 // weights-only graph, e.g. a PyTorch state dict: torch.onnx keeps
 // state-dict names). Names must match with equal dtype and shape. Unless
 // allowPartial, any missing, extra or mismatched name is an error and g is
 // left unchanged. Replaced tensors keep the model's layout. g takes data
 // that may point into weights' file mapping: keep weights open while g is
 // used.
-func bindWeights(g, weights *canon.Graph, allowPartial bool) (*bindReport, error) {
-	rep := &bindReport{}
+func BindWeights(g, weights *canon.Graph, allowPartial bool) (*BindReport, error) {
+	rep := &BindReport{}
 	have := weights.InitializerIndex()
 	used := map[string]bool{}
 	replace := map[int]*canon.Tensor{}
@@ -109,13 +110,11 @@ func bindWeights(g, weights *canon.Graph, allowPartial bool) (*bindReport, error
 	return rep, nil
 }
 
-// loadWeights reads a weights file of any registered format.
-func loadWeights(path, key string) (*canon.Graph, error) {
+// LoadWeights reads a weights file of any registered format; key picks
+// the state dict inside a checkpoint.
+func LoadWeights(path, key string) (*canon.Graph, error) {
 	w, _, err := formats.Read(path, "", formats.ReadOptions{Key: key})
-	if err != nil {
-		return nil, fmt.Errorf("--weights: %w", err)
-	}
-	return w, nil
+	return w, err
 }
 
 // someNames lists the first n names, then how many more there are, so
