@@ -31,7 +31,7 @@ type checkReport struct {
 	RuntimeA string `json:"runtime_a,omitempty"`
 	RuntimeB string `json:"runtime_b,omitempty"`
 	// Layers is the per-layer comparison of --layers.
-	Layers *layersReport `json:"layers,omitempty"`
+	Layers *compare.LayersReport `json:"layers,omitempty"`
 	// Notes say what check assumed (a side whose signature is the other's).
 	Notes []string `json:"notes,omitempty"`
 	// Error says why the models could not be compared (exit status 2).

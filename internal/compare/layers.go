@@ -1,24 +1,18 @@
-package main
+package compare
 
 import (
-	"fmt"
-	"io"
 	"slices"
-	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/runtimes"
-	"github.com/modelbridge/modelbridge/interp"
 )
 
-// layersReport is `check --layers`: every intermediate value of A matched
+// LayersReport is `check --layers`: every intermediate value of A matched
 // with one of B, compared, in A's topological order.
-type layersReport struct {
+type LayersReport struct {
 	// Runtimes that computed the intermediates of A and B.
 	RuntimeA string     `json:"runtime_a"`
 	RuntimeB string     `json:"runtime_b"`
-	Layers   []layerRow `json:"layers"`
+	Layers   []LayerRow `json:"layers"`
 	// FirstDiff indexes Layers: the first layer whose output differs while
 	// its inputs agree (-1: none).
 	FirstDiff int `json:"first_differing"`
@@ -26,7 +20,7 @@ type layersReport struct {
 	UnmatchedA int `json:"unmatched_a"`
 }
 
-type layerRow struct {
+type LayerRow struct {
 	NodeA     string   `json:"node_a"`
 	OpA       string   `json:"op_a"`
 	ValueA    string   `json:"value_a"`
@@ -37,11 +31,11 @@ type layerRow struct {
 	Weights   []string `json:"weights,omitempty"`
 	// Inputs are the errors of the layer's inputs (matched layers, graph
 	// inputs and weights).
-	Inputs []layerInput `json:"inputs"`
-	compare.Result
+	Inputs []LayerInput `json:"inputs"`
+	Result
 }
 
-type layerInput struct {
+type LayerInput struct {
 	Name   string  `json:"name"`
 	MaxAbs float64 `json:"max_abs_error"`
 	OK     bool    `json:"ok"`
@@ -63,27 +57,21 @@ type layerValue struct {
 	chain []*canon.Node
 }
 
-// compareLayers computes every intermediate value of A and B on one sample
-// and compares the matched pairs by the rule the outputs are compared by.
-func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, tol compare.Tolerance) (*layersReport, error) {
-	valsA, descA, err := allValues(sa, inA)
-	if err != nil {
-		return nil, err
-	}
-	valsB, descB, err := allValues(sb, inB)
-	if err != nil {
-		return nil, err
-	}
-	la, lb := layerValues(sa.g, valsA), layerValues(sb.g, valsB)
+// Layers matches the layers of ga with those of gb (by value name, then by
+// op family and shape in topological order), given every value each
+// computed on one sample, and compares the matched pairs by tol. The
+// report's runtimes are left for the caller to name.
+func Layers(ga, gb *canon.Graph, valsA, valsB map[string]*canon.Tensor, tol Tolerance) *LayersReport {
+	la, lb := layerValues(ga, valsA), layerValues(gb, valsB)
 	pairs := matchLayers(la, lb)
-	rep := &layersReport{RuntimeA: descA, RuntimeB: descB, FirstDiff: -1}
+	rep := &LayersReport{FirstDiff: -1}
 	// Errors of A's values, for the inputs column; graph inputs are fed
 	// identically to both.
-	errOf := map[string]layerInput{}
-	for _, in := range sa.g.Inputs {
-		errOf[in.Name] = layerInput{Name: in.Name, OK: true, Kind: "input"}
+	errOf := map[string]LayerInput{}
+	for _, in := range ga.Inputs {
+		errOf[in.Name] = LayerInput{Name: in.Name, OK: true, Kind: "input"}
 	}
-	inits := sa.g.InitializerIndex()
+	inits := ga.InitializerIndex()
 	for i, a := range la {
 		j, ok := pairs[i]
 		if !ok {
@@ -95,7 +83,7 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, tol com
 		if err != nil {
 			continue // a value whose shape differs cannot be compared element by element
 		}
-		row := layerRow{NodeA: a.node.Name, OpA: a.node.Op.Kind(), ValueA: a.value, NodeB: b.node.Name, OpB: b.node.Op.Kind(),
+		row := LayerRow{NodeA: a.node.Name, OpA: a.node.Op.Kind(), ValueA: a.value, NodeB: b.node.Name, OpB: b.node.Op.Kind(),
 			ValueB: b.value, MatchedBy: "structure", Result: res}
 		if a.value == b.value {
 			row.MatchedBy = "name"
@@ -114,14 +102,14 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, tol com
 				}
 				e, ok := errOf[in]
 				if !ok {
-					e = layerInput{Name: in, Kind: "unmatched", OK: true}
+					e = LayerInput{Name: in, Kind: "unmatched", OK: true}
 				}
 				row.Inputs = append(row.Inputs, e)
 			}
 		}
 		for _, n := range a.chain {
 			for _, o := range n.Outputs {
-				errOf[o] = layerInput{Name: o, MaxAbs: res.MaxAbs, OK: res.OK, Kind: "layer"}
+				errOf[o] = LayerInput{Name: o, MaxAbs: res.MaxAbs, OK: res.OK, Kind: "layer"}
 			}
 		}
 		rep.Layers = append(rep.Layers, row)
@@ -135,50 +123,7 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, tol com
 			}
 		}
 	}
-	return rep, nil
-}
-
-// allValues runs a side and returns every value it computed. ONNX Runtime
-// exposes its intermediates as extra graph outputs; PyTorch does not
-// without changing the model, so a TorchScript or .pt2 side's
-// intermediates come from the interpreter running its imported graph (its
-// final outputs still come from PyTorch).
-func allValues(s *checkSide, in map[string]*canon.Tensor) (map[string]*canon.Tensor, string, error) {
-	if s.g == nil || len(s.g.Nodes) == 0 {
-		return nil, "", usageErrorf("%s: --layers needs the model's graph, which modelbridge cannot read from it (a `convert --to torch` folder, or a model it cannot import); compare the layers of the model it was made from, and its outputs without --layers", s.path)
-	}
-	if s.runtime == runtimes.ORT {
-		vals, desc, err := ortAllValues(s, in)
-		return vals, desc, err
-	}
-	g := *s.g // a shallow copy: the same nodes and weights, more outputs
-	g.Outputs = slices.Clone(s.g.Outputs)
-	have := map[string]bool{}
-	for _, o := range g.Outputs {
-		have[o.Name] = true
-	}
-	for _, n := range s.g.Nodes {
-		for _, o := range n.Outputs {
-			if o == "" || have[o] {
-				continue
-			}
-			have[o] = true
-			v, ok := s.g.Values[o]
-			if !ok {
-				v = canon.ValueInfo{Name: o}
-			}
-			g.Outputs = append(g.Outputs, v)
-		}
-	}
-	p, err := interp.New(&g)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", s.path, err)
-	}
-	vals, err := p.Run(in)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", s.path, err)
-	}
-	return vals, "modelbridge interpreter", nil
+	return rep
 }
 
 // foldable ops can disappear into the op before them when a model is
@@ -308,60 +253,4 @@ func matchLayers(a, b []layerValue) map[int]int {
 		}
 	}
 	return pairs
-}
-
-func printLayers(w io.Writer, r *layersReport) {
-	fmt.Fprintf(w, "\nlayers (first sample; A by %s, B by %s):\n", r.RuntimeA, r.RuntimeB)
-	fmt.Fprintf(w, "  %-4s %-30s %-20s %-30s %-10s %-10s %-10s %s\n", "#", "node A", "op A", "node B", "matched", "max abs", "max rel", "status")
-	for i, l := range r.Layers {
-		status := "ok"
-		if !l.OK {
-			status = fmt.Sprintf("DIFFERS (%d of %d)", l.Mismatched, l.Elements)
-		}
-		if i == r.FirstDiff {
-			status += "  <- first"
-		}
-		op := l.OpA
-		if l.OpB != l.OpA {
-			op += "/" + l.OpB
-		}
-		fmt.Fprintf(w, "  %-4d %-30s %-20s %-30s %-10s %-10.3g %-10.3g %s\n", i, clip(l.NodeA, 30), clip(op, 20), clip(l.NodeB, 30), l.MatchedBy, l.MaxAbs, l.MaxRel, status)
-	}
-	if r.UnmatchedA > 0 {
-		fmt.Fprintf(w, "  (%d layer(s) of A have no counterpart in B)\n", r.UnmatchedA)
-	}
-	if r.FirstDiff < 0 {
-		bad := slices.ContainsFunc(r.Layers, func(l layerRow) bool { return !l.OK })
-		if bad {
-			fmt.Fprintln(w, "layers differ, but each differing layer has an input that differs or could not be matched")
-		} else {
-			fmt.Fprintln(w, "every matched layer agrees")
-		}
-		return
-	}
-	l := r.Layers[r.FirstDiff]
-	fmt.Fprintf(w, "first differing layer: node %q (%s) in A, %q (%s) in B: output %s max abs %.3g, max rel %.3g\n",
-		l.NodeA, l.OpA, l.NodeB, l.OpB, l.ValueA, l.MaxAbs, l.MaxRel)
-	var ins []string
-	for _, in := range l.Inputs {
-		switch in.Kind {
-		case "input":
-			ins = append(ins, in.Name+" (model input, same in both)")
-		case "unmatched":
-			ins = append(ins, in.Name+" (not matched in B)")
-		default:
-			ins = append(ins, fmt.Sprintf("%s (max abs %.3g)", in.Name, in.MaxAbs))
-		}
-	}
-	fmt.Fprintf(w, "  its inputs agree: %s\n", strings.Join(ins, ", "))
-	if len(l.Weights) > 0 {
-		fmt.Fprintf(w, "  its weights: %s\n", strings.Join(l.Weights, ", "))
-	}
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n+1:]
 }
