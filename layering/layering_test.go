@@ -86,6 +86,7 @@ func listPackages(t *testing.T) []pkgImports {
 	if err != nil {
 		t.Skip("the go command is not on PATH; the layering test lists packages with it")
 	}
+	watchSources(t, "..")
 	cmd := exec.Command(goTool, "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"/...")
 	cmd.Dir = ".."
 	var stderr bytes.Buffer
@@ -112,6 +113,29 @@ func listPackages(t *testing.T) []pkgImports {
 		t.Fatalf("go list found %d packages; expected the whole module:\n%s", len(pkgs), out)
 	}
 	return pkgs
+}
+
+// watchSources stats every Go file and folder of the module: go test
+// caches a result until a file the test looked at changes, and the files
+// go list reads are not seen otherwise, so a new upward import would
+// pass from the cache.
+func watchSources(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || strings.HasSuffix(path, ".go") || d.Name() == "go.mod" {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // relative strips the module path ("canon" for module+"/canon"); other
