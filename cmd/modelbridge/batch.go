@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -80,11 +78,6 @@ const (
 	statusFailed = "failed"
 )
 
-// batchJob is one model to convert.
-type batchJob struct {
-	in, out string
-}
-
 func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo formats.WriteOptions, steps batchSteps) error {
 	if to == "" {
 		return usageErrorf("--batch needs --to FORMAT (one of %s)", joinNames(formats.ExporterNames()))
@@ -120,9 +113,9 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 	} else if !st.IsDir() {
 		return usageErrorf("--batch %s is a file; give a folder (or convert IN OUT for one model)", b.dir)
 	}
-	models, err := findModels(b.dir, b.recursive)
+	models, err := pipeline.FindModels(b.dir, b.recursive)
 	if err != nil {
-		return err
+		return fmt.Errorf("--batch: %w", err)
 	}
 	if len(models) == 0 {
 		hint := ""
@@ -137,8 +130,8 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 	if err := os.MkdirAll(b.out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	jobs := planOutputs(b.dir, b.out, models, exp.Extensions[0])
-	inputs := statFiles(models)
+	jobs := pipeline.PlanOutputs(b.dir, b.out, models, exp.Extensions[0])
+	inputs := pipeline.StatFiles(models)
 
 	rep := batchReport{Dir: b.dir, To: exp.Name, Out: b.out, Jobs: b.jobs, Files: make([]batchFile, len(jobs))}
 	bar := newBar(cmd, "converting", int64(len(jobs)), progress.Count)
@@ -192,24 +185,24 @@ func runBatch(cmd *cobra.Command, b *batchFlags, rf *readFlags, to string, wo fo
 
 // convertOne converts a single model. A panic in an importer or exporter
 // is reported as that file's failure instead of ending the whole batch.
-func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fileSet, wo formats.WriteOptions, steps batchSteps) (res batchFile) {
+func convertOne(rf *readFlags, exp *formats.Exporter, job pipeline.Job, allModels pipeline.FileSet, wo formats.WriteOptions, steps batchSteps) (res batchFile) {
 	start := time.Now()
-	res = batchFile{File: job.in, Output: job.out, Status: statusFailed}
+	res = batchFile{File: job.In, Output: job.Out, Status: statusFailed}
 	defer func() {
 		if r := recover(); r != nil {
 			res.Status = statusFailed
-			res.Error = panicerr.New(job.in, r).Error()
+			res.Error = panicerr.New(job.In, r).Error()
 		}
 		res.Seconds = time.Since(start).Seconds()
 		if res.Status != statusOK {
 			res.Output = ""
 		}
 	}()
-	if formats.SameFile(job.in, job.out) {
+	if formats.SameFile(job.In, job.Out) {
 		res.Error = "the output would overwrite the input; choose another --out"
 		return res
 	}
-	g, imp, err := rf.load(job.in)
+	g, imp, err := rf.load(job.In)
 	if imp != nil {
 		res.Format = imp.Name
 	}
@@ -218,7 +211,7 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 		return res
 	}
 	defer g.Close()
-	if err := pipeline.RequireModel(job.in, g, true); err != nil {
+	if err := pipeline.RequireModel(job.In, g, true); err != nil {
 		res.Error = err.Error()
 		return res
 	}
@@ -228,43 +221,43 @@ func convertOne(rf *readFlags, exp *formats.Exporter, job batchJob, allModels fi
 		// README) otherwise: a graph gets its folder, so that its
 		// computation is not dropped.
 		if len(g.Nodes) > 0 {
-			job.out = strings.TrimSuffix(job.out, filepath.Ext(job.out))
-			res.Output = job.out
+			job.Out = strings.TrimSuffix(job.Out, filepath.Ext(job.Out))
+			res.Output = job.Out
 		}
 	}
-	if err := pipeline.RefuseGraphFromWeights(job.in, g, exp, job.out); err != nil {
+	if err := pipeline.RefuseGraphFromWeights(job.In, g, exp, job.Out); err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	res.WeightsOnly = !pipeline.WritesGraph(exp, job.out) || pipeline.IsWeightsOnly(g)
+	res.WeightsOnly = !pipeline.WritesGraph(exp, job.Out) || pipeline.IsWeightsOnly(g)
 	// Every file the batch reads (each model and the parts its importer
 	// read besides, such as ONNX external data) is compared by identity
 	// with every file this job writes.
-	outputs := exp.Outputs(g, job.out)
-	if err := pipeline.RefuseOverwriting(outputs, pipeline.InputParts(job.in, g), "the input "+job.in); err != nil {
+	outputs := exp.Outputs(g, job.Out)
+	if err := pipeline.RefuseOverwriting(outputs, pipeline.InputParts(job.In, g), "the input "+job.In); err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	if other := allModels.find(outputs); other != "" {
+	if other := allModels.Find(outputs); other != "" {
 		res.Error = fmt.Sprintf("the output would overwrite %s, another input of the batch; choose another --out", other)
 		return res
 	}
-	if err := os.MkdirAll(filepath.Dir(job.out), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(job.Out), 0o755); err != nil {
 		res.Error = err.Error()
 		return res
 	}
 	g, res.Steps, err = steps.apply(g, exp)
 	if err != nil {
-		res.Error = fmt.Sprintf("%s: %v", job.in, err)
+		res.Error = fmt.Sprintf("%s: %v", job.In, err)
 		return res
 	}
-	if err := pipeline.Write(g, exp, job.out, wo); err != nil {
+	if err := pipeline.Write(g, exp, job.Out, wo); err != nil {
 		res.Error = err.Error()
 		return res
 	}
 	res.Status = statusOK
 	res.Nodes = len(g.Nodes)
-	res.Bytes = outputBytes(job.out)
+	res.Bytes = outputBytes(job.Out)
 	return res
 }
 
@@ -286,90 +279,6 @@ func outputBytes(path string) int64 {
 		}
 	}
 	return n
-}
-
-// paramsSuffix matches MXNet's checkpoint weights names: prefix-0000.params.
-var paramsSuffix = regexp.MustCompile(`-\d+\.params$`)
-
-// findModels lists the files in dir (and below it, when recursive) that a
-// registered importer recognizes by contents or extension. An MXNet
-// prefix-NNNN.params beside its prefix-symbol.json belongs to that symbol
-// file and is not listed on its own. Hidden files and folders are skipped.
-func findModels(dir string, recursive bool) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if path != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if path != dir && !recursive {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if _, err := formats.FindImporter(path, ""); err != nil {
-			return nil
-		}
-		if loc := paramsSuffix.FindStringIndex(path); loc != nil {
-			if _, err := os.Stat(path[:loc[0]] + "-symbol.json"); err == nil {
-				return nil
-			}
-		}
-		files = append(files, path)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("--batch: %w", err)
-	}
-	sort.Strings(files)
-	return files, nil
-}
-
-// modelStem is a model's file name without its format's extension
-// ("resnet-symbol.json" -> "resnet", "a.onnx" -> "a").
-func modelStem(name string) string {
-	if loc := paramsSuffix.FindStringIndex(name); loc != nil && loc[0] > 0 {
-		return name[:loc[0]]
-	}
-	const sym = "-symbol.json"
-	if strings.HasSuffix(strings.ToLower(name), sym) && len(name) > len(sym) {
-		return name[:len(name)-len(sym)]
-	}
-	if e := filepath.Ext(name); e != "" && len(e) < len(name) {
-		return name[:len(name)-len(e)]
-	}
-	return name
-}
-
-// planOutputs names each model's output in outDir, keeping the subfolder
-// structure below dir. When two models would get the same output (a.onnx and
-// a.pt), the later one keeps its full name (a.pt.onnx).
-func planOutputs(dir, outDir string, models []string, ext string) []batchJob {
-	jobs := make([]batchJob, len(models))
-	taken := map[string]bool{}
-	for i, m := range models {
-		rel, err := filepath.Rel(dir, m)
-		if err != nil {
-			rel = filepath.Base(m)
-		}
-		sub, name := filepath.Split(rel)
-		out := filepath.Join(outDir, sub, modelStem(name)+ext)
-		if taken[out] {
-			out = filepath.Join(outDir, sub, name+ext)
-		}
-		taken[out] = true
-		jobs[i] = batchJob{in: m, out: out}
-	}
-	return jobs
 }
 
 // oneLine is the first line of an error message, for the summary table.
@@ -400,38 +309,4 @@ func printBatch(w io.Writer, r batchReport) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d converted, %d failed, %d jobs, %.1fs\n", r.Converted, r.Failed, r.Jobs, r.Seconds)
-}
-
-// fileSet holds files by identity, to find whether a path names one of
-// them whatever the spelling or links.
-type fileSet struct {
-	paths []string
-	infos []os.FileInfo
-}
-
-func statFiles(paths []string) fileSet {
-	var s fileSet
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil {
-			s.paths = append(s.paths, p)
-			s.infos = append(s.infos, st)
-		}
-	}
-	return s
-}
-
-// find returns the member that one of paths names, or "".
-func (s fileSet) find(paths []string) string {
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		for i, info := range s.infos {
-			if os.SameFile(st, info) {
-				return s.paths[i]
-			}
-		}
-	}
-	return ""
 }

@@ -16,6 +16,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/exporters/safetensors"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/pipeline"
 )
 
 // wellFormedXML fails the test when s is not one well-formed XML document.
@@ -316,7 +317,7 @@ func TestBatchConvert(t *testing.T) {
 
 func TestBatchMXNetPairCountsOnce(t *testing.T) {
 	src := filepath.Join(testfix.Fixtures(t), "mxnet", "tutorial_cnn")
-	files, err := findModels(src, false)
+	files, err := pipeline.FindModels(src, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,18 +349,6 @@ func TestBatchBadUsage(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "convert", "--batch", dir, "--to", "onnx", "--out", filepath.Join(dir, "o")); code != 1 || !strings.Contains(stderr, "no model files") {
 		t.Errorf("empty folder: exit %d %q", code, stderr)
-	}
-}
-
-func TestModelStemAndOutputs(t *testing.T) {
-	for in, want := range map[string]string{"resnet-symbol.json": "resnet", "resnet-0010.params": "resnet", "a.onnx": "a", "m.pt": "m", "noext": "noext"} {
-		if got := modelStem(in); got != want {
-			t.Errorf("modelStem(%q) = %q, want %q", in, got, want)
-		}
-	}
-	jobs := planOutputs("in", "out", []string{"in/a.onnx", "in/a.pt"}, ".onnx")
-	if jobs[0].out != filepath.Join("out", "a.onnx") || jobs[1].out != filepath.Join("out", "a.pt.onnx") {
-		t.Fatalf("outputs %+v", jobs)
 	}
 }
 
