@@ -171,7 +171,7 @@ func (s *checkSide) run(samples []map[string]*canon.Tensor) ([]map[string]*canon
 	var err error
 	switch s.runtime {
 	case runtimes.ORT:
-		if s.g.Meta.SourceFormat != "onnx" {
+		if !runtimes.RunsFilesOf(s.runtime, s.g.Meta.SourceFormat) {
 			return nil, usageErrorf("%s is a %s model: ONNX Runtime runs ONNX files; convert it first or choose --runtime interp or torch for it", s.path, s.g.Meta.SourceFormat)
 		}
 		res, err = runtimes.RunORT(s.path, ordered)
