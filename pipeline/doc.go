@@ -9,6 +9,6 @@
 //
 //	g, imp, err := pipeline.Read(in, "", opts)
 //	err = pipeline.RequireModel(in, g, true)
-//	out, rep, err := pipeline.Plan{Optimize: true, Verify: true}.Apply(g, exp)
+//	out, rep, err := pipeline.Plan{Optimize: &optimize.Options{Verify: true}}.Apply(g, exp)
 //	err = pipeline.Write(out, exp, path, formats.WriteOptions{})
 package pipeline

@@ -12,6 +12,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/optimize"
 )
 
 func tinyConvnet(t *testing.T) string {
@@ -100,7 +101,7 @@ func TestPlanApply(t *testing.T) {
 
 	var seen []string
 	plan := Plan{
-		Optimize: true, Verify: true,
+		Optimize: &optimize.Options{Verify: true},
 		Started:  func(s Step) { seen = append(seen, "start "+string(s)) },
 		Finished: func(s Step, _ *Report, err error) { seen = append(seen, "end "+string(s)) },
 	}

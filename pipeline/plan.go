@@ -14,12 +14,10 @@ type Plan struct {
 	// BindWeights); AllowPartial binds the names that match.
 	Weights      *canon.Graph
 	AllowPartial bool
-	// Optimize runs the default optimizer pipeline; Verify checks its
-	// result against the original in the interpreter; InputShapes fixes
-	// unknown input sizes for that check.
-	Optimize    bool
-	Verify      bool
-	InputShapes map[string][]int64
+	// Optimize, when set, runs the optimizer with these options (the
+	// zero options: the default pass pipeline, unverified; Verify checks
+	// the result against the original in the interpreter).
+	Optimize *optimize.Options
 	// Float16, when set, stores weights and computes in float16.
 	Float16 *optimize.Float16Options
 	// KernelLayout, when set, writes convolution kernels in that layout
@@ -72,9 +70,9 @@ func (p Plan) Apply(g *canon.Graph, exp *formats.Exporter) (*canon.Graph, *Repor
 			return nil, rep, err
 		}
 	}
-	if p.Optimize {
+	if p.Optimize != nil {
 		if err := run(StepOptimize, func() error {
-			opt, r, err := optimize.Optimize(g, optimize.Options{Verify: p.Verify, InputShapes: p.InputShapes})
+			opt, r, err := optimize.Optimize(g, *p.Optimize)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/optimize"
 	"github.com/modelbridge/modelbridge/pipeline"
 )
 
@@ -71,8 +72,11 @@ func refuseBatchFlags(cmd *cobra.Command) error {
 // write (g itself, or an optimized graph sharing g's weights) and a short
 // description of what was done for the summary.
 func (s batchSteps) apply(g *canon.Graph, exp *formats.Exporter) (*canon.Graph, string, error) {
-	shapes, _ := tensorfile.ParseShapes(s.inputShapes)
-	plan := pipeline.Plan{Optimize: s.optimize, Verify: s.verify, InputShapes: shapes, KernelLayout: s.kernelLayout}
+	plan := pipeline.Plan{KernelLayout: s.kernelLayout}
+	if s.optimize {
+		shapes, _ := tensorfile.ParseShapes(s.inputShapes)
+		plan.Optimize = &optimize.Options{Verify: s.verify, InputShapes: shapes}
+	}
 	g, rep, err := plan.Apply(g, exp)
 	var se *pipeline.StepError
 	if errors.As(err, &se) && se.Step == pipeline.StepOptimize {

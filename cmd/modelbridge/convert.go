@@ -14,6 +14,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/progress"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/optimize"
 	"github.com/modelbridge/modelbridge/pipeline"
 )
 
@@ -96,11 +97,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := pipeline.RefuseInputOverwrite(in, out, exp, g, weightsPath, w); err != nil {
 				return err
 			}
-			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
 			var obar *progress.Bar
 			plan := pipeline.Plan{
 				Weights: w, AllowPartial: allowPartial,
-				Optimize: optimizeToo, Verify: !noVerify, InputShapes: shapes,
 				Float16: hf.options(), KernelLayout: kernelLayout,
 				Started: func(s pipeline.Step) {
 					if s == pipeline.StepOptimize {
@@ -128,6 +127,10 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 						printFloat16(cmd, rep.Float16)
 					}
 				},
+			}
+			if optimizeToo {
+				shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
+				plan.Optimize = &optimize.Options{Verify: !noVerify, InputShapes: shapes}
 			}
 			// The result shares g's weight data; g stays open until the
 			// write is done.

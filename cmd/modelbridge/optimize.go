@@ -116,18 +116,21 @@ written.`,
 			} else {
 				bar = newStageBar(cmd, "optimizing "+in)
 			}
-			opt, rep, err := optimize.Optimize(g, optimize.Options{
+			plan := pipeline.Plan{Optimize: &optimize.Options{
 				Passes: passes, Search: search, AllowGrowth: allowGrowth, Target: tgt, Alpha: alpha, Budget: budget, Progress: bar.Func(),
 				Verify: !noVerify, Samples: samples, InputShapes: shapes, GrowthProgress: bar.Func(),
-			})
+			}}
+			opt, prep, err := plan.Apply(g, exp)
 			bar.Finish()
 			if err != nil {
+				err = errors.Unwrap(err) // the optimizer's own error
 				var ue *optimize.UnverifiableError
 				if errors.As(err, &ue) {
 					return fmt.Errorf("%s: %w (nothing written; give --input-shape, or skip the check with --no-verify)", in, err)
 				}
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
+			rep := *prep.Optimize
 			if err := pipeline.RefuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
 				return err
 			}
@@ -149,8 +152,8 @@ written.`,
 			printOptimizeTable(out, g, opt, in, jr.Bytes, rep)
 			printOptimize(out, jr, verbose)
 			// What the passes had to tell (a shared weight copied).
-			if n := len(g.Meta.Notes); len(opt.Meta.Notes) > n {
-				writeNotes(out, in, opt.Meta.Notes[n:], verbose)
+			if len(prep.Notes) > 0 {
+				writeNotes(out, in, prep.Notes, verbose)
 			}
 			return nil
 		},
