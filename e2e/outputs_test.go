@@ -19,7 +19,7 @@ import (
 	"github.com/modelbridge/modelbridge/internal/mxparams"
 	"github.com/modelbridge/modelbridge/internal/npy"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -132,7 +132,7 @@ func TestAliasOutputsSurvive(t *testing.T) {
 	dir := t.TempDir()
 	cases := outputCases(t, dir)
 	x := canon.NewFloat32Tensor("x", nil, []float32{-1, 2, 3, -4})
-	_, runner, ortErr := ortinstall.FindRunner("")
+	rt, ortErr := ort.Find("")
 	if ortErr != nil {
 		t.Logf("ONNX exports not run in ONNX Runtime: %v", ortErr)
 	}
@@ -163,7 +163,7 @@ func TestAliasOutputsSurvive(t *testing.T) {
 		}
 		// ONNX, in ONNX Runtime.
 		if ortErr == nil {
-			got := runORT(t, runner, g, inputs)
+			got := runORT(t, rt, g, inputs)
 			if len(got) != len(want) {
 				t.Errorf("%s: ONNX Runtime gives %d outputs, want %d", c.name, len(got), len(want))
 			}

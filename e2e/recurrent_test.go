@@ -12,6 +12,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -42,10 +43,10 @@ func TestRecurrentNodeCases(t *testing.T) {
 // returns its first output.
 func ortRun(t *testing.T, model, inDir string) *canon.Tensor {
 	t.Helper()
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	out := filepath.Join(t.TempDir(), "ort")
-	if b, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", out).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime on %s: %v\n%s", model, err, b)
+	if err := rt.RunDir(model, inDir, out, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime on %s: %v", model, err)
 	}
 	y, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(0)))
 	if err != nil {

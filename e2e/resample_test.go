@@ -14,6 +14,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/importers/torch"
 	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -62,7 +63,7 @@ func TestTinyUNet(t *testing.T) {
 	}
 	runORT := func(t *testing.T, g *canon.Graph, opset int) *canon.Tensor {
 		t.Helper()
-		runner := testfix.ORTRunner(t)
+		rt := testfix.ORT(t)
 		tmp := t.TempDir()
 		p := filepath.Join(tmp, "model.onnx")
 		exp, err := formats.FindExporter(p, "onnx")
@@ -73,8 +74,8 @@ func TestTinyUNet(t *testing.T) {
 			t.Fatalf("ONNX export at opset %d: %v", opset, err)
 		}
 		out := filepath.Join(tmp, "out")
-		if msg, err := exec.Command("node", runner, p, "--inputs", data, "--out", out).CombinedOutput(); err != nil {
-			t.Fatalf("ONNX Runtime failed: %v\n%s", err, msg)
+		if err := rt.RunDir(p, data, out, ort.Options{}); err != nil {
+			t.Fatalf("ONNX Runtime failed: %v", err)
 		}
 		got, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(0)))
 		if err != nil {
@@ -183,7 +184,7 @@ func TestTracedResamplingThroughONNX(t *testing.T) {
 	if msg, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
 		t.Skipf("skipping: %s cannot import torch: %v %s", py, err, strings.TrimSpace(string(msg)))
 	}
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "trace.py")
 	if err := os.WriteFile(script, []byte(resampleModule), 0o644); err != nil {
@@ -214,8 +215,8 @@ func TestTracedResamplingThroughONNX(t *testing.T) {
 			t.Fatalf("opset %d: %v", opset, err)
 		}
 		out := filepath.Join(dir, "out"+strconv.Itoa(opset))
-		if msg, err := exec.Command("node", runner, p, "--inputs", in, "--out", out).CombinedOutput(); err != nil {
-			t.Fatalf("opset %d: ONNX Runtime failed: %v\n%s", opset, err, msg)
+		if err := rt.RunDir(p, in, out, ort.Options{}); err != nil {
+			t.Fatalf("opset %d: ONNX Runtime failed: %v", opset, err)
 		}
 		for k := range g.Outputs {
 			want, err := tensorfile.Load(filepath.Join(dir, "y"+strconv.Itoa(k)+".npy"))

@@ -13,7 +13,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/npy"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/interp"
 
 	_ "github.com/modelbridge/modelbridge/exporters/safetensors"
@@ -135,9 +135,9 @@ func TestTiedLanguageModel(t *testing.T) {
 			if d := maxAbsDiff(t, res[g2.Outputs[0].Name], logits); d > 1e-4 {
 				t.Errorf("ONNX written: logits differ from PyTorch's by %g", d)
 			}
-			if _, runner, err := ortinstall.FindRunner(""); err != nil {
+			if rt, err := ort.Find(""); err != nil {
 				t.Logf("ONNX Runtime not run: %v", err)
-			} else if d := maxAbsDiff(t, runORT(t, runner, g2, map[string]*canon.Tensor{g2.Inputs[0].Name: tokens})[0], logits); d > 1e-4 {
+			} else if d := maxAbsDiff(t, runORT(t, rt, g2, map[string]*canon.Tensor{g2.Inputs[0].Name: tokens})[0], logits); d > 1e-4 {
 				t.Errorf("ONNX written, in ONNX Runtime: logits differ from PyTorch's by %g", d)
 			}
 
