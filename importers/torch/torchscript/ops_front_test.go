@@ -12,6 +12,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -385,7 +386,7 @@ xs = [torch.randn(2, 5)]
 // (Pad, DepthToSpace, SpaceToDepth, ScatterND, Range, EyeLike...) must also
 // be written as ONNX that computes PyTorch's numbers.
 func TestFrontOpsFixtureORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	in, err := tensorfile.Load(filepath.Join("testdata", "front_ops_input.npy"))
 	if err != nil {
 		t.Fatal(err)
@@ -413,8 +414,8 @@ func TestFrontOpsFixtureORT(t *testing.T) {
 		t.Fatal(err)
 	}
 	outDir := filepath.Join(tmp, "out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, ins, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
 	got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(0)))
 	if err != nil {

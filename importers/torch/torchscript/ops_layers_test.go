@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -42,7 +42,7 @@ func traceLayersWithin(t *testing.T, script string, rtol, atol float64) {
 // in ONNX Runtime and compares every output with PyTorch's.
 func compareTracedORT(t *testing.T, dir string, nOut int, rtol, atol float64) {
 	t.Helper()
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	g, ins, err := readTraced(t, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +63,8 @@ func compareTracedORT(t *testing.T, dir string, nOut int, rtol, atol float64) {
 			t.Fatal(err)
 		}
 	}
-	if out, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, inDir, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
 	for k := range nOut {
 		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))

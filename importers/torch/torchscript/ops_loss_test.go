@@ -3,13 +3,13 @@ package torchscript
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
@@ -155,7 +155,7 @@ func traceAndCompareORT(t *testing.T, script string, rtol, atol float64) {
 	if t.Failed() {
 		return
 	}
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	model := filepath.Join(tmp, "model.onnx")
 	if err := onnxexport.Write(g, model, formats.WriteOptions{}); err != nil {
@@ -176,8 +176,8 @@ func traceAndCompareORT(t *testing.T, script string, rtol, atol float64) {
 		}
 	}
 	outDir := filepath.Join(tmp, "out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, ins, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
 	for k := range g.Outputs {
 		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -116,7 +116,7 @@ xs = [torch.randn(3, 4, 5), torch.randn(6), torch.randn(5, 4), torch.randn(3, 3)
 // Runtime on the traced inputs and compares every output with PyTorch's.
 func compareTracedInORT(t *testing.T, g *canon.Graph, dir string, nOut int, rtol, atol float64) {
 	t.Helper()
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	model := filepath.Join(tmp, "model.onnx")
 	if err := onnxexport.Write(g, model, formats.WriteOptions{}); err != nil {
@@ -137,8 +137,8 @@ func compareTracedInORT(t *testing.T, g *canon.Graph, dir string, nOut int, rtol
 		}
 	}
 	outDir := filepath.Join(tmp, "out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, ins, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
 	for k := 0; k < nOut; k++ {
 		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))

@@ -3,7 +3,6 @@ package torchscript
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
@@ -29,7 +29,7 @@ func traceCompareORT(t *testing.T, script string, rtol, atol float64) {
 		t.Log("ONNX Runtime is not configured (MODELBRIDGE_ORT_DIR): the ONNX export is not run")
 		return
 	}
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	model := filepath.Join(dir, "model.onnx")
 	if err := onnxexport.Write(g, model, formats.WriteOptions{Opset: 20}); err != nil {
 		t.Fatal(err)
@@ -49,8 +49,8 @@ func traceCompareORT(t *testing.T, script string, rtol, atol float64) {
 		}
 	}
 	outDir := filepath.Join(dir, "ort_out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, ins, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
 	for k := range nOut {
 		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))

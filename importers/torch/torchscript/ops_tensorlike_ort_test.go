@@ -3,13 +3,13 @@ package torchscript
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
@@ -19,7 +19,7 @@ import (
 // run-time-size ops to ONNX and runs it in ONNX Runtime: every output must
 // be PyTorch's.
 func TestTensorOpsExpansionsORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	dir, nOut := trace(t, `
 class M(torch.nn.Module):
     def __init__(self):
@@ -48,13 +48,13 @@ torch.manual_seed(0)
 xs = [torch.randn(3, 4)]
 xs[0][1, 2] = float("nan")
 `)
-	checkTracedInORT(t, runner, dir, nOut)
+	checkTracedInORT(t, rt, dir, nOut)
 }
 
 // TestMoreTensorOpsORT is TestTensorOpsExpansionsORT for the index tables,
 // factories, masked writes and views.
 func TestMoreTensorOpsORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	dir, nOut := trace(t, `
 class M(torch.nn.Module):
     def __init__(self):
@@ -75,12 +75,12 @@ class M(torch.nn.Module):
 torch.manual_seed(0)
 xs = [torch.randn(3, 4)]
 `)
-	checkTracedInORT(t, runner, dir, nOut)
+	checkTracedInORT(t, rt, dir, nOut)
 }
 
 // checkTracedInORT imports the traced module in dir, exports it to ONNX,
 // runs it in ONNX Runtime and compares every output with PyTorch's.
-func checkTracedInORT(t *testing.T, runner, dir string, nOut int) {
+func checkTracedInORT(t *testing.T, rt *ort.Runtime, dir string, nOut int) {
 	t.Helper()
 	g, ins, err := readTraced(t, dir)
 	if err != nil {
@@ -103,8 +103,8 @@ func checkTracedInORT(t *testing.T, runner, dir string, nOut int) {
 		}
 	}
 	outDir := filepath.Join(tmp, "out")
-	if out, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, inDir, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
 	if len(g.Outputs) != nOut {
 		t.Fatalf("%d outputs, PyTorch gives %d", len(g.Outputs), nOut)

@@ -88,9 +88,8 @@ func (r *Runtime) RunSamples(model string, samples [][]*canon.Tensor, o Options)
 	return all, nil
 }
 
-// RunDir runs the model on inDir/input_N.pb (one per session input) and
-// writes outDir/output_N.pb, as `node run.js MODEL --inputs DIR --out DIR`
-// does.
+// RunDir runs the model on inDir/input_N.pb (one per session input; a
+// conformance test's test_data_set_0, say) and writes outDir/output_N.pb.
 func (r *Runtime) RunDir(model, inDir, outDir string, o Options) error {
 	outcomes, err := r.batch([]Case{{Model: model, InputDir: inDir, Out: outDir, Options: o}})
 	if err != nil {
