@@ -235,10 +235,7 @@ json.dump(errs, open(sys.argv[2], "w"))
 // TestCaffeMTCNNToTorch writes the MTCNN nets as model.py + weights.pt and
 // runs them in PyTorch 1.13 against the interpreter on the Caffe files.
 func TestCaffeMTCNNToTorch(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch and numpy: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy")
 	fix := testfix.Fixtures(t)
 	root := t.TempDir()
 	type job struct {

@@ -21,6 +21,8 @@ import (
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/interp"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // outputCase is a model whose outputs are aliases: tops passed through
@@ -201,10 +203,7 @@ func TestAliasOutputsSurvive(t *testing.T) {
 		jobs = append(jobs, j)
 		wants = append(wants, want)
 	}
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping the PyTorch part: %s cannot import torch and numpy: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy")
 	jb, _ := json.Marshal(jobs)
 	jobsPath, report, driver := filepath.Join(dir, "jobs.json"), filepath.Join(dir, "report.json"), filepath.Join(dir, "driver.py")
 	os.WriteFile(jobsPath, jb, 0o644)

@@ -236,10 +236,7 @@ with torch.no_grad():
 // PyTorch 1.13 on test_data_set_0 (and, for a dynamic program, at batch 3
 // against the interpreter on the program).
 func TestPT2ToTorch(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch and numpy: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy")
 	forEachPT2(t, func(t *testing.T, c *pt2Case) {
 		dir := filepath.Join(t.TempDir(), "model")
 		dynamic := c.dynamic

@@ -98,10 +98,7 @@ func TestTinyUNet(t *testing.T) {
 		check(t, runInterp(t, mx), "model.onnx via MXNet, in the interpreter")
 	})
 	t.Run("onnx/model.py", func(t *testing.T) {
-		const py = "/usr/bin/python3"
-		if msg, err := exec.Command(py, "-c", "import torch, onnx").CombinedOutput(); err != nil {
-			t.Skipf("skipping: %s cannot import torch and onnx: %v %s", py, err, strings.TrimSpace(string(msg)))
-		}
+		py := testfix.Torch(t, "onnx")
 		out := filepath.Join(t.TempDir(), "unet")
 		write(t, g, out, "torch")
 		script := `
@@ -180,10 +177,7 @@ for k, o in enumerate(m(x)):
 // Col2Im-18 and AffineGrid-20; native above) and runs each in ONNX
 // Runtime against PyTorch's outputs.
 func TestTracedResamplingThroughONNX(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if msg, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch: %v %s", py, err, strings.TrimSpace(string(msg)))
-	}
+	py := testfix.Torch(t, "numpy")
 	rt := testfix.ORT(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "trace.py")

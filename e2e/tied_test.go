@@ -20,6 +20,8 @@ import (
 	_ "github.com/modelbridge/modelbridge/exporters/torch"
 	_ "github.com/modelbridge/modelbridge/importers/safetensors"
 	_ "github.com/modelbridge/modelbridge/importers/torch"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // tiedLMScript builds a small language model whose output layer is its
@@ -91,10 +93,7 @@ json.dump(rep, sys.stdout)
 // tied to its embedding through ONNX, PyTorch and safetensors: each step
 // stores the 1000×64 weight once, and PyTorch loads the result tied.
 func TestTiedLanguageModel(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy, onnx").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch, numpy and onnx: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy", "onnx")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "make.py")
 	os.WriteFile(script, []byte(tiedLMScript), 0o644)

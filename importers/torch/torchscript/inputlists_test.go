@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // TestListAndTupleInputs traces (with PyTorch 1.13) a module whose forward
@@ -13,10 +15,7 @@ import (
 // elements become inputs xs_0, xs_1, t_0, t_1 and the results flatten in
 // order.
 func TestListAndTupleInputs(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
+	py := testfix.Torch(t, "numpy")
 	dir := t.TempDir()
 	script := `
 import sys, warnings, numpy as np, torch

@@ -56,10 +56,7 @@ func traceAndCompareWithin(t *testing.T, script string, rtol, atol float64) *can
 // trace runs the script and returns its folder and output count.
 func trace(t *testing.T, script string) (string, int) {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
+	py := testfix.Torch(t, "numpy")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trace.py")
 	if err := os.WriteFile(path, []byte("import sys, numpy as np, torch, torch.nn.functional as F\n"+script+traceFooter), 0o644); err != nil {

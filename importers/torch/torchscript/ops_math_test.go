@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -13,6 +12,8 @@ import (
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/interp"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // mathModule is traced by PyTorch 1.13: every math call the importer
@@ -46,10 +47,7 @@ for k, o in enumerate(m(x, p, u, s)):
 `
 
 func TestTracedMathOps(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
+	py := testfix.Torch(t, "numpy")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "trace.py")
 	if err := os.WriteFile(script, []byte(mathModule), 0o644); err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/interp"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // TestTracedPrivateOps checks the underscore aten operators and the other
@@ -83,10 +85,7 @@ xs = [torch.randn(4, 4)]
 // and a list of ints) gives them as 0-d int64 outputs, constants when the
 // input shape is given and computed from the input when it is not.
 func TestScriptedSizeOutputs(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
+	py := testfix.Torch(t)
 	dir := t.TempDir()
 	script := `
 import sys, torch

@@ -4,13 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/interp"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // fakeQuantModule is traced by PyTorch 1.13: two fake quantizations (uint8
@@ -35,10 +36,7 @@ np.save(sys.argv[1] + "/y.npy", t(x).numpy())
 // TestTracedFakeQuantize: fake_quantize_per_tensor_affine is read as the
 // float ops PyTorch computes, and gives PyTorch's values bit for bit.
 func TestTracedFakeQuantize(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
+	py := testfix.Torch(t, "numpy")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "trace.py")
 	if err := os.WriteFile(script, []byte(fakeQuantModule), 0o644); err != nil {
