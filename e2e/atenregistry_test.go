@@ -50,11 +50,7 @@ func TestAtenRegistry(t *testing.T) {
 		t.Skip("skipping in -short mode: makes and runs about 390 traced modules with PyTorch 1.13")
 	}
 	python := testfix.Torch(t, "onnx")
-	out, err := exec.Command(python, "-c", "import torch; print(torch.__version__)").CombinedOutput()
-	version := lastLine(string(out))
-	if err != nil {
-		t.Fatalf("%s: torch.__version__: %v %s", python, err, version)
-	}
+	version := testfix.TorchVersion(t)
 	if !strings.HasPrefix(version, "1.13") {
 		t.Skipf("skipping: the registry table is PyTorch 1.13's; %s has PyTorch %s", python, version)
 	}

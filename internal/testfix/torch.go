@@ -13,9 +13,15 @@ import (
 // PATH may lack them.
 const Python = "/usr/bin/python3"
 
+// probe is what one try of importing a set of modules found.
+type probe struct {
+	torchVersion string
+	err          error
+}
+
 var (
 	probeMu sync.Mutex
-	probed  = map[string]error{}
+	probed  = map[string]probe{}
 )
 
 // PythonImports reports whether Python can import torch and the other
@@ -27,11 +33,17 @@ func PythonImports(modules ...string) error {
 	key := strings.Join(mods, ", ")
 	probeMu.Lock()
 	defer probeMu.Unlock()
-	if err, ok := probed[key]; ok {
-		return err
+	return probeImports(key).err
+}
+
+// probeImports tries the import once per key; the caller holds probeMu.
+func probeImports(key string) probe {
+	if p, ok := probed[key]; ok {
+		return p
 	}
-	var err error
-	if out, runErr := exec.Command(Python, "-c", "import "+key).CombinedOutput(); runErr != nil {
+	var p probe
+	out, runErr := exec.Command(Python, "-c", "import "+key+"; print(torch.__version__)").CombinedOutput()
+	if runErr != nil {
 		why := strings.TrimSpace(string(out))
 		if i := strings.LastIndexByte(why, '\n'); i >= 0 {
 			why = why[i+1:]
@@ -39,10 +51,22 @@ func PythonImports(modules ...string) error {
 		if why == "" {
 			why = runErr.Error()
 		}
-		err = fmt.Errorf("%s cannot import %s (%s); install PyTorch 1.13 there with `apt-get install python3-torch python3-numpy python3-onnx python3-torchvision`", Python, key, why)
+		p.err = fmt.Errorf("%s cannot import %s (%s); install PyTorch 1.13 there with `apt-get install python3-torch python3-numpy python3-onnx python3-torchvision`", Python, key, why)
+	} else if fields := strings.Fields(string(out)); len(fields) > 0 {
+		p.torchVersion = fields[len(fields)-1]
 	}
-	probed[key] = err
-	return err
+	probed[key] = p
+	return p
+}
+
+// TorchVersion is the version of PyTorch that Python imports ("1.13.1"),
+// or skips the test when it cannot import torch.
+func TorchVersion(t testing.TB) string {
+	t.Helper()
+	Torch(t)
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	return probeImports("torch").torchVersion
 }
 
 // Torch returns Python when it can import torch and the other modules
