@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -40,7 +40,7 @@ const smoothActivationsSymbol = `{
 // smooth activation to ONNX, runs it in ONNX Runtime and compares with the
 // interpreter on the MXNet graph.
 func TestMXNetSmoothActivationsInORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	dir := t.TempDir()
 	sym := filepath.Join(dir, "acts-symbol.json")
 	if err := os.WriteFile(sym, []byte(smoothActivationsSymbol), 0o644); err != nil {
@@ -76,8 +76,8 @@ func TestMXNetSmoothActivationsInORT(t *testing.T) {
 		t.Fatalf("interpreter on the MXNet model: %v", err)
 	}
 	outDir := filepath.Join(dir, "out")
-	if out, err := exec.Command("node", runner, onnxPath, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime failed on the exported model: %v\n%s", err, out)
+	if err := rt.RunDir(onnxPath, inDir, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime failed on the exported model: %v", err)
 	}
 	for i, o := range g.Outputs {
 		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(i)))

@@ -46,15 +46,11 @@ const atenRegistryPassList = "testdata/aten-registry-pass.txt"
 //	                                                                the table `modelbridge ops --aten` reads
 //	MODELBRIDGE_ATEN_TABLE=docs/aten-registry.md go test ./e2e -run TestAtenRegistry
 func TestAtenRegistry(t *testing.T) {
-	const python = "/usr/bin/python3"
 	if testing.Short() {
 		t.Skip("skipping in -short mode: makes and runs about 390 traced modules with PyTorch 1.13")
 	}
-	out, err := exec.Command(python, "-c", "import torch, onnx; print(torch.__version__)").CombinedOutput()
-	version := lastLine(string(out))
-	if err != nil {
-		t.Skipf("skipping: %s cannot import torch and onnx: %v %s", python, err, version)
-	}
+	python := testfix.Torch(t, "onnx")
+	version := testfix.TorchVersion(t)
 	if !strings.HasPrefix(version, "1.13") {
 		t.Skipf("skipping: the registry table is PyTorch 1.13's; %s has PyTorch %s", python, version)
 	}

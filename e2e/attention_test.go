@@ -47,7 +47,7 @@ func TestTinyTransformer(t *testing.T) {
 	write(t, g, sym, "mxnet")
 	within(t, "model.onnx as MXNet", run(load(t, sym, "mxnet", formats.ReadOptions{})), want, 1e-5)
 
-	if _, err := exec.Command("/usr/bin/python3", "-c", "import torch").CombinedOutput(); err == nil {
+	if testfix.PythonImports() == nil {
 		folder := filepath.Join(t.TempDir(), "tiny_transformer_torch")
 		write(t, g, folder, "torch")
 		ys := filepath.Join(t.TempDir(), "y.pb")
@@ -62,7 +62,7 @@ with torch.no_grad():
     y = m(x)
 open(sys.argv[3], "wb").write(numpy_helper.from_array(y.numpy()).SerializeToString())
 `
-		if b, err := exec.Command("/usr/bin/python3", "-c", script, folder, filepath.Join(data, "input_0.pb"), ys).CombinedOutput(); err != nil {
+		if b, err := exec.Command(testfix.Python, "-c", script, folder, filepath.Join(data, "input_0.pb"), ys).CombinedOutput(); err != nil {
 			t.Fatalf("model.py in PyTorch: %v\n%s", err, b)
 		}
 		y, err := tensorfile.Load(ys)
@@ -71,7 +71,7 @@ open(sys.argv[3], "wb").write(numpy_helper.from_array(y.numpy()).SerializeToStri
 		}
 		within(t, "model.onnx as model.py in PyTorch 1.13", y, want, 1e-5)
 	} else {
-		t.Log("model.py not run: /usr/bin/python3 has no torch")
+		t.Logf("model.py not run: %v", testfix.PythonImports())
 	}
 
 	ts, _, err := formats.Read(filepath.Join(dir, "traced.pt"), "torchscript", formats.ReadOptions{InputShapes: map[string][]int64{"#0": x.Shape}})

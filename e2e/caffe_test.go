@@ -12,6 +12,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -36,7 +37,7 @@ var caffeMTCNN = []struct {
 
 // runORT exports g as ONNX, runs it in ONNX Runtime on inputs and returns
 // the outputs in g's output order.
-func runORT(t *testing.T, runner string, g *canon.Graph, inputs map[string]*canon.Tensor) []*canon.Tensor {
+func runORT(t *testing.T, rt *ort.Runtime, g *canon.Graph, inputs map[string]*canon.Tensor) []*canon.Tensor {
 	t.Helper()
 	dir := t.TempDir()
 	onnxPath := filepath.Join(dir, "model.onnx")
@@ -49,8 +50,8 @@ func runORT(t *testing.T, runner string, g *canon.Graph, inputs map[string]*cano
 		}
 	}
 	outDir := filepath.Join(dir, "out")
-	if out, err := exec.Command("node", runner, onnxPath, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime failed: %v\n%s", err, out)
+	if err := rt.RunDir(onnxPath, inDir, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime failed: %v", err)
 	}
 	var outs []*canon.Tensor
 	for i := range g.Outputs {
@@ -96,7 +97,7 @@ func maxAbsDiff(t *testing.T, a, b *canon.Tensor) float64 {
 // checkpoints and reads them back.
 func TestCaffeMTCNN(t *testing.T) {
 	fix := testfix.Fixtures(t)
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	for _, c := range caffeMTCNN {
 		t.Run(c.name+"_"+strconv.FormatInt(c.shape[2], 10)+"x"+strconv.FormatInt(c.shape[3], 10), func(t *testing.T) {
 			shapes := map[string][]int64{"data": c.shape}
@@ -112,7 +113,7 @@ func TestCaffeMTCNN(t *testing.T) {
 			if err != nil {
 				t.Fatalf("interpreter on the Caffe net: %v", err)
 			}
-			got := runORT(t, runner, g, inputs)
+			got := runORT(t, rt, g, inputs)
 			for i, o := range g.Outputs {
 				d := maxAbsDiff(t, got[i], want[o.Name])
 				t.Logf("%s: ONNX Runtime vs interpreter on the Caffe files: max abs diff %.2g", o.Name, d)
@@ -121,7 +122,7 @@ func TestCaffeMTCNN(t *testing.T) {
 				}
 			}
 			if c.mxnet != "" {
-				checkAgainstMXNet(t, runner, fix, c.name, c.mxnet, c.shape)
+				checkAgainstMXNet(t, rt, fix, c.name, c.mxnet, c.shape)
 			}
 			// MXNet round trip.
 			sym := filepath.Join(t.TempDir(), c.name+"-symbol.json")
@@ -180,7 +181,7 @@ func mtcnnLayout(t *testing.T, x *canon.Tensor, flipC bool) *canon.Tensor {
 // checkAgainstMXNet runs the Caffe net and the MXNet checkpoint with the
 // same weights, both converted to ONNX, in ONNX Runtime on the same random
 // input (in each model's own layout), and compares the outputs.
-func checkAgainstMXNet(t *testing.T, runner, fix, name, symbol string, shape []int64) {
+func checkAgainstMXNet(t *testing.T, rt *ort.Runtime, fix, name, symbol string, shape []int64) {
 	t.Helper()
 	mx := load(t, filepath.Join(fix, "mxnet", "mtcnn", symbol), "", formats.ReadOptions{InputShapes: map[string][]int64{"data": shape}})
 	cshape := []int64{shape[0], shape[1], shape[3], shape[2]}
@@ -190,8 +191,8 @@ func checkAgainstMXNet(t *testing.T, runner, fix, name, symbol string, shape []i
 		t.Fatal(err)
 	}
 	x := inputs[mx.Inputs[0].Name]
-	mxOut := runORT(t, runner, mx, inputs)
-	cOut := runORT(t, runner, cg, map[string]*canon.Tensor{cg.Inputs[0].Name: mtcnnLayout(t, x, true)})
+	mxOut := runORT(t, rt, mx, inputs)
+	cOut := runORT(t, rt, cg, map[string]*canon.Tensor{cg.Inputs[0].Name: mtcnnLayout(t, x, true)})
 	if len(mxOut) != len(cOut) {
 		t.Fatalf("MXNet net has %d outputs, Caffe net %d", len(mxOut), len(cOut))
 	}
@@ -234,10 +235,7 @@ json.dump(errs, open(sys.argv[2], "w"))
 // TestCaffeMTCNNToTorch writes the MTCNN nets as model.py + weights.pt and
 // runs them in PyTorch 1.13 against the interpreter on the Caffe files.
 func TestCaffeMTCNNToTorch(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch and numpy: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy")
 	fix := testfix.Fixtures(t)
 	root := t.TempDir()
 	type job struct {

@@ -19,6 +19,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/allformats"
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // The conversion benchmark's model: convertLayers Linear layers of
@@ -75,14 +76,11 @@ else:
     with torch.no_grad():
         torch.jit.trace(m, torch.zeros(1, %[1]d)).save(sys.argv[2])
 `, convertDim, convertLayers)
-		if _, err := exec.LookPath("/usr/bin/python3"); err != nil {
-			return "/usr/bin/python3 is missing: it builds the " + kind + " model", nil
+		if err := testfix.PythonImports(); err != nil {
+			return fmt.Sprintf("%v: it builds the %s model", err, kind), nil
 		}
-		out, err := exec.Command("/usr/bin/python3", "-c", script, kind, path).CombinedOutput()
+		out, err := exec.Command(testfix.Python, "-c", script, kind, path).CombinedOutput()
 		if err != nil {
-			if strings.Contains(string(out), "No module named 'torch'") {
-				return "/usr/bin/python3 has no torch: it builds the " + kind + " model", nil
-			}
 			return "", fmt.Errorf("building the %s model: %v\n%s", kind, err, out)
 		}
 		return "", nil

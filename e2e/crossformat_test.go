@@ -5,7 +5,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/importers/mxnet"
 	_ "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -65,7 +65,7 @@ func write(t *testing.T, g *canon.Graph, path, format string) {
 // compares the two.
 func TestMXNetToONNXInORT(t *testing.T) {
 	fix := filepath.Join(testfix.Fixtures(t), "mxnet")
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	for _, c := range mxnetCheckpoints {
 		t.Run(filepath.Dir(c.symbol)+"/"+filepath.Base(c.symbol), func(t *testing.T) {
 			dir := t.TempDir()
@@ -89,9 +89,8 @@ func TestMXNetToONNXInORT(t *testing.T) {
 				t.Fatalf("interpreter on the MXNet model: %v", err)
 			}
 			outDir := filepath.Join(dir, "out")
-			cmd := exec.Command("node", runner, onnxPath, "--inputs", inDir, "--out", outDir)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("ONNX Runtime failed on the exported model: %v\n%s", err, out)
+			if err := rt.RunDir(onnxPath, inDir, outDir, ort.Options{}); err != nil {
+				t.Fatalf("ONNX Runtime failed on the exported model: %v", err)
 			}
 			for i, o := range g.Outputs {
 				got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(i)))

@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -49,9 +49,9 @@ func rawTensor(name string, dt canon.DType, n int, put func(b []byte, i int)) *c
 
 // inORT exports g to ONNX, runs it in ONNX Runtime on inputs and returns
 // its outputs by name, next to the interpreter's.
-func inORT(t *testing.T, g *canon.Graph, inputs []*canon.Tensor) (ort, ours map[string]*canon.Tensor) {
+func inORT(t *testing.T, g *canon.Graph, inputs []*canon.Tensor) (inRuntime, ours map[string]*canon.Tensor) {
 	t.Helper()
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.onnx")
 	write(t, g, model, "onnx")
@@ -70,18 +70,18 @@ func inORT(t *testing.T, g *canon.Graph, inputs []*canon.Tensor) (ort, ours map[
 	if err != nil {
 		t.Fatalf("interpreter: %v", err)
 	}
-	if out, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir, "--opt", "disabled").CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, inDir, outDir, ort.Options{Level: "disabled"}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
-	ort = map[string]*canon.Tensor{}
+	inRuntime = map[string]*canon.Tensor{}
 	for i, o := range g.Outputs {
 		v, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ort[o.Name] = v
+		inRuntime[o.Name] = v
 	}
-	return ort, ours
+	return inRuntime, ours
 }
 
 // TestFloat16ChainMatchesORT: a chain of float16 ops gives ONNX Runtime's

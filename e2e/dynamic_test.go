@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -23,7 +23,7 @@ import (
 // interpreter on the original model read with those shapes.
 func TestShapelessModelsAtTwoBatchSizes(t *testing.T) {
 	fix := testfix.Fixtures(t)
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	cases := []struct {
 		path, key string
 		shape     []int64 // axis 0 is replaced by each batch size
@@ -65,7 +65,7 @@ func TestShapelessModelsAtTwoBatchSizes(t *testing.T) {
 				if err != nil {
 					t.Fatalf("interpreter at batch %d: %v", batch, err)
 				}
-				got := runFile(t, runner, model, filepath.Join(dir, fmt.Sprint(batch)), []*canon.Tensor{inputs[static.Inputs[0].Name]}, len(static.Outputs))
+				got := runFile(t, rt, model, filepath.Join(dir, fmt.Sprint(batch)), []*canon.Tensor{inputs[static.Inputs[0].Name]}, len(static.Outputs))
 				for i, o := range static.Outputs {
 					rel, err := compare.RelativeToMax(got[i], want[o.Name])
 					if err != nil {
@@ -82,7 +82,7 @@ func TestShapelessModelsAtTwoBatchSizes(t *testing.T) {
 }
 
 // runFile runs an ONNX file in ONNX Runtime on inputs (in input order).
-func runFile(t *testing.T, runner, model, dir string, inputs []*canon.Tensor, outputs int) []*canon.Tensor {
+func runFile(t *testing.T, rt *ort.Runtime, model, dir string, inputs []*canon.Tensor, outputs int) []*canon.Tensor {
 	t.Helper()
 	inDir, outDir := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	if err := os.MkdirAll(inDir, 0o755); err != nil {
@@ -93,8 +93,8 @@ func runFile(t *testing.T, runner, model, dir string, inputs []*canon.Tensor, ou
 			t.Fatal(err)
 		}
 	}
-	if out, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime failed: %v\n%s", err, out)
+	if err := rt.RunDir(model, inDir, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime failed: %v", err)
 	}
 	var outs []*canon.Tensor
 	for i := 0; i < outputs; i++ {

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -45,7 +44,7 @@ func TestTorch2OpsLayers(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("skipping: no torch2-ops fixtures at %s", root)
 	}
-	_, runner, ortErr := ortinstall.FindRunner("")
+	rt, ortErr := ort.Find("")
 	for _, name := range nnLayerCases {
 		for _, file := range []string{"traced.pt", "exported.pt2"} {
 			t.Run(name+"/"+file, func(t *testing.T) {
@@ -94,8 +93,8 @@ func TestTorch2OpsLayers(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if out, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-					t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+				if err := rt.RunDir(model, inDir, outDir, ort.Options{}); err != nil {
+					t.Fatalf("ONNX Runtime: %v", err)
 				}
 				for i := range wants {
 					got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(i)))

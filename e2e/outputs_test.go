@@ -19,8 +19,10 @@ import (
 	"github.com/modelbridge/modelbridge/internal/mxparams"
 	"github.com/modelbridge/modelbridge/internal/npy"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/interp"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // outputCase is a model whose outputs are aliases: tops passed through
@@ -132,7 +134,7 @@ func TestAliasOutputsSurvive(t *testing.T) {
 	dir := t.TempDir()
 	cases := outputCases(t, dir)
 	x := canon.NewFloat32Tensor("x", nil, []float32{-1, 2, 3, -4})
-	_, runner, ortErr := ortinstall.FindRunner("")
+	rt, ortErr := ort.Find("")
 	if ortErr != nil {
 		t.Logf("ONNX exports not run in ONNX Runtime: %v", ortErr)
 	}
@@ -163,7 +165,7 @@ func TestAliasOutputsSurvive(t *testing.T) {
 		}
 		// ONNX, in ONNX Runtime.
 		if ortErr == nil {
-			got := runORT(t, runner, g, inputs)
+			got := runORT(t, rt, g, inputs)
 			if len(got) != len(want) {
 				t.Errorf("%s: ONNX Runtime gives %d outputs, want %d", c.name, len(got), len(want))
 			}
@@ -201,10 +203,7 @@ func TestAliasOutputsSurvive(t *testing.T) {
 		jobs = append(jobs, j)
 		wants = append(wants, want)
 	}
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping the PyTorch part: %s cannot import torch and numpy: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy")
 	jb, _ := json.Marshal(jobs)
 	jobsPath, report, driver := filepath.Join(dir, "jobs.json"), filepath.Join(dir, "report.json"), filepath.Join(dir, "driver.py")
 	os.WriteFile(jobsPath, jb, 0o644)

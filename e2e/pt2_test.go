@@ -14,6 +14,7 @@ import (
 	"github.com/modelbridge/modelbridge/importers/pt2"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -135,10 +136,10 @@ func TestPT2Interpreter(t *testing.T) {
 // Runtime on test_data_set_0; a dynamic program also runs at batch 3,
 // against PyTorch's own ONNX export run one sample at a time.
 func TestPT2ToONNXInORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	forEachPT2(t, func(t *testing.T, c *pt2Case) {
 		x := c.g.Inputs[0]
-		got := runORT(t, runner, c.g, map[string]*canon.Tensor{x.Name: c.in})
+		got := runORT(t, rt, c.g, map[string]*canon.Tensor{x.Name: c.in})
 		checkClose(t, "ONNX Runtime, batch 1", got[0], c.want)
 		if x.Shape[0].Known() {
 			if c.dynamic {
@@ -154,15 +155,15 @@ func TestPT2ToONNXInORT(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got3 := runORT(t, runner, c.g, batch)
-		want3 := perSampleORT(t, runner, filepath.Join(c.fix, "model.onnx"), batch[x.Name])
+		got3 := runORT(t, rt, c.g, batch)
+		want3 := perSampleORT(t, rt, filepath.Join(c.fix, "model.onnx"), batch[x.Name])
 		checkClose(t, "ONNX Runtime, batch 3 (vs PyTorch's ONNX per sample)", got3[0], want3)
 	})
 }
 
 // perSampleORT runs an ONNX file with a batch-1 input in ONNX Runtime on
 // each sample of x and stacks the outputs.
-func perSampleORT(t *testing.T, runner, model string, x *canon.Tensor) *canon.Tensor {
+func perSampleORT(t *testing.T, rt *ort.Runtime, model string, x *canon.Tensor) *canon.Tensor {
 	t.Helper()
 	n := x.Shape[0]
 	step := int64(len(x.Data)) / n
@@ -173,8 +174,8 @@ func perSampleORT(t *testing.T, runner, model string, x *canon.Tensor) *canon.Te
 		if err := tensorfile.Save(one, filepath.Join(dir, "input_0.pb")); err != nil {
 			t.Fatal(err)
 		}
-		if o, err := exec.Command("node", runner, model, "--inputs", dir, "--out", filepath.Join(dir, "out")).CombinedOutput(); err != nil {
-			t.Fatalf("ONNX Runtime on %s: %v\n%s", model, err, o)
+		if err := rt.RunDir(model, dir, filepath.Join(dir, "out"), ort.Options{}); err != nil {
+			t.Fatalf("ONNX Runtime on %s: %v", model, err)
 		}
 		y, err := tensorfile.Load(filepath.Join(dir, "out", tensorfile.OutputFileName(0)))
 		if err != nil {
@@ -235,10 +236,7 @@ with torch.no_grad():
 // PyTorch 1.13 on test_data_set_0 (and, for a dynamic program, at batch 3
 // against the interpreter on the program).
 func TestPT2ToTorch(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch and numpy: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy")
 	forEachPT2(t, func(t *testing.T, c *pt2Case) {
 		dir := filepath.Join(t.TempDir(), "model")
 		dynamic := c.dynamic

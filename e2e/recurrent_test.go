@@ -12,6 +12,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -42,10 +43,10 @@ func TestRecurrentNodeCases(t *testing.T) {
 // returns its first output.
 func ortRun(t *testing.T, model, inDir string) *canon.Tensor {
 	t.Helper()
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	out := filepath.Join(t.TempDir(), "ort")
-	if b, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", out).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime on %s: %v\n%s", model, err, b)
+	if err := rt.RunDir(model, inDir, out, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime on %s: %v", model, err)
 	}
 	y, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(0)))
 	if err != nil {
@@ -119,7 +120,7 @@ func TestTinyLSTM(t *testing.T) {
 	within(t, "MXNet RNN copy vs ONNX Runtime", run(mx), want, 1e-5)
 
 	// model.py in PyTorch 1.13: nn.LSTM modules.
-	if _, err := exec.Command("/usr/bin/python3", "-c", "import torch").CombinedOutput(); err == nil {
+	if testfix.PythonImports() == nil {
 		folder := filepath.Join(t.TempDir(), "tiny_lstm_torch")
 		write(t, opt, folder, "torch")
 		src, _ := os.ReadFile(filepath.Join(folder, "model.py"))
@@ -142,7 +143,7 @@ with torch.no_grad():
 open(sys.argv[3], "wb").write(numpy_helper.from_array(y.numpy()).SerializeToString())
 `
 		ys := filepath.Join(t.TempDir(), "y.pb")
-		if b, err := exec.Command("/usr/bin/python3", "-c", script, folder, xs, ys).CombinedOutput(); err != nil {
+		if b, err := exec.Command(testfix.Python, "-c", script, folder, xs, ys).CombinedOutput(); err != nil {
 			t.Fatalf("model.py in PyTorch: %v\n%s", err, b)
 		}
 		y, err := tensorfile.Load(ys)
@@ -151,7 +152,7 @@ open(sys.argv[3], "wb").write(numpy_helper.from_array(y.numpy()).SerializeToStri
 		}
 		within(t, "model.py in PyTorch 1.13 vs ONNX Runtime", y, want, 1e-5)
 	} else {
-		t.Log("model.py not run: /usr/bin/python3 has no torch")
+		t.Logf("model.py not run: %v", testfix.PythonImports())
 	}
 
 	// traced.pt -> ONNX -> ONNX Runtime.

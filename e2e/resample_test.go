@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -14,8 +13,10 @@ import (
 	_ "github.com/modelbridge/modelbridge/importers/torch"
 	_ "github.com/modelbridge/modelbridge/importers/torch/torchscript"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -62,7 +63,7 @@ func TestTinyUNet(t *testing.T) {
 	}
 	runORT := func(t *testing.T, g *canon.Graph, opset int) *canon.Tensor {
 		t.Helper()
-		runner := testfix.ORTRunner(t)
+		rt := testfix.ORT(t)
 		tmp := t.TempDir()
 		p := filepath.Join(tmp, "model.onnx")
 		exp, err := formats.FindExporter(p, "onnx")
@@ -73,8 +74,8 @@ func TestTinyUNet(t *testing.T) {
 			t.Fatalf("ONNX export at opset %d: %v", opset, err)
 		}
 		out := filepath.Join(tmp, "out")
-		if msg, err := exec.Command("node", runner, p, "--inputs", data, "--out", out).CombinedOutput(); err != nil {
-			t.Fatalf("ONNX Runtime failed: %v\n%s", err, msg)
+		if err := rt.RunDir(p, data, out, ort.Options{}); err != nil {
+			t.Fatalf("ONNX Runtime failed: %v", err)
 		}
 		got, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(0)))
 		if err != nil {
@@ -97,10 +98,7 @@ func TestTinyUNet(t *testing.T) {
 		check(t, runInterp(t, mx), "model.onnx via MXNet, in the interpreter")
 	})
 	t.Run("onnx/model.py", func(t *testing.T) {
-		const py = "/usr/bin/python3"
-		if msg, err := exec.Command(py, "-c", "import torch, onnx").CombinedOutput(); err != nil {
-			t.Skipf("skipping: %s cannot import torch and onnx: %v %s", py, err, strings.TrimSpace(string(msg)))
-		}
+		py := testfix.Torch(t, "onnx")
 		out := filepath.Join(t.TempDir(), "unet")
 		write(t, g, out, "torch")
 		script := `
@@ -167,11 +165,7 @@ class M(torch.nn.Module):
         )
 torch.manual_seed(0)
 x = torch.randn(1, 3, 7, 9)
-m = torch.jit.trace(M(), x)
-m.save(sys.argv[1] + "/m.pt")
-np.save(sys.argv[1] + "/x.npy", x.numpy())
-for k, o in enumerate(m(x)):
-    np.save(sys.argv[1] + "/y%d.npy" % k, o.numpy())
+xs = [x]
 `
 
 // TestTracedResamplingThroughONNX converts a traced module of resampling
@@ -179,33 +173,12 @@ for k, o in enumerate(m(x)):
 // Col2Im-18 and AffineGrid-20; native above) and runs each in ONNX
 // Runtime against PyTorch's outputs.
 func TestTracedResamplingThroughONNX(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if msg, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch: %v %s", py, err, strings.TrimSpace(string(msg)))
-	}
-	runner := testfix.ORTRunner(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "trace.py")
-	if err := os.WriteFile(script, []byte(resampleModule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if msg, err := exec.Command(py, script, dir).CombinedOutput(); err != nil {
-		t.Fatalf("tracing: %v\n%s", err, msg)
-	}
-	x, err := tensorfile.Load(filepath.Join(dir, "x.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(dir, "in")
-	if err := os.MkdirAll(in, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := tensorfile.Save(x, filepath.Join(in, "input_0.pb")); err != nil {
-		t.Fatal(err)
-	}
-	g := load(t, filepath.Join(dir, "m.pt"), "", formats.ReadOptions{InputShapes: map[string][]int64{"#0": x.Shape}})
+	rt := testfix.ORT(t)
+	m := torchtrace.Trace(t, resampleModule)
+	g := load(t, m.Path(), "", formats.ReadOptions{InputShapes: map[string][]int64{"#0": m.Inputs[0].Shape}})
+	x := m.Feed(g)[g.Inputs[0].Name]
 	for _, opset := range []int{11, 13, 17} {
-		p := filepath.Join(dir, "m"+strconv.Itoa(opset)+".onnx")
+		p := filepath.Join(m.Dir, "m"+strconv.Itoa(opset)+".onnx")
 		exp, err := formats.FindExporter(p, "onnx")
 		if err != nil {
 			t.Fatal(err)
@@ -213,20 +186,15 @@ func TestTracedResamplingThroughONNX(t *testing.T) {
 		if err := exp.Write(g, p, formats.WriteOptions{Opset: opset}); err != nil {
 			t.Fatalf("opset %d: %v", opset, err)
 		}
-		out := filepath.Join(dir, "out"+strconv.Itoa(opset))
-		if msg, err := exec.Command("node", runner, p, "--inputs", in, "--out", out).CombinedOutput(); err != nil {
-			t.Fatalf("opset %d: ONNX Runtime failed: %v\n%s", opset, err, msg)
+		outs, err := rt.Run(p, []*canon.Tensor{x}, ort.Options{})
+		if err != nil {
+			t.Fatalf("opset %d: ONNX Runtime failed: %v", opset, err)
 		}
-		for k := range g.Outputs {
-			want, err := tensorfile.Load(filepath.Join(dir, "y"+strconv.Itoa(k)+".npy"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(k)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, err := compare.RelativeToMax(got, want)
+		if len(outs) != len(m.Outputs) {
+			t.Fatalf("opset %d: %d outputs, PyTorch gives %d", opset, len(outs), len(m.Outputs))
+		}
+		for k, want := range m.Outputs {
+			rel, err := compare.RelativeToMax(outs[k], want)
 			if err != nil {
 				t.Fatalf("opset %d output %d: %v", opset, k, err)
 			}

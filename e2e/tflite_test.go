@@ -95,7 +95,7 @@ func tfliteFixture(t *testing.T, name string) string {
 func TestTFLiteFloatAgainstArmNN(t *testing.T) {
 	path := tfliteFixture(t, "hello_world_float.tflite")
 	g := load(t, path, "", formats.ReadOptions{})
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	for _, x := range []float32{-1.5, 0, 0.5, 3.1, 6.2} {
 		in := canon.NewFloat32Tensor(g.Inputs[0].Name, []int64{1, 1}, []float32{x})
 		feeds := map[string]*canon.Tensor{in.Name: in}
@@ -105,7 +105,7 @@ func TestTFLiteFloatAgainstArmNN(t *testing.T) {
 		}
 		mine := got[g.Outputs[0].Name]
 		arm := runArmNN(t, path, []*canon.Tensor{in})[0]
-		ort := runORT(t, runner, g, feeds)[0]
+		ort := runORT(t, rt, g, feeds)[0]
 		mv, _ := mine.Float64s()
 		av, _ := arm.Float64s()
 		ov, _ := ort.Float64s()
@@ -126,7 +126,7 @@ func TestTFLiteFloatAgainstArmNN(t *testing.T) {
 func TestTFLiteInt8AgainstArmNNAndORT(t *testing.T) {
 	path := tfliteFixture(t, "hello_world_int8.tflite")
 	g := load(t, path, "", formats.ReadOptions{})
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	for _, x := range []int8{-128, -100, -30, 0, 20, 77, 127} {
 		in := &canon.Tensor{Name: g.Inputs[0].Name, DType: canon.Int8, Shape: []int64{1, 1}, Data: []byte{byte(x)}}
 		feeds := map[string]*canon.Tensor{in.Name: in}
@@ -135,7 +135,7 @@ func TestTFLiteInt8AgainstArmNNAndORT(t *testing.T) {
 			t.Fatal(err)
 		}
 		mine := got[g.Outputs[0].Name]
-		ort := runORT(t, runner, g, feeds)[0]
+		ort := runORT(t, rt, g, feeds)[0]
 		arm := runArmNN(t, path, []*canon.Tensor{in})[0]
 		if !bytes.Equal(mine.Data, ort.Data) || mine.DType != ort.DType {
 			t.Errorf("x=%d: interpreter %v (%s) and ONNX Runtime %v (%s) differ", x, mine.Data, mine.DType, ort.Data, ort.DType)
@@ -202,7 +202,7 @@ func dumpLSTMWeights(t *testing.T, path, dir string) float32 {
 func TestTFLiteLSTMReference(t *testing.T) {
 	path := tfliteFixture(t, "trained_lstm.tflite")
 	g := load(t, path, "", formats.ReadOptions{})
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	inputs, err := tensorfile.Random(g.Inputs, nil, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +250,7 @@ func TestTFLiteLSTMReference(t *testing.T) {
 	} else {
 		t.Logf("LSTM output vs NumPy reference: max abs diff %g", d)
 	}
-	ort := runORT(t, runner, g, inputs)[0]
+	ort := runORT(t, rt, g, inputs)[0]
 	if d := maxAbsDiff(t, got[g.Outputs[0].Name], ort); d > 1e-5 {
 		t.Errorf("interpreter and ONNX Runtime differ by %g", d)
 	} else {
@@ -265,7 +265,7 @@ func TestTFLiteLSTMReference(t *testing.T) {
 func TestTFLitePersonDetectInORT(t *testing.T) {
 	path := tfliteFixture(t, "person_detect.tflite")
 	g := load(t, path, "", formats.ReadOptions{})
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	for seed := int64(1); seed <= 3; seed++ {
 		data := make([]byte, 96*96)
 		rng := rand.New(rand.NewSource(seed))
@@ -279,7 +279,7 @@ func TestTFLitePersonDetectInORT(t *testing.T) {
 			t.Fatal(err)
 		}
 		mine := got[g.Outputs[0].Name]
-		ort := runORT(t, runner, g, feeds)[0]
+		ort := runORT(t, rt, g, feeds)[0]
 		t.Logf("seed %d: interpreter %v, ONNX Runtime %v (int8: [no person, person])", seed, int8s(mine.Data), int8s(ort.Data))
 		if !bytes.Equal(mine.Data, ort.Data) || mine.DType != ort.DType {
 			t.Errorf("seed %d: interpreter %v and ONNX Runtime %v differ", seed, int8s(mine.Data), int8s(ort.Data))
@@ -300,7 +300,7 @@ func int8s(b []byte) []int8 {
 // must give TFLite Micro's golden outputs there too.
 func TestTFLiteSeanetInORT(t *testing.T) {
 	dir := filepath.Join(testfix.Fixtures(t), "tflite", "seanet")
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	models, _ := filepath.Glob(filepath.Join(dir, "*.tflite"))
 	if len(models) == 0 {
 		t.Skipf("skipping: no seanet fixtures in %s", dir)
@@ -327,7 +327,7 @@ func TestTFLiteSeanetInORT(t *testing.T) {
 				}
 				feeds[in.Name] = &canon.Tensor{Name: in.Name, DType: canon.Int16, Shape: shape, Data: data}
 			}
-			got, err := runORT(t, runner, g, feeds)[0].Int64s()
+			got, err := runORT(t, rt, g, feeds)[0].Int64s()
 			if err != nil {
 				t.Fatal(err)
 			}

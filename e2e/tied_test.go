@@ -13,13 +13,15 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/npy"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/interp"
 
 	_ "github.com/modelbridge/modelbridge/exporters/safetensors"
 	_ "github.com/modelbridge/modelbridge/exporters/torch"
 	_ "github.com/modelbridge/modelbridge/importers/safetensors"
 	_ "github.com/modelbridge/modelbridge/importers/torch"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // tiedLMScript builds a small language model whose output layer is its
@@ -91,10 +93,7 @@ json.dump(rep, sys.stdout)
 // tied to its embedding through ONNX, PyTorch and safetensors: each step
 // stores the 1000×64 weight once, and PyTorch loads the result tied.
 func TestTiedLanguageModel(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy, onnx").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch, numpy and onnx: %v %s", python, err, out)
-	}
+	python := testfix.Torch(t, "numpy", "onnx")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "make.py")
 	os.WriteFile(script, []byte(tiedLMScript), 0o644)
@@ -135,9 +134,9 @@ func TestTiedLanguageModel(t *testing.T) {
 			if d := maxAbsDiff(t, res[g2.Outputs[0].Name], logits); d > 1e-4 {
 				t.Errorf("ONNX written: logits differ from PyTorch's by %g", d)
 			}
-			if _, runner, err := ortinstall.FindRunner(""); err != nil {
+			if rt, err := ort.Find(""); err != nil {
 				t.Logf("ONNX Runtime not run: %v", err)
-			} else if d := maxAbsDiff(t, runORT(t, runner, g2, map[string]*canon.Tensor{g2.Inputs[0].Name: tokens})[0], logits); d > 1e-4 {
+			} else if d := maxAbsDiff(t, runORT(t, rt, g2, map[string]*canon.Tensor{g2.Inputs[0].Name: tokens})[0], logits); d > 1e-4 {
 				t.Errorf("ONNX written, in ONNX Runtime: logits differ from PyTorch's by %g", d)
 			}
 

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -16,7 +15,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
@@ -79,7 +78,7 @@ func (r *torch2Run) wrong(format string, args ...any) {
 // passes and is not listed is logged so that the list can grow
 // (-update-torch2-ops rewrites it), and every refusal is logged with its
 // reason. The whole run takes under a minute on two cores, ONNX Runtime
-// included (it runs whenever ortinstall finds an install, as in CI).
+// included (it runs whenever package ort finds an install, as in CI).
 func TestTorch2Ops(t *testing.T) {
 	suite := filepath.Join(testfix.Fixtures(t), "torch2-ops")
 	dirs, _ := filepath.Glob(filepath.Join(suite, "*", "test_data_set_0"))
@@ -92,7 +91,7 @@ func TestTorch2Ops(t *testing.T) {
 	mustPass := readCaseList(t, listPath)
 	tmp := t.TempDir()
 
-	ort, ortErr := ortinstall.Find("")
+	rt, ortErr := ort.Find("")
 	var runs []*torch2Run
 	for _, data := range dirs {
 		dir := filepath.Dir(data)
@@ -108,7 +107,7 @@ func TestTorch2Ops(t *testing.T) {
 		}
 	}
 	if ortErr == nil {
-		runTorch2ORT(t, ort, runs, tmp)
+		runTorch2ORT(t, rt, runs)
 	} else {
 		t.Logf("ONNX Runtime half skipped: %v", ortErr)
 	}
@@ -317,60 +316,29 @@ func fileIndex(path string) int {
 	return n
 }
 
-// ortBatchCase is one model of the ONNX Runtime batch job.
-type ortBatchCase struct {
-	Model  string   `json:"model"`
-	Inputs []string `json:"inputs"`
-	Out    string   `json:"out"`
-}
-
-// runTorch2ORT runs every exported case in ONNX Runtime, in one node
-// process (restarted after a case that aborts it), and compares.
-func runTorch2ORT(t *testing.T, ort *ortinstall.Install, runs []*torch2Run, tmp string) {
-	var cases []ortBatchCase
+// runTorch2ORT runs every exported case in ONNX Runtime (all graph
+// optimizations), in one node process (restarted after a case that aborts
+// it), and compares.
+func runTorch2ORT(t *testing.T, rt *ort.Runtime, runs []*torch2Run) {
+	var cases []ort.Case
 	var exported []*torch2Run
 	for _, r := range runs {
 		if r.outcome == torch2Pass && r.onnx != "" {
-			cases = append(cases, ortBatchCase{Model: r.onnx, Inputs: r.inputs, Out: r.onnx + ".out"})
+			cases = append(cases, ort.Case{Model: r.onnx, Inputs: r.inputs, Out: r.onnx + ".out"})
 			exported = append(exported, r)
 		}
 	}
 	if len(cases) == 0 {
 		return
 	}
-	job := filepath.Join(tmp, "ort-job.json")
-	b, err := json.Marshal(map[string]any{"cases": cases})
+	outcomes, err := rt.RunBatch(cases, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(job, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(testfix.RepoRoot(), "e2e", "testdata", "ort_batch.js")
-	for attempt := 0; attempt <= len(cases); attempt++ {
-		out, err := ort.Command(script, job).CombinedOutput()
-		if err == nil {
-			break
-		}
-		// The process died: the first case without a result is the one it
-		// died on.
-		aborted := false
-		for _, c := range cases {
-			if !ortCaseDone(c.Out) {
-				_ = os.MkdirAll(c.Out, 0o755)
-				_ = os.WriteFile(filepath.Join(c.Out, "error.txt"), []byte("ONNX Runtime aborted: "+firstLine(string(out))), 0o644)
-				aborted = true
-				break
-			}
-		}
-		if !aborted {
-			break
-		}
-	}
 	for i, r := range exported {
 		c := cases[i]
-		if msg, err := os.ReadFile(filepath.Join(c.Out, "error.txt")); err == nil {
-			r.refuse("ONNX Runtime: %s", msg)
+		if err := outcomes[i].Err; err != nil {
+			r.refuse("ONNX Runtime: %s", firstLine(strings.TrimPrefix(err.Error(), "ONNX Runtime failed on "+c.Model+": ")))
 			continue
 		}
 		for k, ref := range r.refIndex {
@@ -386,15 +354,6 @@ func runTorch2ORT(t *testing.T, ort *ortinstall.Install, runs []*torch2Run, tmp 
 		}
 		r.ortChecked = r.outcome == torch2Pass
 	}
-}
-
-func ortCaseDone(out string) bool {
-	for _, f := range []string{"done", "error.txt"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // codeLine is the code/ file and line a TorchScript refusal starts with.

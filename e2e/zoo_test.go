@@ -17,6 +17,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/npy"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -64,11 +65,8 @@ func TestTorchvisionZoo(t *testing.T) {
 	if mode == "" {
 		t.Skip("skipping: set MODELBRIDGE_ZOO=1 (CI subset), =all or =model,model to convert torchvision's models")
 	}
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, torchvision, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch and torchvision: %v %s", python, err, strings.TrimSpace(string(out)))
-	}
-	runner := testfix.ORTRunner(t)
+	python := testfix.Torch(t, "torchvision", "numpy")
+	rt := testfix.ORT(t)
 	root := testfix.RepoRoot()
 	generator := filepath.Join(root, "testdata", "make_torchvision_zoo.py")
 	all, inputs := zooModels(t, python, generator)
@@ -113,7 +111,7 @@ func TestTorchvisionZoo(t *testing.T) {
 		results[name] = row
 		t.Run(name, func(t *testing.T) {
 			began := time.Now()
-			z := &zooModel{dir: filepath.Join(dir, name), runner: runner, python: python, driver: driver}
+			z := &zooModel{dir: filepath.Join(dir, name), rt: rt, python: python, driver: driver}
 			for path, res := range z.check(t) {
 				row[path] = res
 			}
@@ -195,8 +193,9 @@ func contains(list []string, s string) bool {
 
 // zooModel is one model's made files and the tools that check it.
 type zooModel struct {
-	dir, runner, python, driver string
-	in, want                    *canon.Tensor
+	dir, python, driver string
+	rt                  *ort.Runtime
+	in, want            *canon.Tensor
 }
 
 // check runs every path and returns each one's cell: "pass" or why not.
@@ -278,10 +277,10 @@ func (z *zooModel) viaONNX(t *testing.T, g *canon.Graph) error {
 		return err
 	}
 	out := filepath.Join(tmp, "out")
-	run := exec.Command("node", z.runner, p, "--inputs", in, "--out", out)
-	run.Dir = tmp // a model over 2 GiB keeps its weights beside it (external data), found from here
-	if msg, err := run.CombinedOutput(); err != nil {
-		return fmt.Errorf("ONNX Runtime: %v: %s", err, lastLine(string(msg)))
+	// A model over 2 GiB keeps its weights beside it (external data),
+	// where ONNX Runtime finds them since it opens the model by path.
+	if err := z.rt.RunDir(p, in, out, ort.Options{}); err != nil {
+		return fmt.Errorf("ONNX Runtime: %s", lastLine(err.Error()))
 	}
 	got, err := tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(0)))
 	if err != nil {

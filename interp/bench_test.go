@@ -16,6 +16,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 )
 
 // netBuilder assembles canonical graphs with random weights.
@@ -197,8 +198,7 @@ func BenchmarkGroupedConvTranspose(b *testing.B) {
 }
 
 // benchONNX runs the ONNX file at $env (default def) on a random input of
-// the given shape; the same file runs in ONNX Runtime with
-// `node /tmp/ort/run.js FILE --random 1 --bench N --threads T --opt all`.
+// the given shape; BenchmarkORT runs the same file in ONNX Runtime.
 func benchONNX(b *testing.B, env, def string, shape ...int64) {
 	g, _ := benchModel(b, env, def)
 	benchGraph(b, g, shape...)
@@ -296,11 +296,11 @@ func BenchmarkResNeXtBlock(b *testing.B) {
 	benchGraph(b, resnextBlock(b), 1, 256, 56, 56)
 }
 
-// BenchmarkORT runs the same ONNX files in ONNX Runtime (the node runner in
+// BenchmarkORT runs the same ONNX files in ONNX Runtime (the install in
 // $MODELBRIDGE_ORT_DIR) with as many threads as GOMAXPROCS, with graph
 // optimizations on and off, so one `go test -bench 'ONNX|ORT'` compares
 // both on the same machine and load. Its ms/op metric is ONNX Runtime's
-// median latency over 20 runs.
+// median latency over 20 samples (package ort's Time).
 func BenchmarkORT(b *testing.B) {
 	dir := ortDir(b)
 	models := []struct{ name, env, def string }{
@@ -328,38 +328,33 @@ func BenchmarkORT(b *testing.B) {
 	}
 }
 
-// ortDir is $MODELBRIDGE_ORT_DIR, where ONNX Runtime's node runner is
-// installed; the ONNX Runtime benchmarks run only when it is set, and skip
+// ortDir is $MODELBRIDGE_ORT_DIR, where ONNX Runtime is installed; the ONNX Runtime benchmarks run only when it is set, and skip
 // saying what is missing when the install there is not usable.
 func ortDir(b *testing.B) string {
 	dir := os.Getenv(ortinstall.DirEnv)
 	if dir == "" {
 		b.Skipf("skipping: %s is not set", ortinstall.DirEnv)
 	}
-	if _, _, err := ortinstall.FindRunner(dir); err != nil {
+	if _, err := ort.Find(dir); err != nil {
 		b.Skipf("skipping: %v", err)
 	}
 	return dir
 }
 
-// ortRun runs the ONNX file at path in ONNX Runtime's node runner in dir,
-// with as many threads as GOMAXPROCS and graph optimization level opt, and
-// returns its median latency over 20 runs in ms.
+// ortRun times the ONNX file at path in the ONNX Runtime installed in
+// dir, with as many threads as GOMAXPROCS and graph optimization level
+// opt, and returns its median latency over 20 samples in ms.
 func ortRun(dir, path, opt string) (float64, error) {
-	in, runner, err := ortinstall.FindRunner(dir)
+	rt, err := ort.Find(dir)
 	if err != nil {
 		return 0, err
 	}
-	threads := strconv.Itoa(runtime.GOMAXPROCS(0))
-	out, err := in.Command(runner, path, "--random", "1", "--bench", "20", "--threads", threads, "--opt", opt).CombinedOutput()
+	times, err := rt.Time([]string{path}, ort.TimeOptions{Level: opt, Threads: runtime.GOMAXPROCS(0), Runs: 20})
 	if err != nil {
-		return 0, fmt.Errorf("onnxruntime: %v\n%s", err, out)
+		return 0, err
 	}
-	_, after, ok := strings.Cut(string(out), "latency_ms=")
-	if !ok {
-		return 0, fmt.Errorf("onnxruntime printed no latency:\n%s", out)
-	}
-	return strconv.ParseFloat(strings.Fields(after)[0], 64)
+	s := slices.Sorted(slices.Values(times[0]))
+	return s[len(s)/2] * 1e3, nil
 }
 
 // BenchmarkConv3x3 times resnet18's 3×3 stride-1 layers alone: Winograd

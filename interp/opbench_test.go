@@ -177,7 +177,7 @@ const opFamilyOpset = 23
 var ortLatency sync.Map
 
 // BenchmarkOpFamilies runs each op family alone, in the interpreter and, when
-// $MODELBRIDGE_ORT_DIR holds the node runner, in ONNX Runtime on the same
+// $MODELBRIDGE_ORT_DIR holds ONNX Runtime, in ONNX Runtime on the same
 // ONNX file (all graph optimizations, GOMAXPROCS threads). It reports the
 // interpreter's ms/op, ONNX Runtime's median (ort-ms) and their ratio
 // (x-ort). The model goes through the ONNX exporter and importer, so the
@@ -243,7 +243,7 @@ func benchAllInputs(b *testing.B, g *canon.Graph) float64 {
 }
 
 // ortMedian runs the model in ONNX Runtime once per name and returns its
-// median latency in ms; false when the runner is not configured or cannot
+// median latency in ms; false when ONNX Runtime is not configured or cannot
 // run the model (an op or opset it lacks).
 func ortMedian(b *testing.B, name, path string) (float64, bool) {
 	if v, ok := ortLatency.Load(name); ok {

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 )
 
 // An interrupted run (SIGINT, SIGTERM) removes every temporary it made,
@@ -114,7 +114,7 @@ func TestInterruptLeavesNothingBehind(t *testing.T) {
 		"mxnet": {"convert", model, filepath.Join(out, "chain-symbol.json")},
 		"torch": {"convert", model, filepath.Join(out, "chain_torch"), "--to", "torch"},
 	}
-	if _, _, err := ortinstall.FindRunner(""); err == nil {
+	if _, err := ort.Find(""); err == nil {
 		targets["check-ort"] = []string{"check", model, model, "--a-runtime", "ort", "--random", "--samples", "4"}
 	} else {
 		t.Logf("check --a-runtime ort not interrupted: %v", err)

@@ -10,16 +10,15 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // A model whose names collide with Python (keywords after lower-casing,
 // builtins the generated code calls, nn.Module methods) converts to a
 // model.py that real PyTorch runs.
 func TestModelPyNamesInTorch(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
+	py := testfix.Torch(t)
 	w := &onnxpb.TensorProto{Name: proto.String("register_forward_hook"), DataType: proto.Int32(1), Dims: []int64{1, 1, 1, 1}, RawData: f32Raw(2)}
 	b := &onnxpb.TensorProto{Name: proto.String("compile"), DataType: proto.Int32(1), Dims: []int64{1}, RawData: f32Raw(0.5)}
 	model := marshalModel(t, &onnxpb.GraphProto{

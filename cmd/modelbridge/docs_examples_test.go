@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/npy"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
 	"github.com/modelbridge/modelbridge/internal/runtimes"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
@@ -79,7 +79,7 @@ func TestReadmeExamplesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	_, _, ortErr := ortinstall.FindRunner("")
+	_, ortErr := ort.Find("")
 	_, torchErr := exec.LookPath(runtimes.Python())
 	ran := 0
 	for _, line := range readmeCommands(string(readme)) {

@@ -47,7 +47,7 @@ func TestPT2InspectConvertCheck(t *testing.T) {
 // into constants are refused by name.
 func TestPT2StaticDynamicBatch(t *testing.T) {
 	root := filepath.Join(testfix.Fixtures(t), "torch2")
-	testfix.ORTRunner(t)
+	testfix.ORT(t)
 	for _, c := range []struct {
 		model string
 		shape string // the input's sizes after the batch

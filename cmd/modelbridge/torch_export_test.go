@@ -22,7 +22,7 @@ import (
 	"github.com/modelbridge/modelbridge/interp"
 )
 
-const torchPython = "/usr/bin/python3"
+const torchPython = testfix.Python
 
 // torchDriver runs every exported model in one Python process: it loads
 // weights.pt with torch.load, checks strict load_state_dict into model.Model,
@@ -106,9 +106,7 @@ var mxnetWithParams = []struct {
 // exported tensors.
 func TestTorchExportRunsInTorch(t *testing.T) {
 	fix := testfix.Fixtures(t)
-	if out, err := exec.Command(torchPython, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch and numpy (apt-get install python3-torch): %v %s", torchPython, err, strings.TrimSpace(string(out)))
-	}
+	testfix.Torch(t, "numpy")
 	root := t.TempDir()
 	var cases []*torchCase
 

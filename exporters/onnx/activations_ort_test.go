@@ -75,7 +75,7 @@ func TestActivationsRoundTrip(t *testing.T) {
 // TestActivationsORT runs the exported activations in ONNX Runtime at every
 // opset and checks the hand-computed values.
 func TestActivationsORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")
 	if err := os.MkdirAll(in, 0o755); err != nil {
@@ -97,7 +97,7 @@ func TestActivationsORT(t *testing.T) {
 		}
 		jobs = append(jobs, &ortJob{ID: len(jobs), Model: p, Inputs: in, Out: filepath.Join(dir, "out"), label: fmt.Sprintf("activations@%d", opset)})
 	}
-	results := runORT(t, runner, jobs)
+	results := runORT(t, rt, jobs)
 	for _, j := range jobs {
 		if r, ok := results[j.ID]; !ok || !r.OK {
 			t.Errorf("%s: ONNX Runtime: %s", j.label, r.Err)

@@ -87,7 +87,7 @@ func detectionGraph(op canon.Op) (*canon.Graph, map[string]*canon.Tensor) {
 // fixed sampling, a spatial scale) and MaxRoiPool in the interpreter and,
 // written as ONNX at opsets 11 and 17, in ONNX Runtime: both must agree.
 func TestDetectionORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	ops := map[string]canon.Op{
 		"align_out_half":      &canon.RoiAlign{OutputHeight: 3, OutputWidth: 4, SamplingRatio: 0, SpatialScale: 0.8},
@@ -127,7 +127,7 @@ func TestDetectionORT(t *testing.T) {
 				label: fmt.Sprintf("%s@%d", name, opset), want: want})
 		}
 	}
-	results := runORT(t, runner, jobs)
+	results := runORT(t, rt, jobs)
 	var worst float64
 	for _, j := range jobs {
 		if r := results[j.ID]; !r.OK {

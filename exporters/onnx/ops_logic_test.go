@@ -78,7 +78,7 @@ func TestLogicExpansions(t *testing.T) {
 			}
 		}
 	}
-	checkInterpJobs(t, testfix.ORTRunner(t), jobs)
+	checkInterpJobs(t, testfix.ORT(t), jobs)
 }
 
 // TestBitwiseRefused: BitwiseAnd/Or/Xor need opset 18; the error names

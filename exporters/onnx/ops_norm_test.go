@@ -88,7 +88,7 @@ func normGraph() *canon.Graph {
 // TestNormGraphORT writes normGraph at every opset and runs it in ONNX
 // Runtime against the interpreter.
 func TestNormGraphORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	g := normGraph()
 	if err := g.Infer(); err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestNormGraphORT(t *testing.T) {
 	for _, j := range jobs {
 		plain = append(plain, j.ortJob)
 	}
-	results := runORT(t, runner, plain)
+	results := runORT(t, rt, plain)
 	for _, j := range jobs {
 		if r, ok := results[j.ID]; !ok || !r.OK {
 			t.Errorf("%s: ONNX Runtime: %s", j.label, r.Err)

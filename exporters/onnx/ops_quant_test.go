@@ -42,7 +42,7 @@ func TestQuantNodeCasesRoundTrip(t *testing.T) {
 // opset 11, float16 output) at every opset, runs them in ONNX Runtime and
 // compares with the interpreter exactly.
 func TestQuantExpansionsInORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	xv := make([]float32, 2*3*7)
 	for i := range xv {
@@ -127,7 +127,7 @@ func TestQuantExpansionsInORT(t *testing.T) {
 				label: fmt.Sprintf("%s@%d", c.name, opset), want: set})
 		}
 	}
-	results := runORT(t, runner, jobs)
+	results := runORT(t, rt, jobs)
 	for _, j := range jobs {
 		if res := results[j.ID]; !res.OK {
 			t.Errorf("%s: ONNX Runtime: %s", j.label, res.Err)

@@ -127,7 +127,7 @@ func resampleExpansionGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tenso
 // TestResampleExpansionsORT writes resampleExpansionGraph at every opset,
 // runs it in ONNX Runtime and compares with the interpreter.
 func TestResampleExpansionsORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	g, inputs := resampleExpansionGraph(t)
 	want, err := interp.Run(g, inputs)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestResampleExpansionsORT(t *testing.T) {
 		}
 		jobs = append(jobs, &ortJob{ID: len(jobs), Model: p, Inputs: in, Out: filepath.Join(dir, "out"), label: fmt.Sprintf("resample@%d", opset)})
 	}
-	results := runORT(t, runner, jobs)
+	results := runORT(t, rt, jobs)
 	for _, j := range jobs {
 		if r, ok := results[j.ID]; !ok || !r.OK {
 			t.Errorf("%s: ONNX Runtime: %s", j.label, r.Err)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
@@ -128,13 +129,13 @@ func addInterpJob(t *testing.T, g *canon.Graph, opset int, dir, label string, id
 
 // checkInterpJobs runs the jobs in ONNX Runtime (one node process per
 // CPU) and compares each output with the interpreter's.
-func checkInterpJobs(t *testing.T, runner string, jobs []*interpJob) {
+func checkInterpJobs(t *testing.T, rt *ort.Runtime, jobs []*interpJob) {
 	t.Helper()
 	var plain []*ortJob
 	for _, j := range jobs {
 		plain = append(plain, j.ortJob)
 	}
-	results := runORT(t, runner, plain)
+	results := runORT(t, rt, plain)
 	for _, j := range jobs {
 		if r, ok := results[j.ID]; !ok || !r.OK {
 			t.Errorf("%s: ONNX Runtime: %s", j.label, r.Err)
@@ -206,7 +207,7 @@ func TestEveryKind(t *testing.T) {
 		}
 	}
 	t.Logf("%d kinds, %d models written", len(canon.Ops()), written)
-	checkInterpJobs(t, testfix.ORTRunner(t), jobs)
+	checkInterpJobs(t, testfix.ORT(t), jobs)
 }
 
 // geluGraph applies both Gelu forms to one input.
@@ -283,7 +284,7 @@ func slicesCount(s []string, v string) int {
 // TestGeluORT runs both exported forms in ONNX Runtime at every opset and
 // compares them with the interpreter and with float64 references.
 func TestGeluORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	var jobs []*interpJob
 	g := geluGraph()
@@ -316,7 +317,7 @@ func TestGeluORT(t *testing.T) {
 			}
 		}
 	}
-	checkInterpJobs(t, runner, jobs)
+	checkInterpJobs(t, rt, jobs)
 }
 
 // TestLackedKindRefused: a kind moved from the table to unsupported is

@@ -32,7 +32,7 @@ type nodeRoundTrip struct {
 // many case×opset pairs the exporter refused.
 func (r nodeRoundTrip) run(t *testing.T) (read, runs, refused int) {
 	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	var jobs []*ortJob
 	for _, c := range r.cases {
@@ -70,7 +70,7 @@ func (r nodeRoundTrip) run(t *testing.T) (read, runs, refused int) {
 		}
 		g.Close()
 	}
-	results := runORT(t, runner, jobs)
+	results := runORT(t, rt, jobs)
 	for _, j := range jobs {
 		if res := results[j.ID]; !res.OK {
 			t.Errorf("%s: ONNX Runtime: %s", j.label, res.Err)

@@ -143,7 +143,7 @@ func recurrentCases() []recurrentCase {
 // graph must equal the original (batch-first cases go through layout-0
 // Transposes, so they are compared by output only).
 func TestRecurrentORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	tmp := t.TempDir()
 	var jobs []*ortJob
 	for _, c := range recurrentCases() {
@@ -195,7 +195,7 @@ func TestRecurrentORT(t *testing.T) {
 				label: fmt.Sprintf("%s@%d", c.name, opset), want: want})
 		}
 	}
-	results := runORT(t, runner, jobs)
+	results := runORT(t, rt, jobs)
 	var worst float64
 	for _, j := range jobs {
 		if r := results[j.ID]; !r.OK {

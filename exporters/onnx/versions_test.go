@@ -99,7 +99,7 @@ func TestOpsetAuto(t *testing.T) {
 // natively, AveragePool with dilations (19) and BitwiseAnd (18), compared
 // with the interpreter.
 func TestNewOpsetForms(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	graphs := map[string]*canon.Graph{
 		"avgpool_dilations": smallGraph(dilatedAveragePool()),
 		"bitwise_and":       bitwiseGraph(),
@@ -114,5 +114,5 @@ func TestNewOpsetForms(t *testing.T) {
 			}
 		}
 	}
-	checkInterpJobs(t, runner, jobs)
+	checkInterpJobs(t, rt, jobs)
 }

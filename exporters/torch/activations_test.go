@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/npy"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // activationCases are the smooth activations, how model.py spells them,
@@ -76,10 +78,7 @@ func TestActivationsCode(t *testing.T) {
 // TestActivationsRunInTorch runs the exported model.py with real PyTorch
 // and checks the hand-computed values.
 func TestActivationsRunInTorch(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch and numpy (apt-get install python3-torch): %v %s", python, err, strings.TrimSpace(string(out)))
-	}
+	python := testfix.Torch(t, "numpy")
 	dir := filepath.Join(t.TempDir(), "acts")
 	if _, err := Export(activationGraph(), dir); err != nil {
 		t.Fatal(err)

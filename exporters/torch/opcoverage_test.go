@@ -15,6 +15,8 @@ import (
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/npy"
 	"github.com/modelbridge/modelbridge/interp"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // TestCoverageNamesEveryKind: the exporter's coverage gives every
@@ -89,11 +91,11 @@ func TestEveryOpExample(t *testing.T) {
 		job.name = d.Kind
 		jobs = append(jobs, job)
 	}
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Logf("model.py not run: %s cannot import torch and numpy (apt-get install python3-torch): %v %s", py, err, strings.TrimSpace(string(out)))
+	if err := testfix.PythonImports("numpy"); err != nil {
+		t.Logf("model.py not run: %v", err)
 		return
 	}
+	py := testfix.Python
 	jobsPath := filepath.Join(root, "jobs.json")
 	b, _ := json.Marshal(jobs)
 	if err := os.WriteFile(jobsPath, b, 0o644); err != nil {

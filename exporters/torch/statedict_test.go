@@ -10,16 +10,14 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
+
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
-// torchPython returns /usr/bin/python3 when it can import torch, or skips.
+// torchPython returns the Python with PyTorch, or skips.
 func torchPython(t *testing.T) string {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import torch (apt-get install python3-torch): %v %s", py, err, strings.TrimSpace(string(out)))
-	}
-	return py
+	return testfix.Torch(t)
 }
 
 func filled(name string, dt canon.DType, shape []int64) *canon.Tensor {

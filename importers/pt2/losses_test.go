@@ -3,7 +3,6 @@ package pt2
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -36,7 +35,7 @@ func TestLossFixtures(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("skipping: no torch2-ops fixtures under %s", root)
 	}
-	_, runner, ortErr := ortinstall.FindRunner("")
+	rt, ortErr := ort.Find("")
 	for _, name := range lossCases {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(root, name)
@@ -96,8 +95,8 @@ func TestLossFixtures(t *testing.T) {
 				}
 			}
 			outDir := filepath.Join(tmp, "out")
-			if out, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-				t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+			if err := rt.RunDir(model, inDir, outDir, ort.Options{}); err != nil {
+				t.Fatalf("ONNX Runtime: %v", err)
 			}
 			for k := range outs {
 				got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))

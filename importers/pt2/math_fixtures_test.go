@@ -2,7 +2,6 @@ package pt2
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/importers/torch/torchscript"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -34,7 +34,7 @@ var mathOpCases = map[string]bool{
 // compares with the outputs PyTorch 2.6 stored.
 func TestMathOpFixtures(t *testing.T) {
 	root := filepath.Join(testfix.Fixtures(t), "torch2-ops")
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	names := make([]string, 0, len(mathOpCases))
 	for n := range mathOpCases {
 		names = append(names, n)
@@ -94,8 +94,8 @@ func TestMathOpFixtures(t *testing.T) {
 					t.Fatal(err)
 				}
 				outDir := filepath.Join(tmp, "out")
-				if out, err := exec.Command("node", runner, model, "--inputs", tmp, "--out", outDir).CombinedOutput(); err != nil {
-					t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+				if err := rt.RunDir(model, tmp, outDir, ort.Options{}); err != nil {
+					t.Fatalf("ONNX Runtime: %v", err)
 				}
 				for k, o := range g.Outputs {
 					want, err := tensorfile.Load(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("output_%d.pb", k)))

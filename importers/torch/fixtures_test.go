@@ -131,9 +131,7 @@ var torchDTypes = map[string]canon.DType{
 // key are compared with the key prefixed).
 func TestAgainstPyTorch(t *testing.T) {
 	fix := testfix.Fixtures(t)
-	if err := exec.Command("/usr/bin/python3", "-c", "import torch").Run(); err != nil {
-		t.Skip("skipping: /usr/bin/python3 with torch is not available")
-	}
+	python := testfix.Torch(t)
 	files := fixtureFiles(t, fix)
 	var loadable []string
 	for _, f := range files {
@@ -141,7 +139,7 @@ func TestAgainstPyTorch(t *testing.T) {
 			loadable = append(loadable, f)
 		}
 	}
-	out, err := exec.Command("/usr/bin/python3", append([]string{"-c", torchDumpScript}, loadable...)...).Output()
+	out, err := exec.Command(python, append([]string{"-c", torchDumpScript}, loadable...)...).Output()
 	if err != nil {
 		t.Fatalf("torch dump: %v", err)
 	}

@@ -1,7 +1,7 @@
 // Package ortinstall locates ONNX Runtime's Node.js binding
-// (onnxruntime-node, with onnx-proto and the run.js runner), as installed by
+// (onnxruntime-node, with onnx-proto), as installed by
 // `ORT_TOOL_DIR=DIR sh ../shared/tools/ort/install.sh`, and runs node
-// scripts against it. It is the one place that knows where the install is
+// scripts against it; package internal/runtimes/ort runs models with it. It is the one place that knows where the install is
 // and what a missing install is told to do.
 package ortinstall
 
@@ -21,12 +21,12 @@ const DirEnv = "MODELBRIDGE_ORT_DIR"
 // names one.
 const DefaultDir = "/tmp/ort"
 
-// Modules are the node packages the runner scripts require.
+// Modules are the node packages the runner script requires.
 var Modules = []string{"onnxruntime-node", "onnx-proto"}
 
 // Install is a usable install: node on PATH and every module present.
 type Install struct {
-	// Dir holds node_modules and run.js.
+	// Dir holds node_modules.
 	Dir string
 	// Node is the node executable found on PATH.
 	Node string
@@ -108,20 +108,6 @@ func ReadVersion(dir string) (string, error) {
 		return "", fmt.Errorf("%s names no version", pkg)
 	}
 	return meta.Version, nil
-}
-
-// FindRunner is Find that also needs run.js, the command-line runner
-// install.sh copies beside node_modules, and returns its path.
-func FindRunner(dir string) (*Install, string, error) {
-	in, err := Find(dir)
-	if err != nil {
-		return nil, "", err
-	}
-	runner := filepath.Join(in.Dir, "run.js")
-	if _, err := os.Stat(runner); err != nil {
-		return nil, "", &MissingError{Why: fmt.Sprintf("%s has no run.js", in.Dir), Install: InstallHint(in.Dir)}
-	}
-	return in, runner, nil
 }
 
 // Command runs a node script with $ORT_DIR set to the install's folder,

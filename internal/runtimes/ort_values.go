@@ -18,10 +18,6 @@ import (
 // by name. Graph optimizations are off, so that each value is what its own
 // node computes.
 func ORTAllValues(model string, sample Sample) (map[string]*canon.Tensor, string, error) {
-	in, err := findORT()
-	if err != nil {
-		return nil, "", err
-	}
 	b, err := os.ReadFile(model)
 	if err != nil {
 		return nil, "", err
@@ -62,7 +58,7 @@ func ORTAllValues(model string, sample Sample) (map[string]*canon.Tensor, string
 	if err := os.WriteFile(copyPath, out, 0o644); err != nil {
 		return nil, "", err
 	}
-	res, err := runORT(in, copyPath, "disabled", []Sample{sample})
+	res, err := runORT(copyPath, "disabled", []Sample{sample})
 	if err != nil {
 		return nil, "", err
 	}

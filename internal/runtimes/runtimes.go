@@ -2,8 +2,8 @@
 // `check` can compare what ONNX Runtime or PyTorch computes, not only what
 // modelbridge's interpreter computes for the imported graph.
 //
-// ONNX Runtime runs through its Node binding (found by package ortinstall);
-// PyTorch through /usr/bin/python3 (or $MODELBRIDGE_PYTHON).
+// ONNX Runtime runs through package ort (its Node binding); PyTorch
+// through /usr/bin/python3 (or $MODELBRIDGE_PYTHON).
 // Each runs all samples in one process and exchanges tensors as files.
 package runtimes
 
@@ -11,7 +11,6 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/interrupt"
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
 )
 
 // Names of the runtimes `check --runtime` accepts.
@@ -65,22 +63,6 @@ func Python() string {
 	return "/usr/bin/python3"
 }
 
-// FindORT reports whether ONNX Runtime can run, and how to install it when not.
-func FindORT() error {
-	_, err := findORT()
-	return err
-}
-
-// findORT locates ONNX Runtime's install, its absence a *MissingError.
-func findORT() (*ortinstall.Install, error) {
-	in, err := ortinstall.Find("")
-	var me *ortinstall.MissingError
-	if errors.As(err, &me) {
-		return nil, &MissingError{Runtime: "ONNX Runtime", Why: me.Why, Install: me.Install}
-	}
-	return in, err
-}
-
 // FindTorch reports whether PyTorch can run, and how to install it when not.
 func FindTorch() error {
 	py := Python()
@@ -99,15 +81,12 @@ func FindTorch() error {
 	return nil
 }
 
-//go:embed ort_runner.js
-var ortRunner string
-
 //go:embed torch_runner.py
 var torchRunner string
 
-// runnerOutput is the JSON line both runner scripts print at the end.
+// runnerOutput is the JSON line the PyTorch runner prints at the end.
 type runnerOutput struct {
-	// Version is PyTorch's (ONNX Runtime's is read by ortinstall).
+	// Version is PyTorch's.
 	Version string   `json:"version"`
 	Outputs any      `json:"outputs"`
 	Inputs  []string `json:"inputs"`
@@ -117,7 +96,6 @@ type runnerOutput struct {
 type job struct {
 	Kind    string      `json:"kind,omitempty"`
 	Model   string      `json:"model"`
-	Opt     string      `json:"opt,omitempty"`
 	Samples []jobSample `json:"samples"`
 }
 
@@ -136,7 +114,7 @@ func run(name, script string, cmdline func(scriptPath, jobPath string) *exec.Cmd
 		return nil, nil, err
 	}
 	defer remove()
-	scriptPath := filepath.Join(dir, "runner"+filepath.Ext(scriptName(name)))
+	scriptPath := filepath.Join(dir, "runner.py")
 	if err := os.WriteFile(scriptPath, []byte(script), 0o644); err != nil {
 		return nil, nil, err
 	}
@@ -198,13 +176,6 @@ func run(name, script string, cmdline func(scriptPath, jobPath string) *exec.Cmd
 		outs = append(outs, got)
 	}
 	return &ro, outs, nil
-}
-
-func scriptName(name string) string {
-	if name == "ONNX Runtime" {
-		return "runner.js"
-	}
-	return "runner.py"
 }
 
 // pythonError finds the line where a Python traceback names its exception.

@@ -1,6 +1,9 @@
-// Package testfix locates the shared reference fixtures and tools that some
-// tests use. Those tests skip, with a message saying what is missing, when
-// the fixtures are not checked out beside the repository.
+// Package testfix locates the shared reference fixtures and the outside
+// runtimes that some tests use: Fixtures (../shared/fixtures), ORT (ONNX
+// Runtime, package internal/runtimes/ort) and Torch (PyTorch 1.13 at
+// /usr/bin/python3). Each skips the test, saying what is missing and how to
+// install it, when its part is absent. Package testfix/torchtrace traces
+// modules in PyTorch and compares their import with PyTorch's outputs.
 package testfix
 
 import (
@@ -8,8 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-
-	"github.com/modelbridge/modelbridge/internal/ortinstall"
 )
 
 // RepoRoot is the module's root folder.
@@ -34,15 +35,4 @@ func Fixtures(t testing.TB) string {
 		t.Skipf("skipping: reference fixtures not found at %s (check out ../shared beside the repository or set MODELBRIDGE_SHARED)", d)
 	}
 	return d
-}
-
-// ORTRunner returns the path of the ONNX Runtime node runner (run.js) of
-// the install ortinstall finds, or skips the test saying what is missing.
-func ORTRunner(t testing.TB) string {
-	t.Helper()
-	_, runner, err := ortinstall.FindRunner("")
-	if err != nil {
-		t.Skipf("skipping: %v", err)
-	}
-	return runner
 }

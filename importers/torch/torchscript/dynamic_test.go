@@ -1,7 +1,6 @@
 package torchscript
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -49,7 +49,7 @@ func TestTracedFixturesWithoutShapes(t *testing.T) {
 // fixtures' own inputs.
 func TestTracedFixturesWithoutShapesORT(t *testing.T) {
 	models := tracedModels(t)
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	for _, m := range models {
 		t.Run(m.name, func(t *testing.T) {
 			g, err := ReadFile(filepath.Join(m.dir, "traced.pt"), formats.ReadOptions{})
@@ -63,9 +63,8 @@ func TestTracedFixturesWithoutShapesORT(t *testing.T) {
 				t.Fatal(err)
 			}
 			outDir := filepath.Join(tmp, "out")
-			cmd := exec.Command("node", runner, model, "--inputs", filepath.Join(m.dir, "test_data_set_0"), "--out", outDir)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+			if err := rt.RunDir(model, filepath.Join(m.dir, "test_data_set_0"), outDir, ort.Options{}); err != nil {
+				t.Fatalf("ONNX Runtime: %v", err)
 			}
 			got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(0)))
 			if err != nil {

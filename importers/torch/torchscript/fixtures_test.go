@@ -2,7 +2,6 @@ package torchscript
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
@@ -120,7 +120,7 @@ func TestTracedFixturesInterp(t *testing.T) {
 
 func TestTracedFixturesORT(t *testing.T) {
 	models := tracedModels(t)
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	for _, m := range models {
 		t.Run(m.name, func(t *testing.T) {
 			g := importTraced(t, m)
@@ -138,9 +138,8 @@ func TestTracedFixturesORT(t *testing.T) {
 			if err := onnxexport.WriteTensorFile(&in, filepath.Join(inDir, "input_0.pb")); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+			if err := rt.RunDir(model, inDir, outDir, ort.Options{}); err != nil {
+				t.Fatalf("ONNX Runtime: %v", err)
 			}
 			got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(0)))
 			if err != nil {

@@ -1,11 +1,10 @@
 package torchscript
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 )
 
 // TestListAndTupleInputs traces (with PyTorch 1.13) a module whose forward
@@ -13,12 +12,7 @@ import (
 // elements become inputs xs_0, xs_1, t_0, t_1 and the results flatten in
 // order.
 func TestListAndTupleInputs(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
-	dir := t.TempDir()
-	script := `
+	m := torchtrace.Run(t, `
 import sys, warnings, numpy as np, torch
 warnings.simplefilter("ignore")
 class M(torch.nn.Module):
@@ -35,15 +29,11 @@ for k, x in enumerate(xs + list(t)):
 a, (b, c) = m(xs, t)
 for k, o in enumerate([a, b, c]):
     np.save(sys.argv[1] + "/y%d.npy" % k, o.numpy())
-`
-	path := filepath.Join(dir, "trace.py")
-	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
+`)
+	if len(m.Outputs) != 3 {
+		t.Fatalf("PyTorch gives %d outputs, want 3", len(m.Outputs))
 	}
-	if out, err := exec.Command(py, path, dir).CombinedOutput(); err != nil {
-		t.Fatalf("tracing: %v\n%s", err, out)
-	}
-	g := compareTraced(t, dir, 3, 1e-6, 1e-6)
+	g := m.Compare(t, ReadFile, 1e-6, 1e-6)
 	var names []string
 	for _, in := range g.Inputs {
 		names = append(names, in.Name)

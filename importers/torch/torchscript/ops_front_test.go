@@ -3,7 +3,6 @@ package torchscript
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,127 +11,12 @@ import (
 	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 	"github.com/modelbridge/modelbridge/interp"
 )
-
-// traceFooter traces the module M of a script on its float32 inputs xs,
-// saves and reloads it, and writes the inputs and every output (nested
-// tuples flattened, in order) of the reloaded module as .npy files.
-const traceFooter = `
-m = torch.jit.trace(M(), tuple(xs), check_trace=False)
-m.save(sys.argv[1] + "/m.pt")
-m = torch.jit.load(sys.argv[1] + "/m.pt")
-for k, x in enumerate(xs):
-    np.save(sys.argv[1] + "/x%d.npy" % k, x.numpy())
-def flat(o):
-    return [t for i in o for t in flat(i)] if isinstance(o, (tuple, list)) else [o]
-with torch.no_grad():
-    outs = flat(m(*xs))
-for k, o in enumerate(outs):
-    np.save(sys.argv[1] + "/y%d.npy" % k, np.require(o.numpy(), requirements="C"))
-print(len(outs))
-`
-
-// traceAndCompare runs a PyTorch 1.13 script (which defines M and xs),
-// imports the traced module and checks every output against PyTorch's:
-// same dtype and shape, values within tolerance (integers exactly).
-func traceAndCompare(t *testing.T, script string) {
-	t.Helper()
-	traceAndCompareWithin(t, script, 1e-5, 1e-6)
-}
-
-// traceAndCompareWithin is traceAndCompare at the given tolerance; it
-// returns the imported graph (closed when the test ends) for checks of its
-// own.
-func traceAndCompareWithin(t *testing.T, script string, rtol, atol float64) *canon.Graph {
-	t.Helper()
-	dir, nOut := trace(t, script)
-	return compareTraced(t, dir, nOut, rtol, atol)
-}
-
-// trace runs the script and returns its folder and output count.
-func trace(t *testing.T, script string) (string, int) {
-	t.Helper()
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "trace.py")
-	if err := os.WriteFile(path, []byte("import sys, numpy as np, torch, torch.nn.functional as F\n"+script+traceFooter), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(py, path, dir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("tracing: %v\n%s", err, out)
-	}
-	var nOut int
-	lines := strings.Fields(string(out))
-	if _, err := fmt.Sscan(lines[len(lines)-1], &nOut); err != nil {
-		t.Fatalf("tracing printed %q", out)
-	}
-	return dir, nOut
-}
-
-// readTraced imports the traced module with its inputs' shapes.
-func readTraced(t *testing.T, dir string) (*canon.Graph, []*canon.Tensor, error) {
-	t.Helper()
-	shapes := map[string][]int64{}
-	var ins []*canon.Tensor
-	for k := 0; ; k++ {
-		p := filepath.Join(dir, fmt.Sprintf("x%d.npy", k))
-		if _, err := os.Stat(p); err != nil {
-			break
-		}
-		v, err := tensorfile.Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ins = append(ins, v)
-		shapes[fmt.Sprintf("#%d", k)] = v.Shape
-	}
-	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: shapes})
-	return g, ins, err
-}
-
-func compareTraced(t *testing.T, dir string, nOut int, rtol, atol float64) *canon.Graph {
-	t.Helper()
-	g, ins, err := readTraced(t, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	feed := map[string]*canon.Tensor{}
-	for k, v := range ins {
-		v.Name = g.Inputs[k].Name
-		feed[v.Name] = v
-	}
-	res, err := interp.Run(g, feed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(g.Outputs) != nOut {
-		t.Fatalf("%d outputs, PyTorch gives %d", len(g.Outputs), nOut)
-	}
-	for k, o := range g.Outputs {
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := res[o.Name]
-		if got.DType != want.DType || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
-			t.Errorf("output %d is %s%v, PyTorch's %s%v", k, got.DType, got.Shape, want.DType, want.Shape)
-			continue
-		}
-		r, err := compare.Tensors(got, want, rtol, atol)
-		if err != nil || !r.OK {
-			t.Errorf("output %d differs from PyTorch: %+v %v", k, r, err)
-		}
-	}
-	return g
-}
 
 func TestTracedGenerateOps(t *testing.T) {
 	traceAndCompare(t, `
@@ -338,7 +222,7 @@ func TestFrontOpsFixture(t *testing.T) {
 // whose zeros and new_ones take the input's batch size (known only when
 // it runs), and runs it on inputs of two batch sizes.
 func TestFactoriesOfRunTimeSizes(t *testing.T) {
-	dir, _ := trace(t, `
+	traced := torchtrace.Trace(t, `
 class M(torch.nn.Module):
     def forward(self, x):
         x = x.reshape(-1, 5)
@@ -347,7 +231,7 @@ class M(torch.nn.Module):
 xs = [torch.randn(2, 5)]
 `)
 	// The input's shape is not given: the reshape makes it (?, 5).
-	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{})
+	g, err := ReadFile(traced.Path(), formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +269,7 @@ xs = [torch.randn(2, 5)]
 // (Pad, DepthToSpace, SpaceToDepth, ScatterND, Range, EyeLike...) must also
 // be written as ONNX that computes PyTorch's numbers.
 func TestFrontOpsFixtureORT(t *testing.T) {
-	runner := testfix.ORTRunner(t)
+	rt := testfix.ORT(t)
 	in, err := tensorfile.Load(filepath.Join("testdata", "front_ops_input.npy"))
 	if err != nil {
 		t.Fatal(err)
@@ -413,8 +297,8 @@ func TestFrontOpsFixtureORT(t *testing.T) {
 		t.Fatal(err)
 	}
 	outDir := filepath.Join(tmp, "out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
+	if err := rt.RunDir(model, ins, outDir, ort.Options{}); err != nil {
+		t.Fatalf("ONNX Runtime: %v", err)
 	}
 	got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(0)))
 	if err != nil {

@@ -1,18 +1,9 @@
 package torchscript
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/interp"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 )
 
 // indexingModule is traced by PyTorch 1.13: every indexing call the
@@ -40,56 +31,13 @@ class M(torch.nn.Module):
         return a, b, c, d, e, f, g, h, i, j, k
 torch.manual_seed(0)
 x = torch.randn(3, 3)
-m = torch.jit.trace(M(), x)
-m.save(sys.argv[1] + "/m.pt")
-np.save(sys.argv[1] + "/x.npy", x.numpy())
-for k, o in enumerate(m(x)):
-    np.save(sys.argv[1] + "/y%d.npy" % k, o.numpy())
+xs = [x]
 `
 
 func TestTracedIndexingOps(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
+	m := torchtrace.Trace(t, indexingModule)
+	if len(m.Outputs) != 11 {
+		t.Fatalf("PyTorch gives %d outputs, want 11", len(m.Outputs))
 	}
-	dir := t.TempDir()
-	script := filepath.Join(dir, "trace.py")
-	if err := os.WriteFile(script, []byte(indexingModule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(py, script, dir).CombinedOutput(); err != nil {
-		t.Fatalf("tracing: %v\n%s", err, out)
-	}
-	x, err := tensorfile.Load(filepath.Join(dir, "x.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: map[string][]int64{"#0": x.Shape}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	x.Name = g.Inputs[0].Name
-	outs, err := interp.Run(g, map[string]*canon.Tensor{x.Name: x})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(g.Outputs) != 11 {
-		t.Fatalf("%d outputs, want 11", len(g.Outputs))
-	}
-	for k, o := range g.Outputs {
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := outs[o.Name]
-		if got.DType != want.DType || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
-			t.Errorf("output %d is %s%v, PyTorch's %s%v", k, got.DType, got.Shape, want.DType, want.Shape)
-			continue
-		}
-		res, err := compare.Tensors(got, want, 1e-6, 1e-6)
-		if err != nil || !res.OK {
-			t.Errorf("output %d differs from PyTorch: %+v %v", k, res, err)
-		}
-	}
+	m.Compare(t, ReadFile, 1e-6, 1e-6)
 }

@@ -2,20 +2,13 @@ package torchscript
 
 import (
 	"archive/zip"
-	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
-	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -33,53 +26,9 @@ func traceLayers(t *testing.T, script string) {
 
 func traceLayersWithin(t *testing.T, script string, rtol, atol float64) {
 	t.Helper()
-	dir, nOut := trace(t, script)
-	compareTraced(t, dir, nOut, rtol, atol)
-	t.Run("ORT", func(t *testing.T) { compareTracedORT(t, dir, nOut, rtol, atol) })
-}
-
-// compareTracedORT exports the import of a traced folder to ONNX, runs it
-// in ONNX Runtime and compares every output with PyTorch's.
-func compareTracedORT(t *testing.T, dir string, nOut int, rtol, atol float64) {
-	t.Helper()
-	runner := testfix.ORTRunner(t)
-	g, ins, err := readTraced(t, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	tmp := t.TempDir()
-	model := filepath.Join(tmp, "model.onnx")
-	if err := onnxexport.Write(g, model, formats.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	inDir, outDir := filepath.Join(tmp, "in"), filepath.Join(tmp, "out")
-	if err := os.MkdirAll(inDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range ins {
-		v.Name = g.Inputs[k].Name
-		if err := onnxexport.WriteTensorFile(v, filepath.Join(inDir, fmt.Sprintf("input_%d.pb", k))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := exec.Command("node", runner, model, "--inputs", inDir, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
-	}
-	for k := range nOut {
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := compare.Tensors(got, want, rtol, atol)
-		if err != nil || !r.OK {
-			t.Errorf("output %d: ONNX Runtime differs from PyTorch: %+v %v", k, r, err)
-		}
-	}
+	m := torchtrace.Trace(t, script)
+	g := m.Compare(t, ReadFile, rtol, atol)
+	t.Run("ORT", func(t *testing.T) { m.CompareORT(t, g, formats.WriteOptions{}, rtol, atol) })
 }
 
 // TestTracedPaddingModeConvolutions: padding="same" with even kernels and

@@ -1,17 +1,7 @@
 package torchscript
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-
-	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
-	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // The loss, distance and cell modules below are traced by PyTorch 1.13;
@@ -143,56 +133,6 @@ xs = [torch.randn(3, 6), torch.randn(3, 8), torch.randn(3, 8)]
 
 func TestTracedRecurrentCells(t *testing.T) {
 	traceAndCompareORT(t, cells, 1e-5, 1e-6)
-}
-
-// traceAndCompareORT is traceAndCompareWithin followed by the same check
-// of the graph exported to ONNX and run in ONNX Runtime (skipped without
-// it).
-func traceAndCompareORT(t *testing.T, script string, rtol, atol float64) {
-	t.Helper()
-	dir, nOut := trace(t, script)
-	g := compareTraced(t, dir, nOut, rtol, atol)
-	if t.Failed() {
-		return
-	}
-	runner := testfix.ORTRunner(t)
-	tmp := t.TempDir()
-	model := filepath.Join(tmp, "model.onnx")
-	if err := onnxexport.Write(g, model, formats.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	ins := filepath.Join(tmp, "in")
-	if err := os.MkdirAll(ins, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for k, in := range g.Inputs {
-		v, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("x%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.Name = in.Name
-		if err := tensorfile.Save(v, filepath.Join(ins, fmt.Sprintf("input_%d.pb", k))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	outDir := filepath.Join(tmp, "out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
-	}
-	for k := range g.Outputs {
-		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := compare.Tensors(got, want, rtol, atol)
-		if err != nil || !r.OK {
-			t.Errorf("output %d: ONNX Runtime differs from PyTorch: %+v %v", k, r, err)
-		}
-	}
 }
 
 // TestTracedLossesFloat64 checks that the expansions compute in the

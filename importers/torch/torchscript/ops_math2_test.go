@@ -1,22 +1,13 @@
 package torchscript
 
 import (
-	"fmt"
 	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/modelbridge/modelbridge/canon"
-	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/internal/testfix"
-	"github.com/modelbridge/modelbridge/interp"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 )
 
 // mathEdgeInputs are inputs for the elementwise expansions: signed zeros,
@@ -61,7 +52,7 @@ class M(torch.nn.Module):
 ` + mathEdgeInputs
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
-	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
+	compareTracedORT(t, g, dir, formats.WriteOptions{}, 1e-5, 1e-6)
 }
 
 // TestTracedReductionsAndProducts checks std/var, norms, all/any,
@@ -109,54 +100,7 @@ xs = [torch.randn(3, 4, 5), torch.randn(6), torch.randn(5, 4), torch.randn(3, 3)
 `
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
-	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
-}
-
-// compareTracedInORT exports an imported traced module to ONNX, runs it in ONNX
-// Runtime on the traced inputs and compares every output with PyTorch's.
-func compareTracedInORT(t *testing.T, g *canon.Graph, dir string, nOut int, rtol, atol float64) {
-	t.Helper()
-	runner := testfix.ORTRunner(t)
-	tmp := t.TempDir()
-	model := filepath.Join(tmp, "model.onnx")
-	if err := onnxexport.Write(g, model, formats.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	ins := filepath.Join(tmp, "in")
-	if err := os.MkdirAll(ins, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for k, in := range g.Inputs {
-		v, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("x%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.Name = in.Name
-		if err := tensorfile.Save(v, filepath.Join(ins, fmt.Sprintf("input_%d.pb", k))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	outDir := filepath.Join(tmp, "out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
-	}
-	for k := 0; k < nOut; k++ {
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.DType != want.DType || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
-			t.Errorf("ONNX Runtime output %d is %s%v, PyTorch's %s%v", k, got.DType, got.Shape, want.DType, want.Shape)
-			continue
-		}
-		if r, err := compare.Tensors(got, want, rtol, atol); err != nil || !r.OK {
-			t.Errorf("ONNX Runtime output %d differs from PyTorch: %+v %v", k, r, err)
-		}
-	}
+	compareTracedORT(t, g, dir, formats.WriteOptions{}, 1e-5, 1e-6)
 }
 
 // TestTracedArangeRunTimeBound: arange up to a count computed from the
@@ -174,7 +118,7 @@ xs = [torch.randn(3, 4)]
 `
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 0, 0)
-	compareTracedInORT(t, g, dir, nOut, 0, 0)
+	compareTracedORT(t, g, dir, formats.WriteOptions{}, 0, 0)
 }
 
 // TestTracedMoreMath checks the NaN-aware and sign functions, tensordot,
@@ -205,7 +149,7 @@ class M(torch.nn.Module):
 ` + mathEdgeInputs
 	dir, nOut := trace(t, script)
 	g := compareTraced(t, dir, nOut, 1e-5, 1e-6)
-	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
+	compareTracedORT(t, g, dir, formats.WriteOptions{}, 1e-5, 1e-6)
 }
 
 // TestMathRefusals: functions no canonical op computes exactly are
@@ -256,38 +200,19 @@ func TestMathAliasesNameOperators(t *testing.T) {
 // given count the reduced entries at run time, in the interpreter and in
 // ONNX Runtime.
 func TestVarianceWithoutShapes(t *testing.T) {
-	dir, nOut := trace(t, `
+	m := torchtrace.Trace(t, `
 class M(torch.nn.Module):
     def forward(self, x):
         return (torch.std(x, 1), torch.var(x, [0, -1], unbiased=False), *torch.std_mean(x), torch.var(x, 2, correction=7))
 torch.manual_seed(0)
 xs = [torch.randn(3, 4, 5)]
 `)
-	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{})
+	// No input sizes: the counts are computed at run time.
+	g, err := ReadFile(m.Path(), formats.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	x, err := tensorfile.Load(filepath.Join(dir, "x0.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x.Name = g.Inputs[0].Name
-	res, err := interp.Run(g, map[string]*canon.Tensor{x.Name: x})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(g.Outputs) != nOut {
-		t.Fatalf("%d outputs, PyTorch gives %d", len(g.Outputs), nOut)
-	}
-	for k, o := range g.Outputs {
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r, err := compare.Tensors(res[o.Name], want, 1e-5, 1e-6); err != nil || !r.OK {
-			t.Errorf("output %d differs from PyTorch: %+v %v", k, r, err)
-		}
-	}
-	compareTracedInORT(t, g, dir, nOut, 1e-5, 1e-6)
+	m.CompareGraph(t, g, 1e-5, 1e-6)
+	m.CompareORT(t, g, formats.WriteOptions{}, 1e-5, 1e-6)
 }

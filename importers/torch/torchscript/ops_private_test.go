@@ -2,14 +2,12 @@ package torchscript
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -83,29 +81,17 @@ xs = [torch.randn(4, 4)]
 // and a list of ints) gives them as 0-d int64 outputs, constants when the
 // input shape is given and computed from the input when it is not.
 func TestScriptedSizeOutputs(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
-	dir := t.TempDir()
-	script := `
+	scripted := torchtrace.Run(t, `
 import sys, torch
 from typing import List, Tuple
 class M(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, int, List[int], torch.Tensor, torch.Tensor, torch.Tensor]:
         return x * 2, x.size(1), x.shape, torch._shape_as_tensor(x), torch.native_dropout(x, 0.5, False)[1], torch._dim_arange(x, 1)
 torch.jit.script(M()).save(sys.argv[1] + "/m.pt")
-`
-	path := filepath.Join(dir, "script.py")
-	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(py, path, dir).CombinedOutput(); err != nil {
-		t.Fatalf("scripting: %v\n%s", err, out)
-	}
+`)
 	x := canon.NewFloat32Tensor("", []int64{2, 5}, make([]float32, 10))
 	for _, shapes := range []map[string][]int64{{"#0": {2, 5}}, {"#0": {-1, -1}}} {
-		g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: shapes})
+		g, err := ReadFile(scripted.Path(), formats.ReadOptions{InputShapes: shapes})
 		if err != nil {
 			t.Fatal(err)
 		}

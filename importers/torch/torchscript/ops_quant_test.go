@@ -1,15 +1,9 @@
 package torchscript
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -26,45 +20,23 @@ class M(torch.nn.Module):
 torch.manual_seed(0)
 x = torch.randn(2, 3, 17, 19) * 3
 x.view(-1)[:40] = torch.arange(40, dtype=torch.float32) * 0.0213 * 0.5
-t = torch.jit.trace(M(), (x,))
-t.save(sys.argv[1] + "/m.pt")
-np.save(sys.argv[1] + "/x.npy", x.numpy())
-np.save(sys.argv[1] + "/y.npy", t(x).numpy())
+xs = [x]
 `
 
 // TestTracedFakeQuantize: fake_quantize_per_tensor_affine is read as the
 // float ops PyTorch computes, and gives PyTorch's values bit for bit.
 func TestTracedFakeQuantize(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s cannot import torch: %v %s", py, err, strings.TrimSpace(string(out)))
-	}
-	dir := t.TempDir()
-	script := filepath.Join(dir, "trace.py")
-	if err := os.WriteFile(script, []byte(fakeQuantModule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(py, script, dir).CombinedOutput(); err != nil {
-		t.Fatalf("tracing: %v\n%s", err, out)
-	}
-	x, err := tensorfile.Load(filepath.Join(dir, "x.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := tensorfile.Load(filepath.Join(dir, "y.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: map[string][]int64{"#0": x.Shape}})
+	m := torchtrace.Trace(t, fakeQuantModule)
+	g, err := m.Import(ReadFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	x.Name = g.Inputs[0].Name
-	outs, err := interp.Run(g, map[string]*canon.Tensor{x.Name: x})
+	outs, err := interp.Run(g, m.Feed(g))
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := m.Outputs[0]
 	got := outs[g.Outputs[0].Name]
 	if string(got.Data) != string(want.Data) {
 		gv, _ := got.Float64s()

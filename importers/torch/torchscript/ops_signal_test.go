@@ -1,18 +1,12 @@
 package torchscript
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/compare"
-	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 )
 
 // traceCompareORT is traceAndCompareWithin, then the same graph written as
@@ -20,8 +14,8 @@ import (
 // PyTorch's outputs too.
 func traceCompareORT(t *testing.T, script string, rtol, atol float64) {
 	t.Helper()
-	dir, nOut := trace(t, script)
-	g := compareTraced(t, dir, nOut, rtol, atol)
+	m := torchtrace.Trace(t, script)
+	g := m.Compare(t, ReadFile, rtol, atol)
 	if t.Failed() {
 		return
 	}
@@ -29,42 +23,7 @@ func traceCompareORT(t *testing.T, script string, rtol, atol float64) {
 		t.Log("ONNX Runtime is not configured (MODELBRIDGE_ORT_DIR): the ONNX export is not run")
 		return
 	}
-	runner := testfix.ORTRunner(t)
-	model := filepath.Join(dir, "model.onnx")
-	if err := onnxexport.Write(g, model, formats.WriteOptions{Opset: 20}); err != nil {
-		t.Fatal(err)
-	}
-	ins := filepath.Join(dir, "ort_in")
-	if err := os.MkdirAll(ins, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for k := range g.Inputs {
-		v, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("x%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.Name = g.Inputs[k].Name
-		if err := tensorfile.Save(v, filepath.Join(ins, fmt.Sprintf("input_%d.pb", k))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	outDir := filepath.Join(dir, "ort_out")
-	if out, err := exec.Command("node", runner, model, "--inputs", ins, "--out", outDir).CombinedOutput(); err != nil {
-		t.Fatalf("ONNX Runtime: %v\n%s", err, out)
-	}
-	for k := range nOut {
-		got, err := tensorfile.Load(filepath.Join(outDir, tensorfile.OutputFileName(k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("y%d.npy", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r, err := compare.Tensors(got, want, rtol, atol); err != nil || !r.OK {
-			t.Errorf("output %d: ONNX Runtime differs from PyTorch: %+v %v", k, r, err)
-		}
-	}
+	m.CompareORT(t, g, formats.WriteOptions{Opset: 20}, rtol, atol)
 }
 
 // TestTracedFFT reads torch.fft's transforms (lengths padded and cut, the
