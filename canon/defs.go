@@ -148,8 +148,9 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Softmax", Summary: "softmax along one axis (opset-13 semantics)",
-			New:   func() Op { return &Softmax{Axis: -1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.softmax(c.n.Op.(*Softmax))) },
+			HalfUnsafe: "exponentials and their sum exceed float16's range and precision",
+			New:        func() Op { return &Softmax{Axis: -1} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.softmax(c.n.Op.(*Softmax))) },
 			Example: func() Example {
 				return Example{Op: &Softmax{Axis: 1}, Inputs: []ExampleInput{exampleX}}
 			},
@@ -377,9 +378,10 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Resize", Summary: "nearest, (multi)linear or cubic resampling by scales or sizes (constant or run-time), any coordinate transform, antialias, roi",
-			New:   func() Op { return &Resize{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
-			Check: checkResize,
+			HalfUnsafe: "its scales and region of interest are float32 in ONNX",
+			New:        func() Op { return &Resize{} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
+			Check:      checkResize,
 			Example: func() Example {
 				return Example{Op: &Resize{Sizes: []int64{1, 4, 8, 3}, Mode: ResizeLinear, CoordTransform: HalfPixel}, Inputs: []ExampleInput{exampleX}}
 			},

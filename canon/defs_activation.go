@@ -87,7 +87,8 @@ func activationOps() []*OpDef {
 	return []*OpDef{
 		{
 			Kind: "LogSoftmax", Summary: "log of the softmax along one axis (opset-13 semantics)",
-			New: func() Op { return &LogSoftmax{Axis: -1} },
+			HalfUnsafe: "exponentials and their sum exceed float16's range and precision",
+			New:        func() Op { return &LogSoftmax{Axis: -1} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				return one(c.alongAxis(c.n.Op.(*LogSoftmax).Axis))
 			},

@@ -10,8 +10,9 @@ import "math"
 func init() {
 	Register(&OpDef{
 		Kind: "RoiAlign", Summary: "bilinear sampling of each region of interest into a fixed grid, averaged or maxed per bin (half_pixel or output_half_pixel)",
-		New:   func() Op { return &RoiAlign{OutputHeight: 1, OutputWidth: 1, SpatialScale: 1, HalfPixel: true} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.roiAlign(c.n.Op.(*RoiAlign)) },
+		HalfUnsafe: "region coordinates need float32's precision",
+		New:        func() Op { return &RoiAlign{OutputHeight: 1, OutputWidth: 1, SpatialScale: 1, HalfPixel: true} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.roiAlign(c.n.Op.(*RoiAlign)) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*RoiAlign)
 			if op.OutputHeight < 1 || op.OutputWidth < 1 || op.OutputHeight > 1<<16 || op.OutputWidth > 1<<16 {
@@ -54,8 +55,9 @@ func init() {
 	})
 	Register(&OpDef{
 		Kind: "NonMaxSuppression", Summary: "greedy non-maximum suppression per batch and class: (batch, class, box) of the boxes kept, a data-dependent count",
-		New:   func() Op { return &NonMaxSuppression{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.nms() },
+		HalfUnsafe: "box overlaps compared in float16 change the boxes kept",
+		New:        func() Op { return &NonMaxSuppression{} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.nms() },
 		Example: func() Example {
 			boxes := NewFloat32Tensor("", []int64{1, 3, 4}, []float32{0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, 2, 1, 3})
 			return Example{Op: &NonMaxSuppression{}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{1, 3, 4}, Const: boxes},

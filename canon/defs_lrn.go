@@ -6,8 +6,9 @@ package canon
 func init() {
 	Register(&OpDef{
 		Kind: "LRN", Summary: "local response normalization across channels: x / (bias + alpha/size·Σx²)^beta",
-		New:    func() Op { return &LRN{Alpha: 0.0001, Beta: 0.75, Bias: 1} },
-		Traits: Traits{},
+		HalfUnsafe: "sums of squares overflow float16",
+		New:        func() Op { return &LRN{Alpha: 0.0001, Beta: 0.75, Bias: 1} },
+		Traits:     Traits{},
 		Infer: func(c *InferCtx) ([]ValueInfo, error) {
 			x := c.in[0]
 			if dt := x.DType; dt != Undefined && !dt.IsFloat() {

@@ -9,8 +9,9 @@ package canon
 func init() {
 	Register(&OpDef{
 		Kind: "DFT", Summary: "discrete Fourier transform along one axis of a (re, im) or (re) signal; inverse, one-sided, length",
-		New:   func() Op { return &DFT{Axis: 1} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dft(c.n.Op.(*DFT))) },
+		HalfUnsafe: "long accumulating sums",
+		New:        func() Op { return &DFT{Axis: 1} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.dft(c.n.Op.(*DFT))) },
 		Check: func(c *CheckCtx) error {
 			if op := c.N.Op.(*DFT); op.Length < 0 {
 				return c.Errorf("Length %d must be positive (0: the input's length)", op.Length)
@@ -23,8 +24,9 @@ func init() {
 	})
 	Register(&OpDef{
 		Kind: "STFT", Summary: "short-time Fourier transform: windowed frames of a (re, im) or (re) signal, each transformed",
-		New:   func() Op { return &STFT{Onesided: true} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.stft(c.n.Op.(*STFT))) },
+		HalfUnsafe: "long accumulating sums",
+		New:        func() Op { return &STFT{Onesided: true} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.stft(c.n.Op.(*STFT))) },
 		Example: func() Example {
 			return Example{Op: &STFT{Onesided: true}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 20, 1}},
 				{DType: Int64, Shape: []int64{}, Const: NewInt64Tensor("", []int64{}, []int64{3})},
