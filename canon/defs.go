@@ -33,8 +33,9 @@ func builtinOps() []*OpDef {
 	defs := []*OpDef{
 		{
 			Kind: "Conv", Summary: "N-D convolution, weight OIHW, any group and dilation",
-			New:   func() Op { return &Conv{Group: 1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.conv(c.n.Op.(*Conv))) },
+			AccumulationLength: kernelSum(1),
+			New:                func() Op { return &Conv{Group: 1} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.conv(c.n.Op.(*Conv))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Conv)
 				if op.Group < 1 {
@@ -54,9 +55,10 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "ConvTranspose", Summary: "N-D transposed convolution, weight IOHW, explicit crops and output padding",
-			New:   func() Op { return &ConvTranspose{Group: 1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.convTranspose(c.n.Op.(*ConvTranspose))) },
-			Check: checkConvTranspose,
+			AccumulationLength: convTransposeSum,
+			New:                func() Op { return &ConvTranspose{Group: 1} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.convTranspose(c.n.Op.(*ConvTranspose))) },
+			Check:              checkConvTranspose,
 			Example: func() Example {
 				return Example{
 					Op: &ConvTranspose{Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 0}, PadsEnd: []int64{0, 1},
@@ -84,16 +86,18 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Linear", Summary: "A·Wᵀ·Alpha + C·Beta with W in OI layout (ONNX Gemm, PyTorch Linear, MXNet FullyConnected)",
-			New:   func() Op { return &Linear{Alpha: 1, Beta: 1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.linear()) },
+			AccumulationLength: lastDimOf(0),
+			New:                func() Op { return &Linear{Alpha: 1, Beta: 1} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.linear()) },
 			Example: func() Example {
 				return Example{Op: &Linear{Alpha: 1, Beta: 1}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 6}}, exampleF32(3, 6), exampleF32(3)}}
 			},
 		},
 		{
 			Kind: "MatMul", Summary: "NumPy matrix product with batch broadcasting",
-			New:   func() Op { return &MatMul{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMul()) },
+			AccumulationLength: lastDimOf(0),
+			New:                func() Op { return &MatMul{} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMul()) },
 			Example: func() Example {
 				return Example{Op: &MatMul{}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 3, 4}}, {DType: Float32, Shape: []int64{4, 5}}}}
 			},

@@ -147,8 +147,9 @@ func activationOps() []*OpDef {
 		},
 		{
 			Kind: "Einsum", Summary: "Einstein summation: explicit equation with diagonals, ellipsis broadcasting and sums",
-			New:   func() Op { return &Einsum{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.einsum(c.n.Op.(*Einsum))) },
+			AccumulationLength: einsumSum,
+			New:                func() Op { return &Einsum{} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.einsum(c.n.Op.(*Einsum))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Einsum)
 				e, err := ParseEinsum(op.Equation)

@@ -10,9 +10,10 @@ import "math"
 func init() {
 	Register(&OpDef{
 		Kind: "Attention", Summary: "softmax(Q·Kᵀ·scale [softcap] + mask)·V over heads (grouped-query heads, causal or given mask, key/value cache)",
-		HalfUnsafe: "its softmax's exponentials and sums, and the Q·Kᵀ sums, exceed float16's range and precision",
-		New:        func() Op { return &Attention{} },
-		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.attention(c.n.Op.(*Attention)) },
+		AccumulationLength: attentionSum,
+		HalfUnsafe:         "its softmax's exponentials and sums, and the Q·Kᵀ sums, exceed float16's range and precision",
+		New:                func() Op { return &Attention{} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return c.attention(c.n.Op.(*Attention)) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*Attention)
 			if op.QNumHeads < 0 || op.KVNumHeads < 0 || op.QNumHeads > 1<<20 || op.KVNumHeads > 1<<20 {

@@ -5,9 +5,10 @@ package canon
 func init() {
 	Register(&OpDef{
 		Kind: "DeformConv", Summary: "2-D deformable convolution: each kernel tap sampled bilinearly at a learned offset, optionally masked",
-		HalfUnsafe: "long accumulating sums",
-		New:        func() Op { return &DeformConv{Group: 1, OffsetGroup: 1} },
-		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.deformConv(c.n.Op.(*DeformConv))) },
+		AccumulationLength: kernelSum(1),
+		HalfUnsafe:         "long accumulating sums",
+		New:                func() Op { return &DeformConv{Group: 1, OffsetGroup: 1} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.deformConv(c.n.Op.(*DeformConv))) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*DeformConv)
 			if op.Group < 1 || op.OffsetGroup < 1 {

@@ -59,9 +59,10 @@ func init() {
 	})
 	Register(&OpDef{
 		Kind: "QLinearConv", Summary: "quantized N-D convolution, weight OIHW, int32 accumulation and requantization",
-		New:   func() Op { return &QLinearConv{Group: 1} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearConv()) },
-		Check: func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*QLinearConv).Conv()) },
+		AccumulationLength: kernelSum(3),
+		New:                func() Op { return &QLinearConv{Group: 1} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearConv()) },
+		Check:              func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*QLinearConv).Conv()) },
 		Example: func() Example {
 			return Example{Op: &QLinearConv{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 0}, PadsEnd: []int64{1, 0}, Group: 1},
 				Inputs: []ExampleInput{
@@ -77,9 +78,10 @@ func init() {
 	})
 	Register(&OpDef{
 		Kind: "ConvInteger", Summary: "integer N-D convolution with zero points, weight OIHW, int32 output",
-		New:   func() Op { return &ConvInteger{Group: 1} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.convInteger()) },
-		Check: func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*ConvInteger).Conv()) },
+		AccumulationLength: kernelSum(1),
+		New:                func() Op { return &ConvInteger{Group: 1} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.convInteger()) },
+		Check:              func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*ConvInteger).Conv()) },
 		Example: func() Example {
 			return Example{Op: &ConvInteger{Strides: []int64{2, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 1}, PadsEnd: []int64{0, 1}, Group: 1},
 				Inputs: []ExampleInput{
@@ -91,8 +93,9 @@ func init() {
 	})
 	Register(&OpDef{
 		Kind: "MatMulInteger", Summary: "integer matrix product with zero points, int32 output",
-		New:   func() Op { return &MatMulInteger{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMulInteger()) },
+		AccumulationLength: lastDimOf(0),
+		New:                func() Op { return &MatMulInteger{} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMulInteger()) },
 		Example: func() Example {
 			return Example{Op: &MatMulInteger{}, Inputs: []ExampleInput{
 				exampleInts(Uint8, []int64{2, 3}, []int64{11, 7, 3, 10, 6, 2}),
@@ -104,8 +107,9 @@ func init() {
 	})
 	Register(&OpDef{
 		Kind: "QLinearMatMul", Summary: "quantized matrix product: int32 accumulation of (a-a_zp)(b-b_zp), requantized",
-		New:   func() Op { return &QLinearMatMul{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearMatMul()) },
+		AccumulationLength: lastDimOf(0),
+		New:                func() Op { return &QLinearMatMul{} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearMatMul()) },
 		Example: func() Example {
 			return Example{Op: &QLinearMatMul{}, Inputs: []ExampleInput{
 				exampleInts(Uint8, []int64{2, 4}, []int64{208, 236, 0, 238, 3, 214, 255, 29}),

@@ -288,9 +288,10 @@ func recurrentOps() []*OpDef {
 				op.Rec().Activations = DefaultActivations(op, 1)
 				return op
 			},
-			Infer:   func(c *InferCtx) ([]ValueInfo, error) { return c.recurrent(c.n.Op.(RecurrentOp)) },
-			Check:   func(c *CheckCtx) error { return checkRecurrent(c, c.N.Op.(RecurrentOp)) },
-			Example: example,
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return c.recurrent(c.n.Op.(RecurrentOp)) },
+			Check:              func(c *CheckCtx) error { return checkRecurrent(c, c.N.Op.(RecurrentOp)) },
+			Example:            example,
+			AccumulationLength: recurrentSum,
 		}
 	}
 	return []*OpDef{
