@@ -11,7 +11,7 @@ import (
 
 func init() {
 	for _, d := range builtinOps() {
-		Register(d)
+		Register(withReason(d, coreWithout))
 	}
 }
 
@@ -152,6 +152,7 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Softmax", Summary: "softmax along one axis (opset-13 semantics)",
+			RemapAxes:  softmaxRemap,
 			HalfUnsafe: "exponentials and their sum exceed float16's range and precision",
 			New:        func() Op { return &Softmax{Axis: -1} },
 			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.softmax(c.n.Op.(*Softmax))) },
@@ -206,16 +207,18 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Concat", Summary: "join inputs along one axis",
-			New:   func() Op { return &Concat{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.concat(c.n.Op.(*Concat))) },
+			RemapAxes: concatRemap,
+			New:       func() Op { return &Concat{} },
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.concat(c.n.Op.(*Concat))) },
 			Example: func() Example {
 				return Example{Op: &Concat{Axis: 1}, Inputs: []ExampleInput{exampleX, {DType: Float32, Shape: []int64{1, 2, 5, 5}}}}
 			},
 		},
 		{
 			Kind: "Split", Summary: "cut along one axis into given sizes (constant or run-time)",
-			New:   func() Op { return &Split{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.dynSplit(c.n.Op.(*Split)) },
+			RemapAxes: splitRemap,
+			New:       func() Op { return &Split{} },
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return c.dynSplit(c.n.Op.(*Split)) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Split)
 				if c.HasInput(1) {
@@ -293,8 +296,9 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Pad", Summary: "constant, reflect or edge padding (constant or run-time pads)",
-			New:   func() Op { return &Pad{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynPad(c.n.Op.(*Pad))) },
+			RemapAxes: padRemap,
+			New:       func() Op { return &Pad{} },
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynPad(c.n.Op.(*Pad))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Pad)
 				if int(op.Mode) >= len(padModeNames) {
@@ -489,3 +493,7 @@ func checkResize(c *CheckCtx) error {
 	}
 	return checkResizeModes(c, op)
 }
+
+// coreWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var coreWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	for _, d := range activationOps() {
-		Register(d)
+		Register(withReason(d, activationWithout))
 	}
 }
 
@@ -512,3 +512,7 @@ func (c *InferCtx) einsumParamDim(p *EinsumPlan, l int) Dim {
 	}
 	return Dim{Size: -1}
 }
+
+// activationWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var activationWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive}

@@ -8,7 +8,7 @@ import "math"
 // (ONNX RotaryEmbedding-23).
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "Attention", Summary: "softmax(Q·Kᵀ·scale [softcap] + mask)·V over heads (grouped-query heads, causal or given mask, key/value cache)",
 		AccumulationLength: attentionSum,
 		HalfUnsafe:         "its softmax's exponentials and sums, and the Q·Kᵀ sums, exceed float16's range and precision",
@@ -41,8 +41,8 @@ func init() {
 			return Example{Op: &Attention{IsCausal: true}, Inputs: []ExampleInput{
 				{DType: Float32, Shape: []int64{1, 4, 3, 2}}, exampleF32(1, 2, 5, 2), exampleF32(1, 2, 5, 3)}}
 		},
-	})
-	Register(&OpDef{
+	}, attentionWithout))
+	Register(withReason(&OpDef{
 		Kind: "RotaryEmbedding", Summary: "rotary position embedding: rotates pairs of each head's first rotary_dim channels by cached angles",
 		New:   func() Op { return &RotaryEmbedding{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.rotary(c.n.Op.(*RotaryEmbedding)) },
@@ -57,7 +57,7 @@ func init() {
 			return Example{Op: &RotaryEmbedding{Interleaved: true}, Inputs: []ExampleInput{
 				{DType: Float32, Shape: []int64{1, 2, 3, 4}}, exampleF32(1, 3, 2), exampleF32(1, 3, 2)}}
 		},
-	})
+	}, attentionWithout))
 }
 
 // Attention input slots and output slots.
@@ -312,3 +312,7 @@ func (c *InferCtx) rotary(op *RotaryEmbedding) ([]ValueInfo, error) {
 	}
 	return c.SameAsInput(RotX)
 }
+
+// attentionWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var attentionWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -3,7 +3,7 @@ package canon
 // DeformConv: ONNX DeformConv-19, torchvision::deform_conv2d.
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "DeformConv", Summary: "2-D deformable convolution: each kernel tap sampled bilinearly at a learned offset, optionally masked",
 		AccumulationLength: kernelSum(1),
 		HalfUnsafe:         "long accumulating sums",
@@ -29,7 +29,7 @@ func init() {
 					{DType: Float32, Shape: []int64{1, 18, 5, 5}}},
 			}
 		},
-	})
+	}, deformWithout))
 }
 
 // DeformConv is a 2-D convolution whose kernel tap (i, j) at output
@@ -99,3 +99,7 @@ func (c *InferCtx) deformConv(op *DeformConv) (ValueInfo, error) {
 	}
 	return out, nil
 }
+
+// deformWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var deformWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	for _, d := range generateOps() {
-		Register(d)
+		Register(withReason(d, generateWithout))
 	}
 }
 
@@ -521,3 +521,7 @@ func (c *InferCtx) reverseSequence(op *ReverseSequence) (ValueInfo, error) {
 	}
 	return shaped2(x), nil
 }
+
+// generateWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var generateWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}

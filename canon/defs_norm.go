@@ -10,7 +10,7 @@ import "math"
 
 func init() {
 	for _, d := range normOps() {
-		Register(d)
+		Register(withReason(d, normWithout))
 	}
 }
 
@@ -374,3 +374,7 @@ func NormalizedAxes(from, rank int) []int64 {
 	}
 	return out
 }
+
+// normWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var normWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

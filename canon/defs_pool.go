@@ -8,7 +8,7 @@ import "math"
 
 func init() {
 	for _, d := range poolOps() {
-		Register(d)
+		Register(withReason(d, poolWithout))
 	}
 }
 
@@ -169,3 +169,7 @@ func (c *InferCtx) maxUnpool(op *MaxUnpool) (ValueInfo, error) {
 	}
 	return shaped(x.DType, out), nil
 }
+
+// poolWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var poolWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

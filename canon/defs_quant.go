@@ -8,7 +8,7 @@ package canon
 // blocked (X's rank, Axis divided into blocks of BlockSize).
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "QuantizeLinear", Summary: "y = saturate(round_half_even(x / scale) + zero_point), per tensor, per axis or blocked",
 		New:   func() Op { return &QuantizeLinear{Axis: 1, Saturate: true} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.quantizeLinear()) },
@@ -27,8 +27,8 @@ func init() {
 				{DType: Float32, Shape: []int64{4}, Const: NewFloat32Tensor("", []int64{4}, []float32{0.01, 0.02, 0.05, 0.1})},
 				exampleInts(Int8, []int64{4}, []int64{0, -3, 7, 1})}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "DequantizeLinear", Summary: "y = (x - zero_point) · scale, per tensor, per axis or blocked",
 		New:   func() Op { return &DequantizeLinear{Axis: 1} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dequantizeLinear()) },
@@ -48,16 +48,16 @@ func init() {
 				{DType: Float32, Shape: []int64{3}, Const: NewFloat32Tensor("", []int64{3}, []float32{0.5, 0.25, 2})},
 				exampleInts(Uint8, []int64{3}, []int64{0, 128, 3})}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "DynamicQuantizeLinear", Summary: "uint8 quantization of a float tensor with scale and zero point from its range (including 0)",
 		New:   func() Op { return &DynamicQuantizeLinear{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.dynamicQuantizeLinear() },
 		Example: func() Example {
 			return Example{Op: &DynamicQuantizeLinear{}, Inputs: []ExampleInput{exampleX}, Outputs: 3}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "QLinearConv", Summary: "quantized N-D convolution, weight OIHW, int32 accumulation and requantization",
 		AccumulationLength: kernelSum(3),
 		New:                func() Op { return &QLinearConv{Group: 1} },
@@ -75,8 +75,8 @@ func init() {
 					exampleInts(Int32, []int64{3}, []int64{-500, 0, 1200}),
 				}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "ConvInteger", Summary: "integer N-D convolution with zero points, weight OIHW, int32 output",
 		AccumulationLength: kernelSum(1),
 		New:                func() Op { return &ConvInteger{Group: 1} },
@@ -90,8 +90,8 @@ func init() {
 					exampleInts(Uint8, nil, []int64{1}),
 				}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "MatMulInteger", Summary: "integer matrix product with zero points, int32 output",
 		AccumulationLength: lastDimOf(0),
 		New:                func() Op { return &MatMulInteger{} },
@@ -104,8 +104,8 @@ func init() {
 				exampleInts(Uint8, nil, []int64{0}),
 			}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "QLinearMatMul", Summary: "quantized matrix product: int32 accumulation of (a-a_zp)(b-b_zp), requantized",
 		AccumulationLength: lastDimOf(0),
 		New:                func() Op { return &QLinearMatMul{} },
@@ -119,7 +119,7 @@ func init() {
 				scalarF32(0.0107), exampleInts(Uint8, nil, []int64{118}),
 			}}
 		},
-	})
+	}, quantWithout))
 }
 
 func scalarF32(v float32) ExampleInput {
@@ -548,3 +548,7 @@ func (c *InferCtx) qlinearMatMul() (ValueInfo, error) {
 	out.DType = c.in[7].DType
 	return out, nil
 }
+
+// quantWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var quantWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

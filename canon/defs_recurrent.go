@@ -21,7 +21,7 @@ import (
 
 func init() {
 	for _, d := range recurrentOps() {
-		Register(d)
+		Register(withReason(d, recurrentWithout))
 	}
 }
 
@@ -459,3 +459,7 @@ func ReorderGates(t *Tensor, axis, sets int, from, to string) (*Tensor, error) {
 	}
 	return &out, nil
 }
+
+// recurrentWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var recurrentWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

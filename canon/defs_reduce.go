@@ -7,7 +7,7 @@ import "fmt"
 
 func init() {
 	for _, d := range reduceOps() {
-		Register(d)
+		Register(withReason(d, reduceWithout))
 	}
 }
 
@@ -197,6 +197,7 @@ func reduceOps() []*OpDef {
 			},
 			Example:    func() Example { return reduceExample(fn) },
 			HalfUnsafe: fn.halfUnsafe(),
+			RemapAxes:  reduceRemap,
 		})
 	}
 	for _, isMin := range []bool{false, true} {
@@ -433,3 +434,7 @@ func (fn ReduceFn) halfUnsafe() string {
 	}
 	return "accumulates over the reduced axes"
 }
+
+// reduceWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var reduceWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive}

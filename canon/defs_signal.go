@@ -7,7 +7,7 @@ package canon
 // given with a last axis of 1.
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "DFT", Summary: "discrete Fourier transform along one axis of a (re, im) or (re) signal; inverse, one-sided, length",
 		HalfUnsafe: "long accumulating sums",
 		New:        func() Op { return &DFT{Axis: 1} },
@@ -21,8 +21,8 @@ func init() {
 		Example: func() Example {
 			return Example{Op: &DFT{Axis: 1, Onesided: true}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 6, 3, 1}}}}
 		},
-	})
-	Register(&OpDef{
+	}, signalWithout))
+	Register(withReason(&OpDef{
 		Kind: "STFT", Summary: "short-time Fourier transform: windowed frames of a (re, im) or (re) signal, each transformed",
 		HalfUnsafe: "long accumulating sums",
 		New:        func() Op { return &STFT{Onesided: true} },
@@ -32,7 +32,7 @@ func init() {
 				{DType: Int64, Shape: []int64{}, Const: NewInt64Tensor("", []int64{}, []int64{3})},
 				{DType: Float32, Shape: []int64{6}}}}
 		},
-	})
+	}, signalWithout))
 	for _, w := range []struct {
 		kind, summary string
 		new           func(periodic bool, dt DType) Op
@@ -44,7 +44,7 @@ func init() {
 		{"BlackmanWindow", "Blackman window 0.42 - 0.5 cos(2πn/N) + 0.08 cos(4πn/N) of a given length (periodic or symmetric)",
 			func(p bool, dt DType) Op { return &BlackmanWindow{Periodic: p, DType: dt} }},
 	} {
-		Register(&OpDef{
+		Register(withReason(&OpDef{
 			Kind: w.kind, Summary: w.summary,
 			New:   func() Op { return w.new(true, Float32) },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.window()) },
@@ -60,7 +60,7 @@ func init() {
 				return Example{Op: w.new(false, Float64), Inputs: []ExampleInput{
 					{DType: Int64, Shape: []int64{}, Const: NewInt64Tensor("", []int64{}, []int64{7})}}}
 			},
-		})
+		}, signalWithout))
 	}
 }
 
@@ -355,7 +355,7 @@ func (*MelWeightMatrix) Signature() Signature {
 }
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "MelWeightMatrix", Summary: "triangular mel filter bank mapping a one-sided spectrum to mel bands",
 		New:   func() Op { return &MelWeightMatrix{DType: Float32} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.melWeightMatrix(c.n.Op.(*MelWeightMatrix))) },
@@ -374,7 +374,7 @@ func init() {
 			}
 			return Example{Op: &MelWeightMatrix{DType: Float64}, Inputs: []ExampleInput{i(5), i(16), i(8000), f(100), f(3800)}}
 		},
-	})
+	}, signalWithout))
 }
 
 func (c *InferCtx) melWeightMatrix(op *MelWeightMatrix) (ValueInfo, error) {
@@ -408,3 +408,7 @@ func (c *InferCtx) melWeightMatrix(op *MelWeightMatrix) (ValueInfo, error) {
 	}
 	return shaped(op.DType, dims), nil
 }
+
+// signalWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var signalWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -28,17 +28,23 @@ const (
 	// SumsNothing: each output element comes from a bounded number of
 	// input elements.
 	SumsNothing = "sums no products: each output comes from a few input elements"
+	// SumsNoProducts: the op sums or averages input elements, which the
+	// rounding term (it counts products) leaves to the relative tolerance.
+	SumsNoProducts = "sums input elements, not products (plain sums are left to the relative tolerance)"
+	// NoRemapYet: the op's axis attributes could be mapped through a
+	// permutation, but no rule is written.
+	NoRemapYet = "no remap rule written yet (its axis attributes could be mapped through the permutation)"
 	// Primitive: the op is one of canon's building blocks.
 	Primitive = "a primitive: no exact expansion into other canonical ops"
 	// AxesFixed: the op's meaning is tied to its input's axis order
 	// (channels first, a fixed spatial layout, or an order of its own).
-	AxesFixed = "its attributes name positions in a fixed axis order (channels first or its own)"
+	AxesFixed = "its meaning depends on the input's axis order (channels first, heads before sequence, or row-major element order)"
 )
 
-// withReasons fills the empty reasons of defs whose slots are nil with w's:
-// a family states its defaults once.
-func withReasons(defs []*OpDef, w Without) []*OpDef {
-	for _, d := range defs {
+// withReason fills the empty reasons of d's nil slots with w's: a family
+// states its defaults once.
+func withReason(d *OpDef, w Without) *OpDef {
+	{
 		if d.AccumulationLength == nil && d.Without.Accumulation == "" && !d.Traits.Elementwise {
 			d.Without.Accumulation = w.Accumulation
 		}
@@ -49,7 +55,7 @@ func withReasons(defs []*OpDef, w Without) []*OpDef {
 			d.Without.Decompose = w.Decompose
 		}
 	}
-	return defs
+	return d
 }
 
 // InputShapes gives the static shape of a node's input slot i, or nil
