@@ -226,6 +226,9 @@ func poolStepGo(acc, src []float32, sw int, isMax bool) {
 
 func runGlobalPool(x *exec, isMax bool) error {
 	in := x.in(0)
+	if in.isF64() {
+		return runGlobalPoolF64(x, in, isMax)
+	}
 	if err := needFloat(in, "X"); err != nil {
 		return err
 	}
