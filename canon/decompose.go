@@ -3,7 +3,9 @@ package canon
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -166,15 +168,24 @@ const maxExpansionDepth = 8
 // replaced by its expansion, expanded again where the expansion holds ops
 // keep rejects. It is the fallback of a writer whose format lacks an op;
 // keep says what the format writes (and may look at the node's attributes
-// or types). g's value types must be inferred (g.Infer); the result's are.
-// The copy shares g's nodes and weights.
+// or types, which are inferred when g's are not). The result's value types
+// are set. The copy shares g's nodes and weights; g itself is returned when
+// keep takes every node.
 func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) (*Graph, int, error) {
 	out := *g
 	out.Nodes = nil
 	out.Initializers = append([]*Tensor(nil), g.Initializers...)
+	if !slices.ContainsFunc(g.Nodes, func(n *Node) bool { return !keep(n, func(name string) ValueInfo { return g.Values[name] }) }) {
+		return g, 0, nil
+	}
 	vals := g.Values
 	if vals == nil {
-		return nil, 0, fmt.Errorf("graph %q: value types must be inferred before expanding ops", g.Name)
+		typed := *g
+		typed.Outputs = slices.Clone(g.Outputs)
+		if err := typed.Infer(); err != nil {
+			return nil, 0, err
+		}
+		vals = typed.Values
 	}
 	types := func(name string) ValueInfo { return vals[name] }
 	extra := map[string]bool{}
@@ -232,10 +243,7 @@ func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) 
 		return nil
 	}
 	// Expansion adds types for the new values: work on a copy of the map.
-	vals = make(map[string]ValueInfo, len(g.Values))
-	for k, v := range g.Values {
-		vals[k] = v
-	}
+	vals = maps.Clone(vals)
 	for _, n := range g.Nodes {
 		if err := add(n, 0); err != nil {
 			return nil, 0, err

@@ -128,7 +128,8 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Gelu", Summary: "Gaussian error linear unit, exact (erf) or tanh approximation",
-			New: func() Op { return &Gelu{} }, Traits: unaryElementwise(8), Infer: inferSame,
+			Decompose: geluExpand,
+			New:       func() Op { return &Gelu{} }, Traits: unaryElementwise(8), Infer: inferSame,
 			Check: func(c *CheckCtx) error {
 				if a := c.N.Op.(*Gelu).Approximate; int(a) >= len(geluNames) {
 					return c.Errorf("unknown Gelu approximation code %d", a)
@@ -421,6 +422,9 @@ func builtinOps() []*OpDef {
 			Infer:   inferSame,
 			Example: unaryExample(&Unary{Fn: UnaryFn(fn)}),
 		})
+		if UnaryFn(fn) == HardSwish {
+			defs[len(defs)-1].Decompose = hardSwishExpand
+		}
 	}
 	return defs
 }

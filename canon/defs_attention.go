@@ -10,6 +10,7 @@ import "math"
 func init() {
 	Register(withReason(&OpDef{
 		Kind: "Attention", Summary: "softmax(Q·Kᵀ·scale [softcap] + mask)·V over heads (grouped-query heads, causal or given mask, key/value cache)",
+		Decompose:          attentionExpand,
 		AccumulationLength: attentionSum,
 		HalfUnsafe:         "its softmax's exponentials and sums, and the Q·Kᵀ sums, exceed float16's range and precision",
 		New:                func() Op { return &Attention{} },
@@ -44,8 +45,9 @@ func init() {
 	}, attentionWithout))
 	Register(withReason(&OpDef{
 		Kind: "RotaryEmbedding", Summary: "rotary position embedding: rotates pairs of each head's first rotary_dim channels by cached angles",
-		New:   func() Op { return &RotaryEmbedding{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.rotary(c.n.Op.(*RotaryEmbedding)) },
+		Decompose: rotaryExpand,
+		New:       func() Op { return &RotaryEmbedding{} },
+		Infer:     func(c *InferCtx) ([]ValueInfo, error) { return c.rotary(c.n.Op.(*RotaryEmbedding)) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*RotaryEmbedding)
 			if op.NumHeads < 0 || op.NumHeads > 1<<20 || op.RotaryDim < 0 || op.RotaryDim%2 != 0 {
