@@ -69,8 +69,9 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "BatchNormalization", Summary: "inference-mode batch normalization over axis 1",
-			New:   func() Op { return &BatchNorm{Epsilon: 1e-5} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.batchNorm()) },
+			New:    func() Op { return &BatchNorm{Epsilon: 1e-5} },
+			Traits: Traits{Affine: true},
+			Infer:  func(c *InferCtx) ([]ValueInfo, error) { return one(c.batchNorm()) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*BatchNorm)
 				if !(op.Epsilon >= 0) || math.IsInf(float64(op.Epsilon), 0) {
@@ -87,6 +88,7 @@ func builtinOps() []*OpDef {
 		{
 			Kind: "Linear", Summary: "A·Wᵀ·Alpha + C·Beta with W in OI layout (ONNX Gemm, PyTorch Linear, MXNet FullyConnected)",
 			AccumulationLength: lastDimOf(0),
+			Traits:             Traits{Family: "matmul"},
 			New:                func() Op { return &Linear{Alpha: 1, Beta: 1} },
 			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.linear()) },
 			Example: func() Example {
@@ -96,6 +98,7 @@ func builtinOps() []*OpDef {
 		{
 			Kind: "MatMul", Summary: "NumPy matrix product with batch broadcasting",
 			AccumulationLength: lastDimOf(0),
+			Traits:             Traits{Family: "matmul"},
 			New:                func() Op { return &MatMul{} },
 			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMul()) },
 			Example: func() Example {
@@ -365,7 +368,7 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Identity", Summary: "copy",
-			New: func() Op { return &Identity{} }, Traits: Traits{View: true},
+			New: func() Op { return &Identity{} }, Traits: Traits{View: true, InferenceIdentity: true},
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				v := c.in[0]
 				v.Name = ""
@@ -376,7 +379,8 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Dropout", Summary: "identity at inference; optional all-true mask",
-			New: func() Op { return &Dropout{Ratio: 0.5} },
+			New:    func() Op { return &Dropout{Ratio: 0.5} },
+			Traits: Traits{InferenceIdentity: true},
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				x := c.in[0]
 				out := ValueInfo{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}
@@ -400,7 +404,7 @@ func builtinOps() []*OpDef {
 		defs = append(defs, &OpDef{
 			Kind: name, Summary: "elementwise " + name + " with NumPy broadcasting",
 			New:    func() Op { return &Binary{Fn: BinaryFn(fn)} },
-			Traits: Traits{Elementwise: true, Broadcasts: true, MathCost: 1},
+			Traits: Traits{Elementwise: true, Broadcasts: true, MathCost: 1, Affine: true},
 			Infer:  func(c *InferCtx) ([]ValueInfo, error) { return one(c.binary(c.n.Op.(*Binary))) },
 			Example: func() Example {
 				b := exampleF32(4, 1, 1)

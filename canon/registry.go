@@ -78,6 +78,17 @@ type Traits struct {
 	// MathCost is the work per output element of an elementwise op, in
 	// multiply-add equivalents (exp, tanh and erf count as several).
 	MathCost float64
+	// InferenceIdentity: output 0 is input 0 at inference (Identity,
+	// Dropout); the other outputs, if any, are extras nothing may read.
+	InferenceIdentity bool
+	// Affine: an affine map of input 0 (per channel or per element) that
+	// the convolution or matrix product before it can absorb when the
+	// other inputs are constants (BatchNormalization, Add, Sub, Mul, Div).
+	Affine bool
+	// Family groups kinds that compute the same function spelled
+	// differently by different frameworks ("matmul": Linear and MatMul),
+	// so that layer-by-layer comparison pairs them; empty: the kind alone.
+	Family string
 }
 
 // Example is a small instance of an op kind: the op, and one entry per

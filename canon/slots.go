@@ -256,3 +256,23 @@ func dtypeProblem(d *OpDef) string {
 	}
 	return ""
 }
+
+// Grouped is implemented by ops that split their channels into groups
+// (Conv, ConvTranspose).
+type Grouped interface {
+	Groups() int64
+}
+
+// Groups is the Group attribute of a grouped convolution.
+func (o *Conv) Groups() int64 { return o.Group }
+
+// Groups is the Group attribute of a grouped transposed convolution.
+func (o *ConvTranspose) Groups() int64 { return o.Group }
+
+// GroupsOf is op's number of channel groups: 1 for ops that have none.
+func GroupsOf(op Op) int64 {
+	if g, ok := op.(Grouped); ok {
+		return g.Groups()
+	}
+	return 1
+}
