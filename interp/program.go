@@ -109,6 +109,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("interp: graph %q is not a valid canonical graph (%v); check it with Validate", g.Name, r)
 		}
 	}()
+	g = expandForFloat64(g)
 	p = &Program{g: g, pool: sh.newPool(), shared: sh}
 	ids := map[string]int{}
 	slotOf := func(name string) int {
