@@ -51,20 +51,6 @@ func (m f64Mode) detail() string {
 	return ""
 }
 
-// Float64Kinds lists the kinds whose kernels take float64 data: computed
-// in float64 (native) or moved by their bits (the rest refuse it).
-func Float64Kinds() (native, moved []string) {
-	for kind, e := range kernels {
-		switch e.f64 {
-		case f64Native:
-			native = append(native, kind)
-		case f64Bits:
-			moved = append(moved, kind)
-		}
-	}
-	return native, moved
-}
-
 // declaredDTypes is the dtype the graph declares for each output of n
 // (Undefined where it does not say).
 func declaredDTypes(g *canon.Graph, n *canon.Node) []canon.DType {
