@@ -36,7 +36,7 @@ func float32Only(b kernelBuilder) kernelEntry { return kernelEntry{build: b, f64
 // it runs, keyed by canon's kind name. Coverage is derived from it and from
 // unsupported; coverage_test.go fails when a registered kind is in neither.
 var kernels = map[string]kernelEntry{
-	"Conv":               float32Only(withOp(runConv)),
+	"Conv":               computesF64(withOp(runConv)),
 	"ConvTranspose":      float32Only(withOp(runConvTranspose)),
 	"BatchNormalization": computesF64(withOp(runBatchNorm)),
 	"Linear":             computesF64(withOp(runLinear)),

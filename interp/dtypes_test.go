@@ -320,17 +320,19 @@ func TestHalfCast(t *testing.T) {
 	}
 }
 
-// TestFloat64Refused: a kernel without float64 loops (Conv) refuses
-// float64 data, naming the op, rather than computing it in float32.
+// TestFloat64Refused: a kernel without float64 loops (GlobalLpPool)
+// refuses float64 data, naming the op, rather than computing it in
+// float32; the Conv before it computes in float64.
 func TestFloat64Refused(t *testing.T) {
 	x := f64Matrix("x", []int64{1, 1, 2, 2}, 1.5, -2, 3.1, 0.25)
 	w := f64Matrix("w", []int64{1, 1, 1, 1}, 2)
 	g := chain(t, []*canon.Tensor{x, w}, []*canon.Node{
-		node(&canon.Conv{Group: 1, Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}}, "y", "x", "w"),
+		node(&canon.Conv{Group: 1, Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}}, "c", "x", "w"),
+		node(&canon.GlobalLpPool{P: 2}, "y", "c"),
 	}, "y")
 	_, err := Run(g, map[string]*canon.Tensor{"x": x, "w": w})
-	if err == nil || !strings.Contains(err.Error(), "float64") || !strings.Contains(err.Error(), "Conv") {
-		t.Errorf("Conv on float64 data: %v; want an error naming Conv and float64", err)
+	if err == nil || !strings.Contains(err.Error(), "float64") || !strings.Contains(err.Error(), "GlobalLpPool") {
+		t.Errorf("GlobalLpPool on float64 data: %v; want an error naming GlobalLpPool and float64", err)
 	}
 	in := f64Tensor("v", 1.5, -2, 3.1)
 	g = chain(t, []*canon.Tensor{in}, []*canon.Node{
