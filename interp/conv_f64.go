@@ -79,4 +79,3 @@ func runConvF64(x *exec, op *canon.Conv, xin *tensor) error {
 	x.set(0, y)
 	return nil
 }
-
