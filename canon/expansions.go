@@ -9,8 +9,9 @@ import (
 // canonical ops (OpDef slot): what a writer falls back to when its format
 // lacks the op. Constants are written in the data's dtype.
 
-// geluExpand writes 0.5·x·(1 + erf(x/√2)) or, for the tanh form,
-// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+// geluExpand writes x·(1 + erf(x/√2))·0.5 or, for the tanh form,
+// x·(1 + tanh((x + x³·0.044715)·√(2/π)))·0.5, node for node as torch.onnx
+// writes them (so an ONNX importer reads the exact form back as one Gelu).
 func geluExpand(e *Expander) error {
 	x, dt := e.Input(0), e.DType(0)
 	if !dt.IsFloat() {
@@ -21,7 +22,7 @@ func geluExpand(e *Expander) error {
 	var inner string
 	switch e.Node.Op.(*Gelu).Approximate {
 	case GeluExact:
-		inner = e.Op(&Math{Fn: MathErf}, mul(x, e.Scalar(dt, 1/math.Sqrt2)))
+		inner = e.Op(&Math{Fn: MathErf}, e.Op(&Binary{Fn: Div}, x, e.Scalar(dt, math.Sqrt2)))
 	case GeluTanh:
 		cube := mul(mul(x, x), x)
 		arg := add(x, mul(cube, e.Scalar(dt, 0.044715)))
@@ -29,8 +30,8 @@ func geluExpand(e *Expander) error {
 	default:
 		return e.Errorf("unknown approximation %v", e.Node.Op.(*Gelu).Approximate)
 	}
-	half := mul(x, e.Scalar(dt, 0.5))
-	e.Add(&Binary{Fn: Mul}, []string{half, add(inner, e.Scalar(dt, 1))}, e.Output(0))
+	prod := mul(x, add(inner, e.Scalar(dt, 1)))
+	e.Add(&Binary{Fn: Mul}, []string{prod, e.Scalar(dt, 0.5)}, e.Output(0))
 	return nil
 }
 

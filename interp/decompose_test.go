@@ -117,7 +117,7 @@ func checkExpansion(t *testing.T, kind string, i int, g *canon.Graph, r *rand.Ra
 		case canon.Bool:
 			b := make([]byte, canon.NumElements(s))
 			for j := range b {
-				b[j] = byte(r.Intn(4) / 3 ^ 1) // mostly kept, some hidden
+				b[j] = byte(r.Intn(4)/3 ^ 1) // mostly kept, some hidden
 			}
 			b[0] = 1
 			in[v.Name] = &canon.Tensor{Name: v.Name, DType: canon.Bool, Shape: s, Data: b}
