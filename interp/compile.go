@@ -73,12 +73,12 @@ var kernels = map[string]kernelEntry{
 	"Clip":    computesF64(withOp(runClip)),
 	"Softmax": computesF64(withOp(runSoftmax)),
 
-	"MaxPool": float32Only(func(op canon.Op) kernel {
+	"MaxPool": computesF64(func(op canon.Op) kernel {
 		o := op.(*canon.MaxPool)
 		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, max: true, colMajor: o.ColumnMajorIndices}
 		return func(x *exec) error { return runPool(x, p) }
 	}),
-	"AveragePool": float32Only(func(op canon.Op) kernel {
+	"AveragePool": computesF64(func(op canon.Op) kernel {
 		o := op.(*canon.AveragePool)
 		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, includePad: o.CountIncludePad}
 		return func(x *exec) error { return runPool(x, p) }

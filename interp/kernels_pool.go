@@ -12,7 +12,7 @@ import (
 
 func init() {
 	optable.Add(&kernels, map[string]kernelEntry{
-		"LpPool": float32Only(func(op canon.Op) kernel {
+		"LpPool": computesF64(func(op canon.Op) kernel {
 			o := op.(*canon.LpPool)
 			p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, lp: o.P}
 			return func(x *exec) error { return runPool(x, p) }

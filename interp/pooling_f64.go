@@ -37,3 +37,31 @@ func runGlobalPoolF64(x *exec, in *tensor, isMax bool) error {
 	x.set(0, y)
 	return nil
 }
+
+// runPoolF64 is MaxPool, AveragePool and LpPool on float64 data: each
+// window in float64, its taps in the float32 path's order.
+func runPoolF64(x *exec, in *tensor, a *poolAttrs) error {
+	if a.max && x.nout() > 1 && x.s.out[1] >= 0 {
+		return fmt.Errorf("MaxPool's Indices output is not computed for float64 data; drop the output or convert the model to float32")
+	}
+	g, err := poolGeom(in.shape, a)
+	if err != nil {
+		return err
+	}
+	y := x.newD(g.outShape(in.shape, in.shape[0], in.shape[1]))
+	P, inP := g.outSize(), g.inSize()
+	for p := range in.shape[0] * in.shape[1] {
+		src, dst := in.d[p*inP:(p+1)*inP], y.d[p*P:(p+1)*P]
+		i := 0
+		for oz := range g.out[0] {
+			for oy := range g.out[1] {
+				for ox := range g.out[2] {
+					dst[i] = poolPoint(g, a, src, oz, oy, ox)
+					i++
+				}
+			}
+		}
+	}
+	x.set(0, y)
+	return nil
+}
