@@ -11,7 +11,7 @@ import (
 
 func init() {
 	for _, d := range builtinOps() {
-		Register(d)
+		Register(withReason(d, coreWithout))
 	}
 }
 
@@ -33,8 +33,9 @@ func builtinOps() []*OpDef {
 	defs := []*OpDef{
 		{
 			Kind: "Conv", Summary: "N-D convolution, weight OIHW, any group and dilation",
-			New:   func() Op { return &Conv{Group: 1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.conv(c.n.Op.(*Conv))) },
+			AccumulationLength: kernelSum(1),
+			New:                func() Op { return &Conv{Group: 1} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.conv(c.n.Op.(*Conv))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Conv)
 				if op.Group < 1 {
@@ -54,9 +55,10 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "ConvTranspose", Summary: "N-D transposed convolution, weight IOHW, explicit crops and output padding",
-			New:   func() Op { return &ConvTranspose{Group: 1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.convTranspose(c.n.Op.(*ConvTranspose))) },
-			Check: checkConvTranspose,
+			AccumulationLength: convTransposeSum,
+			New:                func() Op { return &ConvTranspose{Group: 1} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.convTranspose(c.n.Op.(*ConvTranspose))) },
+			Check:              checkConvTranspose,
 			Example: func() Example {
 				return Example{
 					Op: &ConvTranspose{Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 0}, PadsEnd: []int64{0, 1},
@@ -67,8 +69,9 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "BatchNormalization", Summary: "inference-mode batch normalization over axis 1",
-			New:   func() Op { return &BatchNorm{Epsilon: 1e-5} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.batchNorm()) },
+			New:    func() Op { return &BatchNorm{Epsilon: 1e-5} },
+			Traits: Traits{Affine: true},
+			Infer:  func(c *InferCtx) ([]ValueInfo, error) { return one(c.batchNorm()) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*BatchNorm)
 				if !(op.Epsilon >= 0) || math.IsInf(float64(op.Epsilon), 0) {
@@ -84,16 +87,20 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Linear", Summary: "A·Wᵀ·Alpha + C·Beta with W in OI layout (ONNX Gemm, PyTorch Linear, MXNet FullyConnected)",
-			New:   func() Op { return &Linear{Alpha: 1, Beta: 1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.linear()) },
+			AccumulationLength: lastDimOf(0),
+			Traits:             Traits{Family: "matmul"},
+			New:                func() Op { return &Linear{Alpha: 1, Beta: 1} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.linear()) },
 			Example: func() Example {
 				return Example{Op: &Linear{Alpha: 1, Beta: 1}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 6}}, exampleF32(3, 6), exampleF32(3)}}
 			},
 		},
 		{
 			Kind: "MatMul", Summary: "NumPy matrix product with batch broadcasting",
-			New:   func() Op { return &MatMul{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMul()) },
+			AccumulationLength: lastDimOf(0),
+			Traits:             Traits{Family: "matmul"},
+			New:                func() Op { return &MatMul{} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMul()) },
 			Example: func() Example {
 				return Example{Op: &MatMul{}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 3, 4}}, {DType: Float32, Shape: []int64{4, 5}}}}
 			},
@@ -124,7 +131,8 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Gelu", Summary: "Gaussian error linear unit, exact (erf) or tanh approximation",
-			New: func() Op { return &Gelu{} }, Traits: unaryElementwise(8), Infer: inferSame,
+			Decompose: geluExpand,
+			New:       func() Op { return &Gelu{} }, Traits: unaryElementwise(8), Infer: inferSame,
 			Check: func(c *CheckCtx) error {
 				if a := c.N.Op.(*Gelu).Approximate; int(a) >= len(geluNames) {
 					return c.Errorf("unknown Gelu approximation code %d", a)
@@ -148,8 +156,10 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Softmax", Summary: "softmax along one axis (opset-13 semantics)",
-			New:   func() Op { return &Softmax{Axis: -1} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.softmax(c.n.Op.(*Softmax))) },
+			RemapAxes:  softmaxRemap,
+			HalfUnsafe: "exponentials and their sum exceed float16's range and precision",
+			New:        func() Op { return &Softmax{Axis: -1} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.softmax(c.n.Op.(*Softmax))) },
 			Example: func() Example {
 				return Example{Op: &Softmax{Axis: 1}, Inputs: []ExampleInput{exampleX}}
 			},
@@ -201,16 +211,18 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Concat", Summary: "join inputs along one axis",
-			New:   func() Op { return &Concat{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.concat(c.n.Op.(*Concat))) },
+			RemapAxes: concatRemap,
+			New:       func() Op { return &Concat{} },
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.concat(c.n.Op.(*Concat))) },
 			Example: func() Example {
 				return Example{Op: &Concat{Axis: 1}, Inputs: []ExampleInput{exampleX, {DType: Float32, Shape: []int64{1, 2, 5, 5}}}}
 			},
 		},
 		{
 			Kind: "Split", Summary: "cut along one axis into given sizes (constant or run-time)",
-			New:   func() Op { return &Split{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.dynSplit(c.n.Op.(*Split)) },
+			RemapAxes: splitRemap,
+			New:       func() Op { return &Split{} },
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return c.dynSplit(c.n.Op.(*Split)) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Split)
 				if c.HasInput(1) {
@@ -288,8 +300,9 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Pad", Summary: "constant, reflect or edge padding (constant or run-time pads)",
-			New:   func() Op { return &Pad{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynPad(c.n.Op.(*Pad))) },
+			RemapAxes: padRemap,
+			New:       func() Op { return &Pad{} },
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynPad(c.n.Op.(*Pad))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Pad)
 				if int(op.Mode) >= len(padModeNames) {
@@ -355,7 +368,7 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Identity", Summary: "copy",
-			New: func() Op { return &Identity{} }, Traits: Traits{View: true},
+			New: func() Op { return &Identity{} }, Traits: Traits{View: true, InferenceIdentity: true},
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				v := c.in[0]
 				v.Name = ""
@@ -366,7 +379,8 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Dropout", Summary: "identity at inference; optional all-true mask",
-			New: func() Op { return &Dropout{Ratio: 0.5} },
+			New:    func() Op { return &Dropout{Ratio: 0.5} },
+			Traits: Traits{InferenceIdentity: true},
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				x := c.in[0]
 				out := ValueInfo{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}
@@ -377,9 +391,10 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Resize", Summary: "nearest, (multi)linear or cubic resampling by scales or sizes (constant or run-time), any coordinate transform, antialias, roi",
-			New:   func() Op { return &Resize{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
-			Check: checkResize,
+			HalfUnsafe: "its scales and region of interest are float32 in ONNX",
+			New:        func() Op { return &Resize{} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
+			Check:      checkResize,
 			Example: func() Example {
 				return Example{Op: &Resize{Sizes: []int64{1, 4, 8, 3}, Mode: ResizeLinear, CoordTransform: HalfPixel}, Inputs: []ExampleInput{exampleX}}
 			},
@@ -389,7 +404,7 @@ func builtinOps() []*OpDef {
 		defs = append(defs, &OpDef{
 			Kind: name, Summary: "elementwise " + name + " with NumPy broadcasting",
 			New:    func() Op { return &Binary{Fn: BinaryFn(fn)} },
-			Traits: Traits{Elementwise: true, Broadcasts: true, MathCost: 1},
+			Traits: Traits{Elementwise: true, Broadcasts: true, MathCost: 1, Affine: true},
 			Infer:  func(c *InferCtx) ([]ValueInfo, error) { return one(c.binary(c.n.Op.(*Binary))) },
 			Example: func() Example {
 				b := exampleF32(4, 1, 1)
@@ -411,6 +426,9 @@ func builtinOps() []*OpDef {
 			Infer:   inferSame,
 			Example: unaryExample(&Unary{Fn: UnaryFn(fn)}),
 		})
+		if UnaryFn(fn) == HardSwish {
+			defs[len(defs)-1].Decompose = hardSwishExpand
+		}
 	}
 	return defs
 }
@@ -483,3 +501,7 @@ func checkResize(c *CheckCtx) error {
 	}
 	return checkResizeModes(c, op)
 }
+
+// coreWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var coreWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

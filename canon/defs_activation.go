@@ -14,7 +14,7 @@ import (
 
 func init() {
 	for _, d := range activationOps() {
-		Register(d)
+		Register(withReason(d, activationWithout))
 	}
 }
 
@@ -87,7 +87,8 @@ func activationOps() []*OpDef {
 	return []*OpDef{
 		{
 			Kind: "LogSoftmax", Summary: "log of the softmax along one axis (opset-13 semantics)",
-			New: func() Op { return &LogSoftmax{Axis: -1} },
+			HalfUnsafe: "exponentials and their sum exceed float16's range and precision",
+			New:        func() Op { return &LogSoftmax{Axis: -1} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				return one(c.alongAxis(c.n.Op.(*LogSoftmax).Axis))
 			},
@@ -146,8 +147,9 @@ func activationOps() []*OpDef {
 		},
 		{
 			Kind: "Einsum", Summary: "Einstein summation: explicit equation with diagonals, ellipsis broadcasting and sums",
-			New:   func() Op { return &Einsum{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.einsum(c.n.Op.(*Einsum))) },
+			AccumulationLength: einsumSum,
+			New:                func() Op { return &Einsum{} },
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.einsum(c.n.Op.(*Einsum))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Einsum)
 				e, err := ParseEinsum(op.Equation)
@@ -510,3 +512,7 @@ func (c *InferCtx) einsumParamDim(p *EinsumPlan, l int) Dim {
 	}
 	return Dim{Size: -1}
 }
+
+// activationWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var activationWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive}

@@ -8,10 +8,13 @@ import "math"
 // (ONNX RotaryEmbedding-23).
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "Attention", Summary: "softmax(Q·Kᵀ·scale [softcap] + mask)·V over heads (grouped-query heads, causal or given mask, key/value cache)",
-		New:   func() Op { return &Attention{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.attention(c.n.Op.(*Attention)) },
+		Decompose:          attentionExpand,
+		AccumulationLength: attentionSum,
+		HalfUnsafe:         "its softmax's exponentials and sums, and the Q·Kᵀ sums, exceed float16's range and precision",
+		New:                func() Op { return &Attention{} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return c.attention(c.n.Op.(*Attention)) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*Attention)
 			if op.QNumHeads < 0 || op.KVNumHeads < 0 || op.QNumHeads > 1<<20 || op.KVNumHeads > 1<<20 {
@@ -39,11 +42,12 @@ func init() {
 			return Example{Op: &Attention{IsCausal: true}, Inputs: []ExampleInput{
 				{DType: Float32, Shape: []int64{1, 4, 3, 2}}, exampleF32(1, 2, 5, 2), exampleF32(1, 2, 5, 3)}}
 		},
-	})
-	Register(&OpDef{
+	}, attentionWithout))
+	Register(withReason(&OpDef{
 		Kind: "RotaryEmbedding", Summary: "rotary position embedding: rotates pairs of each head's first rotary_dim channels by cached angles",
-		New:   func() Op { return &RotaryEmbedding{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.rotary(c.n.Op.(*RotaryEmbedding)) },
+		Decompose: rotaryExpand,
+		New:       func() Op { return &RotaryEmbedding{} },
+		Infer:     func(c *InferCtx) ([]ValueInfo, error) { return c.rotary(c.n.Op.(*RotaryEmbedding)) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*RotaryEmbedding)
 			if op.NumHeads < 0 || op.NumHeads > 1<<20 || op.RotaryDim < 0 || op.RotaryDim%2 != 0 {
@@ -55,7 +59,7 @@ func init() {
 			return Example{Op: &RotaryEmbedding{Interleaved: true}, Inputs: []ExampleInput{
 				{DType: Float32, Shape: []int64{1, 2, 3, 4}}, exampleF32(1, 3, 2), exampleF32(1, 3, 2)}}
 		},
-	})
+	}, attentionWithout))
 }
 
 // Attention input slots and output slots.
@@ -310,3 +314,7 @@ func (c *InferCtx) rotary(op *RotaryEmbedding) ([]ValueInfo, error) {
 	}
 	return c.SameAsInput(RotX)
 }
+
+// attentionWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var attentionWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -8,7 +8,7 @@ import "fmt"
 
 func init() {
 	for _, d := range convertOps() {
-		Register(d)
+		Register(withReason(d, convertWithout))
 	}
 }
 
@@ -481,3 +481,7 @@ func (c *InferCtx) size() (ValueInfo, error) {
 	}
 	return v, nil
 }
+
+// convertWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var convertWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}

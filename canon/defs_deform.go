@@ -3,10 +3,12 @@ package canon
 // DeformConv: ONNX DeformConv-19, torchvision::deform_conv2d.
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "DeformConv", Summary: "2-D deformable convolution: each kernel tap sampled bilinearly at a learned offset, optionally masked",
-		New:   func() Op { return &DeformConv{Group: 1, OffsetGroup: 1} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.deformConv(c.n.Op.(*DeformConv))) },
+		AccumulationLength: kernelSum(1),
+		HalfUnsafe:         "long accumulating sums",
+		New:                func() Op { return &DeformConv{Group: 1, OffsetGroup: 1} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.deformConv(c.n.Op.(*DeformConv))) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*DeformConv)
 			if op.Group < 1 || op.OffsetGroup < 1 {
@@ -27,7 +29,7 @@ func init() {
 					{DType: Float32, Shape: []int64{1, 18, 5, 5}}},
 			}
 		},
-	})
+	}, deformWithout))
 }
 
 // DeformConv is a 2-D convolution whose kernel tap (i, j) at output
@@ -97,3 +99,7 @@ func (c *InferCtx) deformConv(op *DeformConv) (ValueInfo, error) {
 	}
 	return out, nil
 }
+
+// deformWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var deformWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

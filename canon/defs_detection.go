@@ -8,10 +8,11 @@ import "math"
 // depends on the data and is a named symbolic dimension.
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "RoiAlign", Summary: "bilinear sampling of each region of interest into a fixed grid, averaged or maxed per bin (half_pixel or output_half_pixel)",
-		New:   func() Op { return &RoiAlign{OutputHeight: 1, OutputWidth: 1, SpatialScale: 1, HalfPixel: true} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.roiAlign(c.n.Op.(*RoiAlign)) },
+		HalfUnsafe: "region coordinates need float32's precision",
+		New:        func() Op { return &RoiAlign{OutputHeight: 1, OutputWidth: 1, SpatialScale: 1, HalfPixel: true} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.roiAlign(c.n.Op.(*RoiAlign)) },
 		Check: func(c *CheckCtx) error {
 			op := c.N.Op.(*RoiAlign)
 			if op.OutputHeight < 1 || op.OutputWidth < 1 || op.OutputHeight > 1<<16 || op.OutputWidth > 1<<16 {
@@ -31,8 +32,8 @@ func init() {
 				Inputs: []ExampleInput{{DType: Float32, Shape: []int64{1, 2, 5, 6}}, {DType: Float32, Shape: []int64{2, 4}, Const: rois},
 					{DType: Int64, Shape: []int64{2}, Const: NewInt64Tensor("", []int64{2}, []int64{0, 0})}}}
 		},
-	})
-	Register(&OpDef{
+	}, detectionWithout))
+	Register(withReason(&OpDef{
 		Kind: "MaxRoiPool", Summary: "max pooling of each region of interest into a fixed grid (Fast R-CNN's ROI pooling: rounded corners, integer bins)",
 		New:   func() Op { return &MaxRoiPool{PooledHeight: 1, PooledWidth: 1, SpatialScale: 1} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.maxRoiPool(c.n.Op.(*MaxRoiPool)) },
@@ -51,11 +52,12 @@ func init() {
 			return Example{Op: &MaxRoiPool{PooledHeight: 2, PooledWidth: 3, SpatialScale: 1},
 				Inputs: []ExampleInput{{DType: Float32, Shape: []int64{1, 2, 5, 6}}, {DType: Float32, Shape: []int64{2, 5}, Const: rois}}}
 		},
-	})
-	Register(&OpDef{
+	}, detectionWithout))
+	Register(withReason(&OpDef{
 		Kind: "NonMaxSuppression", Summary: "greedy non-maximum suppression per batch and class: (batch, class, box) of the boxes kept, a data-dependent count",
-		New:   func() Op { return &NonMaxSuppression{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.nms() },
+		HalfUnsafe: "box overlaps compared in float16 change the boxes kept",
+		New:        func() Op { return &NonMaxSuppression{} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.nms() },
 		Example: func() Example {
 			boxes := NewFloat32Tensor("", []int64{1, 3, 4}, []float32{0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, 2, 1, 3})
 			return Example{Op: &NonMaxSuppression{}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{1, 3, 4}, Const: boxes},
@@ -63,7 +65,7 @@ func init() {
 				{DType: Int64, Shape: []int64{1}, Const: NewInt64Tensor("", []int64{1}, []int64{2})},
 				{DType: Float32, Shape: []int64{1}, Const: NewFloat32Tensor("", []int64{1}, []float32{0.5})}}}
 		},
-	})
+	}, detectionWithout))
 }
 
 // RoiAlign samples X (N, C, H, W) inside each region rois[r] = (x1, y1,
@@ -197,3 +199,7 @@ func (c *InferCtx) nms() ([]ValueInfo, error) {
 	}
 	return []ValueInfo{shaped(Int64, []Dim{c.countDim(), knownDim(3)})}, nil
 }
+
+// detectionWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var detectionWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

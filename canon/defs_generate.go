@@ -12,7 +12,7 @@ import (
 
 func init() {
 	for _, d := range generateOps() {
-		Register(d)
+		Register(withReason(d, generateWithout))
 	}
 }
 
@@ -136,8 +136,9 @@ func generateOps() []*OpDef {
 		},
 		{
 			Kind: "Range", Summary: "start, start+delta, ... below limit; length static when the bounds are constants",
-			New:   func() Op { return &Range{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.rangeOp()) },
+			HalfUnsafe: "float16 cannot hold start + i·delta exactly past 2048 steps",
+			New:        func() Op { return &Range{} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.rangeOp()) },
 			Example: func() Example {
 				s := func(v float32) ExampleInput {
 					return ExampleInput{DType: Float32, Shape: []int64{}, Const: NewFloat32Tensor("", []int64{}, []float32{v})}
@@ -520,3 +521,7 @@ func (c *InferCtx) reverseSequence(op *ReverseSequence) (ValueInfo, error) {
 	}
 	return shaped2(x), nil
 }
+
+// generateWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var generateWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}

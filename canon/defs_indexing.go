@@ -10,7 +10,7 @@ import "fmt"
 
 func init() {
 	for _, d := range indexingOps() {
-		Register(d)
+		Register(withReason(d, indexingWithout))
 	}
 }
 
@@ -539,3 +539,7 @@ func (c *InferCtx) trilu() (ValueInfo, error) {
 	}
 	return shaped2(x), nil
 }
+
+// indexingWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var indexingWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}

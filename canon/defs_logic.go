@@ -13,7 +13,7 @@ import (
 
 func init() {
 	for _, d := range logicOps() {
-		Register(d)
+		Register(withReason(d, logicWithout))
 	}
 }
 
@@ -603,3 +603,7 @@ func b2i(b bool) int64 {
 	}
 	return 0
 }
+
+// logicWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var logicWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}

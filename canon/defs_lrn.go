@@ -4,10 +4,11 @@ package canon
 // MXNet LRN, torch.nn.LocalResponseNorm, Caffe's ACROSS_CHANNELS LRN).
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "LRN", Summary: "local response normalization across channels: x / (bias + alpha/size·Σx²)^beta",
-		New:    func() Op { return &LRN{Alpha: 0.0001, Beta: 0.75, Bias: 1} },
-		Traits: Traits{},
+		HalfUnsafe: "sums of squares overflow float16",
+		New:        func() Op { return &LRN{Alpha: 0.0001, Beta: 0.75, Bias: 1} },
+		Traits:     Traits{},
 		Infer: func(c *InferCtx) ([]ValueInfo, error) {
 			x := c.in[0]
 			if dt := x.DType; dt != Undefined && !dt.IsFloat() {
@@ -28,7 +29,7 @@ func init() {
 		Example: func() Example {
 			return Example{Op: &LRN{Size: 3, Alpha: 0.5, Beta: 0.75, Bias: 2}, Inputs: []ExampleInput{exampleX}}
 		},
-	})
+	}, lrnWithout))
 }
 
 // LRN normalizes each element by the squares of its neighbours along axis 1:
@@ -44,3 +45,7 @@ type LRN struct {
 
 func (*LRN) Kind() string         { return "LRN" }
 func (*LRN) Signature() Signature { return sig(1, inX) }
+
+// lrnWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var lrnWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	for _, d := range mathOps() {
-		Register(d)
+		Register(withReason(d, mathWithout))
 	}
 }
 
@@ -326,3 +326,7 @@ func (c *InferCtx) floatTest(kind string) (ValueInfo, error) {
 	}
 	return ValueInfo{DType: Bool, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}, nil
 }
+
+// mathWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var mathWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}

@@ -10,7 +10,7 @@ import "math"
 
 func init() {
 	for _, d := range normOps() {
-		Register(d)
+		Register(withReason(d, normWithout))
 	}
 }
 
@@ -121,8 +121,9 @@ func normOps() []*OpDef {
 	return []*OpDef{
 		{
 			Kind: "LayerNormalization", Summary: "normalize over the trailing axes from Axis, then scale and shift; optional Mean and InvStdDev outputs",
-			New:   func() Op { return &LayerNorm{Axis: -1, Epsilon: 1e-5, Stash: Float32} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.layerNorm(c.n.Op.(*LayerNorm)) },
+			HalfUnsafe: "the mean and variance accumulate over many elements",
+			New:        func() Op { return &LayerNorm{Axis: -1, Epsilon: 1e-5, Stash: Float32} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.layerNorm(c.n.Op.(*LayerNorm)) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*LayerNorm)
 				return firstErr(checkEpsilon(c, op.Epsilon), checkStash(c, op.Stash))
@@ -134,8 +135,9 @@ func normOps() []*OpDef {
 		},
 		{
 			Kind: "GroupNormalization", Summary: "normalize groups of channels over channels and space, then per-channel scale and bias",
-			New:   func() Op { return &GroupNorm{Epsilon: 1e-5, Stash: Float32} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.groupNorm(c.n.Op.(*GroupNorm))) },
+			HalfUnsafe: "the mean and variance accumulate over many elements",
+			New:        func() Op { return &GroupNorm{Epsilon: 1e-5, Stash: Float32} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.groupNorm(c.n.Op.(*GroupNorm))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*GroupNorm)
 				if op.NumGroups < 1 {
@@ -150,17 +152,19 @@ func normOps() []*OpDef {
 		},
 		{
 			Kind: "InstanceNormalization", Summary: "normalize each (n, c) plane over space, then per-channel scale and shift",
-			New:   func() Op { return &InstanceNorm{Epsilon: 1e-5} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.instanceNorm()) },
-			Check: func(c *CheckCtx) error { return checkEpsilon(c, c.N.Op.(*InstanceNorm).Epsilon) },
+			HalfUnsafe: "the mean and variance accumulate over many elements",
+			New:        func() Op { return &InstanceNorm{Epsilon: 1e-5} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.instanceNorm()) },
+			Check:      func(c *CheckCtx) error { return checkEpsilon(c, c.N.Op.(*InstanceNorm).Epsilon) },
 			Example: func() Example {
 				return Example{Op: &InstanceNorm{Epsilon: 1e-5}, Inputs: []ExampleInput{exampleX, exampleF32(4), exampleF32(4)}}
 			},
 		},
 		{
 			Kind: "RMSNormalization", Summary: "divide by the root mean square over the trailing axes from Axis, then scale",
-			New:   func() Op { return &RMSNorm{Axis: -1, Epsilon: 1e-5, Stash: Float32} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.rmsNorm(c.n.Op.(*RMSNorm))) },
+			HalfUnsafe: "the mean square accumulates over many elements",
+			New:        func() Op { return &RMSNorm{Axis: -1, Epsilon: 1e-5, Stash: Float32} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.rmsNorm(c.n.Op.(*RMSNorm))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*RMSNorm)
 				return firstErr(checkEpsilon(c, op.Epsilon), checkStash(c, op.Stash))
@@ -171,8 +175,9 @@ func normOps() []*OpDef {
 		},
 		{
 			Kind: "LpNormalization", Summary: "divide by the L1 or L2 norm along one axis",
-			New:   func() Op { return &LpNorm{Axis: -1, P: 2} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.lpNorm(c.n.Op.(*LpNorm))) },
+			HalfUnsafe: "the norm accumulates over many elements",
+			New:        func() Op { return &LpNorm{Axis: -1, P: 2} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.lpNorm(c.n.Op.(*LpNorm))) },
 			Check: func(c *CheckCtx) error {
 				if p := c.N.Op.(*LpNorm).P; p != 1 && p != 2 {
 					return c.Errorf("P is %d, must be 1 or 2", p)
@@ -183,9 +188,10 @@ func normOps() []*OpDef {
 		},
 		{
 			Kind: "MeanVarianceNormalization", Summary: "(x - mean) / (std + 1e-9) over the given axes",
-			New:     func() Op { return &MeanVarNorm{Axes: []int64{0, 2, 3}} },
-			Infer:   func(c *InferCtx) ([]ValueInfo, error) { return one(c.meanVarNorm(c.n.Op.(*MeanVarNorm))) },
-			Example: unaryExample(&MeanVarNorm{Axes: []int64{0, 2, 3}}),
+			HalfUnsafe: "the mean and variance accumulate over many elements",
+			New:        func() Op { return &MeanVarNorm{Axes: []int64{0, 2, 3}} },
+			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.meanVarNorm(c.n.Op.(*MeanVarNorm))) },
+			Example:    unaryExample(&MeanVarNorm{Axes: []int64{0, 2, 3}}),
 		},
 	}
 }
@@ -368,3 +374,7 @@ func NormalizedAxes(from, rank int) []int64 {
 	}
 	return out
 }
+
+// normWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var normWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

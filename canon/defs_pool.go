@@ -8,7 +8,7 @@ import "math"
 
 func init() {
 	for _, d := range poolOps() {
-		Register(d)
+		Register(withReason(d, poolWithout))
 	}
 }
 
@@ -64,7 +64,8 @@ func poolOps() []*OpDef {
 	return []*OpDef{
 		{
 			Kind: "LpPool", Summary: "P-norm over windows, explicit pads, dilations, ceil mode",
-			New: func() Op { return &LpPool{P: 2} },
+			HalfUnsafe: "sums of powers overflow float16",
+			New:        func() Op { return &LpPool{P: 2} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				op := c.n.Op.(*LpPool)
 				if err := c.needFloatX("LpPool"); err != nil {
@@ -86,7 +87,8 @@ func poolOps() []*OpDef {
 		},
 		{
 			Kind: "GlobalLpPool", Summary: "P-norm over all spatial axes",
-			New: func() Op { return &GlobalLpPool{P: 2} },
+			HalfUnsafe: "sums of powers overflow float16",
+			New:        func() Op { return &GlobalLpPool{P: 2} },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				if err := c.needFloatX("GlobalLpPool"); err != nil {
 					return nil, err
@@ -167,3 +169,7 @@ func (c *InferCtx) maxUnpool(op *MaxUnpool) (ValueInfo, error) {
 	}
 	return shaped(x.DType, out), nil
 }
+
+// poolWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var poolWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -8,7 +8,7 @@ package canon
 // blocked (X's rank, Axis divided into blocks of BlockSize).
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "QuantizeLinear", Summary: "y = saturate(round_half_even(x / scale) + zero_point), per tensor, per axis or blocked",
 		New:   func() Op { return &QuantizeLinear{Axis: 1, Saturate: true} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.quantizeLinear()) },
@@ -27,8 +27,8 @@ func init() {
 				{DType: Float32, Shape: []int64{4}, Const: NewFloat32Tensor("", []int64{4}, []float32{0.01, 0.02, 0.05, 0.1})},
 				exampleInts(Int8, []int64{4}, []int64{0, -3, 7, 1})}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "DequantizeLinear", Summary: "y = (x - zero_point) · scale, per tensor, per axis or blocked",
 		New:   func() Op { return &DequantizeLinear{Axis: 1} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dequantizeLinear()) },
@@ -48,20 +48,21 @@ func init() {
 				{DType: Float32, Shape: []int64{3}, Const: NewFloat32Tensor("", []int64{3}, []float32{0.5, 0.25, 2})},
 				exampleInts(Uint8, []int64{3}, []int64{0, 128, 3})}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "DynamicQuantizeLinear", Summary: "uint8 quantization of a float tensor with scale and zero point from its range (including 0)",
 		New:   func() Op { return &DynamicQuantizeLinear{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.dynamicQuantizeLinear() },
 		Example: func() Example {
 			return Example{Op: &DynamicQuantizeLinear{}, Inputs: []ExampleInput{exampleX}, Outputs: 3}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "QLinearConv", Summary: "quantized N-D convolution, weight OIHW, int32 accumulation and requantization",
-		New:   func() Op { return &QLinearConv{Group: 1} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearConv()) },
-		Check: func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*QLinearConv).Conv()) },
+		AccumulationLength: kernelSum(3),
+		New:                func() Op { return &QLinearConv{Group: 1} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearConv()) },
+		Check:              func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*QLinearConv).Conv()) },
 		Example: func() Example {
 			return Example{Op: &QLinearConv{Strides: []int64{1, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{1, 0}, PadsEnd: []int64{1, 0}, Group: 1},
 				Inputs: []ExampleInput{
@@ -74,12 +75,13 @@ func init() {
 					exampleInts(Int32, []int64{3}, []int64{-500, 0, 1200}),
 				}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "ConvInteger", Summary: "integer N-D convolution with zero points, weight OIHW, int32 output",
-		New:   func() Op { return &ConvInteger{Group: 1} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.convInteger()) },
-		Check: func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*ConvInteger).Conv()) },
+		AccumulationLength: kernelSum(1),
+		New:                func() Op { return &ConvInteger{Group: 1} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.convInteger()) },
+		Check:              func(c *CheckCtx) error { return checkIntConv(c, c.N.Op.(*ConvInteger).Conv()) },
 		Example: func() Example {
 			return Example{Op: &ConvInteger{Strides: []int64{2, 1}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 1}, PadsEnd: []int64{0, 1}, Group: 1},
 				Inputs: []ExampleInput{
@@ -88,11 +90,12 @@ func init() {
 					exampleInts(Uint8, nil, []int64{1}),
 				}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "MatMulInteger", Summary: "integer matrix product with zero points, int32 output",
-		New:   func() Op { return &MatMulInteger{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMulInteger()) },
+		AccumulationLength: lastDimOf(0),
+		New:                func() Op { return &MatMulInteger{} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.matMulInteger()) },
 		Example: func() Example {
 			return Example{Op: &MatMulInteger{}, Inputs: []ExampleInput{
 				exampleInts(Uint8, []int64{2, 3}, []int64{11, 7, 3, 10, 6, 2}),
@@ -101,11 +104,12 @@ func init() {
 				exampleInts(Uint8, nil, []int64{0}),
 			}}
 		},
-	})
-	Register(&OpDef{
+	}, quantWithout))
+	Register(withReason(&OpDef{
 		Kind: "QLinearMatMul", Summary: "quantized matrix product: int32 accumulation of (a-a_zp)(b-b_zp), requantized",
-		New:   func() Op { return &QLinearMatMul{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearMatMul()) },
+		AccumulationLength: lastDimOf(0),
+		New:                func() Op { return &QLinearMatMul{} },
+		Infer:              func(c *InferCtx) ([]ValueInfo, error) { return one(c.qlinearMatMul()) },
 		Example: func() Example {
 			return Example{Op: &QLinearMatMul{}, Inputs: []ExampleInput{
 				exampleInts(Uint8, []int64{2, 4}, []int64{208, 236, 0, 238, 3, 214, 255, 29}),
@@ -115,7 +119,7 @@ func init() {
 				scalarF32(0.0107), exampleInts(Uint8, nil, []int64{118}),
 			}}
 		},
-	})
+	}, quantWithout))
 }
 
 func scalarF32(v float32) ExampleInput {
@@ -544,3 +548,7 @@ func (c *InferCtx) qlinearMatMul() (ValueInfo, error) {
 	out.DType = c.in[7].DType
 	return out, nil
 }
+
+// quantWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var quantWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -21,7 +21,7 @@ import (
 
 func init() {
 	for _, d := range recurrentOps() {
-		Register(d)
+		Register(withReason(d, recurrentWithout))
 	}
 }
 
@@ -288,9 +288,10 @@ func recurrentOps() []*OpDef {
 				op.Rec().Activations = DefaultActivations(op, 1)
 				return op
 			},
-			Infer:   func(c *InferCtx) ([]ValueInfo, error) { return c.recurrent(c.n.Op.(RecurrentOp)) },
-			Check:   func(c *CheckCtx) error { return checkRecurrent(c, c.N.Op.(RecurrentOp)) },
-			Example: example,
+			Infer:              func(c *InferCtx) ([]ValueInfo, error) { return c.recurrent(c.n.Op.(RecurrentOp)) },
+			Check:              func(c *CheckCtx) error { return checkRecurrent(c, c.N.Op.(RecurrentOp)) },
+			Example:            example,
+			AccumulationLength: recurrentSum,
 		}
 	}
 	return []*OpDef{
@@ -458,3 +459,7 @@ func ReorderGates(t *Tensor, axis, sets int, from, to string) (*Tensor, error) {
 	}
 	return &out, nil
 }
+
+// recurrentWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var recurrentWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}

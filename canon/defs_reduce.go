@@ -7,7 +7,7 @@ import "fmt"
 
 func init() {
 	for _, d := range reduceOps() {
-		Register(d)
+		Register(withReason(d, reduceWithout))
 	}
 }
 
@@ -195,7 +195,9 @@ func reduceOps() []*OpDef {
 				}
 				return nil
 			},
-			Example: func() Example { return reduceExample(fn) },
+			Example:    func() Example { return reduceExample(fn) },
+			HalfUnsafe: fn.halfUnsafe(),
+			RemapAxes:  reduceRemap,
 		})
 	}
 	for _, isMin := range []bool{false, true} {
@@ -211,8 +213,9 @@ func reduceOps() []*OpDef {
 	}
 	defs = append(defs, &OpDef{
 		Kind: "TopK", Summary: "the k largest or smallest entries along one axis and their int64 indices (constant or run-time k)",
-		New:   func() Op { return &TopK{Axis: -1, Largest: true, Sorted: true} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return c.topK(c.n.Op.(*TopK)) },
+		HalfUnsafe: "ties among float16-rounded values reorder the indices",
+		New:        func() Op { return &TopK{Axis: -1, Largest: true, Sorted: true} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.topK(c.n.Op.(*TopK)) },
 		Check: func(c *CheckCtx) error {
 			if k := c.N.Op.(*TopK).K; k < 0 {
 				return c.Errorf("K is %d, must be >= 0", k)
@@ -224,8 +227,9 @@ func reduceOps() []*OpDef {
 		},
 	}, &OpDef{
 		Kind: "CumSum", Summary: "running sum along one axis, inclusive or exclusive, forward or reversed",
-		New:   func() Op { return &CumSum{} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.cumSum(c.n.Op.(*CumSum))) },
+		HalfUnsafe: "running sums lose float16's 11-bit precision",
+		New:        func() Op { return &CumSum{} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.cumSum(c.n.Op.(*CumSum))) },
 		Example: func() Example {
 			return Example{Op: &CumSum{Axis: 2, Exclusive: true, Reverse: true}, Inputs: []ExampleInput{exampleX}}
 		},
@@ -421,3 +425,16 @@ func (c *InferCtx) cumSum(op *CumSum) (ValueInfo, error) {
 	}
 	return shaped2(x), nil
 }
+
+// halfUnsafe is why float16 breaks fn: every function but max and min
+// accumulates over the reduced axes.
+func (fn ReduceFn) halfUnsafe() string {
+	if fn == ReduceMax || fn == ReduceMin {
+		return ""
+	}
+	return "accumulates over the reduced axes"
+}
+
+// reduceWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var reduceWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive}

@@ -8,7 +8,7 @@ import "fmt"
 // and fold.
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "GridSample", Summary: "sample X at the normalized points of Grid (nearest, linear or cubic; zeros, border or reflection padding)",
 		New:   func() Op { return &GridSample{Mode: ResizeLinear} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.gridSample()) },
@@ -24,8 +24,8 @@ func init() {
 			grid.Const = scaleTensor(grid.Const, 1.2) // some points fall outside
 			return Example{Op: &GridSample{Mode: ResizeLinear, Padding: GridZeros, AlignCorners: true}, Inputs: []ExampleInput{exampleX, grid}}
 		},
-	})
-	Register(&OpDef{
+	}, gridWithout))
+	Register(withReason(&OpDef{
 		Kind: "AffineGrid", Summary: "the normalized sampling grid of a batch of affine maps Theta over an output of Size",
 		New:   func() Op { return &AffineGrid{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.affineGrid()) },
@@ -39,8 +39,8 @@ func init() {
 		Example: func() Example {
 			return Example{Op: &AffineGrid{Size: []int64{2, 1, 3, 4}, AlignCorners: true}, Inputs: []ExampleInput{exampleF32(2, 2, 3)}}
 		},
-	})
-	Register(&OpDef{
+	}, gridWithout))
+	Register(withReason(&OpDef{
 		Kind: "Col2Im", Summary: "sum the sliding blocks of a (N, C·∏block, L) tensor back into (N, C, image...) (PyTorch's fold)",
 		New:   func() Op { return &Col2Im{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.col2im()) },
@@ -54,7 +54,7 @@ func init() {
 			// 2 channels of 2×2 blocks with stride 1 over a 3×4 image: 2·3 blocks.
 			return Example{Op: &Col2Im{ImageShape: []int64{3, 4}, BlockShape: []int64{2, 2}}, Inputs: []ExampleInput{exampleF32(1, 8, 6)}}
 		},
-	})
+	}, gridWithout))
 }
 
 // GridPadding is what GridSample reads outside the input.
@@ -317,3 +317,7 @@ func scaleTensor(t *Tensor, s float32) *Tensor {
 	}
 	return NewFloat32Tensor(t.Name, t.Shape, f)
 }
+
+// gridWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var gridWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

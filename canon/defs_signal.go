@@ -7,10 +7,11 @@ package canon
 // given with a last axis of 1.
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "DFT", Summary: "discrete Fourier transform along one axis of a (re, im) or (re) signal; inverse, one-sided, length",
-		New:   func() Op { return &DFT{Axis: 1} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dft(c.n.Op.(*DFT))) },
+		HalfUnsafe: "long accumulating sums",
+		New:        func() Op { return &DFT{Axis: 1} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.dft(c.n.Op.(*DFT))) },
 		Check: func(c *CheckCtx) error {
 			if op := c.N.Op.(*DFT); op.Length < 0 {
 				return c.Errorf("Length %d must be positive (0: the input's length)", op.Length)
@@ -20,17 +21,18 @@ func init() {
 		Example: func() Example {
 			return Example{Op: &DFT{Axis: 1, Onesided: true}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 6, 3, 1}}}}
 		},
-	})
-	Register(&OpDef{
+	}, signalWithout))
+	Register(withReason(&OpDef{
 		Kind: "STFT", Summary: "short-time Fourier transform: windowed frames of a (re, im) or (re) signal, each transformed",
-		New:   func() Op { return &STFT{Onesided: true} },
-		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.stft(c.n.Op.(*STFT))) },
+		HalfUnsafe: "long accumulating sums",
+		New:        func() Op { return &STFT{Onesided: true} },
+		Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.stft(c.n.Op.(*STFT))) },
 		Example: func() Example {
 			return Example{Op: &STFT{Onesided: true}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 20, 1}},
 				{DType: Int64, Shape: []int64{}, Const: NewInt64Tensor("", []int64{}, []int64{3})},
 				{DType: Float32, Shape: []int64{6}}}}
 		},
-	})
+	}, signalWithout))
 	for _, w := range []struct {
 		kind, summary string
 		new           func(periodic bool, dt DType) Op
@@ -42,7 +44,7 @@ func init() {
 		{"BlackmanWindow", "Blackman window 0.42 - 0.5 cos(2πn/N) + 0.08 cos(4πn/N) of a given length (periodic or symmetric)",
 			func(p bool, dt DType) Op { return &BlackmanWindow{Periodic: p, DType: dt} }},
 	} {
-		Register(&OpDef{
+		Register(withReason(&OpDef{
 			Kind: w.kind, Summary: w.summary,
 			New:   func() Op { return w.new(true, Float32) },
 			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.window()) },
@@ -58,7 +60,7 @@ func init() {
 				return Example{Op: w.new(false, Float64), Inputs: []ExampleInput{
 					{DType: Int64, Shape: []int64{}, Const: NewInt64Tensor("", []int64{}, []int64{7})}}}
 			},
-		})
+		}, signalWithout))
 	}
 }
 
@@ -353,7 +355,7 @@ func (*MelWeightMatrix) Signature() Signature {
 }
 
 func init() {
-	Register(&OpDef{
+	Register(withReason(&OpDef{
 		Kind: "MelWeightMatrix", Summary: "triangular mel filter bank mapping a one-sided spectrum to mel bands",
 		New:   func() Op { return &MelWeightMatrix{DType: Float32} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.melWeightMatrix(c.n.Op.(*MelWeightMatrix))) },
@@ -372,7 +374,7 @@ func init() {
 			}
 			return Example{Op: &MelWeightMatrix{DType: Float64}, Inputs: []ExampleInput{i(5), i(16), i(8000), f(100), f(3800)}}
 		},
-	})
+	}, signalWithout))
 }
 
 func (c *InferCtx) melWeightMatrix(op *MelWeightMatrix) (ValueInfo, error) {
@@ -406,3 +408,7 @@ func (c *InferCtx) melWeightMatrix(op *MelWeightMatrix) (ValueInfo, error) {
 	}
 	return shaped(op.DType, dims), nil
 }
+
+// signalWithout is why this family's kinds leave a slot empty, unless a kind says
+// otherwise.
+var signalWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}

@@ -31,6 +31,32 @@ type OpDef struct {
 	// through every backend.
 	Example func() Example
 
+	// The slots below are what passes and backends ask about a kind beyond
+	// its types (slots.go). A nil function slot is explained in Without.
+
+	// HalfUnsafe says why float16 breaks the op (an accumulation or an
+	// exponent beyond float16's range or precision, or parameters ONNX
+	// requires in float32); the float16 conversion then keeps it in
+	// float32. Empty: the op computes in float16.
+	HalfUnsafe string
+	// AccumulationLength is the number of products the op sums into each
+	// output element (a Conv's input channels × kernel size), for the
+	// rounding term of the comparison tolerance. See AccumulationOf.
+	AccumulationLength func(n *Node, shapes InputShapes) int64
+	// RemapAxes rewrites the op for inputs given in another axis order:
+	// see Remap and RemapAxes. Elementwise kinds need none.
+	RemapAxes func(n *Node, perm []int64) (Remap, bool)
+	// Decompose writes the op as other canonical ops computing the same
+	// values (exactly, up to float rounding): the fallback of every
+	// exporter whose format lacks the op. See Expander.
+	Decompose func(e *Expander) error
+	// OutputDTypes gives the output dtypes from the input dtypes alone,
+	// for writers whose shapes are unknown; nil when Infer answers with
+	// input ranks unknown (see InferDTypes).
+	OutputDTypes func(n *Node, in []DType) ([]DType, error)
+	// Without says why a nil slot is nil.
+	Without Without
+
 	// opType is the Go type New returns: an op claiming this kind with
 	// another type is not this kind.
 	opType reflect.Type
@@ -52,6 +78,17 @@ type Traits struct {
 	// MathCost is the work per output element of an elementwise op, in
 	// multiply-add equivalents (exp, tanh and erf count as several).
 	MathCost float64
+	// InferenceIdentity: output 0 is input 0 at inference (Identity,
+	// Dropout); the other outputs, if any, are extras nothing may read.
+	InferenceIdentity bool
+	// Affine: an affine map of input 0 (per channel or per element) that
+	// the convolution or matrix product before it can absorb when the
+	// other inputs are constants (BatchNormalization, Add, Sub, Mul, Div).
+	Affine bool
+	// Family groups kinds that compute the same function spelled
+	// differently by different frameworks ("matmul": Linear and MatMul),
+	// so that layer-by-layer comparison pairs them; empty: the kind alone.
+	Family string
 }
 
 // Example is a small instance of an op kind: the op, and one entry per

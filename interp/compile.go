@@ -12,75 +12,95 @@ import (
 // layouts are canon's to check, once, not the interpreter's.
 type kernelBuilder func(op canon.Op) kernel
 
+// kernelEntry is one row of the kernel table: how to build the kernel,
+// and how it meets float64 data (declared here, next to the kernel, and
+// checked by TestFloat64AsDeclared).
+type kernelEntry struct {
+	build kernelBuilder
+	f64   f64Mode
+}
+
+// computesF64 is the entry of a kernel with float64 loops of its own.
+func computesF64(b kernelBuilder) kernelEntry { return kernelEntry{build: b, f64: f64Native} }
+
+// movesF64 is the entry of a kernel that only moves elements: float64 data
+// is carried by its bits, exactly.
+func movesF64(b kernelBuilder) kernelEntry { return kernelEntry{build: b, f64: f64Bits} }
+
+// float32Only is the entry of a kernel without float64 loops: float64 data
+// is refused (computing it in float32 would give float32's precision where
+// the model asks for float64's).
+func float32Only(b kernelBuilder) kernelEntry { return kernelEntry{build: b, f64: f64Refused} }
+
 // kernels is the interpreter's one table of op kinds: every canonical kind
 // it runs, keyed by canon's kind name. Coverage is derived from it and from
 // unsupported; coverage_test.go fails when a registered kind is in neither.
-var kernels = map[string]kernelBuilder{
-	"Conv":               withOp(runConv),
-	"ConvTranspose":      withOp(runConvTranspose),
-	"BatchNormalization": withOp(runBatchNorm),
-	"Linear":             withOp(runLinear),
-	"MatMul":             fixed(runMatMul),
+var kernels = map[string]kernelEntry{
+	"Conv":               computesF64(withOp(runConv)),
+	"ConvTranspose":      float32Only(withOp(runConvTranspose)),
+	"BatchNormalization": computesF64(withOp(runBatchNorm)),
+	"Linear":             computesF64(withOp(runLinear)),
+	"MatMul":             computesF64(fixed(runMatMul)),
 
-	"Add":   binaryOp(binAdd),
-	"Sub":   binaryOp(binSub),
-	"Mul":   binaryOp(binMul),
-	"Div":   binaryOp(binDiv),
-	"PRelu": binaryOp(binPRelu),
+	"Add":   computesF64(binaryOp(binAdd)),
+	"Sub":   computesF64(binaryOp(binSub)),
+	"Mul":   computesF64(binaryOp(binMul)),
+	"Div":   computesF64(binaryOp(binDiv)),
+	"PRelu": computesF64(binaryOp(binPRelu)),
 
-	"Relu":      activation(uRelu),
-	"Sigmoid":   activation(uSigmoid),
-	"Tanh":      activation(uTanh),
-	"HardSwish": activation(uHardSwish),
-	"Softplus":  activation(uSoftplus),
-	"Softsign":  activation(uSoftsign),
-	"LeakyRelu": unary(func(op canon.Op) unaryOp { return unaryOp{fn: uLeakyRelu, a: op.(*canon.LeakyRelu).Alpha} }),
-	"Elu":       unary(func(op canon.Op) unaryOp { return unaryOp{fn: uElu, a: op.(*canon.Elu).Alpha} }),
-	"Selu": unary(func(op canon.Op) unaryOp {
+	"Relu":      computesF64(activation(uRelu)),
+	"Sigmoid":   computesF64(activation(uSigmoid)),
+	"Tanh":      computesF64(activation(uTanh)),
+	"HardSwish": computesF64(activation(uHardSwish)),
+	"Softplus":  computesF64(activation(uSoftplus)),
+	"Softsign":  computesF64(activation(uSoftsign)),
+	"LeakyRelu": computesF64(unary(func(op canon.Op) unaryOp { return unaryOp{fn: uLeakyRelu, a: op.(*canon.LeakyRelu).Alpha} })),
+	"Elu":       computesF64(unary(func(op canon.Op) unaryOp { return unaryOp{fn: uElu, a: op.(*canon.Elu).Alpha} })),
+	"Selu": computesF64(unary(func(op canon.Op) unaryOp {
 		o := op.(*canon.Selu)
 		return unaryOp{fn: uSelu, a: o.Alpha, b: o.Gamma}
-	}),
-	"HardSigmoid": unary(func(op canon.Op) unaryOp {
+	})),
+	"HardSigmoid": computesF64(unary(func(op canon.Op) unaryOp {
 		o := op.(*canon.HardSigmoid)
 		return unaryOp{fn: uHardSigmoid, a: o.Alpha, b: o.Beta}
-	}),
-	"Gelu": unary(func(op canon.Op) unaryOp {
+	})),
+	"Gelu": computesF64(unary(func(op canon.Op) unaryOp {
 		if op.(*canon.Gelu).Approximate == canon.GeluTanh {
 			return unaryOp{fn: uGeluTanh}
 		}
 		return unaryOp{fn: uGelu}
-	}),
-	"Clip":    withOp(runClip),
-	"Softmax": withOp(runSoftmax),
+	})),
+	"Clip":    computesF64(withOp(runClip)),
+	"Softmax": computesF64(withOp(runSoftmax)),
 
-	"MaxPool": func(op canon.Op) kernel {
+	"MaxPool": computesF64(func(op canon.Op) kernel {
 		o := op.(*canon.MaxPool)
 		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, max: true, colMajor: o.ColumnMajorIndices}
 		return func(x *exec) error { return runPool(x, p) }
-	},
-	"AveragePool": func(op canon.Op) kernel {
+	}),
+	"AveragePool": computesF64(func(op canon.Op) kernel {
 		o := op.(*canon.AveragePool)
 		p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, includePad: o.CountIncludePad}
 		return func(x *exec) error { return runPool(x, p) }
-	},
-	"GlobalAveragePool": fixed(func(x *exec) error { return runGlobalPool(x, false) }),
-	"GlobalMaxPool":     fixed(func(x *exec) error { return runGlobalPool(x, true) }),
+	}),
+	"GlobalAveragePool": computesF64(fixed(func(x *exec) error { return runGlobalPool(x, false) })),
+	"GlobalMaxPool":     computesF64(fixed(func(x *exec) error { return runGlobalPool(x, true) })),
 
-	"Concat":    withOp(runConcat),
-	"Split":     withOp(runSplit),
-	"Reshape":   withOp(runReshape),
-	"Flatten":   withOp(runFlatten),
-	"Transpose": withOp(runTranspose),
-	"Squeeze":   withOp(runSqueeze),
-	"Unsqueeze": withOp(runUnsqueeze),
-	"Pad":       withOp(runPad),
-	"Slice":     withOp(runSlice),
-	"Gather":    withOp(runGather),
-	"Shape":     withOp(runShape),
-	"Constant":  fixed(func(*exec) error { return nil }), // evaluated once, by New
-	"Identity":  fixed(runIdentity),
-	"Dropout":   fixed(runDropout),
-	"Resize":    withOp(runResize),
+	"Concat":    movesF64(withOp(runConcat)),
+	"Split":     movesF64(withOp(runSplit)),
+	"Reshape":   movesF64(withOp(runReshape)),
+	"Flatten":   movesF64(withOp(runFlatten)),
+	"Transpose": movesF64(withOp(runTranspose)),
+	"Squeeze":   movesF64(withOp(runSqueeze)),
+	"Unsqueeze": movesF64(withOp(runUnsqueeze)),
+	"Pad":       movesF64(withOp(runPad)),
+	"Slice":     movesF64(withOp(runSlice)),
+	"Gather":    movesF64(withOp(runGather)),
+	"Shape":     movesF64(withOp(runShape)),
+	"Constant":  movesF64(fixed(func(*exec) error { return nil })), // evaluated once, by New
+	"Identity":  computesF64(fixed(runIdentity)),
+	"Dropout":   movesF64(fixed(runDropout)),
+	"Resize":    float32Only(withOp(runResize)),
 }
 
 // unsupported lists the registered kinds the interpreter cannot run, each
@@ -92,8 +112,12 @@ var unsupported = map[string]string{}
 // runs the kind or why not. Kinds in neither table are gaps (canon.Gaps).
 func Coverage() canon.Coverage {
 	cov := make(canon.Coverage, len(kernels)+len(unsupported))
-	for kind := range kernels {
-		cov[kind] = canon.Handles(f64Detail(kind))
+	for kind, e := range kernels {
+		detail := e.f64.detail()
+		if d := canon.Lookup(kind); e.f64 == f64Refused && d != nil && d.Decompose != nil {
+			detail = "float32, float16 and bfloat16 (computed in float32); float64 data runs as the op's expansion (its Decompose), where that covers the node"
+		}
+		cov[kind] = canon.Handles(detail)
 	}
 	for kind, reason := range unsupported {
 		cov[kind] = canon.Lacks(reason)
@@ -136,7 +160,8 @@ func unary(params func(canon.Op) unaryOp) kernelBuilder {
 // compile builds the kernel for node n from the table.
 func compile(n *canon.Node) (kernel, error) {
 	kind := n.Op.Kind()
-	build, ok := kernels[kind]
+	entry, ok := kernels[kind]
+	build := entry.build
 	if !ok {
 		if reason, declared := unsupported[kind]; declared {
 			return nil, fmt.Errorf("the interpreter cannot run op kind %s: %s (see `modelbridge ops`)", kind, reason)

@@ -332,6 +332,9 @@ func runConv(x *exec, op *canon.Conv) error { return runConvEp(x, op, noClamp) }
 // soon as the GEMM has written it, while it is still in cache.
 func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	xin := x.in(0)
+	if xin.isF64() {
+		return runConvF64(x, op, xin) // never fused: fusion takes float32 Convs
+	}
 	w, bias, err := weightAndBias(x, xin)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -23,17 +24,18 @@ import (
 //
 // float64 has its own storage (d). A kernel either computes in float64
 // itself (f64Native), or only moves elements and then carries float64 data
-// by its bits in int64 storage (f64Bits: exact, like any integer), or is
-// given float32 copies of its float64 inputs and has its float32 outputs
-// widened back (f64Demote, the documented fallback: F64Fallbacks lists
-// those kinds).
+// by its bits in int64 storage (f64Bits: exact, like any integer), or has
+// float32 loops only and refuses float64 data (f64Refused). Each kernel's
+// mode is declared in its entry of the kernel table (computesF64,
+// movesF64, float32Only).
 
 // f64Mode is how a kernel meets float64 inputs.
 type f64Mode uint8
 
 const (
-	// f64Demote computes float64 data in float32 (the fallback).
-	f64Demote f64Mode = iota
+	// f64Refused kernels compute in float32 only: float64 data is an
+	// error rather than a silent loss of precision.
+	f64Refused f64Mode = iota
 	// f64Native kernels read and write float64 storage themselves.
 	f64Native
 	// f64Bits kernels only copy elements: float64 inputs are handed over
@@ -41,63 +43,12 @@ const (
 	f64Bits
 )
 
-// f64Kernels says, for each kind whose kernel does not need the fallback,
-// how it handles float64. Kinds missing here compute float64 in float32.
-var f64Kernels = map[string]f64Mode{}
-
-func init() {
-	for _, k := range []string{
-		"Add", "Sub", "Mul", "Div",
-		"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
-		"Cast", "IsNaN", "IsInf",
-		"Max", "Min", "Sum", "Mean", "Mod", "Pow",
-		"ArgMax", "ArgMin", "TopK", "CumSum",
-		"Softmax", "LogSoftmax", "Hardmax",
-		"MatMul", "Linear",
-		"Range", "ConstantOfShape", "EyeLike", "NonZero", "Unique",
-		"Relu", "Sigmoid", "Tanh", "HardSwish", "Softplus", "Softsign", "LeakyRelu", "Elu", "Selu", "HardSigmoid", "Gelu", "Clip",
-		"Celu", "Mish", "ThresholdedRelu", "Shrink", "Einsum", "PRelu",
-		// Integer and bool ops: float64 is refused by their dtype checks.
-		"Not", "And", "Or", "Xor", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
-	} {
-		f64Kernels[k] = f64Native
+// detail is what `modelbridge ops` says of a kernel's float64 support.
+func (m f64Mode) detail() string {
+	if m == f64Refused {
+		return "float32, float16 and bfloat16 (computed in float32); float64 data is refused: there is no float64 kernel"
 	}
-	for _, fn := range canon.MathFns() {
-		f64Kernels[fn.String()] = f64Native
-	}
-	for _, fn := range canon.ReduceFns() {
-		f64Kernels[fn.String()] = f64Native
-	}
-	for _, k := range []string{
-		"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice",
-		"Gather", "Identity", "Dropout", "Pad", "Shape", "Size", "Constant",
-		"Where", "Expand", "Tile",
-		"GatherElements", "GatherND", "ScatterElements", "ScatterND", "OneHot", "Compress", "Trilu",
-		"DepthToSpace", "SpaceToDepth", "ReverseSequence",
-	} {
-		f64Kernels[k] = f64Bits
-	}
-}
-
-// F64Fallbacks lists the registered kinds the interpreter computes in
-// float32 when given float64 data (inputs rounded to float32, outputs
-// widened back): their kernels exist in float32 only.
-func F64Fallbacks() []string {
-	var out []string
-	for kind := range kernels {
-		if _, ok := f64Kernels[kind]; !ok {
-			out = append(out, kind)
-		}
-	}
-	return out
-}
-
-// f64Detail is what `modelbridge ops` says of kind's float64 support.
-func f64Detail(kind string) string {
-	if _, ok := f64Kernels[kind]; ok {
-		return ""
-	}
-	return "float64 data is computed in float32 (inputs rounded, results widened back)"
+	return ""
 }
 
 // declaredDTypes is the dtype the graph declares for each output of n
@@ -113,8 +64,9 @@ func declaredDTypes(g *canon.Graph, n *canon.Node) []canon.DType {
 }
 
 // adaptInputs prepares the step's float64 inputs for a kernel that does
-// not read float64 storage: bit views (f64Bits) or float32 copies.
-func (x *exec) adaptInputs() {
+// not read float64 storage (bit views, f64Bits), and refuses float64 data
+// for a kernel without float64 loops.
+func (x *exec) adaptInputs() error {
 	s := x.s
 	x.inFloat = canon.Float32
 	for _, id := range s.in {
@@ -124,7 +76,15 @@ func (x *exec) adaptInputs() {
 		}
 	}
 	if s.f64 == f64Native {
-		return
+		return nil
+	}
+	if s.f64 == f64Refused {
+		for k, id := range s.in {
+			if id >= 0 && x.vals[id] != nil && x.vals[id].isF64() {
+				return fmt.Errorf("input %q is float64, and the interpreter runs %s in float32 only (its result would not have float64's precision); convert the model to float32 to check it", s.node.Inputs[k], s.node.Op.Kind())
+			}
+		}
+		return nil
 	}
 	for k, id := range s.in {
 		if id < 0 || x.vals[id] == nil || !x.vals[id].isF64() {
@@ -139,16 +99,9 @@ func (x *exec) adaptInputs() {
 			}
 		}
 		t := x.vals[id]
-		if s.f64 == f64Bits {
-			x.adapted[k] = &tensor{dt: canon.Float64, shape: t.shape, i: f64Bits64(t.d)}
-			continue
-		}
-		c := &tensor{dt: canon.Float32, shape: t.shape, f: make([]float32, len(t.d))}
-		for i, v := range t.d {
-			c.f[i] = float32(v)
-		}
-		x.adapted[k] = c
+		x.adapted[k] = &tensor{dt: canon.Float64, shape: t.shape, i: f64Bits64(t.d)}
 	}
+	return nil
 }
 
 // takeAdapted is take for a step whose inputs were adapted: the kernel gets

@@ -613,6 +613,9 @@ func softmaxStridedGo(dst, src []float32, base, n, stride int) {
 
 func runBatchNorm(x *exec, op *canon.BatchNorm) error {
 	in := x.in(0)
+	if in.isF64() {
+		return runBatchNormF64(x, in, op)
+	}
 	if err := needFloat(in, "X"); err != nil {
 		return err
 	}

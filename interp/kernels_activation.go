@@ -12,20 +12,20 @@ import (
 // ThresholdedRelu, Shrink and Einsum.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"LogSoftmax": withOp(func(x *exec, op *canon.LogSoftmax) error {
+	optable.Add(&kernels, map[string]kernelEntry{
+		"LogSoftmax": computesF64(withOp(func(x *exec, op *canon.LogSoftmax) error {
 			if x.in(0).isF64() {
 				return alongAxisF64(x, op.Axis, logSoftmaxRow64)
 			}
 			return runAlongAxis(x, op.Axis, logSoftmaxRow)
-		}),
-		"Hardmax": withOp(func(x *exec, op *canon.Hardmax) error {
+		})),
+		"Hardmax": computesF64(withOp(func(x *exec, op *canon.Hardmax) error {
 			if x.in(0).isF64() {
 				return alongAxisF64(x, op.Axis, hardmaxRow64)
 			}
 			return runAlongAxis(x, op.Axis, hardmaxRow)
-		}),
-		"Celu": withOp(func(x *exec, op *canon.Celu) error {
+		})),
+		"Celu": computesF64(withOp(func(x *exec, op *canon.Celu) error {
 			a := float64(op.Alpha)
 			return runFloatMap(x, func(v float64) float64 {
 				if v > 0 {
@@ -33,15 +33,15 @@ func init() {
 				}
 				return a * math.Expm1(v/a)
 			})
-		}),
-		"Mish": fixed(func(x *exec) error {
+		})),
+		"Mish": computesF64(fixed(func(x *exec) error {
 			return runFloatMap(x, func(v float64) float64 {
 				// softplus without overflow: log1p(exp(v)) = v + log1p(exp(-v)).
 				sp := math.Log1p(math.Exp(-math.Abs(v))) + math.Max(v, 0)
 				return v * math.Tanh(sp)
 			})
-		}),
-		"ThresholdedRelu": withOp(func(x *exec, op *canon.ThresholdedRelu) error {
+		})),
+		"ThresholdedRelu": computesF64(withOp(func(x *exec, op *canon.ThresholdedRelu) error {
 			a := float64(op.Alpha)
 			return runFloatMap(x, func(v float64) float64 {
 				if v > a {
@@ -49,9 +49,9 @@ func init() {
 				}
 				return 0
 			})
-		}),
-		"Shrink": withOp(runShrink),
-		"Einsum": withOp(runEinsum),
+		})),
+		"Shrink": computesF64(withOp(runShrink)),
+		"Einsum": computesF64(withOp(runEinsum)),
 	})
 }
 

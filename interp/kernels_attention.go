@@ -12,9 +12,9 @@ import (
 // float64.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"Attention":       withOp(runAttention),
-		"RotaryEmbedding": withOp(runRotary),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"Attention":       float32Only(withOp(runAttention)),
+		"RotaryEmbedding": float32Only(withOp(runRotary)),
 	})
 }
 

@@ -16,15 +16,15 @@ import (
 // ops see what ONNX Runtime would have stored.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"Cast":   withOp(runCast),
-		"Where":  fixed(runWhere),
-		"Expand": withOp(runExpand),
-		"Tile":   withOp(runTile),
-		"Size":   fixed(runSize),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"Cast":   computesF64(withOp(runCast)),
+		"Where":  movesF64(fixed(runWhere)),
+		"Expand": movesF64(withOp(runExpand)),
+		"Tile":   movesF64(withOp(runTile)),
+		"Size":   movesF64(fixed(runSize)),
 	})
 	for _, fn := range []canon.CompareFn{canon.CmpEqual, canon.CmpLess, canon.CmpLessOrEqual, canon.CmpGreater, canon.CmpGreaterOrEqual} {
-		optable.Add(&kernels, map[string]kernelBuilder{fn.String(): withOp(runCompare)})
+		optable.Add(&kernels, map[string]kernelEntry{fn.String(): computesF64(withOp(runCompare))})
 	}
 }
 

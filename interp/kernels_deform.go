@@ -8,8 +8,7 @@ import (
 )
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{"DeformConv": withOp(runDeformConv)})
-	f64Kernels["DeformConv"] = f64Native
+	optable.Add(&kernels, map[string]kernelEntry{"DeformConv": computesF64(withOp(runDeformConv))})
 }
 
 // deformSample is torchvision's bilinear read of one channel plane at

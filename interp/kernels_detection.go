@@ -10,9 +10,9 @@ import (
 )
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"RoiAlign":          withOp(runRoiAlign),
-		"NonMaxSuppression": withOp(runNMS),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"RoiAlign":          float32Only(withOp(runRoiAlign)),
+		"NonMaxSuppression": float32Only(withOp(runNMS)),
 	})
 }
 
@@ -252,7 +252,7 @@ func runNMS(x *exec, op *canon.NonMaxSuppression) error {
 }
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{"MaxRoiPool": withOp(runMaxRoiPool)})
+	optable.Add(&kernels, map[string]kernelEntry{"MaxRoiPool": float32Only(withOp(runMaxRoiPool))})
 }
 
 func runMaxRoiPool(x *exec, op *canon.MaxRoiPool) error {

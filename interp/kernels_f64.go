@@ -9,7 +9,7 @@ import (
 )
 
 // float64 paths of the kernels that compute in float64 natively (see
-// f64Kernels). Each kernel checks for float64 storage first and comes here;
+// computesF64 in the kernel table). Each kernel checks for float64 storage first and comes here;
 // float32 data keeps its own, faster loops.
 
 // isFloating reports float storage of either width.

@@ -13,15 +13,15 @@ import (
 // EyeLike, DepthToSpace, SpaceToDepth, ReverseSequence.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"NonZero":         fixed(runNonZero),
-		"Unique":          withOp(runUnique),
-		"Range":           fixed(runRange),
-		"ConstantOfShape": withOp(runConstantOfShape),
-		"EyeLike":         withOp(runEyeLike),
-		"DepthToSpace":    withOp(runDepthToSpace),
-		"SpaceToDepth":    withOp(runSpaceToDepth),
-		"ReverseSequence": withOp(runReverseSequence),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"NonZero":         computesF64(fixed(runNonZero)),
+		"Unique":          computesF64(withOp(runUnique)),
+		"Range":           computesF64(fixed(runRange)),
+		"ConstantOfShape": computesF64(withOp(runConstantOfShape)),
+		"EyeLike":         computesF64(withOp(runEyeLike)),
+		"DepthToSpace":    movesF64(withOp(runDepthToSpace)),
+		"SpaceToDepth":    movesF64(withOp(runSpaceToDepth)),
+		"ReverseSequence": movesF64(withOp(runReverseSequence)),
 	})
 }
 

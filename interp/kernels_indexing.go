@@ -13,14 +13,14 @@ import (
 // (runStep adds the name), except in OneHot, where ONNX defines them.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"GatherElements":  withOp(runGatherElements),
-		"GatherND":        withOp(runGatherND),
-		"ScatterElements": withOp(runScatterElements),
-		"ScatterND":       withOp(runScatterND),
-		"OneHot":          withOp(runOneHot),
-		"Compress":        withOp(runCompress),
-		"Trilu":           withOp(runTrilu),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"GatherElements":  movesF64(withOp(runGatherElements)),
+		"GatherND":        movesF64(withOp(runGatherND)),
+		"ScatterElements": movesF64(withOp(runScatterElements)),
+		"ScatterND":       movesF64(withOp(runScatterND)),
+		"OneHot":          movesF64(withOp(runOneHot)),
+		"Compress":        movesF64(withOp(runCompress)),
+		"Trilu":           movesF64(withOp(runTrilu)),
 	})
 }
 

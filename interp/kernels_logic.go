@@ -14,21 +14,21 @@ import (
 // per-element functions and wrapped to the declared width.
 
 func init() {
-	k := map[string]kernelBuilder{
-		"Not":        fixed(runNot),
-		"BitwiseNot": fixed(runBitwiseNot),
-		"BitShift":   withOp(runBitShift),
-		"Mod":        withOp(runMod),
-		"Pow":        fixed(runPow),
+	k := map[string]kernelEntry{
+		"Not":        computesF64(fixed(runNot)),
+		"BitwiseNot": computesF64(fixed(runBitwiseNot)),
+		"BitShift":   computesF64(withOp(runBitShift)),
+		"Mod":        computesF64(withOp(runMod)),
+		"Pow":        computesF64(fixed(runPow)),
 	}
 	for _, fn := range []canon.LogicFn{canon.LogicAnd, canon.LogicOr, canon.LogicXor} {
-		k[fn.String()] = withOp(runLogic)
+		k[fn.String()] = computesF64(withOp(runLogic))
 	}
 	for _, fn := range []canon.BitwiseFn{canon.BitAnd, canon.BitOr, canon.BitXor} {
-		k[fn.String()] = withOp(runBitwise)
+		k[fn.String()] = computesF64(withOp(runBitwise))
 	}
 	for _, fn := range []canon.VariadicFn{canon.VarMax, canon.VarMin, canon.VarSum, canon.VarMean} {
-		k[fn.String()] = withOp(runVariadic)
+		k[fn.String()] = computesF64(withOp(runVariadic))
 	}
 	optable.Add(&kernels, k)
 }

@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"LRN": withOp(runLRN),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"LRN": float32Only(withOp(runLRN)),
 	})
 }
 

@@ -13,12 +13,12 @@ import (
 // exact and wrap at the declared width.
 
 func init() {
-	entries := map[string]kernelBuilder{
-		"IsNaN": fixed(runIsNaN),
-		"IsInf": withOp(runIsInf),
+	entries := map[string]kernelEntry{
+		"IsNaN": computesF64(fixed(runIsNaN)),
+		"IsInf": computesF64(withOp(runIsInf)),
 	}
 	for _, fn := range canon.MathFns() {
-		entries[fn.String()] = withOp(runMath)
+		entries[fn.String()] = computesF64(withOp(runMath))
 	}
 	optable.Add(&kernels, entries)
 }

@@ -13,13 +13,13 @@ import (
 // which stays accurate where E[x²]-E[x]² cancels.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"LayerNormalization":        withOp(runLayerNorm),
-		"GroupNormalization":        withOp(runGroupNorm),
-		"InstanceNormalization":     withOp(runInstanceNorm),
-		"RMSNormalization":          withOp(runRMSNorm),
-		"LpNormalization":           withOp(runLpNorm),
-		"MeanVarianceNormalization": withOp(runMeanVarNorm),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"LayerNormalization":        float32Only(withOp(runLayerNorm)),
+		"GroupNormalization":        float32Only(withOp(runGroupNorm)),
+		"InstanceNormalization":     float32Only(withOp(runInstanceNorm)),
+		"RMSNormalization":          float32Only(withOp(runRMSNorm)),
+		"LpNormalization":           float32Only(withOp(runLpNorm)),
+		"MeanVarianceNormalization": float32Only(withOp(runMeanVarNorm)),
 	})
 }
 

@@ -11,14 +11,14 @@ import (
 // Kernels of LpPool, GlobalLpPool and MaxUnpool, and MaxPool's Indices.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"LpPool": func(op canon.Op) kernel {
+	optable.Add(&kernels, map[string]kernelEntry{
+		"LpPool": computesF64(func(op canon.Op) kernel {
 			o := op.(*canon.LpPool)
 			p := &poolAttrs{kernel: o.Kernel, strides: o.Strides, dilations: o.Dilations, padsBegin: o.PadsBegin, padsEnd: o.PadsEnd, ceil: o.CeilMode, lp: o.P}
 			return func(x *exec) error { return runPool(x, p) }
-		},
-		"GlobalLpPool": withOp(runGlobalLpPool),
-		"MaxUnpool":    withOp(runMaxUnpool),
+		}),
+		"GlobalLpPool": float32Only(withOp(runGlobalLpPool)),
+		"MaxUnpool":    float32Only(withOp(runMaxUnpool)),
 	})
 }
 

@@ -14,14 +14,14 @@ import (
 // rounded half to even, then saturated.
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"QuantizeLinear":        withOp(runQuantizeLinear),
-		"DequantizeLinear":      withOp(runDequantizeLinear),
-		"DynamicQuantizeLinear": fixed(runDynamicQuantizeLinear),
-		"QLinearConv":           withOp(runQLinearConv),
-		"ConvInteger":           withOp(runConvInteger),
-		"MatMulInteger":         fixed(runMatMulInteger),
-		"QLinearMatMul":         fixed(runQLinearMatMul),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"QuantizeLinear":        float32Only(withOp(runQuantizeLinear)),
+		"DequantizeLinear":      float32Only(withOp(runDequantizeLinear)),
+		"DynamicQuantizeLinear": float32Only(fixed(runDynamicQuantizeLinear)),
+		"QLinearConv":           float32Only(withOp(runQLinearConv)),
+		"ConvInteger":           float32Only(withOp(runConvInteger)),
+		"MatMulInteger":         float32Only(fixed(runMatMulInteger)),
+		"QLinearMatMul":         float32Only(fixed(runQLinearMatMul)),
 	})
 }
 

@@ -9,10 +9,10 @@ import (
 )
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"LSTM": withOp(func(x *exec, op *canon.LSTM) error { return runRecurrent(x, op) }),
-		"GRU":  withOp(func(x *exec, op *canon.GRU) error { return runRecurrent(x, op) }),
-		"RNN":  withOp(func(x *exec, op *canon.RNN) error { return runRecurrent(x, op) }),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"LSTM": float32Only(withOp(func(x *exec, op *canon.LSTM) error { return runRecurrent(x, op) })),
+		"GRU":  float32Only(withOp(func(x *exec, op *canon.GRU) error { return runRecurrent(x, op) })),
+		"RNN":  float32Only(withOp(func(x *exec, op *canon.RNN) error { return runRecurrent(x, op) })),
 	})
 }
 

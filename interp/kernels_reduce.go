@@ -13,14 +13,14 @@ import (
 // int64 and wrap to their dtype; uint64 compares unsigned.
 
 func init() {
-	k := map[string]kernelBuilder{
-		"ArgMax": withOp(runArgReduce),
-		"ArgMin": withOp(runArgReduce),
-		"TopK":   withOp(runTopK),
-		"CumSum": withOp(runCumSum),
+	k := map[string]kernelEntry{
+		"ArgMax": computesF64(withOp(runArgReduce)),
+		"ArgMin": computesF64(withOp(runArgReduce)),
+		"TopK":   computesF64(withOp(runTopK)),
+		"CumSum": computesF64(withOp(runCumSum)),
 	}
 	for _, fn := range canon.ReduceFns() {
-		k[fn.String()] = withOp(runReduce)
+		k[fn.String()] = computesF64(withOp(runReduce))
 	}
 	optable.Add(&kernels, k)
 }

@@ -9,10 +9,10 @@ import (
 )
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"GridSample": withOp(runGridSample),
-		"AffineGrid": withOp(runAffineGrid),
-		"Col2Im":     withOp(runCol2Im),
+	optable.Add(&kernels, map[string]kernelEntry{
+		"GridSample": float32Only(withOp(runGridSample)),
+		"AffineGrid": float32Only(withOp(runAffineGrid)),
+		"Col2Im":     float32Only(withOp(runCol2Im)),
 	})
 }
 

@@ -13,16 +13,13 @@ import (
 // n), which is what the float32 results of an FFT approximate).
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{
-		"DFT":            withOp(runDFT),
-		"STFT":           withOp(runSTFT),
-		"HannWindow":     runWindow,
-		"HammingWindow":  runWindow,
-		"BlackmanWindow": runWindow,
+	optable.Add(&kernels, map[string]kernelEntry{
+		"DFT":            computesF64(withOp(runDFT)),
+		"STFT":           computesF64(withOp(runSTFT)),
+		"HannWindow":     computesF64(runWindow),
+		"HammingWindow":  computesF64(runWindow),
+		"BlackmanWindow": computesF64(runWindow),
 	})
-	for _, k := range []string{"DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow"} {
-		f64Kernels[k] = f64Native
-	}
 }
 
 // maxDFTWork bounds the multiply-adds of one transform node: the direct
@@ -308,8 +305,7 @@ func runWindow(op canon.Op) kernel {
 }
 
 func init() {
-	optable.Add(&kernels, map[string]kernelBuilder{"MelWeightMatrix": withOp(runMelWeightMatrix)})
-	f64Kernels["MelWeightMatrix"] = f64Native
+	optable.Add(&kernels, map[string]kernelEntry{"MelWeightMatrix": computesF64(withOp(runMelWeightMatrix))})
 }
 
 // runMelWeightMatrix follows ONNX's definition step by step: the mel

@@ -18,6 +18,9 @@ func runPool(x *exec, a *poolAttrs) error {
 	if len(orig.shape) < 3 {
 		return fmt.Errorf("X has shape %v, want (N, C, spatial...)", orig.shape)
 	}
+	if orig.isF64() {
+		return runPoolF64(x, orig, a)
+	}
 	if !orig.isFloat() && !a.max || a.lp > 0 && !orig.isFloat() {
 		return fmt.Errorf("X is %s, want a floating-point tensor", orig.dt)
 	}
@@ -95,11 +98,11 @@ func poolPlane(g *geom3, a *poolAttrs, src, dst []float32) {
 
 // poolPoint is one output of a pool: its window's taps in order, those
 // outside the input skipped; a NaN tap wins a max (the last one).
-func poolPoint(g *geom3, a *poolAttrs, src []float32, oz, oy, ox int) float32 {
+func poolPoint[T float32 | float64](g *geom3, a *poolAttrs, src []T, oz, oy, ox int) T {
 	D, H, W := g.in[0], g.in[1], g.in[2]
 	z0, y0, x0 := oz*g.s[0]-g.pb[0], oy*g.s[1]-g.pb[1], ox*g.s[2]-g.pb[2]
-	m := float32(math.Inf(-1))
-	var sum float32
+	m := T(math.Inf(-1))
+	var sum T
 	var lpSum float64
 	n, padded := 0, 0
 	for kz := 0; kz < g.k[0]; kz++ {
@@ -132,7 +135,7 @@ func poolPoint(g *geom3, a *poolAttrs, src []float32, oz, oy, ox int) float32 {
 	}
 	switch {
 	case a.lp > 0:
-		return float32(math.Pow(lpSum, 1/float64(a.lp)))
+		return T(math.Pow(lpSum, 1/float64(a.lp)))
 	case a.max:
 		return m
 	}
@@ -141,14 +144,14 @@ func poolPoint(g *geom3, a *poolAttrs, src []float32, oz, oy, ox int) float32 {
 
 // average is an average pool's output from its window's sum, its count of
 // taps inside the input and its count inside the input or explicit pads.
-func average(sum float32, n, padded int, includePad bool) float32 {
+func average[T float32 | float64](sum T, n, padded int, includePad bool) T {
 	switch {
 	case includePad:
-		return sum / float32(padded)
+		return sum / T(padded)
 	case n == 0:
 		return 0
 	}
-	return sum / float32(n)
+	return sum / T(n)
 }
 
 // pool2D is poolPlane for 2-D max and average pools. Each output row takes
@@ -226,6 +229,9 @@ func poolStepGo(acc, src []float32, sw int, isMax bool) {
 
 func runGlobalPool(x *exec, isMax bool) error {
 	in := x.in(0)
+	if in.isF64() {
+		return runGlobalPoolF64(x, in, isMax)
+	}
 	if err := needFloat(in, "X"); err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Package interp is modelbridge's reference interpreter: it runs any
 // canonical graph on the CPU with every dtype carried natively: float32,
-// float64 computed in float64 (a few kernels compute it in float32, listed
-// by F64Fallbacks), float16 and bfloat16 computed in float32 and rounded as
+// float64 computed in float64 (kernels with float32 loops only refuse it:
+// see each kernel's entry in the table), float16 and bfloat16 computed in float32 and rounded as
 // ONNX Runtime and PyTorch round them, and integers exact in int64 storage,
 // wrapping at their width (see dtypes.go). It is the
 // ground truth that importers, optimizer passes and exporters are checked
@@ -109,6 +109,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 			p, err = nil, fmt.Errorf("interp: graph %q is not a valid canonical graph (%v); check it with Validate", g.Name, r)
 		}
 	}()
+	g = expandForFloat64(g)
 	p = &Program{g: g, pool: sh.newPool(), shared: sh}
 	ids := map[string]int{}
 	slotOf := func(name string) int {
@@ -174,7 +175,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 			return nil, fmt.Errorf("%s: %v", nodeName(n), err)
 		}
 		s.run = run
-		s.f64, s.outDT = f64Kernels[n.Op.Kind()], declaredDTypes(g, n)
+		s.f64, s.outDT = kernels[n.Op.Kind()].f64, declaredDTypes(g, n)
 		p.steps = append(p.steps, s)
 	}
 	keep := make([]bool, p.slots) // graph outputs are never released
@@ -407,7 +408,9 @@ func (x *exec) runStep() (err error) {
 			return fmt.Errorf("%s: input %q has no value", nodeName(x.s.node), x.s.node.Inputs[k])
 		}
 	}
-	x.adaptInputs()
+	if err := x.adaptInputs(); err != nil {
+		return fmt.Errorf("%s: %v", nodeName(x.s.node), err)
+	}
 	err = x.s.run(x)
 	x.adapted = nil
 	if err != nil {

@@ -133,6 +133,10 @@ func WriteText(w io.Writer, cols []Column, kinds ...string) error {
 		for _, c := range cols {
 			fmt.Fprintf(w, "  %-18s %s\n", c.Name()+":", explain(c.Ops[d.Kind]))
 		}
+		fmt.Fprintln(w, "  slots:")
+		for _, s := range Slots(d) {
+			fmt.Fprintf(w, "    %-21s %s\n", s.Name+":", slotText(s))
+		}
 	}
 	return nil
 }
@@ -249,6 +253,9 @@ func WriteMarkdown(w io.Writer, cols []Column) {
 		var lines []string
 		for _, c := range cols {
 			lines = append(lines, fmt.Sprintf("- %s: %s", c.Name(), explain(c.Ops[d.Kind])))
+		}
+		for _, s := range Slots(d) {
+			lines = append(lines, fmt.Sprintf("- slot %s: %s", s.Name, slotText(s)))
 		}
 		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}

@@ -78,16 +78,8 @@ func isKernelRole(r canon.Role) bool {
 	return false
 }
 
-// groupsOf is a convolution's typed Group attribute (1 for other ops).
-func groupsOf(op canon.Op) int64 {
-	switch op := op.(type) {
-	case *canon.Conv:
-		return op.Group
-	case *canon.ConvTranspose:
-		return op.Group
-	}
-	return 1
-}
+// groupsOf is a convolution's Group attribute (1 for other ops).
+func groupsOf(op canon.Op) int64 { return canon.GroupsOf(op) }
 
 // convOutChannels is the number of output channels of a Conv weight, the
 // size of its role's output-channel axis. Passes that rebuild Conv weights

@@ -2,19 +2,14 @@ package optimize
 
 import "github.com/modelbridge/modelbridge/canon"
 
-// eliminateIdentity removes Identity nodes and Dropout nodes (the identity
-// at inference) whose mask output nobody reads.
+// eliminateIdentity removes the nodes that are the identity at inference
+// (the InferenceIdentity trait: Identity, Dropout) whose other outputs,
+// such as Dropout's mask, nobody reads.
 func eliminateIdentity(g *canon.Graph) (bool, error) {
 	ix := newIndex(g)
 	dead := map[*canon.Node]bool{}
 	for _, n := range g.Nodes {
-		switch n.Op.(type) {
-		case *canon.Identity:
-		case *canon.Dropout:
-			if len(n.Outputs) > 1 && n.Outputs[1] != "" && (len(ix.consumers[n.Outputs[1]]) > 0 || ix.isOutput[n.Outputs[1]]) {
-				continue // the mask is used
-			}
-		default:
+		if !canon.TraitsOf(n.Op).InferenceIdentity || extraOutputUsed(ix, n) {
 			continue
 		}
 		if len(n.Inputs) == 0 || n.Inputs[0] == "" || len(n.Outputs) == 0 || n.Outputs[0] == "" {
@@ -28,4 +23,15 @@ func eliminateIdentity(g *canon.Graph) (bool, error) {
 	}
 	removeNodes(g, dead)
 	return len(dead) > 0, nil
+}
+
+// extraOutputUsed reports whether an output of n beyond the first is read
+// or is a graph output.
+func extraOutputUsed(ix *index, n *canon.Node) bool {
+	for _, o := range n.Outputs[min(1, len(n.Outputs)):] {
+		if o != "" && (len(ix.consumers[o]) > 0 || ix.isOutput[o]) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,8 +14,8 @@ type Float16Options struct {
 	// KeepIOTypes leaves float32 graph inputs and outputs float32, with
 	// Casts to and from float16 at the boundary.
 	KeepIOTypes bool
-	// KeepFloat32 adds op kinds to compute in float32 (besides
-	// Float32Kinds).
+	// KeepFloat32 adds op kinds to compute in float32 (besides those
+	// whose OpDef says HalfUnsafe).
 	KeepFloat32 []string
 }
 
@@ -28,34 +28,22 @@ type Float16Report struct {
 	KeptFloat32 map[string]int
 }
 
-// Float32Kinds are the ops ToFloat16 computes in float32: where float16's
-// range (±65504) or 11-bit precision breaks them, as accumulating
-// reductions, normalizations and softmax do; and where ONNX requires float32
-// parameters. The list follows onnxconverter-common's block list and its
-// advice for reductions.
-var Float32Kinds = map[string]bool{
-	"Softmax": true, "LogSoftmax": true,
-	"LayerNormalization": true, "GroupNormalization": true, "InstanceNormalization": true,
-	"RMSNormalization": true, "LpNormalization": true, "MeanVarianceNormalization": true, "LRN": true,
-	"ReduceSum": true, "ReduceMean": true, "ReduceSumSquare": true, "ReduceL1": true, "ReduceL2": true,
-	"ReduceLogSum": true, "ReduceLogSumExp": true, "ReduceProd": true,
-	"GlobalLpPool": true, "LpPool": true, "CumSum": true,
-	"TopK": true, "Range": true, "Resize": true, "NonMaxSuppression": true, "RoiAlign": true,
-	"DFT": true, "STFT": true, "DeformConv": true, // long accumulating sums
-}
-
 const maxHalf = 65504
 
 // ToFloat16 returns g with its float32 weights stored and its float32
-// compute done in float16, except for the ops of Float32Kinds (and
-// opts.KeepFloat32), which read float32 through Casts. A node whose types
+// compute done in float16, except for the ops float16 breaks (their
+// OpDef's HalfUnsafe: accumulating reductions, normalizations, softmax,
+// ops whose ONNX parameters are float32; after onnxconverter-common's block
+// list) and the kinds of opts.KeepFloat32, which read float32 through Casts. A node whose types
 // do not allow float16 stays float32 too. The result shares g's unchanged
 // weights: keep g open while it is used.
 func ToFloat16(g *canon.Graph, opts Float16Options) (*canon.Graph, Float16Report, error) {
 	rep := Float16Report{KeptFloat32: map[string]int{}}
 	keepKinds := map[string]bool{}
-	for k := range Float32Kinds {
-		keepKinds[k] = true
+	for _, d := range canon.Ops() {
+		if d.HalfUnsafe != "" {
+			keepKinds[d.Kind] = true
+		}
 	}
 	for _, k := range opts.KeepFloat32 {
 		keepKinds[k] = true

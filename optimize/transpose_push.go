@@ -1,8 +1,6 @@
 package optimize
 
 import (
-	"slices"
-
 	"github.com/modelbridge/modelbridge/canon"
 )
 
@@ -22,134 +20,22 @@ type pushedOp struct {
 // pushThrough says how node n runs when its layout-carrying inputs are
 // given untransposed, where the original inputs were Transpose(perm) of
 // them; ok is false for ops the pass does not move a Transpose through.
-// rank gives the static rank of a value.
+// The op's definition answers (canon.RemapAxes); this checks the output
+// ranks the answer assumes. rank gives the static rank of a value.
 func pushThrough(n *canon.Node, perm []int64, rank func(string) (int, bool)) (pushedOp, bool) {
-	r := len(perm)
-	outRank := func(i int) bool {
-		if i >= len(n.Outputs) || n.Outputs[i] == "" {
-			return false
-		}
-		k, ok := rank(n.Outputs[i])
-		return ok && k == r
-	}
-	// same is for single-output ops whose output keeps the input's layout.
-	same := func(op canon.Op, slots ...int) (pushedOp, bool) {
-		if !outRank(0) {
-			return pushedOp{}, false
-		}
-		return pushedOp{op: op, dataSlots: slots, outPerms: [][]int64{perm}}, true
-	}
-	if t := canon.TraitsOf(n.Op); t.Elementwise {
-		// An elementwise op commutes with a Transpose. When its inputs
-		// broadcast against each other every input carries the layout
-		// (a lower-rank constant is stored permuted); otherwise only input
-		// 0 does, and the rest are layout-free scalars such as Clip's bounds.
-		if !t.Broadcasts {
-			return same(n.Op, 0)
-		}
-		return same(n.Op, allSlots(n)...)
-	}
-	// The ops below need their typed axis attributes remapped.
-	switch op := n.Op.(type) {
-	case *canon.Softmax:
-		a, ok := axisIn(op.Axis, r)
-		if !ok {
-			return pushedOp{}, false
-		}
-		return same(&canon.Softmax{Axis: perm[a]}, 0)
-	case *canon.Concat:
-		a, ok := axisIn(op.Axis, r)
-		if !ok {
-			return pushedOp{}, false
-		}
-		return same(&canon.Concat{Axis: perm[a]}, allSlots(n)...)
-	case *canon.Split:
-		a, ok := axisIn(op.Axis, r)
-		if !ok {
-			return pushedOp{}, false
-		}
-		outs := make([][]int64, len(n.Outputs))
-		for i := range n.Outputs {
-			if n.Outputs[i] != "" && !outRank(i) {
-				return pushedOp{}, false
-			}
-			outs[i] = perm
-		}
-		return pushedOp{op: &canon.Split{Axis: perm[a], Sizes: op.Sizes}, dataSlots: []int{0}, outPerms: outs}, true
-	case *canon.Pad:
-		// Only attribute pads: a Pads input would need permuting at run time.
-		if (len(n.Inputs) > 1 && n.Inputs[1] != "") || op.Axes != nil || len(op.PadsBegin) != r || len(op.PadsEnd) != r {
-			return pushedOp{}, false
-		}
-		pb, pe := make([]int64, r), make([]int64, r)
-		for i, a := range perm {
-			pb[a], pe[a] = op.PadsBegin[i], op.PadsEnd[i]
-		}
-		return same(&canon.Pad{Mode: op.Mode, PadsBegin: pb, PadsEnd: pe, Value: op.Value}, 0)
-	case *canon.Reduce:
-		return pushReduceMean(n, op, perm, outRank)
-	}
-	return pushedOp{}, false
-}
-
-// allSlots lists every input slot of n.
-func allSlots(n *canon.Node) []int {
-	slots := make([]int, len(n.Inputs))
-	for i := range slots {
-		slots[i] = i
-	}
-	return slots
-}
-
-// pushReduceMean maps the reduced axes of any Reduce through perm. Without KeepDims the
-// output keeps the unreduced axes in their untransposed order, which is
-// often the original order already (NHWC mean over H, W gives N, C either
-// way): then no Transpose is needed after it at all.
-func pushReduceMean(n *canon.Node, op *canon.Reduce, perm []int64, outRank func(int) bool) (pushedOp, bool) {
-	r := len(perm)
-	if n.Outputs[0] == "" || canon.HasRuntimeParams(n) { // run-time axes would need permuting at run time
+	rm, ok := canon.RemapAxes(n, perm)
+	if !ok || len(n.Outputs) == 0 || n.Outputs[0] == "" || len(rm.Outputs) != len(n.Outputs) {
 		return pushedOp{}, false
 	}
-	if len(op.Axes) == 0 { // every axis: the result does not depend on the layout
-		return pushedOp{op: op, dataSlots: []int{0}, outPerms: [][]int64{nil}}, true
-	}
-	reduced := make([]bool, r)
-	var axes []int64
-	for _, a := range op.Axes {
-		ax, ok := axisIn(a, r)
-		if !ok || reduced[ax] {
+	for i, p := range rm.Outputs {
+		if p == nil || n.Outputs[i] == "" {
+			continue
+		}
+		if k, ok := rank(n.Outputs[i]); !ok || k != len(p) {
 			return pushedOp{}, false
 		}
-		reduced[ax] = true
-		axes = append(axes, perm[ax])
 	}
-	slices.Sort(axes)
-	nop := &canon.Reduce{Fn: op.Fn, Axes: axes, KeepDims: op.KeepDims}
-	if op.KeepDims {
-		if !outRank(0) {
-			return pushedOp{}, false
-		}
-		return pushedOp{op: nop, dataSlots: []int{0}, outPerms: [][]int64{perm}}, true
-	}
-	// Original output axis k is the k-th kept axis i_k, which is axis
-	// perm[i_k] of the untransposed input; the new output keeps those
-	// untransposed axes in ascending order.
-	var kept []int64
-	for i, a := range perm {
-		if !reduced[i] {
-			kept = append(kept, a)
-		}
-	}
-	sorted := slices.Clone(kept)
-	slices.Sort(sorted)
-	q := make([]int64, len(kept))
-	for k, a := range kept {
-		q[k] = int64(slices.Index(sorted, a))
-	}
-	if isIdentityPerm(q) {
-		q = nil
-	}
-	return pushedOp{op: nop, dataSlots: []int{0}, outPerms: [][]int64{q}}, true
+	return pushedOp{op: rm.Op, dataSlots: rm.Slots, outPerms: rm.Outputs}, true
 }
 
 func axisIn(a int64, r int) (int, bool) {

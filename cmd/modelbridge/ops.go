@@ -19,6 +19,7 @@ type opReport struct {
 	Kind    string                   `json:"kind"`
 	Summary string                   `json:"summary"`
 	Support map[string]canon.Support `json:"support"`
+	Slots   []opmatrix.Slot          `json:"slots"`
 }
 
 func newOpsCmd() *cobra.Command {
@@ -28,8 +29,9 @@ func newOpsCmd() *cobra.Command {
 		Short: "Show which formats read, write and run each operator",
 		Long: `ops prints the operator support matrix, built from the op tables of each
 importer, exporter, the interpreter (run) and the cost model: "yes", the ONNX
-opsets that express the op, or "no". Name ops to see each backend's details
-and the reason behind every "no". docs/ops.md is generated from the same
+opsets that express the op, or "no". Name ops to see each backend's details,
+the reason behind every "no", and the op's slots that passes and writers ask
+(float16 safety, accumulation length, axis remapping, expansion, dtypes). docs/ops.md is generated from the same
 tables. --aten lists PyTorch's operators instead (the aten ops torch.onnx
 exports), each with the TorchScript importer's handler or why it has none.`,
 		Example: `  modelbridge ops
@@ -57,7 +59,7 @@ exports), each with the TorchScript importer's handler or why it has none.`,
 					return usageErrorf("%v", err)
 				}
 				for _, d := range defs {
-					o := opReport{Kind: d.Kind, Summary: d.Summary, Support: map[string]canon.Support{}}
+					o := opReport{Kind: d.Kind, Summary: d.Summary, Support: map[string]canon.Support{}, Slots: opmatrix.Slots(d)}
 					for _, c := range cols {
 						o.Support[c.Name()] = c.Ops[d.Kind]
 					}

@@ -176,6 +176,12 @@ func encode(g *canon.Graph) (*encoded, error) {
 		}
 		g = merged
 	}
+	// Kinds MXNet has no op for are written as canon's expansion of them.
+	expanded, _, err := canon.Decompose(g, writesDirectly)
+	if err != nil {
+		return nil, fmt.Errorf("cannot export to MXNet: %w", err)
+	}
+	g = expanded
 	e := &exporter{g: g, refs: map[string]ref{}, names: map[string]bool{}, consts: map[string]*canon.Tensor{}, aux: map[string]bool{}, written: map[string]bool{}}
 	for _, t := range g.Initializers {
 		e.consts[t.Name] = t
@@ -454,7 +460,7 @@ func init() {
 			return map[string]string{"act_type": "elu", "slope": f32(n.Op.(*canon.Elu).Alpha)}
 		}),
 		"Selu":      {"LeakyReLU act_type=selu (other constants: elu then _mul_scalar)", (*exporter).selu},
-		"Gelu":      {"LeakyReLU act_type=gelu (exact); tanh form as its expansion into elemwise_mul, _mul_scalar, elemwise_add, Activation tanh, _plus_scalar", (*exporter).gelu},
+		"Gelu":      {"LeakyReLU act_type=gelu (exact); the tanh form as canon's expansion (elemwise_mul, _mul_scalar, _plus_scalar, Activation tanh)", (*exporter).gelu},
 		"PRelu":     {"LeakyReLU act_type=prelu (per-channel or single slope)", (*exporter).prelu},
 		"HardSwish": {"x·hard_sigmoid(x, alpha=1/6, beta=1/2) with elemwise_mul", (*exporter).hardSwish},
 		"Clip": oneOp("clip", "", func(n *canon.Node) map[string]string {
@@ -549,9 +555,30 @@ func init() {
 	}
 }
 
-// Ops is the exporter's coverage, derived from writers and lacks.
+// writesDirectly reports whether node n is written by its writer rather
+// than as canon's expansion of it: a kind without a writer (or Gelu's tanh
+// form, which MXNet 1.x lacks) is expanded when canon has an expansion.
+func writesDirectly(n *canon.Node, _ func(string) canon.ValueInfo) bool {
+	d := canon.DefOf(n.Op)
+	if d == nil || d.Decompose == nil {
+		return true // written, or refused with the writer's reason
+	}
+	if g, ok := n.Op.(*canon.Gelu); ok && g.Approximate == canon.GeluTanh {
+		return false
+	}
+	_, ok := writers[n.Op.Kind()]
+	return ok
+}
+
+// Ops is the exporter's coverage, derived from writers and lacks; a kind
+// without a writer that canon can expand is written as its expansion.
 func Ops() canon.Coverage {
 	cov := canon.Coverage{}
+	for _, d := range canon.Ops() {
+		if _, ok := writers[d.Kind]; !ok && d.Decompose != nil {
+			cov[d.Kind] = canon.Handles("written as canon's expansion into other ops (see the op's Decompose)")
+		}
+	}
 	for k, w := range writers {
 		cov[k] = canon.Handles(w.mx)
 	}
@@ -625,36 +652,13 @@ func (e *exporter) selu(n *canon.Node) error {
 }
 
 // gelu writes the exact form as LeakyReLU act_type=gelu, which is MXNet
-// 1.x's erf form, and the tanh form as its exact expansion
-// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+// 1.x's erf form; the tanh form, which MXNet lacks, reaches here only
+// expanded (writesDirectly).
 func (e *exporter) gelu(n *canon.Node) error {
-	switch a := n.Op.(*canon.Gelu).Approximate; a {
-	case canon.GeluExact:
-		return e.single(n, "LeakyReLU", map[string]string{"act_type": "gelu"}, n.Inputs[0])
-	case canon.GeluTanh:
-	default:
-		return fmt.Errorf("unknown Gelu approximation %s", a)
+	if a := n.Op.(*canon.Gelu).Approximate; a != canon.GeluExact {
+		return fmt.Errorf("Gelu approximation %s is written as its expansion, not as one MXNet op", a)
 	}
-	x, err := e.value(n.Inputs[0])
-	if err != nil {
-		return err
-	}
-	out := n.Outputs[0]
-	step := func(op, suffix string, attrs map[string]string, in ...ref) ref {
-		return ref{e.add(op, out+suffix, attrs, 1, in...), 0}
-	}
-	scalar := func(v float64) map[string]string {
-		return map[string]string{"scalar": strconv.FormatFloat(v, 'g', -1, 64)}
-	}
-	x2 := step("elemwise_mul", "_sq", nil, x, x)
-	x3 := step("elemwise_mul", "_cube", nil, x2, x)
-	c3 := step("_mul_scalar", "_cube_scaled", scalar(0.044715), x3)
-	in := step("elemwise_add", "_inner", nil, x, c3)
-	arg := step("_mul_scalar", "_tanh_arg", scalar(math.Sqrt(2/math.Pi)), in)
-	th := step("Activation", "_tanh", map[string]string{"act_type": "tanh"}, arg)
-	one := step("_plus_scalar", "_one_plus", scalar(1), th)
-	half := step("_mul_scalar", "_half", scalar(0.5), x)
-	return e.finish(out, e.add("elemwise_mul", out, nil, 1, half, one))
+	return e.single(n, "LeakyReLU", map[string]string{"act_type": "gelu"}, n.Inputs[0])
 }
 
 // hardSwish writes x·HardSigmoid(x) with HardSwish's alpha 1/6 and beta 1/2.

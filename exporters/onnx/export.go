@@ -317,11 +317,21 @@ func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) inferredTyp
 		case *canon.ShapeOf:
 			set(n.Outputs[0], canon.ValueInfo{DType: canon.Int64, Shape: []canon.Dim{{Size: -1}}, RankKnown: true})
 		default:
-			if len(n.Inputs) > 0 {
-				if dt := inferred[n.Inputs[0]].DType; dt != canon.Undefined {
-					for _, o := range n.Outputs {
-						set(o, canon.ValueInfo{DType: dt})
-					}
+			// The op's own dtype rule (canon.InferDTypes), from the input
+			// dtypes known so far.
+			in := make([]canon.DType, len(n.Inputs))
+			for i, name := range n.Inputs {
+				if name != "" {
+					in[i] = inferred[name].DType
+				}
+			}
+			dts, err := canon.InferDTypes(n, in)
+			if err != nil {
+				continue
+			}
+			for i, o := range n.Outputs {
+				if i < len(dts) && dts[i] != canon.Undefined {
+					set(o, canon.ValueInfo{DType: dts[i]})
 				}
 			}
 			if _, ok := op.(*canon.Dropout); ok && len(n.Outputs) > 1 {

@@ -370,6 +370,9 @@ func Coverage() canon.Coverage {
 func (b *builder) node(n *canon.Node) error {
 	e, ok := exports[n.Op.Kind()]
 	if !ok {
+		if d := canon.DefOf(n.Op); d != nil && d.Decompose != nil {
+			return b.writeExpansion(n)
+		}
 		if reason := unsupported[n.Op.Kind()]; reason != "" {
 			return b.opError(n, "ONNX cannot express this op: %s (see `modelbridge ops`)", reason)
 		}
@@ -439,13 +442,8 @@ func writeHardSwish(b *builder, n *canon.Node) error {
 		return nil
 	}
 	// HardSwish(x) = x * HardSigmoid(alpha=1/6, beta=0.5)(x), as ONNX
-	// defines it.
-	b.expanded = true
-	hs := b.unique(prefix(n) + "_hardsigmoid")
-	b.emit(b.unique(prefix(n)+"_hardsigmoid_op"), "HardSigmoid", n.Inputs[:1], []string{hs},
-		attrFloat("alpha", float32(1.0/6)), attrFloat("beta", 0.5))
-	b.emit(n.Name, "Mul", []string{n.Inputs[0], hs}, n.Outputs)
-	return nil
+	// defines it: canon's expansion.
+	return b.writeExpansion(n)
 }
 
 func writeLeakyRelu(b *builder, n *canon.Node) error {
@@ -815,15 +813,6 @@ func (b *builder) shape(n *canon.Node, op *canon.ShapeOf) error {
 	return nil
 }
 
-// Constants of Gelu's expansions, rounded to the data's dtype when written.
-const (
-	geluSqrt2     = math.Sqrt2         // x/√2 inside erf
-	geluTanhScale = 0.7978845608028654 // √(2/π)
-	geluTanhCubic = 0.044715           // x + 0.044715·x³
-	geluHalf      = 0.5
-	geluOne       = 1.0
-)
-
 // writeGelu writes ONNX Gelu from opset 20 and its exact expansion below:
 // exact x·0.5·(1 + Erf(x/√2)), as torch.onnx writes it (so the importer
 // reads it back as one Gelu); tanh 0.5·x·(1 + Tanh(√(2/π)·(x + 0.044715·x³))).
@@ -837,37 +826,7 @@ func writeGelu(b *builder, n *canon.Node) error {
 		b.emit(n.Name, "Gelu", n.Inputs, n.Outputs, attrs...)
 		return nil
 	}
-	x := n.Inputs[0]
-	dt := b.dtype(x)
-	if !dt.IsFloat() {
-		return b.opError(n, "Gelu's expansion below opset 20 needs floating-point input; %q is %s", x, dt)
-	}
-	b.expanded = true
-	p := prefix(n)
-	scalar := func(suffix string, v float64) string {
-		data, _ := scalarBytes(dt, float32(v))
-		return b.param(n, suffix, &canon.Tensor{DType: dt, Shape: []int64{}, Data: data})
-	}
-	step := func(suffix, opType string, ins ...string) string {
-		out := b.unique(p + "_" + suffix)
-		b.emit(b.unique(p+"_"+suffix+"_op"), opType, ins, []string{out})
-		return out
-	}
-	var inner string
-	switch op.Approximate {
-	case canon.GeluTanh:
-		x2 := step("x2", "Mul", x, x)
-		x3 := step("x3", "Mul", x2, x)
-		cubic := step("cubic", "Mul", x3, scalar("cubic", geluTanhCubic))
-		sum := step("inner", "Add", x, cubic)
-		scaled := step("scaled", "Mul", sum, scalar("scale", geluTanhScale))
-		inner = step("tanh", "Tanh", scaled)
-	default:
-		scaled := step("scaled", "Div", x, scalar("sqrt2", geluSqrt2))
-		inner = step("erf", "Erf", scaled)
-	}
-	onePlus := step("one_plus", "Add", inner, scalar("one", geluOne))
-	prod := step("times_x", "Mul", x, onePlus)
-	b.emit(n.Name, "Mul", []string{prod, scalar("half", geluHalf)}, n.Outputs)
-	return nil
+	// Below 20: canon's expansion, written as torch.onnx writes it (so
+	// the importer reads it back as one Gelu).
+	return b.writeExpansion(n)
 }

@@ -66,6 +66,16 @@ func Generate(g *canon.Graph) (*Module, error) {
 			return nil, err
 		}
 	}
+	// Kinds without a writer are written as canon's expansion of them.
+	expanded, _, err := canon.Decompose(g, func(n *canon.Node, _ func(string) canon.ValueInfo) bool {
+		_, ok := opWriters[n.Op.Kind()]
+		d := canon.DefOf(n.Op)
+		return ok || d == nil || d.Decompose == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g = expanded
 	gen := &generator{
 		g: g, inits: g.InitializerIndex(), used: map[string]bool{},
 		paths: nameSet{}, layers: map[string]bool{}, vars: nameSet{},

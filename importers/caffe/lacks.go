@@ -1,15 +1,21 @@
 package caffeimport
 
+import "github.com/modelbridge/modelbridge/internal/optable"
+
 // lacks lists the canonical kinds no BVLC Caffe layer reads as. Caffe's
 // layer set is closed (BVLC Caffe 1.0); a new canonical kind belongs here
 // unless a layer above produces it.
 var lacks = map[string]string{}
 
 func init() {
+	// group adds kinds with one reason; optable.Add refuses a kind listed
+	// twice (here or in another file's table).
 	group := func(why string, kinds ...string) {
+		m := make(map[string]string, len(kinds))
 		for _, k := range kinds {
-			lacks[k] = why
+			m[k] = why
 		}
+		optable.Add(&lacks, m)
 	}
 	group("Caffe blobs are float only: it has no integer, boolean or bitwise layers",
 		"And", "Or", "Xor", "Not", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "Cast",

@@ -1,8 +1,10 @@
 package caffeimport
 
+import "github.com/modelbridge/modelbridge/internal/optable"
+
 // The signal kinds and DeformConv: no BVLC Caffe layer reads as them.
 func init() {
-	for kind, why := range map[string]string{
+	optable.Add(&lacks, map[string]string{
 		"DFT":             "BVLC Caffe has no Fourier transform layer",
 		"STFT":            "BVLC Caffe has no Fourier transform layer",
 		"HannWindow":      "BVLC Caffe has no window generator layer",
@@ -10,7 +12,5 @@ func init() {
 		"BlackmanWindow":  "BVLC Caffe has no window generator layer",
 		"MelWeightMatrix": "BVLC Caffe has no mel filter bank layer",
 		"DeformConv":      "BVLC Caffe has no deformable convolution layer",
-	} {
-		lacks[kind] = why
-	}
+	})
 }

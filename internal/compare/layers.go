@@ -127,12 +127,14 @@ func Layers(ga, gb *canon.Graph, valsA, valsB map[string]*canon.Tensor, tol Tole
 }
 
 // foldable ops can disappear into the op before them when a model is
-// optimized: BatchNorm and a constant scale or shift into a conv or matmul.
+// optimized: an identity at inference, and an affine map (BatchNorm, a
+// constant scale or shift) into a conv or matmul. The op's traits say.
 func foldable(n *canon.Node, g *canon.Graph, inits map[string]*canon.Tensor) bool {
-	switch n.Op.Kind() {
-	case "BatchNormalization", "Identity", "Dropout":
+	t := canon.TraitsOf(n.Op)
+	if t.InferenceIdentity {
 		return true
-	case "Add", "Sub", "Mul", "Div":
+	}
+	if t.Affine {
 		for _, in := range n.Inputs {
 			if inits[in] != nil || (g.Values[in].Const != nil) {
 				return true
@@ -142,11 +144,11 @@ func foldable(n *canon.Node, g *canon.Graph, inits map[string]*canon.Tensor) boo
 	return false
 }
 
-// familyOf groups ops that different importers spell differently.
+// familyOf groups ops that different importers spell differently (the
+// op's Family trait: Linear and MatMul are both "matmul").
 func familyOf(kind string) string {
-	switch kind {
-	case "Gemm", "Linear", "MatMul":
-		return "matmul"
+	if d := canon.Lookup(kind); d != nil && d.Traits.Family != "" {
+		return d.Traits.Family
 	}
 	return kind
 }

@@ -99,10 +99,10 @@ func maxFinite(t *canon.Tensor) (float64, error) {
 	return m, nil
 }
 
-// AccumulationLength sums, over the nodes of g that reduce many products
-// into one value (Conv, ConvTranspose, Linear, MatMul), the number of
-// products per output element: a bound on the length of the sums on any
-// path to the outputs. g's value types must be inferred (g.Infer).
+// AccumulationLength sums, over the nodes of g, the number of products
+// each sums into one output element (each op's definition says how:
+// canon.AccumulationOf): a bound on the length of the sums on any path to
+// the outputs. g's value types must be inferred (g.Infer).
 func AccumulationLength(g *canon.Graph) int64 {
 	var total int64
 	shape := func(name string) []int64 {
@@ -119,24 +119,12 @@ func AccumulationLength(g *canon.Graph) int64 {
 		return nil
 	}
 	for _, n := range g.Nodes {
-		var k int64
-		switch op := n.Op.(type) {
-		case *canon.Conv:
-			if w := shape(n.Inputs[1]); len(w) > 1 {
-				k = canon.NumElements(w[1:])
+		total += canon.AccumulationOf(n, func(i int) []int64 {
+			if i < len(n.Inputs) && n.Inputs[i] != "" {
+				return shape(n.Inputs[i])
 			}
-		case *canon.ConvTranspose:
-			if w := shape(n.Inputs[1]); len(w) > 1 && op.Group > 0 {
-				k = w[0] / op.Group * canon.NumElements(w[2:])
-			}
-		case *canon.Linear, *canon.MatMul:
-			if x := shape(n.Inputs[0]); len(x) > 0 {
-				k = x[len(x)-1]
-			}
-		}
-		if k > 0 {
-			total += k
-		}
+			return nil
+		})
 	}
 	return total
 }
