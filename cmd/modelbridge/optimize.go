@@ -37,6 +37,7 @@ func newOptimizeCmd() *cobra.Command {
 	var alpha float64
 	var budget, samples, opset int
 	var to string
+	var qf quantFlags
 	cmd := &cobra.Command{
 		Use:   "optimize IN OUT",
 		Short: "Optimize a model (fold BatchNorm, fuse, eliminate, merge convs, ...) and verify it",
@@ -127,6 +128,9 @@ written.`,
 				}
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
+			if opt, err = qf.apply(cmd, in, opt); err != nil {
+				return err
+			}
 			if err := refuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
 				return err
 			}
@@ -169,6 +173,7 @@ written.`,
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	f.Var((*opsetFlag)(&opset), "opset", opsetUsage())
+	qf.register(cmd)
 	return cmd
 }
 
