@@ -158,6 +158,8 @@ func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool) []FloatNote {
 	for k, c := range counts {
 		out = append(out, FloatNote{Kind: k, Count: c, Reason: floatReason(k)})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Count > out[j].Count || out[i].Count == out[j].Count && out[i].Kind < out[j].Kind })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Count > out[j].Count || out[i].Count == out[j].Count && out[i].Kind < out[j].Kind
+	})
 	return out
 }
