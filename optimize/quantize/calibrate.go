@@ -34,6 +34,10 @@ type Samples interface {
 	Sample(i int) (map[string]*canon.Tensor, error)
 }
 
+// entropyLevels is the number of quantized bins the entropy method
+// compares against (TensorRT's and ONNX Runtime's 128: int8 magnitudes).
+const entropyLevels = 128
+
 // histBins is the resolution of the magnitude histograms that the
 // percentile and entropy methods choose thresholds from.
 const histBins = 2048
@@ -136,11 +140,7 @@ func Calibrate(g *canon.Graph, tensors []string, src Samples, opts CalibrateOpti
 		case Percentile:
 			t = s.percentile(pct)
 		case Entropy:
-			levels := 128
-			if s.min >= 0 {
-				levels = 256
-			}
-			t = s.entropyThreshold(levels)
+			t = s.entropyThreshold(entropyLevels)
 		}
 		if method != MinMax && t > 0 {
 			r.Min = float32(max(s.min, -t))
@@ -204,7 +204,9 @@ func (s *tensorStats) histogram(data []byte) {
 	n := len(data) / 4
 	for i := 0; i < n; i++ {
 		v := math.Abs(f32At(data, i))
-		if v != v {
+		if v != v || v == 0 {
+			// Zeros (all of a Relu's negative half) are exact at any
+			// threshold; counted, they would drown the distribution's shape.
 			continue
 		}
 		b := int(v / w)

@@ -93,6 +93,11 @@ func Dynamic(g *canon.Graph, opts Options) (*canon.Graph, *Report, error) {
 // dynamicCandidate: a Linear (alpha 1, beta 1) or MatMul whose weight is
 // a constant 2-D float32 tensor, with its bias when it has one.
 func dynamicCandidate(n *canon.Node, g *canon.Graph) (*canon.Tensor, string, bool) {
+	switch n.Op.(type) {
+	case *canon.MatMul, *canon.Linear:
+	default:
+		return nil, "", false
+	}
 	if len(n.Outputs) != 1 || !isF32(g, n.Inputs[0]) || constOf(g, n.Inputs[0]) != nil {
 		return nil, "", false
 	}

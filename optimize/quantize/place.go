@@ -67,8 +67,13 @@ func isF32(g *canon.Graph, name string) bool {
 // staticRole says how n is quantized, and which of its inputs are the
 // activations that get a QuantizeLinear/DequantizeLinear pair.
 func staticRole(n *canon.Node, g *canon.Graph) (role, []string) {
-	if len(n.Outputs) != 1 || !isF32(g, n.Outputs[0]) {
+	if len(n.Outputs) == 0 || !isF32(g, n.Outputs[0]) {
 		return roleNone, nil
+	}
+	for _, o := range n.Outputs[1:] {
+		if o != "" { // MaxPool's indices, when read, stay float-computed
+			return roleNone, nil
+		}
 	}
 	act := func(names ...string) []string {
 		var out []string
