@@ -24,6 +24,7 @@ type layersReport struct {
 	FirstDiff int `json:"first_differing"`
 	// UnmatchedA counts A's layers with no counterpart in B.
 	UnmatchedA int `json:"unmatched_a"`
+	layerSQNRs
 }
 
 type layerRow struct {
@@ -39,6 +40,8 @@ type layerRow struct {
 	// inputs and weights).
 	Inputs []layerInput `json:"inputs"`
 	compare.Result
+	// SQNR of B's value against A's in dB (absent when they are equal).
+	SQNR *float64 `json:"sqnr_db,omitempty"`
 }
 
 type layerInput struct {
@@ -96,7 +99,7 @@ func compareLayers(sa, sb *checkSide, inA, inB map[string]*canon.Tensor, tol com
 			continue // a value whose shape differs cannot be compared element by element
 		}
 		row := layerRow{NodeA: a.node.Name, OpA: a.node.Op.Kind(), ValueA: a.value, NodeB: b.node.Name, OpB: b.node.Op.Kind(),
-			ValueB: b.value, MatchedBy: "structure", Result: res}
+			ValueB: b.value, MatchedBy: "structure", Result: res, SQNR: layerSQNR(valsA[a.value], valsB[b.value])}
 		if a.value == b.value {
 			row.MatchedBy = "name"
 		}
@@ -312,7 +315,7 @@ func matchLayers(a, b []layerValue) map[int]int {
 
 func printLayers(w io.Writer, r *layersReport) {
 	fmt.Fprintf(w, "\nlayers (first sample; A by %s, B by %s):\n", r.RuntimeA, r.RuntimeB)
-	fmt.Fprintf(w, "  %-4s %-30s %-20s %-30s %-10s %-10s %-10s %s\n", "#", "node A", "op A", "node B", "matched", "max abs", "max rel", "status")
+	fmt.Fprintf(w, "  %-4s %-30s %-20s %-30s %-10s %-10s %-10s %-9s %s\n", "#", "node A", "op A", "node B", "matched", "max abs", "max rel", "SQNR dB", "status")
 	for i, l := range r.Layers {
 		status := "ok"
 		if !l.OK {
@@ -325,8 +328,9 @@ func printLayers(w io.Writer, r *layersReport) {
 		if l.OpB != l.OpA {
 			op += "/" + l.OpB
 		}
-		fmt.Fprintf(w, "  %-4d %-30s %-20s %-30s %-10s %-10.3g %-10.3g %s\n", i, clip(l.NodeA, 30), clip(op, 20), clip(l.NodeB, 30), l.MatchedBy, l.MaxAbs, l.MaxRel, status)
+		fmt.Fprintf(w, "  %-4d %-30s %-20s %-30s %-10s %-10.3g %-10.3g %-9s %s\n", i, clip(l.NodeA, 30), clip(op, 20), clip(l.NodeB, 30), l.MatchedBy, l.MaxAbs, l.MaxRel, sqnrText(l.SQNR), status)
 	}
+	printSQNRLoss(w, r)
 	if r.UnmatchedA > 0 {
 		fmt.Fprintf(w, "  (%d layer(s) of A have no counterpart in B)\n", r.UnmatchedA)
 	}
