@@ -192,9 +192,9 @@ func printQuantSpeed(w io.Writer, s *quantize.Speed) {
 	for _, st := range s.Steps {
 		verdict := "kept quantized"
 		if st.Float {
-			verdict = "left float (faster)"
+			verdict = "left float (faster that way)"
 		}
-		fmt.Fprintf(w, "  %s float vs quantized in %s: %.3f -> %.3f ms (x%.2f ±%.1f%%): %s\n", st.Class, s.Target,
+		fmt.Fprintf(w, "  %s left float, timed in %s: %.3f -> %.3f ms (x%.2f ±%.1f%%): %s\n", st.Class, s.Target,
 			st.Comparison.BeforeMs, st.Comparison.AfterMs, st.Comparison.Ratio, st.Comparison.Noise*100, verdict)
 	}
 	c := s.Overall

@@ -94,7 +94,7 @@ func (c *Calibrated) Build(keepFloat []string) (*canon.Graph, *Report, error) {
 	for n := range p.roles {
 		rep.Quantized[Class(n, q)]++
 	}
-	rep.Float = floatNotes(q, func(n *canon.Node) bool { _, ok := p.roles[n]; return ok || p.foldable[n] != nil })
+	rep.Float = floatNotes(q, func(n *canon.Node) bool { _, ok := p.roles[n]; return ok || p.foldable[n] != nil }, floatReason)
 	rw, err := rewriteStatic(q, p, c.ranges, c.opts.Activations)
 	if err != nil {
 		return nil, nil, err
@@ -141,8 +141,22 @@ func floatReason(kind string) string {
 	return "no integer kernel in ONNX Runtime's QDQ set; runs float on dequantized inputs"
 }
 
+// dynamicFloatReason says why a compute-heavy op kind stays float under
+// dynamic quantization ("" for the ops nobody would expect quantized).
+func dynamicFloatReason(kind string) string {
+	switch kind {
+	case "LSTM", "GRU", "RNN", "Attention", "MultiHeadAttention", "ScaledDotProductAttention":
+		return floatReason(kind)
+	case "MatMul", "Linear":
+		return "no constant 2-D float32 weight (or Gemm alpha/beta not 1)"
+	case "Conv", "ConvTranspose":
+		return "dynamic quantization covers matrix products, as ONNX Runtime's quantize_dynamic does (its ConvInteger runs slower than float Conv); use --quantize int8"
+	}
+	return ""
+}
+
 // floatNotes counts the float-computing ops left float.
-func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool) []FloatNote {
+func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool, reason func(kind string) string) []FloatNote {
 	counts := map[string]int{}
 	for _, n := range g.Nodes {
 		if quantized(n) || len(n.Outputs) == 0 || n.Outputs[0] == "" || g.Values[n.Outputs[0]].DType != canon.Float32 || g.Values[n.Outputs[0]].Const != nil {
@@ -156,7 +170,9 @@ func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool) []FloatNote {
 	}
 	var out []FloatNote
 	for k, c := range counts {
-		out = append(out, FloatNote{Kind: k, Count: c, Reason: floatReason(k)})
+		if r := reason(k); r != "" {
+			out = append(out, FloatNote{Kind: k, Count: c, Reason: r})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].Count > out[j].Count || out[i].Count == out[j].Count && out[i].Kind < out[j].Kind
