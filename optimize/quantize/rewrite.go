@@ -23,6 +23,8 @@ type rewriter struct {
 	weightDQ map[string]weightQ
 	// inputOf maps the dequantized copy of a graph input to the input.
 	inputOf map[string]string
+	// quantized maps a quantized tensor to its QuantizeLinear output.
+	quantized map[string]string
 	folded  int
 }
 
@@ -34,7 +36,7 @@ type weightQ struct {
 // rewriteStatic turns g (a copy the caller owns, with Values inferred)
 // into its QDQ form in place.
 func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType canon.DType) (*rewriter, error) {
-	rw := &rewriter{g: g, p: p, names: newNamer(g), params: map[string]qparams{}, actType: actType, weightDQ: map[string]weightQ{}, inputOf: map[string]string{}}
+	rw := &rewriter{g: g, p: p, names: newNamer(g), params: map[string]qparams{}, actType: actType, weightDQ: map[string]weightQ{}, inputOf: map[string]string{}, quantized: map[string]string{}}
 	paramsOf := func(t string) (qparams, bool) {
 		if src, ok := p.shareFrom[t]; ok {
 			q, ok := rw.params[src]
@@ -106,6 +108,8 @@ func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType can
 			if err := rw.quantizeConstInputs(n, r); err != nil {
 				return nil, err
 			}
+		} else {
+			rw.keepFloat(n, inputDQ)
 		}
 		// Each quantized output: the node writes a float value, which a
 		// QuantizeLinear/DequantizeLinear pair turns into the value of the
@@ -141,10 +145,51 @@ func (rw *rewriter) qdq(t, src, dst string) string {
 	zero := rw.names.fresh(t + "_zero_point")
 	rw.inits = append(rw.inits, canon.NewFloat32Tensor(scale, []int64{}, []float32{q.scale}), intTensor(zero, q.dtype, []int64{}, []int64{q.zero}))
 	quant := rw.names.fresh(t + "_quantized")
+	rw.quantized[t] = quant
 	rw.nodes = append(rw.nodes,
 		&canon.Node{Name: rw.names.fresh(t + "_QuantizeLinear"), Op: &canon.QuantizeLinear{Axis: 1, Saturate: true}, Inputs: []string{src, scale, zero}, Outputs: []string{quant}},
 		&canon.Node{Name: rw.names.fresh(t + "_DequantizeLinear"), Op: &canon.DequantizeLinear{Axis: 1}, Inputs: []string{quant, scale, zero}, Outputs: []string{dst}})
 	return dst
+}
+
+// keepFloat gives a float Conv, ConvTranspose or Gemm that reads a
+// quantized tensor its own DequantizeLinear with the scale and zero point
+// repeated per channel: the same values, but ONNX Runtime quantizes the
+// weights of such an op behind a per-tensor DequantizeLinear on its own
+// (per tensor, with numbers the QDQ graph does not say), which would undo
+// leaving it float.
+func (rw *rewriter) keepFloat(n *canon.Node, inputDQ map[string]string) {
+	switch n.Op.(type) {
+	case *canon.Conv, *canon.ConvTranspose, *canon.Linear:
+	default:
+		return
+	}
+	t := n.Inputs[0]
+	if _, isInput := inputDQ[t]; isInput {
+		return // it reads the float input itself
+	}
+	q, ok := rw.params[t]
+	quant := rw.quantized[t]
+	if !ok || quant == "" {
+		return
+	}
+	shape, ok := rw.g.Values[t].StaticShape()
+	if !ok || len(shape) < 2 {
+		return
+	}
+	c := shape[1]
+	scales := make([]float32, c)
+	zeros := make([]int64, c)
+	for i := range scales {
+		scales[i], zeros[i] = q.scale, q.zero
+	}
+	scale := canon.NewFloat32Tensor(rw.names.fresh(t+"_scale_per_channel"), []int64{c}, scales)
+	zero := intTensor(rw.names.fresh(t+"_zero_point_per_channel"), q.dtype, []int64{c}, zeros)
+	rw.inits = append(rw.inits, scale, zero)
+	out := rw.names.fresh(t + "_dequantized_for_float")
+	rw.nodes = append(rw.nodes, &canon.Node{Name: rw.names.fresh(t + "_DequantizeLinear_for_float"), Op: &canon.DequantizeLinear{Axis: 1},
+		Inputs: []string{quant, scale.Name, zero.Name}, Outputs: []string{out}})
+	n.Inputs[0] = out
 }
 
 // dequantized adds an integer initializer and the DequantizeLinear that
