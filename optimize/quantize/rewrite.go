@@ -25,7 +25,7 @@ type rewriter struct {
 	inputOf map[string]string
 	// quantized maps a quantized tensor to its QuantizeLinear output.
 	quantized map[string]string
-	folded  int
+	folded    int
 }
 
 type weightQ struct {
