@@ -123,7 +123,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if g, err = hf.apply(cmd, g); err != nil {
 				return err
 			}
-			if g, err = qf.apply(cmd, in, g); err != nil {
+			if g, err = qf.apply(cmd, in, g, exp.Name); err != nil {
 				return err
 			}
 			if kernelLayout != "" {

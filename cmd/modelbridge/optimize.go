@@ -128,7 +128,7 @@ written.`,
 				}
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
-			if opt, err = qf.apply(cmd, in, opt); err != nil {
+			if opt, err = qf.apply(cmd, in, opt, exp.Name); err != nil {
 				return err
 			}
 			if err := refuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {

@@ -54,7 +54,7 @@ func (q *quantFlags) targetName(cmd *cobra.Command) string {
 
 // apply quantizes g when --quantize is given, prints what it measured,
 // and refuses (nothing written) below --min-sqnr.
-func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph) (*canon.Graph, error) {
+func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format string) (*canon.Graph, error) {
 	flags := cmd.Flags()
 	if q.mode == "" {
 		for _, name := range []string{"calibrate", "holdout", "calibration", "min-sqnr", "keep-float", "activations", "percentile"} {
@@ -63,6 +63,9 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph) (*cano
 			}
 		}
 		return g, nil
+	}
+	if format != "onnx" {
+		return nil, usageErrorf("--quantize writes QDQ ONNX (QuantizeLinear/DequantizeLinear around the integer kernels ONNX Runtime runs); %s has no such form here: write .onnx", format)
 	}
 	out := cmd.OutOrStdout()
 	opts := quantize.Options{

@@ -25,6 +25,9 @@ type rewriter struct {
 	inputOf map[string]string
 	// quantized maps a quantized tensor to its QuantizeLinear output.
 	quantized map[string]string
+	// rangeFrom maps a tensor to the tensor whose range sets its
+	// quantization.
+	rangeFrom map[string]string
 	folded    int
 }
 
@@ -36,13 +39,17 @@ type weightQ struct {
 // rewriteStatic turns g (a copy the caller owns, with Values inferred)
 // into its QDQ form in place.
 func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType canon.DType) (*rewriter, error) {
-	rw := &rewriter{g: g, p: p, names: newNamer(g), params: map[string]qparams{}, actType: actType, weightDQ: map[string]weightQ{}, inputOf: map[string]string{}, quantized: map[string]string{}}
+	rw := &rewriter{g: g, p: p, names: newNamer(g), params: map[string]qparams{}, actType: actType, weightDQ: map[string]weightQ{}, inputOf: map[string]string{}, quantized: map[string]string{}, rangeFrom: map[string]string{}}
 	paramsOf := func(t string) (qparams, bool) {
 		if src, ok := p.shareFrom[t]; ok {
 			q, ok := rw.params[src]
 			return q, ok
 		}
-		r, ok := ranges[t]
+		src := t
+		for seen := 0; rw.rangeFrom[src] != "" && seen < len(p.acts); seen++ {
+			src = rw.rangeFrom[src]
+		}
+		r, ok := ranges[src]
 		if !ok {
 			return qparams{}, false
 		}
@@ -78,6 +85,23 @@ func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType can
 		} else {
 			p.acts[i] = out
 			p.actSet[out] = true
+		}
+	}
+	// A tensor read only by a MaxPool, Resize or reshape shares that op's
+	// quantization; it is chosen from the op's output, the values that
+	// go on (a max pool keeps the tail a clipping calibration cuts).
+	readers := map[string]int{}
+	for _, n := range g.Nodes {
+		if !skip[n] {
+			for _, in := range n.Inputs {
+				readers[in]++
+			}
+		}
+	}
+	for _, n := range g.Nodes {
+		r := p.roles[n]
+		if (r == roleShared || r == roleMove) && readers[n.Inputs[0]] == 1 && !isOutput(g, n.Inputs[0]) {
+			rw.rangeFrom[n.Inputs[0]] = n.Outputs[0]
 		}
 	}
 	for _, t := range p.acts {
