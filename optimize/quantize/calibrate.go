@@ -56,6 +56,10 @@ type CalibrateOptions struct {
 	Percentile float64
 	// Progress is told how many of the calibration runs are done.
 	Progress func(done, total int64)
+	// MaxBytes bounds the calibrated values held at once (default: a
+	// quarter of the interpreter's memory budget); more tensors than fit
+	// are calibrated in several series of runs.
+	MaxBytes int64
 }
 
 // Calibrate runs g in the interpreter on every sample and returns the
@@ -80,10 +84,6 @@ func Calibrate(g *canon.Graph, tensors []string, src Samples, opts CalibrateOpti
 	if pct <= 0 || pct > 100 {
 		return nil, fmt.Errorf("percentile %g: must be in (0, 100]", pct)
 	}
-	prog, err := withOutputs(g, tensors)
-	if err != nil {
-		return nil, err
-	}
 	stats := make(map[string]*tensorStats, len(tensors))
 	for _, t := range tensors {
 		stats[t] = &tensorStats{min: math.Inf(1), max: math.Inf(-1)}
@@ -92,40 +92,51 @@ func Calibrate(g *canon.Graph, tensors []string, src Samples, opts CalibrateOpti
 	if method != MinMax {
 		passes = 2
 	}
-	total := int64(passes * src.Len())
+	budget := opts.MaxBytes
+	if budget <= 0 {
+		budget = interp.MemoryLimit() / 4
+	}
+	chunks := chunkByBytes(g, tensors, budget)
+	total := int64(len(chunks) * passes * src.Len())
 	done := int64(0)
-	for pass := 0; pass < passes; pass++ {
-		if pass == 1 {
-			for _, s := range stats {
-				s.hist = make([]float64, histBins)
-			}
+	for _, chunk := range chunks {
+		prog, err := withOutputs(g, chunk)
+		if err != nil {
+			return nil, err
 		}
-		for i := 0; i < src.Len(); i++ {
-			in, err := src.Sample(i)
-			if err != nil {
-				return nil, err
-			}
-			vals, err := prog.Run(in)
-			if err != nil {
-				return nil, fmt.Errorf("calibration input %d: %w", i, err)
-			}
-			for _, name := range tensors {
-				t := vals[name]
-				if t == nil {
-					t = in[name]
-				}
-				if t == nil || t.DType != canon.Float32 {
-					continue
-				}
-				if pass == 0 {
-					stats[name].observe(t.Data)
-				} else {
-					stats[name].histogram(t.Data)
+		for pass := 0; pass < passes; pass++ {
+			if pass == 1 {
+				for _, name := range chunk {
+					stats[name].hist = make([]float64, histBins)
 				}
 			}
-			done++
-			if opts.Progress != nil {
-				opts.Progress(done, total)
+			for i := 0; i < src.Len(); i++ {
+				in, err := src.Sample(i)
+				if err != nil {
+					return nil, err
+				}
+				vals, err := prog.Run(in)
+				if err != nil {
+					return nil, fmt.Errorf("calibration input %d: %w", i, err)
+				}
+				for _, name := range chunk {
+					t := vals[name]
+					if t == nil {
+						t = in[name]
+					}
+					if t == nil || t.DType != canon.Float32 {
+						continue
+					}
+					if pass == 0 {
+						stats[name].observe(t.Data)
+					} else {
+						stats[name].histogram(t.Data)
+					}
+				}
+				done++
+				if opts.Progress != nil {
+					opts.Progress(done, total)
+				}
 			}
 		}
 	}
@@ -149,6 +160,32 @@ func Calibrate(g *canon.Graph, tensors []string, src Samples, opts CalibrateOpti
 		out[name] = r
 	}
 	return out, nil
+}
+
+// chunkByBytes splits the tensors into groups whose values (at their
+// inferred sizes) fit in budget bytes: each group is one series of runs
+// over the samples, so the values held at once stay within the
+// interpreter's memory budget however many tensors are calibrated.
+func chunkByBytes(g *canon.Graph, tensors []string, budget int64) [][]string {
+	var chunks [][]string
+	var cur []string
+	var used int64
+	for _, t := range tensors {
+		size := int64(4)
+		if shape, ok := g.Values[t].StaticShape(); ok {
+			size = 4 * max(canon.NumElements(shape), 1)
+		}
+		if len(cur) > 0 && budget > 0 && used+size > budget {
+			chunks = append(chunks, cur)
+			cur, used = nil, 0
+		}
+		cur = append(cur, t)
+		used += size
+	}
+	if len(cur) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks
 }
 
 // withOutputs compiles g with the tensors added to its outputs.

@@ -177,3 +177,29 @@ func shapeConst(b *netBuilder, dims ...int64) string {
 	b.g.Initializers = append(b.g.Initializers, t)
 	return t.Name
 }
+
+// Calibrating a few tensors at a time (a small memory budget) gives the
+// same ranges as all at once.
+func TestCalibrateInChunks(t *testing.T) {
+	g := smallCNN()
+	p := planStatic(g, nil)
+	for _, m := range Methods {
+		all, err := Calibrate(g, p.acts, randomInputs{g, 3, 1}, CalibrateOptions{Method: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs := int64(0)
+		few, err := Calibrate(g, p.acts, randomInputs{g, 3, 1}, CalibrateOptions{Method: m, MaxBytes: 4 << 10, Progress: func(done, total int64) { runs = total }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs <= 3*2 {
+			t.Errorf("%s: %d runs: not split", m, runs)
+		}
+		for _, a := range p.acts {
+			if all[a] != few[a] {
+				t.Errorf("%s %s: %v at once, %v in chunks", m, a, all[a], few[a])
+			}
+		}
+	}
+}
