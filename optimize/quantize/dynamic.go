@@ -80,7 +80,7 @@ func Dynamic(g *canon.Graph, opts Options) (*canon.Graph, *Report, error) {
 	if len(done) == 0 {
 		return nil, nil, fmt.Errorf("nothing to quantize dynamically: no Gemm/Linear or MatMul with a constant 2-D float32 weight")
 	}
-	rep.Float = floatNotes(q, func(n *canon.Node) bool { return done[n] }, dynamicFloatReason)
+	rep.Float = floatNotes(q, func(n *canon.Node) bool { return done[n] }, keptReason(q, opts.KeepFloat, dynamicFloatReason))
 	q.Nodes = nodes
 	q.Initializers = append(q.Initializers, inits...)
 	removeDead(q)

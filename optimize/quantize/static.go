@@ -94,7 +94,7 @@ func (c *Calibrated) Build(keepFloat []string) (*canon.Graph, *Report, error) {
 	for n := range p.roles {
 		rep.Quantized[Class(n, q)]++
 	}
-	rep.Float = floatNotes(q, func(n *canon.Node) bool { _, ok := p.roles[n]; return ok || p.foldable[n] != nil }, floatReason)
+	rep.Float = floatNotes(q, func(n *canon.Node) bool { _, ok := p.roles[n]; return ok || p.foldable[n] != nil }, keptReason(q, keep, floatReason))
 	rw, err := rewriteStatic(q, p, c.ranges, c.opts.Activations)
 	if err != nil {
 		return nil, nil, err
@@ -155,9 +155,11 @@ func dynamicFloatReason(kind string) string {
 	return ""
 }
 
-// floatNotes counts the float-computing ops left float.
-func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool, reason func(kind string) string) []FloatNote {
-	counts := map[string]int{}
+// floatNotes counts the float-computing ops left float, by kind (or by
+// class when reason names one) and reason.
+func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool, reason func(*canon.Node) (string, string)) []FloatNote {
+	type key struct{ kind, reason string }
+	counts := map[key]int{}
 	for _, n := range g.Nodes {
 		if quantized(n) || len(n.Outputs) == 0 || n.Outputs[0] == "" || g.Values[n.Outputs[0]].DType != canon.Float32 || g.Values[n.Outputs[0]].Const != nil {
 			continue
@@ -166,16 +168,26 @@ func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool, reason func(ki
 		case *canon.Constant, *canon.Identity, *canon.Reshape, *canon.Flatten, *canon.Transpose, *canon.Squeeze, *canon.Unsqueeze:
 			continue
 		}
-		counts[n.Op.Kind()]++
+		if kind, r := reason(n); r != "" {
+			counts[key{kind, r}]++
+		}
 	}
 	var out []FloatNote
 	for k, c := range counts {
-		if r := reason(k); r != "" {
-			out = append(out, FloatNote{Kind: k, Count: c, Reason: r})
-		}
+		out = append(out, FloatNote{Kind: k.kind, Count: c, Reason: k.reason})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].Count > out[j].Count || out[i].Count == out[j].Count && out[i].Kind < out[j].Kind
 	})
 	return out
+}
+
+// keptReason names the nodes of the classes left float on purpose.
+func keptReason(g *canon.Graph, keep []string, other func(kind string) string) func(*canon.Node) (string, string) {
+	return func(n *canon.Node) (string, string) {
+		if c := Class(n, g); slices.Contains(keep, c) {
+			return c, "left float (--keep-float, or ONNX Runtime timed it faster float)"
+		}
+		return n.Op.Kind(), other(n.Op.Kind())
+	}
 }
