@@ -68,6 +68,9 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format
 		return nil, usageErrorf("--quantize writes QDQ ONNX (QuantizeLinear/DequantizeLinear around the integer kernels ONNX Runtime runs); %s has no such form here: write .onnx", format)
 	}
 	out := cmd.OutOrStdout()
+	if asJSON, _ := flags.GetBool("json"); asJSON {
+		out = cmd.ErrOrStderr() // stdout carries the JSON document
+	}
 	opts := quantize.Options{
 		Calibration: quantize.CalibrateOptions{Method: quantize.Method(q.method), Percentile: q.percentile},
 		KeepFloat:   q.keepFloat,
