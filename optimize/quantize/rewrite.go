@@ -75,10 +75,13 @@ func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType can
 			continue
 		}
 		c, out := n.Inputs[0], n.Outputs[0]
+		i := slices.Index(p.acts, c)
+		if i < 0 {
+			continue
+		}
 		prod.Outputs[0] = out
 		skip[n] = true
 		rw.folded++
-		i := slices.Index(p.acts, c)
 		delete(p.actSet, c)
 		if p.actSet[out] {
 			p.acts = slices.Delete(p.acts, i, i+1)
@@ -241,7 +244,12 @@ func (rw *rewriter) quantizeConstInputs(n *canon.Node, r role) error {
 	switch r {
 	case roleWeighted:
 		wName := n.Inputs[1]
-		wq, ok := rw.weightDQ[wName]
+		_, isMatMul := n.Op.(*canon.MatMul)
+		key := wName
+		if isMatMul {
+			key += "/columns" // the same tensor read as (K, N) has other channels
+		}
+		wq, ok := rw.weightDQ[key]
 		if !ok {
 			w := constOf(g, wName)
 			vals, err := float32s(w)
@@ -249,13 +257,13 @@ func (rw *rewriter) quantizeConstInputs(n *canon.Node, r role) error {
 				return fmt.Errorf("node %q: weight: %w", n.Name, err)
 			}
 			axis := 0
-			if _, isMatMul := n.Op.(*canon.MatMul); isMatMul {
+			if isMatMul {
 				axis = 1 // B is (K, N): one scale per output column
 			}
 			q, scales := perChannel(vals, w.Shape, axis)
 			wq = weightQ{scales: scales}
 			wq.value = rw.dequantized(wName, intTensor("", canon.Int8, slices.Clone(w.Shape), q), scales, canon.Int8, int64(axis))
-			rw.weightDQ[wName] = wq
+			rw.weightDQ[key] = wq
 		}
 		n.Inputs[1] = wq.value
 		if len(n.Inputs) > 2 && n.Inputs[2] != "" {
