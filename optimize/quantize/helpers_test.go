@@ -121,3 +121,18 @@ func sqnrFloor(t *testing.T, errs []OutputError, floor float64) {
 		}
 	}
 }
+
+// smallUpsampler: conv-relu, nearest 2x resize, a per-channel constant
+// scale (Mul), concat with a conv of the resized map, average pool.
+func smallUpsampler() *canon.Graph {
+	b := newNet(2)
+	x := b.input("x", 1, 4, 8, 8)
+	c1 := b.node(&canon.Unary{Fn: canon.Relu}, b.conv(x, 4, 8, 3, 1))
+	up := b.node(&canon.Resize{Scales: []float32{1, 1, 2, 2}, Mode: canon.ResizeNearest, CoordTransform: canon.Asymmetric, Nearest: canon.Floor}, c1)
+	scale := b.weight("scale", "", 0.5, 8, 1, 1)
+	m := b.node(&canon.Binary{Fn: canon.Mul}, up, scale)
+	c2 := b.conv(up, 8, 8, 3, 1)
+	cat := b.node(&canon.Concat{Axis: 1}, m, c2)
+	pool := b.node(&canon.AveragePool{Kernel: []int64{2, 2}, Strides: []int64{2, 2}, Dilations: []int64{1, 1}, PadsBegin: []int64{0, 0}, PadsEnd: []int64{0, 0}}, cat)
+	return b.output(pool)
+}

@@ -81,7 +81,12 @@ func TestQuantizedModelsInORT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, q := range map[string]*canon.Graph{"static": static, "dynamic": dyn, "kept float": kept} {
+	up := smallUpsampler()
+	upq, _, err := Static(up, randomInputs{up, 16, 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, q := range map[string]*canon.Graph{"static": static, "dynamic": dyn, "kept float": kept, "resize": upq} {
 		path := filepath.Join(t.TempDir(), name+".onnx")
 		if err := onnxexport.Write(q, path, formats.WriteOptions{}); err != nil {
 			t.Fatal(err)
@@ -92,7 +97,7 @@ func TestQuantizedModelsInORT(t *testing.T) {
 			t.Fatal(err)
 		}
 		for s := 0; s < 3; s++ {
-			in, _ := randomInputs{g, 3, 42}.Sample(s)
+			in, _ := randomInputs{q, 3, 42}.Sample(s)
 			ours, err := p.Run(in)
 			if err != nil {
 				t.Fatal(err)

@@ -67,6 +67,49 @@ func TestStaticPlacement(t *testing.T) {
 	sqnrFloor(t, errs, 30)
 }
 
+// Resize shares its input's quantization; a constant operand of Mul is
+// quantized like an activation (same integer type as the other input).
+func TestStaticResizeMul(t *testing.T) {
+	g := smallUpsampler()
+	q, rep, err := Static(g, randomInputs{g, 8, 1}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"Resize", "Mul", "Concat", "pooling", "Conv"} {
+		if rep.Quantized[c] == 0 {
+			t.Errorf("%s not quantized: %v", c, rep.Quantized)
+		}
+	}
+	prod := q.Producers()
+	inits := q.InitializerIndex()
+	for _, n := range q.Nodes {
+		switch n.Op.(type) {
+		case *canon.Resize:
+			in := prod[n.Inputs[0]]
+			var out *canon.Node
+			for _, c := range q.Consumers()[n.Outputs[0]] {
+				out = c
+			}
+			if in.Op.Kind() != "DequantizeLinear" || out.Op.Kind() != "QuantizeLinear" ||
+				string(inits[in.Inputs[1]].Data) != string(inits[out.Inputs[1]].Data) {
+				t.Errorf("Resize does not keep its input's scale")
+			}
+		case *canon.Binary:
+			for _, in := range n.Inputs {
+				d := prod[in]
+				if d == nil || d.Op.Kind() != "DequantizeLinear" || inits[d.Inputs[2]] == nil || inits[d.Inputs[2]].DType != canon.Uint8 {
+					t.Errorf("Mul operand %s is not a uint8 DequantizeLinear", in)
+				}
+			}
+		}
+	}
+	errs, err := Evaluate(g, q, randomInputs{g, 4, 99}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqnrFloor(t, errs, 30)
+}
+
 func TestCalibrationMethods(t *testing.T) {
 	g := smallCNN()
 	for _, m := range Methods {
