@@ -86,7 +86,11 @@ func TestQuantizedModelsInORT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, q := range map[string]*canon.Graph{"static": static, "dynamic": dyn, "kept float": kept, "resize": upq} {
+	s8, _, err := Static(g, randomInputs{g, 16, 1}, Options{Activations: canon.Int8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, q := range map[string]*canon.Graph{"static": static, "dynamic": dyn, "kept float": kept, "resize": upq, "int8 activations": s8} {
 		path := filepath.Join(t.TempDir(), name+".onnx")
 		if err := onnxexport.Write(q, path, formats.WriteOptions{}); err != nil {
 			t.Fatal(err)
