@@ -103,6 +103,11 @@ func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType can
 	}
 	for _, n := range g.Nodes {
 		r := p.roles[n]
+		// Only ops whose outputs lie within their inputs' range: a folded
+		// Relu or Clip stays exact under the output's quantization.
+		if rz, ok := n.Op.(*canon.Resize); ok && rz.Mode == canon.ResizeCubic {
+			continue
+		}
 		if (r == roleShared || r == roleMove) && readers[n.Inputs[0]] == 1 && !isOutput(g, n.Inputs[0]) {
 			rw.rangeFrom[n.Inputs[0]] = n.Outputs[0]
 		}
