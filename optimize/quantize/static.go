@@ -50,7 +50,7 @@ type Calibrated struct {
 	samples int
 }
 
-// Calibrate runs g over the samples and records the ranges Build needs.
+// Prepare runs g over the samples and records the ranges Build needs.
 // g must stay open while the result is used.
 func Prepare(g *canon.Graph, src Samples, opts Options) (*Calibrated, error) {
 	if opts.Activations == canon.Undefined {
