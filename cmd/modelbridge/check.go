@@ -65,6 +65,7 @@ func newCheckCmd() *cobra.Command {
 	var rtol, atol float64
 	var asJSON, layers, noRounding bool
 	var rt runtimeFlags
+	var layerSQNRMin float64
 	cmd := &cobra.Command{
 		Use:   "check A [B]",
 		Short: "Run two models on the same inputs and compare their outputs (or one model with stored outputs)",
@@ -118,6 +119,7 @@ output shapes, a runtime is missing) or bad usage.`,
 				err = runCheckStored(&rep, &rfA, &inf, &rt, layers)
 			}
 			bar.Finish()
+			rep.Layers.MarkSQNRLoss(layerSQNRMin)
 			// Only "the outputs differ" is exit status 1: a model that
 			// cannot be read or run cannot be compared.
 			var ee *exitError
@@ -156,6 +158,7 @@ output shapes, a runtime is missing) or bad usage.`,
 	cmd.Flags().StringVar(&rfB.from, "from-b", "", "format of B when it differs from --from")
 	cmd.Flags().BoolVar(&layers, "layers", false, "also compare every intermediate value and name the first layer that differs")
 	rt.register(cmd)
+	registerLayerSQNR(cmd, &layerSQNRMin)
 	return cmd
 }
 

@@ -87,8 +87,9 @@ func printLayers(w io.Writer, r *compare.LayersReport) {
 		if l.OpB != l.OpA {
 			op += "/" + l.OpB
 		}
-		fmt.Fprintf(w, "  %-4d %-30s %-20s %-30s %-10s %-10.3g %-10.3g %s\n", i, clip(l.NodeA, 30), clip(op, 20), clip(l.NodeB, 30), l.MatchedBy, l.MaxAbs, l.MaxRel, status)
+		fmt.Fprintf(w, "  %-4d %-30s %-20s %-30s %-10s %-10.3g %-10.3g %-9s %s\n", i, clip(l.NodeA, 30), clip(op, 20), clip(l.NodeB, 30), l.MatchedBy, l.MaxAbs, l.MaxRel, sqnrText(l.SQNR), status)
 	}
+	printSQNRLoss(w, r)
 	if r.UnmatchedA > 0 {
 		fmt.Fprintf(w, "  (%d layer(s) of A have no counterpart in B)\n", r.UnmatchedA)
 	}

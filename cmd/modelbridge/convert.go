@@ -29,6 +29,7 @@ func newConvertCmd() *cobra.Command {
 	var allowPartial bool
 	var kernelLayout string
 	var hf fp16Flags
+	var qf quantFlags
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert a model to another format (or re-write it at another opset)",
@@ -137,6 +138,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if g, _, err = plan.Apply(g, exp); err != nil {
 				return convertStepError(err, in, weightsPath)
 			}
+			if g, err = qf.apply(cmd, in, g, exp.Name); err != nil {
+				return err
+			}
 			// The bar names every file written (an MXNet symbol and its
 			// params: the bytes counted are the params').
 			bar := newBar(cmd, "writing "+barFiles(exp.Outputs(g, out)), 0, progress.Bytes)
@@ -166,6 +170,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	inf.registerFiles(cmd)
 	bf.register(cmd)
 	hf.register(cmd)
+	qf.register(cmd)
 	cmd.Flags().StringVar(&weightsPath, "weights", "", "replace IN's initializers by name with the tensors of this file (a state dict .pt, .safetensors, ...)")
 	cmd.Flags().BoolVar(&allowPartial, "allow-partial", false, "with --weights: bind the names that match even if some are missing, extra or mismatched")
 	cmd.Flags().StringVar(&kernelLayout, "kernel-layout", "", "write convolution kernels in this layout (e.g. HWIO; .safetensors only, recorded in its metadata)")

@@ -38,6 +38,7 @@ func newOptimizeCmd() *cobra.Command {
 	var alpha float64
 	var budget, samples, opset int
 	var to string
+	var qf quantFlags
 	cmd := &cobra.Command{
 		Use:   "optimize IN OUT",
 		Short: "Optimize a model (fold BatchNorm, fuse, eliminate, merge convs, ...) and verify it",
@@ -131,6 +132,9 @@ written.`,
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
 			rep := *prep.Optimize
+			if opt, err = qf.apply(cmd, in, opt, exp.Name); err != nil {
+				return err
+			}
 			if err := pipeline.RefuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
 				return err
 			}
@@ -173,6 +177,7 @@ written.`,
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&to, "to", "", "output format (default: from OUT's extension; one of "+joinNames(formats.ExporterNames())+")")
 	f.Var((*opsetFlag)(&opset), "opset", opsetUsage())
+	qf.register(cmd)
 	return cmd
 }
 

@@ -18,6 +18,11 @@ type LayersReport struct {
 	FirstDiff int `json:"first_differing"`
 	// UnmatchedA counts A's layers with no counterpart in B.
 	UnmatchedA int `json:"unmatched_a"`
+	// SQNRThreshold (dB) is the threshold MarkSQNRLoss was given;
+	// FirstBelow indexes Layers: the first layer whose SQNR is below it
+	// while its inputs' are not (-1: none, or no threshold).
+	SQNRThreshold float64 `json:"sqnr_threshold_db,omitempty"`
+	FirstBelow    int     `json:"first_below_sqnr"`
 }
 
 type LayerRow struct {
@@ -33,6 +38,8 @@ type LayerRow struct {
 	// inputs and weights).
 	Inputs []LayerInput `json:"inputs"`
 	Result
+	// SQNR of B's value against A's in dB (absent when they are equal).
+	SQNR *float64 `json:"sqnr_db,omitempty"`
 }
 
 type LayerInput struct {
@@ -64,7 +71,7 @@ type layerValue struct {
 func Layers(ga, gb *canon.Graph, valsA, valsB map[string]*canon.Tensor, tol Tolerance) *LayersReport {
 	la, lb := layerValues(ga, valsA), layerValues(gb, valsB)
 	pairs := matchLayers(la, lb)
-	rep := &LayersReport{FirstDiff: -1}
+	rep := &LayersReport{FirstDiff: -1, FirstBelow: -1}
 	// Errors of A's values, for the inputs column; graph inputs are fed
 	// identically to both.
 	errOf := map[string]LayerInput{}
@@ -84,7 +91,7 @@ func Layers(ga, gb *canon.Graph, valsA, valsB map[string]*canon.Tensor, tol Tole
 			continue // a value whose shape differs cannot be compared element by element
 		}
 		row := LayerRow{NodeA: a.node.Name, OpA: a.node.Op.Kind(), ValueA: a.value, NodeB: b.node.Name, OpB: b.node.Op.Kind(),
-			ValueB: b.value, MatchedBy: "structure", Result: res}
+			ValueB: b.value, MatchedBy: "structure", Result: res, SQNR: LayerSQNR(valsA[a.value], valsB[b.value])}
 		if a.value == b.value {
 			row.MatchedBy = "name"
 		}
