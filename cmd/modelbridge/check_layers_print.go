@@ -74,7 +74,7 @@ func allValues(s *checkSide, in map[string]*canon.Tensor) (map[string]*canon.Ten
 
 func printLayers(w io.Writer, r *compare.LayersReport) {
 	fmt.Fprintf(w, "\nlayers (first sample; A by %s, B by %s):\n", r.RuntimeA, r.RuntimeB)
-	fmt.Fprintf(w, "  %-4s %-30s %-20s %-30s %-10s %-10s %-10s %s\n", "#", "node A", "op A", "node B", "matched", "max abs", "max rel", "status")
+	fmt.Fprintf(w, "  %-4s %-30s %-20s %-30s %-10s %-10s %-10s %-9s %s\n", "#", "node A", "op A", "node B", "matched", "max abs", "max rel", "SQNR dB", "status")
 	for i, l := range r.Layers {
 		status := "ok"
 		if !l.OK {
