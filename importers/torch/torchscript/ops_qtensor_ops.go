@@ -1,0 +1,160 @@
+package torchscript
+
+import (
+	"math"
+	"slices"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// Operators applied to quantized tensors. PyTorch dispatches torch.flatten,
+// torch.relu, torch.max_pool2d, ... on a quantized tensor to quantized
+// kernels; here each is the float operator's own handler applied to the
+// integers (cast to float32, which holds them exactly) with the result
+// cast back, when the operator commutes with the integers' affine map
+// (layout ops, max pooling), or a formula of its own (relu, averages).
+type quantizedRule int
+
+const (
+	qrLayout  quantizedRule = iota // same integers rearranged or a max of them: scale and zero point kept
+	qrRelu                         // max(q, zero_point)
+	qrAverage                      // round(mean(q - zp)) + zp, as the quantized average kernels compute
+)
+
+var quantizedRules = map[string]quantizedRule{
+	"torch.flatten": qrLayout, "torch.reshape": qrLayout, "torch.view": qrLayout, "torch.contiguous": qrLayout,
+	"torch.squeeze": qrLayout, "torch.unsqueeze": qrLayout, "torch.permute": qrLayout, "torch.transpose": qrLayout,
+	"torch.max_pool2d": qrLayout, "torch.max_pool1d": qrLayout, "torch.dropout": qrLayout,
+	"torch.relu": qrRelu, "torch.relu_": qrRelu,
+	"torch.adaptive_avg_pool2d": qrAverage, "torch.avg_pool2d": qrAverage,
+}
+
+// quantizedOverride gives the entry that applies op name to a quantized
+// first argument, when it is one.
+func quantizedOverride(name string, orig opEntry, args []value) (opEntry, bool) {
+	if len(args) == 0 {
+		return opEntry{}, false
+	}
+	if l, ok := args[0].(*listVal); ok && name == "torch.cat" && len(l.items) > 0 {
+		if _, ok := l.items[0].(*quantizedVal); ok {
+			return entry(opQuantizedCat(false), "Cast", "Mul", "Sub", "Add", "Round", "Clip", "Concat"), true
+		}
+	}
+	if _, ok := args[0].(*quantizedVal); !ok {
+		return opEntry{}, false
+	}
+	rule, ok := quantizedRules[name]
+	if !ok {
+		return opEntry{}, false
+	}
+	kinds := slices.Concat(orig.kinds, []string{"Cast", "Clip", "Sub", "Add", "Round"})
+	return entry(func(c *opCall) (value, error) { return applyQuantized(c, orig, rule) }, kinds...), true
+}
+
+func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) {
+	q := c.args[0].(*quantizedVal)
+	b := c.b()
+	dt := b.info(q.ints).DType
+	lo, hi := canon.QuantRange(dt)
+	f, err := b.emit1(c.scope, &canon.Cast{To: canon.Float32}, q.ints)
+	if err != nil {
+		return nil, err
+	}
+	zp := scalarF32(float32(q.zeroPoint))
+	if rule == qrRelu {
+		r, err := b.emit1(c.scope, &canon.Clip{Min: float32(q.zeroPoint), Max: float32(hi)}, f)
+		if err != nil {
+			return nil, err
+		}
+		ints, err := b.emit1(c.scope, &canon.Cast{To: dt}, r)
+		if err != nil {
+			return nil, err
+		}
+		if c.name == "torch.relu_" {
+			q.ints = ints
+			return q, nil
+		}
+		return &quantizedVal{ints: ints, scale: q.scale, zeroPoint: q.zeroPoint}, nil
+	}
+	if rule == qrAverage {
+		if f, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Sub}, f, zp); err != nil {
+			return nil, err
+		}
+	}
+	args := slices.Clone(c.args)
+	args[0] = f
+	inner := &opCall{in: c.in, name: c.name, scope: c.scope, args: args, kwargs: c.kwargs}
+	v, err := orig.handler(inner)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := v.(*tensorVal)
+	if !ok {
+		return nil, c.errf("on a quantized tensor, only the single-tensor form is read (got %s)", typeName(v))
+	}
+	if rule == qrAverage {
+		if t, err = b.emit1(c.scope, &canon.Math{Fn: canon.MathRound}, t); err != nil {
+			return nil, err
+		}
+		if t, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Add}, t, zp); err != nil {
+			return nil, err
+		}
+		if t, err = b.emit1(c.scope, &canon.Clip{Min: float32(lo), Max: float32(hi)}, t); err != nil {
+			return nil, err
+		}
+	}
+	ints, err := b.emit1(c.scope, &canon.Cast{To: dt}, t)
+	if err != nil {
+		return nil, err
+	}
+	return &quantizedVal{ints: ints, scale: q.scale, zeroPoint: q.zeroPoint}, nil
+}
+
+// quantizeParams reads quantize_per_tensor's scale and zero point (bound
+// at 1 and 2): numbers, or one-element tensors known at import (the
+// buffers FX-mode quantization stores them in).
+func quantizeParams(c *opCall) (float64, int64, error) {
+	st, sIsT := c.bound[1].(*tensorVal)
+	zt, zIsT := c.bound[2].(*tensorVal)
+	if !sIsT && !zIsT {
+		s, err := c.float(1)
+		if err != nil {
+			return 0, 0, err
+		}
+		z, err := c.int(2)
+		return s, z, err
+	}
+	read := func(t *tensorVal, i int) (float64, error) {
+		if t == nil {
+			n, err := c.float(i)
+			return n, err
+		}
+		k := t.konst
+		if t.ref != nil {
+			var err error
+			if k, err = t.ref.load(c.b().a, t.path); err != nil {
+				return 0, err
+			}
+		}
+		if k == nil || k.NumElements() != 1 {
+			return 0, c.errf("argument %s must be a number or a one-element tensor known at import", c.params[i])
+		}
+		v, err := k.Float64s()
+		if err != nil {
+			return 0, c.errf("argument %s: %v", c.params[i], err)
+		}
+		return v[0], nil
+	}
+	s, err := read(st, 1)
+	if err != nil {
+		return 0, 0, err
+	}
+	z, err := read(zt, 2)
+	if err != nil {
+		return 0, 0, err
+	}
+	if z != math.Trunc(z) {
+		return 0, 0, c.errf("zero_point %g is not an integer", z)
+	}
+	return s, int64(z), nil
+}
