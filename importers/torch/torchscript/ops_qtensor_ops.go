@@ -60,7 +60,6 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 	if err != nil {
 		return nil, err
 	}
-	zp := scalarF32(float32(q.zeroPoint))
 	if rule == qrRelu {
 		r, err := b.emit1(c.scope, &canon.Clip{Min: float32(q.zeroPoint), Max: float32(hi)}, f)
 		if err != nil {
@@ -76,9 +75,13 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 		}
 		return &quantizedVal{ints: ints, scale: q.scale, zeroPoint: q.zeroPoint}, nil
 	}
-	if rule == qrAverage {
-		if f, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Sub}, f, zp); err != nil {
-			return nil, err
+	if rule == qrAverage && c.name == "torch.avg_pool2d" && len(c.args) > 3 {
+		if pads, ok := c.args[3].(*listVal); ok {
+			for _, p := range pads.items {
+				if n, _ := toInt(p); n != 0 {
+					return nil, c.errf("on a quantized tensor, only unpadded average pooling is read (PyTorch's quantized kernel counts padding its own way)")
+				}
+			}
 		}
 	}
 	args := slices.Clone(c.args)
@@ -94,9 +97,6 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 	}
 	if rule == qrAverage {
 		if t, err = b.emit1(c.scope, &canon.Math{Fn: canon.MathRound}, t); err != nil {
-			return nil, err
-		}
-		if t, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Add}, t, zp); err != nil {
 			return nil, err
 		}
 		if t, err = b.emit1(c.scope, &canon.Clip{Min: float32(lo), Max: float32(hi)}, t); err != nil {
