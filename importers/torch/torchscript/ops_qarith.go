@@ -85,11 +85,7 @@ func quantizeTo(c *opCall, v *tensorVal, scale float32, zp int64, relu bool) (*q
 
 // outputQParams reads the (scale, zero_point) arguments at i, i+1.
 func outputQParams(c *opCall, i int) (float32, int64, error) {
-	s, err := c.float(i)
-	if err != nil {
-		return 0, 0, err
-	}
-	z, err := c.int(i + 1)
+	s, z, err := qparamsAt(c, i)
 	if err != nil {
 		return 0, 0, err
 	}

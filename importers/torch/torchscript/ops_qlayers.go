@@ -48,11 +48,7 @@ func quantizedLayerArgs(c *opCall) (*quantizedVal, *packedParams, float32, int64
 	if !ok {
 		return nil, nil, 0, 0, c.errf("argument packed_weight must be packed parameters (from the archive), got %s", typeName(c.bound[1]))
 	}
-	sy, err := c.float(2)
-	if err != nil {
-		return nil, nil, 0, 0, err
-	}
-	zy, err := c.int(3)
+	sy, zy, err := qparamsAt(c, 2)
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
@@ -186,6 +182,9 @@ func opQuantizedConv(dims int, relu bool) opHandler {
 		}
 		if p.transposed {
 			return nil, c.errf("packed parameters %s are a transposed convolution's (quantized::conv_transpose is not read)", p.path)
+		}
+		if err := p.readConfig(c.b().a); err != nil {
+			return nil, c.errf("%v", err)
 		}
 		w, bias, err := loadPacked(c, p)
 		if err != nil {

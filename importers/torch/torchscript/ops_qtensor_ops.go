@@ -111,50 +111,47 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 }
 
 // quantizeParams reads quantize_per_tensor's scale and zero point (bound
-// at 1 and 2): numbers, or one-element tensors known at import (the
-// buffers FX-mode quantization stores them in).
-func quantizeParams(c *opCall) (float64, int64, error) {
-	st, sIsT := c.bound[1].(*tensorVal)
-	zt, zIsT := c.bound[2].(*tensorVal)
-	if !sIsT && !zIsT {
-		s, err := c.float(1)
-		if err != nil {
-			return 0, 0, err
-		}
-		z, err := c.int(2)
-		return s, z, err
-	}
-	read := func(t *tensorVal, i int) (float64, error) {
-		if t == nil {
-			n, err := c.float(i)
-			return n, err
-		}
-		k := t.konst
-		if t.ref != nil {
-			var err error
-			if k, err = t.ref.load(c.b().a, t.path); err != nil {
-				return 0, err
-			}
-		}
-		if k == nil || k.NumElements() != 1 {
-			return 0, c.errf("argument %s must be a number or a one-element tensor known at import", c.params[i])
-		}
-		v, err := k.Float64s()
-		if err != nil {
-			return 0, c.errf("argument %s: %v", c.params[i], err)
-		}
-		return v[0], nil
-	}
-	s, err := read(st, 1)
+// at 1 and 2).
+func quantizeParams(c *opCall) (float64, int64, error) { return qparamsAt(c, 1) }
+
+// qparamsAt reads a scale and a zero point bound at i and i+1: numbers,
+// or one-element tensors known at import (the buffers FX-mode
+// quantization stores them in).
+func qparamsAt(c *opCall, i int) (float64, int64, error) {
+	s, err := numberArg(c, i)
 	if err != nil {
 		return 0, 0, err
 	}
-	z, err := read(zt, 2)
+	z, err := numberArg(c, i+1)
 	if err != nil {
 		return 0, 0, err
 	}
 	if z != math.Trunc(z) {
-		return 0, 0, c.errf("zero_point %g is not an integer", z)
+		return 0, 0, c.errf("argument %s is %g, not an integer", c.params[i+1], z)
 	}
 	return s, int64(z), nil
+}
+
+// numberArg is the number bound at i, given as a number or as a
+// one-element tensor known at import.
+func numberArg(c *opCall, i int) (float64, error) {
+	t, ok := c.bound[i].(*tensorVal)
+	if !ok {
+		return c.float(i)
+	}
+	k := t.konst
+	if t.ref != nil {
+		var err error
+		if k, err = t.ref.load(c.b().a, t.path); err != nil {
+			return 0, err
+		}
+	}
+	if k == nil || k.NumElements() != 1 {
+		return 0, c.errf("argument %s must be a number or a one-element tensor known at import", c.params[i])
+	}
+	v, err := k.Float64s()
+	if err != nil {
+		return 0, c.errf("argument %s: %v", c.params[i], err)
+	}
+	return v[0], nil
 }

@@ -11,8 +11,10 @@ import (
 //   - torch.classes.quantized.LinearPackedParamsBase objects whose state is
 //     (weight, bias);
 //   - torch.classes.quantized.Conv2dPackedParamsBase (and Conv3d) objects
-//     whose state is (3, config, [weight, bias]): config is [spatial dims,
-//     stride, padding, dilation, output_padding, groups, transpose flag];
+//     whose state is (3, config, [weight, bias]) (version 3) or
+//     ("2", [config as an int16 tensor, weight], [bias]) (version 2, which
+//     PyTorch 1.13 writes): config is [spatial dims, stride, padding,
+//     dilation, output_padding, groups, transpose flag];
 //   - quantized conv modules (torch.ao.nn.quantized.Conv2d, ConvReLU2d, ...)
 //     pickled by their own __getstate__ as a tuple (in_channels,
 //     out_channels, kernel_size, stride, padding, dilation, transposed,
@@ -33,6 +35,9 @@ type packedParams struct {
 	outputPadding []int64
 	groups        int64
 	transposed    bool
+	// config is a version-2 state's int16 config tensor, decoded on first
+	// use (it needs the archive).
+	config *tensorRef
 }
 
 const quantizedClassModule = "__torch__.torch.classes.quantized"
@@ -101,13 +106,28 @@ func (p *packedParams) setWeightBias(w, b pickle.Value) error {
 	return nil
 }
 
-// readConvState reads the version-3 state (3, config, [weight, bias]).
+// readConvState reads a version-3 state (3, config, [weight, bias]) or a
+// version-2 state ("2", [config tensor, weight], [bias]).
 func (p *packedParams) readConvState(st *pickle.Tuple) error {
 	if len(st.Items) != 3 {
-		return fmt.Errorf("state has %d items; only the version-3 form (3, config, tensors) is read", len(st.Items))
+		return fmt.Errorf("state has %d items, not (version, ..., ...)", len(st.Items))
+	}
+	p.conv = true
+	if v, _ := st.Items[0].(string); v == "2" {
+		req, ok1 := pickleItems(st.Items[1])
+		opt, ok2 := pickleItems(st.Items[2])
+		if !ok1 || !ok2 || len(req) != 2 || len(opt) != 1 {
+			return fmt.Errorf("version-2 state %s is not (\"2\", [config, weight], [bias])", pickle.Format(st))
+		}
+		cfg, ok := req[0].(*tensorRef)
+		if !ok {
+			return fmt.Errorf("version-2 config is a %s, not a tensor", pickle.TypeName(req[0]))
+		}
+		p.config = cfg
+		return p.setWeightBias(req[1], opt[0])
 	}
 	if v, _ := st.Items[0].(int64); v != 3 {
-		return fmt.Errorf("state version %s; only version 3 is read (re-save the model with PyTorch 1.10 or later)", pickle.Format(st.Items[0]))
+		return fmt.Errorf("state version %s; only versions 2 and 3 are read", pickle.Format(st.Items[0]))
 	}
 	cfg, err := pickleInts(st.Items[1])
 	if err != nil {
@@ -117,14 +137,42 @@ func (p *packedParams) readConvState(st *pickle.Tuple) error {
 	if !ok || len(ts) < 2 {
 		return fmt.Errorf("tensors %s are not a list (weight, bias)", pickle.Format(st.Items[2]))
 	}
-	if len(cfg) < 1 || cfg[0] < 1 || int64(len(cfg)) != 4*cfg[0]+3 {
+	if err := p.setGeometry(cfg); err != nil {
+		return err
+	}
+	return p.setWeightBias(ts[0], ts[1])
+}
+
+// setGeometry reads [dims, stride, padding, dilation, output_padding,
+// groups, flags].
+func (p *packedParams) setGeometry(cfg []int64) error {
+	if len(cfg) < 1 || cfg[0] < 1 || cfg[0] > 3 || int64(len(cfg)) != 4*cfg[0]+3 {
 		return fmt.Errorf("config %v is not [dims, stride, padding, dilation, output_padding, groups, flags]", cfg)
 	}
 	d := cfg[0]
-	p.conv = true
 	p.stride, p.padding, p.dilation, p.outputPadding = cfg[1:1+d], cfg[1+d:1+2*d], cfg[1+2*d:1+3*d], cfg[1+3*d:1+4*d]
 	p.groups, p.transposed = cfg[1+4*d], cfg[2+4*d]&1 != 0
-	return p.setWeightBias(ts[0], ts[1])
+	return nil
+}
+
+// readConfig decodes a version-2 config tensor (once).
+func (p *packedParams) readConfig(a *archive) error {
+	if p.config == nil {
+		return nil
+	}
+	t, err := p.config.load(a, p.path+".config")
+	if err != nil {
+		return err
+	}
+	cfg, err := t.Int64s()
+	if err != nil {
+		return fmt.Errorf("packed parameters %s: config: %v", p.path, err)
+	}
+	if err := p.setGeometry(cfg); err != nil {
+		return fmt.Errorf("packed parameters %s: %v", p.path, err)
+	}
+	p.config = nil
+	return nil
 }
 
 // packedFromConvModule reads a quantized conv module's tuple state and

@@ -192,3 +192,33 @@ xs = [torch.randn(32, 6, 9, 9) * 2]
 		}
 	}
 }
+
+// TestTracedQuantizedFunctionalFX: FX-mode quantization of functional
+// conv2d and linear stores packed parameters as
+// Conv2dPackedParamsBase/LinearPackedParamsBase objects (the conv one in
+// the version-2 form) and scales and zero points as tensors; the output
+// equals PyTorch's bit for bit on 32 inputs, also in ONNX Runtime.
+func TestTracedQuantizedFunctionalFX(t *testing.T) {
+	dir, nOut := trace(t, quantizedPrologue+`
+from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(6, 3, 3, 3) * 0.3)
+        self.b = torch.nn.Parameter(torch.randn(6))
+        self.lw = torch.nn.Parameter(torch.randn(5, 6) * 0.3)
+    def forward(self, x):
+        y = F.relu(F.conv2d(x, self.w, self.b, [2, 2], [1, 1], [1, 1], 1))
+        return F.linear(F.adaptive_avg_pool2d(y, 1).flatten(1), self.lw)
+ex = torch.randn(2, 3, 8, 8)
+p = prepare_fx(Net().eval(), tq.get_default_qconfig_mapping("onednn"), example_inputs=(ex,))
+for _ in range(8):
+    p(torch.randn(4, 3, 8, 8) * 2)
+q = convert_fx(p)
+def M():
+    return q
+xs = [torch.randn(32, 3, 8, 8) * 2]
+`)
+	compareTraced(t, dir, nOut, 0, 0)
+	t.Run("ORT", func(t *testing.T) { compareTracedORT(t, dir, nOut, 0, 0) })
+}
