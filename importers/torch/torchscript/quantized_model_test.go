@@ -222,3 +222,31 @@ xs = [torch.randn(32, 3, 8, 8) * 2]
 	compareTraced(t, dir, nOut, 0, 0)
 	t.Run("ORT", func(t *testing.T) { compareTracedORT(t, dir, nOut, 0, 0) })
 }
+
+// TestTracedQuantizedBatchNorm: quantized::batch_norm2d (a BatchNorm left
+// unfused) gives PyTorch's integers exactly on 32 inputs.
+func TestTracedQuantizedBatchNorm(t *testing.T) {
+	dir, nOut := trace(t, quantizedPrologue+`
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("w", torch.rand(6) + 0.5)
+        self.register_buffer("b", torch.randn(6))
+        self.register_buffer("m", torch.randn(6) * 0.3)
+        self.register_buffer("v", torch.rand(6) + 0.2)
+    def forward(self, x):
+        a = torch.quantize_per_tensor(x, 0.029, 117, torch.quint8)
+        y = torch.ops.quantized.batch_norm2d(a, self.w, self.b, self.m, self.v, 1e-5, 0.047, 83)
+        z = torch.ops.quantized.batch_norm2d(a, self.v, self.m, self.b, self.w, 1e-3, 0.031, 130)
+        return y.int_repr(), z.int_repr()
+xs = [torch.randn(32, 6, 9, 9) * 2]
+`)
+	differ, steps, total := quantizedSteps(t, dir, nOut)
+	for k := range differ {
+		t.Logf("output %d: %d of %d entries differ, max %d steps", k, differ[k], total[k], steps[k])
+		if differ[k] != 0 {
+			t.Errorf("output %d: %d of %d integers differ from PyTorch's (max %d steps)", k, differ[k], total[k], steps[k])
+		}
+	}
+	t.Run("ORT", func(t *testing.T) { compareTracedORT(t, dir, nOut, 0, 0) })
+}
