@@ -16,17 +16,24 @@ import (
 type quantizedRule int
 
 const (
-	qrLayout  quantizedRule = iota // same integers rearranged or a max of them: scale and zero point kept
-	qrRelu                         // max(q, zero_point)
-	qrAverage                      // round(mean(q - zp)) + zp, as the quantized average kernels compute
+	qrLayout      quantizedRule = iota // same integers rearranged or a max of them: scale and zero point kept
+	qrRelu                             // max(q, zero_point)
+	qrAverage                          // nearbyint(mean(q)), the input's scale and zero point kept, as PyTorch's quantized average pooling computes
+	qrShape                            // sizes of the integers: the result is not a tensor
+	qrHardsigmoid                      // quantized to scale 1/256, zero point 0, as PyTorch's quantized hardsigmoid is
 )
 
 var quantizedRules = map[string]quantizedRule{
 	"torch.flatten": qrLayout, "torch.reshape": qrLayout, "torch.view": qrLayout, "torch.contiguous": qrLayout,
 	"torch.squeeze": qrLayout, "torch.unsqueeze": qrLayout, "torch.permute": qrLayout, "torch.transpose": qrLayout,
 	"torch.max_pool2d": qrLayout, "torch.max_pool1d": qrLayout, "torch.dropout": qrLayout,
+	"torch.chunk": qrLayout, "torch.split": qrLayout, "torch.slice": qrLayout, "torch.select": qrLayout,
+	"torch.narrow": qrLayout, "torch.expand": qrLayout, "torch.flip": qrLayout, "torch.pixel_shuffle": qrLayout,
+	"torch.channel_shuffle": qrLayout,
+	"torch.size":            qrShape, "torch.dim": qrShape, "torch.numel": qrShape,
+	"torch.hardsigmoid": qrHardsigmoid, "torch.hardsigmoid_": qrHardsigmoid,
 	"torch.relu": qrRelu, "torch.relu_": qrRelu,
-	"torch.adaptive_avg_pool2d": qrAverage, "torch.avg_pool2d": qrAverage,
+	"torch.adaptive_avg_pool2d": qrAverage, "torch.avg_pool2d": qrAverage, "torch.mean": qrAverage,
 }
 
 // quantizedOverride gives the entry that applies op name to a quantized
@@ -47,7 +54,7 @@ func quantizedOverride(name string, orig opEntry, args []value) (opEntry, bool) 
 	if !ok {
 		return opEntry{}, false
 	}
-	kinds := slices.Concat(orig.kinds, []string{"Cast", "Clip", "Sub", "Add", "Round"})
+	kinds := slices.Concat(orig.kinds, []string{"Cast", "Clip", "Sub", "Add", "Mul", "Div", "Round"})
 	return entry(func(c *opCall) (value, error) { return applyQuantized(c, orig, rule) }, kinds...), true
 }
 
@@ -56,6 +63,14 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 	b := c.b()
 	dt := b.info(q.ints).DType
 	lo, hi := canon.QuantRange(dt)
+	switch rule {
+	case qrShape:
+		args := slices.Clone(c.args)
+		args[0] = q.ints
+		return orig.handler(&opCall{in: c.in, name: c.name, scope: c.scope, args: args, kwargs: c.kwargs})
+	case qrHardsigmoid:
+		return quantizedHardsigmoid(c, q)
+	}
 	f, err := b.emit1(c.scope, &canon.Cast{To: canon.Float32}, q.ints)
 	if err != nil {
 		return nil, err
@@ -75,6 +90,11 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 		}
 		return &quantizedVal{ints: ints, scale: q.scale, zeroPoint: q.zeroPoint}, nil
 	}
+	if c.name == "torch.mean" {
+		if err := trailingMeanDims(c, q); err != nil {
+			return nil, err
+		}
+	}
 	if rule == qrAverage && c.name == "torch.avg_pool2d" && len(c.args) > 3 {
 		if pads, ok := c.args[3].(*listVal); ok {
 			for _, p := range pads.items {
@@ -90,6 +110,9 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 	v, err := orig.handler(inner)
 	if err != nil {
 		return nil, err
+	}
+	if rule == qrLayout {
+		return requantizedItems(c, v, q, dt)
 	}
 	t, ok := v.(*tensorVal)
 	if !ok {
@@ -108,6 +131,113 @@ func applyQuantized(c *opCall, orig opEntry, rule quantizedRule) (value, error) 
 		return nil, err
 	}
 	return &quantizedVal{ints: ints, scale: q.scale, zeroPoint: q.zeroPoint}, nil
+}
+
+// trailingMeanDims accepts torch.mean of a quantized tensor over its last
+// dimensions, which PyTorch computes as nearbyint(sum/n) of the integers;
+// over other dimensions it dequantizes and averages in float, an order of
+// sums not reproduced here.
+func trailingMeanDims(c *opCall, q *quantizedVal) error {
+	rank, err := c.rankOf(q.ints, "the input")
+	if err != nil {
+		return err
+	}
+	var dims []value
+	if len(c.args) > 1 {
+		if l, ok := c.args[1].(*listVal); ok {
+			dims = l.items
+		}
+	}
+	if len(dims) == 0 {
+		return c.errf("on a quantized tensor, only a mean over the last dimensions (given as a list) is read")
+	}
+	seen := map[int64]bool{}
+	for _, d := range dims {
+		n, ok := toInt(d)
+		if !ok {
+			return c.errf("dimension %s is not an int known at import", typeName(d))
+		}
+		if n < 0 {
+			n += int64(rank)
+		}
+		seen[n] = true
+	}
+	for k := int64(rank) - int64(len(dims)); k < int64(rank); k++ {
+		if !seen[k] {
+			return c.errf("on a quantized tensor, only a mean over the last dimensions is read (PyTorch averages other dimensions in float, in an order of sums not reproduced here)")
+		}
+	}
+	return nil
+}
+
+// requantizedItems casts a layout op's result (a tensor, or a list or
+// tuple of them, as chunk and split give) back to the integer type with
+// q's scale and zero point.
+func requantizedItems(c *opCall, v value, q *quantizedVal, dt canon.DType) (value, error) {
+	switch x := v.(type) {
+	case *tensorVal:
+		ints, err := c.b().emit1(c.scope, &canon.Cast{To: dt}, x)
+		if err != nil {
+			return nil, err
+		}
+		return &quantizedVal{ints: ints, scale: q.scale, zeroPoint: q.zeroPoint}, nil
+	case *listVal, *tupleVal:
+		var items []value
+		if l, ok := x.(*listVal); ok {
+			items = l.items
+		} else {
+			items = x.(*tupleVal).items
+		}
+		out := make([]value, len(items))
+		for i, it := range items {
+			r, err := requantizedItems(c, it, q, dt)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		if _, ok := x.(*listVal); ok {
+			return &listVal{items: out}, nil
+		}
+		return &tupleVal{items: out}, nil
+	}
+	return nil, c.errf("on a quantized tensor, gives a %s, which is not read", typeName(v))
+}
+
+// quantizedHardsigmoid is PyTorch's quantized hardsigmoid: the input
+// dequantized, min(max(x + 3, 0), 6)/6 in float32, quantized to quint8
+// with the fixed scale 1/256 and zero point 0.
+func quantizedHardsigmoid(c *opCall, q *quantizedVal) (value, error) {
+	if c.b().info(q.ints).DType != canon.Uint8 {
+		return nil, c.errf("only a quint8 input is read")
+	}
+	if len(c.args) > 1 || len(c.kwargs) > 0 {
+		return nil, c.errf("takes only the input")
+	}
+	b := c.b()
+	x, err := dequantize(c, q, true)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.emit1(c.scope, &canon.Binary{Fn: canon.Add}, x, scalarF32(3))
+	if err != nil {
+		return nil, err
+	}
+	if t, err = b.emit1(c.scope, &canon.Clip{Min: 0, Max: 6}, t); err != nil {
+		return nil, err
+	}
+	if t, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Div}, t, scalarF32(6)); err != nil {
+		return nil, err
+	}
+	r, err := quantizeTo(c, t, 1.0/256, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	if c.name == "torch.hardsigmoid_" {
+		*q = *r
+		return q, nil
+	}
+	return r, nil
 }
 
 // quantizeParams reads quantize_per_tensor's scale and zero point (bound

@@ -250,3 +250,28 @@ xs = [torch.randn(32, 6, 9, 9) * 2]
 	}
 	t.Run("ORT", func(t *testing.T) { compareTracedORT(t, dir, nOut, 0, 0) })
 }
+
+// TestTracedQuantizedMoreOps: hardsigmoid (fixed output scale 1/256),
+// chunk, channel shuffle through view/transpose with sizes read from the
+// quantized tensor, and the mean over the last dimensions (an even count,
+// so rounding ties occur) give PyTorch's integers exactly.
+func TestTracedQuantizedMoreOps(t *testing.T) {
+	dir, nOut := trace(t, quantizedPrologue+`
+class M(torch.nn.Module):
+    def forward(self, x):
+        a = torch.quantize_per_tensor(x, 0.031, 121, torch.quint8)
+        h = F.hardsigmoid(a)
+        p, q = a.chunk(2, dim=1)
+        n, c, hh, ww = a.size()
+        s = a.view(n, 2, c // 2, hh, ww).transpose(1, 2).contiguous().view(n, c, hh, ww)
+        return [t.int_repr() for t in (h, p, q, s, a.mean([2, 3]), a.mean([3], keepdim=True), a.mean([-1, -2]))]
+xs = [torch.randn(16, 8, 8, 8) * 3]
+`)
+	differ, steps, total := quantizedSteps(t, dir, nOut)
+	for k := range differ {
+		t.Logf("output %d: %d of %d entries differ, max %d steps", k, differ[k], total[k], steps[k])
+		if differ[k] != 0 {
+			t.Errorf("output %d: %d of %d integers differ from PyTorch's (max %d steps)", k, differ[k], total[k], steps[k])
+		}
+	}
+}
