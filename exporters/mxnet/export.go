@@ -199,6 +199,9 @@ func encode(g *canon.Graph) (*encoded, error) {
 	for _, v := range g.Inputs {
 		e.variable(v.Name, inputAttrs(v))
 	}
+	if n := firstQuantizedLack(g); n != nil {
+		return nil, fmt.Errorf("cannot export to MXNet: quantized model: node %s (%s): %w", n.Name, n.Op.Kind(), e.node(n))
+	}
 	for _, n := range g.Nodes {
 		if err := e.node(n); err != nil {
 			return nil, fmt.Errorf("cannot export to MXNet: node %s (%s): %w", n.Name, n.Op.Kind(), err)

@@ -149,7 +149,7 @@ func docFor(g *canon.Graph) string {
 	if name == "" {
 		name = "model"
 	}
-	return fmt.Sprintf("%s, converted from %s by modelbridge. Load weights.pt with load_state_dict(strict=True).", name, src)
+	return fmt.Sprintf("%s, converted from %s by modelbridge. Load weights.pt with load_state_dict(strict=True).", name, src) + quantizedNote(g)
 }
 
 // prelude is the top of model.py: imports and the two helpers the generated

@@ -415,6 +415,9 @@ func (in *evaluator) evalCall(f *frame, x *callExpr) (value, error) {
 // Both front ends (TorchScript code and torch.export programs) call
 // operators through it.
 func (in *evaluator) callOp(e opEntry, name, scope string, args []value, kwargs map[string]value) (value, error) {
+	if qe, ok := quantizedOverride(name, e, args); ok {
+		e = qe // the op applied to a quantized tensor
+	}
 	oc := &opCall{in: in, name: name, scope: scope, args: args, kwargs: kwargs}
 	if v, done, err := oc.complexCall(); done {
 		return v, err

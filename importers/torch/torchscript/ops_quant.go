@@ -21,10 +21,8 @@ func init() {
 		"QuantizeLinear":        why,
 		"DequantizeLinear":      "aten::dequantize is read only on a quantize_per_tensor result, as (q - zp)·scale in float ops (PyTorch's vectorized kernel uses a fused multiply-add, which can differ in the last bit); quantized tensors from elsewhere (inputs, weights) are a type the IR does not hold",
 		"DynamicQuantizeLinear": "no aten operator computes ONNX's DynamicQuantizeLinear (aten::_choose_qparams_per_tensor picks other parameters)",
-		"QLinearConv":           "quantized::conv2d takes packed parameters (ConvPackedParamsBase), which are not read",
-		"QLinearMatMul":         "quantized::linear and quantized::matmul take packed parameters or quantized tensors, which are not read",
-		"ConvInteger":           "no aten operator convolves integer tensors",
-		"MatMulInteger":         "no aten operator with zero points multiplies integer matrices",
+		"QLinearConv":           "quantized::conv2d (onednn) adds the float bias scaled into the accumulator domain and multiplies by a float32 multiplier, which QLinearConv's int32 bias rounds differently: it is read as ConvInteger and float32 requantization",
+		"QLinearMatMul":         "quantized::linear (onednn) adds a float bias before requantizing, which QLinearMatMul lacks: it is read as MatMulInteger and float32 requantization",
 	})
 }
 

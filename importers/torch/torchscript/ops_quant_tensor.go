@@ -49,14 +49,7 @@ func opQuantizePerTensor(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := c.bound[1].(*tensorVal); ok {
-		return nil, c.errf("a scale tensor is not read; give scale and zero_point as numbers")
-	}
-	scale, err := c.float(1)
-	if err != nil {
-		return nil, err
-	}
-	zp, err := c.int(2)
+	scale, zp, err := quantizeParams(c)
 	if err != nil {
 		return nil, err
 	}

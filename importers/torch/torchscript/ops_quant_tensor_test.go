@@ -27,13 +27,13 @@ xs = [x]
 `, 1e-6, 1e-7)
 }
 
-// TestQuantizedTensorOtherUse: a quantized tensor used by anything but
-// int_repr or dequantize is refused by name.
+// TestQuantizedTensorOtherUse: a quantized tensor used by an operator
+// without a quantized reading is refused by name.
 func TestQuantizedTensorOtherUse(t *testing.T) {
 	dir, _ := trace(t, `
 class M(torch.nn.Module):
     def forward(self, x):
-        return torch.flatten(torch.quantize_per_tensor(x, 0.05, 10, torch.quint8)).dequantize()
+        return torch.sigmoid(torch.quantize_per_tensor(x, 0.05, 10, torch.quint8)).dequantize()
 xs = [torch.randn(2, 3)]
 `)
 	_, _, err := readTraced(t, dir)

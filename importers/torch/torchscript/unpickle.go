@@ -49,6 +49,9 @@ var jitPickleHelpers = map[string]bool{
 
 // findClass resolves only the globals a TorchScript archive needs.
 func findClass(module, name string) (pickle.Value, error) {
+	if v, ok := quantizedGlobal(module, name); ok {
+		return v, nil
+	}
 	switch {
 	case module == "torch._utils" && name == "_rebuild_tensor_v2":
 		return rebuildTensor, nil

@@ -92,7 +92,7 @@ func typeName(v value) string {
 	case *dynInt:
 		return "int (known at run time)"
 	case *quantizedVal:
-		return "quantized Tensor (read only by int_repr and dequantize)"
+		return "quantized Tensor (read by int_repr, dequantize and the quantized layers and operators)"
 	}
 	return fmt.Sprintf("%T", v)
 }
@@ -125,7 +125,12 @@ func (cv *converter) convert(v pickle.Value, path string, depth int) (value, err
 		return x, nil
 	case *tensorRef:
 		return &tensorVal{ref: x, path: path}, nil
+	case *packedParams:
+		return x, nil
 	case *pickle.Object:
+		if v, ok, err := cv.quantizedObject(x, path); ok {
+			return v, err
+		}
 		if !strings.HasPrefix(x.Class.Module, "__torch__") {
 			return nil, fmt.Errorf("attribute %s is an object of %s, which is not a scripted class", path, x.Class)
 		}
