@@ -174,7 +174,8 @@ func (c *InferCtx) inferLoop(o *Loop) ([]ValueInfo, error) {
 		outs = append(outs, looseType(init, next))
 	}
 	iters := c.runTimeDim("iterations")
-	if m, ok := c.constInt(0); ok && !c.present(1) && n+1 <= len(body) && isConstTrue(body[0]) {
+	// Without a cond input the body's condition is ignored: M runs exactly.
+	if m, ok := c.constInt(0); ok && !c.present(1) {
 		iters = Dim{Size: max(m, 0)}
 	}
 	for _, s := range body[1+n:] {
@@ -201,10 +202,6 @@ func carriedType(init, declared ValueInfo) ValueInfo {
 	v := looseType(declared, init)
 	v.DType = declared.DType
 	return v
-}
-
-func isConstTrue(v ValueInfo) bool {
-	return v.Const != nil && v.Const.DType == Bool && len(v.Const.Data) == 1 && v.Const.Data[0] != 0
 }
 
 // constInt is input i's value when it is a known integer scalar.

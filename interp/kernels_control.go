@@ -158,7 +158,9 @@ func (r *subRunner) runLoop(x *exec) error {
 		}
 		trip = m.i[0]
 	}
-	cond := true
+	// Without a cond input the body's condition output is ignored: the
+	// loop runs M times (ONNX's "for" and endless forms).
+	cond, hasCond := true, x.in(1) != nil
 	if c := x.in(1); c != nil {
 		var err error
 		if cond, err = scalarBool(c, "the condition"); err != nil {
@@ -189,8 +191,12 @@ func (r *subRunner) runLoop(x *exec) error {
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", iter, err)
 		}
-		if cond, err = scalarBool(outs[0], "the body's condition output"); err != nil {
+		next, err := scalarBool(outs[0], "the body's condition output")
+		if err != nil {
 			return fmt.Errorf("iteration %d: %w", iter, err)
+		}
+		if hasCond {
+			cond = next
 		}
 		copy(carried, outs[1:1+n])
 		for j, s := range outs[1+n:] {

@@ -3,10 +3,12 @@ package onnxexport
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
+	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
@@ -96,11 +98,45 @@ func writeLoop(b *builder, n *canon.Node) error {
 	if err != nil {
 		return err
 	}
-	ins := n.Inputs[:len(n.Inputs)-len(op.Captures)]
+	ins := append([]string{}, n.Inputs[:len(n.Inputs)-len(op.Captures)]...)
 	for len(ins) < 2 {
 		ins = append(ins, "")
 	}
+	// Loop takes M and cond even when both are absent, so the trailing
+	// empty names that emit drops are written through a placeholder and
+	// put back.
+	const absent = "\x00absent"
+	for i := range ins[:2] {
+		if ins[i] == "" {
+			ins[i] = absent
+		}
+	}
+	start := len(b.nodes)
 	b.emit(n.Name, "Loop", ins, n.Outputs, body)
+	return b.blankInputs(start, absent)
+}
+
+// blankInputs rewrites the node encoded at b.nodes[start:], replacing the
+// input name placeholder by "".
+func (b *builder) blankInputs(start int, placeholder string) error {
+	gp := &onnxpb.GraphProto{}
+	if err := proto.Unmarshal(b.nodes[start:], gp); err != nil || len(gp.Node) != 1 {
+		return fmt.Errorf("cannot re-encode a Loop node: %v", err)
+	}
+	np := gp.Node[0]
+	for i, in := range np.Input {
+		if in == placeholder {
+			np.Input[i] = ""
+		}
+	}
+	b.nodes = b.nodes[:start]
+	size := onnxtensor.MarshalOptions.Size(np)
+	b.nodes = protowire.AppendTag(b.nodes, 1, protowire.BytesType) // GraphProto.node
+	b.nodes = protowire.AppendVarint(b.nodes, uint64(size))
+	var err error
+	if b.nodes, err = cachedSize.MarshalAppend(b.nodes, np); err != nil {
+		return fmt.Errorf("cannot encode node %q (Loop): %w", np.GetName(), err)
+	}
 	return nil
 }
 

@@ -14,11 +14,11 @@ import (
 func init() {
 	// If-1..19+, Loop-1..16+ and Scan-9..19+ differ only in the types they
 	// admit (sequences and optionals from 16, more float types later);
-	// Scan-8 (a batch axis and sequence_lens) is refused as older than 9.
+	// Scan-8 (a batch axis and sequence_lens) is read by convScan8.
 	optable.Add(&ops, map[string]opEntry{
 		"If":   {convIf, 1, []string{"If"}},
 		"Loop": {convLoop, 1, []string{"Loop"}},
-		"Scan": {convScan, 9, []string{"Scan"}},
+		"Scan": {convScan, 8, []string{"Scan", "Loop", "Constant", "Shape", "Squeeze"}},
 	})
 }
 
@@ -295,6 +295,9 @@ func convLoop(c *nodeCtx) error {
 }
 
 func convScan(c *nodeCtx) error {
+	if c.im.opset < 9 {
+		return convScan8(c)
+	}
 	gp := c.graphAttr("body")
 	if !c.has("num_scan_inputs") {
 		c.fail("needs its num_scan_inputs attribute")
