@@ -1,8 +1,13 @@
 package onnxexport
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // TestORTControlFlowRoundTrip writes the node suite's If, Loop and Scan
@@ -20,4 +25,25 @@ func TestORTControlFlowRoundTrip(t *testing.T) {
 		t.Errorf("%d of %d cases read", read, len(cases))
 	}
 	t.Logf("%d control-flow cases written and run in ONNX Runtime: %d runs (%d refused by opset)", read, runs, refused)
+}
+
+// TestORTControlFlowExamples writes canon's If, Loop and Scan examples,
+// whose subgraphs read outer values under names of their own, at every
+// opset, and checks ONNX Runtime's outputs against the interpreter's.
+func TestORTControlFlowExamples(t *testing.T) {
+	tmp := t.TempDir()
+	var jobs []*interpJob
+	for _, kind := range []string{"If", "Loop", "Scan"} {
+		g, err := canon.Lookup(kind).ExampleGraph()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opset := range withNative(allOpsets(), exports[kind].native) {
+			label := fmt.Sprintf("%s@%d", kind, opset)
+			if j := addInterpJob(t, g, opset, filepath.Join(tmp, label), label, len(jobs)); j != nil {
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	checkInterpJobs(t, testfix.ORTRunner(t), jobs)
 }
