@@ -85,3 +85,27 @@ func wrapCaptures(t *testing.T, g *canon.Graph) *canon.Graph {
 	}
 	return g
 }
+
+// TestInlineConstantBranch checks that an If on a constant condition is
+// replaced by its taken branch, and that the result is verified equal.
+func TestInlineConstantBranch(t *testing.T) {
+	for _, cond := range []byte{0, 1} {
+		g, err := canon.Lookup("If").ExampleGraph()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Initializers[0] = &canon.Tensor{Name: g.Initializers[0].Name, DType: canon.Bool, Shape: []int64{}, Data: []byte{cond}}
+		opt, _, err := Optimize(g, Options{Verify: true, Samples: 2})
+		if err != nil {
+			t.Fatalf("cond %d: %v", cond, err)
+		}
+		want := map[byte]string{0: "Tanh", 1: "Relu"}[cond]
+		if len(opt.Nodes) != 1 || opt.Nodes[0].Op.Kind() != want {
+			var kinds []string
+			for _, n := range opt.Nodes {
+				kinds = append(kinds, n.Op.Kind())
+			}
+			t.Errorf("cond %d: nodes %v, want the %s branch alone", cond, kinds, want)
+		}
+	}
+}

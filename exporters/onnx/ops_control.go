@@ -147,6 +147,14 @@ func writeScan(b *builder, n *canon.Node) error {
 		return err
 	}
 	attrs := []*onnxpb.AttributeProto{body, attrInt("num_scan_inputs", op.NumScanInputs)}
+	if b.opset < 11 {
+		// Scan-9 takes axes from 0 only; negative ones came with Scan-11.
+		for _, a := range append(append([]int64{}, op.InputAxes...), op.OutputAxes...) {
+			if a < 0 {
+				return b.needOpset(n, "Scan with negative axes", 11)
+			}
+		}
+	}
 	for _, l := range []struct {
 		name string
 		v    []int64
