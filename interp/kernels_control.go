@@ -60,7 +60,7 @@ func (r *subRunner) run(x *exec, attr string, sub *canon.Graph, formal []*tensor
 		capVals[i] = x.in(first + i)
 	}
 	all := append(append([]*tensor{}, formal...), capVals...)
-	p, err := r.plan(attr, sub, all)
+	p, err := r.plan(x, attr, sub, all)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (r *subRunner) run(x *exec, attr string, sub *canon.Graph, formal []*tensor
 }
 
 // plan returns the program of sub for inputs of these dtypes and ranks.
-func (r *subRunner) plan(attr string, sub *canon.Graph, in []*tensor) (*Program, error) {
+func (r *subRunner) plan(x *exec, attr string, sub *canon.Graph, in []*tensor) (*Program, error) {
 	var key strings.Builder
 	key.WriteString(attr)
 	types := make([]canon.ValueInfo, len(in))
@@ -117,6 +117,9 @@ func (r *subRunner) plan(attr string, sub *canon.Graph, in []*tensor) (*Program,
 	if err != nil {
 		return nil, fmt.Errorf("subgraph %s: %v", attr, err)
 	}
+	// The subgraph's buffers count against the memory budget of the
+	// program that runs the node.
+	p.pool.budget = x.p.pool.budget
 	r.plans[key.String()] = p
 	return p, nil
 }
@@ -173,6 +176,8 @@ func (r *subRunner) runLoop(x *exec) error {
 		carried[i] = x.in(2 + i)
 	}
 	scans := make([][]*tensor, k)
+	charge := &stackCharge{x: x}
+	defer charge.release()
 	iter := int64(0)
 	for ; (trip < 0 || iter < trip) && cond; iter++ {
 		if iter >= limit {
@@ -201,7 +206,7 @@ func (r *subRunner) runLoop(x *exec) error {
 		copy(carried, outs[1:1+n])
 		for j, s := range outs[1+n:] {
 			if j < k {
-				if err := x.p.pool.budget.tryCharge("the loop's scan outputs", int64(s.size())*8); err != nil {
+				if err := charge.add("the loop's scan outputs", s); err != nil {
 					return fmt.Errorf("iteration %d: %w", iter, err)
 				}
 				scans[j] = append(scans[j], s)
@@ -251,6 +256,8 @@ func (r *subRunner) runScan(x *exec) error {
 	}
 	k := o.ScanOutputCount()
 	scans := make([][]*tensor, k)
+	charge := &stackCharge{x: x}
+	defer charge.release()
 	for step := 0; step < length; step++ {
 		formal := append([]*tensor{}, states...)
 		for j, t := range inputs {
@@ -266,7 +273,7 @@ func (r *subRunner) runScan(x *exec) error {
 		}
 		copy(states, outs[:n])
 		for j, s := range outs[n:] {
-			if err := x.p.pool.budget.tryCharge("the scan's outputs", int64(s.size())*8); err != nil {
+			if err := charge.add("the scan's outputs", s); err != nil {
 				return fmt.Errorf("step %d: %w", step, err)
 			}
 			scans[j] = append(scans[j], s)
@@ -419,4 +426,27 @@ func cloneIfInput(x *exec, t *tensor) *tensor {
 		}
 	}
 	return t
+}
+
+// stackCharge counts the per-iteration results a node holds until it
+// stacks them, against the memory budget, for as long as the node runs.
+type stackCharge struct {
+	x     *exec
+	bytes int64
+}
+
+func (c *stackCharge) add(what string, t *tensor) error {
+	n := int64(t.size()) * 8
+	if err := c.x.p.pool.budget.tryCharge(what, n); err != nil {
+		return err
+	}
+	c.bytes += n
+	return nil
+}
+
+func (c *stackCharge) release() {
+	if b := c.x.p.pool.budget; b != nil {
+		b.used -= c.bytes
+	}
+	c.bytes = 0
 }

@@ -89,3 +89,26 @@ func toInts(s []int64) []int {
 	}
 	return out
 }
+
+// TestLoopScanOutputsStopAtTheMemoryBudget: a loop that stacks a value on
+// every iteration is stopped by the memory budget, naming the node, long
+// before the iteration limit.
+func TestLoopScanOutputsStopAtTheMemoryBudget(t *testing.T) {
+	g := endlessLoop(t)
+	body := g.Nodes[0].Op.(*canon.Loop).Body
+	body.Nodes = append(body.Nodes, &canon.Node{Name: "emit", Op: &canon.Identity{}, Inputs: []string{"acc_next"}, Outputs: []string{"acc_scan"}})
+	body.Outputs = append(body.Outputs, canon.ValueInfo{Name: "acc_scan"})
+	g.Nodes[0].Outputs = append(g.Nodes[0].Outputs, "ys")
+	g.Outputs = append(g.Outputs, canon.ValueInfo{Name: "ys"})
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	old := MaxMemory
+	MaxMemory = 1 << 20
+	defer func() { MaxMemory = old }()
+	x := canon.NewFloat32Tensor("x", []int64{2}, []float32{0, 0})
+	_, err := Run(g, map[string]*canon.Tensor{"x": x})
+	if err == nil || !strings.Contains(err.Error(), "hostile_loop") || !strings.Contains(err.Error(), "memory") {
+		t.Fatalf("want a memory-budget error naming the node, got %v", err)
+	}
+}
