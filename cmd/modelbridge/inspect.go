@@ -42,6 +42,9 @@ type inspectReport struct {
 	// Signature and Symbols are set for formats that record them (.pt2).
 	Signature []signatureReport `json:"signature,omitempty"`
 	Symbols   []symbolReport    `json:"symbols,omitempty"`
+	// Subgraphs shows, for each node owning graphs (If, Loop, Scan), its
+	// captures and its subgraphs' nodes.
+	Subgraphs []subgraphReport `json:"subgraphs,omitempty"`
 }
 
 type valueReport struct {
@@ -133,6 +136,7 @@ func buildInspectReport(path, format string, g *canon.Graph) inspectReport {
 	}
 	addSignature(&rep, g)
 	addFileOps(&rep, g)
+	addSubgraphs(&rep, g)
 	return rep
 }
 
@@ -187,6 +191,7 @@ func printInspect(w io.Writer, r inspectReport) {
 	} else {
 		printOps(w, r)
 	}
+	printSubgraphs(w, r)
 	shared := ""
 	if r.Params.Shared > 0 {
 		shared = fmt.Sprintf(" (and %d shared names)", r.Params.Shared)

@@ -120,7 +120,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 	}
 	g.Meta.SourceOps = map[string]int{}
 	for _, n := range gp.Node {
-		for _, in := range n.Input {
+		for _, in := range nodeReads(n) {
 			if in != "" {
 				im.uses[in]++
 			}
@@ -333,7 +333,7 @@ func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
 	readers := make([][]int, len(nodes))
 	for i, n := range nodes {
 		seen := map[int]bool{}
-		for _, in := range n.Input {
+		for _, in := range nodeReads(n) {
 			if in == "" {
 				continue
 			}

@@ -48,6 +48,11 @@ func Attributes(n *canon.Node, g *canon.Graph) []string {
 		case "PadsEnd":
 			padsEnd, _ = fv.Interface().([]int64)
 			continue
+		case "Captures":
+			if names, _ := fv.Interface().([]string); len(names) > 0 {
+				out = append(out, "captures "+strings.Join(names, ", "))
+			}
+			continue
 		}
 		if s, ok := formatField(f.Name, fv); ok && !isDefault(n.Op.Kind(), f.Name, s) {
 			out = append(out, snake(f.Name)+" "+s)
@@ -140,6 +145,9 @@ func formatField(name string, v reflect.Value) (string, bool) {
 		}
 		if t, ok := v.Interface().(*canon.Tensor); ok {
 			return fmt.Sprintf("%s%v", t.DType, t.Shape), true
+		}
+		if sg, ok := v.Interface().(*canon.Graph); ok {
+			return subgraphLine(sg), true
 		}
 	case reflect.String:
 		if v.String() == "" {

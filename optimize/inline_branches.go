@@ -1,0 +1,114 @@
+package optimize
+
+import "github.com/modelbridge/modelbridge/canon"
+
+// inlineConstantBranches replaces an If whose condition is a constant by
+// the nodes of the branch it always takes: the branch's values get fresh
+// names, its captures become the outer values the node passed, and its
+// outputs take the If's output names. Other passes then see those nodes.
+func inlineConstantBranches(g *canon.Graph) (bool, error) {
+	ix := newIndex(g)
+	var nm *namer
+	changed := false
+	out := make([]*canon.Node, 0, len(g.Nodes))
+	for _, n := range g.Nodes {
+		op, ok := n.Op.(*canon.If)
+		cond := (*canon.Tensor)(nil)
+		if ok && len(n.Inputs) > 0 {
+			cond = ix.constant(n.Inputs[0])
+		}
+		if cond == nil || cond.DType != canon.Bool || len(cond.Data) != 1 || op.Then == nil || op.Else == nil {
+			out = append(out, n)
+			continue
+		}
+		if nm == nil {
+			nm = newNamer(g)
+			addSubgraphNames(nm, g)
+		}
+		branch := op.Else
+		if cond.Data[0] != 0 {
+			branch = op.Then
+		}
+		out = append(out, inlineBranch(g, nm, n, branch)...)
+		changed = true
+	}
+	g.Nodes = out
+	return changed, nil
+}
+
+// inlineBranch returns the nodes that compute n's outputs from branch,
+// adding the branch's initializers to g under fresh names.
+func inlineBranch(g *canon.Graph, nm *namer, n *canon.Node, branch *canon.Graph) []*canon.Node {
+	rename := map[string]string{}
+	for i, c := range n.Op.(*canon.If).Captures {
+		rename[c] = n.Inputs[1+i]
+	}
+	for _, t := range branch.Initializers {
+		c := *t
+		c.Name = nm.fresh(n.Name + "/" + t.Name)
+		rename[t.Name] = c.Name
+		g.Initializers = append(g.Initializers, &c)
+	}
+	produced := map[string]bool{}
+	for _, bn := range branch.Nodes {
+		for _, o := range bn.Outputs {
+			produced[o] = true
+		}
+	}
+	listed := map[string]int{}
+	for _, o := range branch.Outputs {
+		listed[o.Name]++
+	}
+	// A value computed in the branch and listed once is written straight
+	// under the If's output name.
+	for k, o := range branch.Outputs {
+		if k < len(n.Outputs) && n.Outputs[k] != "" && produced[o.Name] && listed[o.Name] == 1 {
+			rename[o.Name] = n.Outputs[k]
+		}
+	}
+	var nodes []*canon.Node
+	for _, bn := range branch.Nodes {
+		nn := &canon.Node{Name: nm.fresh(n.Name + "/" + bn.Name), Op: bn.Op}
+		for _, in := range bn.Inputs {
+			nn.Inputs = append(nn.Inputs, rename[in])
+		}
+		for _, o := range bn.Outputs {
+			if o == "" {
+				nn.Outputs = append(nn.Outputs, "")
+				continue
+			}
+			if _, ok := rename[o]; !ok {
+				rename[o] = nm.fresh(n.Name + "/" + o)
+			}
+			nn.Outputs = append(nn.Outputs, rename[o])
+		}
+		nodes = append(nodes, nn)
+	}
+	for k, o := range branch.Outputs {
+		if k >= len(n.Outputs) || n.Outputs[k] == "" || rename[o.Name] == n.Outputs[k] {
+			continue
+		}
+		nodes = append(nodes, &canon.Node{Name: nm.fresh(n.Name + "/" + n.Outputs[k]), Op: &canon.Identity{},
+			Inputs: []string{rename[o.Name]}, Outputs: []string{n.Outputs[k]}})
+	}
+	return nodes
+}
+
+// addSubgraphNames marks every name used inside g's subgraphs, at any
+// depth, so that names made in g never shadow one of them when written to
+// a format whose subgraphs read outer values by name.
+func addSubgraphNames(nm *namer, g *canon.Graph) {
+	for _, n := range g.Nodes {
+		if o, ok := n.Op.(canon.SubgraphOwner); ok {
+			for _, c := range o.CaptureNames() {
+				nm.used[c] = true
+			}
+			for _, s := range o.Subgraphs() {
+				if s.Graph != nil {
+					nm.addGraph(s.Graph)
+					addSubgraphNames(nm, s.Graph)
+				}
+			}
+		}
+	}
+}
