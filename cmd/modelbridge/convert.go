@@ -28,6 +28,7 @@ func newConvertCmd() *cobra.Command {
 	var allowPartial bool
 	var kernelLayout string
 	var hf fp16Flags
+	var ioLayout string
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert a model to another format (or re-write it at another opset)",
@@ -64,6 +65,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return usageErrorf("%v", err)
 			}
 			if err := checkWriteFlags(exp, out, opset, external); err != nil {
+				return err
+			}
+			if err := checkLayoutFlags(exp, ioLayout, &hf); err != nil {
 				return err
 			}
 			stage := newStageBar(cmd, "converting "+in)
@@ -119,8 +123,13 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				// opt shares g's weight data; g stays open until the write is done.
 				g = opt
 			}
-			if g, err = hf.apply(cmd, g); err != nil {
-				return err
+			// TFLite stores float16 weights behind DEQUANTIZE and computes
+			// in float32, as its own converter does: the exporter does it.
+			halfWeights := hf.on && exp.Name == "tflite"
+			if !halfWeights {
+				if g, err = hf.apply(cmd, g); err != nil {
+					return err
+				}
 			}
 			if kernelLayout != "" {
 				if err := applyKernelLayout(g, exp, kernelLayout); err != nil {
@@ -137,8 +146,8 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				runtime.GC() // and the next collection is paced from what is left
 			}
 			bar := newBar(cmd, "writing "+barFiles(exp.Outputs(g, out)), 0, progress.Bytes)
-			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
-			if verbose || opset == formats.OpsetAuto { // auto says which opset it chose
+			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func(), IOLayout: ioLayout, Float16Weights: halfWeights}
+			if verbose || opset == formats.OpsetAuto || exp.Name == "tflite" { // auto says which opset it chose
 				wopts.Verbose = cmd.OutOrStdout()
 			}
 			err = exp.Write(g, out, wopts)
@@ -171,6 +180,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
+	cmd.Flags().StringVar(&ioLayout, "io-layout", "", "layout of 4-D inputs and outputs in the written model: nchw (the model's own; .tflite adds a TRANSPOSE at each end) or nhwc (.tflite only: no TRANSPOSE at all)")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")
 	return cmd
 }

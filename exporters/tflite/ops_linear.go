@@ -1,0 +1,153 @@
+package tfliteexport
+
+import (
+	flatbuffers "github.com/google/flatbuffers/go"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/tflitefb"
+)
+
+// fcInput returns Linear/MatMul input a for FULLY_CONNECTED: the
+// flattening of an NHWC value when a is held so (with its C, H, W), its
+// canonical order otherwise.
+func (e *exporter) fcInput(n *canon.Node, a string) (int32, []int64, error) {
+	if e.constOf(a) == nil {
+		for _, h := range e.held[a] {
+			if h.flatCHW != nil {
+				return h.idx, h.flatCHW, nil
+			}
+		}
+	}
+	idx, err := e.input(a, nil)
+	if err != nil {
+		return 0, nil, nodeErr(n, "%v", err)
+	}
+	return idx, nil, nil
+}
+
+// permuteColumns reorders the columns of an (N, C·H·W) weight into
+// (H, W, C) order, matching an input flattened from NHWC.
+func permuteColumns(w []float32, rows int64, chw []int64) []float32 {
+	c, h, wd := chw[0], chw[1], chw[2]
+	cols := c * h * wd
+	out := make([]float32, len(w))
+	for r := int64(0); r < rows; r++ {
+		for ci := int64(0); ci < c; ci++ {
+			for hi := int64(0); hi < h; hi++ {
+				for wi := int64(0); wi < wd; wi++ {
+					out[r*cols+(hi*wd+wi)*c+ci] = w[r*cols+(ci*h+hi)*wd+wi]
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fullyConnected writes FULLY_CONNECTED of input a (n's value name) by
+// the (N, K) weight w with bias, into a new tensor for value out.
+func (e *exporter) fullyConnected(n *canon.Node, a string, w *canon.Tensor, bias []float32, out string, act tflitefb.ActivationFunctionType) error {
+	x, chw, err := e.fcInput(n, a)
+	if err != nil {
+		return err
+	}
+	as, err := e.shape(a)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	keep := len(as) > 2
+	if chw != nil {
+		v, err := floats(w)
+		if err != nil {
+			return nodeErr(n, "%v", err)
+		}
+		w = canon.NewFloat32Tensor(w.Name+"/hwc", w.Shape, permuteColumns(v, w.Shape[0], chw))
+		e.report.flattenedFC++
+	}
+	wf, err := e.constTensor(w.Name, w, nil)
+	if err != nil {
+		return err
+	}
+	ins := []int32{x, wf}
+	if bias != nil {
+		bf, err := e.constF32(n.Name+"/bias", []int32{int32(len(bias))}, bias)
+		if err != nil {
+			return err
+		}
+		ins = append(ins, bf)
+	} else {
+		ins = append(ins, -1)
+	}
+	y, err := e.define(out, nil)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	e.emit(tflitefb.BuiltinOperatorFULLY_CONNECTED, ins, []int32{y}, tflitefb.BuiltinOptionsFullyConnectedOptions, func(b *flatbuffers.Builder) flatbuffers.UOffsetT {
+		tflitefb.FullyConnectedOptionsStart(b)
+		tflitefb.FullyConnectedOptionsAddFusedActivationFunction(b, act)
+		tflitefb.FullyConnectedOptionsAddKeepNumDims(b, keep)
+		return tflitefb.FullyConnectedOptionsEnd(b)
+	})
+	return nil
+}
+
+func writeLinear(e *exporter, n *canon.Node) error {
+	op := n.Op.(*canon.Linear)
+	wt := e.constOf(n.Inputs[1])
+	if wt == nil {
+		return nodeErr(n, "its weight is computed at run time; TFLite's FULLY_CONNECTED is written with a constant weight only")
+	}
+	as, err := e.shape(n.Inputs[0])
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	if len(as) != 2 {
+		return nodeErr(n, "input of rank %d; Linear's A is a matrix", len(as))
+	}
+	nOut := wt.Shape[0]
+	if op.Alpha != 1 {
+		v, err := floats(wt)
+		if err != nil {
+			return nodeErr(n, "%v", err)
+		}
+		for i := range v {
+			v[i] *= op.Alpha
+		}
+		wt = canon.NewFloat32Tensor(wt.Name+"/alpha", wt.Shape, v)
+	}
+	bias := make([]float32, nOut)
+	if len(n.Inputs) > 2 && n.Inputs[2] != "" && op.Beta != 0 {
+		c := e.constOf(n.Inputs[2])
+		if c == nil || c.NumElements() != nOut && c.NumElements() != 1 {
+			return nodeErr(n, "its C term is not a constant of %d (or 1) values; TFLite's FULLY_CONNECTED adds only a bias vector", nOut)
+		}
+		v, err := floats(c)
+		if err != nil {
+			return nodeErr(n, "%v", err)
+		}
+		for i := range bias {
+			bias[i] = op.Beta * v[i%len(v)]
+		}
+	}
+	return e.fullyConnected(n, n.Inputs[0], wt, bias, e.outName(n), e.fusedAct[n])
+}
+
+func writeMatMul(e *exporter, n *canon.Node) error {
+	bt := e.constOf(n.Inputs[1])
+	if bt == nil || len(bt.Shape) != 2 {
+		return nodeErr(n, "its right operand is not a constant matrix; TFLite export writes MatMul as FULLY_CONNECTED only")
+	}
+	as, err := e.shape(n.Inputs[0])
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	if len(as) < 2 {
+		return nodeErr(n, "its left operand is a vector; FULLY_CONNECTED needs a matrix")
+	}
+	// B (K, N) -> weight (N, K).
+	shape, data, err := permuteData(bt, []int{1, 0})
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	w := &canon.Tensor{Name: bt.Name + "/t", DType: bt.DType, Shape: shape, Data: data}
+	return e.fullyConnected(n, n.Inputs[0], w, make([]float32, shape[0]), e.outName(n), 0)
+}

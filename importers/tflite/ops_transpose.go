@@ -1,0 +1,73 @@
+package tfliteimport
+
+import "github.com/modelbridge/modelbridge/canon"
+
+// convTranspose reads TRANSPOSE: its permutation is over the file's axes,
+// so it works on the input in file order.
+func convTranspose(c *opCtx) error {
+	x, err := c.need(0)
+	if err != nil {
+		return err
+	}
+	perm, err := c.constInts(c.in(1), "permutation")
+	if err != nil {
+		return err
+	}
+	if len(perm) != len(c.b.tensor(x).shape) {
+		return c.errf("permutation %v for a tensor of rank %d", perm, len(c.b.tensor(x).shape))
+	}
+	xv, err := c.b.value(x, fileForm)
+	if err != nil {
+		return err
+	}
+	y := c.out(0)
+	c.b.define(y, c.b.node(c.b.tensor(y).name, &canon.Transpose{Perm: perm}, xv), fileForm)
+	return nil
+}
+
+// convSplit reads SPLIT (axis first, equal parts) and SPLIT_V (sizes,
+// then axis) on the input in file order.
+func convSplit(c *opCtx, sizesV bool) error {
+	xSlot, axisSlot := 1, 0
+	if sizesV {
+		xSlot, axisSlot = 0, 2
+	}
+	x, err := c.need(xSlot)
+	if err != nil {
+		return err
+	}
+	ax, err := c.constInts(c.in(axisSlot), "axis")
+	if err != nil {
+		return err
+	}
+	xs := c.b.tensor(x).shape
+	if len(ax) != 1 || ax[0] < -int64(len(xs)) || ax[0] >= int64(len(xs)) {
+		return c.errf("axis %v for a tensor of rank %d", ax, len(xs))
+	}
+	axis := ax[0]
+	if axis < 0 {
+		axis += int64(len(xs))
+	}
+	n := len(c.op.outputs)
+	sizes := make([]int64, n)
+	for k := range sizes {
+		s := c.b.tensor(c.out(k)).shape
+		if len(s) != len(xs) {
+			return c.errf("output %d has rank %d, the input %d", k, len(s), len(xs))
+		}
+		sizes[k] = s[axis]
+	}
+	xv, err := c.b.value(x, fileForm)
+	if err != nil {
+		return err
+	}
+	outs := make([]string, n)
+	for k := range outs {
+		outs[k] = c.b.fresh(c.b.tensor(c.out(k)).name)
+	}
+	c.b.emit(outs[0], &canon.Split{Axis: axis, Sizes: sizes}, []string{xv}, outs...)
+	for k, o := range outs {
+		c.b.define(c.out(k), o, fileForm)
+	}
+	return nil
+}
