@@ -15,7 +15,7 @@ func init() {
 		"Conv":          {writeConv, "CONV_2D (OHWI), DEPTHWISE_CONV_2D (1HWO, depth_multiplier); other groups as SPLIT + CONV_2D per group + CONCATENATION; a following BatchNormalization folded, Relu/Relu6 fused; 2-D only"},
 		"ConvTranspose": {writeConvTranspose, "TRANSPOSE_CONV (OHWI, output_shape input); groups as SPLIT + one per group + CONCATENATION; pads TFLite's SAME or VALID do not give cropped with SLICE; 2-D, dilation 1"},
 		"MaxPool":       {writeMaxPool, "MAX_POOL_2D (explicit pads as PADV2 with -inf, ceil mode as more end padding); 2-D, dilation 1, no indices output"},
-		"AveragePool":   {writeAveragePool, "AVERAGE_POOL_2D (SAME when the pads are TFLite's, PAD when they count in the divisor); 2-D, dilation 1"},
+		"AveragePool":   {writeAveragePool, "AVERAGE_POOL_2D (SAME when the pads are TFLite's; otherwise PAD, and pads outside the divisor by a MUL with k·k/count per pixel); 2-D, dilation 1"},
 		"GlobalAveragePool": {func(e *exporter, n *canon.Node) error {
 			return e.reduceOver(n, tflitefb.BuiltinOperatorMEAN, spatialAxes(e, n), true)
 		}, "MEAN over H, W"},
@@ -592,19 +592,59 @@ func writeAveragePool(e *exporter, n *canon.Node) error {
 		if w.ceilExtra() != [2]int64{} {
 			return nodeErr(n, "ceil mode adds windows that overhang the input, whose divisor TFLite's AVERAGE_POOL_2D cannot match")
 		}
-		if !op.CountIncludePad {
-			return nodeErr(n, "pads %v/%v excluded from the divisor: TFLite averages them out only with its own SAME padding", op.PadsBegin, op.PadsEnd)
-		}
 		if x, err = e.explicitPad(n, x, xs, w, [2]int64{}, 0); err != nil {
 			return err
 		}
 		pad = tflitefb.PaddingVALID
+		if !op.CountIncludePad {
+			return e.averageExcludingPads(n, x, w)
+		}
 	}
 	out, err := e.define(n.Outputs[0], nhwc)
 	if err != nil {
 		return nodeErr(n, "%v", err)
 	}
 	e.emit(tflitefb.BuiltinOperatorAVERAGE_POOL_2D, []int32{x}, []int32{out}, tflitefb.BuiltinOptionsPool2DOptions, poolOptions(pad, w))
+	return nil
+}
+
+// averageExcludingPads averages zero-padded x over whole windows, then
+// rescales each output pixel by k·k / (input pixels in its window): the
+// average over the input pixels only, as ONNX's count_include_pad=0.
+func (e *exporter) averageExcludingPads(n *canon.Node, x int32, w window2D) error {
+	ys, err := e.shape(n.Outputs[0])
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	inside := func(i int, o int64) int64 {
+		lo := o*w.s[i] - w.pb[i]
+		hi := lo + w.k[i]
+		return max(0, min(hi, w.in[i])-max(lo, 0))
+	}
+	scale := make([]float32, w.out[0]*w.out[1])
+	for oh := int64(0); oh < w.out[0]; oh++ {
+		for ow := int64(0); ow < w.out[1]; ow++ {
+			cnt := inside(0, oh) * inside(1, ow)
+			if cnt == 0 {
+				return nodeErr(n, "a window covers only padding, whose average ONNX leaves undefined")
+			}
+			scale[oh*w.out[1]+ow] = float32(w.k[0]*w.k[1]) / float32(cnt)
+		}
+	}
+	mid, err := e.scratch(n.Name+"/padded_avg", fileShape(ys, nhwc), e.dtype(n.Inputs[0]))
+	if err != nil {
+		return err
+	}
+	e.emit(tflitefb.BuiltinOperatorAVERAGE_POOL_2D, []int32{x}, []int32{mid}, tflitefb.BuiltinOptionsPool2DOptions, poolOptions(tflitefb.PaddingVALID, w))
+	st, err := e.constF32(n.Name+"/divisor", []int32{1, int32(w.out[0]), int32(w.out[1]), 1}, scale)
+	if err != nil {
+		return err
+	}
+	out, err := e.define(n.Outputs[0], nhwc)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	e.binaryOp(tflitefb.BuiltinOperatorMUL, mid, st, out, 0)
 	return nil
 }
 

@@ -52,7 +52,7 @@ func init() {
 		"LeakyRelu":   {writeLeakyRelu, "LEAKY_RELU"},
 		"PRelu":       {writePRelu, "PRELU (the slope broadcast to the NHWC layout)"},
 		"Gelu":        {writeGelu, "GELU (approximate for the tanh form)"},
-		"Elu":         {writeElu, "ELU when alpha is 1"},
+		"Elu":         {writeElu, "ELU when alpha is 1, otherwise RELU + alpha·MINIMUM(ELU, 0)"},
 		"Clip":        {writeClip, "RELU6, RELU, RELU_N1_TO_1 (or fused into the op before it), otherwise MAXIMUM + MINIMUM with constant bounds"},
 		"HardSigmoid": {writeHardSigmoid, "MUL + ADD + MAXIMUM + MINIMUM"},
 		"Reciprocal": {func(e *exporter, n *canon.Node) error {
@@ -216,10 +216,51 @@ func writeGelu(e *exporter, n *canon.Node) error {
 }
 
 func writeElu(e *exporter, n *canon.Node) error {
-	if a := n.Op.(*canon.Elu).Alpha; a != 1 {
-		return nodeErr(n, "alpha %g: TFLite's ELU has alpha 1 only", a)
+	a := n.Op.(*canon.Elu).Alpha
+	if a == 1 {
+		return e.unary(n, tflitefb.BuiltinOperatorELU, 0, nil)
 	}
-	return e.unary(n, tflitefb.BuiltinOperatorELU, 0, nil)
+	// TFLite's ELU has alpha 1: RELU(x) + alpha·MINIMUM(ELU(x), 0).
+	x, perm, err := e.anyLayout(n.Inputs[0])
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	shape, dt := e.m.tensors[x].shape, e.dtype(n.Inputs[0])
+	step := func(what string) (int32, error) { return e.scratch(n.Name+"/"+what, shape, dt) }
+	pos, err := step("pos")
+	if err != nil {
+		return err
+	}
+	elu, err := step("elu")
+	if err != nil {
+		return err
+	}
+	neg, err := step("neg")
+	if err != nil {
+		return err
+	}
+	scaled, err := step("scaled")
+	if err != nil {
+		return err
+	}
+	zero, err := e.scalarF32(n.Name+"/zero", 0)
+	if err != nil {
+		return err
+	}
+	alpha, err := e.scalarF32(n.Name+"/alpha", a)
+	if err != nil {
+		return err
+	}
+	out, err := e.define(n.Outputs[0], perm)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	e.emit(tflitefb.BuiltinOperatorRELU, []int32{x}, []int32{pos}, 0, nil)
+	e.emit(tflitefb.BuiltinOperatorELU, []int32{x}, []int32{elu}, 0, nil)
+	e.binaryOp(tflitefb.BuiltinOperatorMINIMUM, elu, zero, neg, 0)
+	e.binaryOp(tflitefb.BuiltinOperatorMUL, neg, alpha, scaled, 0)
+	e.binaryOp(tflitefb.BuiltinOperatorADD, pos, scaled, out, 0)
+	return nil
 }
 
 func writePRelu(e *exporter, n *canon.Node) error {

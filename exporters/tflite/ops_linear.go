@@ -134,7 +134,7 @@ func writeLinear(e *exporter, n *canon.Node) error {
 func writeMatMul(e *exporter, n *canon.Node) error {
 	bt := e.constOf(n.Inputs[1])
 	if bt == nil || len(bt.Shape) != 2 {
-		return nodeErr(n, "its right operand is not a constant matrix; TFLite export writes MatMul as FULLY_CONNECTED only")
+		return e.batchMatMul(n)
 	}
 	as, err := e.shape(n.Inputs[0])
 	if err != nil {
@@ -150,4 +150,40 @@ func writeMatMul(e *exporter, n *canon.Node) error {
 	}
 	w := &canon.Tensor{Name: bt.Name + "/t", DType: bt.DType, Shape: shape, Data: data}
 	return e.fullyConnected(n, n.Inputs[0], w, make([]float32, shape[0]), e.outName(n), 0)
+}
+
+// batchMatMul writes BATCH_MATMUL over both operands in canonical order,
+// broadcast to one rank.
+func (e *exporter) batchMatMul(n *canon.Node) error {
+	ys, err := e.shape(n.Outputs[0])
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	r := len(ys)
+	for _, in := range n.Inputs[:2] {
+		s, err := e.shape(in)
+		if err != nil {
+			return nodeErr(n, "%v", err)
+		}
+		if len(s) < 2 {
+			return nodeErr(n, "operand %q is a vector; BATCH_MATMUL needs matrices", in)
+		}
+	}
+	a, err := e.inputRank(n.Inputs[0], r, nil)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	b, err := e.inputRank(n.Inputs[1], r, nil)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	out, err := e.define(n.Outputs[0], nil)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	e.emit(tflitefb.BuiltinOperatorBATCH_MATMUL, []int32{a, b}, []int32{out}, tflitefb.BuiltinOptionsBatchMatMulOptions, func(fb *flatbuffers.Builder) flatbuffers.UOffsetT {
+		tflitefb.BatchMatMulOptionsStart(fb)
+		return tflitefb.BatchMatMulOptionsEnd(fb)
+	})
+	return nil
 }

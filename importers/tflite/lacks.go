@@ -11,9 +11,9 @@ func init() {
 		}
 	}
 	group("TFLite's builtin for it is not read yet (refused by name)",
-		"ArgMax", "ArgMin", "MatMul", "Ceil", "Cos", "Sin", "Elu", "Equal", "Greater", "Less", "LessOrEqual",
+		"ArgMax", "ArgMin", "MatMul", "Cos", "Sin", "Elu", "Equal", "Greater", "Less", "LessOrEqual",
 		"Gather", "GatherND", "Gelu", "Resize", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
-		"ReduceMax", "ReduceMin", "ReduceProd", "ReduceSum", "Pow", "PRelu", "Round", "Sum", "Unique", "ScatterND",
+		"Pow", "PRelu", "Round", "Sum", "Unique", "ScatterND",
 		"ReverseSequence", "Range", "Shape", "Not", "And", "Or", "LogSoftmax", "OneHot", "CumSum", "Expand",
 		"NonZero", "Reciprocal", "LRN", "LpNormalization", "LpPool", "NonMaxSuppression", "RNN", "BitShift",
 		"BitwiseXor", "Unsqueeze", "Softplus", "Atan", "Hardmax")

@@ -71,3 +71,40 @@ func convSplit(c *opCtx, sizesV bool) error {
 	}
 	return nil
 }
+
+// convPlain2 reads a two-input elementwise op without options (MAXIMUM,
+// MINIMUM), broadcast as the arithmetic ops are.
+func convPlain2(c *opCtx, op canon.Op) error {
+	a, err := c.need(0)
+	if err != nil {
+		return err
+	}
+	bb, err := c.need(1)
+	if err != nil {
+		return err
+	}
+	if c.b.quantized(a) || c.b.quantized(bb) {
+		return c.errf("quantized %s is not supported", c.op.opcode.name())
+	}
+	f := c.operandForm([]int{a, bb})
+	av, err := c.operand(a, f)
+	if err != nil {
+		return err
+	}
+	bv, err := c.operand(bb, f)
+	if err != nil {
+		return err
+	}
+	y := c.out(0)
+	c.b.define(y, c.b.node(c.b.base(y), op, av, bv), f)
+	return nil
+}
+
+// convCast reads CAST to the output tensor's type.
+func convCast(c *opCtx) error {
+	to, err := dtypeOf(c.b.tensor(c.out(0)).dtype)
+	if err != nil {
+		return c.errf("output: %v", err)
+	}
+	return convUnary(c, &canon.Cast{To: to})
+}
