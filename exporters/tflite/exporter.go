@@ -90,6 +90,7 @@ func (e *exporter) run() error {
 	if err := e.declareInputs(); err != nil {
 		return err
 	}
+	e.foldConstants()
 	e.plan()
 	for _, n := range e.g.Nodes {
 		if e.skip[n] {

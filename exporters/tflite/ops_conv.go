@@ -13,7 +13,7 @@ import (
 func init() {
 	optable.Add(&writers, map[string]writer{
 		"Conv":          {writeConv, "CONV_2D (OHWI), DEPTHWISE_CONV_2D (1HWO, depth_multiplier); other groups as SPLIT + CONV_2D per group + CONCATENATION; a following BatchNormalization folded, Relu/Relu6 fused; 2-D only"},
-		"ConvTranspose": {writeConvTranspose, "TRANSPOSE_CONV (OHWI, output_shape input); groups as SPLIT + one per group + CONCATENATION; pads TFLite's SAME or VALID do not give cropped with SLICE; 2-D, dilation 1"},
+		"ConvTranspose": {writeConvTranspose, "TRANSPOSE_CONV (OHWI, output_shape input) + ADD of the bias; groups as SPLIT + one per group + CONCATENATION; dilation as a kernel with zeros between taps; begin pads TFLite's SAME or VALID do not give cropped with STRIDED_SLICE; 2-D"},
 		"MaxPool":       {writeMaxPool, "MAX_POOL_2D (explicit pads as PADV2 with -inf, ceil mode as more end padding); 2-D, dilation 1, no indices output"},
 		"AveragePool":   {writeAveragePool, "AVERAGE_POOL_2D (SAME when the pads are TFLite's; otherwise PAD, and pads outside the divisor by a MUL with k·k/count per pixel); 2-D, dilation 1"},
 		"GlobalAveragePool": {func(e *exporter, n *canon.Node) error {
@@ -346,9 +346,12 @@ func writeConvTranspose(e *exporter, n *canon.Node) error {
 	if len(wt.Shape) != 4 {
 		return nodeErr(n, "TFLite's TRANSPOSE_CONV is 2-D; this one has %d spatial axes", len(wt.Shape)-2)
 	}
-	for _, d := range op.Dilations {
-		if d != 1 {
-			return nodeErr(n, "dilation %v: TFLite's TRANSPOSE_CONV has no dilation", op.Dilations)
+	if at(op.Dilations, 0, 1) != 1 || at(op.Dilations, 1, 1) != 1 {
+		// TFLite's TRANSPOSE_CONV has no dilation: the kernel with zeros
+		// between its taps is the same sum.
+		var err error
+		if wt, err = dilateKernel(wt, at(op.Dilations, 0, 1), at(op.Dilations, 1, 1)); err != nil {
+			return nodeErr(n, "%v", err)
 		}
 	}
 	xs, err := e.shape(n.Inputs[0])
@@ -699,4 +702,25 @@ func writeBatchNorm(e *exporter, n *canon.Node) error {
 	e.binaryOp(tflitefb.BuiltinOperatorMUL, x, a, mid, 0)
 	e.binaryOp(tflitefb.BuiltinOperatorADD, mid, b, out, 0)
 	return nil
+}
+
+// dilateKernel spreads a 4-D kernel's taps dh, dw apart with zeros.
+func dilateKernel(wt *canon.Tensor, dh, dw int64) (*canon.Tensor, error) {
+	v, err := floats(wt)
+	if err != nil {
+		return nil, err
+	}
+	a, b, kh, kw := wt.Shape[0], wt.Shape[1], wt.Shape[2], wt.Shape[3]
+	nh, nw := (kh-1)*dh+1, (kw-1)*dw+1
+	out := make([]float32, a*b*nh*nw)
+	for p := int64(0); p < a*b; p++ {
+		for i := int64(0); i < kh; i++ {
+			for j := int64(0); j < kw; j++ {
+				out[(p*nh+i*dh)*nw+j*dw] = v[(p*kh+i)*kw+j]
+			}
+		}
+	}
+	t := canon.NewFloat32Tensor(wt.Name+"/dilated", []int64{a, b, nh, nw}, out)
+	t.Layout = wt.Layout
+	return t, nil
 }
