@@ -112,7 +112,16 @@ func (e *exporter) constTensorKeyed(key, name string, t *canon.Tensor, want []in
 		fs[i] = int32(d)
 	}
 	var idx int32
-	if e.o.Float16Weights && dt == canon.Float32 {
+	if e.o.Float16Weights && e.o.HalfRoundedWeights && dt == canon.Float32 {
+		rounded := make([]byte, len(data))
+		for i := 0; i < len(data)/4; i++ {
+			h := canon.Float32ToHalf(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:])))
+			binary.LittleEndian.PutUint32(rounded[4*i:], math.Float32bits(canon.HalfToFloat32(h)))
+		}
+		if idx, err = e.addTensor(name, fs, dt, rounded); err != nil {
+			return 0, err
+		}
+	} else if e.o.Float16Weights && dt == canon.Float32 {
 		half := make([]byte, len(data)/2)
 		for i := 0; i < len(data)/4; i++ {
 			binary.LittleEndian.PutUint16(half[2*i:], canon.Float32ToHalf(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))))

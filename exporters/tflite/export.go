@@ -39,6 +39,10 @@ type Options struct {
 	// through DEQUANTIZE, as TensorFlow's float16 quantization does; the
 	// ops still compute in float32.
 	Float16Weights bool
+	// HalfRoundedWeights, with Float16Weights, stores the float16 values
+	// as float32 buffers and writes no DEQUANTIZE: the same numbers, for
+	// runtimes that take only constant float32 filters (Arm NN 22).
+	HalfRoundedWeights bool
 }
 
 // Write exports g to path; nothing is written when the graph is refused.

@@ -60,7 +60,8 @@ func newExporter(g *canon.Graph, o Options) (*exporter, error) {
 	if g.Meta.WeightsMissing {
 		return nil, fmt.Errorf("tflite: the graph was read without its weights; a .tflite file needs them")
 	}
-	if err := g.Infer(); err != nil {
+	g, err := folded(g)
+	if err != nil {
 		return nil, fmt.Errorf("tflite: %w", err)
 	}
 	e := &exporter{g: g, o: o, vals: g.Values, consts: map[string]*canon.Tensor{}, held: map[string][]held{},
@@ -90,7 +91,6 @@ func (e *exporter) run() error {
 	if err := e.declareInputs(); err != nil {
 		return err
 	}
-	e.foldConstants()
 	e.plan()
 	for _, n := range e.g.Nodes {
 		if e.skip[n] {

@@ -9,66 +9,120 @@ import (
 // that builds a larger tensor is written as ops instead.
 const foldLimit = 64 << 20
 
-// foldConstants computes, once, every node whose inputs are all known at
-// conversion time (a weight transposed by the exporter that made the
-// model, a zero state built from a shape): TFLite stores the result as a
-// buffer, and ops TFLite lacks often only build such constants.
-func (e *exporter) foldConstants() {
-	for _, n := range e.g.Nodes {
-		if len(n.Outputs) == 0 || e.allConst(n) || !foldable(n) {
-			continue
-		}
-		ok := len(n.Inputs) > 0
-		sub := &canon.Graph{Name: "fold"}
-		seen := map[string]bool{}
-		for _, in := range n.Inputs {
-			if in == "" || seen[in] {
-				continue
-			}
-			seen[in] = true
-			c := e.constOf(in)
-			if c == nil {
-				ok = false
-				break
-			}
-			t := *c
-			t.Name = in
-			sub.Initializers = append(sub.Initializers, &t)
-		}
-		if !ok {
-			continue
-		}
-		size := int64(0)
-		for _, o := range n.Outputs {
-			if o == "" {
-				continue
-			}
-			v := e.vals[o]
-			s, known := v.StaticShape()
-			if !known {
-				ok = false
-				break
-			}
-			size += canon.NumElements(s) * int64(v.DType.Size())
-			sub.Outputs = append(sub.Outputs, canon.ValueInfo{Name: o, DType: v.DType, Shape: v.Shape, RankKnown: true})
-		}
-		if !ok || size > foldLimit || len(sub.Outputs) == 0 {
-			continue
-		}
-		sub.Nodes = []*canon.Node{n}
-		res, err := interp.Run(sub, nil)
-		if err != nil {
-			continue // written as ops, or refused by name there
-		}
-		for _, o := range sub.Outputs {
-			if t := res[o.Name]; t != nil {
-				t.Name = o.Name
-				e.consts[o.Name] = t
-			}
+// folded returns g with every node whose result is known at conversion
+// time computed once and stored as an initializer (a weight transposed by
+// the exporter that made the model, pads computed from static shapes, a
+// zero state built from a shape), inferred again: TFLite stores such
+// results as buffers, and ops TFLite lacks often only build them.
+func folded(g *canon.Graph) (*canon.Graph, error) {
+	if err := g.Infer(); err != nil {
+		return nil, err
+	}
+	isInput := map[string]bool{}
+	for _, in := range g.Inputs {
+		isInput[in.Name] = true
+	}
+	consts := map[string]*canon.Tensor{}
+	for _, t := range g.Initializers {
+		if !isInput[t.Name] {
+			consts[t.Name] = t
 		}
 	}
+	var keep []*canon.Node
+	var made []*canon.Tensor
+	for _, n := range g.Nodes {
+		res := foldNode(g, n, consts)
+		if res == nil {
+			keep = append(keep, n)
+			continue
+		}
+		for _, t := range res {
+			consts[t.Name] = t
+			made = append(made, t)
+		}
+	}
+	if len(made) == 0 {
+		return g, nil
+	}
+	out := &canon.Graph{Name: g.Name, Inputs: g.Inputs, Outputs: g.Outputs, Nodes: keep, Meta: g.Meta,
+		Initializers: append(append([]*canon.Tensor{}, g.Initializers...), made...)}
+	if err := out.Infer(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// foldable excludes ops whose result is not a function of their inputs
-// (random generators take no inputs, so they are never folded here).
-func foldable(n *canon.Node) bool { return len(n.Inputs) > 0 }
+// foldNode computes n when every input is a constant (or n is the Shape
+// of a value of static shape), returning its outputs; nil when it cannot.
+func foldNode(g *canon.Graph, n *canon.Node, consts map[string]*canon.Tensor) []*canon.Tensor {
+	if len(n.Inputs) == 0 || len(n.Outputs) == 0 {
+		return nil
+	}
+	sub := &canon.Graph{Name: "fold", Nodes: []*canon.Node{n}}
+	if s, ok := n.Op.(*canon.ShapeOf); ok {
+		shape, known := g.Values[n.Inputs[0]].StaticShape()
+		if !known {
+			return nil
+		}
+		_ = s
+		sub.Inputs = []canon.ValueInfo{g.Values[n.Inputs[0]]}
+		return runFold(sub, n, map[string]*canon.Tensor{n.Inputs[0]: zeros(n.Inputs[0], g.Values[n.Inputs[0]].DType, shape)}, g)
+	}
+	seen := map[string]bool{}
+	for _, in := range n.Inputs {
+		if in == "" || seen[in] {
+			continue
+		}
+		seen[in] = true
+		c := consts[in]
+		if c == nil {
+			if v := g.Values[in]; v.Const != nil {
+				c = v.Const
+			} else {
+				return nil
+			}
+		}
+		t := *c
+		t.Name = in
+		sub.Initializers = append(sub.Initializers, &t)
+	}
+	return runFold(sub, n, nil, g)
+}
+
+func runFold(sub *canon.Graph, n *canon.Node, feeds map[string]*canon.Tensor, g *canon.Graph) []*canon.Tensor {
+	size := int64(0)
+	for _, o := range n.Outputs {
+		if o == "" {
+			continue
+		}
+		v := g.Values[o]
+		s, known := v.StaticShape()
+		if !known {
+			return nil
+		}
+		size += canon.NumElements(s) * int64(v.DType.Size())
+		sub.Outputs = append(sub.Outputs, canon.ValueInfo{Name: o, DType: v.DType, Shape: v.Shape, RankKnown: true})
+	}
+	if size > foldLimit || len(sub.Outputs) == 0 {
+		return nil
+	}
+	res, err := interp.Run(sub, feeds)
+	if err != nil {
+		return nil // written as ops, or refused by name there
+	}
+	var out []*canon.Tensor
+	for _, o := range sub.Outputs {
+		t := res[o.Name]
+		if t == nil {
+			return nil
+		}
+		t.Name = o.Name
+		out = append(out, t)
+	}
+	return out
+}
+
+// zeros is a placeholder input for a Shape node: only its shape is read.
+func zeros(name string, dt canon.DType, shape []int64) *canon.Tensor {
+	return &canon.Tensor{Name: name, DType: dt, Shape: shape, Data: make([]byte, canon.NumElements(shape)*int64(dt.Size()))}
+}

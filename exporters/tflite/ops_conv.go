@@ -13,7 +13,7 @@ import (
 func init() {
 	optable.Add(&writers, map[string]writer{
 		"Conv":          {writeConv, "CONV_2D (OHWI), DEPTHWISE_CONV_2D (1HWO, depth_multiplier); other groups as SPLIT + CONV_2D per group + CONCATENATION; a following BatchNormalization folded, Relu/Relu6 fused; 2-D only"},
-		"ConvTranspose": {writeConvTranspose, "TRANSPOSE_CONV (OHWI, output_shape input) + ADD of the bias; groups as SPLIT + one per group + CONCATENATION; dilation as a kernel with zeros between taps; begin pads TFLite's SAME or VALID do not give cropped with STRIDED_SLICE; 2-D"},
+		"ConvTranspose": {writeConvTranspose, "TRANSPOSE_CONV (OHWI, output_shape input) + ADD of the bias; groups as SPLIT + one per group + CONCATENATION; dilation as a kernel with zeros between taps; VALID padding, begin pads cropped by STRIDED_SLICE; 2-D"},
 		"MaxPool":       {writeMaxPool, "MAX_POOL_2D (explicit pads as PADV2 with -inf, ceil mode as more end padding); 2-D, dilation 1, no indices output"},
 		"AveragePool":   {writeAveragePool, "AVERAGE_POOL_2D (SAME when the pads are TFLite's; otherwise PAD, and pads outside the divisor by a MUL with k·k/count per pixel); 2-D, dilation 1"},
 		"GlobalAveragePool": {func(e *exporter, n *canon.Node) error {
@@ -382,34 +382,16 @@ func writeConvTranspose(e *exporter, n *canon.Node) error {
 		copy(bias, v)
 	}
 	// TFLite places input pixel i at output i·stride + k - pad_before,
-	// keeping what falls inside output_shape: VALID (pad_before 0) gives
-	// any crop at the end and any output padding; SAME gives its own
-	// pad_before; other begin pads are cropped by a SLICE.
+	// keeping what falls inside output_shape. VALID (pad_before 0) gives
+	// any crop at the end and any output padding; begin pads are cropped
+	// by a STRIDED_SLICE. SAME is not written: runtimes disagree on
+	// whether its pad_before comes from the output or the input size.
 	var s, pb [2]int64
-	var k [2]int64
 	for i := 0; i < 2; i++ {
-		s[i], pb[i], k[i] = at(op.Strides, i, 1), at(op.PadsBegin, i, 0), wt.Shape[2+i]
+		s[i], pb[i] = at(op.Strides, i, 1), at(op.PadsBegin, i, 0)
 	}
 	pad := tflitefb.PaddingVALID
-	full := [2]int64{ys[2], ys[3]}
-	if pb != [2]int64{} {
-		same := true
-		for i := 0; i < 2; i++ {
-			o := ys[2+i]
-			total := ((o+s[i]-1)/s[i]-1)*s[i] + k[i] - o
-			if total < 0 {
-				total = 0
-			}
-			if pb[i] != total/2 {
-				same = false
-			}
-		}
-		if same {
-			pad = tflitefb.PaddingSAME
-		} else {
-			full = [2]int64{ys[2] + pb[0], ys[3] + pb[1]}
-		}
-	}
+	full := [2]int64{ys[2] + pb[0], ys[3] + pb[1]}
 	x, err := e.input(n.Inputs[0], nhwc)
 	if err != nil {
 		return nodeErr(n, "%v", err)

@@ -182,6 +182,16 @@ func (e *exporter) unary(n *canon.Node, code tflitefb.BuiltinOperator, ot tflite
 // anyLayout returns value name as it is first held (constants and
 // flattened values in their natural layout).
 func (e *exporter) anyLayout(name string) (int32, []int, error) {
+	if e.isInput[name] {
+		// A graph input kept NCHW moves to the file layout right at the
+		// edge, so that the ops after it need no TRANSPOSE inside.
+		s, err := e.shape(name)
+		if err != nil {
+			return 0, nil, err
+		}
+		idx, err := e.input(name, natural(len(s)))
+		return idx, natural(len(s)), err
+	}
 	if e.constOf(name) == nil {
 		for _, h := range e.held[name] {
 			if h.flatCHW == nil {

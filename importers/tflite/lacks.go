@@ -12,8 +12,8 @@ func init() {
 	}
 	group("TFLite's builtin for it is not read yet (refused by name)",
 		"ArgMax", "ArgMin", "MatMul", "Cos", "Sin", "Elu", "Equal", "Greater", "Less", "LessOrEqual",
-		"Gather", "GatherND", "Gelu", "Resize", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
-		"Pow", "PRelu", "Round", "Sum", "Unique", "ScatterND",
+		"Gather", "GatherND", "Gelu", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
+		"Pow", "Round", "Sum", "Unique", "ScatterND",
 		"ReverseSequence", "Range", "Shape", "Not", "And", "Or", "LogSoftmax", "OneHot", "CumSum", "Expand",
 		"NonZero", "Reciprocal", "LRN", "LpNormalization", "LpPool", "NonMaxSuppression", "RNN", "BitShift",
 		"BitwiseXor", "Unsqueeze", "Softplus", "Atan", "Hardmax")

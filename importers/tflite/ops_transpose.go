@@ -1,6 +1,9 @@
 package tfliteimport
 
-import "github.com/modelbridge/modelbridge/canon"
+import (
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/tflitefb"
+)
 
 // convTranspose reads TRANSPOSE: its permutation is over the file's axes,
 // so it works on the input in file order.
@@ -107,4 +110,87 @@ func convCast(c *opCtx) error {
 		return c.errf("output: %v", err)
 	}
 	return convUnary(c, &canon.Cast{To: to})
+}
+
+// convResize reads RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR: the
+// output size is the file's output shape; the flags are ONNX coordinate
+// modes (TFLite maps with in/out, which is ONNX's 1/scale for sizes).
+func convResize(c *opCtx, bilinear bool) error {
+	x, err := c.need(0)
+	if err != nil {
+		return err
+	}
+	if c.b.quantized(x) {
+		return c.errf("quantized %s is not supported", c.op.opcode.name())
+	}
+	if _, err := c.rank4Of(x, "input"); err != nil {
+		return err
+	}
+	var align, half bool
+	if bilinear {
+		o, err := optionsOf[tflitefb.ResizeBilinearOptions](c, tflitefb.BuiltinOptionsResizeBilinearOptions)
+		if err != nil {
+			return err
+		}
+		align, half = o.AlignCorners(), o.HalfPixelCenters()
+	} else {
+		o, err := optionsOf[tflitefb.ResizeNearestNeighborOptions](c, tflitefb.BuiltinOptionsResizeNearestNeighborOptions)
+		if err != nil {
+			return err
+		}
+		align, half = o.AlignCorners(), o.HalfPixelCenters()
+	}
+	op := &canon.Resize{Axes: []int64{2, 3}, Mode: canon.ResizeNearest, Nearest: canon.Floor, CoordTransform: canon.Asymmetric}
+	switch {
+	case bilinear && align:
+		op.Mode, op.CoordTransform = canon.ResizeLinear, canon.AlignCorners
+	case bilinear && half:
+		op.Mode, op.CoordTransform = canon.ResizeLinear, canon.HalfPixel
+	case bilinear:
+		op.Mode = canon.ResizeLinear
+	case align:
+		return c.errf("align_corners rounds half away from zero in TFLite's nearest resize, which has no canonical form here")
+	case half:
+		op.CoordTransform = canon.TFHalfPixelForNN
+	}
+	y := c.out(0)
+	ys := c.b.tensor(y).shape
+	if len(ys) != 4 {
+		return c.errf("output has shape %v; a 4-D NHWC tensor is needed", ys)
+	}
+	op.Sizes = []int64{ys[1], ys[2]}
+	xv, err := c.b.value(x, nchwForm)
+	if err != nil {
+		return err
+	}
+	c.b.define(y, c.b.node(c.b.tensor(y).name, op, xv, "", "", ""), nchwForm)
+	return nil
+}
+
+// convPRelu reads PRELU: the slope broadcast as the arithmetic ops'
+// operands are.
+func convPRelu(c *opCtx) error {
+	x, err := c.need(0)
+	if err != nil {
+		return err
+	}
+	a, err := c.need(1)
+	if err != nil {
+		return err
+	}
+	if c.b.quantized(x) || c.b.quantized(a) {
+		return c.errf("quantized PRELU is not supported")
+	}
+	f := c.operandForm([]int{x, a})
+	xv, err := c.operand(x, f)
+	if err != nil {
+		return err
+	}
+	av, err := c.operand(a, f)
+	if err != nil {
+		return err
+	}
+	y := c.out(0)
+	c.b.define(y, c.b.node(c.b.base(y), &canon.PRelu{}, xv, av), f)
+	return nil
 }
