@@ -28,10 +28,23 @@ func folded(g *canon.Graph) (*canon.Graph, error) {
 			consts[t.Name] = t
 		}
 	}
+	isOutput := map[string]bool{}
+	for _, o := range g.Outputs {
+		isOutput[o.Name] = true
+	}
 	var keep []*canon.Node
 	var made []*canon.Tensor
 	for _, n := range g.Nodes {
-		res := foldNode(g, n, consts)
+		var res []*canon.Tensor
+		// A graph output stays the result of its op: the file computes
+		// it (or the op is refused by name).
+		out := false
+		for _, o := range n.Outputs {
+			out = out || isOutput[o]
+		}
+		if !out {
+			res = foldNode(g, n, consts)
+		}
 		if res == nil {
 			keep = append(keep, n)
 			continue
