@@ -44,6 +44,9 @@ func tfliteExportCases(t *testing.T) []tfliteExportCase {
 		t.Logf("%s not found: torch2 fixtures skipped", fix)
 		return cases
 	}
+	for _, m := range []string{"mobilenet_v2_035", "shufflenet_v2_x0_5", "squeezenet1_1"} {
+		cases = append(cases, tfliteExportCase{name: "torch/" + m, path: filepath.Join(testfix.RepoRoot(), "..", "shared", "fixtures", "torch", m, "model.onnx")})
+	}
 	shapes := map[string][]int64{"tiny_convnet": {1, 3, 32, 32}, "deconv_net": {1, 3, 16, 32}, "tiny_unet": {1, 3, 16, 16}}
 	for _, m := range []string{"tiny_convnet", "deconv_net", "tiny_unet"} {
 		cases = append(cases,
@@ -165,8 +168,10 @@ func TestTFLiteExportAgainstArmNN(t *testing.T) {
 					t.Fatal(err)
 				}
 				edge, inner, codes := transposeCounts(t, data)
-				if inner != 0 {
-					t.Errorf("%s: %d TRANSPOSE ops inside the graph", v.name, inner)
+				// Only the model's own transposes (ShuffleNet's channel
+				// shuffles) may move data inside the graph.
+				if own := countKind(g, "Transpose"); inner > own {
+					t.Errorf("%s: %d TRANSPOSE ops inside the graph, the model has %d", v.name, inner, own)
 				}
 				if v.o.NHWCIO && edge != 0 {
 					t.Errorf("%s: %d TRANSPOSE ops at the edges with NHWC inputs and outputs", v.name, edge)

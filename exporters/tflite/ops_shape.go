@@ -85,21 +85,39 @@ func writeReshape(e *exporter, n *canon.Node) error {
 	if err != nil {
 		return nodeErr(n, "%v", err)
 	}
-	if !sameOrder(xs, perm, nil) {
-		if len(xs) == 4 && len(ys) == 2 && ys[0] == xs[0] && samePerm(perm, nhwc, 4) && e.onlyFC(n.Outputs[0]) {
-			y, err := e.addTensor(n.Outputs[0], []int32{int32(ys[0]), int32(ys[1])}, e.dtype(n.Outputs[0]), nil)
-			if err != nil {
-				return nodeErr(n, "%v", err)
-			}
-			e.held[n.Outputs[0]] = append(e.held[n.Outputs[0]], held{idx: y, flatCHW: []int64{xs[1], xs[2], xs[3]}})
-			return e.reshapeInto(x, y, []int32{int32(ys[0]), int32(ys[1])})
+	if q, ok := forwardLayout(xs, perm, ys); ok {
+		if sameOrder(ys, q, out) {
+			q = out
 		}
-		if x, err = e.input(n.Inputs[0], nil); err != nil {
+		if samePerm(q, nil, len(ys)) {
+			q = nil
+		}
+		y, err := e.define(n.Outputs[0], q)
+		if err != nil {
 			return nodeErr(n, "%v", err)
 		}
+		return e.reshapeInto(x, y, fileShape(ys, q))
 	}
-	if !sameOrder(ys, nil, out) {
-		out = nil
+	if len(xs) == 4 && len(ys) == 2 && ys[0] == xs[0] && samePerm(perm, nhwc, 4) && e.onlyFC(n.Outputs[0]) {
+		y, err := e.addTensor(n.Outputs[0], []int32{int32(ys[0]), int32(ys[1])}, e.dtype(n.Outputs[0]), nil)
+		if err != nil {
+			return nodeErr(n, "%v", err)
+		}
+		e.held[n.Outputs[0]] = append(e.held[n.Outputs[0]], held{idx: y, flatCHW: []int64{xs[1], xs[2], xs[3]}})
+		return e.reshapeInto(x, y, []int32{int32(ys[0]), int32(ys[1])})
+	}
+	// The input's data must move: into the layout from which the reshape
+	// lands in the output's own layout (one TRANSPOSE, as the data moves
+	// in the source model too).
+	in, ok := backwardLayout(xs, ys, out)
+	if !ok {
+		in, out = nil, nil
+	}
+	if samePerm(in, nil, len(xs)) {
+		in = nil
+	}
+	if x, err = e.input(n.Inputs[0], in); err != nil {
+		return nodeErr(n, "%v", err)
 	}
 	y, err := e.define(n.Outputs[0], out)
 	if err != nil {
