@@ -132,13 +132,22 @@ func writeLinear(e *exporter, n *canon.Node) error {
 }
 
 func writeMatMul(e *exporter, n *canon.Node) error {
-	bt := e.constOf(n.Inputs[1])
-	if bt == nil || len(bt.Shape) != 2 {
-		return e.batchMatMul(n)
-	}
 	as, err := e.shape(n.Inputs[0])
 	if err != nil {
 		return nodeErr(n, "%v", err)
+	}
+	bs, err := e.shape(n.Inputs[1])
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	if len(as) >= 2 && len(bs) >= 2 && as[len(as)-1] == 1 {
+		// A sum of one product: (…, M, 1) · (…, 1, N) is their broadcast
+		// MUL, in any layout (adaptive pools written as matrix products).
+		return e.broadcastOp(n, tflitefb.BuiltinOperatorMUL, n.Inputs[:2], 0)
+	}
+	bt := e.constOf(n.Inputs[1])
+	if bt == nil || len(bt.Shape) != 2 {
+		return e.batchMatMul(n)
 	}
 	if len(as) < 2 {
 		return nodeErr(n, "its left operand is a vector; FULLY_CONNECTED needs a matrix")

@@ -138,16 +138,24 @@ func bnAffine(e *exporter, n *canon.Node, bn *canon.BatchNorm) ([2][]float32, er
 }
 
 // nonNegative reports whether value v is known to be >= 0 (or NaN): the
-// output of a ReLU-like activation, fused or not.
+// output of a ReLU-like activation, fused or not, or of ops that only move
+// or pick such values (Concat, MaxPool, reshapes).
 func (e *exporter) nonNegative(v string) bool {
+	return e.nonNegativeDepth(v, 16)
+}
+
+func (e *exporter) nonNegativeDepth(v string, depth int) bool {
+	if depth == 0 {
+		return false
+	}
 	for _, n := range e.g.Nodes {
-		if e.outName(n) != v && (len(n.Outputs) == 0 || n.Outputs[0] != v) {
-			continue
-		}
 		if e.outName(n) == v {
 			if act, ok := e.fusedAct[n]; ok {
 				return act == tflitefb.ActivationFunctionTypeRELU || act == tflitefb.ActivationFunctionTypeRELU6
 			}
+		}
+		if len(n.Outputs) == 0 || n.Outputs[0] != v {
+			continue
 		}
 		switch op := n.Op.(type) {
 		case *canon.Unary:
@@ -155,6 +163,15 @@ func (e *exporter) nonNegative(v string) bool {
 		case *canon.Clip:
 			lo, _, ok := e.clipBounds(n, op)
 			return ok && lo >= 0
+		case *canon.Concat:
+			for _, in := range n.Inputs {
+				if !e.nonNegativeDepth(in, depth-1) {
+					return false
+				}
+			}
+			return true
+		case *canon.MaxPool, *canon.Reshape, *canon.Flatten, *canon.Identity, *canon.Dropout:
+			return e.nonNegativeDepth(n.Inputs[0], depth-1)
 		}
 		return false
 	}

@@ -194,3 +194,37 @@ func convPRelu(c *opCtx) error {
 	c.b.define(y, c.b.node(c.b.base(y), &canon.PRelu{}, xv, av), f)
 	return nil
 }
+
+// convBatchMatMul reads BATCH_MATMUL without adjoints as MatMul on the
+// operands in file order.
+func convBatchMatMul(c *opCtx) error {
+	o, err := optionsOf[tflitefb.BatchMatMulOptions](c, tflitefb.BuiltinOptionsBatchMatMulOptions)
+	if err != nil {
+		return err
+	}
+	if o.AdjX() || o.AdjY() {
+		return c.errf("adj_x/adj_y are not read: transpose the operands with TRANSPOSE")
+	}
+	a, err := c.need(0)
+	if err != nil {
+		return err
+	}
+	bb, err := c.need(1)
+	if err != nil {
+		return err
+	}
+	if c.b.quantized(a) || c.b.quantized(bb) {
+		return c.errf("quantized BATCH_MATMUL is not supported")
+	}
+	av, err := c.b.value(a, fileForm)
+	if err != nil {
+		return err
+	}
+	bv, err := c.b.value(bb, fileForm)
+	if err != nil {
+		return err
+	}
+	y := c.out(0)
+	c.b.define(y, c.b.node(c.b.base(y), &canon.MatMul{}, av, bv), fileForm)
+	return nil
+}

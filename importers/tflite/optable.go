@@ -61,6 +61,7 @@ func init() {
 		tflitefb.BuiltinOperatorRESIZE_BILINEAR:              {func(c *opCtx) error { return convResize(c, true) }, []string{"Resize"}},
 		tflitefb.BuiltinOperatorRESIZE_NEAREST_NEIGHBOR:      {func(c *opCtx) error { return convResize(c, false) }, []string{"Resize"}},
 		tflitefb.BuiltinOperatorPRELU:                        {convPRelu, []string{"PRelu"}},
+		tflitefb.BuiltinOperatorBATCH_MATMUL:                 {convBatchMatMul, []string{"MatMul"}},
 		tflitefb.BuiltinOperatorCAST:                         {convCast, []string{"Cast"}},
 		tflitefb.BuiltinOperatorFLOOR:                        {unary(func() canon.Op { return &canon.Math{Fn: canon.MathFloor} }), []string{"Floor"}},
 		tflitefb.BuiltinOperatorCEIL:                         {unary(func() canon.Op { return &canon.Math{Fn: canon.MathCeil} }), []string{"Ceil"}},
