@@ -182,6 +182,17 @@ func (e *exporter) constF32(name string, shape []int32, v []float32) (int32, err
 
 // floats reads a float constant's values.
 func floats(t *canon.Tensor) ([]float32, error) {
+	if t.DType == canon.Float32 {
+		// Without a float64 copy: weights may be hundreds of megabytes.
+		if err := t.CheckData(); err != nil {
+			return nil, err
+		}
+		out := make([]float32, len(t.Data)/4)
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:]))
+		}
+		return out, nil
+	}
 	v, err := t.Float64s()
 	if err != nil {
 		return nil, err

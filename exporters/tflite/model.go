@@ -39,10 +39,12 @@ type fileModel struct {
 // identifier. Buffer 0 is the empty buffer TFLite reserves; each constant
 // gets its own buffer, 16-byte aligned so runtimes may map it in place.
 func (m *fileModel) serialize() []byte {
-	size := 1024
+	// Sized so that the builder never grows: growing copies every weight.
+	size := 1 << 20
 	for _, t := range m.tensors {
-		size += len(t.data) + 16
+		size += len(t.data) + 128 + len(t.name) + 4*len(t.shape)
 	}
+	size += 256 * len(m.ops)
 	b := flatbuffers.NewBuilder(size)
 	ints := func(v []int32) flatbuffers.UOffsetT {
 		b.StartVector(4, len(v), 4)
