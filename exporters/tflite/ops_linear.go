@@ -146,6 +146,13 @@ func writeMatMul(e *exporter, n *canon.Node) error {
 		return e.broadcastOp(n, tflitefb.BuiltinOperatorMUL, n.Inputs[:2], 0)
 	}
 	bt := e.constOf(n.Inputs[1])
+	at := e.constOf(n.Inputs[0])
+	if len(as) == 4 && at == nil && bt != nil && len(bt.Shape) == 2 {
+		return e.spatialMatMul(n, bt, true)
+	}
+	if len(bs) == 4 && bt == nil && at != nil && len(at.Shape) == 2 {
+		return e.spatialMatMul(n, at, false)
+	}
 	if bt == nil || len(bt.Shape) != 2 {
 		return e.batchMatMul(n)
 	}
@@ -195,4 +202,70 @@ func (e *exporter) batchMatMul(n *canon.Node) error {
 		return tflitefb.BatchMatMulOptionsEnd(fb)
 	})
 	return nil
+}
+
+// spatialMatMul multiplies a 4-D value, held NHWC, by a constant matrix
+// along W (X·M, right) or H (M·X, left), as adaptive pools are written,
+// without moving the value out of NHWC: along W, BATCH_MATMUL(Mᵀ, X)
+// over X's (W, C) matrices gives (N, H, W', C); along H, X reshaped to
+// (N, H, W·C) is multiplied from the left and reshaped back.
+func (e *exporter) spatialMatMul(n *canon.Node, m *canon.Tensor, right bool) error {
+	xName := n.Inputs[0]
+	if !right {
+		xName = n.Inputs[1]
+	}
+	xs, err := e.shape(xName)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	ys, err := e.shape(n.Outputs[0])
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	x, err := e.input(xName, nhwc)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	out, err := e.define(e.outName(n), nhwc)
+	if err != nil {
+		return nodeErr(n, "%v", err)
+	}
+	opts := func(fb *flatbuffers.Builder) flatbuffers.UOffsetT {
+		tflitefb.BatchMatMulOptionsStart(fb)
+		return tflitefb.BatchMatMulOptionsEnd(fb)
+	}
+	dt := e.dtype(xName)
+	if right {
+		shape, data, err := permuteData(m, []int{1, 0})
+		if err != nil {
+			return nodeErr(n, "%v", err)
+		}
+		mt := &canon.Tensor{Name: m.Name + "/t", DType: m.DType, Shape: append([]int64{1, 1}, shape...), Data: data}
+		mi, err := e.constTensor(mt.Name, mt, nil)
+		if err != nil {
+			return err
+		}
+		e.emit(tflitefb.BuiltinOperatorBATCH_MATMUL, []int32{mi, x}, []int32{out}, tflitefb.BuiltinOptionsBatchMatMulOptions, opts)
+		return nil
+	}
+	flat := []int32{int32(xs[0]), int32(xs[2]), int32(xs[3] * xs[1])}
+	x3, err := e.scratch(n.Name+"/rows", flat, dt)
+	if err != nil {
+		return err
+	}
+	if err := e.reshapeInto(x, x3, flat); err != nil {
+		return err
+	}
+	m3 := *m
+	m3.Shape = append([]int64{1}, m.Shape...)
+	mi, err := e.constTensor(m.Name+"/3d", &m3, nil)
+	if err != nil {
+		return err
+	}
+	y3, err := e.scratch(n.Name+"/product", []int32{int32(ys[0]), int32(ys[2]), int32(ys[3] * ys[1])}, dt)
+	if err != nil {
+		return err
+	}
+	e.emit(tflitefb.BuiltinOperatorBATCH_MATMUL, []int32{mi, x3}, []int32{y3}, tflitefb.BuiltinOptionsBatchMatMulOptions, opts)
+	return e.reshapeInto(y3, out, fileShape(ys, nhwc))
 }
