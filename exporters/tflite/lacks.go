@@ -21,7 +21,7 @@ func init() {
 		"Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor", "Not",
 		"DepthToSpace", "SpaceToDepth", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare")
 	group("TFLite has no normalization builtin of this kind; modelbridge folds only batch norm",
-		"LayerNormalization", "GroupNormalization", "InstanceNormalization", "RMSNormalization", "LpNormalization",
+		"GroupNormalization", "InstanceNormalization", "RMSNormalization", "LpNormalization",
 		"MeanVarianceNormalization", "LRN")
 	group("TFLite has no such pooling or sampling builtin",
 		"LpPool", "GlobalLpPool", "MaxUnpool", "MaxRoiPool", "RoiAlign", "GridSample", "AffineGrid", "Col2Im",

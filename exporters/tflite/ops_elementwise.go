@@ -30,7 +30,7 @@ func init() {
 		"Sub":         {bin(tflitefb.BuiltinOperatorSUB), "SUB (fused activation as ADD)"},
 		"Mul":         {bin(tflitefb.BuiltinOperatorMUL), "MUL (fused activation as ADD)"},
 		"Div":         {bin(tflitefb.BuiltinOperatorDIV), "DIV (fused activation as ADD)"},
-		"Pow":         {bin(tflitefb.BuiltinOperatorPOW), "POW"},
+		"Pow":         {writePow, "MUL of X by itself for a constant exponent 2 (exact), POW otherwise"},
 		"Max":         {variadic(tflitefb.BuiltinOperatorMAXIMUM), "MAXIMUM (a chain for more than two inputs)"},
 		"Min":         {variadic(tflitefb.BuiltinOperatorMINIMUM), "MINIMUM (a chain for more than two inputs)"},
 		"Sum":         {variadic(tflitefb.BuiltinOperatorADD), "ADD (a chain for more than two inputs, in the inputs' order)"},
@@ -115,7 +115,7 @@ func (e *exporter) broadcastOp(n *canon.Node, code tflitefb.BuiltinOperator, ins
 	if err != nil {
 		return nodeErr(n, "%v", err)
 	}
-	perm := natural(len(ys))
+	perm := e.sharedLayout(ins, len(ys))
 	idx := make([]int32, len(ins))
 	for i, in := range ins {
 		if idx[i], err = e.inputRank(in, len(ys), perm); err != nil {
@@ -386,4 +386,63 @@ func writeHardSigmoid(e *exporter, n *canon.Node) error {
 	op := n.Op.(*canon.HardSigmoid)
 	return e.chain(n, []scalarStep{{tflitefb.BuiltinOperatorMUL, op.Alpha}, {tflitefb.BuiltinOperatorADD, op.Beta},
 		{tflitefb.BuiltinOperatorMAXIMUM, 0}, {tflitefb.BuiltinOperatorMINIMUM, 1}})
+}
+
+// sharedLayout is the layout an elementwise op over ins works in: the one
+// every full-rank computed input is already held in (a channels-last
+// value the model transposed itself stays so), the natural one otherwise.
+func (e *exporter) sharedLayout(ins []string, rank int) []int {
+	var p []int
+	found := false
+	for _, in := range ins {
+		if e.constOf(in) != nil {
+			continue
+		}
+		s, err := e.shape(in)
+		if err != nil || len(s) != rank {
+			continue
+		}
+		if e.isInput[in] {
+			return natural(rank)
+		}
+		var mine [][]int
+		for _, h := range e.held[in] {
+			if h.flatCHW == nil {
+				mine = append(mine, h.perm)
+			}
+		}
+		if len(mine) == 0 {
+			return natural(rank)
+		}
+		if !found {
+			p, found = mine[0], true
+			continue
+		}
+		ok := false
+		for _, m := range mine {
+			ok = ok || samePerm(m, p, rank)
+		}
+		if !ok {
+			return natural(rank)
+		}
+	}
+	if !found {
+		return natural(rank)
+	}
+	return p
+}
+
+// writePow squares by MUL where the exponent is the constant 2: x·x is
+// the correctly rounded square, as pow gives, and more runtimes read it.
+func writePow(e *exporter, n *canon.Node) error {
+	if c := e.constOf(n.Inputs[1]); c != nil && c.NumElements() == 1 {
+		if v, err := c.Float64s(); err == nil && v[0] == 2 {
+			if xs, err := e.shape(n.Inputs[0]); err == nil {
+				if ys, err := e.shape(n.Outputs[0]); err == nil && len(xs) == len(ys) {
+					return e.broadcastOp(n, tflitefb.BuiltinOperatorMUL, []string{n.Inputs[0], n.Inputs[0]}, 0)
+				}
+			}
+		}
+	}
+	return e.broadcastOp(n, tflitefb.BuiltinOperatorPOW, n.Inputs, 0)
 }

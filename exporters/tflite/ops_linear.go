@@ -10,19 +10,27 @@ import (
 // fcInput returns Linear/MatMul input a for FULLY_CONNECTED: the
 // flattening of an NHWC value when a is held so (with its C, H, W), its
 // canonical order otherwise.
-func (e *exporter) fcInput(n *canon.Node, a string) (int32, []int64, error) {
+func (e *exporter) fcInput(n *canon.Node, a string) (int32, []int64, []int, error) {
 	if e.constOf(a) == nil {
 		for _, h := range e.held[a] {
 			if h.flatCHW != nil {
-				return h.idx, h.flatCHW, nil
+				return h.idx, h.flatCHW, nil, nil
+			}
+		}
+		// FULLY_CONNECTED contracts the file's last axis: any layout that
+		// keeps the canonical last axis last will do, and the output
+		// keeps it.
+		if s, err := e.shape(a); err == nil && len(s) > 2 {
+			if idx, p, err := e.anyLayout(a); err == nil && permOrIdentity(p, len(s))[len(s)-1] == len(s)-1 {
+				return idx, nil, p, nil
 			}
 		}
 	}
 	idx, err := e.input(a, nil)
 	if err != nil {
-		return 0, nil, nodeErr(n, "%v", err)
+		return 0, nil, nil, nodeErr(n, "%v", err)
 	}
-	return idx, nil, nil
+	return idx, nil, nil, nil
 }
 
 // permuteColumns reorders the columns of an (N, C·H·W) weight into
@@ -46,7 +54,7 @@ func permuteColumns(w []float32, rows int64, chw []int64) []float32 {
 // fullyConnected writes FULLY_CONNECTED of input a (n's value name) by
 // the (N, K) weight w with bias, into a new tensor for value out.
 func (e *exporter) fullyConnected(n *canon.Node, a string, w *canon.Tensor, bias []float32, out string, act tflitefb.ActivationFunctionType) error {
-	x, chw, err := e.fcInput(n, a)
+	x, chw, perm, err := e.fcInput(n, a)
 	if err != nil {
 		return err
 	}
@@ -77,7 +85,7 @@ func (e *exporter) fullyConnected(n *canon.Node, a string, w *canon.Tensor, bias
 	} else {
 		ins = append(ins, -1)
 	}
-	y, err := e.define(out, nil)
+	y, err := e.define(out, perm)
 	if err != nil {
 		return nodeErr(n, "%v", err)
 	}
@@ -147,7 +155,7 @@ func writeMatMul(e *exporter, n *canon.Node) error {
 	}
 	bt := e.constOf(n.Inputs[1])
 	at := e.constOf(n.Inputs[0])
-	if len(as) == 4 && at == nil && bt != nil && len(bt.Shape) == 2 {
+	if len(as) == 4 && at == nil && bt != nil && len(bt.Shape) == 2 && !e.lastAxisLast(n.Inputs[0], 4) {
 		return e.spatialMatMul(n, bt, true)
 	}
 	if len(bs) == 4 && bt == nil && at != nil && len(at.Shape) == 2 {
@@ -268,4 +276,18 @@ func (e *exporter) spatialMatMul(n *canon.Node, m *canon.Tensor, right bool) err
 	}
 	e.emit(tflitefb.BuiltinOperatorBATCH_MATMUL, []int32{mi, x3}, []int32{y3}, tflitefb.BuiltinOptionsBatchMatMulOptions, opts)
 	return e.reshapeInto(y3, out, fileShape(ys, nhwc))
+}
+
+// lastAxisLast reports whether value v (of rank r) is held with its
+// canonical last axis last in the file.
+func (e *exporter) lastAxisLast(v string, r int) bool {
+	if e.constOf(v) != nil || e.isInput[v] {
+		return r != 4
+	}
+	for _, h := range e.held[v] {
+		if h.flatCHW == nil {
+			return permOrIdentity(h.perm, r)[r-1] == r-1
+		}
+	}
+	return false
 }

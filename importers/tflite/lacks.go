@@ -13,7 +13,7 @@ func init() {
 	group("TFLite's builtin for it is not read yet (refused by name)",
 		"ArgMax", "ArgMin", "Cos", "Sin", "Elu", "Equal", "Greater", "Less", "LessOrEqual",
 		"Gather", "GatherND", "Gelu", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
-		"Pow", "Round", "Sum", "Unique", "ScatterND",
+		"Round", "Sum", "Unique", "ScatterND",
 		"ReverseSequence", "Range", "Shape", "Not", "And", "Or", "LogSoftmax", "OneHot", "CumSum", "Expand",
 		"NonZero", "Reciprocal", "LRN", "LpNormalization", "LpPool", "NonMaxSuppression", "RNN", "BitShift",
 		"BitwiseXor", "Unsqueeze", "Softplus", "Atan", "Hardmax")

@@ -62,6 +62,7 @@ func init() {
 		tflitefb.BuiltinOperatorRESIZE_NEAREST_NEIGHBOR:      {func(c *opCtx) error { return convResize(c, false) }, []string{"Resize"}},
 		tflitefb.BuiltinOperatorPRELU:                        {convPRelu, []string{"PRelu"}},
 		tflitefb.BuiltinOperatorBATCH_MATMUL:                 {convBatchMatMul, []string{"MatMul"}},
+		tflitefb.BuiltinOperatorPOW:                          {func(c *opCtx) error { return convPlain2(c, &canon.Pow{}) }, []string{"Pow"}},
 		tflitefb.BuiltinOperatorCAST:                         {convCast, []string{"Cast"}},
 		tflitefb.BuiltinOperatorFLOOR:                        {unary(func() canon.Op { return &canon.Math{Fn: canon.MathFloor} }), []string{"Floor"}},
 		tflitefb.BuiltinOperatorCEIL:                         {unary(func() canon.Op { return &canon.Math{Fn: canon.MathCeil} }), []string{"Ceil"}},

@@ -112,6 +112,28 @@ class FlattenHead(nn.Module):
         return torch.tanh(self.fc2(h)) + p.mean(1, keepdim=True), y.mean(dim=1)
 
 
+class NormBlocks(nn.Module):
+    """A ConvNeXt block (layer norm over channels-last, linear layers) and a
+    token MLP with layer norm over the last axis."""
+
+    def __init__(self):
+        super().__init__()
+        self.dw = nn.Conv2d(3, 8, 7, 1, 3)
+        self.norm = nn.LayerNorm(8, eps=1e-6)
+        self.fc1 = nn.Linear(8, 32)
+        self.fc2 = nn.Linear(32, 8)
+        self.tnorm = nn.LayerNorm(16)
+        self.tfc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        y = self.dw(x)
+        z = self.norm(y.permute(0, 2, 3, 1))
+        z = self.fc2(F.relu(self.fc1(z))).permute(0, 3, 1, 2)
+        y = y + z                                               # 1x8x32x32
+        tokens = F.avg_pool2d(y, 8).flatten(2)                  # 1x8x16
+        return self.tfc(self.tnorm(tokens)), y
+
+
 class RuntimeGaps(nn.Module):
     """Ops TFLite has that Arm NN 22's parser does not read (PRELU, REDUCE_MAX, SUM, MIRROR_PAD)."""
 
@@ -125,7 +147,7 @@ class RuntimeGaps(nn.Module):
         return y.amax(dim=(2, 3)) + y.sum(dim=(1, 2))[:, :4]
 
 
-BLOCKS = {"runtime_gaps": RuntimeGaps, "resnet_blocks": ResNetBlocks, "mobile_blocks": MobileBlocks, "decoder_blocks": DecoderBlocks, "flatten_head": FlattenHead}
+BLOCKS = {"runtime_gaps": RuntimeGaps, "norm_blocks": NormBlocks, "resnet_blocks": ResNetBlocks, "mobile_blocks": MobileBlocks, "decoder_blocks": DecoderBlocks, "flatten_head": FlattenHead}
 
 
 def main(out):
