@@ -361,14 +361,14 @@ func withoutHalfPixel(t *testing.T, data []byte) []byte {
 }
 
 // armNNLacks reports whether Arm NN refused an op its parser does not
-// read (Arm NN 22 has no PRELU, REDUCE_MAX, SUM, MIRROR_PAD, SQRT,
-// UNIDIRECTIONAL_SEQUENCE_LSTM).
+// read (Arm NN 22 has no PRELU, REDUCE_MAX, SUM, MIRROR_PAD, SQRT, GELU,
+// UNIDIRECTIONAL_SEQUENCE_LSTM; BATCH_MATMUL is beyond its op codes).
 func armNNLacks(err error) bool {
 	msg := err.Error()
 	if !strings.Contains(msg, "Operator not supported") {
 		return false
 	}
-	for _, op := range []string{"PRELU", "REDUCE_MAX", "SUM", "MIRROR_PAD", "SQRT", "UNIDIRECTIONAL_SEQUENCE_LSTM"} {
+	for _, op := range []string{"PRELU", "REDUCE_MAX", "SUM", "MIRROR_PAD", "SQRT", "GELU", "UNIDIRECTIONAL_SEQUENCE_LSTM"} {
 		if strings.Contains(msg, op) {
 			return true
 		}

@@ -12,7 +12,7 @@ func init() {
 	}
 	group("TFLite's builtin for it is not read yet (refused by name)",
 		"ArgMax", "ArgMin", "Cos", "Sin", "Elu", "Equal", "Greater", "Less", "LessOrEqual",
-		"Gather", "GatherND", "Gelu", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
+		"Gather", "GatherND", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
 		"Round", "Sum", "Unique", "ScatterND",
 		"ReverseSequence", "Range", "Shape", "Not", "And", "Or", "LogSoftmax", "OneHot", "CumSum", "Expand",
 		"NonZero", "Reciprocal", "LRN", "LpNormalization", "LpPool", "NonMaxSuppression", "RNN", "BitShift",

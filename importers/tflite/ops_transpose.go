@@ -228,3 +228,16 @@ func convBatchMatMul(c *opCtx) error {
 	c.b.define(y, c.b.node(c.b.base(y), &canon.MatMul{}, av, bv), fileForm)
 	return nil
 }
+
+// convGelu reads GELU, exact or with the tanh approximation.
+func convGelu(c *opCtx) error {
+	o, err := optionsOf[tflitefb.GeluOptions](c, tflitefb.BuiltinOptionsGeluOptions)
+	if err != nil {
+		return err
+	}
+	op := &canon.Gelu{Approximate: canon.GeluExact}
+	if o.Approximate() {
+		op.Approximate = canon.GeluTanh
+	}
+	return convUnary(c, op)
+}

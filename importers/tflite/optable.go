@@ -63,6 +63,7 @@ func init() {
 		tflitefb.BuiltinOperatorPRELU:                        {convPRelu, []string{"PRelu"}},
 		tflitefb.BuiltinOperatorBATCH_MATMUL:                 {convBatchMatMul, []string{"MatMul"}},
 		tflitefb.BuiltinOperatorPOW:                          {func(c *opCtx) error { return convPlain2(c, &canon.Pow{}) }, []string{"Pow"}},
+		tflitefb.BuiltinOperatorGELU:                         {convGelu, []string{"Gelu"}},
 		tflitefb.BuiltinOperatorCAST:                         {convCast, []string{"Cast"}},
 		tflitefb.BuiltinOperatorFLOOR:                        {unary(func() canon.Op { return &canon.Math{Fn: canon.MathFloor} }), []string{"Floor"}},
 		tflitefb.BuiltinOperatorCEIL:                         {unary(func() canon.Op { return &canon.Math{Fn: canon.MathCeil} }), []string{"Ceil"}},
