@@ -86,6 +86,8 @@ func (m *fileModel) serialize() []byte {
 		tflitefb.TensorAddType(b, t.typ)
 		tflitefb.TensorAddBuffer(b, bufOf[i])
 		tflitefb.TensorAddName(b, name)
+		// A scalar's empty shape is a known rank 0, not an unknown rank.
+		tflitefb.TensorAddHasRank(b, true)
 		tens[i] = tflitefb.TensorEnd(b)
 	}
 	codeIndex := map[tflitefb.BuiltinOperator]uint32{}

@@ -11,10 +11,10 @@ func init() {
 		}
 	}
 	group("TFLite's builtin for it is not read yet (refused by name)",
-		"ArgMax", "ArgMin", "Cos", "Sin", "Elu", "Equal", "Greater", "Less", "LessOrEqual",
+		"ArgMax", "ArgMin", "Equal", "Greater", "Less", "LessOrEqual",
 		"Gather", "GatherND", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
-		"Round", "Sum", "Unique", "ScatterND",
-		"ReverseSequence", "Range", "Shape", "Not", "And", "Or", "LogSoftmax", "OneHot", "CumSum", "Expand",
+		"Sum", "Unique", "ScatterND",
+		"ReverseSequence", "Range", "Shape", "Not", "And", "Or", "OneHot", "CumSum", "Expand",
 		"NonZero", "Reciprocal", "LRN", "LpNormalization", "LpPool", "NonMaxSuppression", "RNN", "BitShift",
 		"BitwiseXor", "Unsqueeze", "Softplus", "Atan", "Hardmax")
 	group("TFLite has no such builtin: converters lower or fold it before writing the file",

@@ -241,3 +241,21 @@ func convGelu(c *opCtx) error {
 	}
 	return convUnary(c, op)
 }
+
+// convLogSoftmax reads LOG_SOFTMAX, over the file's last axis.
+func convLogSoftmax(c *opCtx) error {
+	x, err := c.need(0)
+	if err != nil {
+		return err
+	}
+	if c.b.quantized(x) {
+		return c.errf("quantized LOG_SOFTMAX is not supported")
+	}
+	xv, err := c.b.value(x, fileForm)
+	if err != nil {
+		return err
+	}
+	y := c.out(0)
+	c.b.define(y, c.b.node(c.b.tensor(y).name, &canon.LogSoftmax{Axis: int64(len(c.b.tensor(x).shape) - 1)}, xv), fileForm)
+	return nil
+}
