@@ -54,10 +54,11 @@ func folded(g *canon.Graph) (*canon.Graph, error) {
 			made = append(made, t)
 		}
 	}
-	if len(made) == 0 {
+	live := liveNodes(keep, g.Outputs)
+	if len(made) == 0 && len(live) == len(g.Nodes) {
 		return g, nil
 	}
-	out := &canon.Graph{Name: g.Name, Inputs: g.Inputs, Outputs: g.Outputs, Nodes: keep, Meta: g.Meta,
+	out := &canon.Graph{Name: g.Name, Inputs: g.Inputs, Outputs: g.Outputs, Nodes: live, Meta: g.Meta,
 		Initializers: append(append([]*canon.Tensor{}, g.Initializers...), made...)}
 	if err := out.Infer(); err != nil {
 		return nil, err
@@ -138,4 +139,33 @@ func runFold(sub *canon.Graph, n *canon.Node, feeds map[string]*canon.Tensor, g 
 // zeros is a placeholder input for a Shape node: only its shape is read.
 func zeros(name string, dt canon.DType, shape []int64) *canon.Tensor {
 	return &canon.Tensor{Name: name, DType: dt, Shape: shape, Data: make([]byte, canon.NumElements(shape)*int64(dt.Size()))}
+}
+
+// liveNodes keeps the nodes the graph's outputs depend on: a result
+// nothing reads (an LSTM's unused cell state) is not written.
+func liveNodes(nodes []*canon.Node, outputs []canon.ValueInfo) []*canon.Node {
+	need := map[string]bool{}
+	for _, o := range outputs {
+		need[o.Name] = true
+	}
+	keep := make([]bool, len(nodes))
+	for i := len(nodes) - 1; i >= 0; i-- {
+		for _, o := range nodes[i].Outputs {
+			if o != "" && need[o] {
+				keep[i] = true
+			}
+		}
+		if keep[i] {
+			for _, in := range nodes[i].Inputs {
+				need[in] = true
+			}
+		}
+	}
+	var out []*canon.Node
+	for i, n := range nodes {
+		if keep[i] {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -17,7 +17,7 @@ func init() {
 		"Selu", "Celu", "Mish", "ThresholdedRelu", "Shrink", "Hardmax", "Einsum", "Mean", "Mod", "IsNaN", "IsInf",
 		"BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "Trilu", "EyeLike", "ConstantOfShape", "Size",
 		"Compress", "Unique", "NonZero", "ReverseSequence", "OneHot", "ScatterElements", "ScatterND", "GatherElements",
-		"GatherND", "Gather", "Where", "Expand", "Tile", "Range", "Shape", "CumSum", "TopK", "ArgMax", "ArgMin",
+		"GatherND", "Where", "Expand", "Tile", "Range", "Shape", "CumSum", "TopK", "ArgMax", "ArgMin",
 		"Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor", "Not",
 		"DepthToSpace", "SpaceToDepth", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare")
 	group("TFLite has no normalization builtin of this kind; modelbridge folds only batch norm",
@@ -26,8 +26,7 @@ func init() {
 	group("TFLite has no such pooling or sampling builtin",
 		"LpPool", "GlobalLpPool", "MaxUnpool", "MaxRoiPool", "RoiAlign", "GridSample", "AffineGrid", "Col2Im",
 		"NonMaxSuppression", "DeformConv")
-	group("recurrent layers are not written to TFLite yet (UNIDIRECTIONAL_SEQUENCE_LSTM's layout of gates and projections is not mapped)",
-		"LSTM", "GRU", "RNN")
+	group("TFLite's sequence RNN builtins are not written (only UNIDIRECTIONAL_SEQUENCE_LSTM)", "GRU", "RNN")
 	group("attention has no TFLite builtin; its matrix products are not written yet",
 		"Attention", "RotaryEmbedding")
 	group("TFLite's signal builtins (RFFT2D) are not written", "DFT", "STFT", "HannWindow", "HammingWindow", "BlackmanWindow", "MelWeightMatrix")

@@ -13,6 +13,8 @@ type fileTensor struct {
 	shape []int32
 	typ   tflitefb.TensorType
 	data  []byte
+	// variable marks a state tensor an op reads and writes (LSTM states).
+	variable bool
 }
 
 // fileOp is one operator; opts, when set, writes its builtin options table.
@@ -88,6 +90,9 @@ func (m *fileModel) serialize() []byte {
 		tflitefb.TensorAddName(b, name)
 		// A scalar's empty shape is a known rank 0, not an unknown rank.
 		tflitefb.TensorAddHasRank(b, true)
+		if t.variable {
+			tflitefb.TensorAddIsVariable(b, true)
+		}
 		tens[i] = tflitefb.TensorEnd(b)
 	}
 	codeIndex := map[tflitefb.BuiltinOperator]uint32{}

@@ -12,7 +12,7 @@ func init() {
 	}
 	group("TFLite's builtin for it is not read yet (refused by name)",
 		"ArgMax", "ArgMin", "Equal", "Greater", "Less", "LessOrEqual",
-		"Gather", "GatherND", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
+		"GatherND", "SpaceToDepth", "DepthToSpace", "Squeeze", "Tile", "TopK",
 		"Sum", "Unique", "ScatterND",
 		"ReverseSequence", "Range", "Shape", "Not", "And", "Or", "OneHot", "CumSum", "Expand",
 		"NonZero", "Reciprocal", "LRN", "LpNormalization", "LpPool", "NonMaxSuppression", "RNN", "BitShift",

@@ -259,3 +259,36 @@ func convLogSoftmax(c *opCtx) error {
 	c.b.define(y, c.b.node(c.b.tensor(y).name, &canon.LogSoftmax{Axis: int64(len(c.b.tensor(x).shape) - 1)}, xv), fileForm)
 	return nil
 }
+
+// convGather reads GATHER (batch_dims 0) on the input in file order.
+func convGather(c *opCtx) error {
+	o, err := optionsOf[tflitefb.GatherOptions](c, tflitefb.BuiltinOptionsGatherOptions)
+	if err != nil {
+		return err
+	}
+	if o.BatchDims() != 0 {
+		return c.errf("batch_dims %d is not supported", o.BatchDims())
+	}
+	x, err := c.need(0)
+	if err != nil {
+		return err
+	}
+	ix, err := c.need(1)
+	if err != nil {
+		return err
+	}
+	if c.b.quantized(x) {
+		return c.errf("quantized GATHER is not supported")
+	}
+	xv, err := c.b.value(x, fileForm)
+	if err != nil {
+		return err
+	}
+	iv, err := c.b.value(ix, fileForm)
+	if err != nil {
+		return err
+	}
+	y := c.out(0)
+	c.b.define(y, c.b.node(c.b.tensor(y).name, &canon.Gather{Axis: int64(o.Axis())}, xv, iv), fileForm)
+	return nil
+}

@@ -69,6 +69,7 @@ func init() {
 		tflitefb.BuiltinOperatorCOS:                          {unary(func() canon.Op { return &canon.Math{Fn: canon.MathCos} }), []string{"Cos"}},
 		tflitefb.BuiltinOperatorROUND:                        {unary(func() canon.Op { return &canon.Math{Fn: canon.MathRound} }), []string{"Round"}},
 		tflitefb.BuiltinOperatorLOG_SOFTMAX:                  {convLogSoftmax, []string{"LogSoftmax"}},
+		tflitefb.BuiltinOperatorGATHER:                       {convGather, []string{"Gather"}},
 		tflitefb.BuiltinOperatorCAST:                         {convCast, []string{"Cast"}},
 		tflitefb.BuiltinOperatorFLOOR:                        {unary(func() canon.Op { return &canon.Math{Fn: canon.MathFloor} }), []string{"Floor"}},
 		tflitefb.BuiltinOperatorCEIL:                         {unary(func() canon.Op { return &canon.Math{Fn: canon.MathCeil} }), []string{"Ceil"}},
