@@ -34,10 +34,19 @@ func TestRefusalsNameTheNodeAndOp(t *testing.T) {
 		{"edge pad", oneNode(&canon.Pad{Mode: canon.PadEdge, PadsBegin: []int64{0, 0, 1, 1}, PadsEnd: []int64{0, 0, 1, 1}}, []int64{1, 3, 4, 4}), "edge"},
 		{"softmax over H", oneNode(&canon.Softmax{Axis: 2}, []int64{1, 3, 4, 4}), "last axis"},
 		{"nearest round", oneNode(&canon.Resize{Sizes: []int64{8, 8}, Axes: []int64{2, 3}, Mode: canon.ResizeNearest, CoordTransform: canon.HalfPixel, Nearest: canon.RoundPreferFloor}, []int64{1, 3, 4, 4}), "floors"},
-		{"gather", func() *canon.Graph {
-			g := oneNode(&canon.Gather{Axis: 1}, []int64{1, 3}, canon.NewInt64Tensor("i", []int64{2}, []int64{0, 2}))
+		{"gather at run-time indices", func() *canon.Graph {
+			g := oneNode(&canon.Gather{Axis: 1}, []int64{1, 3})
+			g.Inputs = append(g.Inputs, canon.ValueInfo{Name: "i", DType: canon.Int64, Shape: canon.DimsOf(2), RankKnown: true})
+			g.Nodes[0].Inputs = []string{"x", "i"}
 			return g
-		}(), "Gather"},
+		}(), "negative indices"},
+		{"LSTM with gate clip", func() *canon.Graph {
+			op := &canon.LSTM{Recurrent: canon.Recurrent{HiddenSize: 2, Direction: canon.Forward, Clip: 3}}
+			op.Activations = canon.DefaultActivations(op, 1)
+			w := canon.NewFloat32Tensor("w", []int64{1, 8, 3}, make([]float32, 24))
+			r := canon.NewFloat32Tensor("r", []int64{1, 8, 2}, make([]float32, 16))
+			return oneNode(op, []int64{4, 1, 3}, w, r)
+		}(), "cell_clip"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
