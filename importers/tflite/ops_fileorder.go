@@ -1,5 +1,8 @@
 package tfliteimport
 
+// Builtins read on their inputs in file order: TRANSPOSE, SPLIT, GATHER,
+// BATCH_MATMUL and the elementwise and resize ops the exporter writes.
+
 import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/tflitefb"
