@@ -1,7 +1,9 @@
 package tfliteimport
 
-// Builtins read on their inputs in file order: TRANSPOSE, SPLIT, GATHER,
-// BATCH_MATMUL and the elementwise and resize ops the exporter writes.
+// Builtins the TFLite exporter writes that read without layout work:
+// TRANSPOSE, SPLIT, GATHER, BATCH_MATMUL and LOG_SOFTMAX on their input in
+// file order, the elementwise ops in their operands' form, and the
+// resizes on NCHW.
 
 import (
 	"github.com/modelbridge/modelbridge/canon"
