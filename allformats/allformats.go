@@ -7,6 +7,7 @@ import (
 	_ "github.com/modelbridge/modelbridge/exporters/mxnet"
 	_ "github.com/modelbridge/modelbridge/exporters/onnx"
 	_ "github.com/modelbridge/modelbridge/exporters/safetensors"
+	_ "github.com/modelbridge/modelbridge/exporters/tflite"
 	_ "github.com/modelbridge/modelbridge/exporters/torch"
 
 	// Importers.

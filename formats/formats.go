@@ -96,6 +96,13 @@ type WriteOptions struct {
 	// Verbose, when set, receives a description of decisions the exporter
 	// made that a user may want to know (e.g. how weights were renamed).
 	Verbose io.Writer
+	// IOLayout is the layout of 4-D graph inputs and outputs in the file,
+	// for formats that compute in another layout than the model's
+	// ("nhwc" for TFLite); empty keeps the model's own (NCHW).
+	IOLayout string
+	// Float16Weights stores float weights as float16 that the model
+	// widens to float32 as it runs (TFLite's DEQUANTIZE).
+	Float16Weights bool
 }
 
 // Importer reads one model format into canonical form.

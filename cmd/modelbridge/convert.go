@@ -30,6 +30,7 @@ func newConvertCmd() *cobra.Command {
 	var kernelLayout string
 	var hf fp16Flags
 	var qf quantFlags
+	var ioLayout string
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert a model to another format (or re-write it at another opset)",
@@ -68,6 +69,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if err := checkWriteFlags(exp, out, opset, external); err != nil {
 				return err
 			}
+			if err := checkLayoutFlags(exp, ioLayout, &hf); err != nil {
+				return err
+			}
 			stage := newStageBar(cmd, "converting "+in)
 			defer stage.Finish()
 			g, err := inf.loadModel(&rf, in)
@@ -99,9 +103,11 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 				return err
 			}
 			var obar *progress.Bar
+			// TFLite stores float16 weights behind DEQUANTIZE and computes
+			// in float32, as its own converter does: the exporter does it.
+			halfWeights := hf.on && exp.Name == "tflite"
 			plan := pipeline.Plan{
-				Weights: w, AllowPartial: allowPartial,
-				Float16: hf.options(), KernelLayout: kernelLayout,
+				Weights: w, AllowPartial: allowPartial, KernelLayout: kernelLayout, Float16: hf.options(),
 				Started: func(s pipeline.Step) {
 					if s == pipeline.StepOptimize {
 						obar = newStageBar(cmd, "optimizing "+in)
@@ -129,6 +135,9 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 					}
 				},
 			}
+			if halfWeights {
+				plan.Float16 = nil
+			}
 			if optimizeToo {
 				shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
 				plan.Optimize = &optimize.Options{Verify: !noVerify, InputShapes: shapes}
@@ -144,8 +153,8 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			// The bar names every file written (an MXNet symbol and its
 			// params: the bytes counted are the params').
 			bar := newBar(cmd, "writing "+barFiles(exp.Outputs(g, out)), 0, progress.Bytes)
-			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func()}
-			if verbose || opset == formats.OpsetAuto { // auto says which opset it chose
+			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func(), IOLayout: ioLayout, Float16Weights: halfWeights}
+			if verbose || opset == formats.OpsetAuto || exp.Name == "tflite" { // auto says which opset it chose
 				wopts.Verbose = cmd.OutOrStdout()
 			}
 			err = pipeline.Write(g, exp, out, wopts)
@@ -179,6 +188,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
+	cmd.Flags().StringVar(&ioLayout, "io-layout", "", "layout of 4-D inputs and outputs in the written model: nchw (the model's own; .tflite adds a TRANSPOSE at each end) or nhwc (.tflite only: no TRANSPOSE at all)")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")
 	return cmd
 }

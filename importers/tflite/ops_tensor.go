@@ -303,8 +303,19 @@ func convPad(c *opCtx) error {
 	if err != nil {
 		return err
 	}
+	mode := canon.PadConstant
+	if c.op.opcode.builtin == tflitefb.BuiltinOperatorMIRROR_PAD {
+		o, err := optionsOf[tflitefb.MirrorPadOptions](c, tflitefb.BuiltinOptionsMirrorPadOptions)
+		if err != nil {
+			return err
+		}
+		if o.Mode() != tflitefb.MirrorPadModeREFLECT {
+			return c.errf("MIRROR_PAD mode %s: only REFLECT has a canonical form", tflitefb.EnumNamesMirrorPadMode[o.Mode()])
+		}
+		mode = canon.PadReflect
+	}
 	y := c.out(0)
-	b.define(y, b.node(b.tensor(y).name, &canon.Pad{Mode: canon.PadConstant, PadsBegin: begin, PadsEnd: end, Value: value}, xv, "", ""), f)
+	b.define(y, b.node(b.tensor(y).name, &canon.Pad{Mode: mode, PadsBegin: begin, PadsEnd: end, Value: value}, xv, "", ""), f)
 	return nil
 }
 
@@ -442,7 +453,10 @@ func convConcatenation(c *opCtx) error {
 	return nil
 }
 
-func convMean(c *opCtx) error {
+func convMean(c *opCtx) error { return convReduce(c, canon.ReduceMean) }
+
+// convReduce reads MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_PROD.
+func convReduce(c *opCtx, fn canon.ReduceFn) error {
 	o, err := optionsOf[tflitefb.ReducerOptions](c, tflitefb.BuiltinOptionsReducerOptions)
 	if err != nil {
 		return err
@@ -453,7 +467,7 @@ func convMean(c *opCtx) error {
 	}
 	b := c.b
 	if b.quantized(x) {
-		return c.errf("quantized MEAN is not supported: TFLite requantizes the sum with its own fixed-point rounding, not written here")
+		return c.errf("quantized %s is not supported: TFLite requantizes the result with its own fixed-point rounding, not written here", c.op.opcode.name())
 	}
 	r := len(b.tensor(x).shape)
 	axes, err := c.constInts(c.in(1), "axes")
@@ -479,7 +493,7 @@ func convMean(c *opCtx) error {
 		return err
 	}
 	y := c.out(0)
-	b.define(y, b.node(b.tensor(y).name, &canon.Reduce{Fn: canon.ReduceMean, Axes: ca, KeepDims: o.KeepDims()}, xv, ""), f)
+	b.define(y, b.node(b.tensor(y).name, &canon.Reduce{Fn: fn, Axes: ca, KeepDims: o.KeepDims()}, xv, ""), f)
 	return nil
 }
 
