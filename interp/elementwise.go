@@ -440,33 +440,11 @@ func gelu(x float64) float64 {
 	return 0.5 * x * math.Erfc(-x/math.Sqrt2)
 }
 
-// gelu32 is gelu for float32 data, with erfc from the Chebyshev fit of
-// Numerical Recipes (erfcc: fractional error below 1.2e-7 for every
-// argument, about one float32 ulp), one exponential where math.Erfc sums
-// a series: Gelu runs several times faster, its float32 result within a
-// few ulps of gelu's.
-func gelu32(v float32) float32 {
-	x := float64(v)
-	z := math.Abs(x) / math.Sqrt2
-	t := 1 / (1 + 0.5*z)
-	p := -1.26551223 + t*(1.00002368+t*(0.37409196+t*(0.09678418+t*(-0.18628806+t*(0.27886807+t*(-1.13520398+t*(1.48851587+t*(-0.82215223+t*0.17087277))))))))
-	r := t * math.Exp(-z*z+p) // erfc(|x|/√2)
-	if x > 0 {
-		r = 2 - r // erfc(-z) = 2 - erfc(z)
-	}
-	return float32(0.5 * x * r)
-}
+// gelu32 is gelu for float32 data and geluTanh its tanh approximation in
+// float64 (see the vector kernels' Gelu1 and GeluTanh1, their one home).
+func gelu32(v float32) float32 { return vec.Gelu1(v) }
 
-// sqrt2OverPi is √(2/π), the tanh approximation's scale.
-var sqrt2OverPi = math.Sqrt(2 / math.Pi)
-
-// geluTanh is 0.5·x·(1+tanh(u)) with u = √(2/π)·(x+0.044715·x³), written
-// as x/(1+exp(-2u)) (the same function, since 1+tanh(u) = 2/(1+exp(-2u)))
-// so that very negative x does not cancel to 0 as 1+tanh(u) does.
-func geluTanh(x float64) float64 {
-	u := sqrt2OverPi * (x + 0.044715*x*x*x)
-	return x / (1 + math.Exp(-2*u))
-}
+func geluTanh(x float64) float64 { return vec.GeluTanh1(x) }
 
 // softplus is log(1+exp(x)) written as max(x,0) + log1p(exp(-|x|)), which
 // neither overflows for large x nor loses the small tail for very negative x.

@@ -54,7 +54,11 @@ func geluRef(d, s []float32) {
 	}
 }
 
-// Gelu1 is one element of Gelu.
+// Gelu1 is gelu for float32 data, x·Φ(x) with erfc from the Chebyshev fit
+// of Numerical Recipes (erfcc: fractional error below 1.2e-7 for every
+// argument, about one float32 ulp), one exponential where math.Erfc sums
+// a series: several times faster than float64 gelu, its float32 result
+// within a few ulps of it.
 func Gelu1(v float32) float32 {
 	x := float64(v)
 	z := math.Abs(x) / math.Sqrt2
@@ -75,7 +79,9 @@ func geluTanhRef(d, s []float32) {
 	}
 }
 
-// GeluTanh1 is one element of GeluTanh, in float64.
+// GeluTanh1 is 0.5·x·(1+tanh(u)) with u = √(2/π)·(x+0.044715·x³), written
+// as x/(1+exp(-2u)) (the same function, since 1+tanh(u) = 2/(1+exp(-2u)))
+// so that very negative x does not cancel to 0 as 1+tanh(u) does.
 func GeluTanh1(x float64) float64 {
 	u := sqrt2OverPi * (x + 0.044715*x*x*x)
 	return x / (1 + math.Exp(-2*u))
