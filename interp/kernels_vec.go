@@ -43,23 +43,31 @@ func canClampTile(lo, hi float32) bool {
 	return useAVX512 && vectorClampExact(lo, hi)
 }
 
-var (
-	dot32       = vec.Dot
-	dot32x4     = vec.Dot4
-	clampRow    = vec.ClampRow
-	clampTile   = vec.ClampTile
-	poolStep    = vec.PoolStep
-	microColumn = vec.Column16
-	vecAdd3     = vec.Add3
-	vecSubSub   = vec.SubSub
-	gatherEven  = vec.GatherEven
-	interleave  = vec.Interleave
-	interleave4 = vec.Interleave4
-	wino4Row    = vec.Wino4Row
-	wino4Panels = vec.Wino4Panels
-	wino4Col    = vec.Wino4Col
-	wino4OutVec = vec.Wino4OutCols
-)
+// The kernels under the names the call sites use.
+
+func dot32(a, b []float32) float32                      { return vec.Dot(a, b) }
+func dot32x4(a, w []float32, ldw int, out *[4]float32)  { vec.Dot4(a, w, ldw, out) }
+func clampRow(row, res []float32, bias, lo, hi float32) { vec.ClampRow(row, res, bias, lo, hi) }
+func poolStep(acc, src []float32, sw int, isMax bool)   { vec.PoolStep(acc, src, sw, isMax) }
+func vecAdd3(dst, a, b, c []float32)                    { vec.Add3(dst, a, b, c) }
+func vecSubSub(dst, a, b, c []float32)                  { vec.SubSub(dst, a, b, c) }
+func gatherEven(dst, src []float32)                     { vec.GatherEven(dst, src) }
+func interleave(dst, ev, od []float32)                  { vec.Interleave(dst, ev, od) }
+func interleave4(dst, o0, o1, o2, o3 []float32)         { vec.Interleave4(dst, o0, o1, o2, o3) }
+func wino4Row(src, h []float32, stride, n int)          { vec.Wino4Row(src, h, stride, n) }
+func wino4Panels(chunks, gap int, s, o *[6][]float32)   { vec.Wino4Panels(chunks, gap, s, o) }
+func wino4Col(n int, s, o *[6][]float32)                { vec.Wino4Col(n, s, o) }
+func wino4OutVec(n int, s *[6][]float32, o *[4][]float32) {
+	vec.Wino4OutCols(n, s, o)
+}
+
+func clampTile(y []float32, ld, rows, cols int, bias, res []float32, lo, hi float32) {
+	vec.ClampTile(y, ld, rows, cols, bias, res, lo, hi)
+}
+
+func microColumn(kb, panels int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
+	vec.Column16(kb, panels, a, b, ldb, c, ldc, add)
+}
 
 // panelTaps is vec.PanelTaps where every tap's 16 columns lie inside src
 // (taps ascending): it reports false, doing nothing, otherwise.

@@ -346,19 +346,14 @@ func TestWinogradMatchReference(t *testing.T) {
 	})
 }
 
-// The F(4×4) transforms: the vector code fuses some of wino4In's and
-// wino4Out's multiply-adds, which the Go forms round in two steps, so they
-// agree within a rounding, not bit for bit.
-func TestWino4NearReference(t *testing.T) {
+// The F(4×4) transforms give their references' results bit for bit, fused
+// multiply-adds included.
+func TestWino4MatchReference(t *testing.T) {
 	levels(t, func(t *testing.T) {
 		r := rand.New(rand.NewSource(7))
 		near := func(what string, got, want []float32) {
 			t.Helper()
-			for i := range want {
-				if math.Abs(float64(got[i]-want[i])) > 1e-5*(1+math.Abs(float64(want[i]))) {
-					t.Fatalf("%s: element %d is %v, the reference gives %v", what, i, got[i], want[i])
-				}
-			}
+			sameBits32(t, what, got, want)
 		}
 		fill := func(n int) []float32 {
 			s := make([]float32, n)

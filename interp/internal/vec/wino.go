@@ -2,8 +2,7 @@ package vec
 
 // Winograd and panel family: the element-by-element transforms of the
 // Winograd convolutions and the gathers that pack a convolution's column
-// matrix into GEMM panels. All are exact (moves, adds and the products the
-// references spell out).
+// matrix into GEMM panels.
 
 func add3Ref(dst, a, b, c []float32) {
 	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
@@ -83,24 +82,25 @@ func panelGatherRef(dst, src []float32, taps []int32, cols *[NR]int32) {
 	}
 }
 
-// Wino4In is F(4×4,3×3)'s 1-D input transform v = Bᵀ·d, factored.
+// Wino4In is F(4×4,3×3)'s 1-D input transform v = Bᵀ·d, factored, each
+// a·b + c a fused multiply-add as the vector code does it.
 func Wino4In(d, v *[6]float32) {
 	x, q := d[3]-d[1], d[4]-d[2]
-	v[0] = (d[0] + d[4]) + 1.5*x - 2*d[2]
-	v[1] = (d[4] - d[1]) + 0.5*d[2] + 2.5*d[3]
-	v[2] = (d[4] + d[1]) - 2.5*d[2] + 0.5*d[3]
-	v[3] = q + 2*x
-	v[4] = q - 0.5*x
-	v[5] = (d[5] + d[1]) + 1.5*q - 2*d[3]
+	v[0] = fma32(-2, d[2], fma32(1.5, x, d[0]+d[4]))
+	v[1] = fma32(2.5, d[3], fma32(0.5, d[2], d[4]-d[1]))
+	v[2] = fma32(0.5, d[3], fma32(-2.5, d[2], d[4]+d[1]))
+	v[3] = fma32(2, x, q)
+	v[4] = fma32(-0.5, x, q)
+	v[5] = fma32(-2, d[3], fma32(1.5, q, d[5]+d[1]))
 }
 
-// Wino4Out is the 1-D output transform y = Aᵀ·m, factored.
+// Wino4Out is the 1-D output transform y = Aᵀ·m, factored as Wino4In.
 func Wino4Out(m *[6]float32, y *[4]float32) {
 	a, b := m[1]+m[2], m[1]-m[2]
 	y[0] = (m[0] + a) + (m[3] + m[4])
-	y[1] = b + 0.5*m[3] - 2*m[4]
-	y[2] = a + 0.25*m[3] + 4*m[4]
-	y[3] = (b + m[5]) + 0.125*m[3] - 8*m[4]
+	y[1] = fma32(-2, m[4], fma32(0.5, m[3], b))
+	y[2] = fma32(4, m[4], fma32(0.25, m[3], a))
+	y[3] = fma32(-8, m[4], fma32(0.125, m[3], b+m[5]))
 }
 
 // wino4RowRef: tile t of n reads src[4t:4t+6] and writes h[j·stride+t].
