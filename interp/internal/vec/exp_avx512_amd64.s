@@ -4,10 +4,10 @@
 
 #include "textflag.h"
 
-// The exponential family for AVX512, 8 float64 lanes a vector: every lane
-// is computed with the operations, constants and rounding of its scalar
-// loop (math.Exp on amd64 with FMA, math.Erf, math.Tanh, gelu32), so it
-// equals the scalar result bit for bit.
+// The exponential family for AVX512: every float64 lane is computed with the
+// operations, constants and rounding of its scalar loop (math.Exp on amd64
+// with FMA, math.Erf, math.Tanh, gelu32), so it equals the scalar result
+// bit for bit.
 
 DATA c512<>+0(SB)/8, $1.4426950408889634073599246810018920 // log2 e
 DATA c512<>+8(SB)/8, $0.69314718055966295651160180568695068359375 // ln2, upper part

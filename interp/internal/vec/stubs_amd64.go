@@ -17,7 +17,7 @@ func dotAVX(n int, a, b *float32) float32
 //go:noescape
 func dot4AVX(n int, a, w *float32, ldw int, out *[4]float32)
 
-// exp_amd64.s, exp512_amd64.s (generated): float64-lane exponentials
+// exp_avx512_amd64.s, exp_avx2_amd64.s (generated): float64-lane exponentials
 
 //go:noescape
 func expF64AVX512(n int, dst, src *float64)
@@ -165,17 +165,6 @@ func winoColAsm(a, b, c, d, o0, o1, o2, o3 *float32)
 //go:noescape
 func panelTaps1Asm(n int, taps *int32, src, dst *float32)
 
-//go:noescape
-func panelTaps2Asm(n int, taps *int32, src, dst *float32)
-
-//go:noescape
-func panelTaps2AVX512(n int, taps *int32, src, dst *float32)
-
-//go:noescape
-func panelGatherAVX512(n int, taps, cols *int32, src, dst *float32)
-
-//go:noescape
-func panelGatherAVX2(n int, taps, cols *int32, src, dst *float32)
 
 //go:noescape
 func wino4ColAsm(n int, s, o *[6][]float32)
@@ -191,6 +180,20 @@ func interleave4Asm(n int, dst, o0, o1, o2, o3 *float32)
 
 //go:noescape
 func wino4RowAsm(n int, src, h *float32, stride int)
+
+// panel_avx512_amd64.s, panel_avx2_amd64.s (generated)
+
+//go:noescape
+func panelTaps2AVX512(n int, taps *int32, src, dst *float32)
+
+//go:noescape
+func panelTaps2AVX2(n int, taps *int32, src, dst *float32)
+
+//go:noescape
+func panelGatherAVX512(n int, taps, cols *int32, src, dst *float32)
+
+//go:noescape
+func panelGatherAVX2(n int, taps, cols *int32, src, dst *float32)
 
 // depthwise_amd64.s, pool_amd64.s (AVX-512F)
 

@@ -106,7 +106,7 @@ func PanelTaps(dst, src []float32, taps []int32, s int) {
 	case UseAVX512:
 		panelTaps2AVX512(n, &taps[0], &src[0], &dst[0])
 	default:
-		panelTaps2Asm(n, &taps[0], &src[0], &dst[0])
+		panelTaps2AVX2(n, &taps[0], &src[0], &dst[0])
 	}
 }
 
