@@ -165,7 +165,6 @@ func winoColAsm(a, b, c, d, o0, o1, o2, o3 *float32)
 //go:noescape
 func panelTaps1Asm(n int, taps *int32, src, dst *float32)
 
-
 //go:noescape
 func wino4ColAsm(n int, s, o *[6][]float32)
 
