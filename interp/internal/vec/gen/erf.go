@@ -104,7 +104,7 @@ func (e *emitter) erfBody(l string) {
 	e.op("VMULPD", k("eight"), 6, 3)
 	e.op("VMULPD", k("efx8"), 6, 5)
 	e.op("VADDPD", vreg(5), 3, 3)
-	e.opMasked("VMULPD", k7, k("eighth"), 3, 2, 3)
+	e.opMasked("VMULPD", k7, k("eighth"), 3, 2, 3) // no subnormal outside k7: x ≥ 2^-1015 there
 	e.blend(k6, vreg(2), 13)
 	e.label(l + "A")
 	e.cmp(1, k("erx2"), 6, k7)

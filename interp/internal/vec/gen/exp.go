@@ -57,6 +57,20 @@ func (e *emitter) opKMasked(name string, m mask, a operand, b konst, dst, tmp vr
 	e.blend(m, tmp, dst)
 }
 
+// scaleMasked multiplies the lanes of m of dst by the constant c. AVX2
+// multiplies every lane by c or 1 (blended first), not every lane by c:
+// a product that underflows into the subnormals costs a microcode assist
+// per instruction, which the lanes outside m must not pay.
+func (e *emitter) scaleMasked(m mask, c konst, dst, tmp vreg) {
+	if e.t.wide {
+		e.opMasked("VMULPD", m, c, dst, dst, tmp)
+		return
+	}
+	e.load(k("one"), tmp)
+	e.blend(m, c, tmp)
+	e.op("VMULPD", tmp, dst, dst)
+}
+
 // exp sets v3 to exp(v0) lane by lane with math.Exp's operations: k =
 // round(x·log2 e), r = (x − k·ln2 upper − k·ln2 lower)/16, a Taylor
 // polynomial of e^r − 1 squared up four times, then scaled by 2^k, twice
@@ -94,7 +108,7 @@ func (e *emitter) exp() {
 	e.opMasked("VPADDQ", k1, k("bias1"), 5, 5, 7)
 	e.line("VPSLLQ $52, %s, %s", e.v(5), e.v(5))
 	e.op("VMULPD", vreg(5), 3, 3)
-	e.opMasked("VMULPD", k1, k("tiny"), 3, 3, 7)
+	e.scaleMasked(k1, k("tiny"), 3, 7)
 	e.zeroWhere(k2, 3)
 	e.cmp(0x1e, k("expmax"), 0, k4)
 	e.orMask(k4, k3, k3)
