@@ -10,9 +10,25 @@
 // rest (tails, other CPUs). Routines never decline: a caller that picks an
 // algorithm by speed asks HasFMA or UseAVX512, not the routine.
 //
-// The AVX2 and AVX-512 routines of the exponential family are generated
-// from one description by ./gen (go generate ./interp/internal/vec); the
-// routines with one width only are written by hand (*_amd64.s).
+// Where a routine has both an AVX2 and an AVX-512 form (the exponential
+// and panel families), both are generated from one description by ./gen:
+// after changing it, run
+//
+//	go generate ./interp/internal/vec
+//
+// which rewrites exp_avx512_amd64.s, exp_avx2_amd64.s, panel_avx512_amd64.s
+// and panel_avx2_amd64.s (marked DO NOT EDIT); go test ./interp/internal/vec/gen
+// fails when they differ from what the generator writes. The other
+// *_amd64.s files are written by hand: routines with one width only (dot
+// products, row epilogues and pool steps, Winograd transforms in AVX2; tile
+// epilogues, depthwise and pool planes in AVX-512), and the GEMM
+// micro-kernels, whose AVX2 6×16 and AVX-512 16×16 tiles block registers
+// and prefetch differently.
+//
+// Files: one routine family each, its references in family.go (every
+// build), its amd64 entry points in family_amd64.go, its assembly in
+// family*_amd64.s; stubs_amd64.go declares the assembly routines and
+// stubs_noasm.go maps every entry point to its reference.
 package vec
 
 //go:generate go run ./gen -out .

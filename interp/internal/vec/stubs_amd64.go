@@ -114,7 +114,7 @@ func maxStepAVX(n int, m, src *float32, sw int)
 //go:noescape
 func sumStepAVX(n int, s, src *float32, sw int)
 
-// sgemm_amd64.s (AVX2 + FMA), sgemm512_amd64.s, sgemmcol_amd64.s (AVX-512F)
+// gemm6x16_amd64.s (AVX2 + FMA), gemm16_amd64.s, gemmcol_amd64.s (AVX-512F)
 
 //go:noescape
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)
@@ -137,7 +137,7 @@ func sgemmColumn16x2(k int, a *float32, lda int, b *float32, ldb int, c *float32
 //go:noescape
 func sgemmColumn16x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, add bool)
 
-// tile_amd64.s (AVX-512F)
+// rows_tile_amd64.s (AVX-512F)
 
 //go:noescape
 func clampTileAVX512(rows, cols int, y *float32, ld int, bias, res *float32, lo, hi float32)
