@@ -39,19 +39,19 @@ func Sigmoid(d, s []float32) {
 
 // Sigmoid64 sets d[i] = 1 / (1 + math.Exp(-s[i])).
 func Sigmoid64(d, s []float64) {
-	v := vector8(d, s, sigmoid64AVX512, nil)
+	v := vector8(d, s, sigmoid64AVX512, sigmoid64AVX2)
 	sigmoid64Ref(d[v:], s[v:])
 }
 
 // Tanh sets d[i] = float32(math.Tanh(float64(s[i]))).
 func Tanh(d, s []float32) {
-	v := vector8(d, s, tanhAVX512, nil)
+	v := vector8(d, s, tanhAVX512, tanhAVX2)
 	tanhRef(d[v:], s[v:])
 }
 
 // Tanh64 sets d[i] = math.Tanh(s[i]).
 func Tanh64(d, s []float64) {
-	v := vector8(d, s, tanh64AVX512, nil)
+	v := vector8(d, s, tanh64AVX512, tanh64AVX2)
 	tanh64Ref(d[v:], s[v:])
 }
 

@@ -56,10 +56,19 @@ func sigmoidAVX2(n int, dst, src *float32)
 func sigmoid64AVX512(n int, dst, src *float64)
 
 //go:noescape
+func sigmoid64AVX2(n int, dst, src *float64)
+
+//go:noescape
 func tanhAVX512(n int, dst, src *float32)
 
 //go:noescape
+func tanhAVX2(n int, dst, src *float32)
+
+//go:noescape
 func tanh64AVX512(n int, dst, src *float64)
+
+//go:noescape
+func tanh64AVX2(n int, dst, src *float64)
 
 //go:noescape
 func gelu32AVX512(n int, dst, src *float32)

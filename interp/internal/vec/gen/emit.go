@@ -103,9 +103,15 @@ func (e *emitter) src(o operand) (string, string) {
 // op emits dst = a ∘ b for a two-source instruction (Go operand order:
 // op a, b, dst), a in the r/m place.
 func (e *emitter) op(name string, a operand, b, dst vreg) {
+	if vex, ok := evexLogic[name]; ok && !e.t.wide {
+		name = vex
+	}
 	s, sfx := e.src(a)
 	e.line("%s%s %s, %s, %s", name, sfx, s, e.v(b), e.v(dst))
 }
+
+// evexLogic maps AVX-512F's bitwise instructions to their AVX forms.
+var evexLogic = map[string]string{"VPANDQ": "VANDPD", "VPORQ": "VORPD", "VPXORQ": "VXORPD", "VPANDNQ": "VANDNPD"}
 
 // logic ops have other names on AVX-512F (the PD forms need AVX512DQ).
 func (e *emitter) logic(and string, a operand, b, dst vreg) {

@@ -3,9 +3,10 @@ package main
 // tanhBody sets v4 to math.Tanh(v6) lane by lane, with its three
 // branches as lanes: ±1 above 44.01, 1 - 2/(exp(2|x|)+1) with x's sign
 // from 0.625 up, the rational function below, x itself at ±0. It needs
-// v13 = the sign bit and uses v0–v3, v5, v7, v14, v15 and masks 1–3, 6.
+// v13 = the sign bit and uses v0–v3, v5, v7, v14, v15 and masks 1–3, 6
+// (AVX2: Y8, Y9, Y11, Y12).
 func (e *emitter) tanhBody() {
-	big, huge, zero, neg := mask{1, 1}, mask{2, 2}, mask{3, 3}, mask{6, 6}
+	big, huge, zero, neg := mask{1, 12}, mask{2, 8}, mask{3, 9}, mask{6, 11}
 	e.logic("andn", vreg(6), 13, 14)
 	e.op("VADDPD", vreg(14), 14, 0)
 	e.exp()

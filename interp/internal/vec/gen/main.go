@@ -29,10 +29,10 @@ var files = []struct {
 		e.gelu32()
 		e.geluTanh()
 		e.erfRoutines()
-		// AVX-512 only:
-		e.softmaxExp4()
 		e.sigmoid64()
 		e.tanhRoutines()
+		// AVX-512 only:
+		e.softmaxExp4()
 		e.maxRow64()
 		e.softmaxExp64()
 		e.divRow64()
@@ -57,6 +57,8 @@ var files = []struct {
 		e.gelu32()
 		e.geluTanh()
 		e.erfRoutines()
+		e.sigmoid64()
+		e.tanhRoutines()
 	}},
 }
 
