@@ -92,21 +92,26 @@ func WinoCol(a, b, c, d, o0, o1, o2, o3 []float32) {
 // PanelTaps sets dst[16p+i] = src[taps[p]+s·i] for p < len(taps), i < 16
 // (one GEMM panel of a convolution's column matrix), taps ascending: with
 // vector moves for s 1 or 2 when the loads stay inside src (checked at the
-// first and last tap).
+// first and last tap), else as a gather.
 func PanelTaps(dst, src []float32, taps []int32, s int) {
 	n := len(taps)
-	if !HasFMA || (s != 1 && s != 2) || n == 0 || taps[0] < 0 ||
-		int(taps[n-1])+NR*s > len(src) || len(dst) < NR*n {
-		panelTapsRef(dst, src, taps, s)
-		return
-	}
 	switch {
-	case s == 1:
+	case !HasFMA || n == 0 || taps[0] < 0 || len(dst) < NR*n:
+		panelTapsRef(dst, src, taps, s)
+	case s == 1 && int(taps[n-1])+NR <= len(src):
 		panelTaps1Asm(n, &taps[0], &src[0], &dst[0])
-	case UseAVX512:
+	case s == 2 && int(taps[n-1])+2*NR <= len(src) && UseAVX512:
 		panelTaps2AVX512(n, &taps[0], &src[0], &dst[0])
-	default:
+	case s == 2 && int(taps[n-1])+2*NR <= len(src):
 		panelTaps2AVX2(n, &taps[0], &src[0], &dst[0])
+	case s >= 0 && NR*s <= math.MaxInt32:
+		var cols [NR]int32
+		for i := range cols {
+			cols[i] = int32(s * i)
+		}
+		PanelGather(dst, src, taps, &cols)
+	default:
+		panelTapsRef(dst, src, taps, s)
 	}
 }
 
