@@ -23,7 +23,7 @@ func microTile() (mr, mc int) {
 // stores it there when add is false.
 func microKernel(k int, a, b, c []float32, ldc int, add bool) {
 	if gemmMR == 16 {
-		// C's rows far apart: prefetch its next strips (CPREFETCH16 in vec/gemm16_amd64.s).
+		// C's rows far apart: prefetch its next strips (see vec/gen/gemm.go).
 		vec.Kernel16(16, k, a, b, gemmNR, c, ldc, add, ldc >= prefetchRowLen)
 		return
 	}

@@ -123,7 +123,7 @@ func maxStepAVX(n int, m, src *float32, sw int)
 //go:noescape
 func sumStepAVX(n int, s, src *float32, sw int)
 
-// gemm6x16_amd64.s (AVX2 + FMA), gemm16_amd64.s, gemmcol_amd64.s (AVX-512F)
+// gemm_avx2_amd64.s, gemm_avx512_amd64.s (generated), gemmcol_amd64.s (AVX-512F)
 
 //go:noescape
 func sgemmKernel6x16(k int, a, b, c *float32, ldc int, add bool)

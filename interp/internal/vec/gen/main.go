@@ -1,8 +1,8 @@
 // Command gen writes the vector kernels' AVX-512 and AVX2 assembly, both
 // widths from one description: the exponential family (exp.go, erf.go,
 // wide.go) into exp_avx512_amd64.s and exp_avx2_amd64.s, the panel family
-// (panel.go) into panel_avx512_amd64.s and panel_avx2_amd64.s. Run it
-// with go generate ./interp/internal/vec.
+// (panel.go) into panel_*_amd64.s, the GEMM micro-kernels (gemm.go) into
+// gemm_*_amd64.s. Run it with go generate ./interp/internal/vec.
 package main
 
 import (
@@ -47,6 +47,13 @@ var files = []struct {
 		e.panelTaps2()
 		e.panelGather()
 	}},
+	{"gemm_avx512_amd64.s", gemmAbout, avx512, func(e *emitter) {
+		e.gemmKernel(gemmShape{"sgemmKernel16x16", 16, 64})
+		e.gemmKernel(gemmShape{"sgemmKernel8x16", 8, 64})
+	}},
+	{"gemm_avx2_amd64.s", gemmAbout, avx2, func(e *emitter) {
+		e.gemmKernel(gemmShape{"sgemmKernel6x16", 6, 24})
+	}},
 	{"exp_avx2_amd64.s", expAbout, avx2, func(e *emitter) {
 		e.table()
 		e.expF64()
@@ -67,6 +74,10 @@ const (
 // operations, constants and rounding of its scalar loop (math.Exp on amd64
 // with FMA, math.Erf, math.Tanh, gelu32), so it equals the scalar result
 // bit for bit.
+
+`
+	gemmAbout = `// The GEMM micro-kernels for %s (see gen/gemm.go): one sum a C element,
+// from +0, a fused multiply-add a k step, in k order.
 
 `
 	panelAbout = `// The panel family for %s: rows of a GEMM panel packed from a
