@@ -7,12 +7,14 @@ package vec
 
 // DW3Args describes planes for DW3; the kernels read it at the offsets
 // defined in depthwise_amd64.s and advance W, Bias and Planes as they go.
+// DW3 sets the pointers, BiasStep and Chunks from its slices; the caller
+// sets the geometry.
 type DW3Args struct {
 	Src, Dst *float32 // the first input and output planes
 	W        *float32 // 9 weights a plane, plane after plane
 	Bias     *float32 // the first plane's bias
 	Masks    *uint16  // MaskRecord uint16s a chunk of 16 outputs
-	Perm     *int32   // even then odd places, 16 each (stride 2): &Perm[0]
+	Perm     *int32   // even then odd places, 16 each (stride 2)
 	Planes   int
 	InP      int // elements from one input plane to the next
 	OutP     int
@@ -28,8 +30,8 @@ type DW3Args struct {
 	PFLen    int // input bytes the window moves down a row of outputs
 }
 
-// Perm holds the even places of 32 floats, then the odd ones.
-var Perm = func() (p [32]int32) {
+// perm holds the even places of 32 floats, then the odd ones.
+var perm = func() (p [32]int32) {
 	for i := range 16 {
 		p[i], p[16+i] = int32(2*i), int32(2*i+1)
 	}
@@ -122,6 +124,6 @@ func dw3Bind(a *DW3Args, x, y, w, bias []float32, masks []uint16) []float32 {
 	_ = w[a.Planes*9-1]
 	a.Chunks = len(masks) / MaskRecord
 	_ = masks[a.Chunks*MaskRecord-1]
-	a.Src, a.Dst, a.W, a.Bias, a.Masks, a.Perm = &x[0], &y[0], &w[0], &bias[0], &masks[0], &Perm[0]
+	a.Src, a.Dst, a.W, a.Bias, a.Masks, a.Perm = &x[0], &y[0], &w[0], &bias[0], &masks[0], &perm[0]
 	return bias
 }

@@ -5,11 +5,12 @@ package vec
 // input planes (Pool2).
 
 // Pool2Args describes planes for Pool2; the kernel reads it at the offsets
-// defined in pool_amd64.s and writes From1 and Rows as it goes.
+// defined in pool_amd64.s and writes From1 and Rows as it goes. Pool2 sets
+// the pointers and Chunks from its slices; the caller sets the geometry.
 type Pool2Args struct {
 	Src, Dst *float32 // the first input and output planes
 	Masks    *uint16  // MaskRecord uint16s a chunk of 16 outputs (taps past the window's width cleared)
-	Perm     *int32   // even then odd places, 16 each (stride 2): &Perm[0]
+	Perm     *int32   // even then odd places, 16 each (stride 2)
 	ColDiv   *float32 // an average's divisor factor of each output column, 16 a chunk
 	RowDiv   *float32 // an average's divisor factor of each output row
 	Planes   int
@@ -81,5 +82,5 @@ func pool2Bind(a *Pool2Args, x, y []float32, masks []uint16, colDiv, rowDiv []fl
 	_ = masks[a.Chunks*MaskRecord-1]
 	_ = colDiv[16*a.Chunks-1]
 	_ = rowDiv[a.OH-1]
-	a.Src, a.Dst, a.Masks, a.Perm, a.ColDiv, a.RowDiv = &x[0], &y[0], &masks[0], &Perm[0], &colDiv[0], &rowDiv[0]
+	a.Src, a.Dst, a.Masks, a.Perm, a.ColDiv, a.RowDiv = &x[0], &y[0], &masks[0], &perm[0], &colDiv[0], &rowDiv[0]
 }
