@@ -11,6 +11,11 @@ import "math"
 func fma32(a, b, c float32) float32 {
 	p, c64 := float64(a)*float64(b), float64(c)
 	s := p + c64
+	// In float32's normal range a halfway point has exactly the top one of
+	// the 29 bits float32 drops set; anything else rounds once, correctly.
+	if math.Float64bits(s)&(1<<29-1) != 1<<28 && math.Abs(s) >= 0x1p-126 {
+		return float32(s)
+	}
 	r := float32(s)
 	if float64(r) == s || s != s || math.IsInf(s, 0) {
 		return r

@@ -3,6 +3,7 @@ package vec
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand"
 	"testing"
 	"unsafe"
@@ -524,24 +525,36 @@ func TestPlanesMatchReference(t *testing.T) {
 	})
 }
 
-// fma32 rounds a·b + c once: where the float64 sum falls halfway between
-// two float32 values, the exact sum decides.
+// fma32 rounds a·b + c once: checked against math/big's exact sum rounded
+// to float32, on random values and on sums a hair from halfway between
+// two float32 values, where rounding to float64 first would land exactly
+// halfway.
 func TestFMA32(t *testing.T) {
-	one, ulp := float32(1), float32(math.Nextafter32(1, 2)-1)
-	// 1 + ulp/2 + tiny: exactly halfway in float64 only if the tiny part is
-	// lost; fused, it rounds up.
-	a, b := ulp/2, float32(1)+float32(math.Ldexp(1, -23))
-	got := fma32(a, b, one)
-	exact := 1 + float64(a)*float64(b)
-	if float64(got) != float64(float32(exact)) && got != math.Nextafter32(one, 2) {
-		t.Fatalf("fma32 = %v, want %v", got, math.Nextafter32(one, 2))
+	exact := func(a, b, c float32) float32 {
+		x := new(big.Float).SetPrec(200).SetFloat64(float64(a))
+		x.Mul(x, new(big.Float).SetPrec(200).SetFloat64(float64(b)))
+		x.Add(x, new(big.Float).SetPrec(200).SetFloat64(float64(c)))
+		f, _ := x.Float32()
+		return f
 	}
 	r := rand.New(rand.NewSource(9))
-	for range 100000 {
-		a, b, c := float32(r.NormFloat64()), float32(r.NormFloat64()), float32(r.NormFloat64())
-		want := float32(math.FMA(float64(a), float64(b), float64(c)))
-		if got := fma32(a, b, c); got != want && math.Abs(float64(got-want)) > math.Abs(float64(want))*1.2e-7 {
-			t.Fatalf("fma32(%v, %v, %v) = %v, far from %v", a, b, c, got, want)
+	check := func(a, b, c float32) {
+		t.Helper()
+		if got, want := fma32(a, b, c), exact(a, b, c); got != want && !(got == 0 && want == 0) {
+			t.Fatalf("fma32(%g, %g, %g) = %g, want %g", a, b, c, got, want)
 		}
+	}
+	for range 50000 {
+		a, b, c := float32(r.NormFloat64()), float32(r.NormFloat64()), float32(r.NormFloat64())
+		check(a, b, c)
+		// a·b a hair above or below half an ulp of c.
+		half := float32(math.Ldexp(1, math.Ilogb(float64(c))-24))
+		for _, s := range []float32{1, -1} {
+			check(half*(1+0x1p-23), s*(1-0x1p-23), c)
+			check(half*(1+0x1p-23), s*(1+0x1p-23), c)
+			check(-half*(1-0x1p-23), s*(1-0x1p-23), c)
+		}
+		// subnormal results
+		check(a*0x1p-70, b*0x1p-70, c*0x1p-130)
 	}
 }
