@@ -11,6 +11,8 @@ require (
 	gorgonia.org/tensor v0.9.3
 )
 
+require golang.org/x/sys v0.50.0
+
 require (
 	github.com/chewxy/hm v1.0.0 // indirect
 	github.com/chewxy/math32 v1.0.4 // indirect

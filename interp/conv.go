@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"math"
 	"runtime"
 	"slices"
@@ -216,14 +217,6 @@ func im2colSeg(g *geom3, x []float32, r, j0, j1 int, dst []float32) {
 				seg[ox-ox0] = src[ox*sw+offx]
 			}
 		}
-	}
-}
-
-// gatherEvenGo is gatherEven's portable form (and its tail).
-func gatherEvenGo(dst, src []float32) {
-	src = src[:2*len(dst)-1]
-	for i := range dst {
-		dst[i] = src[2*i]
 	}
 }
 
@@ -623,21 +616,6 @@ func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int)
 	}
 }
 
-// clampRowGo is clampRow in portable code; with infinite bounds it only
-// adds, exactly.
-func clampRowGo(row, res []float32, bias, lo, hi float32) {
-	if res != nil {
-		res = res[:len(row)]
-		for j, v := range row {
-			row[j] = min(max(v+bias+res[j], lo), hi)
-		}
-		return
-	}
-	for j, v := range row {
-		row[j] = min(max(v+bias, lo), hi)
-	}
-}
-
 // convDepthwise handles convolutions with one input and one output channel
 // per group directly: a GEMM with K = kernel size would be all overhead.
 func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
@@ -760,9 +738,7 @@ func convGroups3(g *geom3, x, w, bias, y []float32, n, groups, cing, coutg int, 
 					var wk [9]float32
 					copy(wk[:], w[(co*cing+ci)*9:])
 					for oy := 0; oy < OH; oy++ {
-						if !dw3PaddedRow(g, buf[ci*pp:], oy, &wk, bv, plane[oy*OW:(oy+1)*OW], ci > 0) {
-							panic("interp: padded plane buffer too short for the vector loads")
-						}
+						dw3PaddedRow(g, buf[ci*pp:], oy, &wk, bv, plane[oy*OW:(oy+1)*OW], ci > 0)
 					}
 				}
 				ep.at(off).apply(plane, P, nil, 0, 1, 0, P)
@@ -788,7 +764,8 @@ func depthwise3(g *geom3, x []float32, off int, w []float32, bias float32, dst [
 			var wk [9]float32
 			copy(wk[:], w[ky0*3:ky1*3])
 			start := off + (y0+ky0)*d.W + d.lo*d.sw - d.px
-			v += dwConv3Vector(x[start:], d.W, ky1-ky0, d.sw, &wk, bias, drow[d.lo:d.hi], false)
+			vec.DWConv3Row(x[start:], d.W, ky1-ky0, d.sw, &wk, bias, drow[d.lo:d.hi], false)
+			v = d.hi
 		}
 		d.points(drow, y0, 0, d.lo)
 		d.points(drow, y0, v, OW)
@@ -815,17 +792,13 @@ func depthwise3Padded(g *geom3, x []float32, off int, w []float32, bias float32,
 		// the last two of each row of Wp wrapping into the next: one call
 		// instead of two a row.
 		tmp := buf[pp+paddedSlack : pp+paddedSlack+(flat+7)&^7]
-		if dwConv3Vector(buf, Wp, 3, 1, &wk, bias, tmp, false) != len(tmp) {
-			panic("interp: padded plane buffer too short for the vector loads")
-		}
+		vec.DWConv3Row(buf, Wp, 3, 1, &wk, bias, tmp, false)
 		for oy := 0; oy < OH; oy++ {
 			copy(dst[oy*OW:(oy+1)*OW], tmp[oy*Wp:])
 		}
 	} else {
 		for oy := 0; oy < OH; oy++ {
-			if !dw3PaddedRow(g, buf, oy, &wk, bias, dst[oy*OW:(oy+1)*OW], false) {
-				panic("interp: padded plane buffer too short for the vector loads")
-			}
+			dw3PaddedRow(g, buf, oy, &wk, bias, dst[oy*OW:(oy+1)*OW], false)
 		}
 	}
 	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
@@ -862,23 +835,10 @@ func padPlane(g *geom3, src, buf []float32) {
 
 // dw3PaddedRow computes output row oy of a 3×3 convolution of the padded
 // plane at the start of buf with weights wk into drow, every output by the
-// vector kernel (the last ones as one vector on a copy); acc adds to drow
-// instead of starting from bias. It reports false when buf is too short
-// for the vector loads.
-func dw3PaddedRow(g *geom3, buf []float32, oy int, wk *[9]float32, bias float32, drow []float32, acc bool) bool {
+// row kernel; acc adds to drow instead of starting from bias.
+func dw3PaddedRow(g *geom3, buf []float32, oy int, wk *[9]float32, bias float32, drow []float32, acc bool) {
 	Wp, sw := g.in[2]+g.pb[2]+g.pe[2], g.s[2]
-	row := buf[oy*g.s[1]*Wp:]
-	v := dwConv3Vector(row, Wp, 3, sw, wk, bias, drow, acc)
-	if v == len(drow) {
-		return true
-	}
-	var tail [8]float32
-	copy(tail[:], drow[v:])
-	if dwConv3Vector(row[v*sw:], Wp, 3, sw, wk, bias, tail[:], acc) != len(tail) {
-		return false
-	}
-	copy(drow[v:], tail[:])
-	return true
+	vec.DWConv3Row(buf[oy*g.s[1]*Wp:], Wp, 3, sw, wk, bias, drow, acc)
 }
 
 // allFinite reports that no value of w is infinite or NaN.

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"math"
 	"math/rand"
 	"testing"
@@ -12,9 +13,9 @@ import (
 // shorter and longer than a panel, and blocks that start and end anywhere,
 // with the AVX2 and the AVX-512 kernels.
 func TestIm2colPanelsMatchesIm2col(t *testing.T) {
-	defer func(v bool) { panelTapsAVX512 = v }(panelTapsAVX512)
-	for _, wide := range []bool{false, panelTapsAVX512} {
-		panelTapsAVX512 = wide
+	defer func(v bool) { vec.UseAVX512 = v }(vec.UseAVX512)
+	for _, wide := range []bool{false, vec.UseAVX512} {
+		vec.UseAVX512 = wide
 		t.Run(fmt.Sprint("avx512=", wide), checkIm2colPanels)
 	}
 }
@@ -72,54 +73,6 @@ func randomPanelGeom(r *rand.Rand) (*geom3, int) {
 		if g.convOut() == nil {
 			return g, shape[1]
 		}
-	}
-}
-
-// panelTaps agrees with its portable form, and declines what it cannot do,
-// with each of its kernels; panelGather declines indices past src.
-func TestPanelTaps(t *testing.T) {
-	defer func(v bool) { panelTapsAVX512 = v }(panelTapsAVX512)
-	for _, wide := range []bool{false, panelTapsAVX512} {
-		panelTapsAVX512 = wide
-		t.Run(fmt.Sprint("avx512=", wide), checkPanelTaps)
-	}
-}
-
-func checkPanelTaps(t *testing.T) {
-	src := make([]float32, 200)
-	for i := range src {
-		src[i] = float32(i)
-	}
-	taps := []int32{0, 3, 40, 150}
-	for _, s := range []int{1, 2} {
-		got := make([]float32, gemmNR*len(taps))
-		want := make([]float32, len(got))
-		if !panelTaps(got, src, taps, s) {
-			if hasFMA {
-				t.Fatalf("stride %d: vector code declined", s)
-			}
-			continue
-		}
-		panelTapsGo(want, src, taps, s)
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("stride %d: element %d is %v, want %v", s, i, got[i], want[i])
-			}
-		}
-		// The last tap's loads would pass the end of src.
-		if panelTaps(got, src[:150+gemmNR*s-1], taps, s) {
-			t.Errorf("stride %d: loads past the end of src accepted", s)
-		}
-	}
-	if panelTaps(make([]float32, gemmNR*len(taps)), src, taps, 3) {
-		t.Error("stride 3 accepted")
-	}
-	var cols [gemmNR]int32
-	for i := range cols {
-		cols[i] = int32(3 * i)
-	}
-	if panelGather(make([]float32, gemmNR*len(taps)), src[:150+45], taps, &cols) {
-		t.Error("panelGather: an index past the end of src accepted")
 	}
 }
 

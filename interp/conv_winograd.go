@@ -1,5 +1,7 @@
 package interp
 
+import "github.com/modelbridge/modelbridge/interp/internal/vec"
+
 // Winograd F(2×2, 3×3) for 3×3, stride-1, undilated, ungrouped 2-D
 // convolutions (Lavin & Gray 2015): each 2×2 output tile takes 16
 // multiplications per channel pair instead of 36. The weights are
@@ -243,25 +245,16 @@ func (w winoInput) transform(plane, v []float32, size int, lay packedBLayout, ci
 		for c0 := 0; c0 < T; c0 += gemmNR {
 			off := lay.at(ci, c0)
 			if c0+gemmNR <= T {
-				winoCol16(a[c0:], b[c0:], c[c0:], d[c0:], v0[off:], v1[off:], v2[off:], v3[off:])
+				vec.WinoCol(a[c0:], b[c0:], c[c0:], d[c0:], v0[off:][:gemmNR], v1[off:][:gemmNR], v2[off:][:gemmNR], v3[off:][:gemmNR])
 				continue
 			}
 			n := T - c0
 			o := [4][]float32{v0[off:][:gemmNR], v1[off:][:gemmNR], v2[off:][:gemmNR], v3[off:][:gemmNR]}
-			winoColGo(a[c0:T], b[c0:T], c[c0:T], d[c0:T], o[0][:n], o[1][:n], o[2][:n], o[3][:n])
+			vec.WinoCol(a[c0:T], b[c0:T], c[c0:T], d[c0:T], o[0][:n], o[1][:n], o[2][:n], o[3][:n])
 			for i := range o {
 				clear(o[i][n:])
 			}
 		}
-	}
-}
-
-// winoColGo is winoCol16's portable form, over len(o0) tiles.
-func winoColGo(a, b, c, d, o0, o1, o2, o3 []float32) {
-	n := len(o0)
-	a, b, c, d, o1, o2, o3 = a[:n], b[:n], c[:n], d[:n], o1[:n], o2[:n], o3[:n]
-	for t := range o0 {
-		o0[t], o1[t], o2[t], o3[t] = a[t]-c[t], b[t]+c[t], c[t]-b[t], b[t]-d[t]
 	}
 }
 
@@ -273,7 +266,7 @@ func (w winoInput) rowTransform(row, h0, h1, h2, h3 []float32) {
 	t0 := min((w.px+1)/2, len(h0)) // the first tile starting inside the row
 	done := t0
 	if t0 < len(h0) {
-		done += winoRowVec(row[2*t0-w.px:], h0[t0:], h1[t0:], h2[t0:], h3[t0:])
+		done += vec.WinoRow(row[2*t0-w.px:], h0[t0:], h1[t0:], h2[t0:], h3[t0:])
 	}
 	col := func(c int) float32 {
 		if c >= 0 && c < len(row) {
@@ -331,34 +324,6 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 			}
 			clampRow(row, res, bv, lo, hi)
 		}
-	}
-}
-
-// interleaveGo is interleave's portable form (and its tail).
-func interleaveGo(dst, ev, od []float32) {
-	n := len(dst) / 2
-	ev, od = ev[:(len(dst)+1)/2], od[:n]
-	for i := range n {
-		dst[2*i], dst[2*i+1] = ev[i], od[i]
-	}
-	if len(dst)%2 == 1 {
-		dst[2*n] = ev[n]
-	}
-}
-
-// vecAdd3Go and vecSubSubGo are vecAdd3 and vecSubSub's portable forms
-// (and their tails).
-func vecAdd3Go(dst, a, b, c []float32) {
-	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
-	for i := range dst {
-		dst[i] = a[i] + b[i] + c[i]
-	}
-}
-
-func vecSubSubGo(dst, a, b, c []float32) {
-	a, b, c = a[:len(dst)], b[:len(dst)], c[:len(dst)]
-	for i := range dst {
-		dst[i] = a[i] - b[i] - c[i]
 	}
 }
 

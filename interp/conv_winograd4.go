@@ -168,81 +168,6 @@ func (w wino4Input) rowTransform(row, h []float32, stride int, buf []float32) {
 	wino4Row(padded, h, stride, TW8)
 }
 
-// wino4RowGo is wino4Row's portable form: tile t of n reads src[4t:4t+6]
-// and writes h[j*stride+t].
-func wino4RowGo(src, h []float32, stride, n int) {
-	var d, v [6]float32
-	for t := 0; t < n; t++ {
-		copy(d[:], src[4*t:4*t+6])
-		wino4In(&d, &v)
-		for j, x := range v {
-			h[j*stride+t] = x
-		}
-	}
-}
-
-// wino4In is the 1-D input transform v = Bᵀ·d, factored.
-func wino4In(d, v *[6]float32) {
-	x, q := d[3]-d[1], d[4]-d[2]
-	v[0] = (d[0] + d[4]) + 1.5*x - 2*d[2]
-	v[1] = (d[4] - d[1]) + 0.5*d[2] + 2.5*d[3]
-	v[2] = (d[4] + d[1]) - 2.5*d[2] + 0.5*d[3]
-	v[3] = q + 2*x
-	v[4] = q - 0.5*x
-	v[5] = (d[5] + d[1]) + 1.5*q - 2*d[3]
-}
-
-// wino4Out is the 1-D output transform y = Aᵀ·m, factored.
-func wino4Out(m *[6]float32, y *[4]float32) {
-	a, b := m[1]+m[2], m[1]-m[2]
-	y[0] = (m[0] + a) + (m[3] + m[4])
-	y[1] = b + 0.5*m[3] - 2*m[4]
-	y[2] = a + 0.25*m[3] + 4*m[4]
-	y[3] = (b + m[5]) + 0.125*m[3] - 8*m[4]
-}
-
-// wino4ColGo is wino4Col's portable form: o[j][t] = (Bᵀ·s[·][t])[j] for
-// t < n.
-func wino4ColGo(n int, s, o *[6][]float32) {
-	var d, v [6]float32
-	for t := 0; t < n; t++ {
-		for k := range d {
-			d[k] = s[k][t]
-		}
-		wino4In(&d, &v)
-		for j := range v {
-			o[j][t] = v[j]
-		}
-	}
-}
-
-// wino4PanelsGo is wino4Panels' portable form.
-func wino4PanelsGo(chunks, gap int, s, o *[6][]float32) {
-	for c := 0; c < chunks; c++ {
-		var sc, oc [6][]float32
-		for k := range sc {
-			sc[k], oc[k] = s[k][c*gemmNR:], o[k][c*gap:]
-		}
-		wino4ColGo(gemmNR, &sc, &oc)
-	}
-}
-
-// wino4OutGo is wino4OutVec's portable form: o[i][t] = (Aᵀ·s[·][t])[i] for
-// t < n.
-func wino4OutGo(n int, s *[6][]float32, o *[4][]float32) {
-	var d [6]float32
-	var y [4]float32
-	for t := 0; t < n; t++ {
-		for k := range d {
-			d[k] = s[k][t]
-		}
-		wino4Out(&d, &y)
-		for i := range y {
-			o[i][t] = y[i]
-		}
-	}
-}
-
 // wino4Output writes Y = Aᵀ·M·A of every tile of one output plane, plus bv
 // and ep's residual, clamped as ep says: element e of tile (ty, tx) is read
 // from m[e*stride + ty*TW + tx]. scratch holds 28·TH·TW floats.
@@ -290,18 +215,4 @@ func clampBounds(ep clampEp) (lo, hi float32) {
 		return ep.lo, ep.hi
 	}
 	return float32(math.Inf(-1)), float32(math.Inf(1))
-}
-
-// interleave4Go is interleave4's portable form (and its tail): dst[4t+c] =
-// oc[t] for 4t+c < len(dst).
-func interleave4Go(dst, o0, o1, o2, o3 []float32) {
-	n := len(dst) / 4
-	o0, o1, o2, o3 = o0[:(len(dst)+3)/4], o1[:(len(dst)+2)/4], o2[:(len(dst)+1)/4], o3[:n]
-	for t := range n {
-		dst[4*t], dst[4*t+1], dst[4*t+2], dst[4*t+3] = o0[t], o1[t], o2[t], o3[t]
-	}
-	tail := [3][]float32{o0, o1, o2}
-	for c := 0; 4*n+c < len(dst); c++ {
-		dst[4*n+c] = tail[c][n]
-	}
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"math"
 	"math/rand"
 	"testing"
@@ -25,7 +26,7 @@ func TestWino4Transforms(t *testing.T) {
 		for i := range g {
 			g[i] = float64(r.Intn(9) - 4)
 		}
-		wino4In(&d, &v)
+		vec.Wino4In(&d, &v)
 		var m [6]float32
 		for k := 0; k < 6; k++ {
 			var bd, gg float64
@@ -41,7 +42,7 @@ func TestWino4Transforms(t *testing.T) {
 			m[k] = float32(bd * gg)
 		}
 		var y [4]float32
-		wino4Out(&m, &y)
+		vec.Wino4Out(&m, &y)
 		for i := 0; i < 4; i++ {
 			var at, want float64
 			for k := 0; k < 6; k++ {
@@ -57,73 +58,6 @@ func TestWino4Transforms(t *testing.T) {
 				t.Fatalf("output %d of the transforms is %v, the correlation %v", i, at, want)
 			}
 		}
-	}
-}
-
-// The F(4×4) vector helpers agree with their portable forms at every length
-// around the 8-wide blocks (within a rounding: the vector forms use FMA).
-func TestWino4VecOpsMatchGo(t *testing.T) {
-	r := rand.New(rand.NewSource(6))
-	fill := func(n int) []float32 {
-		s := make([]float32, n)
-		for i := range s {
-			s[i] = r.Float32()*4 - 2
-		}
-		return s
-	}
-	near := func(what string, n int, got, want []float32) {
-		t.Helper()
-		for i := range want {
-			if math.Abs(float64(got[i]-want[i])) > 1e-5 {
-				t.Fatalf("%s n=%d: element %d is %v, want %v", what, n, i, got[i], want[i])
-			}
-		}
-	}
-	for n := 0; n <= 35; n++ {
-		var s, o, og [6][]float32
-		for k := range s {
-			s[k], o[k], og[k] = fill(n+1), make([]float32, n+1), make([]float32, n+1)
-		}
-		wino4Col(n, &s, &o)
-		wino4ColGo(n, &s, &og)
-		for k := range o {
-			near("col", n, o[k], og[k])
-		}
-		var y, yg [4][]float32
-		for i := range y {
-			y[i], yg[i] = make([]float32, n+1), make([]float32, n+1)
-		}
-		wino4OutVec(n, &s, &y)
-		wino4OutGo(n, &s, &yg)
-		for i := range y {
-			near("out", n, y[i], yg[i])
-		}
-		got, want := make([]float32, n+1), make([]float32, n+1)
-		got[n], want[n] = 7, 7 // the element past dst is not written
-		interleave4(got[:n], s[0], s[1], s[2], s[3])
-		interleave4Go(want[:n], s[0], s[1], s[2], s[3])
-		for i := range want {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) || (i < n && want[i] != s[i%4][i/4]) {
-				t.Fatalf("interleave4 n=%d: element %d is %v (portable %v)", n, i, got[i], want[i])
-			}
-		}
-		if n%8 == 0 {
-			src, stride := fill(4*n+4), n+3
-			h, hg := make([]float32, 6*stride), make([]float32, 6*stride)
-			wino4Row(src, h, stride, n)
-			wino4RowGo(src, hg, stride, n)
-			near("row", n, h, hg)
-		}
-	}
-	// Three runs of 16 into panels 40 floats apart.
-	var s, o, og [6][]float32
-	for k := range s {
-		s[k], o[k], og[k] = fill(48), make([]float32, 2*40+16), make([]float32, 2*40+16)
-	}
-	wino4Panels(3, 40, &s, &o)
-	wino4PanelsGo(3, 40, &s, &og)
-	for k := range o {
-		near("panels", 3, o[k], og[k])
 	}
 }
 

@@ -119,36 +119,6 @@ func winogradErrorBound(t *testing.T) {
 	}
 }
 
-// The vector helpers agree bit for bit with their portable forms at every
-// length around the 8-wide blocks.
-func TestVecOpsMatchGo(t *testing.T) {
-	r := rand.New(rand.NewSource(3))
-	for n := 0; n <= 35; n++ {
-		a, b, c := make([]float32, n+3), make([]float32, n+3), make([]float32, n+3)
-		for i := range a {
-			a[i], b[i], c[i] = r.Float32()-0.5, r.Float32()-0.5, r.Float32()*3
-		}
-		for _, op := range []struct {
-			name        string
-			fast, plain func(dst []float32)
-		}{
-			{"col", func(d []float32) { winoColLen(d, a, b, c, true) }, func(d []float32) { winoColLen(d, a, b, c, false) }},
-			{"add3", func(d []float32) { vecAdd3(d, a, b, c) }, func(d []float32) { vecAdd3Go(d, a, b, c) }},
-			{"subsub", func(d []float32) { vecSubSub(d, a, b, c) }, func(d []float32) { vecSubSubGo(d, a, b, c) }},
-		} {
-			got, want := make([]float32, n+1), make([]float32, n+1)
-			got[n], want[n] = 7, 7 // the element past dst is not written
-			op.fast(got[:n])
-			op.plain(want[:n])
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("%s n=%d: element %d is %v, want %v", op.name, n, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
 // The Winograd path agrees with im2col on every geometry it takes: odd and
 // even sizes, inputs narrower than a tile row, and begin/end paddings of
 // 0–2 set apart on each axis.
@@ -232,28 +202,6 @@ func BenchmarkWinogradPack(b *testing.B) {
 	})
 }
 
-// gatherEven agrees with its portable form at every length, reading no
-// further than 2·len(dst)-1.
-func TestGatherEven(t *testing.T) {
-	for n := 0; n <= 40; n++ {
-		src := make([]float32, 2*n+5)
-		for i := range src {
-			src[i] = float32(i)
-		}
-		got := make([]float32, n)
-		want := make([]float32, n)
-		if n > 0 {
-			gatherEven(got, src[:2*n-1])
-			gatherEvenGo(want, src[:2*n-1])
-		}
-		for i := range want {
-			if got[i] != want[i] || want[i] != float32(2*i) {
-				t.Fatalf("n=%d: element %d is %v (portable %v), want %d", n, i, got[i], want[i], 2*i)
-			}
-		}
-	}
-}
-
 // A fused bias (+ residual) + ReLU epilogue gives the same output through
 // Winograd as through im2col, odd widths and a batch of two included.
 func TestWinogradFusedRelu(t *testing.T) {
@@ -310,60 +258,4 @@ func firstOutput(t *testing.T, g *canon.Graph, x *canon.Tensor, wino bool) []flo
 		t.Fatalf("Winograd path used = %v (want %v), %d steps run (want one convolution)", used, wino, len(prog.steps))
 	}
 	return floats(t, out[g.Outputs[0].Name])
-}
-
-// interleave agrees bit for bit with its portable form at every length,
-// odd ones included, NaN kept.
-func TestInterleave(t *testing.T) {
-	r := rand.New(rand.NewSource(8))
-	for n := 0; n <= 37; n++ {
-		ev, od := make([]float32, (n+1)/2), make([]float32, n/2)
-		for i := range ev {
-			ev[i] = r.Float32()*4 - 2
-		}
-		for i := range od {
-			od[i] = r.Float32()*4 - 2
-		}
-		if len(od) > 3 {
-			od[3] = float32(math.NaN())
-		}
-		got, want := make([]float32, n), make([]float32, n)
-		interleave(got, ev, od)
-		interleaveGo(want, ev, od)
-		for i := range want {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("n=%d: element %d is %v, want %v", n, i, got[i], want[i])
-			}
-			if src := ev; i%2 == 1 {
-				if src = od; math.Float32bits(want[i]) != math.Float32bits(src[i/2]) {
-					t.Fatalf("n=%d: portable element %d is %v, want od[%d] = %v", n, i, want[i], i/2, src[i/2])
-				}
-			} else if math.Float32bits(want[i]) != math.Float32bits(src[i/2]) {
-				t.Fatalf("n=%d: portable element %d is %v, want ev[%d] = %v", n, i, want[i], i/2, src[i/2])
-			}
-		}
-	}
-}
-
-// winoColLen runs winoCol16 (fast) or winoColGo over len(d) tiles, in
-// groups of 16 and a remainder, and writes the four results' sum into d.
-func winoColLen(d, a, b, c []float32, fast bool) {
-	n := len(d)
-	o := make([][]float32, 4)
-	for i := range o {
-		o[i] = make([]float32, n)
-	}
-	dd := make([]float32, n+16)
-	copy(dd, c) // a fourth input
-	for t0 := 0; t0 < n; t0 += 16 {
-		if fast && t0+16 <= n {
-			winoCol16(a[t0:], b[t0:], c[t0:], dd[t0:], o[0][t0:], o[1][t0:], o[2][t0:], o[3][t0:])
-			continue
-		}
-		m := min(16, n-t0)
-		winoColGo(a[t0:t0+m], b[t0:], c[t0:], dd[t0:], o[0][t0:t0+m], o[1][t0:], o[2][t0:], o[3][t0:])
-	}
-	for t := range d {
-		d[t] = o[0][t]*1 + o[1][t]*3 + o[2][t]*5 + o[3][t]*7
-	}
 }

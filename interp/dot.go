@@ -10,10 +10,3 @@ func dotGo(a, b []float32) float32 {
 	}
 	return float32(s)
 }
-
-// dot32x4Go is dot32x4 one row at a time.
-func dot32x4Go(a, w []float32, ldw int, out *[4]float32) {
-	for r := range out {
-		out[r] = dot32(a, w[r*ldw:])
-	}
-}

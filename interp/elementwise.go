@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"math"
 	"slices"
 
@@ -380,13 +381,9 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = max(v, 0)
 		}
 	case uSigmoid:
-		for i := sigmoidVector(d, s); i < len(d); i++ {
-			d[i] = float32(1 / (1 + math.Exp(-float64(s[i]))))
-		}
+		vec.Sigmoid(d, s)
 	case uTanh:
-		for i := tanhVector(d, s); i < len(d); i++ {
-			d[i] = float32(math.Tanh(float64(s[i])))
-		}
+		vec.Tanh(d, s)
 	case uHardSwish:
 		for i, v := range s {
 			d[i] = v * max(0, min(1, v/6+0.5))
@@ -430,13 +427,9 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = op.b * elu(v, op.a)
 		}
 	case uGelu:
-		for i := gelu32Vector(d, s); i < len(d); i++ {
-			d[i] = gelu32(s[i])
-		}
+		vec.Gelu(d, s)
 	case uGeluTanh:
-		for i := geluTanhVector(d, s); i < len(d); i++ {
-			d[i] = float32(geluTanh(float64(s[i])))
-		}
+		vec.GeluTanh(d, s)
 	}
 }
 
@@ -447,33 +440,11 @@ func gelu(x float64) float64 {
 	return 0.5 * x * math.Erfc(-x/math.Sqrt2)
 }
 
-// gelu32 is gelu for float32 data, with erfc from the Chebyshev fit of
-// Numerical Recipes (erfcc: fractional error below 1.2e-7 for every
-// argument, about one float32 ulp), one exponential where math.Erfc sums
-// a series: Gelu runs several times faster, its float32 result within a
-// few ulps of gelu's.
-func gelu32(v float32) float32 {
-	x := float64(v)
-	z := math.Abs(x) / math.Sqrt2
-	t := 1 / (1 + 0.5*z)
-	p := -1.26551223 + t*(1.00002368+t*(0.37409196+t*(0.09678418+t*(-0.18628806+t*(0.27886807+t*(-1.13520398+t*(1.48851587+t*(-0.82215223+t*0.17087277))))))))
-	r := t * math.Exp(-z*z+p) // erfc(|x|/√2)
-	if x > 0 {
-		r = 2 - r // erfc(-z) = 2 - erfc(z)
-	}
-	return float32(0.5 * x * r)
-}
+// gelu32 is gelu for float32 data and geluTanh its tanh approximation in
+// float64 (see the vector kernels' Gelu1 and GeluTanh1, their one home).
+func gelu32(v float32) float32 { return vec.Gelu1(v) }
 
-// sqrt2OverPi is √(2/π), the tanh approximation's scale.
-var sqrt2OverPi = math.Sqrt(2 / math.Pi)
-
-// geluTanh is 0.5·x·(1+tanh(u)) with u = √(2/π)·(x+0.044715·x³), written
-// as x/(1+exp(-2u)) (the same function, since 1+tanh(u) = 2/(1+exp(-2u)))
-// so that very negative x does not cancel to 0 as 1+tanh(u) does.
-func geluTanh(x float64) float64 {
-	u := sqrt2OverPi * (x + 0.044715*x*x*x)
-	return x / (1 + math.Exp(-2*u))
-}
+func geluTanh(x float64) float64 { return vec.GeluTanh1(x) }
 
 // softplus is log(1+exp(x)) written as max(x,0) + log1p(exp(-|x|)), which
 // neither overflows for large x nor loses the small tail for very negative x.
@@ -547,68 +518,23 @@ func runSoftmax(x *exec, op *canon.Softmax) error {
 	// Rows along the axis are independent: split them between cores.
 	parallelFor(outer*inner, 16*n, func(lo, hi int) {
 		if inner == 1 {
-			softmaxRows(out.f[lo*n:hi*n], in.f[lo*n:hi*n], n)
+			vec.SoftmaxRows(out.f[lo*n:hi*n], in.f[lo*n:hi*n], n)
 			return
 		}
 		// Eight adjacent columns at a time where a vector kernel takes them.
 		for r := lo; r < hi; {
 			o, j := r/max(inner, 1), r%max(inner, 1)
-			if j+8 <= inner && r+8 <= hi && softmaxColsVector(out.f, in.f, o*n*inner+j, n, inner) {
+			if j+8 <= inner && r+8 <= hi {
+				vec.SoftmaxCols8(out.f, in.f, o*n*inner+j, n, inner)
 				r += 8
 				continue
 			}
-			softmaxStrided(out.f, in.f, o*n*inner+j, n, inner)
+			vec.SoftmaxStrided(out.f, in.f, o*n*inner+j, n, inner)
 			r++
 		}
 	})
 	x.set(0, out)
 	return nil
-}
-
-// softmaxRows writes the softmax of each run of n values of src to dst
-// (which may be src), four rows at a time where a vector kernel takes them.
-func softmaxRows(dst, src []float32, n int) {
-	rows := len(src) / max(n, 1)
-	r := 0
-	for ; r+4 <= rows; r += 4 {
-		if !softmax4RowsVector(dst[r*n:(r+4)*n], src[r*n:(r+4)*n]) {
-			for k := r; k < r+4; k++ {
-				softmaxStrided(dst, src, k*n, n, 1)
-			}
-		}
-	}
-	for ; r < rows; r++ {
-		softmaxStrided(dst, src, r*n, n, 1)
-	}
-}
-
-// softmaxStrided writes the softmax of the n values of src at base,
-// base+stride, ... to the same places of dst (which may be src).
-func softmaxStrided(dst, src []float32, base, n, stride int) {
-	if stride == 1 && softmaxRowVector(dst[base:base+n], src[base:base+n]) {
-		return
-	}
-	softmaxStridedGo(dst, src, base, n, stride)
-}
-
-// softmaxStridedGo is softmaxStrided's scalar loop, the reference for its
-// vector kernel: the maximum, then exp(x - max) in float64 added in order,
-// then each scaled by 1/sum.
-func softmaxStridedGo(dst, src []float32, base, n, stride int) {
-	m := float32(math.Inf(-1))
-	for k := 0; k < n; k++ {
-		m = max(m, src[base+k*stride])
-	}
-	var sum float64
-	for k := 0; k < n; k++ {
-		e := math.Exp(float64(src[base+k*stride] - m))
-		dst[base+k*stride] = float32(e)
-		sum += e
-	}
-	inv := 1 / sum
-	for k := 0; k < n; k++ {
-		dst[base+k*stride] = float32(float64(dst[base+k*stride]) * inv)
-	}
 }
 
 func runBatchNorm(x *exec, op *canon.BatchNorm) error {

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -269,22 +270,7 @@ func runAttention(x *exec, op *canon.Attention) error {
 // softmaxRow replaces row by its softmax; a row masked everywhere becomes
 // NaN, as exp(-inf - -inf) is in every framework.
 func softmaxRow(row []float64) {
-	if softmax64RowVector(row) {
-		return
-	}
-	m := math.Inf(-1)
-	for _, s := range row {
-		m = math.Max(m, s)
-	}
-	var sum float64
-	for j, s := range row {
-		e := math.Exp(s - m)
-		row[j] = e
-		sum += e
-	}
-	for j := range row {
-		row[j] /= sum
-	}
+	vec.Softmax64(row)
 }
 
 func runRotary(x *exec, op *canon.RotaryEmbedding) error {

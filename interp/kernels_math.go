@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -52,11 +53,11 @@ func runMath(x *exec, op *canon.Math) error {
 	fn := op.Fn
 	parallelFor(len(out.f), unaryCost, func(lo, hi int) {
 		d, s := out.f[lo:hi], in.f[lo:hi]
-		i := 0
 		if fn == canon.MathErf {
-			i = erfVector(d, s)
+			vec.Erf(d, s)
+			return
 		}
-		for ; i < len(d); i++ {
+		for i := range d {
 			d[i] = float32(fn.Apply(float64(s[i])))
 		}
 	})

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -208,14 +209,15 @@ func (k *recurrentRun) act(d, slot int, v float64) float64 {
 // vector at a time (their kernels give Apply's results bit for bit).
 func (k *recurrentRun) actAll(d, slot int, v []float64) {
 	a := k.rec.Activations[d*k.op.ActivationSlots()+slot]
-	j := 0
 	switch a.Fn {
 	case canon.ActSigmoid:
-		j = sigmoid64Vector(v, v)
+		vec.Sigmoid64(v, v)
+		return
 	case canon.ActTanh:
-		j = tanh64Vector(v, v)
+		vec.Tanh64(v, v)
+		return
 	}
-	for ; j < len(v); j++ {
+	for j := range v {
 		v[j] = a.Apply(v[j])
 	}
 }

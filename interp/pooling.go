@@ -211,22 +211,6 @@ func pool2D(g *geom3, a *poolAttrs, src, dst []float32) {
 	}
 }
 
-// poolStepGo is poolStep in portable code.
-func poolStepGo(acc, src []float32, sw int, isMax bool) {
-	if len(acc) == 0 {
-		return
-	}
-	src = src[:(len(acc)-1)*sw+1]
-	for i := range acc {
-		v := src[i*sw]
-		if !isMax {
-			acc[i] += v
-		} else if v > acc[i] || v != v {
-			acc[i] = v
-		}
-	}
-}
-
 func runGlobalPool(x *exec, isMax bool) error {
 	in := x.in(0)
 	if in.isF64() {

@@ -38,34 +38,6 @@ func sameBits(t *testing.T, what string, got, want []float32, nanPayload bool) {
 	}
 }
 
-// TestClampRowExact checks the vector epilogue against the scalar one bit
-// for bit (NaNs as NaNs), with and without a residual, for Relu, Clip and no clamp, with
-// bounds that are signed zeros.
-func TestClampRowExact(t *testing.T) {
-	r := rand.New(rand.NewSource(5))
-	inf := float32(math.Inf(1))
-	negZero := float32(math.Copysign(0, -1))
-	bounds := [][2]float32{{0, inf}, {0, 6}, {-inf, inf}, {-0.5, 0.75}, {negZero, 1}, {-1, 0}, {-1, negZero}, {2, 2}}
-	for _, n := range []int{0, 1, 7, 8, 9, 31, 64, 100} {
-		for _, b := range bounds {
-			for _, withRes := range []bool{false, true} {
-				row := make([]float32, n)
-				specialFloats(r, row, b[0], b[1])
-				var res []float32
-				if withRes {
-					res = make([]float32, n)
-					specialFloats(r, res)
-				}
-				bias := []float32{0, 0.5, negZero, float32(math.NaN())}[r.Intn(4)]
-				want := append([]float32(nil), row...)
-				clampRowGo(want, res, bias, b[0], b[1])
-				clampRow(row, res, bias, b[0], b[1])
-				sameBits(t, "clampRow", row, want, false)
-			}
-		}
-	}
-}
-
 // TestLinearRowMatchesNaive checks one-row Linear (dot products) against
 // the definition, with and without C, for lengths around the vector width.
 func TestLinearRowMatchesNaive(t *testing.T) {

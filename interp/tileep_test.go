@@ -9,57 +9,6 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// TestClampTileExact checks the tile epilogue against the scalar one bit
-// for bit (NaNs as NaNs) on every tile width, with and without bias and
-// residual, for the bounds it accepts; it must refuse signed-zero bounds
-// it would order differently.
-func TestClampTileExact(t *testing.T) {
-	inf := float32(math.Inf(1))
-	negZero := float32(math.Copysign(0, -1))
-	if canClampTile(negZero, 1) || canClampTile(-1, 0) {
-		t.Fatal("canClampTile accepts a bound clampRowAVX would order differently")
-	}
-	if !useAVX512 {
-		t.Skip("skipping: no AVX-512")
-	}
-	r := rand.New(rand.NewSource(8))
-	bounds := [][2]float32{{0, inf}, {0, 6}, {-inf, inf}, {-0.5, 0.75}, {-1, negZero}, {2, 2}}
-	for _, rows := range []int{1, 5, 16} {
-		for cols := 1; cols <= 16; cols++ {
-			for _, b := range bounds {
-				for _, mode := range []int{0, 1, 2, 3} { // bit 0: bias, bit 1: residual
-					const ld = 21
-					y := make([]float32, rows*ld)
-					specialFloats(r, y, b[0], b[1])
-					var bias, res []float32
-					if mode&1 != 0 {
-						bias = make([]float32, rows)
-						specialFloats(r, bias)
-					}
-					if mode&2 != 0 {
-						res = make([]float32, rows*ld)
-						specialFloats(r, res)
-					}
-					want := append([]float32(nil), y...)
-					for i := 0; i < rows; i++ {
-						var bv float32
-						if bias != nil {
-							bv = bias[i]
-						}
-						var rr []float32
-						if res != nil {
-							rr = res[i*ld : i*ld+cols]
-						}
-						clampRowGo(want[i*ld:i*ld+cols], rr, bv, b[0], b[1])
-					}
-					clampTile(y, ld, rows, cols, bias, res, b[0], b[1])
-					sameBits(t, fmt.Sprintf("clampTile %dx%d %v mode %d", rows, cols, b, mode), y, want, false)
-				}
-			}
-		}
-	}
-}
-
 // TestGemmPackedEpExact checks the GEMM that applies its epilogue tile by
 // tile against the GEMM followed by the epilogue over the whole output,
 // bit for bit: same sums, same epilogue, across ragged tiles, several k

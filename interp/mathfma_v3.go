@@ -1,6 +1,0 @@
-//go:build amd64.v3
-
-package interp
-
-// mathFusesMultiplyAdd: this GOAMD64=v3 (or later) build fuses a*b + c.
-const mathFusesMultiplyAdd = true
