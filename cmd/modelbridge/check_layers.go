@@ -163,7 +163,7 @@ func allValues(s *checkSide, in map[string]*canon.Tensor) (map[string]*canon.Ten
 				continue
 			}
 			have[o] = true
-			v, ok := s.g.Values[o]
+			v, ok := s.g.Values.Lookup(o)
 			if !ok {
 				v = canon.ValueInfo{Name: o}
 			}
@@ -189,7 +189,7 @@ func foldable(n *canon.Node, g *canon.Graph, inits map[string]*canon.Tensor) boo
 		return true
 	case "Add", "Sub", "Mul", "Div":
 		for _, in := range n.Inputs {
-			if inits[in] != nil || (g.Values[in].Const != nil) {
+			if inits[in] != nil || (g.Values.Get(in).Const != nil) {
 				return true
 			}
 		}
@@ -220,7 +220,7 @@ func layerValues(g *canon.Graph, vals map[string]*canon.Tensor) []layerValue {
 		chain := []*canon.Node{n}
 		for k, o := range n.Outputs {
 			t := vals[o]
-			if o == "" || t == nil || !t.DType.IsFloat() || g.Values[o].Const != nil {
+			if o == "" || t == nil || !t.DType.IsFloat() || g.Values.Get(o).Const != nil {
 				continue
 			}
 			value := o

@@ -153,7 +153,7 @@ func onnxCutInputs(in string, opts formats.ReadOptions, ins []string) []canon.Va
 	}
 	defer head.Close()
 	for i, name := range ins {
-		if v, ok := head.Values[name]; ok && v.DType != canon.Undefined {
+		if v, ok := head.Values.Lookup(name); ok && v.DType != canon.Undefined {
 			v.Const = nil
 			out[i] = v
 		}

@@ -89,7 +89,7 @@ func (e *exporter) attention(n *canon.Node) error {
 	}
 	masked := false
 	if m := in(n, canon.AttnMask); m != "" {
-		if e.g.Values[m].DType == canon.Bool {
+		if e.g.Values.Get(m).DType == canon.Bool {
 			return fmt.Errorf("a boolean attention mask is not written to MXNet; give it as 0 / -inf floats")
 		}
 		sm, ok := e.shape(m)

@@ -36,7 +36,7 @@ type builder struct {
 	// taken is every value and node name in use; it is made on the first
 	// generated name, as most graphs need none.
 	taken map[string]bool
-	types map[string]canon.ValueInfo
+	types *canon.ValueTable
 	// inferred tells what validation's shape inference found; it supplies
 	// value_info for intermediate values.
 	inferred inferredTypes
@@ -135,12 +135,12 @@ func (b *builder) f32Param(n *canon.Node, suffix string, shape []int64, v []floa
 
 // dtype returns the element type of value name, or Undefined.
 func (b *builder) dtype(name string) canon.DType {
-	return b.types[name].DType
+	return b.types.Get(name).DType
 }
 
 // rank returns the rank of value name, or -1 when it is not known.
 func (b *builder) rank(name string) int {
-	vi, ok := b.types[name]
+	vi, ok := b.types.Lookup(name)
 	if !ok || !vi.RankKnown {
 		return -1
 	}
@@ -653,7 +653,7 @@ func (b *builder) kernelShape(w string) []int64 {
 	if t := b.g.Initializer(w); t != nil && len(t.Shape) > 2 {
 		return append([]int64{}, t.Shape[2:]...)
 	}
-	if s, ok := b.types[w].StaticShape(); ok && len(s) > 2 {
+	if s, ok := b.types.Get(w).StaticShape(); ok && len(s) > 2 {
 		return s[2:]
 	}
 	return nil

@@ -237,7 +237,7 @@ func findGeluMatches(im *importer, nodes []*onnxpb.NodeProto) map[int]fusedMatch
 func (m *geluMatch) convert(im *importer, name string) error {
 	n := &onnxpb.NodeProto{Input: []string{m.x}, Output: []string{m.out}}
 	c := &nodeCtx{im: im, n: n, name: name, op: "Gelu", attrs: map[string]*onnxpb.AttributeProto{}}
-	if _, ok := im.vals[m.x]; !ok {
+	if !im.vals.Has(m.x) {
 		return c.errf("input %q is not defined before the node", m.x)
 	}
 	if err := c.emit(&canon.Gelu{Approximate: canon.GeluExact}, []string{m.x}, []string{m.out}); err != nil {

@@ -22,7 +22,7 @@ type importer struct {
 	opset int64
 	cut   *Cut // import only this part of the graph (ReadCut)
 
-	vals    map[string]canon.ValueInfo // type (and constant content) of every value so far
+	vals    *canon.ValueTable // type (and constant content) of every value so far
 	inits   map[string]*canon.Tensor
 	uses    map[string]int  // consumers of each value in the ONNX graph (graph outputs count)
 	outputs map[string]bool // graph output names
@@ -43,10 +43,10 @@ type importer struct {
 }
 
 // convertGraph builds the canonical graph from the ONNX graph.
-func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) error {
+func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits []*canon.Tensor) error {
 	g := im.g
 	g.Name = gp.GetName()
-	im.vals = map[string]canon.ValueInfo{}
+	im.vals = canon.NewValueTable(0)
 	im.inits = map[string]*canon.Tensor{}
 	im.uses = map[string]int{}
 	im.outputs = map[string]bool{}
@@ -62,7 +62,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			return fmt.Errorf("initializer %q is defined twice", t.Name)
 		}
 		im.inits[t.Name] = t
-		im.vals[t.Name] = constInfo(t)
+		im.vals.Set(t.Name, constInfo(t))
 	}
 	g.Initializers = inits
 
@@ -91,7 +91,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			v.Shape, v.RankKnown = canon.DimsOf(shape...), true
 		}
 		g.Inputs = append(g.Inputs, v)
-		im.vals[name] = v
+		im.vals.Set(name, v)
 	}
 	var have []string
 	for _, v := range g.Inputs {
@@ -119,31 +119,42 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		im.uses[v.Name]++
 	}
 	g.Meta.SourceOps = map[string]int{}
-	for _, n := range gp.Node {
-		for _, in := range n.Input {
+	for i := range nodes.len() {
+		n, err := nodes.head(i)
+		if err != nil {
+			return err
+		}
+		for _, in := range n.input {
 			if in != "" {
 				im.uses[in]++
 			}
 		}
-		op := n.GetOpType()
-		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		op := n.opType
+		if d := n.domain; d != "" && d != "ai.onnx" {
 			op = d + ":" + op
 		}
 		g.Meta.SourceOps[op]++
 	}
 
-	order, err := im.sortNodes(gp.Node)
+	order, err := im.sortNodes(nodes)
 	if err != nil {
 		return err
 	}
-	names := im.nodeNamesFor(gp.Node)
+	names, err := im.nodeNamesFor(nodes)
+	if err != nil {
+		return err
+	}
 	fused := map[int]fusedMatch{}
 	skip := map[int]bool{}
 	for _, f := range fusions {
-		if im.opset < f.since {
+		if im.opset < f.since || !mayMatch(f, g.Meta.SourceOps) {
 			continue
 		}
-		for last, m := range f.find(im, gp.Node) {
+		all, err := nodes.all()
+		if err != nil {
+			return err
+		}
+		for last, m := range f.find(im, all) {
 			if _, taken := fused[last]; taken || skip[last] {
 				continue
 			}
@@ -154,11 +165,13 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		}
 	}
 	for _, i := range order {
-		n := gp.Node[i]
-		// Each file node is read once: dropping it here lets the memory
-		// of the decoded nodes go to the canonical ones as they are made,
-		// instead of both graphs being whole at once.
-		gp.Node[i] = nil
+		// Each file node is decoded when it is read, and dropped after:
+		// the file's graph and the canonical one are never both whole.
+		n, err := nodes.at(i)
+		if err != nil {
+			return err
+		}
+		nodes.release(i)
 		if m := fused[i]; m != nil {
 			if err := m.convert(im, names[i]); err != nil {
 				return err
@@ -174,7 +187,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 	}
 
 	for i, out := range g.Outputs {
-		v, ok := im.vals[out.Name]
+		v, ok := im.vals.Lookup(out.Name)
 		if !ok {
 			return fmt.Errorf("graph output %q is not computed by any node", out.Name)
 		}
@@ -252,35 +265,43 @@ func valueInfo(vi *onnxpb.ValueInfoProto) (canon.ValueInfo, error) {
 // nodeNamesFor keeps ONNX node names and gives unnamed or duplicate nodes
 // stable unique names (OpType_index, index being the node's position in
 // the file).
-func (im *importer) nodeNamesFor(nodes []*onnxpb.NodeProto) []string {
-	out := make([]string, len(nodes))
+func (im *importer) nodeNamesFor(nodes *fileNodes) ([]string, error) {
+	out := make([]string, nodes.len())
+	for i := range out {
+		h, err := nodes.head(i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = h.name
+	}
 	// Most files name every node once: then the names are kept as they
 	// are, with one table of them instead of two.
-	seen := make(map[string]bool, len(nodes))
-	for i, n := range nodes {
-		name := n.GetName()
+	seen := make(map[string]bool, len(out))
+	for _, name := range out {
 		if name == "" || seen[name] {
 			seen = nil
 			break
 		}
 		seen[name] = true
-		out[i] = name
 	}
 	if seen != nil {
 		im.nodeNameList = out
-		return out
+		return out, nil
 	}
 	taken := map[string]bool{}
-	for _, n := range nodes {
-		if n.GetName() != "" {
-			taken[n.GetName()] = true
+	for _, name := range out {
+		if name != "" {
+			taken[name] = true
 		}
 	}
 	used := map[string]bool{}
-	for i, n := range nodes {
-		name := n.GetName()
+	for i, name := range out {
 		if name == "" || used[name] {
-			base := n.GetOpType() + "_" + strconv.Itoa(i)
+			h, err := nodes.head(i)
+			if err != nil {
+				return nil, err
+			}
+			base := h.opType + "_" + strconv.Itoa(i)
 			if name != "" {
 				base = name + "_" + strconv.Itoa(i)
 			}
@@ -293,7 +314,7 @@ func (im *importer) nodeNamesFor(nodes []*onnxpb.NodeProto) []string {
 		out[i] = name
 	}
 	im.nodeNameList = out
-	return out
+	return out, nil
 }
 
 // intHeap is a min-heap of node indices, so that a topological sort keeps
@@ -313,68 +334,129 @@ func (h *intHeap) Pop() any {
 
 // sortNodes orders the ONNX nodes topologically, checking that every input
 // is defined exactly once.
-func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
+func (im *importer) sortNodes(nodes *fileNodes) ([]int, error) {
+	count := nodes.len()
 	producer := map[string]int{}
-	for i, n := range nodes {
-		for _, o := range n.Output {
+	for i := range count {
+		n, err := nodes.head(i)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range n.output {
 			if o == "" {
 				continue
 			}
 			if j, dup := producer[o]; dup {
-				return nil, fmt.Errorf("value %q is produced by two nodes (%s and %s)", o, nodeLabel(nodes[j], j), nodeLabel(n, i))
+				first, _ := nodes.head(j)
+				return nil, fmt.Errorf("value %q is produced by two nodes (%s and %s)", o, nodeLabel(first, j), nodeLabel(n, i))
 			}
-			if _, ok := im.vals[o]; ok {
+			if im.vals.Has(o) {
 				return nil, fmt.Errorf("%s writes %q, which is already a graph input or initializer", nodeLabel(n, i), o)
 			}
 			producer[o] = i
 		}
 	}
-	pending := make([]int, len(nodes))
-	readers := make([][]int, len(nodes))
-	for i, n := range nodes {
-		seen := map[int]bool{}
-		for _, in := range n.Input {
+	pending := make([]int32, count)
+	// readers[i] lists the nodes that read node i's outputs; most nodes
+	// have one reader, kept in first without a slice of its own.
+	first := make([]int32, count)
+	var more map[int32][]int32
+	for i := range first {
+		first[i] = -1
+	}
+	for i := range count {
+		n, err := nodes.head(i)
+		if err != nil {
+			return nil, err
+		}
+		var seen map[int]bool // for nodes of many inputs
+		if len(n.input) > 8 {
+			seen = map[int]bool{}
+		}
+		for k, in := range n.input {
 			if in == "" {
 				continue
 			}
 			if j, ok := producer[in]; ok {
-				if !seen[j] {
+				if seen != nil && seen[j] || seen == nil && readsEarlier(n.input[:k], j, producer) {
+					continue // node j is already counted once
+				}
+				if seen != nil {
 					seen[j] = true
-					pending[i]++
-					readers[j] = append(readers[j], i)
+				}
+				pending[i]++
+				if first[j] < 0 {
+					first[j] = int32(i)
+				} else {
+					if more == nil {
+						more = map[int32][]int32{}
+					}
+					more[int32(j)] = append(more[int32(j)], int32(i))
 				}
 				continue
 			}
-			if _, ok := im.vals[in]; !ok {
+			if !im.vals.Has(in) {
 				return nil, fmt.Errorf("%s reads %q, which is not a graph input, an initializer or any node's output; the model is incomplete", nodeLabel(n, i), in)
 			}
 		}
 	}
+	producer = nil
 	h := &intHeap{}
-	for i := range nodes {
+	for i := range count {
 		if pending[i] == 0 {
 			*h = append(*h, i)
 		}
 	}
 	heap.Init(h)
-	order := make([]int, 0, len(nodes))
+	order := make([]int, 0, count)
+	release := func(r int32) {
+		if pending[r]--; pending[r] == 0 {
+			heap.Push(h, int(r))
+		}
+	}
 	for h.Len() > 0 {
 		i := heap.Pop(h).(int)
 		order = append(order, i)
-		for _, r := range readers[i] {
-			if pending[r]--; pending[r] == 0 {
-				heap.Push(h, r)
-			}
+		if first[i] >= 0 {
+			release(first[i])
+		}
+		for _, r := range more[int32(i)] {
+			release(r)
 		}
 	}
-	if len(order) != len(nodes) {
-		for i, n := range nodes {
+	if len(order) != count {
+		for i := range count {
 			if pending[i] > 0 {
+				n, _ := nodes.head(i)
 				return nil, fmt.Errorf("%s is part of a cycle: its inputs depend on its own outputs; ONNX graphs must be acyclic", nodeLabel(n, i))
 			}
 		}
 	}
 	return order, nil
+}
+
+// readsEarlier reports whether one of inputs (a node's earlier inputs) is
+// written by node j.
+func readsEarlier(inputs []string, j int, producer map[string]int) bool {
+	for _, in := range inputs {
+		if p, ok := producer[in]; ok && p == j {
+			return true
+		}
+	}
+	return false
+}
+
+// fusionOps names, for each fusion kind, an ONNX op that every match of it
+// contains: a file without it has no match, and its nodes need not be
+// decoded all at once to look for one. A fusion not listed is always
+// looked for.
+var fusionOps = map[string]string{"Gelu": "Erf", "Trilu": "Where"}
+
+// mayMatch reports whether fusion f can match in a file whose ops are
+// counted in sourceOps.
+func mayMatch(f fusion, sourceOps map[string]int) bool {
+	op, ok := fusionOps[f.kind]
+	return !ok || sourceOps[op] > 0
 }
 
 // fresh returns an unused value name derived from base.
@@ -389,7 +471,7 @@ func (im *importer) fresh(base string) string {
 
 // nameTaken tells whether a value of that name exists or was made.
 func (im *importer) nameTaken(name string) bool {
-	_, ok := im.vals[name]
+	ok := im.vals.Has(name)
 	return ok || im.freshNames[name]
 }
 
@@ -426,7 +508,7 @@ func (im *importer) addInit(t *canon.Tensor, after string) {
 	copy(im.g.Initializers[idx+1:], im.g.Initializers[idx:])
 	im.g.Initializers[idx] = t
 	im.inits[t.Name] = t
-	im.vals[t.Name] = constInfo(t)
+	im.vals.Set(t.Name, constInfo(t))
 	im.derivedNames()[t.Name] = true
 }
 
@@ -534,9 +616,9 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 
 // nodeLabel names a node of the file for an error message; unnamed nodes
 // are identified by their position in the file.
-func nodeLabel(n *onnxpb.NodeProto, index int) string {
-	if n.GetName() != "" {
-		return fmt.Sprintf("node %q (%s)", n.GetName(), n.GetOpType())
+func nodeLabel(n nodeHead, index int) string {
+	if n.name != "" {
+		return fmt.Sprintf("node %q (%s)", n.name, n.opType)
 	}
-	return fmt.Sprintf("node #%d (%s, unnamed)", index, n.GetOpType())
+	return fmt.Sprintf("node #%d (%s, unnamed)", index, n.opType)
 }

@@ -95,7 +95,9 @@ func (im *importer) read(data []byte) error {
 	if err := im.readHeader(mp); err != nil {
 		return err
 	}
-	grest, initBytes, err := splitGraph(graphBytes, im.cut != nil)
+	// A cut reads the nodes as messages; an import decodes each when it
+	// converts it.
+	grest, nodeBytes, initBytes, err := splitGraph(graphBytes, im.cut != nil, im.cut == nil)
 	if err != nil {
 		return err
 	}
@@ -121,7 +123,12 @@ func (im *importer) read(data []byte) error {
 			return err
 		}
 	}
-	return im.convertGraph(gp, inits)
+	nodes := &fileNodes{raw: nodeBytes}
+	if im.cut != nil {
+		nodes = &fileNodes{decoded: gp.Node}
+		gp.Node = nil
+	}
+	return im.convertGraph(gp, nodes, inits)
 }
 
 func (im *importer) readHeader(mp *onnxpb.ModelProto) error {
