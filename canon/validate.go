@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/modelbridge/modelbridge/internal/nameindex"
 )
 
 // Validate checks that g is a well-formed canonical graph: values defined
@@ -46,7 +48,10 @@ func (g *Graph) Validate() error {
 		inits[t.Name] = t
 	}
 
-	producer := make(map[string]int, len(g.Nodes))
+	// producer numbers every node output, producerNode gives its node: a
+	// graph of millions of values holds this beside itself.
+	producer := nameindex.New(len(g.Nodes))
+	producerNode := make([]int32, 0, len(g.Nodes))
 	for i, n := range g.Nodes {
 		if n == nil {
 			return fmt.Errorf("node %d is nil", i)
@@ -68,11 +73,11 @@ func (g *Graph) Validate() error {
 			case inits[o] != nil:
 				return nodeErrorf(n, "output %q redefines an initializer", o)
 			default:
-				if j, dup := producer[o]; dup {
-					p := g.Nodes[j]
+				if id, added := producer.Add(o); !added {
+					p := g.Nodes[producerNode[id]]
 					return nodeErrorf(n, "output %q is already defined by node %q (%s)", o, p.Name, opKind(p.Op))
 				}
-				producer[o] = i
+				producerNode = append(producerNode, int32(i))
 			}
 		}
 	}
@@ -82,9 +87,13 @@ func (g *Graph) Validate() error {
 			if in == "" || inputs[in] || inits[in] != nil {
 				continue
 			}
-			j, ok := producer[in]
+			id := producer.Find(in)
+			j := -1
+			if id >= 0 {
+				j = int(producerNode[id])
+			}
 			switch {
-			case !ok:
+			case j < 0:
 				return nodeErrorf(n, "input %q is undefined: no graph input, initializer or node output has that name", in)
 			case j == i:
 				return nodeErrorf(n, "input %q is its own output: cycle %s -> %s", in, n.Name, n.Name)
@@ -109,7 +118,7 @@ func (g *Graph) Validate() error {
 		if o.Name == "" {
 			return fmt.Errorf("graph output %d has no name", i)
 		}
-		if _, ok := producer[o.Name]; !ok && !inputs[o.Name] && inits[o.Name] == nil {
+		if producer.Find(o.Name) < 0 && !inputs[o.Name] && inits[o.Name] == nil {
 			return fmt.Errorf("graph output %q is undefined: no node, input or initializer produces it", o.Name)
 		}
 	}

@@ -2,10 +2,11 @@ package canon
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"iter"
 	"maps"
 	"slices"
+
+	"github.com/modelbridge/modelbridge/internal/nameindex"
 )
 
 // ValueTable holds the type of every value of a graph by name (what
@@ -19,10 +20,8 @@ import (
 // Lookups return a ValueInfo whose Shape is the caller's own copy. A nil
 // *ValueTable is an empty table. Iteration (All) is in insertion order.
 type ValueTable struct {
-	names   []string
+	index   *nameindex.Index // entry number by name
 	entries []valueEntry
-	slots   []int32 // entry number + 1 per hash slot; 0 is empty
-	seed    maphash.Seed
 	live    int
 
 	shapes  [][]Dim          // distinct shapes, by id
@@ -50,20 +49,7 @@ const (
 
 // NewValueTable returns an empty table with room for n values.
 func NewValueTable(n int) *ValueTable {
-	t := &ValueTable{seed: maphash.MakeSeed()}
-	t.names = make([]string, 0, n)
-	t.entries = make([]valueEntry, 0, n)
-	t.slots = make([]int32, slotsFor(n))
-	return t
-}
-
-// slotsFor is the index size for n values: a power of two, at most half full.
-func slotsFor(n int) int {
-	s := 8
-	for s < 2*n {
-		s *= 2
-	}
-	return s
+	return &ValueTable{index: nameindex.New(n), entries: make([]valueEntry, 0, n)}
 }
 
 // Len is the number of values in the table.
@@ -74,32 +60,12 @@ func (t *ValueTable) Len() int {
 	return t.live
 }
 
-// find returns the entry number of name (or -1) and the slot it is in or
-// would go in.
-func (t *ValueTable) find(name string) (entry int32, slot int) {
-	if len(t.slots) == 0 {
-		return -1, -1
-	}
-	mask := len(t.slots) - 1
-	i := int(maphash.String(t.seed, name)) & mask
-	for {
-		e := t.slots[i]
-		if e == 0 {
-			return -1, i
-		}
-		if t.names[e-1] == name {
-			return e - 1, i
-		}
-		i = (i + 1) & mask
-	}
-}
-
 // Lookup returns the type of value name and whether the table has it.
 func (t *ValueTable) Lookup(name string) (ValueInfo, bool) {
 	if t == nil {
 		return ValueInfo{}, false
 	}
-	e, _ := t.find(name)
+	e := t.index.Find(name)
 	if e < 0 || t.entries[e].flags&valueDeleted != 0 {
 		return ValueInfo{}, false
 	}
@@ -117,13 +83,13 @@ func (t *ValueTable) Has(name string) bool {
 	if t == nil {
 		return false
 	}
-	e, _ := t.find(name)
+	e := t.index.Find(name)
 	return e >= 0 && t.entries[e].flags&valueDeleted == 0
 }
 
 func (t *ValueTable) info(e int32) ValueInfo {
 	en := t.entries[e]
-	v := ValueInfo{Name: t.names[e], DType: en.dtype, RankKnown: en.flags&valueRankKnown != 0}
+	v := ValueInfo{Name: t.index.Name(e), DType: en.dtype, RankKnown: en.flags&valueRankKnown != 0}
 	if en.shape >= 0 {
 		v.Shape = append(make([]Dim, 0, len(t.shapes[en.shape])), t.shapes[en.shape]...)
 	}
@@ -138,19 +104,12 @@ func (t *ValueTable) info(e int32) ValueInfo {
 
 // Set records v as the type of value name (replacing what was there).
 func (t *ValueTable) Set(name string, v ValueInfo) {
-	if t.slots == nil {
-		*t = *NewValueTable(0)
+	if t.index == nil {
+		t.index = nameindex.New(0)
 	}
-	e, slot := t.find(name)
-	if e < 0 {
-		if 2*(len(t.names)+1) > len(t.slots) {
-			t.grow()
-			_, slot = t.find(name)
-		}
-		e = int32(len(t.names))
-		t.names = append(t.names, name)
+	e, added := t.index.Add(name)
+	if added {
 		t.entries = append(t.entries, valueEntry{})
-		t.slots[slot] = e + 1
 		t.live++
 	} else if t.entries[e].flags&valueDeleted != 0 {
 		t.live++
@@ -184,7 +143,7 @@ func (t *ValueTable) Delete(name string) {
 	if t == nil {
 		return
 	}
-	e, _ := t.find(name)
+	e := t.index.Find(name)
 	if e < 0 || t.entries[e].flags&valueDeleted != 0 {
 		return
 	}
@@ -192,19 +151,6 @@ func (t *ValueTable) Delete(name string) {
 	delete(t.consts, e)
 	delete(t.infoNames, e)
 	t.live--
-}
-
-// grow doubles the index and re-inserts every entry.
-func (t *ValueTable) grow() {
-	t.slots = make([]int32, 2*len(t.slots))
-	mask := len(t.slots) - 1
-	for e, name := range t.names {
-		i := int(maphash.String(t.seed, name)) & mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = int32(e) + 1
-	}
 }
 
 // internShape returns the id of shape, adding it if it is new.
@@ -238,11 +184,11 @@ func (t *ValueTable) All() iter.Seq2[string, ValueInfo] {
 		if t == nil {
 			return
 		}
-		for e, name := range t.names {
+		for e := range t.entries {
 			if t.entries[e].flags&valueDeleted != 0 {
 				continue
 			}
-			if !yield(name, t.info(int32(e))) {
+			if !yield(t.index.Name(int32(e)), t.info(int32(e))) {
 				return
 			}
 		}
@@ -264,9 +210,8 @@ func (t *ValueTable) Clone() *ValueTable {
 		return nil
 	}
 	c := *t
-	c.names = append([]string(nil), t.names...)
+	c.index = t.index.Clone()
 	c.entries = append([]valueEntry(nil), t.entries...)
-	c.slots = append([]int32(nil), t.slots...)
 	c.shapes = append([][]Dim(nil), t.shapes...) // interned shapes are never changed
 	c.shapeID = maps.Clone(t.shapeID)
 	c.key = nil

@@ -368,14 +368,16 @@ func valueInfo(v canon.ValueInfo, types *canon.ValueTable) *onnxpb.ValueInfoProt
 }
 
 // graphBody is the GraphProto without its initializers, which are
-// streamed separately: the nodes, encoded by the builder, the name, inputs
-// and outputs, and the value_info of intermediate values, which is encoded
-// one value at a time as it is written (and once before, to learn its
-// size) rather than held: a graph of millions of values would otherwise
-// hold tens of megabytes of it. The bytes are those of the whole
-// GraphProto marshalled deterministically (fields in number order).
+// streamed separately: the nodes, the name, inputs and outputs, and the
+// value_info of intermediate values. The nodes and the value_info are
+// encoded one at a time as they are written (and once before, to learn
+// their size) rather than held: a graph of millions of nodes would
+// otherwise hold tens of megabytes of them. The bytes are those of the
+// whole GraphProto marshalled deterministically (fields in number order).
 type graphBody struct {
-	nodes, io []byte
+	io        []byte
+	opset     int
+	nodesSize int64
 	infoSize  int64
 	g         *canon.Graph
 	types     inferredTypes
@@ -401,8 +403,7 @@ func marshalGraph(g *canon.Graph, b *builder) (*graphBody, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the graph: %w", err)
 	}
-	body := &graphBody{nodes: b.nodes, io: head, g: g, types: b.inferred, ioNames: ioNames}
-	b.nodes = nil
+	body := &graphBody{io: head, opset: b.opset, nodesSize: b.nodesSize, g: g, types: b.inferred, ioNames: ioNames}
 	err = body.eachInfo(func(_ string, m *onnxpb.ValueInfoProto) error {
 		n := onnxtensor.MarshalOptions.Size(m)
 		body.infoSize += int64(protowire.SizeTag(13) + protowire.SizeBytes(n))
@@ -440,15 +441,28 @@ func (gb *graphBody) size() int64 {
 	if gb == nil {
 		return 0
 	}
-	return int64(len(gb.nodes)) + int64(len(gb.io)) + gb.infoSize
+	return gb.nodesSize + int64(len(gb.io)) + gb.infoSize
 }
 
 // writeTo writes the body, encoding the value_info as it goes.
 func (gb *graphBody) writeTo(w io.Writer) error {
-	for _, b := range [][]byte{gb.nodes, gb.io} {
-		if _, err := w.Write(b); err != nil {
+	// The nodes are built again, as they were when their size was
+	// counted, and written as they are encoded.
+	nb := &builder{g: gb.g, opset: gb.opset, types: gb.types.all, inferred: gb.types, out: w}
+	for _, n := range gb.g.Nodes {
+		if err := nb.node(n); err != nil {
 			return err
 		}
+	}
+	nb.graphOutputs(gb.g)
+	if nb.err != nil {
+		return nb.err
+	}
+	if nb.nodesSize != gb.nodesSize {
+		return fmt.Errorf("the graph's nodes encoded to %d bytes, then to %d: the ONNX exporter is not deterministic", gb.nodesSize, nb.nodesSize)
+	}
+	if _, err := w.Write(gb.io); err != nil {
+		return err
 	}
 	var buf []byte
 	return gb.eachInfo(func(name string, m *onnxpb.ValueInfoProto) error {

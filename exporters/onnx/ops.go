@@ -2,6 +2,7 @@ package onnxexport
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -20,10 +21,14 @@ type builder struct {
 	g     *canon.Graph
 	opset int
 
-	// nodes holds the NodeProtos written so far, each already encoded as
-	// a GraphProto node field: encoded, a node takes a tenth of the memory
-	// of its message, which matters for graphs of millions of nodes.
-	nodes []byte
+	// Nodes are encoded as GraphProto node fields as they are made, and
+	// not kept: building counts their bytes (nodesSize), and writing the
+	// file builds again with out set, which receives each node's bytes
+	// (see graphBody). A graph of millions of nodes would otherwise hold
+	// tens of megabytes of them.
+	nodesSize int64
+	out       io.Writer
+	buf       []byte
 	// err is the first node that could not be encoded.
 	err error
 	// outputs are the declared graph outputs (see graphOutputs).
@@ -196,11 +201,21 @@ func (b *builder) emit(name, opType string, inputs, outputs []string, attrs ...*
 		np.Name = proto.String(name)
 	}
 	size := onnxtensor.MarshalOptions.Size(np)
-	b.nodes = protowire.AppendTag(b.nodes, 1, protowire.BytesType) // GraphProto.node
-	b.nodes = protowire.AppendVarint(b.nodes, uint64(size))
-	var err error
-	if b.nodes, err = cachedSize.MarshalAppend(b.nodes, np); err != nil && b.err == nil {
-		b.err = fmt.Errorf("cannot encode node %q (%s): %w", name, opType, err)
+	buf := protowire.AppendTag(b.buf[:0], 1, protowire.BytesType) // GraphProto.node
+	buf = protowire.AppendVarint(buf, uint64(size))
+	buf, err := cachedSize.MarshalAppend(buf, np)
+	b.buf = buf
+	if err != nil {
+		if b.err == nil {
+			b.err = fmt.Errorf("cannot encode node %q (%s): %w", name, opType, err)
+		}
+		return
+	}
+	b.nodesSize += int64(len(buf))
+	if b.out != nil && b.err == nil {
+		if _, err := b.out.Write(buf); err != nil {
+			b.err = err
+		}
 	}
 }
 

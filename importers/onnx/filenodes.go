@@ -16,7 +16,10 @@ import (
 // node (counting readers, sorting, naming) read only each node's names
 // and op type, straight from its encoding (head).
 type fileNodes struct {
-	raw [][]byte
+	// graph is the encoded GraphProto, and at[i] where node i's field
+	// starts in it: 4 bytes a node instead of a 24-byte slice.
+	graph []byte
+	at32  []uint32
 	// decoded holds every node decoded, when some pass needs them all
 	// as messages (a graph cut, a fusion that looks across nodes).
 	decoded []*onnxpb.NodeProto
@@ -32,7 +35,15 @@ func (f *fileNodes) len() int {
 	if f.decoded != nil {
 		return len(f.decoded)
 	}
-	return len(f.raw)
+	return len(f.at32)
+}
+
+// raw returns node i's encoded NodeProto.
+func (f *fileNodes) raw(i int) []byte {
+	b := f.graph[f.at32[i]:]
+	_, _, n := protowire.ConsumeTag(b)
+	v, _ := protowire.ConsumeBytes(b[n:]) // checked when the graph was split
+	return v
 }
 
 // head reads node i's names and op type.
@@ -42,7 +53,7 @@ func (f *fileNodes) head(i int) (nodeHead, error) {
 		return nodeHead{name: n.GetName(), opType: n.GetOpType(), domain: n.GetDomain(), input: n.Input, output: n.Output}, nil
 	}
 	var h nodeHead
-	b := f.raw[i]
+	b := f.raw(i)
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -93,7 +104,7 @@ func (f *fileNodes) at(i int) (*onnxpb.NodeProto, error) {
 		return f.decoded[i], nil
 	}
 	n := new(onnxpb.NodeProto)
-	if err := proto.Unmarshal(f.raw[i], n); err != nil {
+	if err := proto.Unmarshal(f.raw(i), n); err != nil {
 		return nil, fmt.Errorf("not a valid ONNX graph: %v", err)
 	}
 	return n, nil
@@ -104,15 +115,15 @@ func (f *fileNodes) all() ([]*onnxpb.NodeProto, error) {
 	if f.decoded != nil {
 		return f.decoded, nil
 	}
-	out := make([]*onnxpb.NodeProto, len(f.raw))
-	for i := range f.raw {
+	out := make([]*onnxpb.NodeProto, f.len())
+	for i := range out {
 		n, err := f.at(i)
 		if err != nil {
 			return nil, err
 		}
 		out[i] = n
 	}
-	f.decoded, f.raw = out, nil
+	f.decoded, f.graph, f.at32 = out, nil, nil
 	return out, nil
 }
 
@@ -120,7 +131,5 @@ func (f *fileNodes) all() ([]*onnxpb.NodeProto, error) {
 func (f *fileNodes) release(i int) {
 	if f.decoded != nil {
 		f.decoded[i] = nil
-	} else {
-		f.raw[i] = nil
 	}
 }

@@ -76,7 +76,7 @@ func (im *importer) findGelus(nodes []*onnxpb.NodeProto) map[int]*geluMatch {
 	}
 	// only is the single reader of value v, when v is no graph output.
 	only := func(v string) (int, bool) {
-		if r := readers[v]; len(r) == 1 && !im.outputs[v] && im.uses[v] == 1 {
+		if r := readers[v]; len(r) == 1 && !im.outputs[v] && im.uses.count(v) == 1 {
 			return r[0], true
 		}
 		return 0, false

@@ -24,7 +24,7 @@ type importer struct {
 
 	vals    *canon.ValueTable // type (and constant content) of every value so far
 	inits   map[string]*canon.Tensor
-	uses    map[string]int  // consumers of each value in the ONNX graph (graph outputs count)
+	uses    *valueUses      // consumers of each value in the ONNX graph (graph outputs count)
 	outputs map[string]bool // graph output names
 	// freshNames are the value names made by fresh: with the names in
 	// vals, every value name in use (one table of every name is enough).
@@ -48,7 +48,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 	g.Name = gp.GetName()
 	im.vals = canon.NewValueTable(0)
 	im.inits = map[string]*canon.Tensor{}
-	im.uses = map[string]int{}
+	im.uses = &valueUses{}
 	im.outputs = map[string]bool{}
 	im.freshNames = map[string]bool{}
 	im.nodeNames, im.nodeNameList = nil, nil
@@ -116,7 +116,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 		}
 		g.Outputs = append(g.Outputs, v)
 		im.outputs[v.Name] = true
-		im.uses[v.Name]++
+		im.uses.add(v.Name)
 	}
 	g.Meta.SourceOps = map[string]int{}
 	for i := range nodes.len() {
@@ -126,7 +126,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 		}
 		for _, in := range n.input {
 			if in != "" {
-				im.uses[in]++
+				im.uses.add(in)
 			}
 		}
 		op := n.opType
@@ -172,6 +172,13 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 			return err
 		}
 		nodes.release(i)
+		// The canonical nodes share the one copy of each name.
+		for k, x := range n.Input {
+			n.Input[k] = im.uses.intern(x)
+		}
+		for k, x := range n.Output {
+			n.Output[k] = im.uses.intern(x)
+		}
 		if m := fused[i]; m != nil {
 			if err := m.convert(im, names[i]); err != nil {
 				return err
@@ -529,11 +536,19 @@ func (im *importer) derived(name string) bool { return im.derivedSet[name] }
 // linear time, not one node per pass over the graph.
 func (im *importer) pruneDead() {
 	g := im.g
-	used := map[string]bool{}
-	for _, o := range g.Outputs {
-		used[o.Name] = true
+	// Values the file reads are marked in im.uses; the others (made by
+	// the import) in usedOther.
+	usedOther := map[string]bool{}
+	use := func(name string) {
+		if !im.uses.mark(name) {
+			usedOther[name] = true
+		}
 	}
-	madeDead := func(name string) bool { return !used[name] && im.uses[name] > 0 }
+	used := func(name string) bool { return im.uses.marked(name) || usedOther[name] }
+	for _, o := range g.Outputs {
+		use(o.Name)
+	}
+	madeDead := func(name string) bool { return !used(name) && im.uses.count(name) > 0 }
 	keep := make([]bool, len(g.Nodes))
 	for i := len(g.Nodes) - 1; i >= 0; i-- {
 		n := g.Nodes[i]
@@ -548,7 +563,7 @@ func (im *importer) pruneDead() {
 		}
 		keep[i] = true
 		for _, in := range n.Inputs {
-			used[in] = true
+			use(in)
 		}
 	}
 	nodes := g.Nodes[:0]
@@ -563,7 +578,7 @@ func (im *importer) pruneDead() {
 	g.Nodes = nodes
 	inits := g.Initializers[:0]
 	for _, t := range g.Initializers {
-		if madeDead(t.Name) || (im.derived(t.Name) && !used[t.Name]) {
+		if madeDead(t.Name) || (im.derived(t.Name) && !used(t.Name)) {
 			continue
 		}
 		inits = append(inits, t)

@@ -227,7 +227,7 @@ func (c *nodeCtx) outputs(keep int, why string) []string {
 		if outs[i] == "" {
 			continue
 		}
-		if c.im.uses[outs[i]] > 0 {
+		if c.im.uses.count(outs[i]) > 0 {
 			c.fail("output %d (%q) is used, but %s", i, outs[i], why)
 		}
 	}

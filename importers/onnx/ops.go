@@ -584,7 +584,7 @@ func (c *nodeCtx) transposedInit(t *canon.Tensor) string {
 		return t.Name
 	}
 	shape := []int64{t.Shape[1], t.Shape[0]}
-	if im.uses[t.Name] == 1 && !im.outputs[t.Name] {
+	if im.uses.count(t.Name) == 1 && !im.outputs[t.Name] {
 		t.Data, t.Shape = data, shape
 		im.vals.Set(t.Name, constInfo(t))
 		im.transposed[t.Name] = t.Name

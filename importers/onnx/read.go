@@ -14,6 +14,7 @@ package onnximport
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"google.golang.org/protobuf/proto"
@@ -95,9 +96,11 @@ func (im *importer) read(data []byte) error {
 	if err := im.readHeader(mp); err != nil {
 		return err
 	}
-	// A cut reads the nodes as messages; an import decodes each when it
-	// converts it.
-	grest, nodeBytes, initBytes, err := splitGraph(graphBytes, im.cut != nil, im.cut == nil)
+	// An import decodes each node when it converts it; a cut reads them
+	// as messages (as does the import of a graph over 4 GiB, which holds
+	// big initializers rather than many nodes).
+	lazy := im.cut == nil && uint64(len(graphBytes)) <= math.MaxUint32
+	grest, nodeAt, initBytes, err := splitGraph(graphBytes, im.cut != nil, lazy)
 	if err != nil {
 		return err
 	}
@@ -123,8 +126,8 @@ func (im *importer) read(data []byte) error {
 			return err
 		}
 	}
-	nodes := &fileNodes{raw: nodeBytes}
-	if im.cut != nil {
+	nodes := &fileNodes{graph: graphBytes, at32: nodeAt}
+	if !lazy {
 		nodes = &fileNodes{decoded: gp.Node}
 		gp.Node = nil
 	}

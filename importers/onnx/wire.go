@@ -43,9 +43,9 @@ func splitModel(msg []byte) (rest, graph []byte, err error) {
 // their concatenation. Without keepValueInfo, the value_info fields (the
 // types of intermediate values, which only cutting a graph reads) are left
 // out too: decoded, they take more memory than the nodes. With
-// splitNodes, the nodes' encoded NodeProtos are returned apart as well
-// (see fileNodes).
-func splitGraph(msg []byte, keepValueInfo, splitNodes bool) (rest, nodes, inits [][]byte, err error) {
+// splitNodes, the nodes are left out as well, and where each node's field
+// starts in msg is returned (see fileNodes); msg must be under 4 GiB.
+func splitGraph(msg []byte, keepValueInfo, splitNodes bool) (rest [][]byte, nodes []uint32, inits [][]byte, err error) {
 	pos, start := 0, 0 // the current run of fields to decode is msg[start:pos]
 	err = onnxtensor.Walk(msg, func(f onnxtensor.Field) error {
 		isInit := f.Num == 5 && f.Type == protowire.BytesType
@@ -58,7 +58,7 @@ func splitGraph(msg []byte, keepValueInfo, splitNodes bool) (rest, nodes, inits 
 				inits = append(inits, f.Payload)
 			}
 			if isNode {
-				nodes = append(nodes, f.Payload)
+				nodes = append(nodes, uint32(pos))
 			}
 			pos += len(f.Whole)
 			start = pos
