@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/modelbridge/modelbridge/internal/nameindex"
 )
 
 // InferNode computes the types of n's outputs from the types of its inputs:
@@ -51,8 +53,17 @@ func InferNode(n *Node, in []ValueInfo) ([]ValueInfo, error) {
 // initializers (with Const set to the tensor) and node outputs, in node
 // order. Where inference knows more than a graph output's declared type, the
 // declaration is completed; a conflict between the two is an error.
-func (g *Graph) Infer() error {
-	vals := NewValueTable(len(g.Inputs) + len(g.Initializers) + len(g.Nodes))
+func (g *Graph) Infer() error { return g.infer(nil) }
+
+// infer is Infer with the table's index made already (see Validate), or
+// made here when names is nil.
+func (g *Graph) infer(names *nameindex.Index) error {
+	var vals *ValueTable
+	if names != nil {
+		vals = valueTableOn(names)
+	} else {
+		vals = NewValueTable(len(g.Inputs) + len(g.Initializers) + len(g.Nodes))
+	}
 	isInput := make(map[string]bool, len(g.Inputs))
 	for _, v := range g.Inputs {
 		vals.Set(v.Name, v)

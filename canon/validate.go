@@ -48,10 +48,25 @@ func (g *Graph) Validate() error {
 		inits[t.Name] = t
 	}
 
-	// producer numbers every node output, producerNode gives its node: a
-	// graph of millions of values holds this beside itself.
-	producer := nameindex.New(len(g.Nodes))
+	// names numbers every value in the order Infer adds them (inputs,
+	// initializers, node outputs), and becomes the index of Infer's
+	// table: a graph of millions of values holds one such index, not
+	// two. producerNode gives the node of each output (ids from base).
+	names := nameindex.New(len(g.Inputs) + len(g.Initializers) + len(g.Nodes))
+	for _, v := range g.Inputs {
+		names.Add(v.Name)
+	}
+	for _, t := range g.Initializers {
+		names.Add(t.Name)
+	}
+	base := int32(names.Len())
 	producerNode := make([]int32, 0, len(g.Nodes))
+	producer := func(name string) int {
+		if id := names.Find(name); id >= base {
+			return int(producerNode[id-base])
+		}
+		return -1
+	}
 	for i, n := range g.Nodes {
 		if n == nil {
 			return fmt.Errorf("node %d is nil", i)
@@ -73,8 +88,8 @@ func (g *Graph) Validate() error {
 			case inits[o] != nil:
 				return nodeErrorf(n, "output %q redefines an initializer", o)
 			default:
-				if id, added := producer.Add(o); !added {
-					p := g.Nodes[producerNode[id]]
+				if _, added := names.Add(o); !added {
+					p := g.Nodes[producer(o)]
 					return nodeErrorf(n, "output %q is already defined by node %q (%s)", o, p.Name, opKind(p.Op))
 				}
 				producerNode = append(producerNode, int32(i))
@@ -87,11 +102,7 @@ func (g *Graph) Validate() error {
 			if in == "" || inputs[in] || inits[in] != nil {
 				continue
 			}
-			id := producer.Find(in)
-			j := -1
-			if id >= 0 {
-				j = int(producerNode[id])
-			}
+			j := producer(in)
 			switch {
 			case j < 0:
 				return nodeErrorf(n, "input %q is undefined: no graph input, initializer or node output has that name", in)
@@ -118,11 +129,11 @@ func (g *Graph) Validate() error {
 		if o.Name == "" {
 			return fmt.Errorf("graph output %d has no name", i)
 		}
-		if producer.Find(o.Name) < 0 && !inputs[o.Name] && inits[o.Name] == nil {
+		if names.Find(o.Name) < 0 {
 			return fmt.Errorf("graph output %q is undefined: no node, input or initializer produces it", o.Name)
 		}
 	}
-	return g.Infer()
+	return g.infer(names)
 }
 
 // checkLayouts requires every constant weight (an initializer or a Constant

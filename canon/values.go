@@ -52,6 +52,17 @@ func NewValueTable(n int) *ValueTable {
 	return &ValueTable{index: nameindex.New(n), entries: make([]valueEntry, 0, n)}
 }
 
+// valueTableOn returns an empty table whose entries are numbered as in
+// names, which it takes over: setting a value names already holds keeps
+// its number.
+func valueTableOn(names *nameindex.Index) *ValueTable {
+	entries := make([]valueEntry, names.Len())
+	for i := range entries {
+		entries[i] = valueEntry{shape: -1, flags: valueDeleted}
+	}
+	return &ValueTable{index: names, entries: entries}
+}
+
 // Len is the number of values in the table.
 func (t *ValueTable) Len() int {
 	if t == nil {

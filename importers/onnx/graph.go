@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,10 @@ type importer struct {
 	// file's nodes' names) on the first freshNode: most graphs need none.
 	nodeNames    map[string]bool
 	nodeNameList []string
+	// fileNames is set instead of nodeNameList when every node of the
+	// file has a name of its own: the names are then read from the file
+	// (fileNodes) when needed, and no list of them is held.
+	fileNames *fileNodes
 	// transposed caches (K,N) Gemm weights stored as (N,K) by source name.
 	transposed map[string]string
 	// transposedData caches transposed weight data by the bytes it came
@@ -51,7 +56,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 	im.uses = &valueUses{}
 	im.outputs = map[string]bool{}
 	im.freshNames = map[string]bool{}
-	im.nodeNames, im.nodeNameList = nil, nil
+	im.nodeNames, im.nodeNameList, im.fileNames = nil, nil, nil
 	im.transposed = map[string]string{}
 
 	if len(gp.SparseInitializer) > 0 {
@@ -154,6 +159,15 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 		if err != nil {
 			return err
 		}
+		if names == nil {
+			// Decoded nodes are released as they are converted: their
+			// names are kept apart for freshNode.
+			names = make([]string, len(all))
+			for i, n := range all {
+				names[i] = n.GetName()
+			}
+			im.nodeNameList, im.fileNames = names, nil
+		}
 		for last, m := range f.find(im, all) {
 			if _, taken := fused[last]; taken || skip[last] {
 				continue
@@ -164,7 +178,11 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 			}
 		}
 	}
-	for _, i := range order {
+	for k := range nodes.len() {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
 		// Each file node is decoded when it is read, and dropped after:
 		// the file's graph and the canonical one are never both whole.
 		n, err := nodes.at(i)
@@ -180,7 +198,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 			n.Output[k] = im.uses.intern(x)
 		}
 		if m := fused[i]; m != nil {
-			if err := m.convert(im, names[i]); err != nil {
+			if err := m.convert(im, nodeName(names, i, n)); err != nil {
 				return err
 			}
 			continue
@@ -188,7 +206,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 		if skip[i] {
 			continue // part of a subgraph read as one node
 		}
-		if err := im.convertNode(n, names[i]); err != nil {
+		if err := im.convertNode(n, nodeName(names, i, n)); err != nil {
 			return err
 		}
 	}
@@ -221,7 +239,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 // release drops the tables of the import once the canonical graph holds
 // everything, so that they are not kept alongside it.
 func (im *importer) release() {
-	im.vals, im.inits, im.uses, im.outputs, im.freshNames, im.nodeNames, im.nodeNameList = nil, nil, nil, nil, nil, nil, nil
+	im.vals, im.inits, im.uses, im.outputs, im.freshNames, im.nodeNames, im.nodeNameList, im.fileNames = nil, nil, nil, nil, nil, nil, nil, nil
 	im.transposed, im.transposedData, im.derivedSet = nil, nil, nil
 }
 
@@ -269,9 +287,19 @@ func valueInfo(vi *onnxpb.ValueInfoProto) (canon.ValueInfo, error) {
 	return v, nil
 }
 
+// nodeName is the name of file node i (n): names[i], or n's own name when
+// nodeNamesFor kept every name as it is (names is nil).
+func nodeName(names []string, i int, n *onnxpb.NodeProto) string {
+	if names == nil {
+		return n.GetName()
+	}
+	return names[i]
+}
+
 // nodeNamesFor keeps ONNX node names and gives unnamed or duplicate nodes
 // stable unique names (OpType_index, index being the node's position in
-// the file).
+// the file). When every node has a name of its own and the nodes are
+// read one at a time, it returns nil: see nodeName.
 func (im *importer) nodeNamesFor(nodes *fileNodes) ([]string, error) {
 	out := make([]string, nodes.len())
 	for i := range out {
@@ -292,6 +320,11 @@ func (im *importer) nodeNamesFor(nodes *fileNodes) ([]string, error) {
 		seen[name] = true
 	}
 	if seen != nil {
+		if nodes.decoded == nil {
+			// Each node's own name is read with the node (nodeName).
+			im.fileNames = nodes
+			return nil, nil
+		}
 		im.nodeNameList = out
 		return out, nil
 	}
@@ -340,7 +373,7 @@ func (h *intHeap) Pop() any {
 }
 
 // sortNodes orders the ONNX nodes topologically, checking that every input
-// is defined exactly once.
+// is defined exactly once. It returns nil when the file's order is one.
 func (im *importer) sortNodes(nodes *fileNodes) ([]int, error) {
 	count := nodes.len()
 	producer := map[string]int{}
@@ -431,6 +464,9 @@ func (im *importer) sortNodes(nodes *fileNodes) ([]int, error) {
 			release(r)
 		}
 	}
+	if len(order) == count && slices.IsSorted(order) {
+		return nil, nil // the file's order (most files): no list needed
+	}
 	if len(order) != count {
 		for i := range count {
 			if pending[i] > 0 {
@@ -488,6 +524,13 @@ func (im *importer) freshNode(base string) string {
 		im.nodeNames = make(map[string]bool, len(im.nodeNameList))
 		for _, n := range im.nodeNameList {
 			im.nodeNames[n] = true
+		}
+		if f := im.fileNames; f != nil {
+			for i := range f.len() {
+				if h, err := f.head(i); err == nil { // every head was read once already
+					im.nodeNames[h.name] = true
+				}
+			}
 		}
 	}
 	name := base
