@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 )
 
@@ -20,6 +21,11 @@ type fileNodes struct {
 	// starts in it: 4 bytes a node instead of a 24-byte slice.
 	graph []byte
 	at32  []uint32
+	// mapping is the file's mapping, when graph lies in one: the part of
+	// it read already is given back as the nodes are converted in file
+	// order (evictBefore).
+	mapping *mmapfile.Mapping
+	evicted int
 	// decoded holds every node decoded, when some pass needs them all
 	// as messages (a graph cut, a fusion that looks across nodes).
 	decoded []*onnxpb.NodeProto
@@ -125,6 +131,22 @@ func (f *fileNodes) all() ([]*onnxpb.NodeProto, error) {
 	}
 	f.decoded, f.graph, f.at32 = out, nil, nil
 	return out, nil
+}
+
+// evictBefore gives back the mapped pages of the nodes before node i
+// (all of them when i is past the last node).
+func (f *fileNodes) evictBefore(i int) {
+	if f.mapping == nil || f.decoded != nil {
+		return
+	}
+	end := len(f.graph)
+	if i < len(f.at32) {
+		end = int(f.at32[i])
+	}
+	if end > f.evicted {
+		f.mapping.Evict(f.graph[f.evicted:end])
+		f.evicted = end
+	}
 }
 
 // release lets node i's decoded message go once it is converted.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
@@ -22,6 +23,8 @@ type importer struct {
 	tr    *onnxtensor.Reader
 	opset int64
 	cut   *Cut // import only this part of the graph (ReadCut)
+	// mapping is the mapped file the model is read from, if it is one.
+	mapping *mmapfile.Mapping
 
 	vals    *canon.ValueTable // type (and constant content) of every value so far
 	inits   map[string]*canon.Tensor
@@ -182,6 +185,8 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 		i := k
 		if order != nil {
 			i = order[k]
+		} else if k%(1<<16) == 0 {
+			nodes.evictBefore(k) // read in file order: the bytes behind are done
 		}
 		// Each file node is decoded when it is read, and dropped after:
 		// the file's graph and the canonical one are never both whole.
@@ -224,6 +229,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits 
 			g.Outputs[i].Shape, g.Outputs[i].RankKnown = v.Shape, true
 		}
 	}
+	nodes.evictBefore(nodes.len())
 	im.pruneDead()
 	im.assignLayouts()
 	// Validation makes the graph's own table of value types: the import's

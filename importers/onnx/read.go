@@ -58,7 +58,7 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	}
 	g := &canon.Graph{}
 	g.AddResource(m)
-	if err := readData(path, m.Data, opts, g); err != nil {
+	if err := readMapped(path, m.Data, m, opts, g); err != nil {
 		g.Close() // releases the mapping: nothing may point into it now
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -66,10 +66,15 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 }
 
 // readData imports the model held in data (which g's resources keep alive).
-func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph) (err error) {
+func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph) error {
+	return readMapped(path, data, nil, opts, g)
+}
+
+// readMapped is readData of data that lies in mapping (nil: in memory).
+func readMapped(path string, data []byte, mapping *mmapfile.Mapping, opts formats.ReadOptions, g *canon.Graph) (err error) {
 	// Every check is meant to run before a panic could; this is the net.
 	defer panicerr.Recover("importing", &err)
-	im := &importer{g: g, opts: opts, tr: &onnxtensor.Reader{BaseDir: filepath.Dir(path), Graph: g}}
+	im := &importer{g: g, opts: opts, tr: &onnxtensor.Reader{BaseDir: filepath.Dir(path), Graph: g}, mapping: mapping}
 	return im.read(data)
 }
 
@@ -126,7 +131,7 @@ func (im *importer) read(data []byte) error {
 			return err
 		}
 	}
-	nodes := &fileNodes{graph: graphBytes, at32: nodeAt}
+	nodes := &fileNodes{graph: graphBytes, at32: nodeAt, mapping: im.mapping}
 	if !lazy {
 		nodes = &fileNodes{decoded: gp.Node}
 		gp.Node = nil
