@@ -89,7 +89,7 @@ func (g *Graph) infer(names *nameindex.Index) error {
 			if name == "" {
 				continue
 			}
-			v, ok := vals.Lookup(name)
+			v, ok := vals.lookupShared(name)
 			if !ok {
 				return nodeErrorf(n, "input %q is not defined before the node", name)
 			}

@@ -98,11 +98,30 @@ func (t *ValueTable) Has(name string) bool {
 	return e >= 0 && t.entries[e].flags&valueDeleted == 0
 }
 
-func (t *ValueTable) info(e int32) ValueInfo {
+// lookupShared is Lookup whose Shape is the table's own (capacity
+// clipped, so an append copies it): for Infer, whose op rules read their
+// inputs' shapes and never write them, and which looks up every input of
+// every node.
+func (t *ValueTable) lookupShared(name string) (ValueInfo, bool) {
+	e := t.index.Find(name)
+	if e < 0 || t.entries[e].flags&valueDeleted != 0 {
+		return ValueInfo{}, false
+	}
+	return t.infoShared(e, true), true
+}
+
+func (t *ValueTable) info(e int32) ValueInfo { return t.infoShared(e, false) }
+
+func (t *ValueTable) infoShared(e int32, shared bool) ValueInfo {
 	en := t.entries[e]
 	v := ValueInfo{Name: t.index.Name(e), DType: en.dtype, RankKnown: en.flags&valueRankKnown != 0}
 	if en.shape >= 0 {
-		v.Shape = append(make([]Dim, 0, len(t.shapes[en.shape])), t.shapes[en.shape]...)
+		s := t.shapes[en.shape]
+		if shared {
+			v.Shape = s[:len(s):len(s)]
+		} else {
+			v.Shape = append(make([]Dim, 0, len(s)), s...)
+		}
 	}
 	if en.flags&valueHasConst != 0 {
 		v.Const = t.consts[e]
