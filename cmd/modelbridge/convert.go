@@ -48,6 +48,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			paceGCForConversion()
 			if err := hf.check(bf.dir != ""); err != nil {
 				return err
 			}

@@ -74,6 +74,7 @@ written.`,
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			paceGCForConversion()
 			out := cmd.OutOrStdout()
 			if list {
 				return listPasses(out)
