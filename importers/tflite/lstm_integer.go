@@ -1,0 +1,66 @@
+package tfliteimport
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/internal/tflitefb"
+)
+
+// integerLSTMRefusal explains why an integer UNIDIRECTIONAL_SEQUENCE_LSTM
+// is not read, describing the quantization the file gives it. TFLite's
+// 8x8_16 kernel (int8 input and hidden state, int16 cell state) computes
+// each gate as two fixed-point rescaled matrix products summed with int16
+// saturation, then an int16 fixed-point sigmoid or tanh (gemmlowp's
+// logistic/tanh of a Q3.12 value, Q0.15 out), updates the cell with
+// rounding shifts and rescales o·tanh(c) to int8. The rescaling exists
+// here (fixedpoint.go); the int16 sigmoid and tanh do not, and no runtime
+// on hand runs this op to check the written arithmetic bit for bit.
+func (c *opCtx) integerLSTMRefusal() error {
+	b := c.b
+	x := c.in(lstmInput)
+	var facts []string
+	describe := func(what string, i int) {
+		if i < 0 {
+			return
+		}
+		t := b.tensor(i)
+		s := fmt.Sprintf("%s %s", what, tflitefb.EnumNamesTensorType[t.dtype])
+		if t.quant != nil && len(t.quant.scale) == 1 {
+			s += fmt.Sprintf(" (scale %s, zero point %d)", scaleText(t.quant.scale[0]), t.quant.zero[0])
+		}
+		facts = append(facts, s)
+	}
+	describe("input", x)
+	describe("input weights", c.in(lstmInputWeights))
+	describe("hidden state", c.in(lstmOutputState))
+	describe("cell state", c.in(lstmCellState))
+	gates := 0
+	for k, t := range c.op.intermediates {
+		if k < 4 && t >= 0 && (b.tensor(t).quant == nil || len(b.tensor(t).quant.scale) == 0) {
+			gates++
+		}
+	}
+	if gates > 0 {
+		facts = append(facts, fmt.Sprintf("%d gate intermediates without scales (the kernel then uses 2^-12, Q3.12)", gates))
+	}
+	if len(c.op.intermediates) > 4 {
+		describe("effective hidden scale", c.op.intermediates[4])
+	}
+	return c.errf("an %s UNIDIRECTIONAL_SEQUENCE_LSTM is not supported: "+
+		"modelbridge has no exact canonical form of TFLite's integer LSTM kernel's int16 fixed-point sigmoid and tanh (gemmlowp's logistic/tanh of Q3.12 gate values), "+
+		"and no runtime here runs this op to check an expansion bit for bit (Arm NN 22 has no UNIDIRECTIONAL_SEQUENCE_LSTM); "+
+		"only float32 LSTMs are read: convert the float model, or dequantize this one in TensorFlow (the file gives it: %s)",
+		tflitefb.EnumNamesTensorType[b.tensor(x).dtype], strings.Join(facts, ", "))
+}
+
+// scaleText writes a scale, as a power of two when it is one.
+func scaleText(s float32) string {
+	if s > 0 {
+		if f, e := math.Frexp(float64(s)); f == 0.5 {
+			return fmt.Sprintf("2^%d", e-1)
+		}
+	}
+	return fmt.Sprintf("%g", s)
+}
