@@ -9,14 +9,9 @@ import (
 )
 
 // integerLSTMRefusal explains why an integer UNIDIRECTIONAL_SEQUENCE_LSTM
-// is not read, describing the quantization the file gives it. TFLite's
-// 8x8_16 kernel (int8 input and hidden state, int16 cell state) computes
-// each gate as two fixed-point rescaled matrix products summed with int16
-// saturation, then an int16 fixed-point sigmoid or tanh (gemmlowp's
-// logistic/tanh of a Q3.12 value, Q0.15 out), updates the cell with
-// rounding shifts and rescales o·tanh(c) to int8. The rescaling exists
-// here (fixedpoint.go); the int16 sigmoid and tanh do not, and no runtime
-// on hand runs this op to check the written arithmetic bit for bit.
+// other than TFLite's 8x8_16 kernel (int8 input and hidden state, int16
+// cell state; lstm_int8.go) is not read, describing the quantization the
+// file gives it.
 func (c *opCtx) integerLSTMRefusal() error {
 	b := c.b
 	x := c.in(lstmInput)
@@ -48,10 +43,8 @@ func (c *opCtx) integerLSTMRefusal() error {
 	if len(c.op.intermediates) > 4 {
 		describe("effective hidden scale", c.op.intermediates[4])
 	}
-	return c.errf("an %s UNIDIRECTIONAL_SEQUENCE_LSTM is not supported: "+
-		"modelbridge has no exact canonical form of TFLite's integer LSTM kernel's int16 fixed-point sigmoid and tanh (gemmlowp's logistic/tanh of Q3.12 gate values), "+
-		"and no runtime here runs this op to check an expansion bit for bit (Arm NN 22 has no UNIDIRECTIONAL_SEQUENCE_LSTM); "+
-		"only float32 LSTMs are read: convert the float model, or dequantize this one in TensorFlow (the file gives it: %s)",
+	return c.errf("an %s UNIDIRECTIONAL_SEQUENCE_LSTM is not supported: of TFLite's integer LSTM kernels modelbridge reads the 8x8_16 one "+
+		"(int8 input and hidden state, int16 cell state); convert the float model, or quantize it to int8 (the file gives it: %s)",
 		tflitefb.EnumNamesTensorType[b.tensor(x).dtype], strings.Join(facts, ", "))
 }
 

@@ -37,6 +37,9 @@ func convSequenceLSTM(c *opCtx) error {
 		return err
 	}
 	if b.tensor(x).dtype != tflitefb.TensorTypeFLOAT32 {
+		if b.tensor(x).dtype == tflitefb.TensorTypeINT8 {
+			return c.integerLSTM(o)
+		}
 		return c.integerLSTMRefusal()
 	}
 	for k := lstmInputWeights; k < lstmBias+4; k++ {
