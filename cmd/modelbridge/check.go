@@ -74,10 +74,11 @@ absolute and relative error and the worst element. Inputs and outputs are
 matched by name, else by position.
 
 By default both run in modelbridge's reference interpreter, which shows that
-the two imports agree. --runtime ort|torch (or --a-runtime/--b-runtime per
-side) runs a model in the framework itself: ONNX Runtime for ONNX files,
+the two imports agree. --runtime ort|torch|armnn (or --a-runtime/--b-runtime
+per side) runs a model in the framework itself: ONNX Runtime for ONNX files,
 PyTorch for TorchScript files, .pt2 programs and the folders convert --to
-torch writes (those run in PyTorch by default).
+torch writes (those run in PyTorch by default), Arm NN (its reference CPU
+backend, through pyarmnn) for .tflite files.
 
 --layers also compares every intermediate value (matched by name, else by
 the graphs' structure, a folded BatchNorm's output with the conv it was
@@ -99,6 +100,7 @@ output shapes, a runtime is missing) or bad usage.`,
   modelbridge check model.onnx converted.onnx --inputs test_data_set_0 --rtol 1e-4 --json
   modelbridge check traced.pt model.onnx --a-runtime torch --b-runtime ort --random
   modelbridge check model.onnx converted.onnx --random --layers
+  modelbridge check model.onnx model.tflite --b-runtime armnn --random
   modelbridge check model.onnx --inputs test_data_set_0                # against the folder's output_*.pb`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {

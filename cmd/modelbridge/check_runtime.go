@@ -177,6 +177,11 @@ func (s *checkSide) run(samples []map[string]*canon.Tensor) ([]map[string]*canon
 		res, err = runtimes.RunORT(s.path, ordered)
 	case runtimes.Torch:
 		res, err = runtimes.RunTorch(s.path, ordered)
+	case runtimes.ArmNN:
+		if !runtimes.RunsFilesOf(s.runtime, s.g.Meta.SourceFormat) {
+			return nil, usageErrorf("%s is a %s model: Arm NN runs .tflite files; convert it first or choose --runtime interp for it", s.path, s.g.Meta.SourceFormat)
+		}
+		res, err = runtimes.RunArmNN(s.path, ordered)
 	}
 	if err != nil {
 		return nil, err

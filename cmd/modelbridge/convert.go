@@ -193,7 +193,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "describe what the exporter decided (e.g. how weights were renamed)")
 	cmd.Flags().BoolVar(&optimizeToo, "optimize", false, "run the default optimizer pipeline before writing (verified unless --no-verify)")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "with --optimize, skip checking the result against the original")
-	cmd.Flags().StringVar(&ioLayout, "io-layout", "", "layout of 4-D inputs and outputs in the written model: nchw (the model's own; .tflite adds a TRANSPOSE at each end) or nhwc (.tflite only: no TRANSPOSE at all)")
+	cmd.Flags().StringVar(&ioLayout, "io-layout", "", "layout of 4-D inputs and outputs in the written model: nchw (the model's own; .tflite adds a TRANSPOSE at each end) or nhwc (.tflite: no TRANSPOSE at all; .onnx: one Transpose at each 4-D input and output)")
 	cmd.Flags().BoolVar(&external, "external-data", false, "write ONNX weights to OUT.data beside the model (automatic above 2 GiB)")
 	return cmd
 }

@@ -12,8 +12,8 @@ func checkLayoutFlags(exp *formats.Exporter, ioLayout string, hf *fp16Flags) err
 	switch strings.ToLower(ioLayout) {
 	case "", "nchw":
 	case "nhwc":
-		if exp.Name != "tflite" {
-			return usageErrorf("--io-layout nhwc is written by the tflite exporter only; %s models keep the NCHW inputs and outputs of the canonical graph", exp.Name)
+		if exp.Name != "tflite" && exp.Name != "onnx" {
+			return usageErrorf("--io-layout nhwc is written by the tflite and onnx exporters only; %s models keep the NCHW inputs and outputs of the canonical graph", exp.Name)
 		}
 	default:
 		return usageErrorf("--io-layout %q: want nchw or nhwc", ioLayout)

@@ -32,8 +32,11 @@ func TestConvertToTFLite(t *testing.T) {
 			t.Fatalf("check %s: exit %d: %s %s", tc.name, code, stdout, stderr)
 		}
 	}
-	code, _, stderr := cli(t, "convert", tinyModel, filepath.Join(dir, "x.onnx"), "--io-layout", "nhwc")
+	if code, stdout, stderr := cli(t, "convert", tinyModel, filepath.Join(dir, "nhwc.onnx"), "--io-layout", "nhwc", "-v"); code != 0 || !strings.Contains(stdout+stderr, "channels-last") {
+		t.Errorf("--io-layout nhwc for ONNX: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, _, stderr := cli(t, "convert", tinyModel, filepath.Join(dir, "x.mxnet.json"), "--to", "mxnet", "--io-layout", "nhwc")
 	if code == 0 || !strings.Contains(stderr, "--io-layout nhwc") {
-		t.Errorf("--io-layout nhwc for ONNX: exit %d: %s", code, stderr)
+		t.Errorf("--io-layout nhwc for MXNet: exit %d: %s", code, stderr)
 	}
 }

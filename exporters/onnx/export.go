@@ -115,6 +115,10 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if opset != formats.OpsetAuto && (opset < MinOpset || opset > MaxOpset) {
 		return nil, fmt.Errorf("%s: cannot write ONNX opset %d; this exporter writes opsets %d to %d", path, opset, MinOpset, MaxOpset)
 	}
+	g, err := withIOLayout(g, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if g != nil {
 		// A weight shared under several names is one initializer here.
 		g, _ = canon.MergeShared(g)

@@ -60,7 +60,11 @@ func newExporter(g *canon.Graph, o Options) (*exporter, error) {
 	if g.Meta.WeightsMissing {
 		return nil, fmt.Errorf("tflite: the graph was read without its weights; a .tflite file needs them")
 	}
-	g, err := folded(g)
+	g, expanded, err := expandMissing(g)
+	if err != nil {
+		return nil, fmt.Errorf("tflite: %w", err)
+	}
+	g, err = folded(g)
 	if err != nil {
 		return nil, fmt.Errorf("tflite: %w", err)
 	}
@@ -68,6 +72,7 @@ func newExporter(g *canon.Graph, o Options) (*exporter, error) {
 		consumers: g.Consumers(), isInput: map[string]bool{}, isOutput: map[string]bool{}, constIdx: map[string]int32{},
 		skip: map[*canon.Node]bool{}, finalOut: map[*canon.Node]string{}, fusedAct: map[*canon.Node]tflitefb.ActivationFunctionType{},
 		bnOf: map[*canon.Node]*canon.Node{}, taken: map[string]bool{}}
+	e.report.expanded = expanded
 	for _, in := range g.Inputs {
 		e.isInput[in.Name] = true
 	}

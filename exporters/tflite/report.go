@@ -20,6 +20,9 @@ type Report struct {
 	fusedActs   int
 	halfWeights int
 	flattenedFC int
+	// expanded counts nodes of kinds TFLite lacks written as canon's
+	// expansion of them.
+	expanded int
 }
 
 // InnerTransposes names the values a TRANSPOSE was written for between two
@@ -45,6 +48,9 @@ func (r Report) EdgeTransposes() int {
 	return n
 }
 
+// Expanded counts the nodes written as canon's expansion of them.
+func (r Report) Expanded() int { return r.expanded }
+
 func (r Report) describe(w io.Writer, o Options) {
 	if o.NHWCIO {
 		fmt.Fprintln(w, "tflite: 4-D inputs and outputs are NHWC in the file")
@@ -62,6 +68,9 @@ func (r Report) describe(w io.Writer, o Options) {
 	}
 	if r.flattenedFC > 0 {
 		fmt.Fprintf(w, "tflite: %d flattens before a fully connected layer absorbed by permuting its weight columns\n", r.flattenedFC)
+	}
+	if r.expanded > 0 {
+		fmt.Fprintf(w, "tflite: %d nodes of kinds TFLite has no op for (Attention, RotaryEmbedding) written as their exact expansion\n", r.expanded)
 	}
 	if r.halfWeights > 0 {
 		fmt.Fprintf(w, "tflite: %d float weights stored as float16 behind DEQUANTIZE\n", r.halfWeights)

@@ -12,9 +12,7 @@ import (
 
 // refusedFixtures are the shared files whose ops the importer refuses by
 // name, with the words the refusal must contain.
-var refusedFixtures = map[string]string{
-	"trained_lstm_int8.tflite": "INT8 UNIDIRECTIONAL_SEQUENCE_LSTM is not supported",
-}
+var refusedFixtures = map[string]string{}
 
 // TestFixturesImport reads every .tflite file in the shared fixtures: each
 // validates and infers, holds Transposes only at its inputs and outputs,

@@ -88,6 +88,9 @@ type operatorDef struct {
 	optionsType tflitefb.BuiltinOptions
 	options     *flatbuffers.Table // nil without builtin options
 	intermed    int
+	// intermediates are the tensors an integer kernel takes its
+	// intermediate scales from (an integer LSTM's gates); -1 when absent.
+	intermediates []int
 }
 
 // maxRank bounds a tensor's rank (TFLite kernels support at most 6).
@@ -269,6 +272,16 @@ func (m *model) parseSubgraph(sg *tflitefb.SubGraph, count func(string, int) err
 				return nil, err
 			}
 			od.outputs = append(od.outputs, t)
+		}
+		if err := count("operator intermediates", op.IntermediatesLength()); err != nil {
+			return nil, err
+		}
+		for j := 0; j < op.IntermediatesLength(); j++ {
+			t, err := index(fmt.Sprintf("operator %d (%s) intermediate %d", i, od.opcode.name(), j), op.Intermediates(j), true)
+			if err != nil {
+				return nil, err
+			}
+			od.intermediates = append(od.intermediates, t)
 		}
 		od.optionsType = op.BuiltinOptionsType()
 		var tab flatbuffers.Table

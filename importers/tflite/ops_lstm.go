@@ -37,8 +37,10 @@ func convSequenceLSTM(c *opCtx) error {
 		return err
 	}
 	if b.tensor(x).dtype != tflitefb.TensorTypeFLOAT32 {
-		return c.errf("a %s UNIDIRECTIONAL_SEQUENCE_LSTM is not supported: its integer kernel (fixed-point gates with int16 cell state and TFLite's sigmoid/tanh approximations) has no exact canonical form; only float32 LSTMs are read",
-			tflitefb.EnumNamesTensorType[b.tensor(x).dtype])
+		if b.tensor(x).dtype == tflitefb.TensorTypeINT8 {
+			return c.integerLSTM(o)
+		}
+		return c.integerLSTMRefusal()
 	}
 	for k := lstmInputWeights; k < lstmBias+4; k++ {
 		if w := c.in(k); w >= 0 && b.tensor(w).dtype != tflitefb.TensorTypeFLOAT32 && !b.isWeight(w) {

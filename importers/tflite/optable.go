@@ -76,7 +76,7 @@ func init() {
 		tflitefb.BuiltinOperatorSIGN:                         {unary(func() canon.Op { return &canon.Math{Fn: canon.MathSign} }), []string{"Sign"}},
 		tflitefb.BuiltinOperatorQUANTIZE:                     {convQuantize, withFixedPoint("Abs", "Floor", "Clip")},
 		tflitefb.BuiltinOperatorDEQUANTIZE:                   {convDequantize, []string{"DequantizeLinear", "Cast"}},
-		tflitefb.BuiltinOperatorUNIDIRECTIONAL_SEQUENCE_LSTM: {convSequenceLSTM, []string{"LSTM", "Reshape", "Slice", "Linear", "Split", "Sigmoid", "Tanh", "Relu", "Mul", "Add", "Clip", "Concat"}},
+		tflitefb.BuiltinOperatorUNIDIRECTIONAL_SEQUENCE_LSTM: {convSequenceLSTM, withFixedPoint("LSTM", "Reshape", "Slice", "Linear", "Split", "Sigmoid", "Tanh", "Relu", "Mul", "Add", "Clip", "Concat", "MatMulInteger", "Gather")},
 		tflitefb.BuiltinOperatorLOGISTIC:                     {unary(func() canon.Op { return &canon.Unary{Fn: canon.Sigmoid} }), []string{"Sigmoid"}},
 		tflitefb.BuiltinOperatorTANH:                         {unary(func() canon.Op { return &canon.Unary{Fn: canon.Tanh} }), []string{"Tanh"}},
 		tflitefb.BuiltinOperatorRELU:                         {unary(func() canon.Op { return &canon.Unary{Fn: canon.Relu} }), []string{"Relu"}},

@@ -5,12 +5,16 @@ package runtimes
 const ortFormat = "onnx"
 
 // RunsFilesOf reports whether runtime rt runs, from its own file, a model
-// that modelbridge read as format. ONNX Runtime runs ONNX files only;
+// that modelbridge read as format. ONNX Runtime runs ONNX files only,
+// Arm NN .tflite files only;
 // the interpreter runs whatever was imported; PyTorch's files are told
 // apart by TorchKind.
 func RunsFilesOf(rt, format string) bool {
-	if rt == ORT {
+	switch rt {
+	case ORT:
 		return format == ortFormat
+	case ArmNN:
+		return format == armnnFormat
 	}
 	return true
 }

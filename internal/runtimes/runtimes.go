@@ -2,8 +2,8 @@
 // `check` can compare what ONNX Runtime or PyTorch computes, not only what
 // modelbridge's interpreter computes for the imported graph.
 //
-// ONNX Runtime runs through package ort (its Node binding); PyTorch
-// through /usr/bin/python3 (or $MODELBRIDGE_PYTHON).
+// ONNX Runtime runs through package ort (its Node binding); PyTorch and
+// Arm NN (.tflite files) through /usr/bin/python3 (or $MODELBRIDGE_PYTHON).
 // Each runs all samples in one process and exchanges tensors as files.
 package runtimes
 
@@ -27,10 +27,11 @@ const (
 	Interp = "interp"
 	ORT    = "ort"
 	Torch  = "torch"
+	ArmNN  = "armnn"
 )
 
 // Names lists the accepted runtime names.
-var Names = []string{Interp, ORT, Torch}
+var Names = []string{Interp, ORT, Torch, ArmNN}
 
 // Sample is one set of inputs, in the model's input order.
 type Sample []*canon.Tensor
