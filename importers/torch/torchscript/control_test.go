@@ -1,0 +1,162 @@
+package torchscript
+
+import (
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
+)
+
+// scriptFooter saves the scripted module M and PyTorch's outputs on xs.
+const scriptFooter = `
+m = torch.jit.script(M())
+m.save(sys.argv[1] + "/m.pt")
+m = torch.jit.load(sys.argv[1] + "/m.pt")
+for k, x in enumerate(xs):
+    np.save(sys.argv[1] + "/x%d.npy" % k, x.numpy())
+with torch.no_grad():
+    outs = m(*xs)
+if not isinstance(outs, tuple):
+    outs = (outs,)
+for k, o in enumerate(outs):
+    if not isinstance(o, torch.Tensor):
+        o = torch.tensor(o)
+    np.save(sys.argv[1] + "/y%d.npy" % k, np.require(o.numpy(), requirements="C"))
+`
+
+// scripted runs a torch.jit.script module M on xs in PyTorch.
+func scripted(t *testing.T, src string) *torchtrace.Module {
+	t.Helper()
+	return torchtrace.Run(t, "import sys, numpy as np, torch\nfrom typing import List, Tuple, Optional\n"+src+scriptFooter)
+}
+
+// countKind counts nodes of kind in g and its subgraphs.
+func countKind(g *canon.Graph, kind string) int {
+	n := 0
+	for _, nd := range g.Nodes {
+		if nd.Op.Kind() == kind {
+			n++
+		}
+		if o, ok := nd.Op.(canon.SubgraphOwner); ok {
+			for _, s := range o.Subgraphs() {
+				n += countKind(s.Graph, kind)
+			}
+		}
+	}
+	return n
+}
+
+// TestScriptedControlFlow imports scripted modules with data-dependent
+// branches and loops and checks them against PyTorch in the interpreter
+// and in ONNX Runtime.
+func TestScriptedControlFlow(t *testing.T) {
+	cases := []struct {
+		name       string
+		src        string
+		ifs, loops int
+	}{
+		{"if", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            y = x * 2
+        else:
+            y = x - 1
+        return y
+xs = [torch.randn(3, 4)]
+`, 1, 0},
+		{"if-negative", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            y = x * 2
+        else:
+            y = torch.relu(x) - 1
+        return y, x + 1
+xs = [-torch.rand(3, 4)]
+`, 1, 0},
+		{"for-static", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        y = x
+        for i in range(4):
+            y = y * 0.5 + i
+        return y
+xs = [torch.randn(2, 3)]
+`, 0, 1},
+		{"for-size", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        y = x[0]
+        for i in range(1, x.size(0)):
+            y = y + x[i] * i
+        return y
+xs = [torch.randn(5, 3)]
+`, 0, 1},
+		{"for-tensor", `
+class M(torch.nn.Module):
+    def forward(self, x, n):
+        y = x
+        for i in range(int(n.sum())):
+            y = torch.tanh(y) + 1
+        return y
+xs = [torch.randn(2, 3), torch.tensor([2., 1.])]
+`, 0, 1},
+		{"while", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        k = 0
+        y = x
+        while k < 10 and bool(y.sum() > 0):
+            y = y - 1.0
+            k += 1
+        return y, k
+xs = [torch.rand(2, 2) * 3]
+`, 1, 1},
+		{"if-in-loop", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        y = x
+        for i in range(x.size(0)):
+            y = y * 0.5
+            if bool(y.sum() > 1):
+                y = y + 1
+            else:
+                y = y - x
+        t = (y, x)
+        a, b = t
+        return a + t[1], len(x.shape)
+xs = [torch.rand(4, 3) * 4]
+`, 1, 1},
+		{"static-if", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        if x.dim() == 2:
+            y = x + 1
+        else:
+            y = x - 1
+        assert x.size(1) == 3, "three columns"
+        return y
+xs = [torch.randn(2, 3)]
+`, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := scripted(t, tc.src)
+			g, err := m.Import(ReadFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			if got := countKind(g, "If"); got != tc.ifs {
+				t.Errorf("%d If nodes, want %d", got, tc.ifs)
+			}
+			if got := countKind(g, "Loop"); got != tc.loops {
+				t.Errorf("%d Loop nodes, want %d", got, tc.loops)
+			}
+			m.CompareGraph(t, g, 1e-5, 1e-6)
+			m.CompareORT(t, g, formats.WriteOptions{}, 1e-5, 1e-6)
+		})
+	}
+}
