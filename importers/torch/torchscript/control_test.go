@@ -1,11 +1,15 @@
 package torchscript
 
 import (
+	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
+	"github.com/modelbridge/modelbridge/interp"
 )
 
 // scriptFooter saves the scripted module M and PyTorch's outputs on xs.
@@ -158,5 +162,44 @@ xs = [torch.randn(2, 3)]
 			m.CompareGraph(t, g, 1e-5, 1e-6)
 			m.CompareORT(t, g, formats.WriteOptions{}, 1e-5, 1e-6)
 		})
+	}
+}
+
+// TestThirdPartyScriptedLoop imports foo3.pt, a scripted module from
+// another project that multiplies the rows of x in a loop whose branch
+// tests the loop variable, and checks the product for inputs of 3 and 1
+// rows (the loop's trip count is the run-time row count when the first
+// dimension is left open).
+func TestThirdPartyScriptedLoop(t *testing.T) {
+	path := filepath.Join(testfix.Fixtures(t), "torch-files", "torchscript", "foo3.pt")
+	for _, shape := range [][]int64{{3, 2}, {-1, 2}} {
+		g, err := ReadFile(path, formats.ReadOptions{InputShapes: map[string][]int64{"x": shape}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if countKind(g, "Loop") != 1 || countKind(g, "If") != 1 {
+			t.Errorf("shape %v: %d Loop and %d If nodes, want one each", shape, countKind(g, "Loop"), countKind(g, "If"))
+		}
+		rows := [][]float32{{1, 2}, {3, -4}, {0.5, 5}}
+		if shape[0] < 0 {
+			rows = rows[:1]
+		}
+		var data []float32
+		want := []float64{1, 1}
+		for _, r := range rows {
+			data = append(data, r...)
+			want[0] *= float64(r[0])
+			want[1] *= float64(r[1])
+		}
+		x := canon.NewFloat32Tensor("x", []int64{int64(len(rows)), 2}, data)
+		res, err := interp.Run(g, map[string]*canon.Tensor{"x": x})
+		g.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := res["output"].Float64s()
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("shape %v: product of the rows is %v, want %v", shape, got, want)
+		}
 	}
 }

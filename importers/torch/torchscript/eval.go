@@ -74,7 +74,7 @@ type ControlFlowError struct {
 }
 
 func (e *ControlFlowError) Error() string {
-	return fmt.Sprintf("control flow is not supported: %s:%d: %s (only traced or straight-line scripted modules can be imported; trace the model with torch.jit.trace, or export it to ONNX)", e.File, e.Line, e.Text)
+	return fmt.Sprintf("control flow is not supported: %s:%d: %s (scripted if, for over range() and while are read; with, try, break, continue and the rest are not: trace the model with torch.jit.trace, or export it to ONNX)", e.File, e.Line, e.Text)
 }
 
 // UnsupportedOpError reports an operator without a canonical mapping.
