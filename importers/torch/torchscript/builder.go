@@ -44,6 +44,9 @@ type builder struct {
 	root *canon.Graph
 	// subDepth counts the subgraphs being built around the current node.
 	subDepth int
+	// notes are remarks for the graph's Meta.Notes (assumptions the
+	// import makes).
+	notes []string
 }
 
 // initGraph is the graph that holds initializers.

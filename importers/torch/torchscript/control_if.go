@@ -198,6 +198,5 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 
 // note records a remark about the import in the graph's notes.
 func (in *evaluator) note(s string) {
-	g := in.b.initGraph()
-	g.Meta.Notes = append(g.Meta.Notes, s)
+	in.b.notes = append(in.b.notes, s)
 }

@@ -3,6 +3,7 @@ package torchscript
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -202,4 +203,57 @@ func TestThirdPartyScriptedLoop(t *testing.T) {
 			t.Errorf("shape %v: product of the rows is %v, want %v", shape, got, want)
 		}
 	}
+}
+
+// TestScriptedControlFlowLimits: a list built in a loop whose trip count
+// only a run tells, and a float carried through such a loop, are refused
+// naming the reason; a data-dependent assert is read as an assumption on
+// the inputs, with a note.
+func TestScriptedControlFlowLimits(t *testing.T) {
+	open := formats.ReadOptions{InputShapes: map[string][]int64{"#0": {-1, 2}}}
+	for _, c := range []struct{ name, src, want string }{
+		{"append", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        l: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            l.append(x[i])
+        return torch.stack(l)
+xs = [torch.randn(3, 2)]`, "aten::append inside a branch or loop builds a list at run time: that needs sequence values"},
+		{"float", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        s = 0.5
+        for i in range(x.size(0)):
+            s = s * 2.0
+        return x * s
+xs = [torch.randn(3, 2)]`, "s is a float that changes at run time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := scripted(t, c.src)
+			g, err := ReadFile(m.Path(), open)
+			if err == nil {
+				g.Close()
+				t.Fatalf("imported; want an error containing %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+	t.Run("assert", func(t *testing.T) {
+		m := scripted(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        assert bool(x.sum() > -100.0), "too small"
+        return x * 2
+xs = [torch.randn(3, 2)]`)
+		g := m.Compare(t, ReadFile, 1e-6, 0)
+		if !strings.Contains(strings.Join(g.Meta.Notes, "\n"), `raises "AssertionError: too small"`) {
+			t.Errorf("notes %q do not name the assertion", g.Meta.Notes)
+		}
+		if countKind(g, "If") != 0 {
+			t.Errorf("the assertion left an If")
+		}
+	})
 }
