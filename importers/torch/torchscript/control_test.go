@@ -134,6 +134,23 @@ class M(torch.nn.Module):
         return a + t[1], len(x.shape)
 xs = [torch.rand(4, 3) * 4]
 `, 1, 1},
+		{"weights-in-branch-and-loop", `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 2, 3, padding=1)
+        self.fc = torch.nn.Linear(4, 4)
+    def forward(self, x):
+        if x.mean() > 0:
+            y = self.conv(x)
+        else:
+            y = torch.relu(x)
+        for i in range(x.size(0)):
+            y = self.fc(y) * 0.5
+        return y, self.fc(x)
+torch.manual_seed(0)
+xs = [torch.randn(3, 2, 4, 4) + 0.5]
+`, 1, 1},
 		{"static-if", `
 class M(torch.nn.Module):
     def forward(self, x):
