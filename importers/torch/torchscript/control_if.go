@@ -144,37 +144,70 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 	if err != nil {
 		return err
 	}
-	var names []string
-	var kinds []flowKind
 	var thenOuts, elseOuts []*tensorVal
+	var kinds []flowKind
+	// merge pairs a value of each branch: the same value stays; tuples
+	// pair item by item; the rest become outputs of the If. It returns
+	// how to rebuild the value from the If's outputs.
+	var merge func(name string, tv, ev value) (func([]*tensorVal) value, error)
+	merge = func(name string, tv, ev value) (func([]*tensorVal) value, error) {
+		if sameValue(tv, ev) {
+			return func([]*tensorVal) value { return tv }, nil
+		}
+		tt, okT := tv.(*tupleVal)
+		et, okE := ev.(*tupleVal)
+		if okT && okE && len(tt.items) == len(et.items) {
+			parts := make([]func([]*tensorVal) value, len(tt.items))
+			for i := range tt.items {
+				p, err := merge(fmt.Sprintf("%s[%d]", name, i), tt.items[i], et.items[i])
+				if err != nil {
+					return nil, err
+				}
+				parts[i] = p
+			}
+			return func(outs []*tensorVal) value {
+				items := make([]value, len(parts))
+				for i, p := range parts {
+					items[i] = p(outs)
+				}
+				return &tupleVal{items: items}
+			}, nil
+		}
+		kt, err := flowKindOf(name, tv)
+		if err != nil {
+			return nil, err
+		}
+		ke, err := flowKindOf(name, ev)
+		if err != nil {
+			return nil, err
+		}
+		if kt != ke {
+			return nil, fmt.Errorf("%s is a %s in one branch and a %s in the other", name, kt, ke)
+		}
+		t1, _ := flowTensorOf(tv, kt)
+		t2, _ := flowTensorOf(ev, ke)
+		at := len(thenOuts)
+		thenOuts, elseOuts, kinds = append(thenOuts, t1), append(elseOuts, t2), append(kinds, kt)
+		return func(outs []*tensorVal) value { return fromFlow(outs[at], kt) }, nil
+	}
+	rebuild := map[string]func([]*tensorVal) value{}
 	for _, k := range changedNames(before.vars, thenVars, elseVars) {
 		tv, okT := thenVars[k]
 		ev, okE := elseVars[k]
 		if !okT || !okE {
 			continue // assigned on one path only: TorchScript never reads it after
 		}
-		if sameValue(tv, ev) {
-			f.vars[k] = tv
-			continue
-		}
-		kt, err := flowKindOf(k, tv)
+		r, err := merge(k, tv, ev)
 		if err != nil {
 			return err
 		}
-		ke, err := flowKindOf(k, ev)
-		if err != nil {
-			return err
-		}
-		if kt != ke {
-			return fmt.Errorf("%s is a %s in one branch and a %s in the other", k, kt, ke)
-		}
-		t1, _ := flowTensorOf(tv, kt)
-		t2, _ := flowTensorOf(ev, ke)
-		names, kinds = append(names, k), append(kinds, kt)
-		thenOuts, elseOuts = append(thenOuts, t1), append(elseOuts, t2)
+		rebuild[k] = r
 	}
-	if len(names) == 0 {
-		return nil // nothing the branches compute is read after them
+	if len(thenOuts) == 0 {
+		for k, r := range rebuild {
+			f.vars[k] = r(nil)
+		}
+		return nil // the branches compute nothing read after them
 	}
 	capsThen, err := in.finishSubgraph(thenG, thenOuts)
 	if err != nil {
@@ -186,12 +219,12 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 	}
 	caps := mergeCaptures(capsThen, capsElse)
 	ins := append([]*tensorVal{cond}, captureVals(b, caps)...)
-	outs, err := b.emit(f.scope, &canon.If{Then: thenG, Else: elseG, Captures: caps}, ins, len(names))
+	outs, err := b.emit(f.scope, &canon.If{Then: thenG, Else: elseG, Captures: caps}, ins, len(thenOuts))
 	if err != nil {
 		return err
 	}
-	for i, k := range names {
-		f.vars[k] = fromFlow(outs[i], kinds[i])
+	for k, r := range rebuild {
+		f.vars[k] = r(outs)
 	}
 	return nil
 }

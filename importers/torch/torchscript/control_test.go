@@ -151,6 +151,15 @@ class M(torch.nn.Module):
 torch.manual_seed(0)
 xs = [torch.randn(3, 2, 4, 4) + 0.5]
 `, 1, 1},
+		{"tuple-from-branches", `
+class M(torch.nn.Module):
+    def forward(self, x) -> Tuple[torch.Tensor, torch.Tensor]:
+        if bool(x.max() > 0.5):
+            return x * 2, x.size(0) + x
+        else:
+            return x, torch.tanh(x)
+xs = [torch.rand(2, 3)]
+`, 1, 0},
 		{"static-if", `
 class M(torch.nn.Module):
     def forward(self, x):
