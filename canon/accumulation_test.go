@@ -14,7 +14,7 @@ func exampleAccumulation(t *testing.T, kind string) int64 {
 		if i >= len(n.Inputs) || n.Inputs[i] == "" {
 			return nil
 		}
-		s, _ := g.Values[n.Inputs[i]].StaticShape()
+		s, _ := g.Values.Get(n.Inputs[i]).StaticShape()
 		return s
 	})
 }

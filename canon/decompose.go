@@ -3,7 +3,6 @@ package canon
 import (
 	"encoding/binary"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -175,7 +174,7 @@ func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) 
 	out := *g
 	out.Nodes = nil
 	out.Initializers = append([]*Tensor(nil), g.Initializers...)
-	if !slices.ContainsFunc(g.Nodes, func(n *Node) bool { return !keep(n, func(name string) ValueInfo { return g.Values[name] }) }) {
+	if !slices.ContainsFunc(g.Nodes, func(n *Node) bool { return !keep(n, func(name string) ValueInfo { return g.Values.Get(name) }) }) {
 		return g, 0, nil
 	}
 	vals := g.Values
@@ -187,10 +186,10 @@ func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) 
 		}
 		vals = typed.Values
 	}
-	types := func(name string) ValueInfo { return vals[name] }
+	types := func(name string) ValueInfo { return vals.Get(name) }
 	extra := map[string]bool{}
 	taken := func(name string) bool {
-		_, ok := vals[name]
+		_, ok := vals.Lookup(name)
 		return ok || extra[name]
 	}
 	expanded := 0
@@ -206,7 +205,7 @@ func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) 
 		in := make([]ValueInfo, len(n.Inputs))
 		for i, name := range n.Inputs {
 			if name != "" {
-				in[i] = vals[name]
+				in[i] = vals.Get(name)
 			}
 		}
 		x, err := DecomposeNode(n, in, taken)
@@ -217,13 +216,13 @@ func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) 
 		for _, c := range x.Consts {
 			extra[c.Name] = true
 			out.Initializers = append(out.Initializers, c)
-			vals[c.Name] = ValueInfo{Name: c.Name, DType: c.DType, Shape: DimsOf(c.Shape...), RankKnown: true, Const: c}
+			vals.Set(c.Name, ValueInfo{Name: c.Name, DType: c.DType, Shape: DimsOf(c.Shape...), RankKnown: true, Const: c})
 		}
 		for _, m := range x.Nodes {
 			mi := make([]ValueInfo, len(m.Inputs))
 			for i, name := range m.Inputs {
 				if name != "" {
-					mi[i] = vals[name]
+					mi[i] = vals.Get(name)
 				}
 			}
 			outs, err := InferNode(m, mi)
@@ -231,9 +230,9 @@ func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) 
 				return fmt.Errorf("expansion of %s node %q: %w", n.Op.Kind(), n.Name, err)
 			}
 			for i, o := range m.Outputs {
-				if _, orig := vals[o]; !orig || extra[o] {
+				if _, orig := vals.Lookup(o); !orig || extra[o] {
 					extra[o] = true
-					vals[o] = outs[i]
+					vals.Set(o, outs[i])
 				}
 			}
 			if err := add(m, depth+1); err != nil {
@@ -243,7 +242,7 @@ func Decompose(g *Graph, keep func(n *Node, types func(string) ValueInfo) bool) 
 		return nil
 	}
 	// Expansion adds types for the new values: work on a copy of the map.
-	vals = maps.Clone(vals)
+	vals = vals.Clone()
 	for _, n := range g.Nodes {
 		if err := add(n, 0); err != nil {
 			return nil, 0, err

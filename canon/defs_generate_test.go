@@ -15,7 +15,7 @@ func TestNonZeroCountIsSymbolic(t *testing.T) {
 	if err := g.Infer(); err != nil {
 		t.Fatal(err)
 	}
-	y := g.Values["y"]
+	y := g.Values.Get("y")
 	if y.DType != Int64 || len(y.Shape) != 2 || y.Shape[0].Known() || y.Shape[0].Param != "nz_count" || y.Shape[1].Size != 2 {
 		t.Fatalf("y is %s %s, want i64 [nz_count 2]", y.DType, fmtShape(y))
 	}
@@ -35,7 +35,7 @@ func TestConstantOfShapeFolds(t *testing.T) {
 	if err := g.Infer(); err != nil {
 		t.Fatal(err)
 	}
-	z := g.Values["z"]
+	z := g.Values.Get("z")
 	if s, ok := z.StaticShape(); !ok || len(s) != 2 || s[0] != 1 || s[1] != 3 || z.Const == nil {
 		t.Fatalf("z is %s (const %v), want static [1 3] with its value", fmtShape(z), z.Const != nil)
 	}

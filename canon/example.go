@@ -66,7 +66,7 @@ func (d *OpDef) ExampleGraph() (*Graph, error) {
 		return nil, fmt.Errorf("example of %s: %w", d.Kind, err)
 	}
 	for _, o := range n.Outputs {
-		v := g.Values[o]
+		v := g.Values.Get(o)
 		v.Name = o
 		v.Const = nil
 		g.Outputs = append(g.Outputs, v)

@@ -16,7 +16,7 @@ func Extract(g *Graph, inputs, outputs []string) (*Graph, error) {
 	producers := g.Producers()
 	inits := g.InitializerIndex()
 	known := func(name string) bool {
-		_, ok := g.Values[name]
+		_, ok := g.Values.Lookup(name)
 		return ok
 	}
 	isInput := map[string]bool{}
@@ -65,13 +65,13 @@ func Extract(g *Graph, inputs, outputs []string) (*Graph, error) {
 	cut := &Graph{Name: g.Name, Meta: g.Meta}
 	cut.Meta.Notes = nil
 	for _, name := range inputs {
-		v := g.Values[name]
+		v := g.Values.Get(name)
 		v.Const = nil
 		v.Shape = cloneDims(v.Shape)
 		cut.Inputs = append(cut.Inputs, v)
 	}
 	for _, name := range outputs {
-		v := g.Values[name]
+		v := g.Values.Get(name)
 		v.Const = nil
 		v.Shape = cloneDims(v.Shape)
 		cut.Outputs = append(cut.Outputs, v)

@@ -115,7 +115,7 @@ type Graph struct {
 
 	// Values holds the inferred type of every value (inputs, initializers,
 	// node outputs), filled by Infer.
-	Values map[string]ValueInfo
+	Values *ValueTable
 
 	resources []io.Closer
 }

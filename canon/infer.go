@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"strings"
+
+	"github.com/modelbridge/modelbridge/internal/nameindex"
 )
 
 // InferNode computes the types of n's outputs from the types of its inputs:
@@ -51,12 +53,20 @@ func InferNode(n *Node, in []ValueInfo) ([]ValueInfo, error) {
 // initializers (with Const set to the tensor) and node outputs, in node
 // order. Where inference knows more than a graph output's declared type, the
 // declaration is completed; a conflict between the two is an error.
-func (g *Graph) Infer() error {
-	vals := make(map[string]ValueInfo, len(g.Inputs)+len(g.Initializers)+len(g.Nodes))
+func (g *Graph) Infer() error { return g.infer(nil) }
+
+// infer is Infer with the table's index made already (see Validate), or
+// made here when names is nil.
+func (g *Graph) infer(names *nameindex.Index) error {
+	var vals *ValueTable
+	if names != nil {
+		vals = valueTableOn(names)
+	} else {
+		vals = NewValueTable(len(g.Inputs) + len(g.Initializers) + len(g.Nodes))
+	}
 	isInput := make(map[string]bool, len(g.Inputs))
 	for _, v := range g.Inputs {
-		v.Shape = cloneDims(v.Shape)
-		vals[v.Name] = v
+		vals.Set(v.Name, v)
 		isInput[v.Name] = true
 	}
 	for _, t := range g.Initializers {
@@ -68,7 +78,7 @@ func (g *Graph) Infer() error {
 			// run time, so its content is not known in advance.
 			continue
 		}
-		vals[t.Name] = ValueInfo{Name: t.Name, DType: t.DType, Shape: DimsOf(t.Shape...), RankKnown: true, Const: t}
+		vals.Set(t.Name, ValueInfo{Name: t.Name, DType: t.DType, Shape: DimsOf(t.Shape...), RankKnown: true, Const: t})
 	}
 	for _, n := range g.Nodes {
 		if n == nil {
@@ -79,7 +89,7 @@ func (g *Graph) Infer() error {
 			if name == "" {
 				continue
 			}
-			v, ok := vals[name]
+			v, ok := vals.lookupShared(name)
 			if !ok {
 				return nodeErrorf(n, "input %q is not defined before the node", name)
 			}
@@ -91,13 +101,13 @@ func (g *Graph) Infer() error {
 		}
 		for _, o := range outs {
 			if o.Name != "" {
-				vals[o.Name] = o
+				vals.Set(o.Name, o)
 			}
 		}
 	}
 	for i := range g.Outputs {
 		decl := &g.Outputs[i]
-		got, ok := vals[decl.Name]
+		got, ok := vals.Lookup(decl.Name)
 		if !ok {
 			return fmt.Errorf("graph output %q is not defined", decl.Name)
 		}

@@ -124,20 +124,30 @@ func OutputChannelAxis(r Role) (axis int, perGroup bool, ok bool) {
 func AssignLayouts(g *Graph) {
 	inits := g.InitializerIndex()
 	consts := map[string]*Tensor{}
-	taken := map[string]bool{}
-	for _, v := range g.Inputs {
-		taken[v.Name] = true
-	}
-	for name := range inits {
-		taken[name] = true
-	}
 	for _, n := range g.Nodes {
 		if k, ok := n.Op.(*Constant); ok && len(n.Outputs) == 1 && k.Value != nil {
 			consts[n.Outputs[0]] = k.Value
 		}
-		for _, o := range n.Outputs {
-			taken[o] = true
+	}
+	// taken, every name in use, is made when a first copy needs a name:
+	// most graphs need none, and it is an entry per value.
+	var taken map[string]bool
+	isTaken := func(name string) bool {
+		if taken == nil {
+			taken = map[string]bool{}
+			for _, v := range g.Inputs {
+				taken[v.Name] = true
+			}
+			for name := range inits {
+				taken[name] = true
+			}
+			for _, n := range g.Nodes {
+				for _, o := range n.Outputs {
+					taken[o] = true
+				}
+			}
 		}
+		return taken[name]
 	}
 	copies := map[string]string{}
 	for _, n := range g.Nodes {
@@ -173,7 +183,7 @@ func AssignLayouts(g *Graph) {
 				name, ok := copies[key]
 				if !ok {
 					name = in + "_" + string(want)
-					for k := 1; taken[name]; k++ {
+					for k := 1; isTaken(name); k++ {
 						name = in + "_" + string(want) + "_" + strconv.Itoa(k)
 					}
 					taken[name] = true

@@ -240,7 +240,7 @@ func dtypeProblem(d *OpDef) string {
 	in := make([]DType, len(n.Inputs))
 	for i, name := range n.Inputs {
 		if name != "" {
-			in[i] = g.Values[name].DType
+			in[i] = g.Values.Get(name).DType
 		}
 	}
 	got, err := InferDTypes(n, in)
@@ -249,7 +249,7 @@ func dtypeProblem(d *OpDef) string {
 	}
 	want := make([]DType, len(n.Outputs))
 	for i, o := range n.Outputs {
-		want[i] = g.Values[o].DType
+		want[i] = g.Values.Get(o).DType
 	}
 	if !slices.Equal(got, want) {
 		return fmt.Sprintf("from the input dtypes alone the outputs are %v, inference with shapes says %v (set OutputDTypes)", got, want)

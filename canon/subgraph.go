@@ -108,7 +108,7 @@ func (c *InferCtx) inferSubgraph(attr string, sub *Graph, formal []ValueInfo) ([
 	}
 	outs := scope.Outputs
 	for i, o := range outs {
-		if v, ok := scope.Values[o.Name]; ok && v.Const != nil {
+		if v, ok := scope.Values.Lookup(o.Name); ok && v.Const != nil {
 			outs[i].Const = v.Const // known whatever the run: a branch of constants
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/modelbridge/modelbridge/internal/nameindex"
 )
 
 // Validate checks that g is a well-formed canonical graph: values defined
@@ -46,7 +48,25 @@ func (g *Graph) Validate() error {
 		inits[t.Name] = t
 	}
 
-	producer := make(map[string]int, len(g.Nodes))
+	// names numbers every value in the order Infer adds them (inputs,
+	// initializers, node outputs), and becomes the index of Infer's
+	// table: a graph of millions of values holds one such index, not
+	// two. producerNode gives the node of each output (ids from base).
+	names := nameindex.New(len(g.Inputs) + len(g.Initializers) + len(g.Nodes))
+	for _, v := range g.Inputs {
+		names.Add(v.Name)
+	}
+	for _, t := range g.Initializers {
+		names.Add(t.Name)
+	}
+	base := int32(names.Len())
+	producerNode := make([]int32, 0, len(g.Nodes))
+	producer := func(name string) int {
+		if id := names.Find(name); id >= base {
+			return int(producerNode[id-base])
+		}
+		return -1
+	}
 	for i, n := range g.Nodes {
 		if n == nil {
 			return fmt.Errorf("node %d is nil", i)
@@ -68,11 +88,11 @@ func (g *Graph) Validate() error {
 			case inits[o] != nil:
 				return nodeErrorf(n, "output %q redefines an initializer", o)
 			default:
-				if j, dup := producer[o]; dup {
-					p := g.Nodes[j]
+				if _, added := names.Add(o); !added {
+					p := g.Nodes[producer(o)]
 					return nodeErrorf(n, "output %q is already defined by node %q (%s)", o, p.Name, opKind(p.Op))
 				}
-				producer[o] = i
+				producerNode = append(producerNode, int32(i))
 			}
 		}
 	}
@@ -82,9 +102,9 @@ func (g *Graph) Validate() error {
 			if in == "" || inputs[in] || inits[in] != nil {
 				continue
 			}
-			j, ok := producer[in]
+			j := producer(in)
 			switch {
-			case !ok:
+			case j < 0:
 				return nodeErrorf(n, "input %q is undefined: no graph input, initializer or node output has that name", in)
 			case j == i:
 				return nodeErrorf(n, "input %q is its own output: cycle %s -> %s", in, n.Name, n.Name)
@@ -109,11 +129,11 @@ func (g *Graph) Validate() error {
 		if o.Name == "" {
 			return fmt.Errorf("graph output %d has no name", i)
 		}
-		if _, ok := producer[o.Name]; !ok && !inputs[o.Name] && inits[o.Name] == nil {
+		if names.Find(o.Name) < 0 {
 			return fmt.Errorf("graph output %q is undefined: no node, input or initializer produces it", o.Name)
 		}
 	}
-	return g.Infer()
+	return g.infer(names)
 }
 
 // checkLayouts requires every constant weight (an initializer or a Constant

@@ -39,7 +39,7 @@ func TestValidateOK(t *testing.T) {
 	if got := show(g.Outputs[0]); got != "f32[N 8 8 8]" {
 		t.Errorf("output completed to %s, want f32[N 8 8 8]", got)
 	}
-	if v := g.Values["w"]; v.Const != g.Initializers[0] || !v.RankKnown {
+	if v := g.Values.Get("w"); v.Const != g.Initializers[0] || !v.RankKnown {
 		t.Errorf("initializer value %+v lacks its tensor", v)
 	}
 }
@@ -88,7 +88,7 @@ func TestInferConstantChain(t *testing.T) {
 		"target2": "i64[4]=[1 -1 28 28]",
 		"y":       "f32[1 116 28 28]",
 	} {
-		if got := show(g.Values[name]); got != want {
+		if got := show(g.Values.Get(name)); got != want {
 			t.Errorf("%s: got %s, want %s", name, got, want)
 		}
 	}

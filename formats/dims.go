@@ -75,7 +75,7 @@ func resolveInputDims(g *canon.Graph, opts ReadOptions) error {
 func completeOutputDims(g *canon.Graph) {
 	for i := range g.Outputs {
 		o := &g.Outputs[i]
-		v, ok := g.Values[o.Name]
+		v, ok := g.Values.Lookup(o.Name)
 		if !ok || !o.RankKnown || !v.RankKnown || len(v.Shape) != len(o.Shape) {
 			continue
 		}
@@ -201,7 +201,7 @@ func dynamicBatch(g *canon.Graph) error {
 		if !ok || r.Shape == nil || len(r.Shape) == 0 || r.Shape[0] <= 0 {
 			continue
 		}
-		if x := trial.Values[n.Inputs[0]]; x.RankKnown && len(x.Shape) > 0 && x.Shape[0].Param == BatchDim {
+		if x := trial.Values.Get(n.Inputs[0]); x.RankKnown && len(x.Shape) > 0 && x.Shape[0].Param == BatchDim {
 			return fmt.Errorf("--dynamic-batch: node %q (Reshape) has the fixed target shape %v, which bakes the batch size into the model; re-export it with a batch-free reshape (0 or -1 on axis 0)", n.Name, r.Shape)
 		}
 	}

@@ -80,7 +80,7 @@ func TestNamedDims(t *testing.T) {
 		if err := g.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if y := g.Values["c"]; y.Shape[0].Param != "N" || y.Shape[2].Size != 6 {
+		if y := g.Values.Get("c"); y.Shape[0].Param != "N" || y.Shape[2].Size != 6 {
 			t.Errorf("key %s: the Conv output is %v; want N carried through and 6x6", key, y.Shape)
 		}
 	}

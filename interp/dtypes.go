@@ -56,7 +56,7 @@ func (m f64Mode) detail() string {
 func declaredDTypes(g *canon.Graph, n *canon.Node) []canon.DType {
 	out := make([]canon.DType, len(n.Outputs))
 	for k, name := range n.Outputs {
-		if v, ok := g.Values[name]; ok && name != "" {
+		if v, ok := g.Values.Lookup(name); ok && name != "" {
 			out[k] = v.DType
 		}
 	}

@@ -168,8 +168,8 @@ func (p *Program) residualOf(add, prev *step) (int, bool) {
 	if add.in[k] != prev.out[0] || add.in[other] < 0 || add.in[other] == prev.out[0] {
 		return -1, false
 	}
-	a, aok := p.g.Values[add.node.Inputs[k]]
-	b, bok := p.g.Values[add.node.Inputs[other]]
+	a, aok := p.g.Values.Lookup(add.node.Inputs[k])
+	b, bok := p.g.Values.Lookup(add.node.Inputs[other])
 	if !aok || !bok || b.DType != canon.Float32 || !staticSameShape(a, b) {
 		return -1, false
 	}

@@ -17,7 +17,7 @@ func resizeGraph(t testing.TB, op *canon.Resize, shape ...int64) (*canon.Graph, 
 	if err := g.Infer(); err != nil {
 		t.Fatal(err)
 	}
-	y := g.Values["y"]
+	y := g.Values.Get("y")
 	y.Const = nil
 	g.Outputs = []canon.ValueInfo{y}
 	v := make([]float32, canon.NumElements(shape))
@@ -142,7 +142,7 @@ func TestResampleBadRunTimeParams(t *testing.T) {
 		if err := g.Infer(); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		y := g.Values["y"]
+		y := g.Values.Get("y")
 		y.Name = "y"
 		g.Outputs = []canon.ValueInfo{y}
 		if _, err := Run(g, c.feed); err == nil {

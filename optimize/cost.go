@@ -52,11 +52,8 @@ func (c NodeCost) Seconds(m Machine) float64 {
 // infoFunc looks up the type of a value.
 type infoFunc func(name string) (canon.ValueInfo, bool)
 
-func mapInfo(vals map[string]canon.ValueInfo) infoFunc {
-	return func(name string) (canon.ValueInfo, bool) {
-		v, ok := vals[name]
-		return v, ok
-	}
+func mapInfo(vals *canon.ValueTable) infoFunc {
+	return vals.Lookup
 }
 
 // numelOf counts elements, taking unknown dimensions as 1.

@@ -62,7 +62,7 @@ func TestCostOfEveryOp(t *testing.T) {
 			}
 		}
 		if d.Traits.Elementwise {
-			out := numelOf(g.Values[g.Nodes[0].Outputs[0]])
+			out := numelOf(g.Values.Get(g.Nodes[0].Outputs[0]))
 			if want := d.Traits.MathCost * out; c.FLOPs != want {
 				t.Errorf("%s costs %g FLOPs, want MathCost %g × %g elements = %g", d.Kind, c.FLOPs, d.Traits.MathCost, out, want)
 			}

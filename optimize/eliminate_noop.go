@@ -154,7 +154,7 @@ func allOnes(v []int64) bool {
 // instead.
 func castNoop(g *canon.Graph, ix *index, n *canon.Node, op *canon.Cast) (bool, string) {
 	x := n.Inputs[0]
-	xv, ok := g.Values[x]
+	xv, ok := g.Values.Lookup(x)
 	if !ok {
 		return false, x
 	}
@@ -169,7 +169,7 @@ func castNoop(g *canon.Graph, ix *index, n *canon.Node, op *canon.Cast) (bool, s
 	if !ok {
 		return false, x
 	}
-	src, ok := g.Values[p.Inputs[0]]
+	src, ok := g.Values.Lookup(p.Inputs[0])
 	if ok && src.DType == op.To && widens(src.DType, inner.To) {
 		return true, p.Inputs[0]
 	}

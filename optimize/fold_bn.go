@@ -31,7 +31,7 @@ func foldBN(g *canon.Graph) (bool, error) {
 		if p == nil || dead[p] || !ix.onlyFeeds(x, n) {
 			continue
 		}
-		if v, ok := g.Values[x]; !ok || v.DType != canon.Float32 {
+		if v, ok := g.Values.Lookup(x); !ok || v.DType != canon.Float32 {
 			continue
 		}
 		cw, ok := affineWeight(ix, p)

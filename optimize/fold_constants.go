@@ -190,7 +190,7 @@ func constOutputs(g *canon.Graph, n *canon.Node, known map[string]*canon.Tensor)
 		if o == "" {
 			continue
 		}
-		v := g.Values[o]
+		v := g.Values.Get(o)
 		if v.Const == nil || v.Const.CheckData() != nil {
 			all = false
 			break
@@ -222,7 +222,7 @@ func constOutputs(g *canon.Graph, n *canon.Node, known map[string]*canon.Tensor)
 		if o == "" {
 			continue
 		}
-		v := g.Values[o]
+		v := g.Values.Get(o)
 		s, ok := v.StaticShape()
 		if !ok || canon.NumElements(s) < 0 || canon.NumElements(s) > maxFoldElements || !foldableDType(v.DType) {
 			return nil, nil

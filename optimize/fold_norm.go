@@ -100,7 +100,7 @@ func foldOne(g *canon.Graph, ix *index, n *canon.Node) bool {
 	if p == nil || !ix.onlyFeeds(x, n) || len(p.Inputs) != 2 {
 		return false
 	}
-	if v, ok := g.Values[x]; !ok || v.DType != canon.Float32 {
+	if v, ok := g.Values.Lookup(x); !ok || v.DType != canon.Float32 {
 		return false
 	}
 	bin, ok := p.Op.(*canon.Binary)

@@ -105,7 +105,7 @@ func nonZero64(v float64) bool { return v != 0 }
 // BatchNorm with constant statistics, or a Mul, Add, or y - c by a
 // per-channel constant), or reports false.
 func channelAffineOf(g *canon.Graph, ix *index, a *canon.Node, y string) (s, t []float64, ok bool) {
-	yv, ok := g.Values[y]
+	yv, ok := g.Values.Lookup(y)
 	if !ok || yv.DType != canon.Float32 || !yv.RankKnown || len(yv.Shape) < 2 {
 		return nil, nil, false
 	}

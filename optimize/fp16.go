@@ -58,7 +58,7 @@ func ToFloat16(g *canon.Graph, opts Float16Options) (*canon.Graph, Float16Report
 	}
 	out := &canon.Graph{Name: g.Name, Meta: g.Meta}
 	h.out = out
-	for name := range g.Values {
+	for name := range g.Values.All() {
 		h.names[name] = true
 	}
 	for _, n := range g.Nodes {
@@ -140,7 +140,7 @@ func (h *halver) node(n *canon.Node, half bool) error {
 		if in == "" {
 			continue
 		}
-		orig := h.g.Values[in]
+		orig := h.g.Values.Get(in)
 		if h.vals[in].DType == canon.Float16 && orig.DType == canon.Float32 {
 			c.Inputs[i] = h.convert(in, canon.Float32)
 		}

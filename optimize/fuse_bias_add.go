@@ -36,7 +36,7 @@ func fuseChannelConst(g *canon.Graph, scale bool) (bool, error) {
 			if p == nil || ct == nil || dead[p] || !ix.onlyFeeds(x, n) {
 				continue
 			}
-			xv, ok := g.Values[x]
+			xv, ok := g.Values.Lookup(x)
 			if !ok || xv.DType != canon.Float32 || !xv.RankKnown || !sameStaticShape(g, x, n.Outputs[0]) {
 				continue
 			}

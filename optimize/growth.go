@@ -162,7 +162,7 @@ func applyMergeAt(g *canon.Graph, i int, mk weightMaker) (*canon.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Values[info.Name] = info
+	c.Values.Set(info.Name, info)
 	if _, err := eliminateDead(c); err != nil {
 		return nil, err
 	}

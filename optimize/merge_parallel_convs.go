@@ -314,7 +314,7 @@ func applyMerge(g *canon.Graph, ix *index, nm *namer, s mergeSite, mk weightMake
 	}
 	g.Nodes = nodes
 	ys, _ := staticShape(g, first.Outputs[0])
-	yv := g.Values[first.Outputs[0]]
+	yv := g.Values.Get(first.Outputs[0])
 	return canon.ValueInfo{Name: mid, DType: yv.DType, Shape: canon.DimsOf(append([]int64{ys[0], total}, geo.outSpatial...)...), RankKnown: true}, nil
 }
 
@@ -364,7 +364,7 @@ func mergeConvsPass(force, exactOnly bool) Pass {
 					if err != nil {
 						continue
 					}
-					g.Values[info.Name] = info
+					g.Values.Set(info.Name, info)
 					changed, done = true, true
 					break // sites overlap in the index: recompute
 				}
@@ -402,7 +402,7 @@ func mergePays(g *canon.Graph, ix *index, s mergeSite) bool {
 }
 
 // overlayInfo looks values up in extra tensors and infos first, then vals.
-func overlayInfo(vals map[string]canon.ValueInfo, ts []*canon.Tensor, extra ...canon.ValueInfo) infoFunc {
+func overlayInfo(vals *canon.ValueTable, ts []*canon.Tensor, extra ...canon.ValueInfo) infoFunc {
 	return func(name string) (canon.ValueInfo, bool) {
 		for _, t := range ts {
 			if t.Name == name {
@@ -414,7 +414,6 @@ func overlayInfo(vals map[string]canon.ValueInfo, ts []*canon.Tensor, extra ...c
 				return e, true
 			}
 		}
-		v, ok := vals[name]
-		return v, ok
+		return vals.Lookup(name)
 	}
 }

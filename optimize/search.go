@@ -59,10 +59,10 @@ func Substitutions() []Substitution {
 }
 
 // searchEnv is shared by every candidate of one search: value types (new
-// values get new names, so one map serves all candidates), the name
+// values get new names, so one table serves all candidates), the name
 // allocator, and caches of node costs, op hashes and weight digests.
 type searchEnv struct {
-	values  map[string]canon.ValueInfo
+	values  *canon.ValueTable
 	nm      *namer
 	m       Machine
 	costs   map[*canon.Node]float64
@@ -96,7 +96,7 @@ func (env *searchEnv) lazyWeight(name string, shape []int64, layout canon.Layout
 		}
 		return fill()
 	}
-	env.values[name] = canon.ValueInfo{Name: name, DType: t.DType, Shape: canon.DimsOf(shape...), RankKnown: true, Const: t}
+	env.values.Set(name, canon.ValueInfo{Name: name, DType: t.DType, Shape: canon.DimsOf(shape...), RankKnown: true, Const: t})
 	return t, nil
 }
 
@@ -216,7 +216,7 @@ func subMerge(g *canon.Graph, env *searchEnv) ([]*canon.Graph, error) {
 		if err != nil {
 			continue
 		}
-		env.values[info.Name] = info
+		env.values.Set(info.Name, info)
 		out = append(out, ng)
 	}
 	return out, nil
@@ -289,16 +289,13 @@ func Search(g *canon.Graph, opts SearchOptions) (*canon.Graph, SearchStats, erro
 		return nil, st, fmt.Errorf("search: the input graph is invalid: %w", err)
 	}
 	env := &searchEnv{
-		values:  make(map[string]canon.ValueInfo, len(g.Values)),
+		values:  g.Values.Clone(),
 		nm:      newNamer(g),
 		m:       m,
 		costs:   map[*canon.Node]float64{},
 		ops:     map[canon.Op]uint64{},
 		digests: map[*canon.Tensor]uint64{},
 		pending: map[*canon.Tensor]func() ([]float64, error){},
-	}
-	for k, v := range g.Values {
-		env.values[k] = v
 	}
 	root := shallowClone(Clone(g))
 	root.Values = env.values

@@ -230,7 +230,7 @@ func finite(v []float64) bool {
 
 // staticShape is the concrete shape of a value after Infer.
 func staticShape(g *canon.Graph, name string) ([]int64, bool) {
-	v, ok := g.Values[name]
+	v, ok := g.Values.Lookup(name)
 	if !ok {
 		return nil, false
 	}
@@ -238,7 +238,7 @@ func staticShape(g *canon.Graph, name string) ([]int64, bool) {
 }
 
 func rankOf(g *canon.Graph, name string) (int, bool) {
-	v, ok := g.Values[name]
+	v, ok := g.Values.Lookup(name)
 	if !ok || !v.RankKnown {
 		return 0, false
 	}

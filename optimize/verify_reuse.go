@@ -254,7 +254,7 @@ func sameComputation(orig, opt *canon.Graph, m, n *canon.Node) bool {
 }
 
 func declaredDType(g *canon.Graph, name string) canon.DType {
-	if v, ok := g.Values[name]; ok && name != "" {
+	if v, ok := g.Values.Lookup(name); ok && name != "" {
 		return v.DType
 	}
 	return canon.Undefined

@@ -68,7 +68,7 @@ func cutInputs(imp *formats.Importer, path string, opts formats.ReadOptions, ins
 	}
 	defer head.Close()
 	for i, name := range ins {
-		if v, ok := head.Values[name]; ok && v.DType != canon.Undefined {
+		if v, ok := head.Values.Lookup(name); ok && v.DType != canon.Undefined {
 			v.Const = nil
 			out[i] = v
 		}

@@ -54,7 +54,7 @@ func allValues(s *checkSide, in map[string]*canon.Tensor) (map[string]*canon.Ten
 				continue
 			}
 			have[o] = true
-			v, ok := s.g.Values[o]
+			v, ok := s.g.Values.Lookup(o)
 			if !ok {
 				v = canon.ValueInfo{Name: o}
 			}

@@ -48,6 +48,7 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			paceGCForConversion()
 			if err := hf.check(bf.dir != ""); err != nil {
 				return err
 			}
@@ -147,8 +148,12 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			if g, _, err = plan.Apply(g, exp); err != nil {
 				return convertStepError(err, in, weightsPath)
 			}
-			if g, err = qf.apply(cmd, in, g, exp.Name); err != nil {
+			var quant *quantSummary
+			if g, quant, err = qf.apply(cmd, in, g, exp.Name); err != nil {
 				return err
+			}
+			if quant != nil {
+				quant.print(cmd.OutOrStdout())
 			}
 			// The bar names every file written (an MXNet symbol and its
 			// params: the bytes counted are the params').

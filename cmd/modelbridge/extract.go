@@ -30,6 +30,7 @@ tail holds an op modelbridge does not support can still be cut before it.`,
   modelbridge extract model.onnx head_torch --to torch --outputs pool5`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			paceGCForConversion()
 			in, out := args[0], args[1]
 			if formats.SameFile(in, out) {
 				return usageErrorf("refusing to overwrite the input %s; choose another output path", in)

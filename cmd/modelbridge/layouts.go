@@ -226,7 +226,7 @@ func describeUse(g *canon.Graph, t *canon.Tensor, u weightUse) (string, int64, s
 		}
 		s := slots[u.spec.Name]
 		bn := "BatchNorm2d"
-		if x, ok := g.Values[u.node.Inputs[0]]; ok && x.RankKnown && len(x.Shape) >= 2 && len(x.Shape) <= 5 {
+		if x, ok := g.Values.Lookup(u.node.Inputs[0]); ok && x.RankKnown && len(x.Shape) >= 2 && len(x.Shape) <= 5 {
 			bn = fmt.Sprintf("BatchNorm%dd", max(len(x.Shape)-2, 1))
 		}
 		return "channel", 0, spellings{
@@ -273,7 +273,7 @@ func describeUse(g *canon.Graph, t *canon.Tensor, u weightUse) (string, int64, s
 // convDims is "1d", "2d" or "3d" from a convolution's weight rank.
 func convDims(g *canon.Graph, n *canon.Node) string {
 	if len(n.Inputs) > 1 {
-		if w, ok := g.Values[n.Inputs[1]]; ok && w.RankKnown && len(w.Shape) >= 3 {
+		if w, ok := g.Values.Lookup(n.Inputs[1]); ok && w.RankKnown && len(w.Shape) >= 3 {
 			return fmt.Sprintf("%dd", len(w.Shape)-2)
 		}
 	}

@@ -28,6 +28,9 @@ type optimizeReport struct {
 	Written bool            `json:"written"`
 	Bytes   int64           `json:"bytes,omitempty"`
 	Report  optimize.Report `json:"report"`
+	// Quantize is what --quantize did and measured; Report then describes
+	// the float passes that ran before it.
+	Quantize *quantSummary `json:"quantize,omitempty"`
 }
 
 func newOptimizeCmd() *cobra.Command {
@@ -74,6 +77,7 @@ written.`,
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			paceGCForConversion()
 			out := cmd.OutOrStdout()
 			if list {
 				return listPasses(out)
@@ -132,7 +136,8 @@ written.`,
 				return fmt.Errorf("%s: %w (nothing written)", in, err)
 			}
 			rep := *prep.Optimize
-			if opt, err = qf.apply(cmd, in, opt, exp.Name); err != nil {
+			var quant *quantSummary
+			if opt, quant, err = qf.apply(cmd, in, opt, exp.Name); err != nil {
 				return err
 			}
 			if err := pipeline.RefuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
@@ -141,7 +146,7 @@ written.`,
 			if err := pipeline.Write(opt, exp, outPath, formats.WriteOptions{Opset: opset}); err != nil {
 				return err
 			}
-			jr := optimizeReport{In: in, Out: outPath, Format: exp.Name, Passes: passes, Written: true, Report: rep}
+			jr := optimizeReport{In: in, Out: outPath, Format: exp.Name, Passes: passes, Written: true, Report: rep, Quantize: quant}
 			if len(jr.Passes) == 0 {
 				jr.Passes = optimize.PassNames()
 			}
@@ -153,7 +158,7 @@ written.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(jr)
 			}
-			printOptimizeTable(out, g, opt, in, jr.Bytes, rep)
+			printOptimizeTable(out, g, opt, in, jr.Bytes, rep, quant != nil)
 			printOptimize(out, jr, verbose)
 			// What the passes had to tell (a shared weight copied).
 			if len(prep.Notes) > 0 {
@@ -208,8 +213,12 @@ func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
 	if before > 0 {
 		change = (after - before) / before * 100
 	}
-	fmt.Fprintf(w, "optimized %s: %d -> %d nodes, %d -> %d launches, modelled %.3f -> %.3f ms (%+.1f%%)\n",
-		r.In, rep.NodesBefore, rep.NodesAfter, rep.Before.Total.Launches, rep.After.Total.Launches, before*1e3, after*1e3, change)
+	passes := "optimized"
+	if r.Quantize != nil {
+		passes = "float passes on" // the quantized model is described below
+	}
+	fmt.Fprintf(w, "%s %s: %d -> %d nodes, %d -> %d launches, modelled %.3f -> %.3f ms (%+.1f%%)\n",
+		passes, r.In, rep.NodesBefore, rep.NodesAfter, rep.Before.Total.Launches, rep.After.Total.Launches, before*1e3, after*1e3, change)
 	if verbose {
 		fmt.Fprintf(w, "pipeline: %d rounds\n", rep.Pipeline.Iterations)
 		for _, p := range rep.Pipeline.Passes {
@@ -235,12 +244,21 @@ func printOptimize(w io.Writer, r optimizeReport, verbose bool) {
 	if g := rep.Growth; g != nil {
 		printGrowth(w, g, verbose)
 	}
-	if rep.Verified {
+	nodes := rep.NodesAfter
+	switch {
+	case r.Quantize != nil:
+		if rep.Verified {
+			fmt.Fprintln(w, "verified: the float passes' outputs match the original on random inputs")
+		}
+		r.Quantize.print(w)
+		fmt.Fprintln(w, r.Quantize.verdict())
+		nodes = r.Quantize.Nodes
+	case rep.Verified:
 		fmt.Fprintln(w, "verified: outputs match the original on random inputs")
-	} else {
+	default:
 		fmt.Fprintln(w, "not verified (--no-verify)")
 	}
-	fmt.Fprintf(w, "wrote %s (%s, %d nodes, %s)\n", r.Out, r.Format, rep.NodesAfter, humanBytes(r.Bytes))
+	fmt.Fprintf(w, "wrote %s (%s, %d nodes, %s)\n", r.Out, r.Format, nodes, humanBytes(r.Bytes))
 }
 
 // optimizeTarget resolves --target; ONNX Runtime is looked for only when

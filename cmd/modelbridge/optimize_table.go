@@ -14,7 +14,10 @@ import (
 // each op's count before and after, then nodes, parameters, file size and
 // modelled latency. Ops whose count did not change are listed too, so the
 // table describes the whole model.
-func printOptimizeTable(w io.Writer, before, after *canon.Graph, in string, bytesAfter int64, rep optimize.Report) {
+//
+// After quantization the cost model's latency describes only the float
+// passes, so the row says so rather than describing the written model.
+func printOptimizeTable(w io.Writer, before, after *canon.Graph, in string, bytesAfter int64, rep optimize.Report, quantized bool) {
 	countsBefore, countsAfter := opCounts(before), opCounts(after)
 	kinds := make([]string, 0, len(countsBefore)+len(countsAfter))
 	for k := range countsBefore {
@@ -44,7 +47,11 @@ func printOptimizeTable(w io.Writer, before, after *canon.Graph, in string, byte
 		sizeBefore = humanBytes(n)
 	}
 	fmt.Fprintf(tw, "file size\t%s\t%s\t\n", sizeBefore, humanBytes(bytesAfter))
-	fmt.Fprintf(tw, "modelled latency\t%.3f ms\t%.3f ms\t\n", rep.Before.Cost()*1e3, rep.After.Cost()*1e3)
+	if quantized {
+		fmt.Fprintf(tw, "modelled latency\t%.3f ms\t- (not modelled for int8)\t\n", rep.Before.Cost()*1e3)
+	} else {
+		fmt.Fprintf(tw, "modelled latency\t%.3f ms\t%.3f ms\t\n", rep.Before.Cost()*1e3, rep.After.Cost()*1e3)
+	}
 	tw.Flush()
 }
 

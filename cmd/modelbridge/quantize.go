@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -52,25 +51,27 @@ func (q *quantFlags) targetName(cmd *cobra.Command) string {
 	return q.ownTarget
 }
 
-// apply quantizes g when --quantize is given, prints what it measured,
-// and refuses (nothing written) below --min-sqnr.
-func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format string) (*canon.Graph, error) {
+// apply quantizes g when --quantize is given and returns what it measured
+// (nil without --quantize); it refuses (nothing written) below --min-sqnr.
+func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format string) (*canon.Graph, *quantSummary, error) {
 	flags := cmd.Flags()
 	if q.mode == "" {
 		for _, name := range []string{"calibrate", "holdout", "calibration", "min-sqnr", "keep-float", "activations", "percentile"} {
 			if flags.Changed(name) {
-				return nil, usageErrorf("--%s needs --quantize int8 or --quantize dynamic", name)
+				return nil, nil, usageErrorf("--%s needs --quantize int8 or --quantize dynamic", name)
 			}
 		}
-		return g, nil
+		return g, nil, nil
 	}
 	if format != "onnx" {
-		return nil, usageErrorf("--quantize writes QDQ ONNX (QuantizeLinear/DequantizeLinear around the integer kernels ONNX Runtime runs); %s has no such form here: write .onnx", format)
+		return nil, nil, usageErrorf("--quantize writes QDQ ONNX (QuantizeLinear/DequantizeLinear around the integer kernels ONNX Runtime runs); %s has no such form here: write .onnx", format)
 	}
-	out := cmd.OutOrStdout()
-	if asJSON, _ := flags.GetBool("json"); asJSON {
-		out = cmd.ErrOrStderr() // stdout carries the JSON document
-	}
+	return q.quantize(cmd, in, g)
+}
+
+// quantize runs the quantization --quantize asked for.
+func (q *quantFlags) quantize(cmd *cobra.Command, in string, g *canon.Graph) (*canon.Graph, *quantSummary, error) {
+	flags := cmd.Flags()
 	opts := quantize.Options{
 		Calibration: quantize.CalibrateOptions{Method: quantize.Method(q.method), Percentile: q.percentile},
 		KeepFloat:   q.keepFloat,
@@ -81,13 +82,13 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format
 	case "int8":
 		opts.Activations = canon.Int8
 	default:
-		return nil, usageErrorf("--activations %q: use uint8 or int8", q.activations)
+		return nil, nil, usageErrorf("--activations %q: use uint8 or int8", q.activations)
 	}
 	var calib, held quantize.Samples
 	if q.calibrate != "" {
 		src, err := quantize.OpenDir(q.calibrate, g.Inputs)
 		if err != nil {
-			return nil, usageErrorf("--calibrate: %v", err)
+			return nil, nil, usageErrorf("--calibrate: %v", err)
 		}
 		calib, held = src, src
 		if q.holdout == "" {
@@ -97,7 +98,7 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format
 	if q.holdout != "" {
 		src, err := quantize.OpenDir(q.holdout, g.Inputs)
 		if err != nil {
-			return nil, usageErrorf("--holdout: %v", err)
+			return nil, nil, usageErrorf("--holdout: %v", err)
 		}
 		held = src
 	}
@@ -105,19 +106,19 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format
 	switch q.mode {
 	case "int8", "static":
 		if calib == nil {
-			return nil, usageErrorf("--quantize int8 needs --calibrate DIR (input sets the ranges are measured on); --quantize dynamic needs none")
+			return nil, nil, usageErrorf("--quantize int8 needs --calibrate DIR (input sets the ranges are measured on); --quantize dynamic needs none")
 		}
 		bar := newBar(cmd, "calibrating", int64(calib.Len()), progress.Count)
 		opts.Calibration.Progress = bar.Func()
 		c, err := quantize.Prepare(g, calib, opts)
 		bar.Finish()
 		if err != nil {
-			return nil, fmt.Errorf("%s: quantize: %w (nothing written)", in, err)
+			return nil, nil, fmt.Errorf("%s: quantize: %w (nothing written)", in, err)
 		}
 		build = c.Build
 	case "dynamic":
 		if flags.Changed("calibration") || flags.Changed("activations") {
-			return nil, usageErrorf("--calibration and --activations apply to --quantize int8; dynamic quantization measures activations at run time")
+			return nil, nil, usageErrorf("--calibration and --activations apply to --quantize int8; dynamic quantization measures activations at run time")
 		}
 		build = func(keep []string) (*canon.Graph, *quantize.Report, error) {
 			o := opts
@@ -128,7 +129,7 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format
 			held = quantize.RandomSamples{Inputs: g.Inputs, N: 8, Seed: 1}
 		}
 	default:
-		return nil, usageErrorf("--quantize %q: use int8 (static, calibrated) or dynamic", q.mode)
+		return nil, nil, usageErrorf("--quantize %q: use int8 (static, calibrated) or dynamic", q.mode)
 	}
 	var qg *canon.Graph
 	var rep *quantize.Report
@@ -137,7 +138,7 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format
 	if q.targetName(cmd) == "ort" {
 		tgt, terr := ortmeasure.New("")
 		if terr != nil {
-			return nil, terr
+			return nil, nil, terr
 		}
 		bar := newStageBar(cmd, "timing in ONNX Runtime")
 		qg, rep, speed, err = quantize.Tune(g, build, tgt, "ort")
@@ -146,52 +147,32 @@ func (q *quantFlags) apply(cmd *cobra.Command, in string, g *canon.Graph, format
 		qg, rep, err = build(nil)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: quantize: %w (nothing written)", in, err)
+		return nil, nil, fmt.Errorf("%s: quantize: %w (nothing written)", in, err)
 	}
-	printQuantReport(out, rep)
-	if speed != nil {
-		printQuantSpeed(out, speed)
-		if speed.Slower {
-			fmt.Fprintf(out, "left float: ONNX Runtime runs the quantized model slower (x%.2f); writing the float model\n", speed.Overall.Ratio)
-			return g, nil
-		}
+	sum := &quantSummary{Report: rep, Speed: speed, KeptFloat: keptFloatReasons(rep, q.keepFloat, speed)}
+	if flags.Changed("min-sqnr") {
+		sum.MinSQNR = &q.minSQNR
+	}
+	if speed != nil && speed.Slower {
+		sum.LeftFloat = true
+		sum.Nodes = len(g.Nodes)
+		return g, sum, nil
 	}
 	bar := newBar(cmd, "measuring SQNR", int64(held.Len()), progress.Count)
 	errs, err := quantize.Evaluate(g, qg, held, bar.Func())
 	bar.Finish()
 	if err != nil {
-		return nil, fmt.Errorf("%s: quantized model: %w (nothing written)", in, err)
+		return nil, nil, fmt.Errorf("%s: quantized model: %w (nothing written)", in, err)
 	}
-	printSQNR(out, errs, held.Len())
+	sum.HeldOut, sum.Outputs, sum.Nodes = held.Len(), quantOutputs(errs), len(qg.Nodes)
 	for _, e := range errs {
 		if e.SQNR < q.minSQNR {
-			return nil, fmt.Errorf("%s: output %q has SQNR %.1f dB on the held-out inputs, below --min-sqnr %.1f: nothing written (try --calibration percentile or entropy, --keep-float for the classes that lose most (check --layers names them), or more calibration inputs)",
+			sum.print(cmd.ErrOrStderr()) // the numbers behind the refusal
+			return nil, nil, fmt.Errorf("%s: output %q has SQNR %.1f dB on the held-out inputs, below --min-sqnr %.1f: nothing written (try --calibration percentile or entropy, --keep-float for the classes that lose most (check --layers names them), or more calibration inputs)",
 				in, e.Name, e.SQNR, q.minSQNR)
 		}
 	}
-	return qg, nil
-}
-
-func printQuantReport(w io.Writer, r *quantize.Report) {
-	var parts []string
-	for _, c := range sortedKeys(r.Quantized) {
-		parts = append(parts, fmt.Sprintf("%s %d", c, r.Quantized[c]))
-	}
-	how := "dynamic (activations quantized at run time)"
-	if r.Mode == "static" {
-		how = fmt.Sprintf("static, %s calibration on %d input sets", r.Method, r.Samples)
-	}
-	fmt.Fprintf(w, "quantized (%s): %s", how, strings.Join(parts, ", "))
-	if r.Folded > 0 {
-		fmt.Fprintf(w, "; %d Relu/Clip folded into the quantized ranges", r.Folded)
-	}
-	fmt.Fprintln(w)
-	if len(r.KeptFloat) > 0 {
-		fmt.Fprintf(w, "left float by choice or measurement: %s\n", strings.Join(r.KeptFloat, ", "))
-	}
-	for _, f := range r.Float {
-		fmt.Fprintf(w, "  float: %s x%d: %s\n", f.Kind, f.Count, f.Reason)
-	}
+	return qg, sum, nil
 }
 
 func printQuantSpeed(w io.Writer, s *quantize.Speed) {
@@ -208,12 +189,16 @@ func printQuantSpeed(w io.Writer, s *quantize.Speed) {
 		s.Target, c.BeforeMs, c.AfterMs, c.Ratio, c.Noise*100, 1/c.Ratio)
 }
 
-func printSQNR(w io.Writer, errs []quantize.OutputError, samples int) {
+func printSQNR(w io.Writer, errs []quantOutputJSON, samples int) {
 	fmt.Fprintf(w, "quantization error on %d held-out input sets:\n", samples)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  OUTPUT\tSQNR dB\tMAX ABS ERROR\tELEMENTS")
 	for _, e := range errs {
-		fmt.Fprintf(tw, "  %s\t%.2f\t%.4g\t%d\n", e.Name, e.SQNR, e.MaxAbs, e.Elements)
+		db := "inf (equal)"
+		if e.SQNR != nil {
+			db = fmt.Sprintf("%.2f", *e.SQNR)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%.4g\t%d\n", e.Name, db, e.MaxAbs, e.Elements)
 	}
 	tw.Flush()
 }

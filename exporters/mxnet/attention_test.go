@@ -37,7 +37,7 @@ func TestAttentionRoundTrip(t *testing.T) {
 			if err := g.Infer(); err != nil {
 				t.Fatal(err)
 			}
-			g.Outputs[0] = g.Values["y"]
+			g.Outputs[0] = g.Values.Get("y")
 			g.Outputs[0].Name = "y"
 			g2 := roundTrip(t, g)
 			in := exampleInputs(t, g)
@@ -96,7 +96,7 @@ func TestRotaryRoundTrip(t *testing.T) {
 			if err := g.Infer(); err != nil {
 				t.Fatal(err)
 			}
-			g.Outputs[0] = g.Values["y"]
+			g.Outputs[0] = g.Values.Get("y")
 			g.Outputs[0].Name = "y"
 			g2 := roundTrip(t, g)
 			in := exampleInputs(t, g)

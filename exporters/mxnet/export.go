@@ -392,11 +392,11 @@ func boolean(b bool) string {
 }
 
 func (e *exporter) shape(v string) ([]int64, bool) {
-	return e.g.Values[v].StaticShape()
+	return e.g.Values.Get(v).StaticShape()
 }
 
 func (e *exporter) rank(v string) (int, bool) {
-	vi := e.g.Values[v]
+	vi := e.g.Values.Get(v)
 	return len(vi.Shape), vi.RankKnown
 }
 
@@ -739,7 +739,7 @@ func ones(n int) []int64 {
 }
 
 func (e *exporter) conv(n *canon.Node, op *canon.Conv) error {
-	w := e.g.Values[n.Inputs[1]]
+	w := e.g.Values.Get(n.Inputs[1])
 	ws, ok := w.StaticShape()
 	if !ok {
 		return fmt.Errorf("the weight shape must be known")
@@ -779,7 +779,7 @@ func (e *exporter) conv(n *canon.Node, op *canon.Conv) error {
 }
 
 func (e *exporter) deconv(n *canon.Node, op *canon.ConvTranspose) error {
-	ws, ok := e.g.Values[n.Inputs[1]].StaticShape()
+	ws, ok := e.g.Values.Get(n.Inputs[1]).StaticShape()
 	if !ok {
 		return fmt.Errorf("the weight shape must be known")
 	}
@@ -862,7 +862,7 @@ func (e *exporter) linear(n *canon.Node, op *canon.Linear) error {
 	if op.Alpha != 1 || (hasC && op.Beta != 1) {
 		return fmt.Errorf("alpha %g / beta %g: FullyConnected has no scaling (fold it first)", op.Alpha, op.Beta)
 	}
-	ws, ok := e.g.Values[n.Inputs[1]].StaticShape()
+	ws, ok := e.g.Values.Get(n.Inputs[1]).StaticShape()
 	if !ok {
 		return fmt.Errorf("the weight shape must be known")
 	}
@@ -876,7 +876,7 @@ func (e *exporter) linear(n *canon.Node, op *canon.Linear) error {
 	}
 	in = append(in, wr)
 	if hasC {
-		cs, ok := e.g.Values[n.Inputs[2]].StaticShape()
+		cs, ok := e.g.Values.Get(n.Inputs[2]).StaticShape()
 		switch {
 		case ok && len(cs) == 1 && cs[0] == ws[0]:
 			r, err := e.value(n.Inputs[2])
@@ -907,12 +907,12 @@ func (e *exporter) scalarOf(c, other, out string) (string, bool) {
 	if !ok || t.NumElements() != 1 {
 		return "", false
 	}
-	os, ok1 := e.g.Values[other].StaticShape()
-	rs, ok2 := e.g.Values[out].StaticShape()
+	os, ok1 := e.g.Values.Get(other).StaticShape()
+	rs, ok2 := e.g.Values.Get(out).StaticShape()
 	if !(len(t.Shape) == 0 || ok1 && ok2 && slices.Equal(os, rs)) {
 		return "", false
 	}
-	if t.DType != e.g.Values[other].DType {
+	if t.DType != e.g.Values.Get(other).DType {
 		return "", false
 	}
 	switch t.DType {
@@ -957,7 +957,7 @@ func (e *exporter) prelu(n *canon.Node) error {
 		return err
 	}
 	xr, _ := e.rank(n.Inputs[0])
-	ss, ok := e.g.Values[n.Inputs[1]].StaticShape()
+	ss, ok := e.g.Values.Get(n.Inputs[1]).StaticShape()
 	if !ok {
 		return fmt.Errorf("the slope shape must be known")
 	}

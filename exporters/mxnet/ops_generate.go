@@ -74,7 +74,7 @@ func (e *exporter) scalarConst(kind, name string) (string, error) {
 }
 
 func (e *exporter) arange(n *canon.Node) error {
-	dt, err := genDType("Range", e.g.Values[n.Inputs[0]].DType)
+	dt, err := genDType("Range", e.g.Values.Get(n.Inputs[0]).DType)
 	if err != nil {
 		return err
 	}

@@ -141,7 +141,7 @@ func (e *exporter) sum(n *canon.Node) error {
 // (ONNX computes that power in double, MXNet would not).
 func (e *exporter) pow(n *canon.Node) error {
 	x, y := n.Inputs[0], n.Inputs[1]
-	dt, et := e.g.Values[x].DType, e.g.Values[y].DType
+	dt, et := e.g.Values.Get(x).DType, e.g.Values.Get(y).DType
 	if dt == et {
 		return e.pair(n, powOps, x, y)
 	}

@@ -73,7 +73,7 @@ func (e *exporter) layerNorm(n *canon.Node) error {
 		ins = append(ins, bias)
 	} else {
 		dt := canon.Float32
-		if v, ok := e.g.Values[n.Inputs[1]]; ok && v.DType != canon.Undefined {
+		if v, ok := e.g.Values.Lookup(n.Inputs[1]); ok && v.DType != canon.Undefined {
 			dt = v.DType
 		}
 		zeros := &canon.Tensor{Name: e.unused(n.Outputs[0] + "_beta"), DType: dt, Shape: []int64{ss[0]}, Data: make([]byte, int(ss[0])*dt.Size())}

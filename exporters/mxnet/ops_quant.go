@@ -28,7 +28,7 @@ func init() {
 // expanded to X's shape).
 func (e *exporter) dequantize(n *canon.Node) error {
 	op := n.Op.(*canon.DequantizeLinear)
-	switch dt := e.g.Values[n.Inputs[0]].DType; dt {
+	switch dt := e.g.Values.Get(n.Inputs[0]).DType; dt {
 	case canon.Int8, canon.Uint8, canon.Int16, canon.Uint16:
 	default:
 		return fmt.Errorf("X is %s: only 8- and 16-bit integers convert to float32 exactly", dt)

@@ -41,7 +41,7 @@ func TestResampleRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range g.Outputs {
-		v := g.Values[g.Outputs[i].Name]
+		v := g.Values.Get(g.Outputs[i].Name)
 		v.Const = nil
 		g.Outputs[i] = v
 	}

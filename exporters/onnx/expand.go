@@ -12,7 +12,7 @@ func (b *builder) writeExpansion(n *canon.Node) error {
 	in := make([]canon.ValueInfo, len(n.Inputs))
 	for i, name := range n.Inputs {
 		if name != "" {
-			in[i] = b.types[name]
+			in[i] = b.types.Get(name)
 			in[i].Name = name
 		}
 	}
@@ -28,7 +28,7 @@ func (b *builder) writeExpansion(n *canon.Node) error {
 	for _, c := range x.Consts {
 		t := *c
 		rename[c.Name] = b.param(n, "const", &t)
-		b.types[rename[c.Name]] = canon.ValueInfo{Name: rename[c.Name], DType: c.DType, Shape: canon.DimsOf(c.Shape...), RankKnown: true, Const: c}
+		b.types.Set(rename[c.Name], canon.ValueInfo{Name: rename[c.Name], DType: c.DType, Shape: canon.DimsOf(c.Shape...), RankKnown: true, Const: c})
 	}
 	for _, m := range x.Nodes {
 		for i, name := range m.Inputs {
@@ -39,7 +39,7 @@ func (b *builder) writeExpansion(n *canon.Node) error {
 		mi := make([]canon.ValueInfo, len(m.Inputs))
 		for i, name := range m.Inputs {
 			if name != "" {
-				mi[i] = b.types[name]
+				mi[i] = b.types.Get(name)
 			}
 		}
 		outs, err := canon.InferNode(m, mi)
@@ -48,8 +48,8 @@ func (b *builder) writeExpansion(n *canon.Node) error {
 		}
 		for i, o := range m.Outputs {
 			b.taken[o] = true
-			if _, known := b.types[o]; !known {
-				b.types[o] = outs[i]
+			if _, known := b.types.Lookup(o); !known {
+				b.types.Set(o, outs[i])
 			}
 		}
 		b.taken[m.Name] = true

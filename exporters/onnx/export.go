@@ -12,6 +12,7 @@ package onnxexport
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -136,7 +137,7 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	}
 	opset = b.opset
 
-	graphBytes, err := marshalGraph(g, b)
+	body, err := marshalGraph(g, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -158,18 +159,18 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	external := opts.ExternalData || modelSize(headBytes, graphBytes, lay) > protoLimit
+	external := opts.ExternalData || modelSize(headBytes, body, lay) > protoLimit
 	dataName := filepath.Base(path) + ".data"
 	if external {
 		if lay, err = layOut(tensors, &externalPlan{}, dataName); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if size := modelSize(headBytes, graphBytes, lay); size > protoLimit {
+		if size := modelSize(headBytes, body, lay); size > protoLimit {
 			return nil, fmt.Errorf("%s: the model structure alone is %d bytes, over protobuf's 2 GiB limit, even with the weights in %s; large Constant nodes could be turned into initializers", path, size, dataName)
 		}
 	}
 
-	if err := writeFiles(path, filepath.Join(filepath.Dir(path), dataName), headBytes, graphBytes, lay, external, opts.Progress); err != nil {
+	if err := writeFiles(path, filepath.Join(filepath.Dir(path), dataName), headBytes, body, lay, external, opts.Progress); err != nil {
 		return nil, err
 	}
 	return &writeInfo{expanded: b.expanded, external: external}, nil
@@ -256,7 +257,7 @@ func reserveNames(taken map[string]bool, g *canon.Graph) {
 // (nil: none) for each value the completion changed, so that value_info
 // is written from inference alone.
 type inferredTypes struct {
-	all      map[string]canon.ValueInfo
+	all      *canon.ValueTable
 	shadowed map[string]*canon.ValueInfo
 }
 
@@ -268,32 +269,31 @@ func (t inferredTypes) inferred(name string) (canon.ValueInfo, bool) {
 		}
 		return *old, true
 	}
-	vi, ok := t.all[name]
-	return vi, ok
+	return t.all.Lookup(name)
 }
 
 // valueTypes completes inferred (validation's map, which it takes over)
 // with a plain dtype propagation.
-func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) inferredTypes {
+func valueTypes(g *canon.Graph, inferred *canon.ValueTable) inferredTypes {
 	if inferred == nil {
-		inferred = map[string]canon.ValueInfo{}
+		inferred = canon.NewValueTable(0)
 	}
 	types := inferredTypes{all: inferred, shadowed: map[string]*canon.ValueInfo{}}
 	put := func(name string, vi canon.ValueInfo) {
 		if _, seen := types.shadowed[name]; !seen {
-			if old, ok := inferred[name]; ok {
+			if old, ok := inferred.Lookup(name); ok {
 				types.shadowed[name] = &old
 			} else {
 				types.shadowed[name] = nil
 			}
 		}
-		inferred[name] = vi
+		inferred.Set(name, vi)
 	}
 	set := func(name string, vi canon.ValueInfo) {
 		if name == "" {
 			return
 		}
-		if old, ok := inferred[name]; ok && old.DType != canon.Undefined {
+		if inferred.Get(name).DType != canon.Undefined {
 			return
 		}
 		vi.Name = name
@@ -322,7 +322,7 @@ func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) inferredTyp
 			in := make([]canon.DType, len(n.Inputs))
 			for i, name := range n.Inputs {
 				if name != "" {
-					in[i] = inferred[name].DType
+					in[i] = inferred.Get(name).DType
 				}
 			}
 			dts, err := canon.InferDTypes(n, in)
@@ -335,7 +335,7 @@ func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) inferredTyp
 				}
 			}
 			if _, ok := op.(*canon.Dropout); ok && len(n.Outputs) > 1 {
-				x := inferred[n.Inputs[0]]
+				x := inferred.Get(n.Inputs[0])
 				put(n.Outputs[1], canon.ValueInfo{Name: n.Outputs[1], DType: canon.Bool, Shape: x.Shape, RankKnown: x.RankKnown})
 			}
 		}
@@ -346,9 +346,9 @@ func valueTypes(g *canon.Graph, inferred map[string]canon.ValueInfo) inferredTyp
 // valueInfo converts a canonical value type; an unknown rank gives a tensor
 // type without a shape, an unknown dimension a dim with neither value nor
 // name.
-func valueInfo(v canon.ValueInfo, types map[string]canon.ValueInfo) *onnxpb.ValueInfoProto {
+func valueInfo(v canon.ValueInfo, types *canon.ValueTable) *onnxpb.ValueInfoProto {
 	if v.DType == canon.Undefined {
-		if t, ok := types[v.Name]; ok {
+		if t, ok := types.Lookup(v.Name); ok {
 			v.DType = t.DType
 			if !v.RankKnown {
 				v.Shape, v.RankKnown = t.Shape, t.RankKnown
@@ -378,51 +378,114 @@ func valueInfo(v canon.ValueInfo, types map[string]canon.ValueInfo) *onnxpb.Valu
 	}
 }
 
-// marshalGraph marshals the GraphProto without its initializers, which are
-// streamed separately. The nodes come encoded from the builder, and the
-// value_info of intermediate values is encoded one at a time: the graph is
-// never whole in memory as messages. The bytes are those of the whole
-// GraphProto marshalled deterministically (fields in number order).
-func marshalGraph(g *canon.Graph, b *builder) ([]byte, error) {
+// graphBody is the GraphProto without its initializers, which are
+// streamed separately: the nodes, the name, inputs and outputs, and the
+// value_info of intermediate values. The nodes and the value_info are
+// encoded one at a time as they are written (and once before, to learn
+// their size) rather than held: a graph of millions of nodes would
+// otherwise hold tens of megabytes of them. The bytes are those of the
+// whole GraphProto marshalled deterministically (fields in number order).
+type graphBody struct {
+	io        []byte
+	opset     int
+	nodesSize int64
+	infoSize  int64
+	g         *canon.Graph
+	types     inferredTypes
+	ioNames   map[string]bool
+}
+
+// marshalGraph encodes the graph's structure (see graphBody).
+func marshalGraph(g *canon.Graph, b *builder) (*graphBody, error) {
 	gp := &onnxpb.GraphProto{}
 	if g.Name != "" {
 		gp.Name = proto.String(g.Name)
 	}
-	io := map[string]bool{}
+	ioNames := map[string]bool{}
 	for _, v := range g.Inputs {
 		gp.Input = append(gp.Input, valueInfo(v, b.types))
-		io[v.Name] = true
+		ioNames[v.Name] = true
 	}
 	for _, v := range b.outputs {
 		gp.Output = append(gp.Output, valueInfo(v, b.types))
-		io[v.Name] = true
+		ioNames[v.Name] = true
 	}
-	out := b.nodes
-	b.nodes = nil
-	out, err := onnxtensor.MarshalOptions.MarshalAppend(out, gp)
+	head, err := onnxtensor.MarshalOptions.Marshal(gp)
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the graph: %w", err)
 	}
-	// Types of intermediate values, when inference found them: ONNX Runtime
-	// and other tools use them, and they cost a few bytes per value.
-	for _, n := range g.Nodes {
+	body := &graphBody{io: head, opset: b.opset, nodesSize: b.nodesSize, g: g, types: b.inferred, ioNames: ioNames}
+	err = body.eachInfo(func(_ string, m *onnxpb.ValueInfoProto) error {
+		n := onnxtensor.MarshalOptions.Size(m)
+		body.infoSize += int64(protowire.SizeTag(13) + protowire.SizeBytes(n))
+		return nil
+	})
+	return body, err
+}
+
+// eachInfo calls fn with the value_info message of every intermediate
+// value whose type inference found, in node order: ONNX Runtime and other
+// tools use them, and they cost a few bytes per value.
+func (gb *graphBody) eachInfo(fn func(name string, m *onnxpb.ValueInfoProto) error) error {
+	for _, n := range gb.g.Nodes {
 		for _, o := range n.Outputs {
-			vi, ok := b.inferred.inferred(o)
-			if o == "" || io[o] || !ok || vi.DType == canon.Undefined {
+			if o == "" || gb.ioNames[o] {
+				continue
+			}
+			vi, ok := gb.types.inferred(o)
+			if !ok || vi.DType == canon.Undefined {
 				continue
 			}
 			// Each value has one producer in a valid graph: only the
 			// graph's inputs and outputs need to be left out.
 			vi.Name = o
-			m := valueInfo(vi, nil)
-			out = protowire.AppendTag(out, 13, protowire.BytesType) // GraphProto.value_info
-			out = protowire.AppendVarint(out, uint64(onnxtensor.MarshalOptions.Size(m)))
-			if out, err = cachedSize.MarshalAppend(out, m); err != nil {
-				return nil, fmt.Errorf("cannot encode the type of %q: %w", o, err)
+			if err := fn(o, valueInfo(vi, nil)); err != nil {
+				return err
 			}
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// size is the length of the encoded body.
+func (gb *graphBody) size() int64 {
+	if gb == nil {
+		return 0
+	}
+	return gb.nodesSize + int64(len(gb.io)) + gb.infoSize
+}
+
+// writeTo writes the body, encoding the value_info as it goes.
+func (gb *graphBody) writeTo(w io.Writer) error {
+	// The nodes are built again, as they were when their size was
+	// counted, and written as they are encoded.
+	nb := &builder{g: gb.g, opset: gb.opset, types: gb.types.all, inferred: gb.types, out: w}
+	for _, n := range gb.g.Nodes {
+		if err := nb.node(n); err != nil {
+			return err
+		}
+	}
+	nb.graphOutputs(gb.g)
+	if nb.err != nil {
+		return nb.err
+	}
+	if nb.nodesSize != gb.nodesSize {
+		return fmt.Errorf("the graph's nodes encoded to %d bytes, then to %d: the ONNX exporter is not deterministic", gb.nodesSize, nb.nodesSize)
+	}
+	if _, err := w.Write(gb.io); err != nil {
+		return err
+	}
+	var buf []byte
+	return gb.eachInfo(func(name string, m *onnxpb.ValueInfoProto) error {
+		buf = protowire.AppendTag(buf[:0], 13, protowire.BytesType) // GraphProto.value_info
+		buf = protowire.AppendVarint(buf, uint64(onnxtensor.MarshalOptions.Size(m)))
+		var err error
+		if buf, err = cachedSize.MarshalAppend(buf, m); err != nil {
+			return fmt.Errorf("cannot encode the type of %q: %w", name, err)
+		}
+		_, err = w.Write(buf)
+		return err
+	})
 }
 
 // modelHead is the ModelProto without its graph.
@@ -499,23 +562,23 @@ func layOut(tensors []*canon.Tensor, plan *externalPlan, location string) (*layo
 	return lay, nil
 }
 
-// graphSize is the length of the graph message: its marshalled structure
-// plus one initializer field (5) per tensor.
-func graphSize(graphBytes []byte, lay *layout) int64 {
-	n := int64(len(graphBytes))
+// graphSize is the length of the graph message: its structure plus one
+// initializer field (5) per tensor.
+func graphSize(body *graphBody, lay *layout) int64 {
+	n := body.size()
 	for _, it := range lay.tensors {
 		n += int64(protowire.SizeTag(5) + protowire.SizeBytes(it.Size()))
 	}
 	return n
 }
 
-func modelSize(head, graphBytes []byte, lay *layout) int64 {
-	gs := graphSize(graphBytes, lay)
+func modelSize(head []byte, body *graphBody, lay *layout) int64 {
+	gs := graphSize(body, lay)
 	return int64(len(head)) + int64(protowire.SizeTag(7)) + int64(protowire.SizeVarint(uint64(gs))) + gs
 }
 
 // writeFiles streams the model (and the external data file) atomically.
-func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, external bool, progress func(done, total int64)) error {
+func writeFiles(path, dataPath string, head []byte, body *graphBody, lay *layout, external bool, progress func(done, total int64)) error {
 	var done, total int64
 	for _, it := range lay.tensors {
 		if it.Inline {
@@ -540,11 +603,14 @@ func writeFiles(path, dataPath string, head, graphBytes []byte, lay *layout, ext
 
 	var pre []byte
 	pre = protowire.AppendTag(pre, 7, protowire.BytesType)
-	pre = protowire.AppendVarint(pre, uint64(graphSize(graphBytes, lay)))
-	for _, b := range [][]byte{head, pre, graphBytes} {
+	pre = protowire.AppendVarint(pre, uint64(graphSize(body, lay)))
+	for _, b := range [][]byte{head, pre} {
 		if _, err := mf.Write(b); err != nil {
 			return werr(err)
 		}
+	}
+	if err := body.writeTo(mf); err != nil {
+		return werr(err)
 	}
 	for _, it := range lay.tensors {
 		var p [16]byte

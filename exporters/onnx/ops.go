@@ -2,6 +2,7 @@ package onnxexport
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -20,10 +21,14 @@ type builder struct {
 	g     *canon.Graph
 	opset int
 
-	// nodes holds the NodeProtos written so far, each already encoded as
-	// a GraphProto node field: encoded, a node takes a tenth of the memory
-	// of its message, which matters for graphs of millions of nodes.
-	nodes []byte
+	// Nodes are encoded as GraphProto node fields as they are made, and
+	// not kept: building counts their bytes (nodesSize), and writing the
+	// file builds again with out set, which receives each node's bytes
+	// (see graphBody). A graph of millions of nodes would otherwise hold
+	// tens of megabytes of them.
+	nodesSize int64
+	out       io.Writer
+	buf       []byte
 	// err is the first node that could not be encoded.
 	err error
 	// outputs are the declared graph outputs (see graphOutputs).
@@ -36,7 +41,7 @@ type builder struct {
 	// taken is every value and node name in use; it is made on the first
 	// generated name, as most graphs need none.
 	taken map[string]bool
-	types map[string]canon.ValueInfo
+	types *canon.ValueTable
 	// inferred tells what validation's shape inference found; it supplies
 	// value_info for intermediate values.
 	inferred inferredTypes
@@ -135,12 +140,12 @@ func (b *builder) f32Param(n *canon.Node, suffix string, shape []int64, v []floa
 
 // dtype returns the element type of value name, or Undefined.
 func (b *builder) dtype(name string) canon.DType {
-	return b.types[name].DType
+	return b.types.Get(name).DType
 }
 
 // rank returns the rank of value name, or -1 when it is not known.
 func (b *builder) rank(name string) int {
-	vi, ok := b.types[name]
+	vi, ok := b.types.Lookup(name)
 	if !ok || !vi.RankKnown {
 		return -1
 	}
@@ -183,6 +188,12 @@ func (b *builder) emit(name, opType string, inputs, outputs []string, attrs ...*
 	for len(inputs) > 0 && inputs[len(inputs)-1] == "" {
 		inputs = inputs[:len(inputs)-1]
 	}
+	b.emitUntrimmed(name, opType, inputs, outputs, attrs...)
+}
+
+// emitUntrimmed is emit keeping trailing empty inputs (which Loop, whose
+// first two inputs are positional, needs even when both are absent).
+func (b *builder) emitUntrimmed(name, opType string, inputs, outputs []string, attrs ...*onnxpb.AttributeProto) {
 	for len(outputs) > 1 && outputs[len(outputs)-1] == "" {
 		outputs = outputs[:len(outputs)-1]
 	}
@@ -196,11 +207,21 @@ func (b *builder) emit(name, opType string, inputs, outputs []string, attrs ...*
 		np.Name = proto.String(name)
 	}
 	size := onnxtensor.MarshalOptions.Size(np)
-	b.nodes = protowire.AppendTag(b.nodes, 1, protowire.BytesType) // GraphProto.node
-	b.nodes = protowire.AppendVarint(b.nodes, uint64(size))
-	var err error
-	if b.nodes, err = cachedSize.MarshalAppend(b.nodes, np); err != nil && b.err == nil {
-		b.err = fmt.Errorf("cannot encode node %q (%s): %w", name, opType, err)
+	buf := protowire.AppendTag(b.buf[:0], 1, protowire.BytesType) // GraphProto.node
+	buf = protowire.AppendVarint(buf, uint64(size))
+	buf, err := cachedSize.MarshalAppend(buf, np)
+	b.buf = buf
+	if err != nil {
+		if b.err == nil {
+			b.err = fmt.Errorf("cannot encode node %q (%s): %w", name, opType, err)
+		}
+		return
+	}
+	b.nodesSize += int64(len(buf))
+	if b.out != nil && b.err == nil {
+		if _, err := b.out.Write(buf); err != nil {
+			b.err = err
+		}
 	}
 }
 
@@ -651,7 +672,7 @@ func (b *builder) kernelShape(w string) []int64 {
 	if t := b.g.Initializer(w); t != nil && len(t.Shape) > 2 {
 		return append([]int64{}, t.Shape[2:]...)
 	}
-	if s, ok := b.types[w].StaticShape(); ok && len(s) > 2 {
+	if s, ok := b.types.Get(w).StaticShape(); ok && len(s) > 2 {
 		return s[2:]
 	}
 	return nil

@@ -41,7 +41,7 @@ func (b *builder) sliced(n *canon.Node, v, suffix string, axis, start, end int64
 
 // knownSize is dimension i of value v when it is known.
 func (b *builder) knownSize(v string, i int) (int64, bool) {
-	vi, ok := b.types[v]
+	vi, ok := b.types.Lookup(v)
 	if !ok || !vi.RankKnown || i < 0 || i >= len(vi.Shape) || !vi.Shape[i].Known() {
 		return 0, false
 	}

@@ -1,14 +1,13 @@
 package onnxexport
 
 import (
+	"bytes"
 	"fmt"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
-	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
@@ -30,7 +29,7 @@ func (b *builder) subgraph(n *canon.Node, attr string, sub *canon.Graph, formal 
 	caps, outer := owner.CaptureNames(), canon.CaptureInputs(n)
 	capTypes := make([]canon.ValueInfo, len(outer))
 	for i, name := range outer {
-		capTypes[i] = b.types[name]
+		capTypes[i] = b.types.Get(name)
 	}
 	scope := canon.ScopeGraph(sub, formal, caps, capTypes)
 	valid, err := validated(scope)
@@ -41,7 +40,8 @@ func (b *builder) subgraph(n *canon.Node, attr string, sub *canon.Graph, formal 
 	b.unique("") // makes b.taken, shared so that no generated name repeats an outer one
 	delete(b.taken, "")
 	reserveNames(b.taken, scope)
-	sb := &builder{g: scope, opset: b.opset, types: types.all, inferred: types, taken: b.taken}
+	var nodes bytes.Buffer // the subgraph's nodes, encoded as GraphProto fields
+	sb := &builder{g: scope, opset: b.opset, types: types.all, inferred: types, taken: b.taken, out: &nodes}
 	for i, name := range caps {
 		if outer[i] != name {
 			sb.emit(sb.unique(name+"_capture"), "Identity", []string{outer[i]}, []string{name})
@@ -58,7 +58,7 @@ func (b *builder) subgraph(n *canon.Node, attr string, sub *canon.Graph, formal 
 	}
 	b.expanded = b.expanded || sb.expanded
 	gp := &onnxpb.GraphProto{}
-	if err := proto.Unmarshal(sb.nodes, gp); err != nil {
+	if err := proto.Unmarshal(nodes.Bytes(), gp); err != nil {
 		return nil, b.opError(n, "subgraph %s: cannot encode its nodes: %v", attr, err)
 	}
 	gp.Name = proto.String(sub.Name)
@@ -102,41 +102,8 @@ func writeLoop(b *builder, n *canon.Node) error {
 	for len(ins) < 2 {
 		ins = append(ins, "")
 	}
-	// Loop takes M and cond even when both are absent, so the trailing
-	// empty names that emit drops are written through a placeholder and
-	// put back.
-	const absent = "\x00absent"
-	for i := range ins[:2] {
-		if ins[i] == "" {
-			ins[i] = absent
-		}
-	}
-	start := len(b.nodes)
-	b.emit(n.Name, "Loop", ins, n.Outputs, body)
-	return b.blankInputs(start, absent)
-}
-
-// blankInputs rewrites the node encoded at b.nodes[start:], replacing the
-// input name placeholder by "".
-func (b *builder) blankInputs(start int, placeholder string) error {
-	gp := &onnxpb.GraphProto{}
-	if err := proto.Unmarshal(b.nodes[start:], gp); err != nil || len(gp.Node) != 1 {
-		return fmt.Errorf("cannot re-encode a Loop node: %v", err)
-	}
-	np := gp.Node[0]
-	for i, in := range np.Input {
-		if in == placeholder {
-			np.Input[i] = ""
-		}
-	}
-	b.nodes = b.nodes[:start]
-	size := onnxtensor.MarshalOptions.Size(np)
-	b.nodes = protowire.AppendTag(b.nodes, 1, protowire.BytesType) // GraphProto.node
-	b.nodes = protowire.AppendVarint(b.nodes, uint64(size))
-	var err error
-	if b.nodes, err = cachedSize.MarshalAppend(b.nodes, np); err != nil {
-		return fmt.Errorf("cannot encode node %q (Loop): %w", np.GetName(), err)
-	}
+	// Loop takes M and cond even when both are absent.
+	b.emitUntrimmed(n.Name, "Loop", ins, n.Outputs, body)
 	return nil
 }
 

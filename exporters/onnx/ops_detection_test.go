@@ -78,7 +78,7 @@ func detectionGraph(op canon.Op) (*canon.Graph, map[string]*canon.Tensor) {
 	if err := g.Infer(); err != nil {
 		panic(err)
 	}
-	g.Outputs[0] = g.Values["y"]
+	g.Outputs[0] = g.Values.Get("y")
 	g.Outputs[0].Name = "y"
 	return g, map[string]*canon.Tensor{"x": canon.NewFloat32Tensor("x", []int64{2, 3, 9, 11}, x), "rois": rois}
 }

@@ -49,7 +49,7 @@ func writeGatherND(b *builder, n *canon.Node) error {
 	// GatherND-11 has no batch_dims: prepend each entry's batch coordinates
 	// to its index tuple, which gives the same output shape and values.
 	idx := n.Inputs[1]
-	shape, ok := b.types[idx].StaticShape()
+	shape, ok := b.types.Get(idx).StaticShape()
 	dt := b.dtype(idx)
 	if !ok || (dt != canon.Int64 && dt != canon.Int32) {
 		return b.needOpset(n, "GatherND with batch_dims and an index tensor of unknown shape", 12)
@@ -153,7 +153,7 @@ func writeTrilu(b *builder, n *canon.Node) error {
 		return nil
 	}
 	x := n.Inputs[0]
-	shape, ok := b.types[x].StaticShape()
+	shape, ok := b.types.Get(x).StaticShape()
 	dt := b.dtype(x)
 	if in(n, 1) != "" || !ok || len(shape) < 2 || dt == canon.Undefined {
 		return b.needOpset(n, "Trilu with a run-time k or an input of unknown shape", 14)

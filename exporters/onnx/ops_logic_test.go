@@ -37,7 +37,7 @@ func logicGraph(t *testing.T, op canon.Op, consts ...*canon.Tensor) *canon.Graph
 	if err := g.Infer(); err != nil {
 		t.Fatal(err)
 	}
-	g.Outputs[0] = g.Values["y"]
+	g.Outputs[0] = g.Values.Get("y")
 	g.Outputs[0].Name, g.Outputs[0].Const = "y", nil
 	return g
 }

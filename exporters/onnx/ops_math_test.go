@@ -43,7 +43,7 @@ func TestMathTypeOpsets(t *testing.T) {
 		if err := g.Infer(); err != nil {
 			t.Fatal(err)
 		}
-		g.Outputs[0] = g.Values["y"]
+		g.Outputs[0] = g.Values.Get("y")
 		g.Outputs[0].Name = "y"
 		return g
 	}

@@ -21,7 +21,7 @@ func init() {
 // perTensor reports whether the scale value is a scalar or holds one
 // element.
 func (b *builder) perTensor(scale string) bool {
-	vi, ok := b.types[scale]
+	vi, ok := b.types.Lookup(scale)
 	if !ok || !vi.RankKnown {
 		return false
 	}
@@ -191,7 +191,7 @@ func (b *builder) quantBroadcast(n *canon.Node, param, suffix string, xs []int64
 // quantOperands returns X's static shape and the float32 scale and zero
 // point (when given) broadcast against it.
 func (b *builder) quantOperands(n *canon.Node, axis, block int64) (xs []int64, scale, zp string, err error) {
-	vi := b.types[n.Inputs[0]]
+	vi := b.types.Get(n.Inputs[0])
 	xs, ok := vi.StaticShape()
 	if !ok {
 		return nil, "", "", b.opError(n, "writing this quantization as Cast, Mul and Round needs X's static shape")

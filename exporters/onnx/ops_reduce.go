@@ -104,7 +104,7 @@ func writeArgReduce(b *builder, n *canon.Node) error {
 // of x is size-1 minus the first extreme of x reversed along the axis.
 func writeArgLast(b *builder, n *canon.Node, op *canon.ArgReduce, attrs []*onnxpb.AttributeProto) error {
 	x := n.Inputs[0]
-	shape, ok := b.types[x].StaticShape()
+	shape, ok := b.types.Get(x).StaticShape()
 	if !ok {
 		return b.needOpset(n, op.Kind()+" with select_last_index on an input of unknown shape", 12)
 	}

@@ -101,7 +101,7 @@ func (b *builder) resize(n *canon.Node, op *canon.Resize) error {
 // resizeForOpset rewrites op into what the target opset has, exactly, or
 // refuses naming the opset that has it.
 func (b *builder) resizeForOpset(n *canon.Node, op *canon.Resize) error {
-	x := b.types[n.Inputs[0]]
+	x := b.types.Get(n.Inputs[0])
 	if op.CoordTransform == canon.TFHalfPixelForNN && b.opset >= 13 {
 		// (x+0.5)/scale rounded equals half_pixel's (x+0.5)/scale - 0.5
 		// rounded up (prefer-floor) or rounded half up (floor).
@@ -187,7 +187,7 @@ func (b *builder) resizeForOpset(n *canon.Node, op *canon.Resize) error {
 // input and no extrapolated points; done is false when it does not apply.
 func (b *builder) resizeAsMatMuls(n *canon.Node, op *canon.Resize) (done bool, err error) {
 	x := n.Inputs[0]
-	shape, ok := b.types[x].StaticShape()
+	shape, ok := b.types.Get(x).StaticShape()
 	if !ok || b.dtype(x) != canon.Float32 || in(n, 1) != "" || in(n, 2) != "" || in(n, 3) != "" {
 		return false, nil
 	}
@@ -500,7 +500,7 @@ func writeCol2Im(b *builder, n *canon.Node) error {
 	if op.ImageShape == nil || op.BlockShape == nil {
 		return b.needOpset(n, "Col2Im with shapes computed at run time", 18)
 	}
-	xs, ok := b.types[n.Inputs[0]].StaticShape()
+	xs, ok := b.types.Get(n.Inputs[0]).StaticShape()
 	if !ok || b.dtype(n.Inputs[0]) != canon.Float32 {
 		return b.needOpset(n, "Col2Im on an input without a static shape or not float32 (the expansion needs both)", 18)
 	}

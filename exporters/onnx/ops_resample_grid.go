@@ -14,11 +14,11 @@ import (
 // shapes and float32 data.
 func (b *builder) gridSampleBelow16(n *canon.Node, op *canon.GridSample) error {
 	x, g := n.Inputs[0], n.Inputs[1]
-	xs, ok1 := b.types[x].StaticShape()
-	gs, ok2 := b.types[g].StaticShape()
+	xs, ok1 := b.types.Get(x).StaticShape()
+	gs, ok2 := b.types.Get(g).StaticShape()
 	if !ok1 || !ok2 || b.dtype(x) != canon.Float32 || b.dtype(g) != canon.Float32 {
 		min := 16
-		if r, ok := b.types[x].Shape, b.types[x].RankKnown; !ok || len(r) != 4 {
+		if r, ok := b.types.Get(x).Shape, b.types.Get(x).RankKnown; !ok || len(r) != 4 {
 			min = 20
 		}
 		if b.opset >= min {

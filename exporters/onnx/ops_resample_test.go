@@ -117,7 +117,7 @@ func resampleExpansionGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tenso
 		t.Fatal(err)
 	}
 	for i := range g.Outputs {
-		v := g.Values[g.Outputs[i].Name]
+		v := g.Values.Get(g.Outputs[i].Name)
 		v.Const = nil
 		g.Outputs[i] = v
 	}

@@ -73,7 +73,7 @@ func writeDFT(b *builder, n *canon.Node) error {
 // fewer padded with zeros), as canon's DFT reads any spectrum.
 func (b *builder) halfSpectrum(n *canon.Node, op *canon.DFT) (string, error) {
 	x := in(n, 0)
-	vi := b.types[x]
+	vi := b.types.Get(x)
 	if !vi.RankKnown || in(n, 1) != "" || in(n, 2) != "" {
 		return "", b.opError(n, "a one-sided inverse DFT is written only with a known input rank, a constant length and a constant axis")
 	}

@@ -18,9 +18,9 @@ func (b *builder) graphOutputs(g *canon.Graph) []canon.ValueInfo {
 		name := b.unique(o.Name)
 		b.emit(name, "Identity", []string{o.Name}, []string{name})
 		outs[i].Name = name
-		if t, ok := b.types[o.Name]; ok {
+		if t, ok := b.types.Lookup(o.Name); ok {
 			t.Name = name
-			b.types[name] = t
+			b.types.Set(name, t)
 		}
 		if v, ok := b.inferred.inferred(o.Name); ok {
 			v.Name = name

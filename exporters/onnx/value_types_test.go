@@ -20,7 +20,7 @@ func TestValueTypesAskTheOp(t *testing.T) {
 	}
 	types := valueTypes(g, nil)
 	for name, want := range map[string]canon.DType{"i": canon.Int64, "b": canon.Bool, "y": canon.Float32} {
-		if got := types.all[name]; got.DType != want {
+		if got := types.all.Get(name); got.DType != want {
 			t.Errorf("%s: %s, want %s", name, got.DType, want)
 		}
 	}

@@ -32,7 +32,7 @@ type exporter struct {
 	g         *canon.Graph
 	o         Options
 	m         fileModel
-	vals      map[string]canon.ValueInfo
+	vals      *canon.ValueTable
 	consts    map[string]*canon.Tensor
 	held      map[string][]held
 	consumers map[string][]*canon.Node
@@ -132,7 +132,7 @@ func (e *exporter) constOf(name string) *canon.Tensor {
 	if t, ok := e.consts[name]; ok {
 		return t
 	}
-	if v, ok := e.vals[name]; ok && v.Const != nil && !e.isInput[name] {
+	if v, ok := e.vals.Lookup(name); ok && v.Const != nil && !e.isInput[name] {
 		return v.Const
 	}
 	return nil
@@ -143,7 +143,7 @@ func (e *exporter) shape(name string) ([]int64, error) {
 	if c := e.constOf(name); c != nil {
 		return c.Shape, nil
 	}
-	v, ok := e.vals[name]
+	v, ok := e.vals.Lookup(name)
 	if !ok {
 		return nil, fmt.Errorf("value %q has no inferred type", name)
 	}
@@ -158,7 +158,7 @@ func (e *exporter) dtype(name string) canon.DType {
 	if c := e.constOf(name); c != nil {
 		return c.DType
 	}
-	return e.vals[name].DType
+	return e.vals.Get(name).DType
 }
 
 // natural is the layout a value of the given rank takes inside the file.

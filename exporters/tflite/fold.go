@@ -74,13 +74,13 @@ func foldNode(g *canon.Graph, n *canon.Node, consts map[string]*canon.Tensor) []
 	}
 	sub := &canon.Graph{Name: "fold", Nodes: []*canon.Node{n}}
 	if s, ok := n.Op.(*canon.ShapeOf); ok {
-		shape, known := g.Values[n.Inputs[0]].StaticShape()
+		shape, known := g.Values.Get(n.Inputs[0]).StaticShape()
 		if !known {
 			return nil
 		}
 		_ = s
-		sub.Inputs = []canon.ValueInfo{g.Values[n.Inputs[0]]}
-		return runFold(sub, n, map[string]*canon.Tensor{n.Inputs[0]: zeros(n.Inputs[0], g.Values[n.Inputs[0]].DType, shape)}, g)
+		sub.Inputs = []canon.ValueInfo{g.Values.Get(n.Inputs[0])}
+		return runFold(sub, n, map[string]*canon.Tensor{n.Inputs[0]: zeros(n.Inputs[0], g.Values.Get(n.Inputs[0]).DType, shape)}, g)
 	}
 	seen := map[string]bool{}
 	for _, in := range n.Inputs {
@@ -90,7 +90,7 @@ func foldNode(g *canon.Graph, n *canon.Node, consts map[string]*canon.Tensor) []
 		seen[in] = true
 		c := consts[in]
 		if c == nil {
-			if v := g.Values[in]; v.Const != nil {
+			if v := g.Values.Get(in); v.Const != nil {
 				c = v.Const
 			} else {
 				return nil
@@ -109,7 +109,7 @@ func runFold(sub *canon.Graph, n *canon.Node, feeds map[string]*canon.Tensor, g 
 		if o == "" {
 			continue
 		}
-		v := g.Values[o]
+		v := g.Values.Get(o)
 		s, known := v.StaticShape()
 		if !known {
 			return nil

@@ -15,7 +15,7 @@ func (gen *generator) inDType(i int) (canon.DType, bool) {
 	if t, ok := gen.inits[name]; ok {
 		return t.DType, true
 	}
-	if v, ok := gen.g.Values[name]; ok {
+	if v, ok := gen.g.Values.Lookup(name); ok {
 		return v.DType, true
 	}
 	return 0, false

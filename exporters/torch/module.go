@@ -249,7 +249,7 @@ func (gen *generator) in(i int) (string, error) {
 	if _, ok := gen.inits[name]; ok {
 		return gen.tensorRef(name), nil
 	}
-	if v, ok := gen.g.Values[name]; ok && v.Const != nil {
+	if v, ok := gen.g.Values.Lookup(name); ok && v.Const != nil {
 		return gen.constTensor(v.Const)
 	}
 	return "", gen.fail("input %q is not computed before this node", name)
@@ -262,7 +262,7 @@ func (gen *generator) constInts(i int) ([]int64, bool) {
 		v, err := t.Int64s()
 		return v, err == nil
 	}
-	if v, ok := gen.g.Values[name]; ok && v.Const != nil {
+	if v, ok := gen.g.Values.Lookup(name); ok && v.Const != nil {
 		ints, err := v.Const.Int64s()
 		return ints, err == nil
 	}
@@ -271,7 +271,7 @@ func (gen *generator) constInts(i int) ([]int64, bool) {
 
 // shapeOf is the inferred static shape of a value.
 func (gen *generator) shapeOf(name string) ([]int64, bool) {
-	v, ok := gen.g.Values[name]
+	v, ok := gen.g.Values.Lookup(name)
 	if !ok {
 		return nil, false
 	}
@@ -280,7 +280,7 @@ func (gen *generator) shapeOf(name string) ([]int64, bool) {
 
 // rankOf is the inferred rank of a value, or -1.
 func (gen *generator) rankOf(name string) int {
-	v, ok := gen.g.Values[name]
+	v, ok := gen.g.Values.Lookup(name)
 	if !ok || !v.RankKnown {
 		return -1
 	}

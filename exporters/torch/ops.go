@@ -185,7 +185,7 @@ func (gen *generator) emit(n *canon.Node) error {
 func binary(f string) func(*generator, *canon.Node) error {
 	return func(gen *generator, n *canon.Node) error {
 		extra := ""
-		if v, ok := gen.g.Values[n.Inputs[0]]; n.Op.(*canon.Binary).Fn == canon.Div && ok && v.DType.IsInt() {
+		if v, ok := gen.g.Values.Lookup(n.Inputs[0]); n.Op.(*canon.Binary).Fn == canon.Div && ok && v.DType.IsInt() {
 			extra = ", rounding_mode=\"trunc\"" // ONNX integer Div truncates
 		}
 		return gen.call(f+"(%s, %s"+extra+")", 0, 1)
@@ -291,7 +291,7 @@ func allConst(gen *generator, n *canon.Node) bool {
 		return false
 	}
 	for _, o := range n.Outputs {
-		v, ok := gen.g.Values[o]
+		v, ok := gen.g.Values.Lookup(o)
 		if o == "" {
 			continue
 		}

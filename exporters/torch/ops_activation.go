@@ -37,7 +37,7 @@ func init() {
 
 func writeShrink(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.Shrink)
-	dt := gen.g.Values[n.Inputs[0]].DType
+	dt := gen.g.Values.Get(n.Inputs[0]).DType
 	l, b := pyFloat(op.Lambd), pyFloat(op.Bias)
 	if dt.IsFloat() {
 		switch {

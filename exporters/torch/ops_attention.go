@@ -33,7 +33,7 @@ func writeAttention(gen *generator, n *canon.Node) error {
 			ins[i] = e
 		}
 	}
-	vi := gen.g.Values[n.Inputs[canon.AttnQ]]
+	vi := gen.g.Values.Get(n.Inputs[canon.AttnQ])
 	threeD := vi.RankKnown && len(vi.Shape) == 3
 	if !vi.RankKnown {
 		return gen.fail("Q's rank is unknown; give the inputs full shapes")
@@ -45,7 +45,7 @@ func writeAttention(gen *generator, n *canon.Node) error {
 	if vi.DType == canon.Float16 || vi.DType == canon.BFloat16 {
 		up, down = ".float()", ".to("+ins[canon.AttnQ]+".dtype)"
 		for i, e := range ins {
-			if i != canon.AttnMask || gen.g.Values[n.Inputs[i]].DType != canon.Bool {
+			if i != canon.AttnMask || gen.g.Values.Get(n.Inputs[i]).DType != canon.Bool {
 				ins[i] = e + up
 			}
 		}
@@ -93,7 +93,7 @@ func writeAttention(gen *generator, n *canon.Node) error {
 	qk(1)
 	if m, ok := ins[canon.AttnMask]; ok {
 		bias := m
-		if gen.g.Values[n.Inputs[canon.AttnMask]].DType == canon.Bool {
+		if gen.g.Values.Get(n.Inputs[canon.AttnMask]).DType == canon.Bool {
 			bias = gen.genTemp("mask_bias", fmt.Sprintf("%s.new_zeros(%s.shape).masked_fill(~%s, float(\"-inf\"))", s, m, m))
 		}
 		// A mask shorter than the keys leaves the rest masked out.
@@ -130,7 +130,7 @@ func writeRotary(gen *generator, n *canon.Node) error {
 	if err != nil {
 		return err
 	}
-	vi := gen.g.Values[n.Inputs[canon.RotX]]
+	vi := gen.g.Values.Get(n.Inputs[canon.RotX])
 	if !vi.RankKnown {
 		return gen.fail("X's rank is unknown; give the inputs full shapes")
 	}

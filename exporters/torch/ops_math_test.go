@@ -45,7 +45,7 @@ func TestMathDTypesRunInTorch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range g.Outputs {
-		v := g.Values[g.Outputs[i].Name]
+		v := g.Values.Get(g.Outputs[i].Name)
 		v.Name = g.Outputs[i].Name
 		g.Outputs[i] = v
 	}

@@ -86,7 +86,7 @@ func normGraphInTorch(t *testing.T, py string, dt canon.DType) {
 		t.Fatal(err)
 	}
 	for i := range g.Outputs {
-		v := g.Values[g.Outputs[i].Name]
+		v := g.Values.Get(g.Outputs[i].Name)
 		v.Name = g.Outputs[i].Name
 		g.Outputs[i] = v
 	}

@@ -88,7 +88,7 @@ func saturate(e string, dt canon.DType, torchDT string) string {
 
 func writeQuantizeLinear(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.QuantizeLinear)
-	out := gen.g.Values[n.Outputs[0]].DType
+	out := gen.g.Values.Get(n.Outputs[0]).DType
 	tdt, err := torchDType(gen, out)
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func writeQuantizeLinear(gen *generator, n *canon.Node) error {
 
 func writeDequantizeLinear(gen *generator, n *canon.Node) error {
 	op := n.Op.(*canon.DequantizeLinear)
-	out := gen.g.Values[n.Outputs[0]].DType
+	out := gen.g.Values.Get(n.Outputs[0]).DType
 	tdt, err := torchDType(gen, out)
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func writeConvInteger(gen *generator, n *canon.Node) error {
 // requantExpr is saturate(round(float32(acc) · mult) + yzp) with acc an
 // int32 expression and mult a float32 one.
 func (gen *generator) requantExpr(acc, mult string, yzi int) (string, error) {
-	out := gen.g.Values[gen.node.Outputs[0]].DType
+	out := gen.g.Values.Get(gen.node.Outputs[0]).DType
 	tdt, err := torchDType(gen, out)
 	if err != nil {
 		return "", err

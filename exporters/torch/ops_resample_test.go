@@ -86,7 +86,7 @@ func resampleGraph(t *testing.T) (*canon.Graph, map[string]*canon.Tensor) {
 		t.Fatal(err)
 	}
 	for i := range g.Outputs {
-		v := g.Values[g.Outputs[i].Name]
+		v := g.Values.Get(g.Outputs[i].Name)
 		v.Const = nil
 		g.Outputs[i] = v
 	}

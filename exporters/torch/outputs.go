@@ -21,7 +21,7 @@ func (gen *generator) outputExpr(name string) (string, error) {
 	if _, ok := gen.inits[name]; ok {
 		return gen.tensorRef(name) + ".clone()", nil
 	}
-	v, ok := gen.g.Values[name]
+	v, ok := gen.g.Values.Lookup(name)
 	if !ok || v.Const == nil {
 		return "", fmt.Errorf("graph output %q is not computed by any node and is not a known constant", name)
 	}

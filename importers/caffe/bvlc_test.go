@@ -53,7 +53,7 @@ func TestBVLCDeployShapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, want := range c.values {
-				vi, ok := g.Values[name]
+				vi, ok := g.Values.Lookup(name)
 				if !ok {
 					t.Errorf("no value %q", name)
 					continue

@@ -173,8 +173,8 @@ func TestSymbolFixtures(t *testing.T) {
 				t.Errorf("inputs %v, want only data", names(g.Inputs))
 			}
 			for _, o := range g.Outputs {
-				if _, ok := g.Values[o.Name].StaticShape(); !ok {
-					t.Errorf("output %s has no static shape: %+v", o.Name, g.Values[o.Name])
+				if _, ok := g.Values.Get(o.Name).StaticShape(); !ok {
+					t.Errorf("output %s has no static shape: %+v", o.Name, g.Values.Get(o.Name))
 				}
 			}
 		})

@@ -332,7 +332,7 @@ func TestSymbolOnlyWeightsBecomeInputs(t *testing.T) {
 	if !found || g.Inputs[0].Name != "data" {
 		t.Fatalf("inputs %v", names(g.Inputs))
 	}
-	if s, _ := g.Values[g.Outputs[0].Name].StaticShape(); !equalInts(s, []int64{1, 1000}) {
+	if s, _ := g.Values.Get(g.Outputs[0].Name).StaticShape(); !equalInts(s, []int64{1, 1000}) {
 		t.Errorf("output shape %v", s)
 	}
 }

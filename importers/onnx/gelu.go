@@ -76,7 +76,7 @@ func (im *importer) findGelus(nodes []*onnxpb.NodeProto) map[int]*geluMatch {
 	}
 	// only is the single reader of value v, when v is no graph output.
 	only := func(v string) (int, bool) {
-		if r := readers[v]; len(r) == 1 && !im.outputs[v] && im.uses[v] == 1 {
+		if r := readers[v]; len(r) == 1 && !im.outputs[v] && im.uses.count(v) == 1 {
 			return r[0], true
 		}
 		return 0, false
@@ -237,7 +237,7 @@ func findGeluMatches(im *importer, nodes []*onnxpb.NodeProto) map[int]fusedMatch
 func (m *geluMatch) convert(im *importer, name string) error {
 	n := &onnxpb.NodeProto{Input: []string{m.x}, Output: []string{m.out}}
 	c := &nodeCtx{im: im, n: n, name: name, op: "Gelu", attrs: map[string]*onnxpb.AttributeProto{}}
-	if _, ok := im.vals[m.x]; !ok {
+	if !im.vals.Has(m.x) {
 		return c.errf("input %q is not defined before the node", m.x)
 	}
 	if err := c.emit(&canon.Gelu{Approximate: canon.GeluExact}, []string{m.x}, []string{m.out}); err != nil {

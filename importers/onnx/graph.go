@@ -4,12 +4,14 @@ import (
 	"container/heap"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
 	"github.com/modelbridge/modelbridge/internal/onnxpb"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
 )
@@ -21,10 +23,12 @@ type importer struct {
 	tr    *onnxtensor.Reader
 	opset int64
 	cut   *Cut // import only this part of the graph (ReadCut)
+	// mapping is the mapped file the model is read from, if it is one.
+	mapping *mmapfile.Mapping
 
-	vals    map[string]canon.ValueInfo // type (and constant content) of every value so far
+	vals    *canon.ValueTable // type (and constant content) of every value so far
 	inits   map[string]*canon.Tensor
-	uses    map[string]int  // consumers of each value in the ONNX graph (graph outputs count)
+	uses    *valueUses      // consumers of each value in the ONNX graph (graph outputs count)
 	outputs map[string]bool // graph output names
 	// freshNames are the value names made by fresh: with the names in
 	// vals, every value name in use (one table of every name is enough).
@@ -33,6 +37,10 @@ type importer struct {
 	// file's nodes' names) on the first freshNode: most graphs need none.
 	nodeNames    map[string]bool
 	nodeNameList []string
+	// fileNames is set instead of nodeNameList when every node of the
+	// file has a name of its own: the names are then read from the file
+	// (fileNodes) when needed, and no list of them is held.
+	fileNames *fileNodes
 	// transposed caches (K,N) Gemm weights stored as (N,K) by source name.
 	transposed map[string]string
 	// transposedData caches transposed weight data by the bytes it came
@@ -43,15 +51,15 @@ type importer struct {
 }
 
 // convertGraph builds the canonical graph from the ONNX graph.
-func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) error {
+func (im *importer) convertGraph(gp *onnxpb.GraphProto, nodes *fileNodes, inits []*canon.Tensor) error {
 	g := im.g
 	g.Name = gp.GetName()
-	im.vals = map[string]canon.ValueInfo{}
+	im.vals = canon.NewValueTable(0)
 	im.inits = map[string]*canon.Tensor{}
-	im.uses = map[string]int{}
+	im.uses = &valueUses{}
 	im.outputs = map[string]bool{}
 	im.freshNames = map[string]bool{}
-	im.nodeNames, im.nodeNameList = nil, nil
+	im.nodeNames, im.nodeNameList, im.fileNames = nil, nil, nil
 	im.transposed = map[string]string{}
 
 	if len(gp.SparseInitializer) > 0 {
@@ -62,7 +70,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			return fmt.Errorf("initializer %q is defined twice", t.Name)
 		}
 		im.inits[t.Name] = t
-		im.vals[t.Name] = constInfo(t)
+		im.vals.Set(t.Name, constInfo(t))
 	}
 	g.Initializers = inits
 
@@ -91,7 +99,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			v.Shape, v.RankKnown = canon.DimsOf(shape...), true
 		}
 		g.Inputs = append(g.Inputs, v)
-		im.vals[name] = v
+		im.vals.Set(name, v)
 	}
 	var have []string
 	for _, v := range g.Inputs {
@@ -116,34 +124,54 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		}
 		g.Outputs = append(g.Outputs, v)
 		im.outputs[v.Name] = true
-		im.uses[v.Name]++
+		im.uses.add(v.Name)
 	}
 	g.Meta.SourceOps = map[string]int{}
-	for _, n := range gp.Node {
-		for _, in := range nodeReads(n) {
+	for i := range nodes.len() {
+		n, err := nodes.head(i)
+		if err != nil {
+			return err
+		}
+		for _, in := range n.input {
 			if in != "" {
-				im.uses[in]++
+				im.uses.add(in)
 			}
 		}
-		op := n.GetOpType()
-		if d := n.GetDomain(); d != "" && d != "ai.onnx" {
+		op := n.opType
+		if d := n.domain; d != "" && d != "ai.onnx" {
 			op = d + ":" + op
 		}
 		g.Meta.SourceOps[op]++
 	}
 
-	order, err := im.sortNodes(gp.Node)
+	order, err := im.sortNodes(nodes)
 	if err != nil {
 		return err
 	}
-	names := im.nodeNamesFor(gp.Node)
+	names, err := im.nodeNamesFor(nodes)
+	if err != nil {
+		return err
+	}
 	fused := map[int]fusedMatch{}
 	skip := map[int]bool{}
 	for _, f := range fusions {
-		if im.opset < f.since {
+		if im.opset < f.since || !mayMatch(f, g.Meta.SourceOps) {
 			continue
 		}
-		for last, m := range f.find(im, gp.Node) {
+		all, err := nodes.all()
+		if err != nil {
+			return err
+		}
+		if names == nil {
+			// Decoded nodes are released as they are converted: their
+			// names are kept apart for freshNode.
+			names = make([]string, len(all))
+			for i, n := range all {
+				names[i] = n.GetName()
+			}
+			im.nodeNameList, im.fileNames = names, nil
+		}
+		for last, m := range f.find(im, all) {
 			if _, taken := fused[last]; taken || skip[last] {
 				continue
 			}
@@ -153,14 +181,29 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			}
 		}
 	}
-	for _, i := range order {
-		n := gp.Node[i]
-		// Each file node is read once: dropping it here lets the memory
-		// of the decoded nodes go to the canonical ones as they are made,
-		// instead of both graphs being whole at once.
-		gp.Node[i] = nil
+	for k := range nodes.len() {
+		i := k
+		if order != nil {
+			i = order[k]
+		} else if k%(1<<16) == 0 {
+			nodes.evictBefore(k) // read in file order: the bytes behind are done
+		}
+		// Each file node is decoded when it is read, and dropped after:
+		// the file's graph and the canonical one are never both whole.
+		n, err := nodes.at(i)
+		if err != nil {
+			return err
+		}
+		nodes.release(i)
+		// The canonical nodes share the one copy of each name.
+		for k, x := range n.Input {
+			n.Input[k] = im.uses.intern(x)
+		}
+		for k, x := range n.Output {
+			n.Output[k] = im.uses.intern(x)
+		}
 		if m := fused[i]; m != nil {
-			if err := m.convert(im, names[i]); err != nil {
+			if err := m.convert(im, nodeName(names, i, n)); err != nil {
 				return err
 			}
 			continue
@@ -168,13 +211,13 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 		if skip[i] {
 			continue // part of a subgraph read as one node
 		}
-		if err := im.convertNode(n, names[i]); err != nil {
+		if err := im.convertNode(n, nodeName(names, i, n)); err != nil {
 			return err
 		}
 	}
 
 	for i, out := range g.Outputs {
-		v, ok := im.vals[out.Name]
+		v, ok := im.vals.Lookup(out.Name)
 		if !ok {
 			return fmt.Errorf("graph output %q is not computed by any node", out.Name)
 		}
@@ -186,6 +229,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 			g.Outputs[i].Shape, g.Outputs[i].RankKnown = v.Shape, true
 		}
 	}
+	nodes.evictBefore(nodes.len())
 	im.pruneDead()
 	im.assignLayouts()
 	// Validation makes the graph's own table of value types: the import's
@@ -201,7 +245,7 @@ func (im *importer) convertGraph(gp *onnxpb.GraphProto, inits []*canon.Tensor) e
 // release drops the tables of the import once the canonical graph holds
 // everything, so that they are not kept alongside it.
 func (im *importer) release() {
-	im.vals, im.inits, im.uses, im.outputs, im.freshNames, im.nodeNames, im.nodeNameList = nil, nil, nil, nil, nil, nil, nil
+	im.vals, im.inits, im.uses, im.outputs, im.freshNames, im.nodeNames, im.nodeNameList, im.fileNames = nil, nil, nil, nil, nil, nil, nil, nil
 	im.transposed, im.transposedData, im.derivedSet = nil, nil, nil
 }
 
@@ -249,38 +293,61 @@ func valueInfo(vi *onnxpb.ValueInfoProto) (canon.ValueInfo, error) {
 	return v, nil
 }
 
+// nodeName is the name of file node i (n): names[i], or n's own name when
+// nodeNamesFor kept every name as it is (names is nil).
+func nodeName(names []string, i int, n *onnxpb.NodeProto) string {
+	if names == nil {
+		return n.GetName()
+	}
+	return names[i]
+}
+
 // nodeNamesFor keeps ONNX node names and gives unnamed or duplicate nodes
 // stable unique names (OpType_index, index being the node's position in
-// the file).
-func (im *importer) nodeNamesFor(nodes []*onnxpb.NodeProto) []string {
-	out := make([]string, len(nodes))
+// the file). When every node has a name of its own and the nodes are
+// read one at a time, it returns nil: see nodeName.
+func (im *importer) nodeNamesFor(nodes *fileNodes) ([]string, error) {
+	out := make([]string, nodes.len())
+	for i := range out {
+		h, err := nodes.head(i)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = h.name
+	}
 	// Most files name every node once: then the names are kept as they
 	// are, with one table of them instead of two.
-	seen := make(map[string]bool, len(nodes))
-	for i, n := range nodes {
-		name := n.GetName()
+	seen := make(map[string]bool, len(out))
+	for _, name := range out {
 		if name == "" || seen[name] {
 			seen = nil
 			break
 		}
 		seen[name] = true
-		out[i] = name
 	}
 	if seen != nil {
+		if nodes.decoded == nil {
+			// Each node's own name is read with the node (nodeName).
+			im.fileNames = nodes
+			return nil, nil
+		}
 		im.nodeNameList = out
-		return out
+		return out, nil
 	}
 	taken := map[string]bool{}
-	for _, n := range nodes {
-		if n.GetName() != "" {
-			taken[n.GetName()] = true
+	for _, name := range out {
+		if name != "" {
+			taken[name] = true
 		}
 	}
 	used := map[string]bool{}
-	for i, n := range nodes {
-		name := n.GetName()
+	for i, name := range out {
 		if name == "" || used[name] {
-			base := n.GetOpType() + "_" + strconv.Itoa(i)
+			h, err := nodes.head(i)
+			if err != nil {
+				return nil, err
+			}
+			base := h.opType + "_" + strconv.Itoa(i)
 			if name != "" {
 				base = name + "_" + strconv.Itoa(i)
 			}
@@ -293,7 +360,7 @@ func (im *importer) nodeNamesFor(nodes []*onnxpb.NodeProto) []string {
 		out[i] = name
 	}
 	im.nodeNameList = out
-	return out
+	return out, nil
 }
 
 // intHeap is a min-heap of node indices, so that a topological sort keeps
@@ -312,69 +379,133 @@ func (h *intHeap) Pop() any {
 }
 
 // sortNodes orders the ONNX nodes topologically, checking that every input
-// is defined exactly once.
-func (im *importer) sortNodes(nodes []*onnxpb.NodeProto) ([]int, error) {
+// is defined exactly once. It returns nil when the file's order is one.
+func (im *importer) sortNodes(nodes *fileNodes) ([]int, error) {
+	count := nodes.len()
 	producer := map[string]int{}
-	for i, n := range nodes {
-		for _, o := range n.Output {
+	for i := range count {
+		n, err := nodes.head(i)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range n.output {
 			if o == "" {
 				continue
 			}
 			if j, dup := producer[o]; dup {
-				return nil, fmt.Errorf("value %q is produced by two nodes (%s and %s)", o, nodeLabel(nodes[j], j), nodeLabel(n, i))
+				first, _ := nodes.head(j)
+				return nil, fmt.Errorf("value %q is produced by two nodes (%s and %s)", o, nodeLabel(first, j), nodeLabel(n, i))
 			}
-			if _, ok := im.vals[o]; ok {
+			if im.vals.Has(o) {
 				return nil, fmt.Errorf("%s writes %q, which is already a graph input or initializer", nodeLabel(n, i), o)
 			}
 			producer[o] = i
 		}
 	}
-	pending := make([]int, len(nodes))
-	readers := make([][]int, len(nodes))
-	for i, n := range nodes {
-		seen := map[int]bool{}
-		for _, in := range nodeReads(n) {
+	pending := make([]int32, count)
+	// readers[i] lists the nodes that read node i's outputs; most nodes
+	// have one reader, kept in first without a slice of its own.
+	first := make([]int32, count)
+	var more map[int32][]int32
+	for i := range first {
+		first[i] = -1
+	}
+	for i := range count {
+		n, err := nodes.head(i)
+		if err != nil {
+			return nil, err
+		}
+		var seen map[int]bool // for nodes of many inputs
+		if len(n.input) > 8 {
+			seen = map[int]bool{}
+		}
+		for k, in := range n.input {
 			if in == "" {
 				continue
 			}
 			if j, ok := producer[in]; ok {
-				if !seen[j] {
+				if seen != nil && seen[j] || seen == nil && readsEarlier(n.input[:k], j, producer) {
+					continue // node j is already counted once
+				}
+				if seen != nil {
 					seen[j] = true
-					pending[i]++
-					readers[j] = append(readers[j], i)
+				}
+				pending[i]++
+				if first[j] < 0 {
+					first[j] = int32(i)
+				} else {
+					if more == nil {
+						more = map[int32][]int32{}
+					}
+					more[int32(j)] = append(more[int32(j)], int32(i))
 				}
 				continue
 			}
-			if _, ok := im.vals[in]; !ok {
+			if !im.vals.Has(in) {
 				return nil, fmt.Errorf("%s reads %q, which is not a graph input, an initializer or any node's output; the model is incomplete", nodeLabel(n, i), in)
 			}
 		}
 	}
+	producer = nil
 	h := &intHeap{}
-	for i := range nodes {
+	for i := range count {
 		if pending[i] == 0 {
 			*h = append(*h, i)
 		}
 	}
 	heap.Init(h)
-	order := make([]int, 0, len(nodes))
+	order := make([]int, 0, count)
+	release := func(r int32) {
+		if pending[r]--; pending[r] == 0 {
+			heap.Push(h, int(r))
+		}
+	}
 	for h.Len() > 0 {
 		i := heap.Pop(h).(int)
 		order = append(order, i)
-		for _, r := range readers[i] {
-			if pending[r]--; pending[r] == 0 {
-				heap.Push(h, r)
-			}
+		if first[i] >= 0 {
+			release(first[i])
+		}
+		for _, r := range more[int32(i)] {
+			release(r)
 		}
 	}
-	if len(order) != len(nodes) {
-		for i, n := range nodes {
+	if len(order) == count && slices.IsSorted(order) {
+		return nil, nil // the file's order (most files): no list needed
+	}
+	if len(order) != count {
+		for i := range count {
 			if pending[i] > 0 {
+				n, _ := nodes.head(i)
 				return nil, fmt.Errorf("%s is part of a cycle: its inputs depend on its own outputs; ONNX graphs must be acyclic", nodeLabel(n, i))
 			}
 		}
 	}
 	return order, nil
+}
+
+// readsEarlier reports whether one of inputs (a node's earlier inputs) is
+// written by node j.
+func readsEarlier(inputs []string, j int, producer map[string]int) bool {
+	for _, in := range inputs {
+		if p, ok := producer[in]; ok && p == j {
+			return true
+		}
+	}
+	return false
+}
+
+// fusionOps names, for each fusion kind, an ONNX op that every match of it
+// contains: a file without it has no match, and its nodes need not be
+// decoded all at once to look for one. A fusion not listed is always
+// looked for.
+var fusionOps = map[string]string{"Gelu": "Erf", "Trilu": "Where"}
+
+// mayMatch reports whether fusion f can match in a file whose ops are
+// counted in sourceOps.
+func mayMatch(f fusion, sourceOps map[string]int) bool {
+	op, ok := fusionOps[f.kind]
+	return !ok || sourceOps[op] > 0
 }
 
 // fresh returns an unused value name derived from base.
@@ -389,7 +520,7 @@ func (im *importer) fresh(base string) string {
 
 // nameTaken tells whether a value of that name exists or was made.
 func (im *importer) nameTaken(name string) bool {
-	_, ok := im.vals[name]
+	ok := im.vals.Has(name)
 	return ok || im.freshNames[name]
 }
 
@@ -399,6 +530,13 @@ func (im *importer) freshNode(base string) string {
 		im.nodeNames = make(map[string]bool, len(im.nodeNameList))
 		for _, n := range im.nodeNameList {
 			im.nodeNames[n] = true
+		}
+		if f := im.fileNames; f != nil {
+			for i := range f.len() {
+				if h, err := f.head(i); err == nil { // every head was read once already
+					im.nodeNames[h.name] = true
+				}
+			}
 		}
 	}
 	name := base
@@ -426,7 +564,7 @@ func (im *importer) addInit(t *canon.Tensor, after string) {
 	copy(im.g.Initializers[idx+1:], im.g.Initializers[idx:])
 	im.g.Initializers[idx] = t
 	im.inits[t.Name] = t
-	im.vals[t.Name] = constInfo(t)
+	im.vals.Set(t.Name, constInfo(t))
 	im.derivedNames()[t.Name] = true
 }
 
@@ -447,11 +585,19 @@ func (im *importer) derived(name string) bool { return im.derivedSet[name] }
 // linear time, not one node per pass over the graph.
 func (im *importer) pruneDead() {
 	g := im.g
-	used := map[string]bool{}
-	for _, o := range g.Outputs {
-		used[o.Name] = true
+	// Values the file reads are marked in im.uses; the others (made by
+	// the import) in usedOther.
+	usedOther := map[string]bool{}
+	use := func(name string) {
+		if !im.uses.mark(name) {
+			usedOther[name] = true
+		}
 	}
-	madeDead := func(name string) bool { return !used[name] && im.uses[name] > 0 }
+	used := func(name string) bool { return im.uses.marked(name) || usedOther[name] }
+	for _, o := range g.Outputs {
+		use(o.Name)
+	}
+	madeDead := func(name string) bool { return !used(name) && im.uses.count(name) > 0 }
 	keep := make([]bool, len(g.Nodes))
 	for i := len(g.Nodes) - 1; i >= 0; i-- {
 		n := g.Nodes[i]
@@ -466,7 +612,7 @@ func (im *importer) pruneDead() {
 		}
 		keep[i] = true
 		for _, in := range n.Inputs {
-			used[in] = true
+			use(in)
 		}
 	}
 	nodes := g.Nodes[:0]
@@ -481,7 +627,7 @@ func (im *importer) pruneDead() {
 	g.Nodes = nodes
 	inits := g.Initializers[:0]
 	for _, t := range g.Initializers {
-		if madeDead(t.Name) || (im.derived(t.Name) && !used[t.Name]) {
+		if madeDead(t.Name) || (im.derived(t.Name) && !used(t.Name)) {
 			continue
 		}
 		inits = append(inits, t)
@@ -534,9 +680,9 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 
 // nodeLabel names a node of the file for an error message; unnamed nodes
 // are identified by their position in the file.
-func nodeLabel(n *onnxpb.NodeProto, index int) string {
-	if n.GetName() != "" {
-		return fmt.Sprintf("node %q (%s)", n.GetName(), n.GetOpType())
+func nodeLabel(n nodeHead, index int) string {
+	if n.name != "" {
+		return fmt.Sprintf("node %q (%s)", n.name, n.opType)
 	}
-	return fmt.Sprintf("node #%d (%s, unnamed)", index, n.GetOpType())
+	return fmt.Sprintf("node #%d (%s, unnamed)", index, n.opType)
 }

@@ -128,7 +128,7 @@ func legacyReshape(c *nodeCtx) error {
 		return c.errf("the shape attribute is required (Reshape before opset 5)")
 	}
 	name := c.im.fresh(c.name + "/shape")
-	c.im.vals[name] = constInfo(canon.NewInt64Tensor(name, nil, shape))
+	c.im.vals.Set(name, constInfo(canon.NewInt64Tensor(name, nil, shape)))
 	c.setInput(1, name)
 	return nil
 }

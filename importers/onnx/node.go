@@ -123,7 +123,7 @@ func (c *nodeCtx) in(i int) string {
 // info returns the type of input i (zero when absent).
 func (c *nodeCtx) info(i int) canon.ValueInfo {
 	if x := c.in(i); x != "" {
-		return c.im.vals[x]
+		return c.im.vals.Get(x)
 	}
 	return canon.ValueInfo{}
 }
@@ -151,7 +151,7 @@ func (c *nodeCtx) constIn(i int, what string) *canon.Tensor {
 	if x == "" {
 		return nil
 	}
-	v := c.im.vals[x]
+	v := c.im.vals.Get(x)
 	if v.Const == nil {
 		c.fail("%s (input %q) must be a constant (an initializer or a Constant node); values computed at run time are not supported here", what, x)
 		return nil
@@ -165,7 +165,7 @@ func (c *nodeCtx) constIn(i int, what string) *canon.Tensor {
 // folded into the op's attribute, the preferred canonical form.
 func (c *nodeCtx) dynamic(i int) bool {
 	x := c.in(i)
-	return x != "" && c.im.vals[x].Const == nil
+	return x != "" && c.im.vals.Get(x).Const == nil
 }
 
 // dynIn returns input i's name when it is dynamic, "" otherwise.
@@ -227,7 +227,7 @@ func (c *nodeCtx) outputs(keep int, why string) []string {
 		if outs[i] == "" {
 			continue
 		}
-		if c.im.uses[outs[i]] > 0 {
+		if c.im.uses.count(outs[i]) > 0 {
 			c.fail("output %d (%q) is used, but %s", i, outs[i], why)
 		}
 	}
@@ -267,7 +267,7 @@ func (c *nodeCtx) emitNamed(name string, op canon.Op, ins, outs []string) error 
 	types := make([]canon.ValueInfo, len(ins))
 	for i, x := range ins {
 		if x != "" {
-			types[i] = c.im.vals[x]
+			types[i] = c.im.vals.Get(x)
 		}
 	}
 	res, err := canon.InferNode(node, types)
@@ -290,7 +290,7 @@ func (c *nodeCtx) emitNamed(name string, op canon.Op, ins, outs []string) error 
 			v = constInfo(k.Value)
 			v.Name = o
 		}
-		c.im.vals[o] = v
+		c.im.vals.Set(o, v)
 	}
 	c.im.g.Nodes = append(c.im.g.Nodes, node)
 	return nil

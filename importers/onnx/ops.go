@@ -255,7 +255,7 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 		c.attrs[a.GetName()] = a
 	}
 	for _, in := range n.Input {
-		if _, ok := im.vals[in]; in != "" && !ok {
+		if _, ok := im.vals.Lookup(in); in != "" && !ok {
 			return c.errf("input %q is not defined before the node", in)
 		}
 	}
@@ -584,9 +584,9 @@ func (c *nodeCtx) transposedInit(t *canon.Tensor) string {
 		return t.Name
 	}
 	shape := []int64{t.Shape[1], t.Shape[0]}
-	if im.uses[t.Name] == 1 && !im.outputs[t.Name] {
+	if im.uses.count(t.Name) == 1 && !im.outputs[t.Name] {
 		t.Data, t.Shape = data, shape
-		im.vals[t.Name] = constInfo(t)
+		im.vals.Set(t.Name, constInfo(t))
 		im.transposed[t.Name] = t.Name
 		return t.Name
 	}
@@ -702,14 +702,14 @@ func convDropout(c *nodeCtx) error {
 	} else {
 		if c.in(1) != "" {
 			// The ratio has no effect at inference; keep it when known.
-			if v := c.im.vals[c.in(1)]; v.Const != nil {
+			if v := c.im.vals.Get(c.in(1)); v.Const != nil {
 				if f, err := v.Const.Float64s(); err == nil && len(f) == 1 {
 					op.Ratio = float32(f[0])
 				}
 			}
 		}
 		if c.in(2) != "" {
-			v := c.im.vals[c.in(2)]
+			v := c.im.vals.Get(c.in(2))
 			if v.Const == nil {
 				c.fail("training_mode input %q is computed at run time; modelbridge converts inference graphs only", c.in(2))
 			} else if b, err := v.Const.Int64s(); err != nil || len(b) != 1 || b[0] != 0 {

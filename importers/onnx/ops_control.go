@@ -100,13 +100,13 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 	}
 	parent := c.im
 	sub := &importer{opts: parent.opts, g: &canon.Graph{Name: gp.GetName()}, tr: parent.tr, opset: parent.opset,
-		vals: map[string]canon.ValueInfo{}, inits: map[string]*canon.Tensor{}, uses: map[string]int{},
+		vals: canon.NewValueTable(0), inits: map[string]*canon.Tensor{}, uses: &valueUses{},
 		outputs: map[string]bool{}, freshNames: map[string]bool{}, transposed: map[string]string{}}
 	fail := func(err error) (*canon.Graph, []string, error) {
 		return nil, nil, c.errf("subgraph %s: %v", attr, err)
 	}
 	// Names made inside must not shadow any outer value.
-	for name := range parent.vals {
+	for name := range parent.vals.All() {
 		sub.freshNames[name] = true
 	}
 	for name := range parent.freshNames {
@@ -114,11 +114,11 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 	}
 	free := freeValues(gp)
 	for _, name := range free {
-		v, ok := parent.vals[name]
+		v, ok := parent.vals.Lookup(name)
 		if !ok {
 			return fail(fmt.Errorf("reads %q, which is defined neither inside it nor before the node", name))
 		}
-		sub.vals[name] = v
+		sub.vals.Set(name, v)
 	}
 	if len(gp.SparseInitializer) > 0 {
 		return fail(fmt.Errorf("sparse initializers are not supported; densify them before converting"))
@@ -136,7 +136,7 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 			return fail(fmt.Errorf("initializer %d has no name or a duplicate one (%q)", i, t.Name))
 		}
 		sub.inits[t.Name] = t
-		sub.vals[t.Name] = constInfo(t)
+		sub.vals.Set(t.Name, constInfo(t))
 		sub.g.Initializers = append(sub.g.Initializers, t)
 	}
 	for i, vi := range gp.Input {
@@ -154,7 +154,7 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 			return fail(fmt.Errorf("input %q is also an initializer", v.Name))
 		}
 		sub.g.Inputs = append(sub.g.Inputs, v)
-		sub.vals[v.Name] = v
+		sub.vals.Set(v.Name, v)
 	}
 	for _, vi := range gp.Output {
 		v, err := valueInfo(vi)
@@ -163,25 +163,33 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 		}
 		sub.g.Outputs = append(sub.g.Outputs, v)
 		sub.outputs[v.Name] = true
-		sub.uses[v.Name]++
+		sub.uses.add(v.Name)
 	}
 	for _, n := range gp.Node {
 		for _, in := range nodeReads(n) {
-			sub.uses[in]++
+			sub.uses.add(in)
 		}
 	}
-	order, err := sub.sortNodes(gp.Node)
+	nodes := &fileNodes{decoded: gp.Node}
+	order, err := sub.sortNodes(nodes)
 	if err != nil {
 		return fail(err)
 	}
-	names := sub.nodeNamesFor(gp.Node)
-	for _, i := range order {
-		if err := sub.convertNode(gp.Node[i], names[i]); err != nil {
+	names, err := sub.nodeNamesFor(nodes)
+	if err != nil {
+		return fail(err)
+	}
+	for k := range gp.Node {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
+		if err := sub.convertNode(gp.Node[i], nodeName(names, i, gp.Node[i])); err != nil {
 			return fail(err)
 		}
 	}
 	for i, out := range sub.g.Outputs {
-		v, ok := sub.vals[out.Name]
+		v, ok := sub.vals.Lookup(out.Name)
 		if !ok {
 			return fail(fmt.Errorf("output %q is not computed", out.Name))
 		}

@@ -197,7 +197,7 @@ func triangleOf(mask *canon.Tensor) (canon.Trilu, bool) {
 // the zero has x's dtype; any other Where is read as the Where it is.
 func (m *triluMatch) convert(im *importer, name string) error {
 	x := m.node.Input[1]
-	v, ok := im.vals[x]
+	v, ok := im.vals.Lookup(x)
 	mask, zero := im.inits[m.node.Input[0]], im.inits[m.node.Input[2]]
 	fits := ok && v.RankKnown && len(v.Shape) >= 2 && zero.DType == v.DType &&
 		v.Shape[len(v.Shape)-2].Size == mask.Shape[0] && v.Shape[len(v.Shape)-1].Size == mask.Shape[1]

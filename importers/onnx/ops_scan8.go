@@ -35,7 +35,7 @@ func convScan8(c *nodeCtx) error {
 		if name == "" {
 			return c.errf("input %d is empty", i+1)
 		}
-		formal[i] = canon.ValueInfo{DType: c.im.vals[name].DType}
+		formal[i] = canon.ValueInfo{DType: c.im.vals.Get(name).DType}
 	}
 	body, bodyCaps, err := c.subgraph("body", gp, formal)
 	if err != nil {
@@ -75,7 +75,7 @@ func convScan8(c *nodeCtx) error {
 // batchCount is a scalar int64 value holding the length of x's first axis:
 // a constant when the shape is known, Shape and Squeeze otherwise.
 func (c *nodeCtx) batchCount(x string) (string, error) {
-	v := c.im.vals[x]
+	v := c.im.vals.Get(x)
 	if v.RankKnown && len(v.Shape) > 0 && v.Shape[0].Known() {
 		return c.emitAux("batch", &canon.Constant{Value: canon.NewInt64Tensor("", []int64{}, []int64{v.Shape[0].Size})})
 	}

@@ -14,6 +14,7 @@ package onnximport
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"google.golang.org/protobuf/proto"
@@ -60,7 +61,7 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	}
 	g := &canon.Graph{}
 	g.AddResource(m)
-	if err := readData(path, m.Data, opts, g); err != nil {
+	if err := readMapped(path, m.Data, m, opts, g); err != nil {
 		g.Close() // releases the mapping: nothing may point into it now
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -68,10 +69,15 @@ func Read(path string, opts formats.ReadOptions) (*canon.Graph, error) {
 }
 
 // readData imports the model held in data (which g's resources keep alive).
-func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph) (err error) {
+func readData(path string, data []byte, opts formats.ReadOptions, g *canon.Graph) error {
+	return readMapped(path, data, nil, opts, g)
+}
+
+// readMapped is readData of data that lies in mapping (nil: in memory).
+func readMapped(path string, data []byte, mapping *mmapfile.Mapping, opts formats.ReadOptions, g *canon.Graph) (err error) {
 	// Every check is meant to run before a panic could; this is the net.
 	defer panicerr.Recover("importing", &err)
-	im := &importer{g: g, opts: opts, tr: &onnxtensor.Reader{BaseDir: filepath.Dir(path), Graph: g}}
+	im := &importer{g: g, opts: opts, tr: &onnxtensor.Reader{BaseDir: filepath.Dir(path), Graph: g}, mapping: mapping}
 	return im.read(data)
 }
 
@@ -98,7 +104,11 @@ func (im *importer) read(data []byte) error {
 	if err := im.readHeader(mp); err != nil {
 		return err
 	}
-	grest, initBytes, err := splitGraph(graphBytes, im.cut != nil)
+	// An import decodes each node when it converts it; a cut reads them
+	// as messages (as does the import of a graph over 4 GiB, which holds
+	// big initializers rather than many nodes).
+	lazy := im.cut == nil && uint64(len(graphBytes)) <= math.MaxUint32
+	grest, nodeAt, initBytes, err := splitGraph(graphBytes, im.cut != nil, lazy)
 	if err != nil {
 		return err
 	}
@@ -124,7 +134,12 @@ func (im *importer) read(data []byte) error {
 			return err
 		}
 	}
-	return im.convertGraph(gp, inits)
+	nodes := &fileNodes{graph: graphBytes, at32: nodeAt, mapping: im.mapping}
+	if !lazy {
+		nodes = &fileNodes{decoded: gp.Node}
+		gp.Node = nil
+	}
+	return im.convertGraph(gp, nodes, inits)
 }
 
 func (im *importer) readHeader(mp *onnxpb.ModelProto) error {

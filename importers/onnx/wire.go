@@ -42,17 +42,23 @@ func splitModel(msg []byte) (rest, graph []byte, err error) {
 // (proto.UnmarshalOptions{Merge: true}) reads the same message as decoding
 // their concatenation. Without keepValueInfo, the value_info fields (the
 // types of intermediate values, which only cutting a graph reads) are left
-// out too: decoded, they take more memory than the nodes.
-func splitGraph(msg []byte, keepValueInfo bool) (rest [][]byte, inits [][]byte, err error) {
+// out too: decoded, they take more memory than the nodes. With
+// splitNodes, the nodes are left out as well, and where each node's field
+// starts in msg is returned (see fileNodes); msg must be under 4 GiB.
+func splitGraph(msg []byte, keepValueInfo, splitNodes bool) (rest [][]byte, nodes []uint32, inits [][]byte, err error) {
 	pos, start := 0, 0 // the current run of fields to decode is msg[start:pos]
 	err = onnxtensor.Walk(msg, func(f onnxtensor.Field) error {
 		isInit := f.Num == 5 && f.Type == protowire.BytesType
-		if isInit || (!keepValueInfo && f.Num == 13 && f.Type == protowire.BytesType) {
+		isNode := splitNodes && f.Num == 1 && f.Type == protowire.BytesType
+		if isInit || isNode || (!keepValueInfo && f.Num == 13 && f.Type == protowire.BytesType) {
 			if pos > start {
 				rest = append(rest, msg[start:pos:pos])
 			}
 			if isInit {
 				inits = append(inits, f.Payload)
+			}
+			if isNode {
+				nodes = append(nodes, uint32(pos))
 			}
 			pos += len(f.Whole)
 			start = pos
@@ -64,7 +70,7 @@ func splitGraph(msg []byte, keepValueInfo bool) (rest [][]byte, inits [][]byte, 
 	if err == nil && pos > start {
 		rest = append(rest, msg[start:pos:pos])
 	}
-	return rest, inits, err
+	return rest, nodes, inits, err
 }
 
 // modelFields lists ModelProto's field numbers with their wire types, for

@@ -438,7 +438,7 @@ func refuseBakedSizes(g *canon.Graph, example map[string]int64) error {
 		if target == nil || len(n.Inputs) == 0 {
 			continue
 		}
-		x, ok := g.Values[n.Inputs[0]]
+		x, ok := g.Values.Lookup(n.Inputs[0])
 		if !ok || !x.RankKnown || !slices.ContainsFunc(x.Shape, func(d canon.Dim) bool { return !d.Known() }) {
 			continue
 		}

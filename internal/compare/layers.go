@@ -143,7 +143,7 @@ func foldable(n *canon.Node, g *canon.Graph, inits map[string]*canon.Tensor) boo
 	}
 	if t.Affine {
 		for _, in := range n.Inputs {
-			if inits[in] != nil || (g.Values[in].Const != nil) {
+			if inits[in] != nil || (g.Values.Get(in).Const != nil) {
 				return true
 			}
 		}
@@ -174,7 +174,7 @@ func layerValues(g *canon.Graph, vals map[string]*canon.Tensor) []layerValue {
 		chain := []*canon.Node{n}
 		for k, o := range n.Outputs {
 			t := vals[o]
-			if o == "" || t == nil || !t.DType.IsFloat() || g.Values[o].Const != nil {
+			if o == "" || t == nil || !t.DType.IsFloat() || g.Values.Get(o).Const != nil {
 				continue
 			}
 			value := o

@@ -106,7 +106,7 @@ func maxFinite(t *canon.Tensor) (float64, error) {
 func AccumulationLength(g *canon.Graph) int64 {
 	var total int64
 	shape := func(name string) []int64 {
-		if v, ok := g.Values[name]; ok {
+		if v, ok := g.Values.Lookup(name); ok {
 			if s, ok := v.StaticShape(); ok {
 				return s
 			}
@@ -140,7 +140,7 @@ func LowestPrecision(g *canon.Graph) canon.DType {
 			lowest = d
 		}
 	}
-	for _, v := range g.Values {
+	for _, v := range g.Values.All() {
 		consider(v.DType)
 	}
 	for _, t := range g.Initializers {

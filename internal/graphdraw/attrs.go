@@ -77,7 +77,7 @@ func kernelOf(n *canon.Node, g *canon.Graph) string {
 	if slot < 0 || slot >= len(n.Inputs) || n.Inputs[slot] == "" {
 		return ""
 	}
-	w, ok := g.Values[n.Inputs[slot]]
+	w, ok := g.Values.Lookup(n.Inputs[slot])
 	if !ok {
 		if t := g.Initializer(n.Inputs[slot]); t != nil {
 			return joinWith(t.Shape[min(2, len(t.Shape)):], "×")

@@ -125,7 +125,7 @@ func newView(g *canon.Graph, prefix string) *view {
 	}
 	for _, out := range g.Outputs {
 		info := out
-		if vi, ok := g.Values[out.Name]; ok {
+		if vi, ok := g.Values.Lookup(out.Name); ok {
 			info = vi
 		}
 		v.boxes = append(v.boxes, &Box{ID: "out:" + out.Name, Kind: OutputBox, Title: out.Name, Outputs: []string{describeValueInfo(info)}})
@@ -142,7 +142,7 @@ func (v *view) opBox(id string, n *canon.Node) *Box {
 			continue
 		}
 		if t == nil {
-			if vi, ok := v.g.Values[in]; ok {
+			if vi, ok := v.g.Values.Lookup(in); ok {
 				b.Inputs = append(b.Inputs, describeValueInfo(vi))
 			} else {
 				b.Inputs = append(b.Inputs, in)
@@ -159,7 +159,7 @@ func (v *view) opBox(id string, n *canon.Node) *Box {
 		if o == "" {
 			continue
 		}
-		if vi, ok := v.g.Values[o]; ok {
+		if vi, ok := v.g.Values.Lookup(o); ok {
 			b.Outputs = append(b.Outputs, describeValueInfo(vi))
 		} else {
 			b.Outputs = append(b.Outputs, o)

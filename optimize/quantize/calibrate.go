@@ -172,7 +172,7 @@ func chunkByBytes(g *canon.Graph, tensors []string, budget int64) [][]string {
 	var used int64
 	for _, t := range tensors {
 		size := int64(4)
-		if shape, ok := g.Values[t].StaticShape(); ok {
+		if shape, ok := g.Values.Get(t).StaticShape(); ok {
 			size = 4 * max(canon.NumElements(shape), 1)
 		}
 		if len(cur) > 0 && budget > 0 && used+size > budget {
@@ -202,7 +202,7 @@ func withOutputs(g *canon.Graph, tensors []string) (*interp.Program, error) {
 	for _, t := range tensors {
 		if !have[t] {
 			have[t] = true
-			v, ok := g.Values[t]
+			v, ok := g.Values.Lookup(t)
 			if !ok {
 				v = canon.ValueInfo{Name: t}
 			}

@@ -57,7 +57,7 @@ func (b *netBuilder) output(names ...string) *canon.Graph {
 		panic(err)
 	}
 	for i := range b.g.Outputs {
-		b.g.Outputs[i] = b.g.Values[b.g.Outputs[i].Name]
+		b.g.Outputs[i] = b.g.Values.Get(b.g.Outputs[i].Name)
 	}
 	return b.g
 }

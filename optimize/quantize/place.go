@@ -46,7 +46,7 @@ func staticShapeOf(g *canon.Graph, name string) ([]int64, bool) {
 	if t := constOf(g, name); t != nil {
 		return t.Shape, true
 	}
-	return g.Values[name].StaticShape()
+	return g.Values.Get(name).StaticShape()
 }
 
 // constOf is the value's content when it is known before running.
@@ -54,14 +54,14 @@ func constOf(g *canon.Graph, name string) *canon.Tensor {
 	if name == "" {
 		return nil
 	}
-	if v, ok := g.Values[name]; ok && v.Const != nil {
+	if v, ok := g.Values.Lookup(name); ok && v.Const != nil {
 		return v.Const
 	}
 	return g.Initializer(name)
 }
 
 func isF32(g *canon.Graph, name string) bool {
-	return name != "" && g.Values[name].DType == canon.Float32
+	return name != "" && g.Values.Get(name).DType == canon.Float32
 }
 
 // staticRole says how n is quantized, and which of its inputs are the

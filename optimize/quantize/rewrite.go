@@ -205,7 +205,7 @@ func (rw *rewriter) keepFloat(n *canon.Node, inputDQ map[string]string) {
 	if !ok || quant == "" {
 		return
 	}
-	shape, ok := rw.g.Values[t].StaticShape()
+	shape, ok := rw.g.Values.Get(t).StaticShape()
 	if !ok || len(shape) < 2 {
 		return
 	}

@@ -161,7 +161,7 @@ func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool, reason func(*c
 	type key struct{ kind, reason string }
 	counts := map[key]int{}
 	for _, n := range g.Nodes {
-		if quantized(n) || len(n.Outputs) == 0 || n.Outputs[0] == "" || g.Values[n.Outputs[0]].DType != canon.Float32 || g.Values[n.Outputs[0]].Const != nil {
+		if quantized(n) || len(n.Outputs) == 0 || n.Outputs[0] == "" || g.Values.Get(n.Outputs[0]).DType != canon.Float32 || g.Values.Get(n.Outputs[0]).Const != nil {
 			continue
 		}
 		switch n.Op.(type) {

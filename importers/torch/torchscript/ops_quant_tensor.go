@@ -119,6 +119,9 @@ func opIntRepr(c *opCall) (value, error) {
 	if err := c.bind("self"); err != nil {
 		return nil, err
 	}
+	if pc, ok := c.bound[0].(*perChannelQuantizedVal); ok {
+		return pc.ints, nil
+	}
 	q, err := quantizedArg(c)
 	if err != nil {
 		return nil, err
@@ -137,6 +140,9 @@ func opDequantize(c *opCall) (value, error) {
 	}
 	if t, ok := c.bound[0].(*tensorVal); ok && c.b().info(t).DType.IsFloat() {
 		return t, nil // a float tensor dequantizes to itself
+	}
+	if pc, ok := c.bound[0].(*perChannelQuantizedVal); ok {
+		return dequantizePerChannel(c, pc)
 	}
 	q, err := quantizedArg(c)
 	if err != nil {

@@ -93,6 +93,8 @@ func typeName(v value) string {
 		return "int (known at run time)"
 	case *quantizedVal:
 		return "quantized Tensor (read by int_repr, dequantize and the quantized layers and operators)"
+	case *perChannelQuantizedVal:
+		return "per-channel quantized Tensor (read by int_repr and dequantize only: PyTorch's quantized operators take per-tensor quantized activations)"
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package mmapfile
+
+// Evict does nothing where pages are not given back this way.
+func (m *Mapping) Evict([]byte) {}
