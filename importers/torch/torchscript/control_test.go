@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 	"github.com/modelbridge/modelbridge/interp"
@@ -282,4 +283,40 @@ xs = [torch.randn(3, 2)]`)
 			t.Errorf("the assertion left an If")
 		}
 	})
+}
+
+// TestScriptedBatchedNMS imports torchvision's scripted batched_nms
+// (../shared/fixtures/torch2-ops/tv_batched_nms: an if on numel known at
+// import, an assertion helper, torch.tensor(1)) and checks the kept
+// indices against PyTorch's.
+func TestScriptedBatchedNMS(t *testing.T) {
+	dir := filepath.Join(testfix.Fixtures(t), "torch2-ops", "tv_batched_nms")
+	shapes := map[string][]int64{}
+	feed := map[string]*canon.Tensor{}
+	for k, name := range []string{"boxes", "argument_2", "argument_3"} {
+		x, err := tensorfile.Load(filepath.Join(dir, "test_data_set_0", fmt.Sprintf("input_%d.pb", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.Name, shapes[name], feed[name] = name, x.Shape, x
+	}
+	g, err := ReadFile(filepath.Join(dir, "traced.pt"), formats.ReadOptions{InputShapes: shapes, InputDTypes: map[string]canon.DType{"argument_3": canon.Int64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	res, err := interp.Run(g, feed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := tensorfile.Load(filepath.Join(dir, "test_data_set_0", "output_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res[g.Outputs[0].Name]
+	a, _ := got.Int64s()
+	b, _ := want.Int64s()
+	if got.DType != want.DType || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("kept %s %v, PyTorch keeps %s %v", got.DType, a, want.DType, b)
+	}
 }
