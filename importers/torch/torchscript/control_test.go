@@ -320,3 +320,23 @@ func TestScriptedBatchedNMS(t *testing.T) {
 		t.Errorf("kept %s %v, PyTorch keeps %s %v", got.DType, a, want.DType, b)
 	}
 }
+
+// TestDeeplyNestedBlocksRefused: a source nesting ifs far deeper than any
+// model is refused while parsing.
+func TestDeeplyNestedBlocksRefused(t *testing.T) {
+	var b strings.Builder
+	depth := maxNesting + 10
+	for i := 0; i < depth; i++ {
+		b.WriteString(strings.Repeat(" ", 4+2*i) + "if True:\n")
+	}
+	b.WriteString(strings.Repeat(" ", 4+2*depth) + "x = x\n    return x\n")
+	p := writeArchive(t, map[string]string{"data.pkl": rootPickle, "code/__torch__.py": moduleSource(b.String())}, 0)
+	g, err := ReadFile(p, formats.ReadOptions{})
+	if err == nil {
+		g.Close()
+		t.Fatal("imported")
+	}
+	if !strings.Contains(err.Error(), "nested too deeply") {
+		t.Fatalf("error %v does not say the blocks nest too deeply", err)
+	}
+}

@@ -34,6 +34,15 @@ func (s *whileStmt) stmtLine() int { return s.line }
 // controlStatement parses an if, for or while statement; ok is false for
 // anything else (left to statement).
 func (p *parser) controlStatement() (s stmt, ok bool, err error) {
+	if !p.atName("if") && !p.atName("for") && !p.atName("while") {
+		return nil, false, nil
+	}
+	// Blocks nest like expressions: a hostile file cannot nest them
+	// without bound.
+	if err := p.nest(); err != nil {
+		return nil, true, err
+	}
+	defer p.unnest()
 	switch {
 	case p.atName("if"):
 		s, err = p.ifStatement()
