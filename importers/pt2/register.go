@@ -47,5 +47,12 @@ func Probe(path string) bool {
 }
 
 // Coverage is the TorchScript importer's: both front ends run the same
-// aten handlers.
-func Coverage() canon.Coverage { return torchscript.Coverage() }
+// aten handlers. Control flow is the exception: scripted code's if and
+// loops become If and Loop, a program's higher-order operators do not.
+func Coverage() canon.Coverage {
+	cov := torchscript.Coverage()
+	for _, kind := range []string{"If", "Loop"} {
+		cov[kind] = canon.Lacks("higher-order operators (torch.cond, torch.while_loop, map) are not read yet: export the model to ONNX")
+	}
+	return cov
+}

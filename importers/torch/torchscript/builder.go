@@ -38,6 +38,23 @@ type builder struct {
 	// complex are the values holding complex tensors as (real, imaginary)
 	// pairs along a last axis of 2 (see ops_signal_complex.go).
 	complex map[string]bool
+	// root is the outermost graph while nodes go to a branch or loop body
+	// (g); weights and constants always become root's initializers, so
+	// that a value made inside one subgraph can be read outside it.
+	root *canon.Graph
+	// subDepth counts the subgraphs being built around the current node.
+	subDepth int
+	// notes are remarks for the graph's Meta.Notes (assumptions the
+	// import makes).
+	notes []string
+}
+
+// initGraph is the graph that holds initializers.
+func (b *builder) initGraph() *canon.Graph {
+	if b.root != nil {
+		return b.root
+	}
+	return b.g
 }
 
 func newBuilder(a *archive) *builder {
@@ -91,7 +108,7 @@ func (b *builder) valueName(t *tensorVal) (string, error) {
 		}
 		init := *loaded
 		init.Name = b.unique(t.path)
-		b.g.Initializers = append(b.g.Initializers, &init)
+		b.initGraph().Initializers = append(b.initGraph().Initializers, &init)
 		b.inits[t.ref] = init.Name
 		b.vals[init.Name] = canon.ValueInfo{Name: init.Name, DType: init.DType, Shape: canon.DimsOf(init.Shape...), RankKnown: true, Const: &init}
 		return init.Name, nil
@@ -102,7 +119,7 @@ func (b *builder) valueName(t *tensorVal) (string, error) {
 		init := *t.konst
 		b.consts++
 		init.Name = b.unique("const")
-		b.g.Initializers = append(b.g.Initializers, &init)
+		b.initGraph().Initializers = append(b.initGraph().Initializers, &init)
 		vi := canon.ValueInfo{Name: init.Name, DType: init.DType, Shape: canon.DimsOf(init.Shape...), RankKnown: true, Const: &init}
 		b.vals[init.Name] = vi
 		*t = tensorVal{name: init.Name, info: vi}

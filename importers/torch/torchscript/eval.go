@@ -74,7 +74,7 @@ type ControlFlowError struct {
 }
 
 func (e *ControlFlowError) Error() string {
-	return fmt.Sprintf("control flow is not supported: %s:%d: %s (only traced or straight-line scripted modules can be imported; trace the model with torch.jit.trace, or export it to ONNX)", e.File, e.Line, e.Text)
+	return fmt.Sprintf("control flow is not supported: %s:%d: %s (scripted if, for over range() and while are read; with, try, break, continue and the rest are not: trace the model with torch.jit.trace, or export it to ONNX)", e.File, e.Line, e.Text)
 }
 
 // UnsupportedOpError reports an operator without a canonical mapping.
@@ -160,6 +160,10 @@ func (in *evaluator) call(fn *funcDef, self *moduleVal, args []value, kwargs map
 			}
 			if err := assign(f, st, v); err != nil {
 				return nil, f.errAt(st.line, err)
+			}
+		case *ifStmt, *forStmt, *whileStmt:
+			if err := in.runControl(f, st); err != nil {
+				return nil, f.errAt(st.stmtLine(), err)
 			}
 		default:
 			return nil, f.errAt(s.stmtLine(), fmt.Errorf("unsupported statement"))
@@ -420,6 +424,9 @@ func (in *evaluator) callOp(e opEntry, name, scope string, args []value, kwargs 
 	}
 	oc := &opCall{in: in, name: name, scope: scope, args: args, kwargs: kwargs}
 	if v, done, err := oc.complexCall(); done {
+		return v, err
+	}
+	if v, done, err := oc.runTimeScalarCall(); done {
 		return v, err
 	}
 	before := len(in.b.g.Nodes)

@@ -15,12 +15,12 @@ func init() {
 		"torch.expand":    entry(opExpand, "Expand"),
 		"torch.expand_as": entry(opExpandAs, "Expand"),
 		"torch.repeat":    entry(opRepeat, "Tile", "Unsqueeze"),
-		"torch.eq":        entry(compareOp(canon.CmpEqual), "Equal", "Cast"),
-		"torch.lt":        entry(compareOp(canon.CmpLess), "Less", "Cast"),
-		"torch.le":        entry(compareOp(canon.CmpLessOrEqual), "LessOrEqual", "Cast"),
-		"torch.gt":        entry(compareOp(canon.CmpGreater), "Greater", "Cast"),
-		"torch.ge":        entry(compareOp(canon.CmpGreaterOrEqual), "GreaterOrEqual", "Cast"),
-		"torch.ne":        entry(opNotEqual, "Equal", "Not", "Cast"),
+		"torch.eq":        entry(compareOp(canon.CmpEqual), "Equal", "Cast", "Reshape"),
+		"torch.lt":        entry(compareOp(canon.CmpLess), "Less", "Cast", "Reshape"),
+		"torch.le":        entry(compareOp(canon.CmpLessOrEqual), "LessOrEqual", "Cast", "Reshape"),
+		"torch.gt":        entry(compareOp(canon.CmpGreater), "Greater", "Cast", "Reshape"),
+		"torch.ge":        entry(compareOp(canon.CmpGreaterOrEqual), "GreaterOrEqual", "Cast", "Reshape"),
+		"torch.ne":        entry(opNotEqual, "Equal", "Not", "Cast", "Reshape"),
 	})
 	optable.Add(&opLacks, map[string]string{
 		"Size": "torch.jit.trace records x.numel() as a number, which is folded at import",
@@ -94,6 +94,9 @@ func compareOp(fn canon.CompareFn) opHandler {
 			return nil, err
 		}
 		left, right := c.bound[0], c.bound[1]
+		if v, done, err := scalarCompare(c, fn, left, right); done {
+			return v, err
+		}
 		a, aIsT := left.(*tensorVal)
 		b, bIsT := right.(*tensorVal)
 		_, okA := scalarOf(left)
@@ -208,6 +211,9 @@ func opNotEqual(c *opCall) (value, error) {
 	eq, err := compareOp(canon.CmpEqual)(c)
 	if err != nil {
 		return nil, err
+	}
+	if v, done, err := notScalar(c, eq); done {
+		return v, err
 	}
 	return c.b().emit1(c.scope, &canon.Not{}, eq.(*tensorVal))
 }

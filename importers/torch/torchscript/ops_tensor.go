@@ -207,6 +207,11 @@ func opInt(c *opCall) (value, error) {
 	if d, ok := c.bound[0].(*dynInt); ok {
 		return d, nil
 	}
+	if t, ok := c.bound[0].(*tensorVal); ok {
+		if _, known := scalarOf(t); !known {
+			return c.b().runTimeInt(c.scope, t)
+		}
+	}
 	s, ok := scalarOf(c.bound[0])
 	if !ok {
 		return nil, c.errf("argument must be a number known at import, got %s (give --input-shape when it comes from a tensor size)", typeName(c.bound[0]))

@@ -110,7 +110,7 @@ func init() {
 		"torch.unsqueeze":       entry(opUnsqueeze, "Unsqueeze"),
 		"torch.squeeze":         entry(opSqueeze, "Squeeze"),
 		"ops.prim.NumToTensor":  entry(opNumToTensor),
-		"int":                   entry(opInt),
+		"int":                   entry(opInt, "Reshape", "Cast"),
 		"float":                 entry(opFloat),
 		"len":                   entry(opLen),
 		"getattr":               entry(opGetattr),

@@ -336,6 +336,9 @@ var controlKeywords = map[string]bool{
 }
 
 func (p *parser) statement() (stmt, error) {
+	if s, ok, err := p.controlStatement(); ok {
+		return s, err
+	}
 	t := p.peek()
 	if t.kind == tokName && controlKeywords[t.text] {
 		cs := &controlStmt{line: t.line, keyword: t.text, text: p.lineText(t.line)}

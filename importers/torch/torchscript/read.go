@@ -254,7 +254,7 @@ func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions
 func finishGraph(b *builder, a *archive, module *moduleVal, note string) (*canon.Graph, error) {
 	g := b.g
 	g.Name = module.class.Name
-	g.Meta = canon.Metadata{Producer: "pytorch", SourceFormat: FormatName}
+	g.Meta = canon.Metadata{Producer: "pytorch", SourceFormat: FormatName, Notes: b.notes}
 	if note != "" {
 		g.Meta.Notes = append(g.Meta.Notes, note)
 	}

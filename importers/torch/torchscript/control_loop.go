@@ -1,0 +1,301 @@
+package torchscript
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// loopSpec is a scripted loop: "for target in range(count)" (count set,
+// cond nil) or "while cond" (count nil).
+type loopSpec struct {
+	target string
+	count  value
+	cond   expr
+	body   []stmt
+}
+
+func (in *evaluator) runFor(f *frame, st *forStmt) error {
+	call, ok := st.iter.(*callExpr)
+	if !ok || exprPath(call.fn) != "range" || len(call.args) != 1 || len(call.kwargs) != 0 {
+		return fmt.Errorf("for loops over anything but range(n) are not supported (TorchScript writes loops over lists and tuples as range(len(...)))")
+	}
+	n, err := in.eval(f, call.args[0])
+	if err != nil {
+		return err
+	}
+	switch x := n.(type) {
+	case int64:
+		if x <= 0 {
+			return nil
+		}
+	case *dynInt:
+	case *tensorVal:
+		if s, ok := scalarOf(x); ok && s.isInt {
+			n = int64(s.f)
+			if s.f <= 0 {
+				return nil
+			}
+			break
+		}
+		return fmt.Errorf("range() of a tensor: convert it with int() first")
+	default:
+		return fmt.Errorf("range() of a %s", typeName(n))
+	}
+	spec := loopSpec{target: st.target, count: n, body: st.body}
+	before := saveScope(f)
+	err = in.runLoop(f, spec, nil)
+	if err == nil {
+		return nil
+	}
+	count, static := n.(int64)
+	if !static || count > maxUnroll {
+		return err
+	}
+	// A body that cannot run as a Loop body (it indexes a list with the
+	// loop variable, say) runs count times in place instead.
+	before.restore(f)
+	for i := int64(0); i < count; i++ {
+		f.vars[st.target] = i
+		if uerr := in.runBlock(f, st.body); uerr != nil {
+			return errors.Join(err, fmt.Errorf("run %d times in place instead: %w", count, uerr))
+		}
+	}
+	return nil
+}
+
+func (in *evaluator) runWhile(f *frame, st *whileStmt) error {
+	static, known, cond, err := in.condition(f, st.cond)
+	if err != nil {
+		return err
+	}
+	if known {
+		if !static {
+			return nil
+		}
+		cond, _ = boolTensor(true)
+	}
+	return in.runLoop(f, loopSpec{cond: st.cond, body: st.body}, cond)
+}
+
+// runLoop emits a Loop running spec's body; condInit is a while loop's
+// first condition.
+func (in *evaluator) runLoop(f *frame, spec loopSpec, condInit *tensorVal) error {
+	b := in.b
+	var carried []string
+	for _, k := range assignedNames(spec.body) {
+		if _, ok := f.vars[k]; ok && k != spec.target {
+			carried = append(carried, k)
+		}
+	}
+	kinds := make([]flowKind, len(carried))
+	inits := make([]*tensorVal, len(carried))
+	declared := make([]canon.ValueInfo, len(carried))
+	for i, k := range carried {
+		kind, err := flowKindOf(k, f.vars[k])
+		if err != nil {
+			return fmt.Errorf("loop-carried value %w", err)
+		}
+		kinds[i] = kind
+		inits[i], _ = flowTensorOf(f.vars[k], kind)
+		declared[i] = b.flowInfo("", inits[i], kind)
+	}
+	// The body is built with the first value's type; when an iteration
+	// changes a shape, it is built again with that shape left open.
+	for attempt := 0; ; attempt++ {
+		g, caps, changed, err := in.loopBody(f, spec, carried, kinds, declared)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			return in.emitLoop(f, spec, g, caps, carried, kinds, inits, condInit)
+		}
+		if attempt == 2 {
+			return fmt.Errorf("the types of the loop-carried values do not settle")
+		}
+		for i := range declared {
+			declared[i] = loosen(declared[i], g.Outputs[1+i])
+		}
+	}
+}
+
+// loopBody builds the body once with carried values of the declared
+// types; changed reports that an iteration gives one of them another type.
+func (in *evaluator) loopBody(f *frame, spec loopSpec, carried []string, kinds []flowKind, declared []canon.ValueInfo) (*canon.Graph, []string, bool, error) {
+	b := in.b
+	formal := []canon.ValueInfo{
+		{Name: b.unique("iteration"), DType: canon.Int64, RankKnown: true},
+		{Name: b.unique("condition"), DType: canon.Bool, RankKnown: true},
+	}
+	for i, k := range carried {
+		vi := declared[i]
+		vi.Name = b.unique(k)
+		formal = append(formal, vi)
+	}
+	before := saveScope(f)
+	var outs []*tensorVal
+	g, err := in.intoSubgraph("body", formal, func() error {
+		if spec.target != "" {
+			it, err := b.emit1(f.scope, &canon.Reshape{}, &tensorVal{name: formal[0].Name, info: formal[0]}, oneShape())
+			if err != nil {
+				return err
+			}
+			f.vars[spec.target] = &dynInt{t: it, sym: spec.target}
+		}
+		for i, k := range carried {
+			f.vars[k] = fromFlow(&tensorVal{name: formal[2+i].Name, info: formal[2+i]}, kinds[i])
+		}
+		if err := in.runBlock(f, spec.body); err != nil {
+			return err
+		}
+		next := &tensorVal{name: formal[1].Name, info: formal[1]}
+		if spec.cond != nil {
+			static, known, t, err := in.condition(f, spec.cond)
+			if err != nil {
+				return err
+			}
+			if next = t; known {
+				next, _ = boolTensor(static)
+			}
+		}
+		outs = append(outs, next)
+		for i, k := range carried {
+			kind, err := flowKindOf(k, f.vars[k])
+			if err != nil {
+				return fmt.Errorf("loop-carried value %w", err)
+			}
+			if kind != kinds[i] {
+				return fmt.Errorf("loop-carried %s starts as a %s and the body makes it a %s", k, kinds[i], kind)
+			}
+			t, _ := flowTensorOf(f.vars[k], kind)
+			outs = append(outs, t)
+		}
+		return nil
+	})
+	after := before.restore(f)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	locals := map[string]bool{spec.target: true}
+	for _, k := range carried {
+		locals[k] = true
+	}
+	for _, k := range changedNames(before.vars, after) {
+		if _, existed := before.vars[k]; existed && !locals[k] {
+			return nil, nil, false, fmt.Errorf("%s is changed in place inside a loop, which the importer does not carry across iterations", k)
+		}
+	}
+	caps, err := in.finishSubgraph(g, outs)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	changed := false
+	for i := range declared {
+		o := g.Outputs[1+i]
+		if o.DType != declared[i].DType && o.DType != canon.Undefined {
+			return nil, nil, false, fmt.Errorf("loop-carried %s starts as %s and the body makes it %s", carried[i], declared[i].DType, o.DType)
+		}
+		if !sameType(loosen(declared[i], o), declared[i]) {
+			changed = true
+		}
+	}
+	return g, caps, changed, nil
+}
+
+// loosen is declared with what holds also of next: dims that differ are
+// left open, a rank that differs makes the rank unknown.
+func loosen(declared, next canon.ValueInfo) canon.ValueInfo {
+	out := canon.ValueInfo{Name: declared.Name, DType: declared.DType}
+	if !declared.RankKnown || !next.RankKnown || len(declared.Shape) != len(next.Shape) {
+		return out
+	}
+	out.RankKnown = true
+	out.Shape = make([]canon.Dim, len(declared.Shape))
+	for i, d := range declared.Shape {
+		n := next.Shape[i]
+		if d.Known() && n.Known() && d.Size == n.Size || !d.Known() && !n.Known() && d.Param != "" && d.Param == n.Param {
+			out.Shape[i] = d
+		} else {
+			out.Shape[i] = canon.Dim{Size: -1}
+		}
+	}
+	return out
+}
+
+// emitLoop adds the Loop node and rebinds the carried names to its outputs.
+func (in *evaluator) emitLoop(f *frame, spec loopSpec, body *canon.Graph, caps, carried []string, kinds []flowKind, inits []*tensorVal, condInit *tensorVal) error {
+	b := in.b
+	if len(carried) == 0 {
+		return nil // the loop computes nothing that is read after it
+	}
+	var trip *tensorVal
+	switch n := spec.count.(type) {
+	case int64:
+		trip = &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{n})}
+	case *dynInt:
+		t, err := b.emit1(f.scope, &canon.Reshape{}, n.t, scalarShape())
+		if err != nil {
+			return err
+		}
+		trip = t
+	}
+	ins := append([]*tensorVal{trip, condInit}, inits...)
+	ins = append(ins, captureVals(b, caps)...)
+	outs, err := b.emit(f.scope, &canon.Loop{Body: body, Captures: caps}, ins, len(carried))
+	if err != nil {
+		return err
+	}
+	for i, k := range carried {
+		f.vars[k] = fromFlow(outs[i], kinds[i])
+	}
+	return nil
+}
+
+// assignedNames are the names a block assigns, nested blocks included,
+// sorted.
+func assignedNames(body []stmt) []string {
+	set := map[string]bool{}
+	var walk func([]stmt)
+	walk = func(ss []stmt) {
+		for _, s := range ss {
+			switch st := s.(type) {
+			case *assignStmt:
+				for _, t := range st.targets {
+					if n, ok := t.(*nameExpr); ok {
+						set[n.name] = true
+					}
+				}
+			case *ifStmt:
+				walk(st.then)
+				walk(st.els)
+			case *forStmt:
+				set[st.target] = true
+				walk(st.body)
+			case *whileStmt:
+				walk(st.body)
+			}
+		}
+	}
+	walk(body)
+	names := make([]string, 0, len(set))
+	for k := range set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// sameType reports whether a and b have the same dtype, rank and dims.
+func sameType(a, b canon.ValueInfo) bool {
+	if a.DType != b.DType || a.RankKnown != b.RankKnown || len(a.Shape) != len(b.Shape) {
+		return false
+	}
+	for i := range a.Shape {
+		if a.Shape[i] != b.Shape[i] {
+			return false
+		}
+	}
+	return true
+}
