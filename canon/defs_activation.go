@@ -515,4 +515,4 @@ func (c *InferCtx) einsumParamDim(p *EinsumPlan, l int) Dim {
 
 // activationWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var activationWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive}
+var activationWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

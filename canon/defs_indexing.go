@@ -542,4 +542,4 @@ func (c *InferCtx) trilu() (ValueInfo, error) {
 
 // indexingWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var indexingWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}
+var indexingWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

@@ -606,4 +606,4 @@ func b2i(b bool) int64 {
 
 // logicWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var logicWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}
+var logicWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

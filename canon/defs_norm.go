@@ -377,4 +377,4 @@ func NormalizedAxes(from, rank int) []int64 {
 
 // normWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var normWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var normWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}
