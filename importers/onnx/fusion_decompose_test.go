@@ -24,6 +24,8 @@ func TestFusionsReadTheirDecompose(t *testing.T) {
 		opset int
 	}{
 		{"exact Gelu", &canon.Gelu{Approximate: canon.GeluExact}, 17},
+		{"upper Trilu", &canon.Trilu{Upper: true, K: 1}, 13},
+		{"lower Trilu", &canon.Trilu{K: -1}, 13},
 	}
 	r := rand.New(rand.NewSource(33))
 	for _, c := range cases {
