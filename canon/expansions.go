@@ -250,3 +250,22 @@ func mishExpand(e *Expander) error {
 	e.Add(&Binary{Fn: Mul}, []string{x, th}, e.Output(0))
 	return nil
 }
+
+// sumExpand writes Sum as Adds from the first input to the last (one
+// input: Identity), which broadcast as Sum does.
+func sumExpand(e *Expander) error {
+	ins := e.Node.Inputs
+	if len(ins) == 1 {
+		e.Add(&Identity{}, []string{ins[0]}, e.Output(0))
+		return nil
+	}
+	acc := ins[0]
+	for i, x := range ins[1:] {
+		out := ""
+		if i == len(ins)-2 {
+			out = e.Output(0)
+		}
+		acc = e.Add(&Binary{Fn: Add}, []string{acc, x}, out)[0]
+	}
+	return nil
+}
