@@ -2,7 +2,6 @@ package canon
 
 import (
 	"math"
-	"slices"
 )
 
 // Decompose of the kinds that have an exact expansion into other
@@ -164,24 +163,33 @@ func attentionExpand(e *Expander) error {
 // rotary_dim channels of each head, as pairs (x1, x2) (halves, or
 // neighbours when interleaved), become (x1·cos - x2·sin, x1·sin + x2·cos);
 // the rest pass through. The angles (gathered at the position ids when
-// given) broadcast over the heads axis.
+// given) broadcast over the heads axis. It needs X's rank and head size
+// only: the batch and sequence lengths are copied by Reshape's 0 codes.
 func rotaryExpand(e *Expander) error {
 	op := e.Node.Op.(*RotaryEmbedding)
-	sx := e.Shape(RotX)
-	if len(sx) != 3 && len(sx) != 4 {
-		return e.Errorf("X needs a static 3-D or 4-D shape; give the inputs full shapes")
+	xi := e.In[RotX]
+	r := -1
+	if xi.RankKnown {
+		r = len(xi.Shape)
 	}
+	if r != 3 && r != 4 {
+		return e.Errorf("X needs a known rank of 3 or 4; give the inputs full shapes")
+	}
+	last := xi.Shape[r-1]
 	x, headsAxis, size := e.Input(RotX), int64(1), int64(0)
-	shape4 := slices.Clone(sx)
-	if len(sx) == 3 {
-		if op.NumHeads < 1 || sx[2]%op.NumHeads != 0 {
-			return e.Errorf("X has shape %v and num_heads %d", sx, op.NumHeads)
-		}
-		size, headsAxis = sx[2]/op.NumHeads, 2
-		shape4 = []int64{sx[0], sx[1], op.NumHeads, size}
-		x = e.Op(&Reshape{Shape: shape4}, x)
-	} else {
-		size = sx[3]
+	switch {
+	case !last.Known():
+	case r == 4:
+		size = last.Size
+	case op.NumHeads > 0 && last.Size%op.NumHeads == 0:
+		size = last.Size / op.NumHeads
+	}
+	if size <= 0 {
+		return e.Errorf("X's head size is unknown (last axis %v, num_heads %d); give the inputs full shapes", last, op.NumHeads)
+	}
+	if r == 3 {
+		headsAxis = 2
+		x = e.Op(&Reshape{Shape: []int64{0, 0, op.NumHeads, size}}, x)
 	}
 	rot := op.RotaryDim
 	if rot == 0 {
@@ -211,7 +219,7 @@ func rotaryExpand(e *Expander) error {
 	var x1, x2 string
 	catAxis := int64(3)
 	if op.Interleaved {
-		pairs := e.Op(&Reshape{Shape: []int64{shape4[0], shape4[1], shape4[2], half, 2}}, xr)
+		pairs := e.Op(&Reshape{Shape: []int64{0, 0, 0, half, 2}}, xr)
 		x1, x2, catAxis = slice(pairs, 4, 0, 1), slice(pairs, 4, 1, 2), 4
 	} else {
 		x1, x2 = slice(xr, 3, 0, half), slice(xr, 3, half, rot)
@@ -221,12 +229,16 @@ func rotaryExpand(e *Expander) error {
 	im := e.Op(&Binary{Fn: Add}, mul(sin, x1), mul(cos, x2))
 	y := e.Op(&Concat{Axis: catAxis}, re, im)
 	if op.Interleaved {
-		y = e.Op(&Reshape{Shape: []int64{shape4[0], shape4[1], shape4[2], rot}}, y)
+		y = e.Op(&Reshape{Shape: []int64{0, 0, 0, rot}}, y)
 	}
 	if rot < size {
 		y = e.Op(&Concat{Axis: 3}, y, slice(x, 3, rot, size))
 	}
-	e.Add(&Reshape{Shape: sx}, []string{y}, e.Output(0))
+	if r == 3 {
+		e.Add(&Reshape{Shape: []int64{0, 0, -1}}, []string{y}, e.Output(0))
+	} else {
+		e.Add(&Identity{}, []string{y}, e.Output(0))
+	}
 	return nil
 }
 
