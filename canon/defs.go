@@ -211,6 +211,7 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Concat", Summary: "join inputs along one axis",
+			NoopWhen:  concatNoop,
 			RemapAxes: concatRemap,
 			New:       func() Op { return &Concat{} },
 			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.concat(c.n.Op.(*Concat))) },
@@ -267,8 +268,9 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Transpose", Summary: "permute axes",
-			New:   func() Op { return &Transpose{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.transpose(c.n.Op.(*Transpose))) },
+			NoopWhen: transposeNoop,
+			New:      func() Op { return &Transpose{} },
+			Infer:    func(c *InferCtx) ([]ValueInfo, error) { return one(c.transpose(c.n.Op.(*Transpose))) },
 			Check: func(c *CheckCtx) error {
 				op := c.N.Op.(*Transpose)
 				seen := make([]bool, len(op.Perm))
@@ -300,6 +302,7 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Pad", Summary: "constant, reflect or edge padding (constant or run-time pads)",
+			NoopWhen:  padNoop,
 			RemapAxes: padRemap,
 			New:       func() Op { return &Pad{} },
 			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynPad(c.n.Op.(*Pad))) },
@@ -322,9 +325,10 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Slice", Summary: "strided slices with ONNX clamping (constant or run-time parameters)",
-			New:   func() Op { return &Slice{} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynSlice(c.n.Op.(*Slice))) },
-			Check: checkSlice,
+			NoopWhen: sliceNoop,
+			New:      func() Op { return &Slice{} },
+			Infer:    func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynSlice(c.n.Op.(*Slice))) },
+			Check:    checkSlice,
 			Example: func() Example {
 				return Example{Op: &Slice{Starts: []int64{1, 0}, Ends: []int64{4, 5}, Axes: []int64{2, 3}, Steps: []int64{2, 1}}, Inputs: []ExampleInput{exampleX}}
 			},
@@ -391,6 +395,7 @@ func builtinOps() []*OpDef {
 		},
 		{
 			Kind: "Resize", Summary: "nearest, (multi)linear or cubic resampling by scales or sizes (constant or run-time), any coordinate transform, antialias, roi",
+			NoopWhen:   resizeNoop,
 			HalfUnsafe: "its scales and region of interest are float32 in ONNX",
 			New:        func() Op { return &Resize{} },
 			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.dynResize(c.n.Op.(*Resize))) },
@@ -504,4 +509,4 @@ func checkResize(c *CheckCtx) error {
 
 // coreWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var coreWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var coreWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

@@ -108,7 +108,8 @@ func activationOps() []*OpDef {
 		},
 		{
 			Kind: "Celu", Summary: "max(0, x) + min(0, alpha·(exp(x/alpha)-1))",
-			New: func() Op { return &Celu{Alpha: 1} }, Traits: unaryElementwise(5), Infer: inferFloatSame,
+			Decompose: celuExpand,
+			New:       func() Op { return &Celu{Alpha: 1} }, Traits: unaryElementwise(5), Infer: inferFloatSame,
 			Check: func(c *CheckCtx) error {
 				if a := c.N.Op.(*Celu).Alpha; a == 0 || math.IsNaN(float64(a)) || math.IsInf(float64(a), 0) {
 					return c.Errorf("Alpha is %g, must be finite and non-zero", a)
@@ -119,7 +120,8 @@ func activationOps() []*OpDef {
 		},
 		{
 			Kind: "Mish", Summary: "x·tanh(softplus(x))",
-			New: func() Op { return &Mish{} }, Traits: unaryElementwise(10), Infer: inferFloatSame,
+			Decompose: mishExpand,
+			New:       func() Op { return &Mish{} }, Traits: unaryElementwise(10), Infer: inferFloatSame,
 			Example: unaryExample(&Mish{}),
 		},
 		{
@@ -515,4 +517,4 @@ func (c *InferCtx) einsumParamDim(p *EinsumPlan, l int) Dim {
 
 // activationWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var activationWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive}
+var activationWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

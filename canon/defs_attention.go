@@ -317,4 +317,4 @@ func (c *InferCtx) rotary(op *RotaryEmbedding) ([]ValueInfo, error) {
 
 // attentionWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var attentionWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}
+var attentionWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

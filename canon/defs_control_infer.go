@@ -284,4 +284,5 @@ var controlWithout = Without{
 	Accumulation: "runs subgraphs, whose own nodes carry their accumulation",
 	RemapAxes:    "its subgraphs read their inputs in the axis order they were written for",
 	Decompose:    "control flow: which subgraph runs, and how often, is known only at run time",
+	Noop:         "its outputs come from its subgraphs, which the branch-inlining pass handles",
 }

@@ -138,9 +138,10 @@ func convertOps() []*OpDef {
 	defs := []*OpDef{
 		{
 			Kind: "Cast", Summary: "convert to another dtype (floats to integers truncate toward zero)",
-			New:    func() Op { return &Cast{To: Float32} },
-			Traits: unaryElementwise(1),
-			Infer:  func(c *InferCtx) ([]ValueInfo, error) { return one(c.cast(c.n.Op.(*Cast))) },
+			NoopWhen: castNoop,
+			New:      func() Op { return &Cast{To: Float32} },
+			Traits:   unaryElementwise(1),
+			Infer:    func(c *InferCtx) ([]ValueInfo, error) { return one(c.cast(c.n.Op.(*Cast))) },
 			Check: func(c *CheckCtx) error {
 				if to := c.N.Op.(*Cast).To; to.Size() == 0 {
 					return c.Errorf("target dtype %s is not a tensor dtype", to)
@@ -484,4 +485,4 @@ func (c *InferCtx) size() (ValueInfo, error) {
 
 // convertWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var convertWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}
+var convertWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

@@ -102,4 +102,4 @@ func (c *InferCtx) deformConv(op *DeformConv) (ValueInfo, error) {
 
 // deformWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var deformWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}
+var deformWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

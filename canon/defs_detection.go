@@ -202,4 +202,4 @@ func (c *InferCtx) nms() ([]ValueInfo, error) {
 
 // detectionWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var detectionWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var detectionWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

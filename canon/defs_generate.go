@@ -524,4 +524,4 @@ func (c *InferCtx) reverseSequence(op *ReverseSequence) (ValueInfo, error) {
 
 // generateWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var generateWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}
+var generateWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

@@ -230,8 +230,9 @@ func indexingOps() []*OpDef {
 		},
 		{
 			Kind: "Trilu", Summary: "upper or lower triangle of the last two axes from a diagonal, the rest zero",
-			New:   func() Op { return &Trilu{Upper: true} },
-			Infer: func(c *InferCtx) ([]ValueInfo, error) { return one(c.trilu()) },
+			Decompose: triluExpand,
+			New:       func() Op { return &Trilu{Upper: true} },
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.trilu()) },
 			Example: func() Example {
 				return Example{Op: &Trilu{Upper: false, K: 1}, Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 4, 6}}}}
 			},
@@ -542,4 +543,4 @@ func (c *InferCtx) trilu() (ValueInfo, error) {
 
 // indexingWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var indexingWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}
+var indexingWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

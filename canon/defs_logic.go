@@ -312,11 +312,16 @@ func logicOps() []*OpDef {
 			VarSum:  "elementwise sum of 1..N inputs with broadcasting",
 			VarMean: "elementwise mean of 1..N floating-point inputs with broadcasting",
 		}[VariadicFn(fn)]
+		var decompose func(*Expander) error
+		if VariadicFn(fn) == VarSum {
+			decompose = sumExpand
+		}
 		defs = append(defs, &OpDef{
 			Kind: name, Summary: summary,
-			New:    func() Op { return &Variadic{Fn: VariadicFn(fn)} },
-			Traits: bcast(1),
-			Infer:  func(c *InferCtx) ([]ValueInfo, error) { return one(c.variadic(c.n.Op.(*Variadic))) },
+			Decompose: decompose,
+			New:       func() Op { return &Variadic{Fn: VariadicFn(fn)} },
+			Traits:    bcast(1),
+			Infer:     func(c *InferCtx) ([]ValueInfo, error) { return one(c.variadic(c.n.Op.(*Variadic))) },
 			Check: func(c *CheckCtx) error {
 				if f := c.N.Op.(*Variadic).Fn; int(f) >= len(variadicNames) {
 					return c.Errorf("unknown variadic code %d", f)
@@ -606,4 +611,4 @@ func b2i(b bool) int64 {
 
 // logicWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var logicWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}
+var logicWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

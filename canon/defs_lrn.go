@@ -48,4 +48,4 @@ func (*LRN) Signature() Signature { return sig(1, inX) }
 
 // lrnWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var lrnWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var lrnWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

@@ -329,4 +329,4 @@ func (c *InferCtx) floatTest(kind string) (ValueInfo, error) {
 
 // mathWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var mathWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive}
+var mathWithout = Without{Accumulation: SumsNothing, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

@@ -121,6 +121,7 @@ func normOps() []*OpDef {
 	return []*OpDef{
 		{
 			Kind: "LayerNormalization", Summary: "normalize over the trailing axes from Axis, then scale and shift; optional Mean and InvStdDev outputs",
+			Decompose:  layerNormExpand,
 			HalfUnsafe: "the mean and variance accumulate over many elements",
 			New:        func() Op { return &LayerNorm{Axis: -1, Epsilon: 1e-5, Stash: Float32} },
 			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return c.layerNorm(c.n.Op.(*LayerNorm)) },
@@ -135,6 +136,7 @@ func normOps() []*OpDef {
 		},
 		{
 			Kind: "GroupNormalization", Summary: "normalize groups of channels over channels and space, then per-channel scale and bias",
+			Decompose:  groupNormExpand,
 			HalfUnsafe: "the mean and variance accumulate over many elements",
 			New:        func() Op { return &GroupNorm{Epsilon: 1e-5, Stash: Float32} },
 			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.groupNorm(c.n.Op.(*GroupNorm))) },
@@ -162,6 +164,7 @@ func normOps() []*OpDef {
 		},
 		{
 			Kind: "RMSNormalization", Summary: "divide by the root mean square over the trailing axes from Axis, then scale",
+			Decompose:  rmsNormExpand,
 			HalfUnsafe: "the mean square accumulates over many elements",
 			New:        func() Op { return &RMSNorm{Axis: -1, Epsilon: 1e-5, Stash: Float32} },
 			Infer:      func(c *InferCtx) ([]ValueInfo, error) { return one(c.rmsNorm(c.n.Op.(*RMSNorm))) },
@@ -377,4 +380,4 @@ func NormalizedAxes(from, rank int) []int64 {
 
 // normWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var normWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var normWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

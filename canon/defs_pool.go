@@ -172,4 +172,4 @@ func (c *InferCtx) maxUnpool(op *MaxUnpool) (ValueInfo, error) {
 
 // poolWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var poolWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var poolWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

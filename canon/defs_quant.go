@@ -551,4 +551,4 @@ func (c *InferCtx) qlinearMatMul() (ValueInfo, error) {
 
 // quantWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var quantWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}
+var quantWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

@@ -462,4 +462,4 @@ func ReorderGates(t *Tensor, axis, sets int, from, to string) (*Tensor, error) {
 
 // recurrentWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var recurrentWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive}
+var recurrentWithout = Without{Accumulation: SumsNothing, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

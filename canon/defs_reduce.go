@@ -437,4 +437,4 @@ func (fn ReduceFn) halfUnsafe() string {
 
 // reduceWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var reduceWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive}
+var reduceWithout = Without{Accumulation: SumsNoProducts, RemapAxes: NoRemapYet, Decompose: Primitive, Noop: NoNoopSetting}

@@ -320,4 +320,4 @@ func scaleTensor(t *Tensor, s float32) *Tensor {
 
 // gridWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var gridWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var gridWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

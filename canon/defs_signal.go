@@ -411,4 +411,4 @@ func (c *InferCtx) melWeightMatrix(op *MelWeightMatrix) (ValueInfo, error) {
 
 // signalWithout is why this family's kinds leave a slot empty, unless a kind says
 // otherwise.
-var signalWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive}
+var signalWithout = Without{Accumulation: SumsNoProducts, RemapAxes: AxesFixed, Decompose: Primitive, Noop: NoNoopSetting}

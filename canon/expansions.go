@@ -2,7 +2,6 @@ package canon
 
 import (
 	"math"
-	"slices"
 )
 
 // Decompose of the kinds that have an exact expansion into other
@@ -43,26 +42,29 @@ func hardSwishExpand(e *Expander) error {
 	return nil
 }
 
-// attentionExpand writes Attention without a key/value cache as its
-// computation on (batch, heads, seq, size) stacks: heads split from 3-D
-// inputs, grouped key/value heads repeated in place (query head h reads key
-// head h / (heads / kv heads)), Q·Kᵀ·scale, the soft cap, the masks added
-// (a boolean mask as 0 / -inf), softmax over the keys, then ·V.
+// attentionExpand writes Attention as its computation on (batch, heads,
+// seq, size) stacks: heads split from 3-D inputs, the key/value cache
+// prepended along the sequence (the present outputs), grouped key/value
+// heads repeated in place (query head h reads key head h / (heads / kv
+// heads)), Q·Kᵀ·scale, the soft cap, the masks added (a boolean mask as
+// 0 / -inf; the causal mask hides key j from query i when j > i + past
+// length), softmax over the keys, then ·V.
 func attentionExpand(e *Expander) error {
 	op := e.Node.Op.(*Attention)
-	for i := AttnPastKey; i < len(e.Node.Inputs); i++ {
-		if e.Input(i) != "" {
-			return e.Errorf("the expansion does not cover a key/value cache (past_key, past_value)")
-		}
-	}
-	for i := 1; i < len(e.Node.Outputs); i++ {
-		if e.Output(i) != "" {
-			return e.Errorf("the expansion writes only output Y, not the present key/value or the scores")
-		}
+	if e.Output(AttnQK) != "" {
+		return e.Errorf("the expansion does not write the scores output (qk_matmul_output)")
 	}
 	sq, sk, sv := e.Shape(AttnQ), e.Shape(AttnK), e.Shape(AttnV)
 	if sq == nil || sk == nil || sv == nil {
 		return e.Errorf("Q, K and V need static shapes; give the inputs full shapes")
+	}
+	past := int64(0)
+	if e.Input(AttnPastKey) != "" {
+		sp := e.Shape(AttnPastKey)
+		if len(sp) != 4 || e.Shape(AttnPastValue) == nil {
+			return e.Errorf("past_key and past_value need static 4-D shapes; give the inputs full shapes")
+		}
+		past = sp[2]
 	}
 	dt := e.DType(AttnQ)
 	threeD := len(sq) == 3
@@ -78,21 +80,39 @@ func attentionExpand(e *Expander) error {
 	if kvHeads < 1 || heads%kvHeads != 0 {
 		return e.Errorf("%d query heads are not a multiple of %d key heads", heads, kvHeads)
 	}
-	// (batch, heads, seq, size) from (batch, seq, heads·size); grouped
-	// heads repeated on an inserted axis.
-	stack := func(name string, h, seq, size int64) string {
+	// (batch, heads, seq, size) from (batch, seq, heads·size).
+	split := func(name string, h, seq, size int64) string {
 		if threeD {
 			name = e.Op(&Reshape{Shape: []int64{b, seq, h, size}}, name)
 			name = e.Op(&Transpose{Perm: []int64{0, 2, 1, 3}}, name)
 		}
-		if reps := heads / h; reps > 1 {
-			name = e.Op(&Reshape{Shape: []int64{b, h, 1, seq, size}}, name)
-			name = e.Op(&Tile{Repeats: []int64{1, 1, reps, 1, 1}}, name)
-			name = e.Op(&Reshape{Shape: []int64{b, heads, seq, size}}, name)
+		return name
+	}
+	// The cache prepended: the present key or value (written into the
+	// node's output when it has one).
+	present := func(name string, pastSlot, outSlot int) string {
+		out := e.Output(outSlot)
+		switch {
+		case e.Input(pastSlot) != "":
+			return e.Add(&Concat{Axis: 2}, []string{e.Input(pastSlot), name}, out)[0]
+		case out != "":
+			return e.Add(&Identity{}, []string{name}, out)[0]
 		}
 		return name
 	}
-	q, k, v := stack(e.Input(AttnQ), heads, qs, d), stack(e.Input(AttnK), kvHeads, ks, d), stack(e.Input(AttnV), kvHeads, ks, dv)
+	total := past + ks
+	// Grouped heads repeated on an inserted axis.
+	repeat := func(name string, size int64) string {
+		if reps := heads / kvHeads; reps > 1 {
+			name = e.Op(&Reshape{Shape: []int64{b, kvHeads, 1, total, size}}, name)
+			name = e.Op(&Tile{Repeats: []int64{1, 1, reps, 1, 1}}, name)
+			name = e.Op(&Reshape{Shape: []int64{b, heads, total, size}}, name)
+		}
+		return name
+	}
+	q := split(e.Input(AttnQ), heads, qs, d)
+	k := repeat(present(split(e.Input(AttnK), kvHeads, ks, d), AttnPastKey, AttnPresentKey), d)
+	v := repeat(present(split(e.Input(AttnV), kvHeads, ks, dv), AttnPastValue, AttnPresentValue), dv)
 	scale := float64(op.Scale)
 	if scale == 0 {
 		scale = 1 / math.Sqrt(float64(d))
@@ -105,20 +125,23 @@ func attentionExpand(e *Expander) error {
 		s = e.Op(&Binary{Fn: Mul}, s, e.Scalar(dt, c))
 	}
 	if m := e.Input(AttnMask); m != "" {
+		if sm := e.Shape(AttnMask); len(sm) == 0 || sm[len(sm)-1] != total {
+			return e.Errorf("attn_mask needs a static shape covering all %d keys (pad it with -inf or false)", total)
+		}
 		if e.DType(AttnMask) == Bool {
 			m = e.Op(&Where{}, m, e.Scalar(dt, 0), e.Scalar(dt, math.Inf(-1)))
 		}
 		s = e.Op(&Binary{Fn: Add}, s, m)
 	}
 	if op.IsCausal {
-		// Key j is hidden from query i when j > i.
-		causal := make([]float32, qs*ks)
+		// Key j is hidden from query i when j > i + past.
+		causal := make([]float32, qs*total)
 		for i := range qs {
-			for j := i + 1; j < ks; j++ {
-				causal[i*ks+j] = float32(math.Inf(-1))
+			for j := i + past + 1; j < total; j++ {
+				causal[i*total+j] = float32(math.Inf(-1))
 			}
 		}
-		c := NewFloat32Tensor("", []int64{qs, ks}, causal)
+		c := NewFloat32Tensor("", []int64{qs, total}, causal)
 		name := e.Const(c)
 		if dt != Float32 {
 			name = e.Op(&Cast{To: dt}, name)
@@ -140,24 +163,33 @@ func attentionExpand(e *Expander) error {
 // rotary_dim channels of each head, as pairs (x1, x2) (halves, or
 // neighbours when interleaved), become (x1·cos - x2·sin, x1·sin + x2·cos);
 // the rest pass through. The angles (gathered at the position ids when
-// given) broadcast over the heads axis.
+// given) broadcast over the heads axis. It needs X's rank and head size
+// only: the batch and sequence lengths are copied by Reshape's 0 codes.
 func rotaryExpand(e *Expander) error {
 	op := e.Node.Op.(*RotaryEmbedding)
-	sx := e.Shape(RotX)
-	if len(sx) != 3 && len(sx) != 4 {
-		return e.Errorf("X needs a static 3-D or 4-D shape; give the inputs full shapes")
+	xi := e.In[RotX]
+	r := -1
+	if xi.RankKnown {
+		r = len(xi.Shape)
 	}
+	if r != 3 && r != 4 {
+		return e.Errorf("X needs a known rank of 3 or 4; give the inputs full shapes")
+	}
+	last := xi.Shape[r-1]
 	x, headsAxis, size := e.Input(RotX), int64(1), int64(0)
-	shape4 := slices.Clone(sx)
-	if len(sx) == 3 {
-		if op.NumHeads < 1 || sx[2]%op.NumHeads != 0 {
-			return e.Errorf("X has shape %v and num_heads %d", sx, op.NumHeads)
-		}
-		size, headsAxis = sx[2]/op.NumHeads, 2
-		shape4 = []int64{sx[0], sx[1], op.NumHeads, size}
-		x = e.Op(&Reshape{Shape: shape4}, x)
-	} else {
-		size = sx[3]
+	switch {
+	case !last.Known():
+	case r == 4:
+		size = last.Size
+	case op.NumHeads > 0 && last.Size%op.NumHeads == 0:
+		size = last.Size / op.NumHeads
+	}
+	if size <= 0 {
+		return e.Errorf("X's head size is unknown (last axis %v, num_heads %d); give the inputs full shapes", last, op.NumHeads)
+	}
+	if r == 3 {
+		headsAxis = 2
+		x = e.Op(&Reshape{Shape: []int64{0, 0, op.NumHeads, size}}, x)
 	}
 	rot := op.RotaryDim
 	if rot == 0 {
@@ -187,7 +219,7 @@ func rotaryExpand(e *Expander) error {
 	var x1, x2 string
 	catAxis := int64(3)
 	if op.Interleaved {
-		pairs := e.Op(&Reshape{Shape: []int64{shape4[0], shape4[1], shape4[2], half, 2}}, xr)
+		pairs := e.Op(&Reshape{Shape: []int64{0, 0, 0, half, 2}}, xr)
 		x1, x2, catAxis = slice(pairs, 4, 0, 1), slice(pairs, 4, 1, 2), 4
 	} else {
 		x1, x2 = slice(xr, 3, 0, half), slice(xr, 3, half, rot)
@@ -197,11 +229,55 @@ func rotaryExpand(e *Expander) error {
 	im := e.Op(&Binary{Fn: Add}, mul(sin, x1), mul(cos, x2))
 	y := e.Op(&Concat{Axis: catAxis}, re, im)
 	if op.Interleaved {
-		y = e.Op(&Reshape{Shape: []int64{shape4[0], shape4[1], shape4[2], rot}}, y)
+		y = e.Op(&Reshape{Shape: []int64{0, 0, 0, rot}}, y)
 	}
 	if rot < size {
 		y = e.Op(&Concat{Axis: 3}, y, slice(x, 3, rot, size))
 	}
-	e.Add(&Reshape{Shape: sx}, []string{y}, e.Output(0))
+	if r == 3 {
+		e.Add(&Reshape{Shape: []int64{0, 0, -1}}, []string{y}, e.Output(0))
+	} else {
+		e.Add(&Identity{}, []string{y}, e.Output(0))
+	}
+	return nil
+}
+
+// celuExpand writes alpha·Elu(x/alpha) (Elu with alpha 1), Celu's
+// definition, with alpha in the data's dtype.
+func celuExpand(e *Expander) error {
+	x, dt := e.Input(0), e.DType(0)
+	if !dt.IsFloat() {
+		return e.Errorf("Celu's expansion needs floating-point input; %q is %s", x, dt)
+	}
+	alpha := e.Scalar(dt, float64(e.Node.Op.(*Celu).Alpha))
+	elu := e.Op(&Elu{Alpha: 1}, e.Op(&Binary{Fn: Div}, x, alpha))
+	e.Add(&Binary{Fn: Mul}, []string{elu, alpha}, e.Output(0))
+	return nil
+}
+
+// mishExpand writes x·Tanh(Softplus(x)), Mish's definition.
+func mishExpand(e *Expander) error {
+	x := e.Input(0)
+	th := e.Op(&Unary{Fn: Tanh}, e.Op(&Unary{Fn: Softplus}, x))
+	e.Add(&Binary{Fn: Mul}, []string{x, th}, e.Output(0))
+	return nil
+}
+
+// sumExpand writes Sum as Adds from the first input to the last (one
+// input: Identity), which broadcast as Sum does.
+func sumExpand(e *Expander) error {
+	ins := e.Node.Inputs
+	if len(ins) == 1 {
+		e.Add(&Identity{}, []string{ins[0]}, e.Output(0))
+		return nil
+	}
+	acc := ins[0]
+	for i, x := range ins[1:] {
+		out := ""
+		if i == len(ins)-2 {
+			out = e.Output(0)
+		}
+		acc = e.Add(&Binary{Fn: Add}, []string{acc, x}, out)[0]
+	}
 	return nil
 }

@@ -50,6 +50,11 @@ type OpDef struct {
 	// values (exactly, up to float rounding): the fallback of every
 	// exporter whose format lacks the op. See Expander.
 	Decompose func(e *Expander) error
+	// NoopWhen reports whether node n returns input 0 unchanged as its one
+	// output, given its input and output types: such a node can be
+	// dropped. Views need none (a view to its input's own shape is one).
+	// See IsNoop.
+	NoopWhen func(n *Node, in, out []ValueInfo) bool
 	// OutputDTypes gives the output dtypes from the input dtypes alone,
 	// for writers whose shapes are unknown; nil when Infer answers with
 	// input ranks unknown (see InferDTypes).

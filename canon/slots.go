@@ -7,8 +7,8 @@ import (
 
 // The slots of OpDef that passes and backends query instead of keeping
 // lists of kinds: float16 safety, accumulation length, axis remapping,
-// decomposition and dtype-only inference. Every registered kind fills each
-// slot or says why it has none (SlotGaps).
+// decomposition, no-op detection and dtype-only inference. Every
+// registered kind fills each slot or says why it has none (SlotGaps).
 
 // Without gives the reason an OpDef slot is nil.
 type Without struct {
@@ -21,6 +21,9 @@ type Without struct {
 	// Decompose: why the op has no expansion into other canonical ops (a
 	// primitive).
 	Decompose string
+	// Noop: why no attribute setting makes the op return its input
+	// unchanged (views and inference identities need no reason).
+	Noop string
 }
 
 // Default reasons shared by families of ops.
@@ -53,6 +56,12 @@ func withReason(d *OpDef, w Without) *OpDef {
 		}
 		if d.Decompose == nil && d.Without.Decompose == "" {
 			d.Without.Decompose = w.Decompose
+		}
+		if d.NoopWhen == nil && d.Without.Noop == "" && !d.Traits.View {
+			d.Without.Noop = w.Noop
+			if d.Traits.InferenceIdentity {
+				d.Without.Noop = "an inference identity: the identity pass removes it whatever its attributes"
+			}
 		}
 	}
 	return d
@@ -220,6 +229,7 @@ func SlotGaps() []SlotGap {
 		need("AccumulationLength", d.AccumulationLength != nil || d.Traits.Elementwise, d.Without.Accumulation)
 		need("RemapAxes", d.RemapAxes != nil || d.Traits.Elementwise, d.Without.RemapAxes)
 		need("Decompose", d.Decompose != nil, d.Without.Decompose)
+		need("NoopWhen", d.NoopWhen != nil || d.Traits.View, d.Without.Noop)
 		if p := dtypeProblem(d); p != "" {
 			gaps = append(gaps, SlotGap{d.Kind, "OutputDTypes", p})
 		}

@@ -26,7 +26,7 @@ func TestSlotGapsSeeAnEmptySlot(t *testing.T) {
 			slots[g.Slot] = true
 		}
 	}
-	for _, s := range []string{"AccumulationLength", "RemapAxes", "Decompose", "OutputDTypes"} {
+	for _, s := range []string{"AccumulationLength", "RemapAxes", "Decompose", "NoopWhen", "OutputDTypes"} {
 		if !slots[s] {
 			t.Errorf("slot %s of a kind without reasons was not reported", s)
 		}

@@ -13,7 +13,7 @@ type Slot struct {
 }
 
 // Slots lists op d's slots: float16 safety, accumulation length, axis
-// remapping, decomposition and dtype-only inference.
+// remapping, decomposition, no-op detection and dtype-only inference.
 func Slots(d *canon.OpDef) []Slot {
 	half := Slot{Name: "half unsafe", Detail: "the float16 conversion computes it in float16"}
 	if d.HalfUnsafe != "" {
@@ -37,11 +37,18 @@ func Slots(d *canon.OpDef) []Slot {
 	if dec.Filled {
 		dec.Detail = "exact expansion into other canonical ops (every writer's fallback)"
 	}
+	noop := Slot{Name: "noop when", Filled: d.NoopWhen != nil || d.Traits.View, Detail: d.Without.Noop}
+	switch {
+	case d.NoopWhen != nil:
+		noop.Detail = "says when a node returns its input unchanged (the no-op pass drops it)"
+	case d.Traits.View:
+		noop.Detail = "a view: a no-op to its input's own shape"
+	}
 	dts := Slot{Name: "output dtypes", Filled: true, Detail: "from Infer with the input ranks unknown"}
 	if d.OutputDTypes != nil {
 		dts.Detail = "its own rule (OutputDTypes)"
 	}
-	return []Slot{half, acc, remap, dec, dts}
+	return []Slot{half, acc, remap, dec, noop, dts}
 }
 
 // slotText is a slot's long form for text and Markdown.

@@ -6,11 +6,9 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// eliminateNoop removes nodes that return their input unchanged (a view,
-// such as a Reshape, to the same static shape, identity Transpose, zero
-// Pad, a Slice that takes everything, Concat of one input, a Cast to the
-// input's type, a Resize to the same size, a Concat of a whole Split along
-// its axis), cancels pairs (a view of a view back to the original shape,
+// eliminateNoop removes nodes that return their input unchanged (as the
+// kind's NoopWhen says, see canon.IsNoop, or a Concat of a whole Split
+// along its axis), cancels pairs (a view of a view back to the original shape,
 // such as Unsqueeze then Squeeze; a widening Cast and the Cast back; a
 // Split of a Concat into its parts), composes consecutive Transposes into one, and
 // makes a Reshape of a view read the view's input.
@@ -31,59 +29,39 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 			continue
 		}
 		x, y := n.Inputs[0], n.Outputs[0]
-		noop := false
-		switch op := n.Op.(type) {
-		case *canon.Transpose:
-			if isIdentityPerm(op.Perm) {
-				noop = true
-			} else if p := ix.producer[x]; p != nil && !dead[p] {
-				if t1, ok := p.Op.(*canon.Transpose); ok && len(t1.Perm) == len(op.Perm) {
-					// out axis i = T1-output axis op.Perm[i] = x axis t1.Perm[op.Perm[i]]
-					perm := make([]int64, len(op.Perm))
-					for i, a := range op.Perm {
-						perm[i] = t1.Perm[a]
-					}
-					n.Op = &canon.Transpose{Perm: perm}
-					n.Inputs[0] = p.Inputs[0]
+		// A node alone that returns its input (the kind's NoopWhen), else
+		// the rules that look at the node's producer.
+		noop := canon.IsNoop(n, valueTypes(g, n.Inputs), valueTypes(g, n.Outputs))
+		if !noop {
+			switch op := n.Op.(type) {
+			case *canon.Transpose:
+				if composeTransposes(ix, dead, n, op) {
 					changed = true
-					noop = isIdentityPerm(perm)
-					x = n.Inputs[0]
 					ix = newIndex(g)
+					x = n.Inputs[0]
+					noop = canon.IsNoop(n, valueTypes(g, n.Inputs), valueTypes(g, n.Outputs))
 				}
-			}
-		case *canon.Pad:
-			// Pads given as a run-time input leave the attributes nil.
-			noop = len(n.Inputs) == 1 && allZeroInts(op.PadsBegin) && allZeroInts(op.PadsEnd)
-		case *canon.Slice:
-			noop = len(n.Inputs) == 1 && sameStaticShape(g, x, y) && allOnes(op.Steps)
-		case *canon.Concat:
-			noop = len(n.Inputs) == 1
-			if !noop {
+			case *canon.Concat:
 				x, noop = concatOfSplit(g, ix, n, op)
 				if !noop {
 					x = n.Inputs[0]
 				}
-			}
-		case *canon.Cast:
-			noop, x = castNoop(g, ix, n, op)
-		case *canon.Resize:
-			noop = identityResize(g, n, op)
-		default:
-			if !canon.IsView(n.Op) {
-				break
-			}
-			// A view keeps the elements in order: to the same shape it
-			// returns its input.
-			noop = sameStaticShape(g, x, y)
-			if r, ok := op.(*canon.Reshape); ok && !noop && mergeReshape(ix, n, r) {
-				changed = true
-				ix = newIndex(g)
-			}
-			// A view of a view back to the first one's input shape
-			// (Unsqueeze then Squeeze, Flatten then Reshape back) is its
-			// input: views keep the elements in order.
-			if p := ix.producer[x]; !noop && p != nil && !dead[p] && canon.IsView(p.Op) && len(p.Inputs) > 0 && sameStaticShape(g, p.Inputs[0], y) {
-				noop, x = true, p.Inputs[0]
+			case *canon.Cast:
+				noop, x = castBack(g, ix, n, op)
+			default:
+				if !canon.IsView(n.Op) {
+					break
+				}
+				if r, ok := op.(*canon.Reshape); ok && mergeReshape(ix, n, r) {
+					changed = true
+					ix = newIndex(g)
+				}
+				// A view of a view back to the first one's input shape
+				// (Unsqueeze then Squeeze, Flatten then Reshape back) is its
+				// input: views keep the elements in order.
+				if p := ix.producer[x]; p != nil && !dead[p] && canon.IsView(p.Op) && len(p.Inputs) > 0 && sameStaticShape(g, p.Inputs[0], y) {
+					noop, x = true, p.Inputs[0]
+				}
 			}
 		}
 		if noop && forward(ix, y, x) {
@@ -93,6 +71,39 @@ func eliminateNoop(g *canon.Graph) (bool, error) {
 	}
 	removeNodes(g, dead)
 	return changed || len(dead) > 0, nil
+}
+
+// valueTypes are the types of the named values (zero for an absent or
+// unknown one).
+func valueTypes(g *canon.Graph, names []string) []canon.ValueInfo {
+	out := make([]canon.ValueInfo, len(names))
+	for i, name := range names {
+		if name != "" {
+			out[i] = g.Values.Get(name)
+		}
+	}
+	return out
+}
+
+// composeTransposes makes Transpose(Transpose(x)) one Transpose of x: the
+// output's axis i is the first one's output axis op.Perm[i], which is x's
+// axis t1.Perm[op.Perm[i]]. It reports whether it did.
+func composeTransposes(ix *index, dead map[*canon.Node]bool, n *canon.Node, op *canon.Transpose) bool {
+	p := ix.producer[n.Inputs[0]]
+	if p == nil || dead[p] {
+		return false
+	}
+	t1, ok := p.Op.(*canon.Transpose)
+	if !ok || len(t1.Perm) != len(op.Perm) {
+		return false
+	}
+	perm := make([]int64, len(op.Perm))
+	for i, a := range op.Perm {
+		perm[i] = t1.Perm[a]
+	}
+	n.Op = &canon.Transpose{Perm: perm}
+	n.Inputs[0] = p.Inputs[0]
+	return true
 }
 
 // mergeReshape makes Reshape(Reshape(x)) read x directly when the outer
@@ -130,36 +141,14 @@ func isIdentityPerm(p []int64) bool {
 	return true
 }
 
-func allZeroInts(v []int64) bool {
-	for _, x := range v {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func allOnes(v []int64) bool {
-	for _, x := range v {
-		if x != 1 {
-			return false
-		}
-	}
-	return true
-}
-
-// castNoop reports a Cast that returns its input's values: a Cast to the
-// type the value already has, or the Cast back after a lossless widening
-// (f32 -> f64 -> f32, i32 -> i64 -> i32); it returns the value to read
-// instead.
-func castNoop(g *canon.Graph, ix *index, n *canon.Node, op *canon.Cast) (bool, string) {
+// castBack reports the Cast back after a lossless widening (f32 -> f64 ->
+// f32, i32 -> i64 -> i32), which returns the first Cast's input; it
+// returns the value to read instead. (A Cast to the type the value already
+// has is the kind's NoopWhen.)
+func castBack(g *canon.Graph, ix *index, n *canon.Node, op *canon.Cast) (bool, string) {
 	x := n.Inputs[0]
-	xv, ok := g.Values.Lookup(x)
-	if !ok {
+	if !g.Values.Has(x) {
 		return false, x
-	}
-	if xv.DType == op.To {
-		return true, x
 	}
 	p := ix.producer[x]
 	if p == nil {
@@ -198,18 +187,4 @@ func widens(from, to canon.DType) bool {
 		return to == canon.Int64 || to == canon.Uint64 || to == canon.Float64
 	}
 	return false
-}
-
-// identityResize reports a Resize whose output has its input's static
-// shape: every coordinate then maps to itself (scale 1), except under
-// tf_half_pixel_for_nn, which maps x to x + 0.5 and so rounds up with the
-// ceil modes.
-func identityResize(g *canon.Graph, n *canon.Node, op *canon.Resize) bool {
-	if !sameStaticShape(g, n.Inputs[0], n.Outputs[0]) {
-		return false
-	}
-	if op.CoordTransform == canon.TFHalfPixelForNN && (op.Nearest == canon.RoundPreferCeil || op.Nearest == canon.Ceil) {
-		return false
-	}
-	return true
 }

@@ -566,6 +566,9 @@ func writesDirectly(n *canon.Node, _ func(string) canon.ValueInfo) bool {
 	if d == nil || d.Decompose == nil {
 		return true // written, or refused with the writer's reason
 	}
+	if _, refused := lacks[d.Kind]; refused {
+		return true // refused with the table's reason (its expansion would not write either)
+	}
 	if g, ok := n.Op.(*canon.Gelu); ok && g.Approximate == canon.GeluTanh {
 		return false
 	}

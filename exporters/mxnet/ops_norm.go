@@ -38,7 +38,6 @@ func init() {
 		}},
 	})
 	optable.Add(&lacks, map[string]string{
-		"RMSNormalization":          "MXNet 1.x has no RMS normalization op",
 		"LpNormalization":           "MXNet's L2Normalization adds eps inside the root and has no L1 form",
 		"MeanVarianceNormalization": "MXNet has no mean-variance normalization op",
 		"MaxUnpool":                 "MXNet 1.x has no unpooling op",

@@ -79,44 +79,24 @@ func (b *builder) activationScalar(n *canon.Node, dt canon.DType, suffix string,
 	return b.param(n, suffix, &canon.Tensor{DType: dt, Shape: []int64{}, Data: data}), nil
 }
 
-// writeCelu writes Celu (float32 only, from opset 12) or its exact
+// writeCelu writes Celu (float32 only, from opset 12) or canon's exact
 // expansion alpha·Elu(x/alpha), which covers the other float dtypes too.
 func writeCelu(b *builder, n *canon.Node) error {
 	op := n.Op.(*canon.Celu)
-	x := n.Inputs[0]
-	dt := b.dtype(x)
+	dt := b.dtype(n.Inputs[0])
 	if b.opset >= 12 && (dt == canon.Float32 || dt == canon.Undefined) {
 		b.emit(n.Name, "Celu", n.Inputs, n.Outputs, attrFloat("alpha", op.Alpha))
 		return nil
 	}
-	if !dt.IsFloat() {
-		return b.opError(n, "Celu needs floating-point input; %q is %s", x, dt)
-	}
-	b.expanded = true
-	p := prefix(n)
-	alpha, err := b.activationScalar(n, dt, "alpha", op.Alpha)
-	if err != nil {
-		return err
-	}
-	scaled, elu := b.unique(p+"_scaled"), b.unique(p+"_elu")
-	b.emit(b.unique(p+"_div"), "Div", []string{x, alpha}, []string{scaled})
-	b.emit(b.unique(p+"_elu_op"), "Elu", []string{scaled}, []string{elu}, attrFloat("alpha", 1))
-	b.emit(n.Name, "Mul", []string{elu, alpha}, n.Outputs)
-	return nil
+	return b.writeExpansion(n)
 }
 
-// writeMish writes Mish (opset 18, newer than this exporter writes) as its
-// definition x·Tanh(Softplus(x)).
+// writeMish writes Mish (opset 18) or, below, canon's expansion
+// x·Tanh(Softplus(x)).
 func writeMish(b *builder, n *canon.Node) error {
 	if b.opset >= 18 {
 		b.emit(n.Name, "Mish", n.Inputs, n.Outputs)
 		return nil
 	}
-	b.expanded = true
-	x, p := n.Inputs[0], prefix(n)
-	sp, th := b.unique(p+"_softplus"), b.unique(p+"_tanh")
-	b.emit(b.unique(p+"_softplus_op"), "Softplus", []string{x}, []string{sp})
-	b.emit(b.unique(p+"_tanh_op"), "Tanh", []string{sp}, []string{th})
-	b.emit(n.Name, "Mul", []string{x, th}, n.Outputs)
-	return nil
+	return b.writeExpansion(n)
 }

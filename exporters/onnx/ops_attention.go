@@ -13,7 +13,7 @@ import (
 // and value cache by Concat, grouped heads by Unsqueeze, Expand and
 // Reshape, then MatMul, Mul by the scale, Tanh for the soft cap, Where or
 // Add for the masks, Softmax and MatMul. RotaryEmbedding is written as
-// Gather, Slice, Mul, Sub, Add and Concat.
+// canon's expansion of it: Gather, Slice, Mul, Sub, Add and Concat.
 
 func init() {
 	optable.Add(&exports, map[string]exportEntry{
@@ -271,70 +271,7 @@ func writeRotary(b *builder, n *canon.Node) error {
 		b.emit(n.Name, "RotaryEmbedding", n.Inputs, n.Outputs, attrs...)
 		return nil
 	}
-	x := n.Inputs[canon.RotX]
-	r := b.rank(x)
-	if r != 3 && r != 4 {
-		return b.opError(n, "writing RotaryEmbedding below opset 23 needs X's rank (3 or 4), which is unknown; give the inputs full shapes")
-	}
-	b.expanded = true
-	// Work in (batch, heads, seq, size) for 4-D X and (batch, seq, heads,
-	// size) for 3-D X; the angles broadcast over the heads axis.
-	headsAxis := int64(1)
-	if r == 3 {
-		headsAxis = 2
-		x = b.step(n, "Reshape", "heads", "", []string{x, b.i64Param(n, "heads_shape", []int64{0, 0, op.NumHeads, -1})})
-	}
-	var headSize int64
-	if r == 4 {
-		headSize, _ = b.knownSize(x, 3)
-	} else if h, ok := b.knownSize(n.Inputs[canon.RotX], 2); ok {
-		headSize = h / op.NumHeads
-	}
-	rot := op.RotaryDim
-	if rot == 0 {
-		rot = headSize
-	}
-	if rot <= 0 || headSize <= 0 {
-		return b.opError(n, "writing RotaryEmbedding below opset 23 needs the head size, which is unknown; give the inputs full shapes")
-	}
-	half := rot / 2
-	cos, sin := n.Inputs[canon.RotCos], n.Inputs[canon.RotSin]
-	if pos := in(n, canon.RotPositionIDs); pos != "" {
-		cos = b.step(n, "Gather", "cos", "", []string{cos, pos}, attrInt("axis", 0))
-		sin = b.step(n, "Gather", "sin", "", []string{sin, pos}, attrInt("axis", 0))
-	}
-	angleAxes := []int64{headsAxis}
-	if op.Interleaved {
-		angleAxes = []int64{headsAxis, 4}
-	}
-	cos, sin = b.unsqueezed(n, cos, "cos_b", angleAxes), b.unsqueezed(n, sin, "sin_b", angleAxes)
-	xr := x
-	if rot < headSize {
-		xr = b.sliced(n, x, "x_rotated", 3, 0, rot)
-	}
-	var x1, x2 string
-	if op.Interleaved {
-		pairs := b.step(n, "Reshape", "pairs", "", []string{xr, b.i64Param(n, "pairs_shape", []int64{0, 0, 0, half, 2})})
-		x1, x2 = b.sliced(n, pairs, "x_even", 4, 0, 1), b.sliced(n, pairs, "x_odd", 4, 1, 2)
-	} else {
-		x1, x2 = b.sliced(n, xr, "x_first", 3, 0, half), b.sliced(n, xr, "x_second", 3, half, rot)
-	}
-	real := b.step(n, "Sub", "real", "", []string{b.step(n, "Mul", "cos_x1", "", []string{cos, x1}), b.step(n, "Mul", "sin_x2", "", []string{sin, x2})})
-	imag := b.step(n, "Add", "imag", "", []string{b.step(n, "Mul", "sin_x1", "", []string{sin, x1}), b.step(n, "Mul", "cos_x2", "", []string{cos, x2})})
-	var rotated string
-	if op.Interleaved {
-		c := b.step(n, "Concat", "pairs_rotated", "", []string{real, imag}, attrInt("axis", 4))
-		rotated = b.step(n, "Reshape", "rotated", "", []string{c, b.i64Param(n, "rotated_shape", []int64{0, 0, 0, rot})})
-	} else {
-		rotated = b.step(n, "Concat", "rotated", "", []string{real, imag}, attrInt("axis", 3))
-	}
-	if rot < headSize {
-		rotated = b.step(n, "Concat", "with_rest", "", []string{rotated, b.sliced(n, x, "x_rest", 3, rot, headSize)}, attrInt("axis", 3))
-	}
-	if r == 3 {
-		b.emit(n.Name, "Reshape", []string{rotated, b.i64Param(n, "out_shape", []int64{0, 0, -1})}, n.Outputs)
-	} else {
-		b.emit(n.Name, "Identity", []string{rotated}, n.Outputs)
-	}
-	return nil
+	// Below 23: canon's expansion (Gather at the position ids, Unsqueeze,
+	// Slice, Mul, Sub, Add, Concat, Reshape for 3-D X and interleaved pairs).
+	return b.writeExpansion(n)
 }

@@ -161,17 +161,6 @@ func writeTrilu(b *builder, n *canon.Node) error {
 	if dt == canon.BFloat16 && b.opset < 16 {
 		return b.needOpset(n, "Trilu on bf16 data (written with Where)", 16)
 	}
-	rows, cols := shape[len(shape)-2], shape[len(shape)-1]
-	mask := &canon.Tensor{DType: canon.Bool, Shape: []int64{rows, cols}, Data: make([]byte, rows*cols)}
-	for i := range rows {
-		for j := range cols {
-			if d := j - i; (op.Upper && d >= op.K) || (!op.Upper && d <= op.K) {
-				mask.Data[i*cols+j] = 1
-			}
-		}
-	}
-	zero := &canon.Tensor{DType: dt, Shape: []int64{}, Data: make([]byte, dt.Size())}
-	b.emit(n.Name, "Where", []string{b.param(n, "mask", mask), x, b.param(n, "zero", zero)}, n.Outputs)
-	b.expanded = true
-	return nil
+	// canon's expansion: Where(constant triangle, x, 0).
+	return b.writeExpansion(n)
 }

@@ -119,30 +119,14 @@ func writeBitwiseNot(b *builder, n *canon.Node) error {
 	return nil
 }
 
-// writeSum: ONNX's Sum takes floats; integers are added pairwise, and a
-// single integer input is copied.
+// writeSum: ONNX's Sum takes floats; integers are written as canon's
+// expansion (Adds from the first input to the last, Identity for one).
 func writeSum(b *builder, n *canon.Node) error {
 	if dt := b.dtype(n.Inputs[0]); !dt.IsInt() {
 		b.emit(n.Name, "Sum", n.Inputs, n.Outputs)
 		return nil
 	}
-	b.expanded = true
-	if len(n.Inputs) == 1 {
-		b.emit(n.Name, "Identity", n.Inputs, n.Outputs)
-		return nil
-	}
-	acc := n.Inputs[0]
-	for i, v := range n.Inputs[1:] {
-		out := n.Outputs
-		name := n.Name
-		if i < len(n.Inputs)-2 {
-			t := b.unique(prefix(n) + "_partial")
-			out, name = []string{t}, b.unique(prefix(n)+"_add")
-		}
-		b.emit(name, "Add", []string{acc, v}, out)
-		acc = out[0]
-	}
-	return nil
+	return b.writeExpansion(n)
 }
 
 // writeMod: fmod=1 is C's fmod; fmod=0 (Python's %) ONNX allows on

@@ -8,10 +8,11 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// The normalization family and LpPool, GlobalLpPool, MaxUnpool. An op the
-// target opset lacks is written as its exact expansion into ReduceMean,
-// Sub, Mul, Add, Sqrt, Div and Reshape, statistics in the op's stash type
-// as ONNX's own function bodies compute them.
+// The normalization family and LpPool, GlobalLpPool, MaxUnpool. A
+// normalization the target opset lacks is written as canon's expansion of
+// it (the op's Decompose: ReduceMean, Sub, Mul, Add, Sqrt, Div and
+// Reshape, statistics in the op's stash type as ONNX's own function
+// bodies compute them).
 
 func init() {
 	optable.Add(&exports, map[string]exportEntry{
@@ -50,105 +51,24 @@ func (b *builder) step(n *canon.Node, opType, suffix, out string, ins []string, 
 	return out
 }
 
-// reduceMean emits ReduceMean over axes with keepdims: the axes are an
-// attribute before opset 18 and an input from 18.
-func (b *builder) reduceMean(n *canon.Node, x, suffix, out string, axes []int64) string {
-	if b.opset >= 18 {
-		return b.step(n, "ReduceMean", suffix, out, []string{x, b.i64Param(n, suffix+"_axes", axes)}, attrInt("keepdims", 1))
-	}
-	return b.step(n, "ReduceMean", suffix, out, []string{x}, attrInts("axes", axes), attrInt("keepdims", 1))
-}
-
-// normalized holds the values of a standardization expansion.
-type normalized struct {
-	y, mean, invStd string
-}
-
-// standardize emits (x - mean) / sqrt(var + eps) over axes, in dtype
-// stash when x's dtype dt differs (cast back to dt afterwards), as
-// ONNX's LayerNormalization function does. meanOut and invOut name the
-// statistics outputs ("" when unused; InvStdDev is only computed then).
-func (b *builder) standardize(n *canon.Node, x string, dt, stash canon.DType, axes []int64, eps float32, meanOut, invOut string) (normalized, error) {
-	work := x
-	if dt != stash {
-		work = b.castTo(n, x, stash, "stash")
-	}
-	epsName, err := b.activationScalar(n, stash, "epsilon", eps)
-	if err != nil {
-		return normalized{}, err
-	}
-	mean := b.reduceMean(n, work, "mean", meanOut, axes)
-	dev := b.step(n, "Sub", "deviation", "", []string{work, mean})
-	sq := b.step(n, "Mul", "squared_deviation", "", []string{dev, dev})
-	variance := b.reduceMean(n, sq, "variance", "", axes)
-	ve := b.step(n, "Add", "variance_eps", "", []string{variance, epsName})
-	std := b.step(n, "Sqrt", "std", "", []string{ve})
-	y := b.step(n, "Div", "standardized", "", []string{dev, std})
-	res := normalized{y: y, mean: mean}
-	if invOut != "" {
-		res.invStd = b.step(n, "Reciprocal", "inv_std", invOut, []string{std})
-	}
-	if dt != stash {
-		res.y = b.castTo(n, y, dt, "standardized_back")
-	}
-	return res, nil
-}
-
-// statsDType is the dtype the expansion computes in: the stash type, as
-// ONNX's function bodies cast to it (the input's own when unknown).
-func statsDType(dt, stash canon.DType) canon.DType {
-	if dt == canon.Undefined {
-		return dt
-	}
-	return stash
-}
-
+// writeLayerNorm writes LayerNormalization from opset 17 and canon's
+// expansion below, where a stash type other than float32 and the data's
+// own is refused (naming opset 17).
 func writeLayerNorm(b *builder, n *canon.Node) error {
 	op := n.Op.(*canon.LayerNorm)
-	mean, inv := "", ""
-	if len(n.Outputs) > 1 {
-		mean = n.Outputs[1]
-	}
-	if len(n.Outputs) > 2 {
-		inv = n.Outputs[2]
-	}
 	if b.opset >= 17 {
 		b.emit(n.Name, "LayerNormalization", n.Inputs, n.Outputs, attrInt("axis", op.Axis), attrFloat("epsilon", op.Epsilon),
 			attrInt("stash_type", int64(dataTypeOf(op.Stash))))
 		return nil
 	}
-	x := n.Inputs[0]
-	r := b.rank(x)
-	if r < 0 {
-		return b.opError(n, "writing LayerNormalization below opset 17 needs the rank of input %q, which is unknown; give the inputs full shapes or choose opset 17 or newer", x)
-	}
-	a := op.Axis
-	if a < 0 {
-		a += int64(r)
-	}
-	dt := b.dtype(x)
-	if op.Stash != canon.Float32 && dt != op.Stash {
+	if dt := b.dtype(n.Inputs[0]); op.Stash != canon.Float32 && dt != op.Stash {
 		return b.needOpset(n, fmt.Sprintf("LayerNormalization with stash type %s", op.Stash), 17)
 	}
-	b.expanded = true
-	s, err := b.standardize(n, x, dt, statsDType(dt, op.Stash), canon.NormalizedAxes(int(a), r), op.Epsilon, mean, inv)
-	if err != nil {
-		return err
-	}
-	b.scaleShift(n, s.y, in(n, 1), in(n, 2), n.Outputs[0])
-	return nil
+	return b.writeExpansion(n)
 }
 
-// scaleShift emits y·scale + bias (bias may be absent) into out.
-func (b *builder) scaleShift(n *canon.Node, y, scale, bias, out string) {
-	if bias == "" {
-		b.emit(n.Name, "Mul", []string{y, scale}, []string{out})
-		return
-	}
-	scaled := b.step(n, "Mul", "scaled", "", []string{y, scale})
-	b.emit(n.Name, "Add", []string{scaled, bias}, []string{out})
-}
-
+// writeRMSNorm writes RMSNormalization from opset 23 and canon's
+// expansion below.
 func writeRMSNorm(b *builder, n *canon.Node) error {
 	op := n.Op.(*canon.RMSNorm)
 	if b.opset >= 23 {
@@ -156,36 +76,7 @@ func writeRMSNorm(b *builder, n *canon.Node) error {
 			attrInt("stash_type", int64(dataTypeOf(op.Stash))))
 		return nil
 	}
-	x := n.Inputs[0]
-	r := b.rank(x)
-	if r < 0 {
-		return b.opError(n, "writing RMSNormalization below opset 23 needs the rank of input %q, which is unknown; give the inputs full shapes", x)
-	}
-	a := op.Axis
-	if a < 0 {
-		a += int64(r)
-	}
-	dt := b.dtype(x)
-	stash := statsDType(dt, op.Stash)
-	b.expanded = true
-	work := x
-	if dt != stash {
-		work = b.castTo(n, x, stash, "stash")
-	}
-	epsName, err := b.activationScalar(n, stash, "epsilon", op.Epsilon)
-	if err != nil {
-		return err
-	}
-	sq := b.step(n, "Mul", "squared", "", []string{work, work})
-	ms := b.reduceMean(n, sq, "mean_square", "", canon.NormalizedAxes(int(a), r))
-	me := b.step(n, "Add", "mean_square_eps", "", []string{ms, epsName})
-	rms := b.step(n, "Sqrt", "rms", "", []string{me})
-	y := b.step(n, "Div", "normalized", "", []string{work, rms})
-	if dt != stash {
-		y = b.castTo(n, y, dt, "normalized_back")
-	}
-	b.emit(n.Name, "Mul", []string{y, n.Inputs[1]}, n.Outputs[:1])
-	return nil
+	return b.writeExpansion(n)
 }
 
 func writeGroupNorm(b *builder, n *canon.Node) error {
@@ -207,34 +98,10 @@ func writeGroupNorm(b *builder, n *canon.Node) error {
 			return nil
 		}
 	}
-	r := b.rank(x)
-	if r < 2 {
-		return b.opError(n, "writing GroupNormalization below opset 21 needs the rank of input %q, which is unknown; give the inputs full shapes", x)
-	}
 	if op.Stash != canon.Float32 && dt != op.Stash {
 		return b.needOpset(n, fmt.Sprintf("GroupNormalization with stash type %s", op.Stash), 21)
 	}
-	b.expanded = true
-	grouped := b.step(n, "Reshape", "grouped", "", []string{x, b.i64Param(n, "group_shape", []int64{0, op.NumGroups, -1})})
-	s, err := b.standardize(n, grouped, dt, statsDType(dt, op.Stash), []int64{2}, op.Epsilon, "", "")
-	if err != nil {
-		return err
-	}
-	shape := b.step(n, "Shape", "input_shape", "", []string{x})
-	y := b.step(n, "Reshape", "ungrouped", "", []string{s.y, shape})
-	chShape := append([]int64{-1}, ones64(r-2)...)
-	scale := b.step(n, "Reshape", "scale_column", "", []string{n.Inputs[1], b.i64Param(n, "channel_shape", chShape)})
-	bias := b.step(n, "Reshape", "bias_column", "", []string{n.Inputs[2], b.i64Param(n, "channel_shape", chShape)})
-	b.scaleShift(n, y, scale, bias, n.Outputs[0])
-	return nil
-}
-
-func ones64(n int) []int64 {
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = 1
-	}
-	return out
+	return b.writeExpansion(n)
 }
 
 // perGroup returns a constant per-channel f32 vector as one value per

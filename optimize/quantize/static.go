@@ -126,35 +126,6 @@ func finish(g *canon.Graph) error {
 	return nil
 }
 
-// floatReason says why an op kind has no quantized form here.
-func floatReason(kind string) string {
-	switch kind {
-	case "LSTM", "GRU", "RNN":
-		return "ONNX has no standard quantized recurrent op (ONNX Runtime's DynamicQuantizeLSTM is a com.microsoft contrib op), so it stays float"
-	case "Attention", "MultiHeadAttention", "ScaledDotProductAttention":
-		return "ONNX (opset <= 17) has no quantized attention op; its matrix products stay float"
-	case "MatMul":
-		return "both operands are computed (no constant weight to quantize per channel)"
-	case "Conv", "Linear":
-		return "weight or bias not a constant float32 tensor, or Gemm alpha/beta not 1"
-	}
-	return "no integer kernel in ONNX Runtime's QDQ set; runs float on dequantized inputs"
-}
-
-// dynamicFloatReason says why a compute-heavy op kind stays float under
-// dynamic quantization ("" for the ops nobody would expect quantized).
-func dynamicFloatReason(kind string) string {
-	switch kind {
-	case "LSTM", "GRU", "RNN", "Attention", "MultiHeadAttention", "ScaledDotProductAttention":
-		return floatReason(kind)
-	case "MatMul", "Linear":
-		return "no constant 2-D float32 weight (or Gemm alpha/beta not 1)"
-	case "Conv", "ConvTranspose":
-		return "dynamic quantization covers matrix products, as ONNX Runtime's quantize_dynamic does (its ConvInteger runs slower than float Conv); use --quantize int8"
-	}
-	return ""
-}
-
 // floatNotes counts the float-computing ops left float, by kind (or by
 // class when reason names one) and reason.
 func floatNotes(g *canon.Graph, quantized func(*canon.Node) bool, reason func(*canon.Node) (string, string)) []FloatNote {
