@@ -8,9 +8,13 @@ import (
 // than as canon's expansion of it: a kind without a writer is expanded
 // when canon has an exact expansion (Attention, RotaryEmbedding), and the
 // expansion's nodes go through the writers in turn (or are refused by
-// name).
+// name). A kind the lacks table lists is refused by its own name, not
+// expanded into ops TFLite lacks too (Mish's Softplus, Trilu's Where).
 func writtenDirectly(n *canon.Node, _ func(string) canon.ValueInfo) bool {
 	if _, ok := writers[n.Op.Kind()]; ok {
+		return true
+	}
+	if _, ok := lacks[n.Op.Kind()]; ok {
 		return true
 	}
 	d := canon.DefOf(n.Op)

@@ -14,14 +14,14 @@ func init() {
 	}
 	group("TFLite has no builtin for it and modelbridge writes no exact expansion yet",
 		"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cosh", "Sinh", "Tan", "Erf", "Softplus", "Softsign",
-		"Selu", "Celu", "Mish", "ThresholdedRelu", "Shrink", "Hardmax", "Einsum", "Mean", "Mod", "IsNaN", "IsInf",
+		"Selu", "Mish", "ThresholdedRelu", "Shrink", "Hardmax", "Einsum", "Mean", "Mod", "IsNaN", "IsInf",
 		"BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "Trilu", "EyeLike", "ConstantOfShape", "Size",
 		"Compress", "Unique", "NonZero", "ReverseSequence", "OneHot", "ScatterElements", "ScatterND", "GatherElements",
 		"GatherND", "Where", "Expand", "Tile", "Range", "Shape", "CumSum", "TopK", "ArgMax", "ArgMin",
 		"Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor", "Not",
 		"DepthToSpace", "SpaceToDepth", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare")
 	group("TFLite has no normalization builtin of this kind; modelbridge folds only batch norm",
-		"GroupNormalization", "InstanceNormalization", "RMSNormalization", "LpNormalization",
+		"InstanceNormalization", "LpNormalization",
 		"MeanVarianceNormalization", "LRN")
 	group("TFLite has no such pooling or sampling builtin",
 		"LpPool", "GlobalLpPool", "MaxUnpool", "MaxRoiPool", "RoiAlign", "GridSample", "AffineGrid", "Col2Im",
