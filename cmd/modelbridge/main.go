@@ -1,5 +1,5 @@
 // Command modelbridge converts, inspects, runs and compares neural-network
-// models (ONNX, PyTorch, MXNet, Caffe, safetensors) through one canonical
+// models (ONNX, PyTorch, MXNet, Caffe, TensorFlow Lite, safetensors) through one canonical
 // IR.
 package main
 
@@ -93,7 +93,7 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "modelbridge",
 		Short: "Convert, inspect, run and compare neural-network models",
-		Long: `modelbridge converts models between ONNX, PyTorch, MXNet, Caffe and
+		Long: `modelbridge converts models between ONNX, PyTorch, MXNet, Caffe, TensorFlow Lite and
 safetensors through one canonical graph with explicit tensor layouts, runs them with a built-in
 reference interpreter, and checks that a converted model computes the same
 thing as the original.`,
