@@ -126,6 +126,7 @@ func (a *File) publish() error {
 		os.Remove(a.f.Name())
 		return fmt.Errorf("cannot write %s: %w", a.target, err)
 	}
+	interrupt.Published(a.target)
 	if err := syncDir(filepath.Dir(a.target)); err != nil {
 		return fmt.Errorf("wrote %s but cannot sync its folder: %w", a.target, err)
 	}
@@ -216,7 +217,13 @@ func (d *Dir) Commit() error {
 	if st, err := os.Stat(d.target); err == nil && st.IsDir() {
 		os.Remove(d.target) // only succeeds when empty; Rename then reports the rest
 	}
-	if err := interrupt.Critical(func() error { return os.Rename(d.Path, d.target) }); err != nil {
+	if err := interrupt.Critical(func() error {
+		if err := os.Rename(d.Path, d.target); err != nil {
+			return err
+		}
+		interrupt.Published(d.target)
+		return nil
+	}); err != nil {
 		os.RemoveAll(d.Path)
 		return fmt.Errorf("cannot write %s: %w", d.target, err)
 	}

@@ -35,6 +35,10 @@ var (
 	next     int
 	paths    = map[int]tracked{}
 	children = map[int]*os.Process{}
+	// published are the outputs renamed into place whole: a signal that
+	// comes after that (while the process is finishing) must not report
+	// them as unwritten.
+	published []string
 
 	// critical is held (shared) while a set of files is renamed into
 	// place; the handler takes it exclusively before cleaning up.
@@ -60,6 +64,14 @@ func Track(path, target string) (release func()) {
 		delete(paths, id)
 		mu.Unlock()
 	}
+}
+
+// Published records that target was renamed into place whole. Call it
+// inside Critical, right after the rename.
+func Published(target string) {
+	mu.Lock()
+	published = append(published, target)
+	mu.Unlock()
 }
 
 // TrackProcess registers a started child process to be killed on
@@ -134,7 +146,20 @@ func Cleanup(why string) string {
 	}
 	if len(targets) > 0 {
 		msg += "; left unchanged: " + strings.Join(targets, ", ")
-	} else {
+	}
+	// Files published into scratch space (a temporary folder) went with
+	// it: only what is still there counts.
+	var done []string
+	for _, p := range published {
+		if _, err := os.Lstat(p); err == nil {
+			done = append(done, p)
+		}
+	}
+	sort.Strings(done)
+	if len(done) > 0 {
+		msg += "; written in full before the signal: " + strings.Join(done, ", ")
+	}
+	if len(targets) == 0 && len(done) == 0 {
 		msg += "; no output was written"
 	}
 	return msg
