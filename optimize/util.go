@@ -113,6 +113,17 @@ func (nm *namer) addGraph(g *canon.Graph) {
 	}
 }
 
+// Namer hands out value, node and tensor names unused in a graph, for
+// rewrites made outside this package (quantization).
+type Namer struct{ nm *namer }
+
+// NewNamer reserves every name g uses.
+func NewNamer(g *canon.Graph) *Namer { return &Namer{newNamer(g)} }
+
+// Fresh returns base, or base_N for the first N that is free, and
+// reserves it.
+func (n *Namer) Fresh(base string) string { return n.nm.fresh(base) }
+
 func (nm *namer) fresh(base string) string {
 	if base == "" {
 		base = "opt"

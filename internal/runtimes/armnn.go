@@ -3,12 +3,10 @@ package runtimes
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
-	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/npy"
 )
 
@@ -54,21 +52,7 @@ func RunArmNN(model string, samples []Sample) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmdline := func(script, jobPath string) *exec.Cmd {
-		return exec.Command(Python(), script, jobPath)
-	}
-	save := func(t *canon.Tensor, p string) error {
-		f, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		if err := npy.Write(f, t); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
-	ro, outs, err := run("Arm NN", armnnRunner, cmdline, job{Model: abs}, samples, ".npy", save, npy.ReadFile)
+	ro, outs, err := run("Arm NN", armnnRunner, pythonCmd, job{Model: abs}, samples, ".npy", saveNPY, npy.ReadFile)
 	if err != nil {
 		return nil, err
 	}

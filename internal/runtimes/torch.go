@@ -58,23 +58,27 @@ func RunTorch(model string, samples []Sample) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmdline := func(script, jobPath string) *exec.Cmd {
-		return exec.Command(Python(), script, jobPath)
-	}
-	save := func(t *canon.Tensor, p string) error {
-		f, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		if err := npy.Write(f, t); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	}
-	ro, outs, err := run("PyTorch", torchRunner, cmdline, job{Kind: kind, Model: abs}, samples, ".npy", save, npy.ReadFile)
+	ro, outs, err := run("PyTorch", torchRunner, pythonCmd, job{Kind: kind, Model: abs}, samples, ".npy", saveNPY, npy.ReadFile)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Runtime: "PyTorch " + ro.Version + " (" + Python() + ")", Outputs: outs}, nil
+}
+
+// pythonCmd runs a runner script under the Python that has the framework.
+func pythonCmd(script, jobPath string) *exec.Cmd {
+	return exec.Command(Python(), script, jobPath)
+}
+
+// saveNPY writes a sample tensor for a Python runner.
+func saveNPY(t *canon.Tensor, p string) error {
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	if err := npy.Write(f, t); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

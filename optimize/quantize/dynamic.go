@@ -23,7 +23,7 @@ func Dynamic(g *canon.Graph, opts Options) (*canon.Graph, *Report, error) {
 		return nil, nil, err
 	}
 	rep := &Report{Mode: "dynamic", Quantized: map[string]int{}, KeptFloat: opts.KeepFloat}
-	names := newNamer(q)
+	names := optimize.NewNamer(q)
 	var nodes []*canon.Node
 	var inits []*canon.Tensor
 	// One DynamicQuantizeLinear per activation, shared by its readers.
@@ -40,8 +40,8 @@ func Dynamic(g *canon.Graph, opts Options) (*canon.Graph, *Report, error) {
 		x := n.Inputs[0]
 		qx, ok := dql[x]
 		if !ok {
-			qx = [3]string{names.fresh(x + "_quantized"), names.fresh(x + "_scale"), names.fresh(x + "_zero_point")}
-			nodes = append(nodes, &canon.Node{Name: names.fresh(x + "_DynamicQuantizeLinear"), Op: &canon.DynamicQuantizeLinear{}, Inputs: []string{x}, Outputs: qx[:]})
+			qx = [3]string{names.Fresh(x + "_quantized"), names.Fresh(x + "_scale"), names.Fresh(x + "_zero_point")}
+			nodes = append(nodes, &canon.Node{Name: names.Fresh(x + "_DynamicQuantizeLinear"), Op: &canon.DynamicQuantizeLinear{}, Inputs: []string{x}, Outputs: qx[:]})
 			dql[x] = qx
 		}
 		vals, err := float32s(w)
@@ -56,25 +56,25 @@ func Dynamic(g *canon.Graph, opts Options) (*canon.Graph, *Report, error) {
 		}
 		wq, scales := perChannel(vals, shape, 1)
 		base := n.Inputs[1]
-		wt := intTensor(names.fresh(base+"_quantized"), canon.Int8, slices.Clone(shape), wq)
-		wzp := intTensor(names.fresh(base+"_zero_point"), canon.Int8, []int64{shape[1]}, make([]int64, shape[1]))
-		ws := canon.NewFloat32Tensor(names.fresh(base+"_scale"), []int64{shape[1]}, scales)
+		wt := intTensor(names.Fresh(base+"_quantized"), canon.Int8, slices.Clone(shape), wq)
+		wzp := intTensor(names.Fresh(base+"_zero_point"), canon.Int8, []int64{shape[1]}, make([]int64, shape[1]))
+		ws := canon.NewFloat32Tensor(names.Fresh(base+"_scale"), []int64{shape[1]}, scales)
 		inits = append(inits, wt, wzp, ws)
 		out := n.Outputs[0]
-		acc := names.fresh(out + "_int32")
-		accF := names.fresh(out + "_int32_float")
-		scale := names.fresh(out + "_scale")
+		acc := names.Fresh(out + "_int32")
+		accF := names.Fresh(out + "_int32_float")
+		scale := names.Fresh(out + "_scale")
 		scaled := out
 		if bias != "" {
-			scaled = names.fresh(out + "_unbiased")
+			scaled = names.Fresh(out + "_unbiased")
 		}
 		nodes = append(nodes,
-			&canon.Node{Name: names.fresh(n.Name + "_MatMulInteger"), Op: &canon.MatMulInteger{}, Inputs: []string{qx[0], wt.Name, qx[2], wzp.Name}, Outputs: []string{acc}},
-			&canon.Node{Name: names.fresh(n.Name + "_Cast"), Op: &canon.Cast{To: canon.Float32}, Inputs: []string{acc}, Outputs: []string{accF}},
-			&canon.Node{Name: names.fresh(n.Name + "_scales"), Op: &canon.Binary{Fn: canon.Mul}, Inputs: []string{qx[1], ws.Name}, Outputs: []string{scale}},
-			&canon.Node{Name: names.fresh(n.Name + "_rescale"), Op: &canon.Binary{Fn: canon.Mul}, Inputs: []string{accF, scale}, Outputs: []string{scaled}})
+			&canon.Node{Name: names.Fresh(n.Name + "_MatMulInteger"), Op: &canon.MatMulInteger{}, Inputs: []string{qx[0], wt.Name, qx[2], wzp.Name}, Outputs: []string{acc}},
+			&canon.Node{Name: names.Fresh(n.Name + "_Cast"), Op: &canon.Cast{To: canon.Float32}, Inputs: []string{acc}, Outputs: []string{accF}},
+			&canon.Node{Name: names.Fresh(n.Name + "_scales"), Op: &canon.Binary{Fn: canon.Mul}, Inputs: []string{qx[1], ws.Name}, Outputs: []string{scale}},
+			&canon.Node{Name: names.Fresh(n.Name + "_rescale"), Op: &canon.Binary{Fn: canon.Mul}, Inputs: []string{accF, scale}, Outputs: []string{scaled}})
 		if bias != "" {
-			nodes = append(nodes, &canon.Node{Name: names.fresh(n.Name + "_bias"), Op: &canon.Binary{Fn: canon.Add}, Inputs: []string{scaled, bias}, Outputs: []string{out}})
+			nodes = append(nodes, &canon.Node{Name: names.Fresh(n.Name + "_bias"), Op: &canon.Binary{Fn: canon.Add}, Inputs: []string{scaled, bias}, Outputs: []string{out}})
 		}
 	}
 	if len(done) == 0 {

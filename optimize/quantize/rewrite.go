@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/optimize"
 )
 
 const inf = math.MaxFloat64
@@ -14,7 +15,7 @@ const inf = math.MaxFloat64
 type rewriter struct {
 	g       *canon.Graph
 	p       *plan
-	names   *namer
+	names   *optimize.Namer
 	params  map[string]qparams
 	actType canon.DType
 	nodes   []*canon.Node
@@ -39,7 +40,7 @@ type weightQ struct {
 // rewriteStatic turns g (a copy the caller owns, with Values inferred)
 // into its QDQ form in place.
 func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType canon.DType) (*rewriter, error) {
-	rw := &rewriter{g: g, p: p, names: newNamer(g), params: map[string]qparams{}, actType: actType, weightDQ: map[string]weightQ{}, inputOf: map[string]string{}, quantized: map[string]string{}, rangeFrom: map[string]string{}}
+	rw := &rewriter{g: g, p: p, names: optimize.NewNamer(g), params: map[string]qparams{}, actType: actType, weightDQ: map[string]weightQ{}, inputOf: map[string]string{}, quantized: map[string]string{}, rangeFrom: map[string]string{}}
 	paramsOf := func(t string) (qparams, bool) {
 		if src, ok := p.shareFrom[t]; ok {
 			q, ok := rw.params[src]
@@ -121,7 +122,7 @@ func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType can
 	inputDQ := map[string]string{}
 	for _, in := range g.Inputs {
 		if _, ok := rw.params[in.Name]; ok {
-			d := rw.qdq(in.Name, in.Name, rw.names.fresh(in.Name+"_dequantized"))
+			d := rw.qdq(in.Name, in.Name, rw.names.Fresh(in.Name+"_dequantized"))
 			inputDQ[in.Name] = d
 			rw.inputOf[d] = in.Name
 		}
@@ -152,7 +153,7 @@ func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType can
 			if _, ok := rw.params[o]; !ok || o == "" {
 				continue
 			}
-			f := rw.names.fresh(o + "_float")
+			f := rw.names.Fresh(o + "_float")
 			n.Outputs[k] = f
 			saved := rw.nodes
 			rw.nodes = nil
@@ -173,14 +174,14 @@ func rewriteStatic(g *canon.Graph, p *plan, ranges map[string]Range, actType can
 // quantization of tensor t, and returns dst.
 func (rw *rewriter) qdq(t, src, dst string) string {
 	q := rw.params[t]
-	scale := rw.names.fresh(t + "_scale")
-	zero := rw.names.fresh(t + "_zero_point")
+	scale := rw.names.Fresh(t + "_scale")
+	zero := rw.names.Fresh(t + "_zero_point")
 	rw.inits = append(rw.inits, canon.NewFloat32Tensor(scale, []int64{}, []float32{q.scale}), intTensor(zero, q.dtype, []int64{}, []int64{q.zero}))
-	quant := rw.names.fresh(t + "_quantized")
+	quant := rw.names.Fresh(t + "_quantized")
 	rw.quantized[t] = quant
 	rw.nodes = append(rw.nodes,
-		&canon.Node{Name: rw.names.fresh(t + "_QuantizeLinear"), Op: &canon.QuantizeLinear{Axis: 1, Saturate: true}, Inputs: []string{src, scale, zero}, Outputs: []string{quant}},
-		&canon.Node{Name: rw.names.fresh(t + "_DequantizeLinear"), Op: &canon.DequantizeLinear{Axis: 1}, Inputs: []string{quant, scale, zero}, Outputs: []string{dst}})
+		&canon.Node{Name: rw.names.Fresh(t + "_QuantizeLinear"), Op: &canon.QuantizeLinear{Axis: 1, Saturate: true}, Inputs: []string{src, scale, zero}, Outputs: []string{quant}},
+		&canon.Node{Name: rw.names.Fresh(t + "_DequantizeLinear"), Op: &canon.DequantizeLinear{Axis: 1}, Inputs: []string{quant, scale, zero}, Outputs: []string{dst}})
 	return dst
 }
 
@@ -215,11 +216,11 @@ func (rw *rewriter) keepFloat(n *canon.Node, inputDQ map[string]string) {
 	for i := range scales {
 		scales[i], zeros[i] = q.scale, q.zero
 	}
-	scale := canon.NewFloat32Tensor(rw.names.fresh(t+"_scale_per_channel"), []int64{c}, scales)
-	zero := intTensor(rw.names.fresh(t+"_zero_point_per_channel"), q.dtype, []int64{c}, zeros)
+	scale := canon.NewFloat32Tensor(rw.names.Fresh(t+"_scale_per_channel"), []int64{c}, scales)
+	zero := intTensor(rw.names.Fresh(t+"_zero_point_per_channel"), q.dtype, []int64{c}, zeros)
 	rw.inits = append(rw.inits, scale, zero)
-	out := rw.names.fresh(t + "_dequantized_for_float")
-	rw.nodes = append(rw.nodes, &canon.Node{Name: rw.names.fresh(t + "_DequantizeLinear_for_float"), Op: &canon.DequantizeLinear{Axis: 1},
+	out := rw.names.Fresh(t + "_dequantized_for_float")
+	rw.nodes = append(rw.nodes, &canon.Node{Name: rw.names.Fresh(t + "_DequantizeLinear_for_float"), Op: &canon.DequantizeLinear{Axis: 1},
 		Inputs: []string{quant, scale.Name, zero.Name}, Outputs: []string{out}})
 	n.Inputs[0] = out
 }
@@ -227,17 +228,17 @@ func (rw *rewriter) keepFloat(n *canon.Node, inputDQ map[string]string) {
 // dequantized adds an integer initializer and the DequantizeLinear that
 // reads it, and returns the dequantized value's name.
 func (rw *rewriter) dequantized(base string, q *canon.Tensor, scales []float32, zeroType canon.DType, axis int64) string {
-	q.Name = rw.names.fresh(base + "_quantized")
+	q.Name = rw.names.Fresh(base + "_quantized")
 	scaleShape, zeroShape := []int64{int64(len(scales))}, []int64{int64(len(scales))}
 	if len(scales) == 1 && axis < 0 {
 		scaleShape, zeroShape = []int64{}, []int64{}
 		axis = 1
 	}
-	scale := canon.NewFloat32Tensor(rw.names.fresh(base+"_scale"), scaleShape, scales)
-	zero := intTensor(rw.names.fresh(base+"_zero_point"), zeroType, zeroShape, make([]int64, len(scales)))
+	scale := canon.NewFloat32Tensor(rw.names.Fresh(base+"_scale"), scaleShape, scales)
+	zero := intTensor(rw.names.Fresh(base+"_zero_point"), zeroType, zeroShape, make([]int64, len(scales)))
 	rw.inits = append(rw.inits, q, scale, zero)
-	out := rw.names.fresh(base + "_dequantized")
-	rw.nodes = append(rw.nodes, &canon.Node{Name: rw.names.fresh(base + "_DequantizeLinear"), Op: &canon.DequantizeLinear{Axis: axis},
+	out := rw.names.Fresh(base + "_dequantized")
+	rw.nodes = append(rw.nodes, &canon.Node{Name: rw.names.Fresh(base + "_DequantizeLinear"), Op: &canon.DequantizeLinear{Axis: axis},
 		Inputs: []string{q.Name, scale.Name, zero.Name}, Outputs: []string{out}})
 	return out
 }
@@ -336,12 +337,12 @@ func (rw *rewriter) quantizeConstInputs(n *canon.Node, r role) error {
 // dequantizedZero is dequantized for a per-tensor quantization with a
 // nonzero zero point.
 func (rw *rewriter) dequantizedZero(base string, q *canon.Tensor, p qparams) string {
-	q.Name = rw.names.fresh(base + "_quantized")
-	scale := canon.NewFloat32Tensor(rw.names.fresh(base+"_scale"), []int64{}, []float32{p.scale})
-	zero := intTensor(rw.names.fresh(base+"_zero_point"), p.dtype, []int64{}, []int64{p.zero})
+	q.Name = rw.names.Fresh(base + "_quantized")
+	scale := canon.NewFloat32Tensor(rw.names.Fresh(base+"_scale"), []int64{}, []float32{p.scale})
+	zero := intTensor(rw.names.Fresh(base+"_zero_point"), p.dtype, []int64{}, []int64{p.zero})
 	rw.inits = append(rw.inits, q, scale, zero)
-	out := rw.names.fresh(base + "_dequantized")
-	rw.nodes = append(rw.nodes, &canon.Node{Name: rw.names.fresh(base + "_DequantizeLinear"), Op: &canon.DequantizeLinear{Axis: 1},
+	out := rw.names.Fresh(base + "_dequantized")
+	rw.nodes = append(rw.nodes, &canon.Node{Name: rw.names.Fresh(base + "_DequantizeLinear"), Op: &canon.DequantizeLinear{Axis: 1},
 		Inputs: []string{q.Name, scale.Name, zero.Name}, Outputs: []string{out}})
 	return out
 }

@@ -8,41 +8,6 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// namer hands out value and node names unused in the graph.
-type namer struct{ used map[string]bool }
-
-func newNamer(g *canon.Graph) *namer {
-	nm := &namer{used: map[string]bool{}}
-	for _, v := range g.Inputs {
-		nm.used[v.Name] = true
-	}
-	for _, v := range g.Outputs {
-		nm.used[v.Name] = true
-	}
-	for _, t := range g.Initializers {
-		nm.used[t.Name] = true
-	}
-	for _, n := range g.Nodes {
-		nm.used[n.Name] = true
-		for _, o := range n.Outputs {
-			nm.used[o] = true
-		}
-		for _, in := range n.Inputs {
-			nm.used[in] = true
-		}
-	}
-	return nm
-}
-
-func (nm *namer) fresh(base string) string {
-	name := base
-	for i := 1; nm.used[name]; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
-	}
-	nm.used[name] = true
-	return name
-}
-
 func float32s(t *canon.Tensor) ([]float32, error) {
 	if t.DType != canon.Float32 {
 		return nil, fmt.Errorf("tensor %q is %s, not float32", t.Name, t.DType)
