@@ -360,7 +360,7 @@ func builtinOps() []*OpDef {
 				if op.Value == nil {
 					return c.Errorf("has no value")
 				}
-				if op.Value.DType.Size() == 0 {
+				if !op.Value.DType.Valid() {
 					return c.Errorf("value has invalid dtype %s", op.Value.DType)
 				}
 				if err := op.Value.CheckData(); err != nil {

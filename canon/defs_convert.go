@@ -346,6 +346,9 @@ func (c *InferCtx) compare(op *Compare) (ValueInfo, error) {
 	if err := c.sameDType(0, 1); err != nil {
 		return ValueInfo{}, err
 	}
+	if c.in[0].DType == String && op.Fn != CmpEqual {
+		return ValueInfo{}, c.errf("inputs are strings; of the comparisons only Equal takes strings")
+	}
 	out, ok, err := c.broadcastAll(0, 1)
 	if err != nil || !ok {
 		return ValueInfo{DType: Bool}, err

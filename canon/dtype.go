@@ -20,6 +20,9 @@ const (
 	Uint32
 	Uint64
 	Bool
+	// String elements are byte strings (ONNX's STRING: any bytes, UTF-8 by
+	// convention); a String tensor keeps them in Tensor.Strings.
+	String
 )
 
 var dtypeInfo = [...]struct {
@@ -40,6 +43,7 @@ var dtypeInfo = [...]struct {
 	Uint32:    {"u32", 4},
 	Uint64:    {"u64", 8},
 	Bool:      {"bool", 1},
+	String:    {"string", 0},
 }
 
 // String returns the short name used in reports ("f32", "i64", ...).
@@ -50,13 +54,18 @@ func (d DType) String() string {
 	return fmt.Sprintf("dtype(%d)", uint8(d))
 }
 
-// Size is the number of bytes one element occupies.
+// Size is the number of bytes one element occupies (0 for String, whose
+// elements vary in length).
 func (d DType) Size() int {
 	if int(d) < len(dtypeInfo) {
 		return dtypeInfo[d].size
 	}
 	return 0
 }
+
+// Valid reports whether d is one of the element types above (not
+// Undefined).
+func (d DType) Valid() bool { return d != Undefined && int(d) < len(dtypeInfo) }
 
 // IsFloat reports whether d is a floating-point type.
 func (d DType) IsFloat() bool {
@@ -79,5 +88,5 @@ func ParseDType(s string) (DType, error) {
 			return DType(i), nil
 		}
 	}
-	return Undefined, fmt.Errorf("unknown dtype %q (want one of f32, f16, bf16, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool)", s)
+	return Undefined, fmt.Errorf("unknown dtype %q (want one of f32, f16, bf16, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool, string)", s)
 }

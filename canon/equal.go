@@ -221,6 +221,8 @@ func equalTensor(a, b *Tensor) error {
 		}
 		sz := max(a.DType.Size(), 1)
 		return fmt.Errorf("tensor %q: data differs at element %d (byte %d)", a.Name, i/sz, i)
+	case !slices.Equal(a.Strings, b.Strings):
+		return fmt.Errorf("tensor %q: strings differ", a.Name)
 	}
 	return nil
 }

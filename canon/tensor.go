@@ -11,12 +11,15 @@ import (
 // Data holds the elements in little-endian byte order, row-major, densely
 // packed. It may alias a read-only memory mapping of the source file, so it
 // must never be written to; build a new slice to change a tensor.
+//
+// A String tensor has no Data: its elements are in Strings, row-major.
 type Tensor struct {
-	Name   string
-	DType  DType
-	Shape  []int64
-	Layout Layout
-	Data   []byte
+	Name    string
+	DType   DType
+	Shape   []int64
+	Layout  Layout
+	Data    []byte
+	Strings []string
 }
 
 // NumElements is the product of the shape (1 for a scalar). It returns -1 if
@@ -48,11 +51,15 @@ func (t *Tensor) ByteSize() int64 {
 	return n * int64(t.DType.Size())
 }
 
-// CheckData reports an error if Data does not hold exactly ByteSize bytes.
+// CheckData reports an error if Data does not hold exactly ByteSize bytes
+// (for a String tensor: if Strings does not hold one string per element).
 func (t *Tensor) CheckData() error {
 	want := t.ByteSize()
 	if want < 0 {
 		return fmt.Errorf("tensor %q: shape %v overflows", t.Name, t.Shape)
+	}
+	if t.DType == String {
+		return t.checkStrings()
 	}
 	if int64(len(t.Data)) != want {
 		return fmt.Errorf("tensor %q: %s%v needs %d bytes of data, has %d", t.Name, t.DType, t.Shape, want, len(t.Data))

@@ -39,7 +39,7 @@ func (g *Graph) Validate() error {
 		if inits[t.Name] != nil {
 			return fmt.Errorf("initializer %q is defined twice", t.Name)
 		}
-		if t.DType.Size() == 0 {
+		if !t.DType.Valid() {
 			return fmt.Errorf("initializer %q has invalid dtype %s", t.Name, t.DType)
 		}
 		if err := t.CheckData(); err != nil {

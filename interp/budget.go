@@ -126,6 +126,8 @@ func inputBytes(ct *canon.Tensor) int64 {
 	switch ct.DType {
 	case canon.Float32, canon.Float16, canon.BFloat16:
 		return n * 4 // floats narrower than float64 are held as float32
+	case canon.String:
+		return stringBytes(ct.Strings)
 	}
 	return n * 8 // float64 and every integer are held in 8 bytes
 }

@@ -148,6 +148,9 @@ func bcastWalk(out []int, ins [][]int, f func(o int, offs []int)) {
 
 func runCompare(x *exec, op *canon.Compare) error {
 	a, b := x.in(0), x.in(1)
+	if a.dt == canon.String || b.dt == canon.String {
+		return compareStrings(x, op, a, b)
+	}
 	if a.isF64() || b.isF64() {
 		if err := bothF64(a, b); err != nil {
 			return err

@@ -82,6 +82,8 @@ type step struct {
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode
 	outDT []canon.DType
+	// strings: the kernel takes string inputs (stringKinds).
+	strings bool
 }
 
 // kernel executes one node: it reads x.in(k) and sets x.set(k, ...).
@@ -176,6 +178,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 		}
 		s.run = run
 		s.f64, s.outDT = kernels[n.Op.Kind()].f64, declaredDTypes(g, n)
+		s.strings = stringKinds[n.Op.Kind()]
 		p.steps = append(p.steps, s)
 	}
 	keep := make([]bool, p.slots) // graph outputs are never released
@@ -341,6 +344,9 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			return nil, fmt.Errorf("graph output %q was not computed", o.name)
 		}
 		n := int64(t.size()) * int64(o.dt.Size())
+		if t.dt == canon.String {
+			n = stringBytes(t.s)
+		}
 		if err := p.pool.budget.tryCharge(fmt.Sprintf("output %q", o.name), n); err != nil {
 			return nil, err
 		}
@@ -406,6 +412,9 @@ func (x *exec) runStep() (err error) {
 	for k, id := range x.s.in {
 		if id >= 0 && x.vals[id] == nil {
 			return fmt.Errorf("%s: input %q has no value", nodeName(x.s.node), x.s.node.Inputs[k])
+		}
+		if id >= 0 && x.vals[id].dt == canon.String && !x.s.strings {
+			return fmt.Errorf("%s: input %q is a string tensor, which the interpreter's %s does not take", nodeName(x.s.node), x.s.node.Inputs[k], x.s.node.Op.Kind())
 		}
 	}
 	if err := x.adaptInputs(); err != nil {
@@ -703,7 +712,11 @@ func (p *pool) put(t *tensor) {
 	if t.d != nil && len(t.d) > 0 {
 		p.d[len(t.d)] = append(p.d[len(t.d)], t.d)
 	}
-	t.f, t.i, t.d = nil, nil, nil
+	if t.sBytes > 0 && p.budget != nil {
+		p.budget.used -= t.sBytes
+		t.sBytes = 0
+	}
+	t.f, t.i, t.d, t.s = nil, nil, nil, nil
 }
 
 // scratch returns a float buffer of n elements for temporary use; give it

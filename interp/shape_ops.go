@@ -84,6 +84,9 @@ func (x *exec) reshaped(shape []int) *tensor {
 		t.shape = shape
 		return t
 	}
+	if in.dt == canon.String {
+		return &tensor{dt: canon.String, shape: shape, s: in.s} // strings are never written in place
+	}
 	out := x.newLike(in, shape)
 	copy(out.f, in.f)
 	copy(out.i, in.i)

@@ -17,13 +17,19 @@ import (
 //   - d (float64) for float64, computed in float64;
 //   - i (int64) for every integer dtype and bool: the value itself, with
 //     uint64 held by its bit pattern, so arithmetic wraps at the dtype's
-//     width (wrapInts) and uint64 is compared and divided unsigned.
+//     width (wrapInts) and uint64 is compared and divided unsigned;
+//   - s for strings (see strings.go), which only the kernels that declare
+//     it read (stringKinds).
 type tensor struct {
 	dt    canon.DType
 	shape []int
 	f     []float32
 	i     []int64
 	d     []float64
+	s     []string
+	// sBytes is what a kernel charged the memory budget for s; the pool
+	// gives it back when the tensor dies.
+	sBytes int64
 }
 
 // isFloat reports float32 storage (float32, float16 or bfloat16 data).
@@ -42,6 +48,8 @@ func (t *tensor) size() int {
 		return len(t.f)
 	case t.isF64():
 		return len(t.d)
+	case t.dt == canon.String:
+		return len(t.s)
 	}
 	return len(t.i)
 }
@@ -132,6 +140,8 @@ func fromCanon(ct *canon.Tensor, view bool) (*tensor, error) {
 			}
 		}
 		t.i = v
+	case canon.String:
+		t.s = ct.Strings // never written: kernels build new slices
 	default:
 		return nil, fmt.Errorf("tensor %q: dtype %s is not supported", ct.Name, ct.DType)
 	}
@@ -165,6 +175,9 @@ func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
 		shape[i] = int64(d)
 	}
 	out := &canon.Tensor{Name: name, DType: dt, Shape: shape}
+	if dt == canon.String || t.dt == canon.String {
+		return stringsToCanon(t, out)
+	}
 	if dt.Size() == 0 {
 		return nil, fmt.Errorf("output %q: dtype %s is not supported", name, dt)
 	}

@@ -540,7 +540,8 @@ func layOut(tensors []*canon.Tensor, plan *externalPlan, location string) (*layo
 	lay := &layout{tensors: make([]*onnxtensor.Stream, len(tensors))}
 	for i, t := range tensors {
 		tp := onnxtensor.Header(t)
-		it := &onnxtensor.Stream{Data: t.Data, Inline: true}
+		// A String tensor's elements are in its header (string_data).
+		it := &onnxtensor.Stream{Data: t.Data, Inline: t.DType != canon.String}
 		if plan != nil && len(t.Data) > externalMin {
 			off := (plan.size + externalAlign - 1) / externalAlign * externalAlign
 			plan.size = off + int64(len(t.Data))

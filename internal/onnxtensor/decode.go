@@ -29,7 +29,7 @@ import (
 var fromONNX = map[int32]canon.DType{
 	1: canon.Float32, 2: canon.Uint8, 3: canon.Int8, 4: canon.Uint16, 5: canon.Int16,
 	6: canon.Int32, 7: canon.Int64, 9: canon.Bool, 10: canon.Float16, 11: canon.Float64,
-	12: canon.Uint32, 13: canon.Uint64, 16: canon.BFloat16,
+	12: canon.Uint32, 13: canon.Uint64, 16: canon.BFloat16, 8: canon.String,
 }
 
 // newerTypeNames names the element types ONNX added after the compiled
@@ -47,14 +47,12 @@ func DType(t int32) (canon.DType, error) {
 		name = n
 	}
 	switch t {
-	case 8:
-		return canon.Undefined, errors.New("string tensors are not supported by modelbridge (only numeric and bool tensors can be converted)")
 	case 14, 15:
 		return canon.Undefined, fmt.Errorf("complex element type %s is not supported by modelbridge", name)
 	case 0:
 		return canon.Undefined, errors.New("element type is not set (UNDEFINED)")
 	}
-	return canon.Undefined, fmt.Errorf("element type %s (%d) is not supported by modelbridge (supported: f32, f16, bf16, f64, i8..i64, u8..u64, bool)", name, t)
+	return canon.Undefined, fmt.Errorf("element type %s (%d) is not supported by modelbridge (supported: f32, f16, bf16, f64, i8..i64, u8..u64, bool, string)", name, t)
 }
 
 // Reader turns TensorProtos into canonical tensors, resolving external
@@ -132,6 +130,9 @@ func (r *Reader) Convert(tp *onnxpb.TensorProto, raw []byte, hasRaw bool) (*cano
 		return nil, fail("shape %v has too many elements", shape)
 	}
 	numel := t.NumElements()
+	if dt == canon.String {
+		return stringTensor(t, tp, hasRaw)
+	}
 
 	if tp.GetDataLocation() == onnxpb.TensorProto_EXTERNAL {
 		t.Data, err = r.external(tp, want)

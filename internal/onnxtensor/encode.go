@@ -27,6 +27,7 @@ var toONNX = map[canon.DType]onnxpb.TensorProto_DataType{
 	canon.Uint32:   onnxpb.TensorProto_UINT32,
 	canon.Uint64:   onnxpb.TensorProto_UINT64,
 	canon.Bool:     onnxpb.TensorProto_BOOL,
+	canon.String:   onnxpb.TensorProto_STRING,
 }
 
 // DataType returns the ONNX TensorProto data type code of d, and false when
@@ -36,11 +37,15 @@ func DataType(d canon.DType) (int32, bool) {
 	return int32(c), ok
 }
 
-// ToProto converts t to a TensorProto holding its bytes in raw_data.
+// ToProto converts t to a TensorProto holding its bytes in raw_data (a
+// String tensor's elements in string_data, which Header fills).
 // RawData aliases t.Data (no copy), so the result must not outlive the
 // tensor's graph. A dtype ONNX cannot hold gives data_type UNDEFINED.
 func ToProto(t *canon.Tensor) *onnxpb.TensorProto {
 	tp := Header(t)
+	if t.DType == canon.String {
+		return tp
+	}
 	tp.RawData = t.Data
 	if tp.RawData == nil {
 		tp.RawData = []byte{} // present but empty: a zero-element tensor
@@ -48,12 +53,20 @@ func ToProto(t *canon.Tensor) *onnxpb.TensorProto {
 	return tp
 }
 
-// Header is the TensorProto of t without any data field.
+// Header is the TensorProto of t without its raw_data field. A String
+// tensor's elements are part of it (string_data): ONNX stores strings only
+// there, never in raw_data or an external file.
 func Header(t *canon.Tensor) *onnxpb.TensorProto {
 	code, _ := DataType(t.DType)
 	tp := &onnxpb.TensorProto{
 		Dims:     append([]int64{}, t.Shape...),
 		DataType: proto.Int32(code),
+	}
+	if t.DType == canon.String {
+		tp.StringData = make([][]byte, len(t.Strings))
+		for i, s := range t.Strings {
+			tp.StringData[i] = []byte(s)
+		}
 	}
 	if t.Name != "" {
 		tp.Name = proto.String(t.Name)
@@ -80,7 +93,8 @@ type Stream struct {
 	Header []byte // marshalled TensorProto without raw_data
 	Data   []byte // the raw_data payload, when Inline
 	// Inline is false when the data lives in an external file and the
-	// header says where.
+	// header says where, or is in the header itself (a String tensor's
+	// string_data): no raw_data field is written.
 	Inline bool
 }
 
@@ -90,7 +104,7 @@ func NewStream(t *canon.Tensor) (*Stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tensor %q: %w", t.Name, err)
 	}
-	return &Stream{Header: hdr, Data: t.Data, Inline: true}, nil
+	return &Stream{Header: hdr, Data: t.Data, Inline: t.DType != canon.String}, nil
 }
 
 // Size is the byte length of the TensorProto message.
