@@ -54,10 +54,13 @@ func init() {
 		},
 	}, stringWithout))
 	Register(withReason(&OpDef{
-		Kind:         "StringConcat",
-		Summary:      "concatenate two string tensors elementwise, with NumPy broadcasting",
-		New:          func() Op { return &StringConcat{} },
-		Traits:       Traits{Elementwise: true, Broadcasts: true, MathCost: 1},
+		Kind:    "StringConcat",
+		Summary: "concatenate two string tensors elementwise, with NumPy broadcasting",
+		New:     func() Op { return &StringConcat{} },
+		// Not marked Elementwise: the passes that move ops across
+		// Transposes and the cost model's elementwise pricing assume
+		// numbers.
+		Traits:       Traits{Broadcasts: true},
 		Infer:        func(c *InferCtx) ([]ValueInfo, error) { return one(c.stringConcat()) },
 		OutputDTypes: stringOutputs(String),
 		Example: func() Example {
@@ -219,7 +222,7 @@ type StringSplit struct {
 	MaxSplit  int64
 }
 
-func (*StringSplit) Kind() string         { return "StringSplit" }
+func (*StringSplit) Kind() string { return "StringSplit" }
 func (*StringSplit) Signature() Signature {
 	return Signature{Inputs: []InputSpec{inX}, MinOutputs: 1, MaxOutputs: 2}
 }

@@ -109,6 +109,12 @@ func TestExamplesRun(t *testing.T) {
 				if got.DType != o.DType || !ok {
 					t.Fatalf("output %s is %s%v, inferred %s%v", o.Name, got.DType, got.Shape, o.DType, o.Shape)
 				}
+				if got.DType == canon.String {
+					if err := got.CheckData(); err != nil {
+						t.Fatalf("output %s: %v", o.Name, err)
+					}
+					continue
+				}
 				vals, err := got.Float64s()
 				if err != nil {
 					t.Fatalf("output %s: %v", o.Name, err)

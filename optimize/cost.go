@@ -251,7 +251,7 @@ func nodeCost(n *canon.Node, info infoFunc) NodeCost {
 		for _, name := range names {
 			if name != "" {
 				v := x.value(name)
-				c.Bytes += numelOf(v) * float64(v.DType.Size())
+				c.Bytes += numelOf(v) * float64(elemBytes(v.DType))
 			}
 		}
 	}

@@ -27,8 +27,8 @@ func init() {
 			b.emit(n.Name, "Size", n.Inputs, n.Outputs)
 			return nil
 		}, typeOpset: bf16Since(13)},
-		// Equal-11 is the first to compare floats.
-		"Equal":   cmp("Equal", 11, 13),
+		// Equal-11 is the first to compare floats; 19 compares strings.
+		"Equal":   {onnx: "Equal", native: 11, write: writeCompare, typeOpset: equalTypes},
 		"Less":    cmp("Less", 9, 13),
 		"Greater": cmp("Greater", 9, 13),
 		"LessOrEqual": {onnx: "LessOrEqual", native: 12, write: writeCompare, typeOpset: bf16Since(16),
