@@ -56,4 +56,3 @@ func stringResult(got, want *canon.Tensor) (Result, error) {
 	}
 	return r, nil
 }
-
