@@ -33,3 +33,35 @@ func (t *Tensor) StringBytes() int64 {
 	}
 	return n
 }
+
+// StringValue names a value of g that holds strings (a graph input or
+// output, an initializer, or, once g is inferred, any node's output), or
+// returns "" when there is none. Formats without string tensors refuse a
+// graph by it.
+func StringValue(g *Graph) string {
+	for _, v := range g.Inputs {
+		if v.DType == String {
+			return v.Name
+		}
+	}
+	for _, t := range g.Initializers {
+		if t.DType == String {
+			return t.Name
+		}
+	}
+	for _, v := range g.Outputs {
+		if v.DType == String {
+			return v.Name
+		}
+	}
+	if g.Values != nil {
+		for _, n := range g.Nodes {
+			for _, o := range n.Outputs {
+				if v, ok := g.Values.Lookup(o); ok && o != "" && v.DType == String {
+					return o
+				}
+			}
+		}
+	}
+	return ""
+}

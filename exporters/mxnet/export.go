@@ -169,6 +169,9 @@ func encode(g *canon.Graph) (*encoded, error) {
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("cannot export an invalid graph: %w", err)
 	}
+	if v := canon.StringValue(g); v != "" {
+		return nil, fmt.Errorf("cannot export to MXNet: value %q is a string tensor, and MXNet NDArrays hold numbers only; export to ONNX instead", v)
+	}
 	// A weight shared under several names is one variable here.
 	if merged, alias := canon.MergeShared(g); len(alias) > 0 {
 		if err := merged.Validate(); err != nil {

@@ -66,6 +66,9 @@ func Generate(g *canon.Graph) (*Module, error) {
 			return nil, err
 		}
 	}
+	if v := canon.StringValue(g); v != "" {
+		return nil, fmt.Errorf("value %q is a string tensor, and PyTorch has no string tensors; export to ONNX instead", v)
+	}
 	// Kinds without a writer are written as canon's expansion of them.
 	expanded, _, err := canon.Decompose(g, func(n *canon.Node, _ func(string) canon.ValueInfo) bool {
 		_, ok := opWriters[n.Op.Kind()]

@@ -106,6 +106,13 @@ func RandomWithin(inputs []canon.ValueInfo, shapes map[string][]int64, seed uint
 			}
 		}
 		t := &canon.Tensor{Name: in.Name, DType: in.DType, Shape: shape}
+		if in.DType == canon.String {
+			if err := randomStrings(t, rng, maxBytes, &total); err != nil {
+				return nil, err
+			}
+			out[in.Name] = t
+			continue
+		}
 		size := t.ByteSize()
 		if size < 0 || size > 1<<32 {
 			return nil, fmt.Errorf("input %q: shape %v is too large for random data", in.Name, shape)
