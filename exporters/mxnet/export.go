@@ -169,9 +169,6 @@ func encode(g *canon.Graph) (*encoded, error) {
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("cannot export an invalid graph: %w", err)
 	}
-	if v := canon.StringValue(g); v != "" {
-		return nil, fmt.Errorf("cannot export to MXNet: value %q is a string tensor, and MXNet NDArrays hold numbers only; export to ONNX instead", v)
-	}
 	// A weight shared under several names is one variable here.
 	if merged, alias := canon.MergeShared(g); len(alias) > 0 {
 		if err := merged.Validate(); err != nil {
@@ -209,6 +206,10 @@ func encode(g *canon.Graph) (*encoded, error) {
 		if err := e.node(n); err != nil {
 			return nil, fmt.Errorf("cannot export to MXNet: node %s (%s): %w", n.Name, n.Op.Kind(), err)
 		}
+	}
+	// After the nodes, so that a string op is refused by its name.
+	if v := canon.StringValue(g); v != "" {
+		return nil, fmt.Errorf("cannot export to MXNet: value %q is a string tensor, and MXNet NDArrays hold numbers only; export to ONNX instead", v)
 	}
 	// Weights no node reads (a state dict's, which has no graph) still go
 	// to the params file, as mx.nd.save would store them: dropping them

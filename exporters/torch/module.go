@@ -66,9 +66,6 @@ func Generate(g *canon.Graph) (*Module, error) {
 			return nil, err
 		}
 	}
-	if v := canon.StringValue(g); v != "" {
-		return nil, fmt.Errorf("value %q is a string tensor, and PyTorch has no string tensors; export to ONNX instead", v)
-	}
 	// Kinds without a writer are written as canon's expansion of them.
 	expanded, _, err := canon.Decompose(g, func(n *canon.Node, _ func(string) canon.ValueInfo) bool {
 		_, ok := opWriters[n.Op.Kind()]
@@ -106,6 +103,10 @@ func Generate(g *canon.Graph) (*Module, error) {
 		if err := gen.emit(n); err != nil {
 			return nil, err
 		}
+	}
+	// After the nodes, so that a string op is refused by its name.
+	if v := canon.StringValue(g); v != "" {
+		return nil, fmt.Errorf("value %q is a string tensor, and PyTorch has no string tensors; export to ONNX instead", v)
 	}
 	// Weights no node reads still belong to the model (a checkpoint keeps
 	// them); register them so strict loading sees every key.
