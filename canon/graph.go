@@ -201,8 +201,9 @@ func (g *Graph) Params() ParamStats {
 		}
 		s.Tensors++
 		s.Elements += t.NumElements()
-		s.Bytes += int64(len(t.Data))
-		s.ByDType[t.DType] += int64(len(t.Data))
+		n := int64(len(t.Data)) + t.StringBytes() // a string tensor's text
+		s.Bytes += n
+		s.ByDType[t.DType] += n
 	}
 	return s
 }
