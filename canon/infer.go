@@ -34,6 +34,9 @@ func InferNode(n *Node, in []ValueInfo) ([]ValueInfo, error) {
 		return nil, err
 	}
 	c := &InferCtx{n: n, in: in}
+	if err := c.refuseStrings(); err != nil {
+		return nil, err
+	}
 	outs, err := c.infer()
 	if err != nil {
 		return nil, err

@@ -82,7 +82,7 @@ type step struct {
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode
 	outDT []canon.DType
-	// strings: the kernel takes string inputs (stringKinds).
+	// strings: the kernel takes string inputs (canon.TakesStrings).
 	strings bool
 }
 
@@ -178,7 +178,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 		}
 		s.run = run
 		s.f64, s.outDT = kernels[n.Op.Kind()].f64, declaredDTypes(g, n)
-		s.strings = stringKinds[n.Op.Kind()]
+		s.strings = canon.TakesStrings(n.Op.Kind())
 		p.steps = append(p.steps, s)
 	}
 	keep := make([]bool, p.slots) // graph outputs are never released

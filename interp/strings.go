@@ -10,7 +10,7 @@ import (
 
 // String tensors: elements are Go strings (any bytes) in tensor.s. Only
 // the kernels listed in stringKinds take them; any other kernel given one
-// is refused by runStep, naming the node. A kernel that makes strings
+// is refused by runStep, naming the node (canon.TakesStrings says which). A kernel that makes strings
 // charges the memory budget for their bytes and headers (newS), and the
 // pool gives the charge back when the value dies, so a hostile input that
 // would make huge strings (a long string broadcast against a long tensor)
@@ -18,14 +18,6 @@ import (
 
 // stringHeader is what one string element costs besides its bytes.
 const stringHeader = 16
-
-// stringKinds are the kinds whose kernels take string inputs: the string
-// ops, Equal, and the kernels that only move whole tensors (reshaped).
-var stringKinds = map[string]bool{
-	"StringNormalizer": true, "RegexFullMatch": true, "StringConcat": true, "StringSplit": true,
-	"TfIdfVectorizer": true, "Equal": true,
-	"Identity": true, "Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
-}
 
 // stringBytes is the memory strings occupy: headers and bytes.
 func stringBytes(s []string) int64 {

@@ -18,8 +18,8 @@ import (
 //   - i (int64) for every integer dtype and bool: the value itself, with
 //     uint64 held by its bit pattern, so arithmetic wraps at the dtype's
 //     width (wrapInts) and uint64 is compared and divided unsigned;
-//   - s for strings (see strings.go), which only the kernels that declare
-//     it read (stringKinds).
+//   - s for strings (see strings.go), which only the kernels of the kinds
+//     canon.TakesStrings names read.
 type tensor struct {
 	dt    canon.DType
 	shape []int

@@ -188,7 +188,7 @@ func TestBadModels(t *testing.T) {
 		{"cycle", mutate(func(m *onnxpb.ModelProto) {
 			m.Graph.Node[0].Input[0] = "Y" // conv reads relu's output, relu reads conv's
 		}), "cycle"},
-		{"unknown_op", mutate(func(m *onnxpb.ModelProto) { m.Graph.Node[1].OpType = proto.String("TfIdfVectorizer") }), "TfIdfVectorizer"},
+		{"unknown_op", mutate(func(m *onnxpb.ModelProto) { m.Graph.Node[1].OpType = proto.String("ImageDecoder") }), "ImageDecoder"},
 		{"external_escape", mutate(func(m *onnxpb.ModelProto) {
 			w := m.Graph.Initializer[0]
 			w.RawData = nil
