@@ -101,14 +101,17 @@ func init() {
 }
 
 // stringKinds are the kinds that take string inputs: the string ops,
-// TfIdfVectorizer, Equal, the views, and Shape and Size (which read only
-// the shape). Any other kind given a string input is refused at
-// inference, naming the node.
+// TfIdfVectorizer, Equal, the views, Shape and Size (which read only the
+// shape) and the kinds that only move elements. Any other kind given a
+// string input is refused at inference, naming the node.
 var stringKinds = map[string]bool{
 	"StringNormalizer": true, "RegexFullMatch": true, "StringConcat": true, "StringSplit": true,
 	"TfIdfVectorizer": true, "Equal": true,
 	"Identity": true, "Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
 	"Shape": true, "Size": true,
+	"Concat": true, "Split": true, "Transpose": true, "Slice": true, "Gather": true,
+	"GatherElements": true, "GatherND": true, "Where": true, "Expand": true, "Tile": true,
+	"DepthToSpace": true, "SpaceToDepth": true, "ReverseSequence": true, "Compress": true,
 }
 
 // TakesStrings reports whether kind accepts string tensors as inputs.

@@ -109,6 +109,9 @@ func (x *exec) adaptInputs() error {
 func (x *exec) takeAdapted(k int) *tensor {
 	id := x.s.in[k]
 	orig, t := x.vals[id], x.adapted[k]
+	if t != nil && t.dt == canon.String && t.i != nil {
+		return nil // string positions are not the kernel's to keep
+	}
 	x.vals[id] = nil
 	if orig != t && t.dt == canon.Float32 {
 		x.p.pool.put(orig) // a float32 copy: the float64 buffer is dead

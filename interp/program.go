@@ -82,8 +82,9 @@ type step struct {
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode
 	outDT []canon.DType
-	// strings: the kernel takes string inputs (canon.TakesStrings).
-	strings bool
+	// strings: the kernel takes string inputs (canon.TakesStrings);
+	// movesStrings: it moves them as positions (strings_moved.go).
+	strings, movesStrings bool
 }
 
 // kernel executes one node: it reads x.in(k) and sets x.set(k, ...).
@@ -179,6 +180,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 		s.run = run
 		s.f64, s.outDT = kernels[n.Op.Kind()].f64, declaredDTypes(g, n)
 		s.strings = canon.TakesStrings(n.Op.Kind())
+		s.movesStrings = s.strings && movesStrings[n.Op.Kind()]
 		p.steps = append(p.steps, s)
 	}
 	keep := make([]bool, p.slots) // graph outputs are never released
@@ -420,8 +422,16 @@ func (x *exec) runStep() (err error) {
 	if err := x.adaptInputs(); err != nil {
 		return fmt.Errorf("%s: %v", nodeName(x.s.node), err)
 	}
+	var pool []string
+	var positions []*tensor
+	if x.s.movesStrings {
+		pool, positions = x.stringsToPositions()
+	}
 	err = x.s.run(x)
 	x.adapted = nil
+	if positions != nil {
+		x.positionsToStrings(pool, positions)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", nodeName(x.s.node), err)
 	}

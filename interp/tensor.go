@@ -48,7 +48,7 @@ func (t *tensor) size() int {
 		return len(t.f)
 	case t.isF64():
 		return len(t.d)
-	case t.dt == canon.String:
+	case t.dt == canon.String && t.i == nil: // not positions (strings_moved.go)
 		return len(t.s)
 	}
 	return len(t.i)

@@ -26,7 +26,10 @@ func strT(name string, shape []int64, v ...string) *canon.Tensor {
 }
 
 func stringCases() []stringCase {
-	words := strT("x", []int64{2, 3}, "the", "The", "cat", "a", "the", "ünï")
+	wordsAs := func(name string) *canon.Tensor {
+		return strT(name, []int64{2, 3}, "the", "The", "cat", "a", "the", "ünï")
+	}
+	words := wordsAs("x")
 	tokens := canon.NewInt64Tensor("x", []int64{2, 7}, []int64{4, 7, 4, 7, 9, 4, 7, 7, 4, 9, 9, 4, 1, 7})
 	i32 := &canon.Tensor{Name: "x", DType: canon.Int32, Shape: []int64{7}}
 	for _, v := range []int32{4, 7, 4, 7, 9, 4, 7} {
@@ -60,6 +63,16 @@ func stringCases() []stringCase {
 			[]*canon.Tensor{strT("x", []int64{2, 1}, "ä", ""), strT("y", []int64{3}, "-", "ß", "")}, 1},
 		{"equal_broadcast", &canon.Compare{Fn: canon.CmpEqual},
 			[]*canon.Tensor{strT("x", []int64{2, 1}, "a", "é"), strT("y", []int64{3}, "é", "a", "A")}, 1},
+		{"concat", &canon.Concat{Axis: 1}, []*canon.Tensor{strT("x", []int64{2, 1}, "p", "q"), wordsAs("y")}, 1},
+		{"transpose", &canon.Transpose{Perm: []int64{1, 0}}, []*canon.Tensor{words}, 1},
+		{"gather", &canon.Gather{Axis: 1}, []*canon.Tensor{words, canon.NewInt64Tensor("y", []int64{2, 2}, []int64{2, 0, -1, 2})}, 1},
+		{"gather_elements", &canon.GatherElements{Axis: 1}, []*canon.Tensor{words, canon.NewInt64Tensor("y", []int64{2, 2}, []int64{2, 0, 1, 1})}, 1},
+		{"where", &canon.Where{}, []*canon.Tensor{{Name: "c", DType: canon.Bool, Shape: []int64{2, 1}, Data: []byte{1, 0}},
+			words, strT("y", []int64{3}, "u", "v", "w")}, 1},
+		{"expand", &canon.Expand{Shape: []int64{2, 2, 3}}, []*canon.Tensor{strT("x", []int64{1, 3}, "a", "", "ü")}, 1},
+		{"tile", &canon.Tile{Repeats: []int64{1, 2}}, []*canon.Tensor{words}, 1},
+		{"slice", &canon.Slice{Starts: []int64{-1}, Ends: []int64{-4}, Axes: []int64{1}, Steps: []int64{-2}}, []*canon.Tensor{words}, 1},
+		{"split", &canon.Split{Axis: 1, Sizes: []int64{1, 2}}, []*canon.Tensor{words}, 2},
 		{"tfidf_tf", intPool(canon.TfIdfTF, nil), []*canon.Tensor{tokens}, 1},
 		{"tfidf_idf", intPool(canon.TfIdfIDF, nil), []*canon.Tensor{tokens}, 1},
 		{"tfidf_idf_weights", intPool(canon.TfIdfIDF, []float32{0.5, 2, 3, 0.25, 4, 1.5}), []*canon.Tensor{tokens}, 1},
