@@ -143,7 +143,11 @@ func convertOps() []*OpDef {
 			Traits:   unaryElementwise(1),
 			Infer:    func(c *InferCtx) ([]ValueInfo, error) { return one(c.cast(c.n.Op.(*Cast))) },
 			Check: func(c *CheckCtx) error {
-				if to := c.N.Op.(*Cast).To; to.Size() == 0 {
+				to := c.N.Op.(*Cast).To
+				if to == String {
+					return c.Errorf("casting to strings is not supported: the text ONNX Runtime writes for a number (its float formatting) is not reproduced")
+				}
+				if to.Size() == 0 {
 					return c.Errorf("target dtype %s is not a tensor dtype", to)
 				}
 				return nil
