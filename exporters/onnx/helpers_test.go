@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -17,6 +18,7 @@ type testTensor struct {
 	dims  []int64
 	dtype int32
 	vals  []float64
+	strs  []string // a string tensor's elements (vals is then empty)
 }
 
 func readTensorPB(path string) (*testTensor, error) {
@@ -40,6 +42,11 @@ func decodeTensor(tp *onnxpb.TensorProto) (*testTensor, error) {
 	n := canon.NumElements(tp.Dims)
 	raw := tp.RawData
 	switch onnxpb.TensorProto_DataType(t.dtype) {
+	case onnxpb.TensorProto_STRING:
+		t.strs = []string{}
+		for _, b := range tp.StringData {
+			t.strs = append(t.strs, string(b))
+		}
 	case onnxpb.TensorProto_FLOAT:
 		if raw == nil {
 			for _, v := range tp.FloatData {
@@ -95,7 +102,7 @@ func decodeTensor(tp *onnxpb.TensorProto) (*testTensor, error) {
 	default:
 		return nil, fmt.Errorf("tensor %q: data type %d not handled by the test decoder", tp.GetName(), t.dtype)
 	}
-	if int64(len(t.vals)) != n {
+	if int64(len(t.vals)+len(t.strs)) != n {
 		return nil, fmt.Errorf("tensor %q: %d values for dims %v", tp.GetName(), len(t.vals), tp.Dims)
 	}
 	return t, nil
@@ -143,6 +150,12 @@ func compareRel(got, want *testTensor, rel float64) (float64, error) {
 func compareElem(got, want *testTensor, rtol, atol float64) error {
 	if !sameDims(got.dims, want.dims) {
 		return fmt.Errorf("shape %v, want %v", got.dims, want.dims)
+	}
+	if want.strs != nil {
+		if !slices.Equal(got.strs, want.strs) {
+			return fmt.Errorf("strings %q, want %q", got.strs, want.strs)
+		}
+		return nil
 	}
 	for i := range want.vals {
 		a, b := got.vals[i], want.vals[i]
