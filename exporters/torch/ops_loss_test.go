@@ -1,0 +1,18 @@
+package torchexport
+
+import "testing"
+
+// TestLossNodeCasesRunInTorch writes the ONNX 1.22 node cases of the loss
+// family (NegativeLogLikelihoodLoss, and SoftmaxCrossEntropyLoss read as
+// LogSoftmax then NegativeLogLikelihoodLoss: weights, ignore_index,
+// reductions, log_prob, rank > 2) as model.py, runs them in PyTorch 1.13
+// and compares with the suite's outputs, plus the Det cases.
+func TestLossNodeCasesRunInTorch(t *testing.T) {
+	py := torchPython(t)
+	models := nodeCaseModels(t, "test_nllloss_*", "test_sce_*", "test_det_*")
+	n := torchSweep{models: models, refusalOK: isUnsupported}.run(t, py)
+	if n.matched < 100 {
+		t.Errorf("only %d of %d loss and Det cases run in PyTorch and match", n.matched, len(models))
+	}
+	t.Logf("%d loss and Det cases: %d run in PyTorch, %d match, %d refused", len(models), n.exported, n.matched, n.refused)
+}
