@@ -783,12 +783,15 @@ func (b *builder) pad(n *canon.Node, op *canon.Pad) error {
 	if err := b.dynamicParams(n, 11); err != nil {
 		return err
 	}
-	inputs := []string{x, in(n, 1), in(n, 2)}
+	inputs := []string{x, in(n, 1), in(n, 2), ""}
 	if inputs[1] == "" {
 		inputs[1] = b.i64Param(n, "pads", concat(op.PadsBegin, op.PadsEnd))
 	} else if op.Axes != nil {
 		// Pad-18 added the axes input that places run-time pads on some axes.
-		return b.needOpset(n, fmt.Sprintf("Pad with run-time pads %q over axes %v", inputs[1], op.Axes), 18)
+		if b.opset < 18 {
+			return b.needOpset(n, fmt.Sprintf("Pad with run-time pads %q over axes %v", inputs[1], op.Axes), 18)
+		}
+		inputs[3] = b.i64Param(n, "axes", op.Axes)
 	}
 	// A zero constant is ONNX's default; only a different value needs an
 	// input, which must have the data's dtype.
