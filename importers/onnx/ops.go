@@ -101,7 +101,7 @@ func init() {
 			}
 			return c.emit(&canon.Concat{Axis: axis}, append([]string{}, c.n.Input...), c.out1())
 		}, 4, []string{"Concat"}},
-		"Split":     {convSplit, 2, []string{"Split"}},
+		"Split":     {convSplit, 2, []string{"Split", "Shape", "Gather", "Constant", "Add", "Sub", "Mul", "Div", "Min", "Max"}},
 		"Squeeze":   {convSqueeze, 1, []string{"Squeeze"}},
 		"Unsqueeze": {convUnsqueeze, 1, []string{"Unsqueeze"}},
 		"Reshape":   {convReshape, 5, []string{"Reshape"}},
@@ -774,8 +774,11 @@ func convSplit(c *nodeCtx) error {
 			}
 		}
 		x := c.info(0)
-		if r < 0 || axis < 0 || int(axis) >= r || !x.Shape[axis].Known() {
-			return c.errf("splitting into equal parts needs the size of axis %d of input %q, which is unknown; give the model's inputs full shapes (--input-shape)", axis, c.in(0))
+		if axis >= 0 && (r < 0 || int(axis) < r && !x.Shape[axis].Known()) {
+			return c.equalSplitAtRunTime(axis, outs)
+		}
+		if r < 0 || axis < 0 || int(axis) >= r {
+			return c.errf("splitting into equal parts along axis %d needs the rank of input %q, which is unknown; give the model's inputs full shapes (--input-shape)", axis, c.in(0))
 		}
 		dim := x.Shape[axis].Size
 		if c.im.opset >= 18 {
