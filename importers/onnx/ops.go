@@ -49,7 +49,7 @@ func init() {
 		"AveragePool":        {convAveragePool, 1, []string{"AveragePool"}},
 		"GlobalAveragePool":  {simple(func() canon.Op { return &canon.GlobalAveragePool{} }), 1, []string{"GlobalAveragePool"}},
 		"GlobalMaxPool":      {simple(func() canon.Op { return &canon.GlobalMaxPool{} }), 1, []string{"GlobalMaxPool"}},
-		"BatchNormalization": {convBatchNorm, 7, []string{"BatchNormalization"}},
+		"BatchNormalization": {convBatchNorm, 7, []string{"BatchNormalization", "ReduceMean", "Sub", "Mul", "Add", "Squeeze", "Constant"}},
 		"Gemm":               {convGemm, 7, []string{"Linear", "Transpose"}},
 		"MatMul":             {simple(func() canon.Op { return &canon.MatMul{} }), 1, []string{"MatMul"}},
 		"Add":                {bin(canon.Add), 7, []string{"Add"}},
@@ -528,7 +528,7 @@ func convAveragePool(c *nodeCtx) error {
 
 func convBatchNorm(c *nodeCtx) error {
 	if c.int("training_mode", 0) != 0 {
-		c.fail("training_mode=1 is not supported: modelbridge converts inference graphs; export the model in eval mode")
+		return convBatchNormTraining(c)
 	}
 	if c.int("spatial", 1) == 0 {
 		if r, ok := c.rank(1); ok && r != 1 {
