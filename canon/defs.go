@@ -301,7 +301,7 @@ func builtinOps() []*OpDef {
 			},
 		},
 		{
-			Kind: "Pad", Summary: "constant, reflect or edge padding (constant or run-time pads)",
+			Kind: "Pad", Summary: "constant, reflect, edge or wrap padding (constant or run-time pads, value and axes)",
 			NoopWhen:  padNoop,
 			RemapAxes: padRemap,
 			New:       func() Op { return &Pad{} },
@@ -316,6 +316,9 @@ func builtinOps() []*OpDef {
 				}
 				if op.Axes != nil && !c.HasInput(1) {
 					return c.Errorf("has Axes %v but no Pads input; Axes only places a run-time Pads input, constant pads list every axis", op.Axes)
+				}
+				if c.HasInput(3) && !c.HasInput(1) {
+					return c.Errorf("has an Axes input but no Pads input; Axes only places a run-time Pads input, constant pads list every axis")
 				}
 				return nil
 			},

@@ -507,6 +507,8 @@ func runPad(x *exec, op *canon.Pad) error {
 				m[o] = -1
 			case canon.PadEdge:
 				m[o] = min(max(i, 0), d-1)
+			case canon.PadWrap:
+				m[o] = (i%d + d) % d
 			case canon.PadReflect:
 				period := 2 * (d - 1)
 				i %= period

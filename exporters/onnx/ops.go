@@ -783,15 +783,21 @@ func (b *builder) pad(n *canon.Node, op *canon.Pad) error {
 	if err := b.dynamicParams(n, 11); err != nil {
 		return err
 	}
+	if op.Mode == canon.PadWrap && b.opset < 19 {
+		return b.needOpset(n, "Pad in wrap mode", 19)
+	}
 	inputs := []string{x, in(n, 1), in(n, 2), ""}
 	if inputs[1] == "" {
 		inputs[1] = b.i64Param(n, "pads", concat(op.PadsBegin, op.PadsEnd))
-	} else if op.Axes != nil {
+	} else if op.Axes != nil || in(n, 3) != "" {
 		// Pad-18 added the axes input that places run-time pads on some axes.
 		if b.opset < 18 {
-			return b.needOpset(n, fmt.Sprintf("Pad with run-time pads %q over axes %v", inputs[1], op.Axes), 18)
+			return b.needOpset(n, fmt.Sprintf("Pad with run-time pads %q over some axes", inputs[1]), 18)
 		}
-		inputs[3] = b.i64Param(n, "axes", op.Axes)
+		inputs[3] = in(n, 3)
+		if inputs[3] == "" {
+			inputs[3] = b.i64Param(n, "axes", op.Axes)
+		}
 	}
 	// A zero constant is ONNX's default; only a different value needs an
 	// input, which must have the data's dtype.

@@ -272,7 +272,10 @@ func writePad(e *exporter, n *canon.Node) error {
 		if err != nil {
 			return err
 		}
-		axes := op.Axes
+		axes, err := e.intsOf(n, op.Axes, 3, "pad axes")
+		if err != nil {
+			return err
+		}
 		if axes == nil {
 			for i := 0; i < r; i++ {
 				axes = append(axes, int64(i))

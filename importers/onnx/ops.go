@@ -862,8 +862,13 @@ func convPad(c *nodeCtx) error {
 		op.Mode = canon.PadReflect
 	case "edge":
 		op.Mode = canon.PadEdge
+	case "wrap":
+		if c.im.opset < 19 {
+			c.fail("mode \"wrap\" is Pad-19's; this model's opset is %d", c.im.opset)
+		}
+		op.Mode = canon.PadWrap
 	default:
-		c.fail("mode %q is not supported (constant, reflect and edge are)", mode)
+		c.fail("mode %q is not supported (constant, reflect, edge and wrap are)", mode)
 	}
 	var pads []int64
 	ins := []string{c.in(0)}
@@ -887,6 +892,11 @@ func convPad(c *nodeCtx) error {
 	}
 	if c.err != nil {
 		return c.err
+	}
+	if c.im.opset >= 18 && c.in(3) != "" && c.dynamic(3) {
+		// Axes computed at run time place the pads, constant or not, when
+		// the op runs.
+		return c.emit(op, []string{c.in(0), c.in(1), c.dynIn(2), c.in(3)}, c.out1())
 	}
 	if c.dynamic(1) {
 		// Pads computed at run time: they cover every axis, or the constant axes.
