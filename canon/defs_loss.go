@@ -23,8 +23,11 @@ func init() {
 			w := exampleF32(4)
 			w.Const = positive(w.Const)
 			return Example{
-				Op:     &NegativeLogLikelihoodLoss{Reduction: LossMean, IgnoreIndex: 1, HasIgnoreIndex: true},
-				Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 4, 3}}, {DType: Int64, Shape: []int64{2, 3}}, w},
+				Op: &NegativeLogLikelihoodLoss{Reduction: LossMean, IgnoreIndex: 1, HasIgnoreIndex: true},
+				// Constant class indices: every backend's test inputs are then
+				// valid targets (one of them the ignored class).
+				Inputs: []ExampleInput{{DType: Float32, Shape: []int64{2, 4, 3}},
+					{DType: Int64, Shape: []int64{2, 3}, Const: NewInt64Tensor("", []int64{2, 3}, []int64{0, 1, 3, 2, 1, 0})}, w},
 			}
 		},
 		AccumulationLength: func(n *Node, shapes InputShapes) int64 {

@@ -519,13 +519,28 @@ func (*Identity) Signature() Signature { return sig(1, inX) }
 
 // Dropout is the identity at inference. Its optional second output is the
 // mask (all true at inference). Ratio is kept for export only.
+//
+// A training mode computed at run time is the optional input TrainingMode
+// (a bool scalar), with the optional input Ratio (a float scalar; Ratio
+// the attribute when absent): when a run has training mode on and a ratio
+// other than 0, the node drops elements at random, which is refused when
+// it runs; otherwise it is the identity with an all-true mask.
 type Dropout struct {
 	Ratio float32
 }
 
 func (*Dropout) Kind() string { return "Dropout" }
 func (*Dropout) Signature() Signature {
-	return Signature{Inputs: []InputSpec{inX}, MinOutputs: 1, MaxOutputs: 2}
+	return Signature{Inputs: []InputSpec{inX, param("Ratio"), param("TrainingMode")}, MinOutputs: 1, MaxOutputs: 2}
+}
+
+// AttrGiven: Ratio only records the exported ratio, so a Ratio input does
+// not contradict it; TrainingMode has no attribute.
+func (*Dropout) AttrGiven(slot int) (string, bool) {
+	if slot == 1 {
+		return "Ratio", false
+	}
+	return "TrainingMode", false
 }
 
 // CoordTransform maps an output coordinate to an input coordinate in Resize.

@@ -98,6 +98,9 @@ func runIdentity(x *exec) error {
 
 func runDropout(x *exec) error {
 	in := x.in(0)
+	if err := dropsNothing(x); err != nil {
+		return err
+	}
 	shape := in.shape
 	x.set(0, x.reshaped(shape))
 	if x.nout() > 1 && x.s.out[1] >= 0 {

@@ -655,6 +655,17 @@ func writeDropout(b *builder, n *canon.Node) error {
 		// returns all false); from 12 it is all true, as canon says.
 		return b.needOpset(n, "Dropout with its mask output used", 12)
 	}
+	if canon.HasRuntimeParams(n) {
+		if b.opset < 12 {
+			return b.needOpset(n, "Dropout with a training mode computed at run time", 12)
+		}
+		r := in(n, 1)
+		if r == "" {
+			r = b.f32Param(n, "ratio", []int64{}, []float32{op.Ratio})
+		}
+		b.emit(n.Name, "Dropout", []string{n.Inputs[0], r, in(n, 2)}, outs)
+		return nil
+	}
 	if b.opset >= 12 {
 		r := b.f32Param(n, "ratio", []int64{}, []float32{op.Ratio})
 		b.emit(n.Name, "Dropout", []string{n.Inputs[0], r}, outs)

@@ -4,11 +4,11 @@ import "testing"
 
 // TestTrainingModeNodeCasesRoundTrip converts the ONNX 1.22 cases of ops
 // in training mode whose result is deterministic (BatchNormalization with
-// its running statistics, read as its batch-statistics expansion) at every
+// its running statistics, read as its batch-statistics expansion; Dropout with a run-time training mode and a ratio of 0) at every
 // opset the sweeps write and runs them in ONNX Runtime.
 func TestTrainingModeNodeCasesRoundTrip(t *testing.T) {
-	cases := nodeCasesMatching(t, []string{"test_batchnorm_*_training_mode"})
-	if len(cases) < 2 {
+	cases := nodeCasesMatching(t, []string{"test_batchnorm_*_training_mode", "test_training_dropout_zero_ratio*"})
+	if len(cases) < 4 {
 		t.Fatalf("found %d training-mode cases, want at least 2", len(cases))
 	}
 	_, runs, refused := nodeRoundTrip{cases: cases, opsets: allOpsets(), refusal: refusedByOpset}.run(t)

@@ -700,20 +700,28 @@ func convDropout(c *nodeCtx) error {
 	if c.im.opset < 12 {
 		op.Ratio = c.float("ratio", 0.5)
 	} else {
+		ratioKnown := c.in(1) == "" // absent: ONNX's default 0.5
 		if c.in(1) != "" {
 			// The ratio has no effect at inference; keep it when known.
 			if v := c.im.vals.Get(c.in(1)); v.Const != nil {
 				if f, err := v.Const.Float64s(); err == nil && len(f) == 1 {
-					op.Ratio = float32(f[0])
+					op.Ratio, ratioKnown = float32(f[0]), true
 				}
 			}
 		}
 		if c.in(2) != "" {
+			// In training mode a ratio of 0 drops nothing: the identity
+			// with an all-true mask, as at inference. Any other ratio is
+			// random.
 			v := c.im.vals.Get(c.in(2))
 			if v.Const == nil {
-				c.fail("training_mode input %q is computed at run time; modelbridge converts inference graphs only", c.in(2))
-			} else if b, err := v.Const.Int64s(); err != nil || len(b) != 1 || b[0] != 0 {
-				c.fail("training_mode is true: modelbridge converts inference graphs; export the model in eval mode")
+				return convDropoutRunTimeMode(c, op)
+			}
+			switch b, err := v.Const.Int64s(); {
+			case err != nil || len(b) != 1:
+				c.fail("training_mode %q is not one boolean", c.in(2))
+			case b[0] != 0 && !(ratioKnown && op.Ratio == 0):
+				c.fail("training_mode is true with a ratio that is not a constant 0, which drops elements at random: modelbridge converts inference graphs; export the model in eval mode")
 			}
 		}
 	}
