@@ -301,7 +301,7 @@ func builtinOps() []*OpDef {
 			},
 		},
 		{
-			Kind: "Pad", Summary: "constant, reflect or edge padding (constant or run-time pads)",
+			Kind: "Pad", Summary: "constant, reflect, edge or wrap padding (constant or run-time pads, value and axes)",
 			NoopWhen:  padNoop,
 			RemapAxes: padRemap,
 			New:       func() Op { return &Pad{} },
@@ -316,6 +316,9 @@ func builtinOps() []*OpDef {
 				}
 				if op.Axes != nil && !c.HasInput(1) {
 					return c.Errorf("has Axes %v but no Pads input; Axes only places a run-time Pads input, constant pads list every axis", op.Axes)
+				}
+				if c.HasInput(3) && !c.HasInput(1) {
+					return c.Errorf("has an Axes input but no Pads input; Axes only places a run-time Pads input, constant pads list every axis")
 				}
 				return nil
 			},
@@ -387,6 +390,12 @@ func builtinOps() []*OpDef {
 			Traits: Traits{InferenceIdentity: true},
 			Infer: func(c *InferCtx) ([]ValueInfo, error) {
 				x := c.in[0]
+				if c.present(1) && c.in[1].DType != Undefined && !c.in[1].DType.IsFloat() {
+					return nil, c.errf("Ratio %q is %s, want a floating-point scalar", c.n.Inputs[1], c.in[1].DType)
+				}
+				if c.present(2) && c.in[2].DType != Undefined && c.in[2].DType != Bool {
+					return nil, c.errf("TrainingMode %q is %s, want a bool scalar", c.n.Inputs[2], c.in[2].DType)
+				}
 				out := ValueInfo{DType: x.DType, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}
 				mask := ValueInfo{DType: Bool, Shape: cloneDims(x.Shape), RankKnown: x.RankKnown}
 				return []ValueInfo{out, mask}, nil

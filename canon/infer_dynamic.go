@@ -79,6 +79,9 @@ func (c *InferCtx) dynPad(op *Pad) (ValueInfo, error) {
 	if !c.present(1) {
 		return c.pad(op)
 	}
+	if c.present(3) {
+		return c.padRunTimeAxes()
+	}
 	x := c.in[0]
 	pads, known, err := c.paramInts(1, "Pads")
 	if err != nil {
@@ -388,4 +391,20 @@ func (c *InferCtx) dynResize(op *Resize) (ValueInfo, error) {
 		}
 	}
 	return shaped(x.DType, out), nil
+}
+
+// padRunTimeAxes infers a Pad whose Axes arrive at run time: any axis may
+// change size, so only the rank is known.
+func (c *InferCtx) padRunTimeAxes() (ValueInfo, error) {
+	x := c.in[0]
+	if _, _, err := c.paramInts(3, "Axes"); err != nil {
+		return ValueInfo{}, err
+	}
+	if a, p := c.paramLen(3), c.paramLen(1); a >= 0 && p >= 0 && p != 2*a {
+		return ValueInfo{}, c.errf("Pads input %q has %d entries, want %d (begin and end pads for each of the %d run-time axes)", c.n.Inputs[1], p, 2*a, a)
+	}
+	if !x.RankKnown {
+		return ValueInfo{DType: x.DType}, nil
+	}
+	return shaped(x.DType, unknownDims(len(x.Shape))), nil
 }

@@ -926,9 +926,9 @@ func (c *InferCtx) pad(op *Pad) (ValueInfo, error) {
 			if pb >= d.Size || pe >= d.Size {
 				return ValueInfo{}, c.errf("reflect padding %d+%d on axis %d needs pads smaller than the axis size %d", pb, pe, i, d.Size)
 			}
-		case PadEdge:
+		case PadEdge, PadWrap:
 			if d.Size == 0 && (pb > 0 || pe > 0) {
-				return ValueInfo{}, c.errf("edge padding axis %d, which is empty", i)
+				return ValueInfo{}, c.errf("%s padding axis %d, which is empty", op.Mode, i)
 			}
 		}
 		var a arith

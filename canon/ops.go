@@ -426,9 +426,12 @@ const (
 	PadConstant PadMode = iota
 	PadReflect
 	PadEdge
+	// PadWrap continues the axis periodically: the pad before an axis
+	// repeats its end, the pad after its start (ONNX Pad-19's wrap).
+	PadWrap
 )
 
-var padModeNames = [...]string{PadConstant: "constant", PadReflect: "reflect", PadEdge: "edge"}
+var padModeNames = [...]string{PadConstant: "constant", PadReflect: "reflect", PadEdge: "edge", PadWrap: "wrap"}
 
 func (m PadMode) String() string { return padModeNames[m] }
 
@@ -439,8 +442,10 @@ func (m PadMode) String() string { return padModeNames[m] }
 // or over Axes when Axes is set (Axes is only meaningful with the Pads
 // input). PadsBegin and PadsEnd are then nil. A fill value computed at run
 // time is the optional input Value (a scalar of X's dtype); the Value
-// attribute is then 0. Validation rejects an attribute and an input for the
-// same parameter.
+// attribute is then 0. Axes computed at run time are the optional input
+// Axes (a 1-D integer tensor, negative entries counting from the end),
+// which places a Pads input; the Axes attribute is then nil. Validation
+// rejects an attribute and an input for the same parameter.
 type Pad struct {
 	Mode      PadMode
 	PadsBegin []int64
@@ -451,7 +456,7 @@ type Pad struct {
 
 func (*Pad) Kind() string { return "Pad" }
 func (*Pad) Signature() Signature {
-	return sig(1, inX, param("Pads"), param("Value"))
+	return sig(1, inX, param("Pads"), param("Value"), param("Axes"))
 }
 
 // Slice takes [Starts, Ends) with Steps along Axes (ONNX clamping rules;
@@ -514,13 +519,28 @@ func (*Identity) Signature() Signature { return sig(1, inX) }
 
 // Dropout is the identity at inference. Its optional second output is the
 // mask (all true at inference). Ratio is kept for export only.
+//
+// A training mode computed at run time is the optional input TrainingMode
+// (a bool scalar), with the optional input Ratio (a float scalar; Ratio
+// the attribute when absent): when a run has training mode on and a ratio
+// other than 0, the node drops elements at random, which is refused when
+// it runs; otherwise it is the identity with an all-true mask.
 type Dropout struct {
 	Ratio float32
 }
 
 func (*Dropout) Kind() string { return "Dropout" }
 func (*Dropout) Signature() Signature {
-	return Signature{Inputs: []InputSpec{inX}, MinOutputs: 1, MaxOutputs: 2}
+	return Signature{Inputs: []InputSpec{inX, param("Ratio"), param("TrainingMode")}, MinOutputs: 1, MaxOutputs: 2}
+}
+
+// AttrGiven: Ratio only records the exported ratio, so a Ratio input does
+// not contradict it; TrainingMode has no attribute.
+func (*Dropout) AttrGiven(slot int) (string, bool) {
+	if slot == 1 {
+		return "Ratio", false
+	}
+	return "TrainingMode", false
 }
 
 // CoordTransform maps an output coordinate to an input coordinate in Resize.
@@ -607,8 +627,11 @@ func (o *Unsqueeze) AttrGiven(int) (string, bool) { return "Axes", o.Axes != nil
 func (o *Reshape) AttrGiven(int) (string, bool)   { return "Shape", o.Shape != nil }
 
 func (o *Pad) AttrGiven(slot int) (string, bool) {
-	if slot == 1 {
+	switch slot {
+	case 1:
 		return "Pads", o.PadsBegin != nil || o.PadsEnd != nil
+	case 3:
+		return "Axes", o.Axes != nil
 	}
 	return "Value", math.Float32bits(o.Value) != 0
 }

@@ -125,16 +125,22 @@ func (x *exec) padParams(op *canon.Pad, r int) (*canon.Pad, error) {
 	for i := range axes {
 		axes[i] = i
 	}
-	if op.Axes != nil {
+	axesAttr := op.Axes
+	if x.in(3) != nil {
+		if axesAttr, err = x.intsParam(3, nil, "axes"); err != nil {
+			return nil, err
+		}
+	}
+	if axesAttr != nil {
 		axes = axes[:0]
 		seen := make([]bool, r)
-		for _, a := range op.Axes {
+		for _, a := range axesAttr {
 			ax, err := normAxis(a, r)
 			if err != nil {
 				return nil, err
 			}
 			if seen[ax] {
-				return nil, fmt.Errorf("axes %v repeat axis %d", op.Axes, ax)
+				return nil, fmt.Errorf("axes %v repeat axis %d", axesAttr, ax)
 			}
 			seen[ax] = true
 			axes = append(axes, ax)

@@ -101,6 +101,9 @@ func runIdentity(x *exec) error {
 
 func runDropout(x *exec) error {
 	in := x.in(0)
+	if err := dropsNothing(x); err != nil {
+		return err
+	}
 	shape := in.shape
 	x.set(0, x.reshaped(shape))
 	if x.nout() > 1 && x.s.out[1] >= 0 {
@@ -510,6 +513,8 @@ func runPad(x *exec, op *canon.Pad) error {
 				m[o] = -1
 			case canon.PadEdge:
 				m[o] = min(max(i, 0), d-1)
+			case canon.PadWrap:
+				m[o] = (i%d + d) % d
 			case canon.PadReflect:
 				period := 2 * (d - 1)
 				i %= period

@@ -15,6 +15,9 @@ func eliminateIdentity(g *canon.Graph) (bool, error) {
 		if len(n.Inputs) == 0 || n.Inputs[0] == "" || len(n.Outputs) == 0 || n.Outputs[0] == "" {
 			continue
 		}
+		if canon.HasRuntimeParams(n) {
+			continue // a Dropout whose training mode is known only when it runs
+		}
 		if forward(ix, n.Outputs[0], n.Inputs[0]) {
 			dead[n] = true
 			// forward may have renamed values: refresh the lookups.

@@ -1129,6 +1129,9 @@ func (e *exporter) unsqueeze(n *canon.Node, op *canon.Unsqueeze) error {
 }
 
 func (e *exporter) pad(n *canon.Node, op *canon.Pad) error {
+	if op.Mode == canon.PadWrap {
+		return fmt.Errorf("Pad in wrap mode: MXNet pads with a constant, the edge or a reflection only")
+	}
 	r := len(op.PadsBegin)
 	if r != 4 && r != 5 {
 		return fmt.Errorf("MXNet Pad works on 4-D and 5-D inputs only, this one has rank %d", r)

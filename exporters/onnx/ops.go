@@ -655,6 +655,17 @@ func writeDropout(b *builder, n *canon.Node) error {
 		// returns all false); from 12 it is all true, as canon says.
 		return b.needOpset(n, "Dropout with its mask output used", 12)
 	}
+	if canon.HasRuntimeParams(n) {
+		if b.opset < 12 {
+			return b.needOpset(n, "Dropout with a training mode computed at run time", 12)
+		}
+		r := in(n, 1)
+		if r == "" {
+			r = b.f32Param(n, "ratio", []int64{}, []float32{op.Ratio})
+		}
+		b.emit(n.Name, "Dropout", []string{n.Inputs[0], r, in(n, 2)}, outs)
+		return nil
+	}
 	if b.opset >= 12 {
 		r := b.f32Param(n, "ratio", []int64{}, []float32{op.Ratio})
 		b.emit(n.Name, "Dropout", []string{n.Inputs[0], r}, outs)
@@ -783,12 +794,21 @@ func (b *builder) pad(n *canon.Node, op *canon.Pad) error {
 	if err := b.dynamicParams(n, 11); err != nil {
 		return err
 	}
-	inputs := []string{x, in(n, 1), in(n, 2)}
+	if op.Mode == canon.PadWrap && b.opset < 19 {
+		return b.needOpset(n, "Pad in wrap mode", 19)
+	}
+	inputs := []string{x, in(n, 1), in(n, 2), ""}
 	if inputs[1] == "" {
 		inputs[1] = b.i64Param(n, "pads", concat(op.PadsBegin, op.PadsEnd))
-	} else if op.Axes != nil {
+	} else if op.Axes != nil || in(n, 3) != "" {
 		// Pad-18 added the axes input that places run-time pads on some axes.
-		return b.needOpset(n, fmt.Sprintf("Pad with run-time pads %q over axes %v", inputs[1], op.Axes), 18)
+		if b.opset < 18 {
+			return b.needOpset(n, fmt.Sprintf("Pad with run-time pads %q over some axes", inputs[1]), 18)
+		}
+		inputs[3] = in(n, 3)
+		if inputs[3] == "" {
+			inputs[3] = b.i64Param(n, "axes", op.Axes)
+		}
 	}
 	// A zero constant is ONNX's default; only a different value needs an
 	// input, which must have the data's dtype.

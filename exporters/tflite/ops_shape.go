@@ -55,6 +55,9 @@ func fileAxis(perm []int, rank int, a int64) int32 {
 }
 
 func writeAlias(e *exporter, n *canon.Node) error {
+	if canon.HasRuntimeParams(n) {
+		return nodeErr(n, "its training mode is computed at run time; TFLite export writes Dropout as the identity only")
+	}
 	if len(n.Outputs) > 1 && n.Outputs[1] != "" && (len(e.consumers[n.Outputs[1]]) > 0 || e.isOutput[n.Outputs[1]]) {
 		return nodeErr(n, "its mask output is used; TFLite export writes Dropout as the identity only")
 	}
@@ -272,7 +275,10 @@ func writePad(e *exporter, n *canon.Node) error {
 		if err != nil {
 			return err
 		}
-		axes := op.Axes
+		axes, err := e.intsOf(n, op.Axes, 3, "pad axes")
+		if err != nil {
+			return err
+		}
 		if axes == nil {
 			for i := 0; i < r; i++ {
 				axes = append(axes, int64(i))

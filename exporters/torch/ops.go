@@ -843,6 +843,9 @@ func normAxes(axes []int64, rank int) []int64 {
 }
 
 func (gen *generator) pad(op *canon.Pad) error {
+	if op.Mode == canon.PadWrap {
+		return gen.padWrap(op)
+	}
 	r := len(op.PadsBegin)
 	switch op.Mode {
 	case canon.PadConstant:

@@ -386,12 +386,20 @@ func writePadParam(gen *generator, n *canon.Node) error {
 	if op.Axes != nil {
 		axes = pyInts(op.Axes, false)
 	}
+	if gen.hasIn(3) {
+		if axes, err = gen.paramList(3); err != nil {
+			return err
+		}
+	}
 	full := gen.indexingTemp("full", "[0] * "+strconv.Itoa(2*r))
 	i, a := gen.genName("i"), gen.genName("a")
 	gen.forward = append(gen.forward,
 		fmt.Sprintf("for %s, %s in enumerate(%s):", i, a, axes),
 		fmt.Sprintf("    %[1]s[2 * (%[4]d - 1 - %[2]s %% %[4]d)], %[1]s[2 * (%[4]d - 1 - %[2]s %% %[4]d) + 1] = %[3]s[%[5]s], %[3]s[%[5]s + len(%[3]s) // 2]", full, a, p, r, i))
 	switch op.Mode {
+	case canon.PadWrap:
+		gen.padWrapRunTime(x, full, r)
+		return nil
 	case canon.PadConstant:
 		value := pyFloat(op.Value)
 		if gen.hasIn(2) {

@@ -49,7 +49,7 @@ func init() {
 		"AveragePool":        {convAveragePool, 1, []string{"AveragePool"}},
 		"GlobalAveragePool":  {simple(func() canon.Op { return &canon.GlobalAveragePool{} }), 1, []string{"GlobalAveragePool"}},
 		"GlobalMaxPool":      {simple(func() canon.Op { return &canon.GlobalMaxPool{} }), 1, []string{"GlobalMaxPool"}},
-		"BatchNormalization": {convBatchNorm, 7, []string{"BatchNormalization"}},
+		"BatchNormalization": {convBatchNorm, 7, []string{"BatchNormalization", "ReduceMean", "Sub", "Mul", "Add", "Squeeze", "Constant"}},
 		"Gemm":               {convGemm, 7, []string{"Linear", "Transpose"}},
 		"MatMul":             {simple(func() canon.Op { return &canon.MatMul{} }), 1, []string{"MatMul"}},
 		"Add":                {bin(canon.Add), 7, []string{"Add"}},
@@ -101,7 +101,7 @@ func init() {
 			}
 			return c.emit(&canon.Concat{Axis: axis}, append([]string{}, c.n.Input...), c.out1())
 		}, 4, []string{"Concat"}},
-		"Split":     {convSplit, 2, []string{"Split"}},
+		"Split":     {convSplit, 2, []string{"Split", "Shape", "Gather", "Constant", "Add", "Sub", "Mul", "Div", "Min", "Max"}},
 		"Squeeze":   {convSqueeze, 1, []string{"Squeeze"}},
 		"Unsqueeze": {convUnsqueeze, 1, []string{"Unsqueeze"}},
 		"Reshape":   {convReshape, 5, []string{"Reshape"}},
@@ -528,7 +528,7 @@ func convAveragePool(c *nodeCtx) error {
 
 func convBatchNorm(c *nodeCtx) error {
 	if c.int("training_mode", 0) != 0 {
-		c.fail("training_mode=1 is not supported: modelbridge converts inference graphs; export the model in eval mode")
+		return convBatchNormTraining(c)
 	}
 	if c.int("spatial", 1) == 0 {
 		if r, ok := c.rank(1); ok && r != 1 {
@@ -700,20 +700,28 @@ func convDropout(c *nodeCtx) error {
 	if c.im.opset < 12 {
 		op.Ratio = c.float("ratio", 0.5)
 	} else {
+		ratioKnown := c.in(1) == "" // absent: ONNX's default 0.5
 		if c.in(1) != "" {
 			// The ratio has no effect at inference; keep it when known.
 			if v := c.im.vals.Get(c.in(1)); v.Const != nil {
 				if f, err := v.Const.Float64s(); err == nil && len(f) == 1 {
-					op.Ratio = float32(f[0])
+					op.Ratio, ratioKnown = float32(f[0]), true
 				}
 			}
 		}
 		if c.in(2) != "" {
+			// In training mode a ratio of 0 drops nothing: the identity
+			// with an all-true mask, as at inference. Any other ratio is
+			// random.
 			v := c.im.vals.Get(c.in(2))
 			if v.Const == nil {
-				c.fail("training_mode input %q is computed at run time; modelbridge converts inference graphs only", c.in(2))
-			} else if b, err := v.Const.Int64s(); err != nil || len(b) != 1 || b[0] != 0 {
-				c.fail("training_mode is true: modelbridge converts inference graphs; export the model in eval mode")
+				return convDropoutRunTimeMode(c, op)
+			}
+			switch b, err := v.Const.Int64s(); {
+			case err != nil || len(b) != 1:
+				c.fail("training_mode %q is not one boolean", c.in(2))
+			case b[0] != 0 && !(ratioKnown && op.Ratio == 0):
+				c.fail("training_mode is true with a ratio that is not a constant 0, which drops elements at random: modelbridge converts inference graphs; export the model in eval mode")
 			}
 		}
 	}
@@ -774,8 +782,11 @@ func convSplit(c *nodeCtx) error {
 			}
 		}
 		x := c.info(0)
-		if r < 0 || axis < 0 || int(axis) >= r || !x.Shape[axis].Known() {
-			return c.errf("splitting into equal parts needs the size of axis %d of input %q, which is unknown; give the model's inputs full shapes (--input-shape)", axis, c.in(0))
+		if axis >= 0 && (r < 0 || int(axis) < r && !x.Shape[axis].Known()) {
+			return c.equalSplitAtRunTime(axis, outs)
+		}
+		if r < 0 || axis < 0 || int(axis) >= r {
+			return c.errf("splitting into equal parts along axis %d needs the rank of input %q, which is unknown; give the model's inputs full shapes (--input-shape)", axis, c.in(0))
 		}
 		dim := x.Shape[axis].Size
 		if c.im.opset >= 18 {
@@ -859,8 +870,13 @@ func convPad(c *nodeCtx) error {
 		op.Mode = canon.PadReflect
 	case "edge":
 		op.Mode = canon.PadEdge
+	case "wrap":
+		if c.im.opset < 19 {
+			c.fail("mode \"wrap\" is Pad-19's; this model's opset is %d", c.im.opset)
+		}
+		op.Mode = canon.PadWrap
 	default:
-		c.fail("mode %q is not supported (constant, reflect and edge are)", mode)
+		c.fail("mode %q is not supported (constant, reflect, edge and wrap are)", mode)
 	}
 	var pads []int64
 	ins := []string{c.in(0)}
@@ -884,6 +900,11 @@ func convPad(c *nodeCtx) error {
 	}
 	if c.err != nil {
 		return c.err
+	}
+	if c.im.opset >= 18 && c.in(3) != "" && c.dynamic(3) {
+		// Axes computed at run time place the pads, constant or not, when
+		// the op runs.
+		return c.emit(op, []string{c.in(0), c.in(1), c.dynIn(2), c.in(3)}, c.out1())
 	}
 	if c.dynamic(1) {
 		// Pads computed at run time: they cover every axis, or the constant axes.

@@ -17,9 +17,9 @@ var nllKinds = kinds(reduceKinds, []string{"Cast", "Equal", "Not", "Where", "Uns
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
 		"torch.cross_entropy_loss":     entry(opCrossEntropyLoss, kinds(nllKinds, []string{"LogSoftmax", "Reshape", "Add", "Sub"})...),
-		"torch.nll_loss":               entry(opNLLLoss, nllKinds...),
-		"torch.nll_loss2d":             entry(opNLLLoss, nllKinds...),
-		"torch.nll_loss_nd":            entry(opNLLLoss, nllKinds...),
+		"torch.nll_loss":               entry(opNLLLoss, kinds(nllKinds, []string{"NegativeLogLikelihoodLoss"})...),
+		"torch.nll_loss2d":             entry(opNLLLoss, kinds(nllKinds, []string{"NegativeLogLikelihoodLoss"})...),
+		"torch.nll_loss_nd":            entry(opNLLLoss, kinds(nllKinds, []string{"NegativeLogLikelihoodLoss"})...),
 		"torch.nll_loss_forward":       entry(opNLLLossForward, nllKinds...),
 		"torch.nll_loss2d_forward":     entry(opNLLLossForward, nllKinds...),
 		"torch.multi_margin_loss":      entry(opMultiMarginLoss, kinds(reduceKinds, []string{"Cast", "Reshape", "Unsqueeze", "GatherElements", "Gather", "Add", "Sub", "Mul", "Div", "Max", "Equal", "Where"})...),
@@ -91,6 +91,9 @@ func opNLLLoss(c *opCall) (value, error) {
 	ignore, err := c.int(4)
 	if err != nil {
 		return nil, err
+	}
+	if v, ok := e.nllNode(x, t, w, red, ignore); ok {
+		return finish(e, v)
 	}
 	loss, tw := e.nllParts(x, t, w, ignore)
 	return finish(e, e.nllReduce(loss, tw, red))

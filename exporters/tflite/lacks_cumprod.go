@@ -1,0 +1,5 @@
+package tfliteexport
+
+func init() {
+	lacks["CumProd"] = "TFLite has no cumulative product builtin"
+}

@@ -1,0 +1,5 @@
+package tfliteexport
+
+func init() {
+	lacks["NegativeLogLikelihoodLoss"] = "TFLite has no loss builtin (and NegativeLogLikelihoodLoss has no expansion yet)"
+}

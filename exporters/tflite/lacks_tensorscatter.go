@@ -1,0 +1,5 @@
+package tfliteexport
+
+func init() {
+	lacks["TensorScatter"] = "TFLite has no cache-update builtin"
+}

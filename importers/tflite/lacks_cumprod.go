@@ -1,0 +1,5 @@
+package tfliteimport
+
+func init() {
+	lacks["CumProd"] = "TFLite has no cumulative product builtin"
+}

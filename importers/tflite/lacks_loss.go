@@ -1,0 +1,5 @@
+package tfliteimport
+
+func init() {
+	lacks["NegativeLogLikelihoodLoss"] = "TFLite has no loss builtin"
+}

@@ -1,0 +1,5 @@
+package tfliteimport
+
+func init() {
+	lacks["TensorScatter"] = "TFLite has no cache-update builtin"
+}

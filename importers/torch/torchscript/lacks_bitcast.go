@@ -1,0 +1,5 @@
+package torchscript
+
+func init() {
+	opLacks["BitCast"] = "aten::view with a dtype argument is not mapped yet"
+}
