@@ -1,0 +1,5 @@
+package tfliteexport
+
+func init() {
+	lacks["Det"] = "TFLite has no determinant builtin"
+}

@@ -1,0 +1,5 @@
+package tfliteimport
+
+func init() {
+	lacks["Det"] = "TFLite has no determinant builtin"
+}
