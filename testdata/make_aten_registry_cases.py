@@ -490,6 +490,11 @@ case("linalg_vector_norm", lambda s, x: torch.linalg.vector_norm(x, ord=3, dim=-
 case("linalg_matrix_norm", lambda s, x: torch.linalg.matrix_norm(x), F32(2, 3, 4))
 case("linalg_det", lambda s, x: torch.linalg.det(x), F32(2, 3, 3))
 case("logdet", lambda s, x: torch.logdet(x @ x.transpose(1, 2) + torch.eye(3)), F32(2, 3, 3))
+case("logdet", lambda s, x: torch.logdet(x), F32(4, 3, 3), name="logdet_any_sign",
+     note="negative determinants give NaN")
+case("linalg_det", lambda s, x: torch.det(x), F32(3, 4, 4), name="det")
+case("logdet", lambda s, x: torch.slogdet(x), F32(3, 4, 4), name="slogdet",
+     note="slogdet is traced as linalg_slogdet")
 
 # -- linear algebra ---------------------------------------------------------
 case("addmm", lambda s, b, x, y: torch.addmm(b, x, y, beta=0.5, alpha=2.0), F32(4), F32(3, 5), F32(5, 4))
