@@ -139,7 +139,7 @@ import torch.nn.functional as F
 class M(torch.nn.Module):
     def forward(self, x):
         return F.interpolate(x, scale_factor=2.0, mode="nearest")
-xs = [torch.randn(1, 2, 3, 3)]`, false},
+xs = [torch.randn(1, 2, 3, 3)]`, true},
 		{"is_floating_point", `
 class M(torch.nn.Module):
     def forward(self, x):
