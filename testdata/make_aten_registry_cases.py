@@ -326,6 +326,12 @@ class ScriptItem(nn.Module):
         return x * x.sum().item()
 
 
+class ScriptItemPromotes(nn.Module):
+    def forward(self, x, y):
+        s = x.sum().item()
+        return y * s, y + s * 2.0
+
+
 scripted("Delete", ScriptDelete, F32(2, 3))
 scripted("__derive_index", ScriptDeriveIndex, F32(4, 3))
 scripted("__range_length", ScriptRangeLength, F32(2, 3), FixedF(5.0))
@@ -345,6 +351,8 @@ scripted("dim", ScriptDim, F32(2, 3))
 scripted("is_floating_point", ScriptIsFloatingPoint, F32(2, 3))
 scripted("is_pinned", ScriptIsPinned, F32(2, 3))
 scripted("item", ScriptItem, F32(2, 3))
+scripted("item", ScriptItemPromotes, F32(2, 3), I64(-5, 5, 2, 3), name="item_promotes",
+         note="a float item times an int64 tensor is float32")
 untraced("no aten::_floor_divide operator exists in PyTorch 1.13 (kept for archives of older versions)",
          "_floor_divide")
 untraced("helper of the ONNX exporter (ceil-mode pooling padding), not an aten operator", "get_pool_ceil_padding")

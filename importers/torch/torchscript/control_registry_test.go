@@ -158,7 +158,7 @@ xs = [torch.randn(2, 3)]`, true},
 class M(torch.nn.Module):
     def forward(self, x):
         return x * x.sum().item()
-xs = [torch.randn(2, 3)]`, false},
+xs = [torch.randn(2, 3)]`, true},
 	}
 	passed := 0
 	for _, tc := range cases {
