@@ -6,8 +6,9 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// The random family. Bernoulli (opset 15) is written below its opset as
-// Cast(RandomUniformLike(p) < p), which draws 1 with probability p too.
+// The random family. Bernoulli is written as Cast(RandomUniformLike(p) <
+// p), the body the ONNX spec gives it as a function, at every opset: ONNX
+// Runtime 1.30's Bernoulli kernel draws 1 with probability 1 - p.
 
 func init() {
 	optable.Add(&exports, map[string]exportEntry{
@@ -29,7 +30,7 @@ func init() {
 			op := n.Op.(*canon.RandomNormalLike)
 			return b.writeDraw(n, "RandomNormalLike", op.DType, op.Seed, op.Seeded, attrFloat("mean", op.Mean), attrFloat("scale", op.Scale))
 		}},
-		"Bernoulli": {onnx: "Bernoulli", native: 15, below: "Cast(RandomUniformLike(p) < p)", write: writeBernoulli},
+		"Bernoulli": {onnx: "RandomUniformLike", native: 1, write: writeBernoulli},
 		"Multinomial": {onnx: "Multinomial", native: 7, write: func(b *builder, n *canon.Node) error {
 			op := n.Op.(*canon.Multinomial)
 			return b.writeDraw(n, "Multinomial", op.DType, op.Seed, op.Seeded, attrInt("sample_size", op.SampleSize))
@@ -56,9 +57,6 @@ func (b *builder) writeDraw(n *canon.Node, opType string, dt canon.DType, seed f
 
 func writeBernoulli(b *builder, n *canon.Node) error {
 	op := n.Op.(*canon.Bernoulli)
-	if b.opset >= 15 {
-		return b.writeDraw(n, "Bernoulli", op.DType, op.Seed, op.Seeded)
-	}
 	p := n.Inputs[0]
 	pt := b.dtype(p)
 	code, ok := DataType(pt)
