@@ -620,6 +620,14 @@ case("randn_like", lambda s, x: torch.randn_like(x), F32(20, 30), check="range:-
 case("bernoulli", lambda s, x: torch.bernoulli(x), Prob(20, 30), check="range:0:1")
 case("normal", lambda s, x, y: torch.normal(x, y), F32(20, 30), Pos(20, 30), check="range:-inf:inf")
 case("multinomial", lambda s, x: torch.multinomial(x, 4, replacement=True), Pos(3, 6), check="range:0:5")
+case("multinomial", lambda s, x: torch.multinomial(x, 4), Pos(3, 6), check="range:0:5", name="multinomial_no_replacement")
+case("multinomial", lambda s, x: torch.multinomial(x, 2, replacement=True), Pos(6), check="range:0:5", name="multinomial_vector")
+case("bernoulli", lambda s, x: torch.bernoulli(x, 0.3), F32(20, 30), check="range:0:1", name="bernoulli_p")
+case("normal", lambda s, x: torch.normal(x, 0.5), F32(20, 30), check="range:-inf:inf", name="normal_tensor_float")
+case("normal", lambda s, x: x + torch.normal(2.0, 0.5, (20, 30)), F32(20, 30), check="range:-inf:inf",
+     name="normal_float_float")
+case("rand", lambda s, x: x + torch.rand(2, 3, dtype=torch.float64), F32(2, 3), check="range:-inf:inf",
+     name="rand_float64")
 case("_sample_dirichlet", lambda s, x: torch._sample_dirichlet(x), Pos(10, 4), check="range:0:1")
 case("_standard_gamma", lambda s, x: torch._standard_gamma(x), Pos(10, 4), check="range:0:inf")
 case("rrelu", lambda s, x: F.rrelu(x, 0.1, 0.3, training=True), F32(20, 30), check="range:-inf:inf",
@@ -753,6 +761,8 @@ case("feature_alpha_dropout_", lambda s, x: F.feature_alpha_dropout(x * 1, 0.5, 
 case("native_dropout", lambda s, x: torch.native_dropout(x, 0.5, False), F32(2, 3, 4))
 case("dropout", lambda s, x: F.dropout(x, 0.5, training=True), F32(20, 30), name="dropout_training",
      check="range:-inf:inf", note="training mode: random mask, values 0 or 2x")
+case("dropout_", lambda s, x: F.dropout(x * 1, 0.25, training=True, inplace=True), F32(20, 30),
+     name="dropout_training_inplace", check="range:-inf:inf", note="training mode: random mask")
 
 # -- embeddings -------------------------------------------------------------
 case("embedding", lambda s, i: s.m(i), I64(0, 10, 2, 3), module=M(lambda: nn.Embedding(10, 4)))
