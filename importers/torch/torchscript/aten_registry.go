@@ -31,11 +31,17 @@ type AtenOp struct {
 	// NotTraced says why no module records the op (ops PyTorch 1.13 no
 	// longer has, helpers of the ONNX exporter, ...).
 	NotTraced string `json:"not_traced,omitempty"`
+	// Refused says why the handler refuses the op whatever its arguments.
+	Refused string `json:"refused,omitempty"`
 }
+
+// refusedOps are operators whose handler refuses every call, with the
+// reason (filled by the files that add such handlers).
+var refusedOps = map[string]string{}
 
 // Handled tells whether every operator the op is traced as has a handler.
 // A handler may still refuse some arguments (each refusal names them).
-func (o AtenOp) Handled() bool { return o.NotTraced == "" && len(o.Missing) == 0 }
+func (o AtenOp) Handled() bool { return o.NotTraced == "" && len(o.Missing) == 0 && o.Refused == "" }
 
 // AtenRegistry returns torch.onnx's operators (PyTorch 1.13, opset 17) in
 // name order, each with the handlers it needs that this importer lacks.
@@ -54,6 +60,9 @@ func AtenRegistry() ([]AtenOp, error) {
 			if _, ok := opTable["torch."+k]; !ok && !tracedBuiltin(k) {
 				op.Missing = append(op.Missing, k)
 			}
+		}
+		if why, ok := refusedOps["torch."+op.Name]; ok {
+			op.Refused = why
 		}
 		ops = append(ops, op)
 	}

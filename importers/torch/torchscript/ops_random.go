@@ -27,6 +27,7 @@ func init() {
 	}
 	for _, op := range []string{"_standard_gamma", "_sample_dirichlet", "poisson", "binomial"} {
 		entries["torch."+op] = entry(refuseOp(noGamma))
+		refusedOps["torch."+op] = noGamma
 	}
 	for _, op := range []string{"randint", "randint_like", "randperm"} {
 		entries["torch."+op] = entry(refuseOp("it draws random integers, which the importer does not read yet: pass the draws in as an input before saving"))
