@@ -42,8 +42,13 @@ func init() {
 			if err != nil {
 				return err
 			}
+			if dt, ok := gen.inDType(0); ok && dt != canon.Float32 && dt != canon.Float64 {
+				// PyTorch's CPU bernoulli takes float32 and float64
+				// probabilities; a half one is widened exactly.
+				return gen.call("torch.bernoulli(%s.float()).to("+td+")", 0)
+			}
 			return gen.call("torch.bernoulli(%s).to("+td+")", 0)
-		}, detail: "torch.bernoulli"},
+		}, detail: "torch.bernoulli (half probabilities widened to float32)"},
 		"Multinomial": {write: func(gen *generator, n *canon.Node) error {
 			op := n.Op.(*canon.Multinomial)
 			td, err := gen.genDType(op.DType)
