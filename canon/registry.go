@@ -90,6 +90,12 @@ type Traits struct {
 	// the convolution or matrix product before it can absorb when the
 	// other inputs are constants (BatchNormalization, Add, Sub, Mul, Div).
 	Affine bool
+	// Nondeterministic: the outputs are random draws, so two runs (or two
+	// nodes with equal inputs and attributes) give different values. Passes
+	// never fold such a node into a constant nor merge two of them, and
+	// comparisons (`check`, the optimizer's verification) compare what
+	// they feed by shape and dtype, not element by element.
+	Nondeterministic bool
 	// Family groups kinds that compute the same function spelled
 	// differently by different frameworks ("matmul": Linear and MatMul),
 	// so that layer-by-layer comparison pairs them; empty: the kind alone.

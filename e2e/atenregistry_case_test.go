@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -144,7 +145,11 @@ func (c *atenCase) check() (out atenOutcome) {
 		dtypes[fmt.Sprintf("#%d", i)] = in.dtype
 		feeds[i] = x
 	}
-	g, _, err := formats.Read(filepath.Join(c.dir, "traced.pt"), "", atenReadOptions(shapes, dtypes))
+	archive := filepath.Join(c.dir, "traced.pt")
+	if _, err := os.Stat(filepath.Join(c.dir, "scripted.pt")); err == nil {
+		archive = filepath.Join(c.dir, "scripted.pt") // a scripting statement tracing never records
+	}
+	g, _, err := formats.Read(archive, "", atenReadOptions(shapes, dtypes))
 	if err != nil {
 		// The importer types every input f32 (the archive records no
 		// dtypes); a refusal that names f32 where the case feeds an

@@ -177,6 +177,9 @@ func anyOutput(ix *index, n *canon.Node) bool {
 // constOutputs returns the values of n's outputs when they are constant and
 // small enough to store, or nil.
 func constOutputs(g *canon.Graph, n *canon.Node, known map[string]*canon.Tensor) ([]*canon.Tensor, error) {
+	if canon.Draws(n) {
+		return nil, nil // random draws differ run to run: never a constant
+	}
 	if c, ok := n.Op.(*canon.Constant); ok {
 		if c.Value == nil || c.Value.CheckData() != nil {
 			return nil, nil

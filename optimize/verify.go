@@ -82,6 +82,7 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 	if err != nil {
 		return fmt.Errorf("verify: optimized graph: %w", err)
 	}
+	drawn := canon.DrawnOutputs(orig)
 	for s := range samples {
 		in, err := plan.optInputs(inputs[s], wants[s])
 		if err != nil {
@@ -91,7 +92,14 @@ func VerifyShapes(orig, opt *canon.Graph, shapes map[string][]int64, seed uint64
 		if err != nil {
 			return fmt.Errorf("verify: running the optimized graph: %w", err)
 		}
-		for _, o := range orig.Outputs {
+		for i, o := range orig.Outputs {
+			if drawn[i] {
+				// Random draws: the same distribution, not the same values.
+				if err := drawnAlike(got[o.Name], wants[s][o.Name]); err != nil {
+					return fmt.Errorf("verify: output %q (random draws, seed %d): %w", o.Name, seed+uint64(s), err)
+				}
+				continue
+			}
 			if err := closeEnough(got[o.Name], wants[s][o.Name], tol); err != nil {
 				return fmt.Errorf("verify: output %q (random inputs, seed %d): %w", o.Name, seed+uint64(s), err)
 			}
@@ -115,6 +123,22 @@ func closeEnough(got, want *canon.Tensor, tol compare.Tolerance) error {
 	if !r.OK {
 		return fmt.Errorf("%d of %d elements differ beyond |got-want| <= %.3g + %.3g·|want| + %.3g (rounding allowance for %d accumulated products); max abs error %.3g; worst element %v: %.8g, want %.8g",
 			r.Mismatched, r.Elements, tol.ATol, tol.RTol, r.Allowance, tol.AccumLen, r.MaxAbs, r.Worst, r.WorstGot, r.WorstWant)
+	}
+	return nil
+}
+
+// drawnAlike compares outputs computed from random draws by shape, dtype
+// and range (compare.Drawn).
+func drawnAlike(got, want *canon.Tensor) error {
+	if got == nil || want == nil {
+		return fmt.Errorf("missing value")
+	}
+	r, err := compare.Drawn(got, want)
+	if err != nil {
+		return err
+	}
+	if !r.OK {
+		return fmt.Errorf("%d NaN draws where the original has none", r.Mismatched)
 	}
 	return nil
 }

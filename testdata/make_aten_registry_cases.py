@@ -7,6 +7,8 @@ them this script traces one or more small modules that call the op with
 typical arguments, and writes, per case:
 
     OUT/CASE/traced.pt                      torch.jit.trace + torch.jit.save
+    OUT/CASE/scripted.pt                    (instead) torch.jit.script, for the scripting
+                                            statements and builtins tracing never records
     OUT/CASE/test_data_set_0/input_N.pb     the inputs (ONNX TensorProto)
     OUT/CASE/test_data_set_0/output_N.pb    PyTorch's eager outputs
 
@@ -38,6 +40,7 @@ import shutil
 import sys
 import warnings
 import zlib
+from typing import List, Optional
 
 import torch
 import torch.nn as nn
@@ -61,7 +64,8 @@ class In:
     def make(self, gen):
         s = self.shape
         if self.values is not None:
-            return torch.tensor(self.values, dtype=torch.int64).reshape(s)
+            dt = torch.float32 if self.dtype == "f32" else torch.int64
+            return torch.tensor(self.values, dtype=dt).reshape(s)
         if self.dtype == "bool":
             return torch.rand(s, generator=gen) < 0.5
         if self.dtype in ("i64", "i32", "u8", "i8"):
@@ -106,6 +110,11 @@ def Fixed(*values):
     return In("i64", (len(values),), values=list(values))
 
 
+def FixedF(*values):
+    """A float32 vector with the given values (loop bounds)."""
+    return In("f32", (len(values),), values=list(values))
+
+
 def Bool(*shape):
     return In("bool", shape)
 
@@ -115,9 +124,12 @@ def Bool(*shape):
 
 
 class Case:
-    def __init__(self, op, name, fn, inputs, module=None, check="values", note=""):
+    def __init__(self, op, name, fn, inputs, module=None, check="values", note="", script=None):
         self.op, self.name, self.fn, self.inputs = op, name, fn, inputs
         self.module, self.check, self.note = module, check, note
+        # script: an nn.Module class compiled with torch.jit.script instead
+        # of tracing fn (TorchScript statements that tracing never records).
+        self.script = script
 
 
 CASES = []
@@ -129,6 +141,13 @@ def case(op, fn, *inputs, name=None, module=None, check="values", note=""):
     module (a factory called with a seeded RNG) when given."""
     n = name or op
     CASES.append(Case(op, n, fn, list(inputs), module, check, note))
+
+
+def scripted(op, cls, *inputs, name=None, check="values", note=""):
+    """Adds a case that scripts cls (written to scripted.pt, not traced.pt):
+    for the TorchScript scripting statements and builtins tracing never
+    records."""
+    CASES.append(Case(op, name or op, None, list(inputs), None, check, note or "scripted", script=cls))
 
 
 def untraced(reason, *ops):
@@ -161,27 +180,185 @@ def randomize(m):
 M = seeded_module
 
 # -- scripting-only and internal entries ------------------------------------
-untraced("TorchScript scripting statement (del on a list or dict); tracing records no op", "Delete")
-untraced("TorchScript scripting builtin for range() loops; tracing unrolls loops", "__derive_index", "__range_length")
-untraced("TorchScript scripting list/dict indexing; traced tensor indexing is aten::select/slice/index",
-         "__getitem_", "_set_item")
-untraced("TorchScript scripting form of F.interpolate; a traced F.interpolate is recorded as aten::upsample_*",
-         "__interpolate")
-untraced("TorchScript scripting identity test (x is None); tracing resolves it in Python", "__is_", "__isnot_")
-untraced("TorchScript scripting boolean not on a bool scalar; tracing resolves it in Python", "__not_")
-untraced("TorchScript scripting list operation; traced code has no lists that change",
-         "append", "insert", "pop", "list", "len")
-untraced("TorchScript scripting integer floor division (int // int); traced sizes are computed as tensors "
-         "or folded", "floordiv")
+# TorchScript scripting statements and builtins: tracing never records them,
+# so each gets a scripted module (torch.jit.script) that uses it.
+
+
+class ScriptDeriveIndex(nn.Module):
+    def forward(self, x):
+        y = x[0]
+        for j in range(1, x.size(0)):
+            y = y * j + x[j]
+        return y
+
+
+class ScriptRangeLength(nn.Module):
+    def forward(self, x, y):
+        z = x
+        for j in range(2, int(y.sum())):
+            z = z + j
+        return z
+
+
+class ScriptGetItem(nn.Module):
+    def forward(self, x):
+        t = (x, x * 2)
+        l = [x + 1, x - 1]
+        return t[1] + l[0]
+
+
+class ScriptIs(nn.Module):
+    b: Optional[torch.Tensor]
+
+    def __init__(self):
+        super().__init__()
+        self.b = None
+
+    def forward(self, x):
+        b = self.b
+        if b is None:
+            return x + 1
+        return x + b
+
+
+class ScriptIsNot(nn.Module):
+    b: Optional[torch.Tensor]
+
+    def __init__(self):
+        super().__init__()
+        self.b = None
+
+    def forward(self, x):
+        b = self.b
+        if b is not None:
+            return x + b
+        return x - 1
+
+
+class ScriptNot(nn.Module):
+    def forward(self, x):
+        if not bool(x.sum() > 0):
+            y = x * 3
+        else:
+            y = x
+        return y
+
+
+class ScriptLen(nn.Module):
+    def forward(self, x):
+        return x * len(x.shape), x + len([x, x])
+
+
+class ScriptDim(nn.Module):
+    def forward(self, x):
+        if x.dim() == 2:
+            return x + 1
+        return x
+
+
+class ScriptFloordiv(nn.Module):
+    def forward(self, x):
+        return x[: x.size(0) // 2]
+
+
+class ScriptAppend(nn.Module):
+    def forward(self, x):
+        l: List[torch.Tensor] = []
+        for i in range(x.size(0)):
+            l.append(x[i] * i)
+        return torch.stack(l)
+
+
+class ScriptList(nn.Module):
+    def forward(self, x):
+        s = list(x.shape)
+        return x.reshape(s[1], s[0])
+
+
+class ScriptInsert(nn.Module):
+    def forward(self, x):
+        l = [x]
+        l.insert(0, x * 2)
+        return l[0]
+
+
+class ScriptPop(nn.Module):
+    def forward(self, x):
+        l = [x, x * 2]
+        return l.pop()
+
+
+class ScriptSetItem(nn.Module):
+    def forward(self, x):
+        l = [x, x]
+        l[1] = x * 2
+        return l[1]
+
+
+class ScriptDelete(nn.Module):
+    def forward(self, x):
+        l = [x, x * 2]
+        del l[0]
+        return l[0]
+
+
+class ScriptInterpolate(nn.Module):
+    def forward(self, x):
+        return F.interpolate(x, scale_factor=2.0, mode="nearest")
+
+
+class ScriptIsFloatingPoint(nn.Module):
+    def forward(self, x):
+        if x.is_floating_point():
+            return x + 1
+        return x
+
+
+class ScriptIsPinned(nn.Module):
+    def forward(self, x):
+        if x.is_pinned():
+            return x + 1
+        return x
+
+
+class ScriptItem(nn.Module):
+    def forward(self, x):
+        return x * x.sum().item()
+
+
+class ScriptItemPromotes(nn.Module):
+    def forward(self, x, y):
+        s = x.sum().item()
+        return y * s, y + s * 2.0
+
+
+scripted("Delete", ScriptDelete, F32(2, 3))
+scripted("__derive_index", ScriptDeriveIndex, F32(4, 3))
+scripted("__range_length", ScriptRangeLength, F32(2, 3), FixedF(5.0))
+scripted("__getitem_", ScriptGetItem, F32(2, 3))
+scripted("_set_item", ScriptSetItem, F32(2, 3))
+scripted("__interpolate", ScriptInterpolate, F32(1, 2, 3, 3))
+scripted("__is_", ScriptIs, F32(2, 3))
+scripted("__isnot_", ScriptIsNot, F32(2, 3))
+scripted("__not_", ScriptNot, F32(2, 3))
+scripted("append", ScriptAppend, F32(3, 2))
+scripted("insert", ScriptInsert, F32(2, 3))
+scripted("pop", ScriptPop, F32(2, 3))
+scripted("list", ScriptList, F32(2, 3))
+scripted("len", ScriptLen, F32(2, 3))
+scripted("floordiv", ScriptFloordiv, F32(5, 3))
+scripted("dim", ScriptDim, F32(2, 3))
+scripted("is_floating_point", ScriptIsFloatingPoint, F32(2, 3))
+scripted("is_pinned", ScriptIsPinned, F32(2, 3))
+scripted("item", ScriptItem, F32(2, 3))
+scripted("item", ScriptItemPromotes, F32(2, 3), I64(-5, 5, 2, 3), name="item_promotes",
+         note="a float item times an int64 tensor is float32")
 untraced("no aten::_floor_divide operator exists in PyTorch 1.13 (kept for archives of older versions)",
          "_floor_divide")
 untraced("helper of the ONNX exporter (ceil-mode pooling padding), not an aten operator", "get_pool_ceil_padding")
 untraced("the ONNX exporter's Scan helper for loops, not an operator that tracing records", "scan")
-untraced("returns a Python value fixed at trace time (x.dim(), x.is_floating_point(), x.is_pinned()); "
-         "the traced code holds a constant", "dim", "is_floating_point", "is_pinned")
-untraced("functionalization's aten::lift (torch.tensor under torch.compile); eager tracing never records it",
-         "lift")
-untraced("x.item() returns a Python number: tracing bakes it into the code as a constant", "item")
+case("lift", lambda s, x: torch.ops.aten.lift(x) * 2, F32(2, 3),
+     note="functionalization's aten::lift (torch.tensor under torch.compile), called directly")
 
 # -- elementwise unary ------------------------------------------------------
 
@@ -321,6 +498,11 @@ case("linalg_vector_norm", lambda s, x: torch.linalg.vector_norm(x, ord=3, dim=-
 case("linalg_matrix_norm", lambda s, x: torch.linalg.matrix_norm(x), F32(2, 3, 4))
 case("linalg_det", lambda s, x: torch.linalg.det(x), F32(2, 3, 3))
 case("logdet", lambda s, x: torch.logdet(x @ x.transpose(1, 2) + torch.eye(3)), F32(2, 3, 3))
+case("logdet", lambda s, x: torch.logdet(x), F32(4, 3, 3), name="logdet_any_sign",
+     note="negative determinants give NaN")
+case("linalg_det", lambda s, x: torch.det(x), F32(3, 4, 4), name="det")
+case("logdet", lambda s, x: torch.slogdet(x), F32(3, 4, 4), name="slogdet",
+     note="slogdet is traced as linalg_slogdet")
 
 # -- linear algebra ---------------------------------------------------------
 case("addmm", lambda s, b, x, y: torch.addmm(b, x, y, beta=0.5, alpha=2.0), F32(4), F32(3, 5), F32(5, 4))
@@ -438,6 +620,14 @@ case("randn_like", lambda s, x: torch.randn_like(x), F32(20, 30), check="range:-
 case("bernoulli", lambda s, x: torch.bernoulli(x), Prob(20, 30), check="range:0:1")
 case("normal", lambda s, x, y: torch.normal(x, y), F32(20, 30), Pos(20, 30), check="range:-inf:inf")
 case("multinomial", lambda s, x: torch.multinomial(x, 4, replacement=True), Pos(3, 6), check="range:0:5")
+case("multinomial", lambda s, x: torch.multinomial(x, 4), Pos(3, 6), check="range:0:5", name="multinomial_no_replacement")
+case("multinomial", lambda s, x: torch.multinomial(x, 2, replacement=True), Pos(6), check="range:0:5", name="multinomial_vector")
+case("bernoulli", lambda s, x: torch.bernoulli(x, 0.3), F32(20, 30), check="range:0:1", name="bernoulli_p")
+case("normal", lambda s, x: torch.normal(x, 0.5), F32(20, 30), check="range:-inf:inf", name="normal_tensor_float")
+case("normal", lambda s, x: x + torch.normal(2.0, 0.5, (20, 30)), F32(20, 30), check="range:-inf:inf",
+     name="normal_float_float")
+case("rand", lambda s, x: x + torch.rand(2, 3, dtype=torch.float64), F32(2, 3), check="range:-inf:inf",
+     name="rand_float64")
 case("_sample_dirichlet", lambda s, x: torch._sample_dirichlet(x), Pos(10, 4), check="range:0:1")
 case("_standard_gamma", lambda s, x: torch._standard_gamma(x), Pos(10, 4), check="range:0:inf")
 case("rrelu", lambda s, x: F.rrelu(x, 0.1, 0.3, training=True), F32(20, 30), check="range:-inf:inf",
@@ -571,6 +761,8 @@ case("feature_alpha_dropout_", lambda s, x: F.feature_alpha_dropout(x * 1, 0.5, 
 case("native_dropout", lambda s, x: torch.native_dropout(x, 0.5, False), F32(2, 3, 4))
 case("dropout", lambda s, x: F.dropout(x, 0.5, training=True), F32(20, 30), name="dropout_training",
      check="range:-inf:inf", note="training mode: random mask, values 0 or 2x")
+case("dropout_", lambda s, x: F.dropout(x * 1, 0.25, training=True, inplace=True), F32(20, 30),
+     name="dropout_training_inplace", check="range:-inf:inf", note="training mode: random mask")
 
 # -- embeddings -------------------------------------------------------------
 case("embedding", lambda s, i: s.m(i), I64(0, 10, 2, 3), module=M(lambda: nn.Embedding(10, 4)))
@@ -690,13 +882,19 @@ def make_case(c, out):
     gen = torch.Generator().manual_seed(seed_of(c.name))
     inputs = [i.make(gen) for i in c.inputs]
     module = c.module() if c.module is not None else None
-    cls = type("Case_" + c.name.strip("_"), (Traced,), {"forward": forward_of(len(inputs))})
-    m = cls(c.fn, module).eval()
+    if c.script is not None:
+        m = c.script().eval()
+    else:
+        cls = type("Case_" + c.name.strip("_"), (Traced,), {"forward": forward_of(len(inputs))})
+        m = cls(c.fn, module).eval()
     with torch.no_grad():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.manual_seed(seed_of(c.name) + 1)
-            traced = torch.jit.trace(m, tuple(inputs), check_trace=False)
+            if c.script is not None:
+                traced = torch.jit.script(m)
+            else:
+                traced = torch.jit.trace(m, tuple(inputs), check_trace=False)
             torch.manual_seed(seed_of(c.name) + 1)
             want = flatten(m(*inputs))
     if c.check == "shape":
@@ -705,7 +903,7 @@ def make_case(c, out):
     d = os.path.join(out, c.name)
     data = os.path.join(d, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
-    traced.save(os.path.join(d, "traced.pt"))
+    traced.save(os.path.join(d, "scripted.pt" if c.script is not None else "traced.pt"))
     for i, t in enumerate(inputs):
         save_pb(t, os.path.join(data, "input_%d.pb" % i))
     for i, t in enumerate(want):

@@ -38,7 +38,7 @@ func writeAtenOps(w io.Writer, names []string, asJSON bool) error {
 		return enc.Encode(ops)
 	}
 	rows := [][]string{{"aten op", "torchscript read", "detail"}}
-	var handled, lacking, untraced int
+	var handled, lacking, refused, untraced int
 	for _, o := range ops {
 		cell, detail := "yes", "as torch."+strings.Join(o.Traced, ", torch.")
 		switch {
@@ -48,6 +48,9 @@ func writeAtenOps(w io.Writer, names []string, asJSON bool) error {
 		case len(o.Missing) > 0:
 			cell, detail = "no", "no handler for torch."+strings.Join(o.Missing, ", torch.")
 			lacking++
+		case o.Refused != "":
+			cell, detail = "no", "refused: "+o.Refused
+			refused++
 		default:
 			handled++
 		}
@@ -60,8 +63,8 @@ func writeAtenOps(w io.Writer, names []string, asJSON bool) error {
 	for _, r := range rows {
 		fmt.Fprintf(w, "%-*s  %-*s  %s\n", width[0], r[0], width[1], r[1], r[2])
 	}
-	fmt.Fprintf(w, "\n%d of torch.onnx's aten operators (PyTorch 1.13, opset 17): %d handled, %d lacking a handler, %d never traced alone.\n",
-		len(ops), handled, lacking, untraced)
+	fmt.Fprintf(w, "\n%d of torch.onnx's aten operators (PyTorch 1.13, opset 17): %d handled, %d lacking a handler, %d refused, %d never traced alone.\n",
+		len(ops), handled, lacking, refused, untraced)
 	fmt.Fprintln(w, "A handled operator may still refuse some arguments, saying which; the detail lists each operator's traced form.")
 	return nil
 }

@@ -195,6 +195,9 @@ func printSQNR(w io.Writer, errs []quantOutputJSON, samples int) {
 	fmt.Fprintln(tw, "  OUTPUT\tSQNR dB\tMAX ABS ERROR\tELEMENTS")
 	for _, e := range errs {
 		db := "inf (equal)"
+		if e.Drawn {
+			db = "not measured (random draws)"
+		}
 		if e.SQNR != nil {
 			db = fmt.Sprintf("%.2f", *e.SQNR)
 		}

@@ -43,12 +43,14 @@ type quantOutputJSON struct {
 	MaxAbs   float64  `json:"max_abs_error"`
 	Elements int64    `json:"elements"`
 	Samples  int      `json:"samples"`
+	// Drawn: computed from random draws, not compared.
+	Drawn bool `json:"drawn,omitempty"`
 }
 
 func quantOutputs(errs []quantize.OutputError) []quantOutputJSON {
 	out := make([]quantOutputJSON, 0, len(errs))
 	for _, e := range errs {
-		o := quantOutputJSON{Name: e.Name, MaxAbs: e.MaxAbs, Elements: e.Elements, Samples: e.Samples}
+		o := quantOutputJSON{Name: e.Name, MaxAbs: e.MaxAbs, Elements: e.Elements, Samples: e.Samples, Drawn: e.Drawn}
 		if !math.IsInf(e.SQNR, 0) && !math.IsNaN(e.SQNR) {
 			db := e.SQNR
 			o.SQNR = &db

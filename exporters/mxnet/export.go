@@ -182,6 +182,9 @@ func encode(g *canon.Graph) (*encoded, error) {
 		return nil, fmt.Errorf("cannot export to MXNet: %w", err)
 	}
 	g = expanded
+	if g, err = foldRecurrentWeights(g); err != nil {
+		return nil, fmt.Errorf("cannot export to MXNet: %w", err)
+	}
 	e := &exporter{g: g, refs: map[string]ref{}, names: map[string]bool{}, consts: map[string]*canon.Tensor{}, aux: map[string]bool{}, written: map[string]bool{}}
 	for _, t := range g.Initializers {
 		e.consts[t.Name] = t

@@ -112,6 +112,9 @@ func sameOutputs(t *testing.T, want, got map[string]*canon.Tensor, wantG, gotG *
 		if err1 != nil || err2 != nil {
 			t.Fatalf("output %d: %v %v", i, err1, err2)
 		}
+		if canon.DrawnOutputs(wantG)[i] {
+			continue // random draws: same dtype and shape is what can match
+		}
 		for k := range wv {
 			if math.Abs(wv[k]-gv[k]) > tol*(1+math.Abs(wv[k])) {
 				t.Fatalf("output %d element %d = %v, want %v", i, k, gv[k], wv[k])

@@ -121,6 +121,9 @@ type sweepJob struct {
 	Outputs []string `json:"outputs"`
 	name    string
 	want    []*canon.Tensor
+	// drawn marks outputs computed from random draws (compared by shape,
+	// dtype and range).
+	drawn []bool
 }
 
 // torchSweep exports ONNX node-test models as model.py folders, runs them

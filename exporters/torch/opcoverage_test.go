@@ -138,6 +138,9 @@ func TestEveryOpExample(t *testing.T) {
 				continue
 			}
 			res, err := compare.Tensors(got, want, 1e-5, 1e-6)
+			if k < len(job.drawn) && job.drawn[k] {
+				res, err = compare.Drawn(got, want)
+			}
 			if err != nil || !res.OK {
 				t.Errorf("%s: output %d differs from the interpreter: %v %+v", job.name, k, err, res)
 				ok = false
@@ -179,6 +182,7 @@ func exampleJob(g *canon.Graph, dir string) (job *sweepJob, interpErr, err error
 	for _, o := range g.Outputs {
 		job.want = append(job.want, outs[o.Name])
 	}
+	job.drawn = canon.DrawnOutputs(g)
 	return job, nil, nil
 }
 

@@ -38,7 +38,8 @@ var assertions = map[string]bool{
 
 // keywordOnly are aten schema arguments declared after "*": callers pass
 // them by name. Files whose NamedArgument has no kind (PyTorch 2.6) are
-// read with this list.
+// read with the overload's own schema (keyword_only_table.go), and with
+// this list for names that schema lacks (see isKeywordOnly).
 var keywordOnly = map[string]bool{
 	"alpha": true, "dtype": true, "layout": true, "device": true, "pin_memory": true,
 	"memory_format": true, "approximate": true, "rounding_mode": true, "scale": true,
@@ -114,7 +115,7 @@ func (im *importer) runNode(n *node, index int) error {
 		}
 		// Without a recorded kind, an argument is passed by name from the
 		// first keyword-only one on: the handlers bind aten's names.
-		keyword := keywordOnly[in.Name] || len(kwargs) > 0
+		keyword := isKeywordOnly(n.Target, in.Name) || len(kwargs) > 0
 		if in.Kind != nil {
 			keyword = *in.Kind == kindKeyword
 		}

@@ -28,6 +28,10 @@ type Result struct {
 	// Allowance is the rounding term of Tolerance added to atol (0 when
 	// Tensors is called directly).
 	Allowance float64 `json:"rounding_allowance,omitempty"`
+
+	// Drawn is set when the output is computed from random draws and was
+	// compared by shape, dtype and range only (see Drawn).
+	Drawn *DrawnRange `json:"drawn,omitempty"`
 }
 
 // Tensors compares got against want. Shapes must be equal; NaN matches NaN.

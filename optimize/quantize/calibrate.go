@@ -109,6 +109,14 @@ func Calibrate(g *canon.Graph, tensors []string, src Samples, opts CalibrateOpti
 				for _, name := range chunk {
 					stats[name].hist = make([]float64, histBins)
 				}
+				if canon.GraphDraws(g) {
+					// A new Program repeats its random draws, so the
+					// histograms see the values whose extremes fixed
+					// their ranges.
+					if prog, err = withOutputs(g, chunk); err != nil {
+						return nil, err
+					}
+				}
 			}
 			for i := 0; i < src.Len(); i++ {
 				in, err := src.Sample(i)

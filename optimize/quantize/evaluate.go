@@ -20,6 +20,9 @@ type OutputError struct {
 	MaxAbs   float64 `json:"max_abs_error"`
 	Elements int64   `json:"elements"`
 	Samples  int     `json:"samples"`
+	// Drawn: the output is computed from random draws, which the two
+	// models sample independently; no error is measured (SQNR stays +Inf).
+	Drawn bool `json:"drawn,omitempty"`
 }
 
 // Evaluate runs both graphs in the interpreter on every sample and
@@ -39,8 +42,10 @@ func Evaluate(float, quant *canon.Graph, src Samples, progress func(done, total 
 	signal := make([]float64, len(float.Outputs))
 	noise := make([]float64, len(float.Outputs))
 	res := make([]OutputError, len(float.Outputs))
+	drawn := canon.DrawnOutputs(float)
 	for i, o := range float.Outputs {
 		res[i].Name = o.Name
+		res[i].Drawn = drawn[i]
 	}
 	for s := 0; s < src.Len(); s++ {
 		in, err := src.Sample(s)
@@ -57,7 +62,7 @@ func Evaluate(float, quant *canon.Graph, src Samples, progress func(done, total 
 		}
 		for i := range float.Outputs {
 			a, b := of[float.Outputs[i].Name], oq[quant.Outputs[i].Name]
-			if a == nil || b == nil || a.DType != canon.Float32 || b.DType != canon.Float32 || len(a.Data) != len(b.Data) {
+			if a == nil || b == nil || a.DType != canon.Float32 || b.DType != canon.Float32 || len(a.Data) != len(b.Data) || drawn[i] {
 				continue
 			}
 			for k := 0; k < len(a.Data)/4; k++ {

@@ -9,9 +9,10 @@ import (
 
 // atenRegistryTSV lists the aten operators PyTorch 1.13's torch.onnx has a
 // symbolic function for at opset 17, one per line: the name, the
-// operators the op's traced test modules hold (comma-separated, as
-// torch.NAME in serialized code), and, when no standalone traced module
-// holds it, why. e2e's TestAtenRegistry makes the modules with
+// operators the op's test modules hold (comma-separated, as torch.NAME in
+// serialized code; modules are traced, or scripted for the statements and
+// builtins tracing never records), and, when no standalone module holds
+// it, why. e2e's TestAtenRegistry makes the modules with
 // testdata/make_aten_registry_cases.py, checks this file against them and
 // rewrites it with -update-aten-registry.
 //
@@ -27,14 +28,20 @@ type AtenOp struct {
 	Traced []string `json:"traced,omitempty"`
 	// Missing are those of Traced this importer has no handler for.
 	Missing []string `json:"missing,omitempty"`
-	// NotTraced says why tracing never records the op (TorchScript
-	// scripting builtins, ops PyTorch 1.13 no longer has, ...).
+	// NotTraced says why no module records the op (ops PyTorch 1.13 no
+	// longer has, helpers of the ONNX exporter, ...).
 	NotTraced string `json:"not_traced,omitempty"`
+	// Refused says why the handler refuses the op whatever its arguments.
+	Refused string `json:"refused,omitempty"`
 }
+
+// refusedOps are operators whose handler refuses every call, with the
+// reason (filled by the files that add such handlers).
+var refusedOps = map[string]string{}
 
 // Handled tells whether every operator the op is traced as has a handler.
 // A handler may still refuse some arguments (each refusal names them).
-func (o AtenOp) Handled() bool { return o.NotTraced == "" && len(o.Missing) == 0 }
+func (o AtenOp) Handled() bool { return o.NotTraced == "" && len(o.Missing) == 0 && o.Refused == "" }
 
 // AtenRegistry returns torch.onnx's operators (PyTorch 1.13, opset 17) in
 // name order, each with the handlers it needs that this importer lacks.
@@ -54,6 +61,9 @@ func AtenRegistry() ([]AtenOp, error) {
 				op.Missing = append(op.Missing, k)
 			}
 		}
+		if why, ok := refusedOps["torch."+op.Name]; ok {
+			op.Refused = why
+		}
 		ops = append(ops, op)
 	}
 	sort.Slice(ops, func(i, j int) bool { return ops[i].Name < ops[j].Name })
@@ -61,8 +71,9 @@ func AtenRegistry() ([]AtenOp, error) {
 }
 
 // tracedBuiltin tells whether a recorded operator is serialized as a
-// Python builtin rather than torch.NAME: aten::Int is int(...), aten::Float
-// float(...), aten::ScalarImplicit an annotate(...).
+// Python builtin or as syntax rather than torch.NAME: aten::Int is
+// int(...), aten::Float float(...), aten::ScalarImplicit an annotate(...),
+// and a scripted aten::__getitem__ a subscript (l[i]).
 func tracedBuiltin(kind string) bool {
-	return kind != "" && kind[0] >= 'A' && kind[0] <= 'Z'
+	return kind != "" && kind[0] >= 'A' && kind[0] <= 'Z' || kind == "__getitem__"
 }

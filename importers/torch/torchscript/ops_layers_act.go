@@ -16,8 +16,8 @@ func init() {
 		"torch.glu":                    entry(opGlu, "Split", "Sigmoid", "Mul"),
 		"torch.log_sigmoid":            entry(opLogSigmoid, kindsWith(layerLog1pKinds, "Abs", "Neg", "Exp", "Clip")...),
 		"torch.log_sigmoid_forward":    entry(withBuffer(opLogSigmoid), kindsWith(layerLog1pKinds, "Abs", "Neg", "Exp", "Clip")...),
-		"torch.rrelu_with_noise":       entry(opRreluWithNoise, "LeakyRelu"),
-		"torch.rrelu":                  entry(opRrelu, "LeakyRelu"),
+		"torch.rrelu_with_noise":       entry(opRreluWithNoise, "LeakyRelu", "RandomUniformLike", "GreaterOrEqual", "Mul", "Where"),
+		"torch.rrelu":                  entry(opRrelu, "LeakyRelu", "RandomUniformLike", "GreaterOrEqual", "Mul", "Where"),
 		"torch.channel_shuffle":        entry(opChannelShuffle, "Reshape", "Transpose"),
 		"torch.native_channel_shuffle": entry(opChannelShuffle, "Reshape", "Transpose"),
 		"torch.bilinear":               entry(opBilinear, "Einsum", "Add"),
@@ -162,7 +162,7 @@ func opRrelu(c *opCall) (value, error) {
 		return nil, err
 	}
 	if training && lo != hi {
-		return nil, c.errf("in training mode RReLU draws a random slope per element; call model.eval() before saving")
+		return rreluTraining(c, x, lo, hi)
 	}
 	return c.b().emit1(c.scope, &canon.LeakyRelu{Alpha: float32((lo + hi) / 2)}, x)
 }

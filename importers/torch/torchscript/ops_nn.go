@@ -411,7 +411,10 @@ func opDropout(c *opCall) (value, error) {
 	// Dropout with p = 0 keeps every element even in training mode (Swin's
 	// attention calls it so whatever the module's mode).
 	if train && p != 0 {
-		return nil, c.errf("dropout in training mode is random; call model.eval() before saving")
+		if isPlainDropout(c) {
+			return dropoutTraining(c, x, p)
+		}
+		return nil, c.errf("dropout in training mode is random and only torch.dropout's elementwise mask is read; call model.eval() before saving")
 	}
 	return x, nil
 }

@@ -209,7 +209,11 @@ func opInt(c *opCall) (value, error) {
 	}
 	if t, ok := c.bound[0].(*tensorVal); ok {
 		if _, known := scalarOf(t); !known {
-			return c.b().runTimeInt(c.scope, t)
+			k, computed := c.b().importTimeValue(t)
+			if !computed {
+				return c.b().runTimeInt(c.scope, t)
+			}
+			c.bound[0] = &tensorVal{konst: k}
 		}
 	}
 	s, ok := scalarOf(c.bound[0])

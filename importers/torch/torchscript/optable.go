@@ -103,7 +103,7 @@ func init() {
 		"torch.transpose":       entry(opTranspose, "Transpose"),
 		"torch.permute":         entry(opPermute, "Transpose"),
 		"torch.contiguous":      entry(opContiguous),
-		"torch.dropout":         entry(opDropout),
+		"torch.dropout":         entry(opDropout, "RandomUniformLike", "GreaterOrEqual", "Cast", "Mul"),
 		"torch.feature_dropout": entry(opDropout),
 		"torch.alpha_dropout":   entry(opDropout),
 		"torch.mean":            entry(opMean, "ReduceMean", "Cast"),

@@ -372,6 +372,17 @@ func (p *parser) simpleStatement() (stmt, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.atOp(":") && len(items) == 1 && !trailing {
+		// An annotated assignment (x : Optional[bool] = v): the
+		// annotation only states the type the value already has.
+		p.pos++
+		if _, err := p.expr(); err != nil {
+			return nil, err
+		}
+		if !p.atOp("=") {
+			return nil, p.errf("an annotation without a value is not supported")
+		}
+	}
 	if p.atOp("=") {
 		p.pos++
 		value, err := p.exprList()
