@@ -337,7 +337,7 @@ func inferConcatFromSequence(c *InferCtx) ([]ValueInfo, error) {
 		if !ok {
 			return nil, c.errf("axis %d is out of range for stacking tensors of rank %d", o.Axis, r)
 		}
-		dims := append(append(cloneDims(s.Shape[:axis]), unknownDim), cloneDims(s.Shape[axis:])...)
+		dims := append(append(cloneDims(s.Shape[:axis]), c.runTimeDim("count")), cloneDims(s.Shape[axis:])...)
 		return []ValueInfo{shaped(s.DType, dims)}, nil
 	}
 	axis, ok := normAxis(o.Axis, r)
@@ -345,7 +345,7 @@ func inferConcatFromSequence(c *InferCtx) ([]ValueInfo, error) {
 		return nil, c.errf("axis %d is out of range for rank %d", o.Axis, r)
 	}
 	dims := cloneDims(s.Shape)
-	dims[axis] = unknownDim
+	dims[axis] = c.runTimeDim("length")
 	return []ValueInfo{shaped(s.DType, dims)}, nil
 }
 

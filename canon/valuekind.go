@@ -133,3 +133,16 @@ func mergeDeclaredKind(decl *ValueInfo, got ValueInfo) error {
 	}
 	return fmt.Errorf("declared a %s, but it is computed as a %s", decl.Kind, got.Kind)
 }
+
+// AllTensors reports whether every value in the table is a tensor.
+func (t *ValueTable) AllTensors() bool {
+	if t == nil {
+		return true
+	}
+	for _, e := range t.entries {
+		if e.flags&valueDeleted == 0 && e.kind != TensorValue {
+			return false
+		}
+	}
+	return true
+}

@@ -537,7 +537,7 @@ func exampleInFloat(t *testing.T, dt canon.DType) {
 				g32.Initializers[i] = r
 			}
 		}
-		want, err := Run(g32, in32)
+		want, err := runAny(g32, in32)
 		if err != nil {
 			continue
 		}
@@ -545,7 +545,7 @@ func exampleInFloat(t *testing.T, dt canon.DType) {
 		if !retypeExample(gDT, dt) {
 			continue
 		}
-		got, err := Run(gDT, inDT)
+		got, err := runAny(gDT, inDT)
 		if dt == canon.Float64 && kernels[d.Kind].f64 == f64Refused && d.Decompose == nil && err != nil {
 			// Refused by its table entry (an integer op given no float64
 			// data runs).
