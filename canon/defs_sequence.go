@@ -67,19 +67,23 @@ func (*SequenceConstruct) Kind() string { return "SequenceConstruct" }
 func (*SequenceConstruct) Signature() Signature {
 	return sig(1, InputSpec{Name: "Inputs", Variadic: true})
 }
-func (*SequenceEmpty) Kind() string           { return "SequenceEmpty" }
-func (*SequenceEmpty) Signature() Signature   { return sig(1) }
-func (*SequenceAt) Kind() string              { return "SequenceAt" }
-func (*SequenceAt) Signature() Signature      { return sig(1, inSeq, InputSpec{Name: "Position"}) }
-func (*SequenceInsert) Kind() string          { return "SequenceInsert" }
-func (*SequenceInsert) Signature() Signature  { return sig(1, inSeq, InputSpec{Name: "Tensor"}, inPosition) }
-func (*SequenceErase) Kind() string           { return "SequenceErase" }
-func (*SequenceErase) Signature() Signature   { return sig(1, inSeq, inPosition) }
-func (*SequenceLength) Kind() string          { return "SequenceLength" }
-func (*SequenceLength) Signature() Signature  { return sig(1, inSeq) }
-func (*SplitToSequence) Kind() string         { return "SplitToSequence" }
-func (*SplitToSequence) Signature() Signature { return sig(1, inX, InputSpec{Name: "Split", Optional: true}) }
-func (*ConcatFromSequence) Kind() string      { return "ConcatFromSequence" }
+func (*SequenceEmpty) Kind() string         { return "SequenceEmpty" }
+func (*SequenceEmpty) Signature() Signature { return sig(1) }
+func (*SequenceAt) Kind() string            { return "SequenceAt" }
+func (*SequenceAt) Signature() Signature    { return sig(1, inSeq, InputSpec{Name: "Position"}) }
+func (*SequenceInsert) Kind() string        { return "SequenceInsert" }
+func (*SequenceInsert) Signature() Signature {
+	return sig(1, inSeq, InputSpec{Name: "Tensor"}, inPosition)
+}
+func (*SequenceErase) Kind() string          { return "SequenceErase" }
+func (*SequenceErase) Signature() Signature  { return sig(1, inSeq, inPosition) }
+func (*SequenceLength) Kind() string         { return "SequenceLength" }
+func (*SequenceLength) Signature() Signature { return sig(1, inSeq) }
+func (*SplitToSequence) Kind() string        { return "SplitToSequence" }
+func (*SplitToSequence) Signature() Signature {
+	return sig(1, inX, InputSpec{Name: "Split", Optional: true})
+}
+func (*ConcatFromSequence) Kind() string { return "ConcatFromSequence" }
 func (*ConcatFromSequence) Signature() Signature {
 	return sig(1, inSeq)
 }

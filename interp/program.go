@@ -525,7 +525,7 @@ type exec struct {
 	// boxed holds the slots' sequences and optionals (see values.go); nil
 	// in a program without them.
 	boxed []any
-	s    *step
+	s     *step
 	// adapted holds the step's inputs as a kernel without float64 code
 	// sees them (see adaptInputs); nil when the kernel reads vals itself.
 	adapted []*tensor
