@@ -174,10 +174,18 @@ func (c *InferCtx) inferLoop(o *Loop) ([]ValueInfo, error) {
 		if init.DType != Undefined && next.DType != Undefined && init.DType != next.DType {
 			return nil, c.errf("carried value %d starts as %s and the body makes it %s", i, init.DType, next.DType)
 		}
-		if !sameKind(init, next) {
+		out := looseType(init, next)
+		switch {
+		case sameKind(init, next):
+		case init.Kind.IsOptional() && init.Kind.Element() == next.Kind:
+			// Given as an optional, made a value by the body (ONNX's
+			// loop16_seq_none): the result is the body's value, or the
+			// optional's when no iteration runs (an error if it is empty).
+			out.Kind = next.Kind
+		default:
 			return nil, c.errf("carried value %d starts as a %s and the body makes it a %s", i, init.Kind, next.Kind)
 		}
-		outs = append(outs, looseType(init, next))
+		outs = append(outs, out)
 	}
 	iters := c.runTimeDim("iterations")
 	// Without a cond input the body's condition is ignored: M runs exactly.

@@ -110,24 +110,24 @@ func runNodeCase(model string) (err error) {
 		return fmt.Errorf("no test_data_set_* folder")
 	}
 	for _, set := range sets {
-		inputs := map[string]*canon.Tensor{}
+		inputs := map[string]canon.Value{}
 		for i, in := range g.Inputs {
-			t, err := onnxtensor.ReadFile(filepath.Join(set, "input_"+strconv.Itoa(i)+".pb"))
+			v, err := onnxtensor.ReadValueFile(filepath.Join(set, "input_"+strconv.Itoa(i)+".pb"), in)
 			if err != nil {
 				return err
 			}
-			inputs[in.Name] = t
+			inputs[in.Name] = v
 		}
-		outs, err := p.Run(inputs)
+		outs, err := p.RunValues(inputs)
 		if err != nil {
 			return err
 		}
 		for i, o := range g.Outputs {
-			want, err := onnxtensor.ReadFile(filepath.Join(set, "output_"+strconv.Itoa(i)+".pb"))
+			want, err := onnxtensor.ReadValueFile(filepath.Join(set, "output_"+strconv.Itoa(i)+".pb"), o)
 			if err != nil {
 				return err
 			}
-			if err := compare.ONNXBackend(outs[o.Name], want); err != nil {
+			if err := compare.ONNXBackendValue(outs[o.Name], want); err != nil {
 				return fmt.Errorf("wrong result: output %q: %v", o.Name, err)
 			}
 		}

@@ -252,10 +252,22 @@ func (r *subRunner) runLoop(x *exec) error {
 		}
 	}
 	for i := 0; i < n && i < x.nout(); i++ {
-		if t, ok := carried[i].(*tensor); ok {
+		v := carried[i]
+		if opt, ok := v.(*optValue); ok && !o.Body.Outputs[1+i].Kind.IsOptional() && o.Body.Outputs[1+i].Kind == opt.kind.Element() {
+			// The loop ran no iteration on an optional the body turns into
+			// a value: the result is what the optional holds.
+			if opt.val == nil {
+				return fmt.Errorf("the loop ran no iteration and carried value %d is an empty optional, which the loop's result cannot be", i)
+			}
+			v = opt.val
+			if t, ok := v.(*tensor); ok {
+				v = detach(t) // the optional keeps its own
+			}
+		}
+		if t, ok := v.(*tensor); ok {
 			x.set(i, cloneIfInput(x, t))
 		} else {
-			x.setValue(i, carried[i]) // sequences and optionals are never changed in place
+			x.setValue(i, v) // sequences and optionals are never changed in place
 		}
 	}
 	for j := 0; j < k && n+j < x.nout(); j++ {
