@@ -289,6 +289,9 @@ func inferSplitToSequence(c *InferCtx) ([]ValueInfo, error) {
 	case !c.present(1):
 		dims[axis] = knownDim(1)
 	default:
+		if err := c.checkSplitSum(d); err != nil {
+			return nil, err
+		}
 		dims[axis] = c.splitPieceDim(d)
 	}
 	out.Shape, out.RankKnown = dims, true
@@ -402,4 +405,28 @@ func sequenceDTypes(n *Node, in []DType) ([]DType, error) {
 		dts[i] = o.DType
 	}
 	return dts, nil
+}
+
+// checkSplitSum refuses known 1-D split lengths that do not add up to the
+// axis length d (or that are negative).
+func (c *InferCtx) checkSplitSum(d Dim) error {
+	s := c.in[1].Const
+	if s == nil || len(s.Shape) != 1 || !d.Known() {
+		return nil
+	}
+	v, err := s.Int64s()
+	if err != nil {
+		return nil
+	}
+	sum := int64(0)
+	for _, p := range v {
+		if p < 0 {
+			return c.errf("split lengths %v must not be negative", v)
+		}
+		sum += p
+	}
+	if sum != d.Size {
+		return c.errf("split lengths %v add up to %d, but the axis has %d", v, sum, d.Size)
+	}
+	return nil
 }
