@@ -238,6 +238,9 @@ func (r *subRunner) runLoop(x *exec) error {
 			cond = next
 		}
 		copy(carried, outs[1:1+n])
+		if err := checkCarried(x, carried); err != nil {
+			return fmt.Errorf("iteration %d: %w", iter, err)
+		}
 		for j, v := range outs[1+n:] {
 			s, ok := v.(*tensor)
 			if !ok {

@@ -186,9 +186,11 @@ func (p *Program) RunValues(inputs map[string]canon.Value) (map[string]canon.Val
 	for _, o := range p.outs {
 		if boxed != nil && boxed[o.slot] != nil {
 			v := boxed[o.slot]
-			if err := p.pool.budget.tryCharge(fmt.Sprintf("output %q", o.name), valueBytes(v)); err != nil {
+			n := valueBytes(v)
+			if err := p.pool.budget.tryCharge(fmt.Sprintf("output %q", o.name), n); err != nil {
 				return nil, err
 			}
+			p.pool.outBytes += n
 			cv, err := toCanonValue(v, o.name, o.dt)
 			if err != nil {
 				return nil, err
@@ -278,4 +280,20 @@ func (p *Program) boxedAware(n *canon.Node, run kernel) kernel {
 		}
 		return run(x)
 	}
+}
+
+// checkCarried stops a loop whose carried sequences grow past the memory
+// budget (a body that appends to a list on every iteration of a huge or
+// endless loop) before they exhaust the machine.
+func checkCarried(x *exec, carried []any) error {
+	n := int64(0)
+	for _, v := range carried {
+		if _, isTensor := v.(*tensor); !isTensor {
+			n += valueBytes(v)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return x.p.pool.budget.check("the loop's carried sequences", n)
 }
