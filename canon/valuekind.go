@@ -64,10 +64,14 @@ func OptionalOf(k ValueKind) ValueKind {
 // IsTensor reports whether v is a tensor (not a sequence or an optional).
 func (v ValueInfo) IsTensor() bool { return v.Kind == TensorValue }
 
-// TypeString prints v's type: "f32[2 3]" for a tensor, "seq(f32[?])" for a
-// sequence, "opt(f32[4])" and "opt(seq(i64[3]))" for optionals.
+// TypeString prints v's type: "f32[2 3]" for a tensor, "seq(f32[N])" for
+// a sequence, "opt(f32[4])" and "opt(seq(i64))" for optionals (the dtype
+// alone when the rank is unknown).
 func (v ValueInfo) TypeString() string {
-	t := v.DType.String() + fmtShape(v)
+	t := v.DType.String()
+	if v.RankKnown {
+		t += fmtDims(v.Shape)
+	}
 	if v.Kind.Element() == SequenceValue {
 		t = "seq(" + t + ")"
 	}
