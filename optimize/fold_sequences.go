@@ -101,3 +101,14 @@ func normalized(a int64, rank int) (int64, bool) {
 	}
 	return a, true
 }
+
+// makesNonTensor reports a node with a sequence or optional output, which
+// constant folding leaves computed.
+func makesNonTensor(g *canon.Graph, n *canon.Node) bool {
+	for _, o := range n.Outputs {
+		if o != "" && !g.Values.Get(o).IsTensor() {
+			return true
+		}
+	}
+	return false
+}

@@ -52,3 +52,31 @@ func TestFoldSequences(t *testing.T) {
 		t.Errorf("after the passes: %v; want two Concats and the stacked pair's two Unsqueezes", ops)
 	}
 }
+
+// TestConstantSequencesNotFolded: fold_constants leaves nodes that make
+// sequences or optionals from constants (there is no initializer of those
+// kinds) and the pipeline runs through them.
+func TestConstantSequencesNotFolded(t *testing.T) {
+	node := func(name string, op canon.Op, ins []string, outs ...string) *canon.Node {
+		return &canon.Node{Name: name, Op: op, Inputs: ins, Outputs: outs}
+	}
+	c := canon.NewFloat32Tensor("c", []int64{2}, []float32{1, 2})
+	g := &canon.Graph{Name: "constseq",
+		Inputs:       []canon.ValueInfo{{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(2), RankKnown: true}},
+		Initializers: []*canon.Tensor{c},
+		Nodes: []*canon.Node{
+			node("empty", &canon.SequenceEmpty{DType: canon.Float32}, nil, "e"),
+			node("append", &canon.SequenceInsert{}, []string{"e", "c"}, "s"),
+			node("append_x", &canon.SequenceInsert{}, []string{"s", "x"}, "s2"),
+			node("len", &canon.SequenceLength{}, []string{"s2"}, "n"),
+			node("wrap", &canon.Optional{}, []string{"c"}, "o"),
+			node("has", &canon.OptionalHasElement{}, []string{"o"}, "h"),
+			node("cat", &canon.ConcatFromSequence{Axis: 0}, []string{"s2"}, "y"),
+		},
+		Outputs: []canon.ValueInfo{{Name: "n"}, {Name: "h"}, {Name: "y"}},
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	runPassList(t, g, Passes())
+}
