@@ -189,6 +189,23 @@ func sequenceGraph() *canon.Graph {
 	node := func(name string, op canon.Op, ins []string, outs ...string) *canon.Node {
 		return &canon.Node{Name: name, Op: op, Inputs: ins, Outputs: outs}
 	}
+	// A Loop appending y+i to a carried sequence three times, and an If
+	// choosing between two sequences.
+	loopBody := &canon.Graph{Name: "append_body",
+		Inputs: []canon.ValueInfo{{Name: "i", DType: canon.Int64, RankKnown: true}, {Name: "cond_in", DType: canon.Bool, RankKnown: true},
+			{Name: "acc", DType: canon.Float32, Kind: canon.SequenceValue}},
+		Nodes: []*canon.Node{
+			node("keep", &canon.Identity{}, []string{"cond_in"}, "cond_out"),
+			node("as_float", &canon.Cast{To: canon.Float32}, []string{"i"}, "i_f"),
+			node("shift", &canon.Binary{Fn: canon.Add}, []string{"y", "i_f"}, "item"),
+			node("append", &canon.SequenceInsert{}, []string{"acc", "item"}, "acc_out"),
+		},
+		Outputs: []canon.ValueInfo{{Name: "cond_out"}, {Name: "acc_out"}}}
+	branch := func(x string) *canon.Graph {
+		return &canon.Graph{Name: "branch_" + x,
+			Nodes:   []*canon.Node{node("pack_"+x, &canon.SequenceConstruct{}, []string{x, x}, "packed_"+x)},
+			Outputs: []canon.ValueInfo{{Name: "packed_" + x}}}
+	}
 	body := &canon.Graph{Name: "relu_body",
 		Inputs:  []canon.ValueInfo{{Name: "t", DType: canon.Float32}},
 		Nodes:   []*canon.Node{node("relu", &canon.Unary{Fn: canon.Relu}, []string{"t"}, "r")},
@@ -197,7 +214,8 @@ func sequenceGraph() *canon.Graph {
 		Inputs: []canon.ValueInfo{
 			{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(3, 6), RankKnown: true},
 			{Name: "y", DType: canon.Float32, Shape: canon.DimsOf(3, 2), RankKnown: true}},
-		Initializers: []*canon.Tensor{i64("two", 2), i64("one", 1), i64("minus_one", -1), i64("zero", 0)},
+		Initializers: []*canon.Tensor{i64("two", 2), i64("one", 1), i64("minus_one", -1), i64("zero", 0), i64("three", 3),
+			{Name: "flag", DType: canon.Bool, Shape: []int64{}, Data: []byte{0}}},
 		Nodes: []*canon.Node{
 			node("split", &canon.SplitToSequence{Axis: 1, KeepDims: true}, []string{"x", "two"}, "s"),
 			node("insert", &canon.SequenceInsert{}, []string{"s", "y", "one"}, "s2"),
@@ -218,15 +236,21 @@ func sequenceGraph() *canon.Graph {
 			node("has_none", &canon.OptionalHasElement{}, []string{"oe"}, "h2"),
 			node("map", &canon.SequenceMap{Body: body}, []string{"s3"}, "m"),
 			node("concat_mapped", &canon.ConcatFromSequence{Axis: 1}, []string{"m"}, "mc"),
+			node("three_empty", &canon.SequenceEmpty{DType: canon.Float32}, nil, "acc0"),
+			node("loop", &canon.Loop{Body: loopBody, Captures: []string{"y"}}, []string{"three", "", "acc0", "y"}, "acc"),
+			node("concat_loop", &canon.ConcatFromSequence{Axis: 0}, []string{"acc"}, "lc"),
+			node("if", &canon.If{Then: branch("y"), Else: branch("got"), Captures: []string{"got", "y"}}, []string{"flag", "got", "y"}, "chosen"),
+			node("concat_if", &canon.ConcatFromSequence{Axis: 1}, []string{"chosen"}, "ic"),
 		},
 	}
-	for _, o := range []string{"n", "a", "c", "st", "c2", "c3", "h", "got", "h2", "mc"} {
+	for _, o := range []string{"n", "a", "c", "st", "c2", "c3", "h", "got", "h2", "mc", "lc", "ic"} {
 		g.Outputs = append(g.Outputs, canon.ValueInfo{Name: o})
 	}
 	// A tensor taken from a sequence that started empty has a shape only
 	// the run tells; the declaration gives it (ONNX wants graph outputs'
 	// ranks).
 	g.Outputs[4] = canon.ValueInfo{Name: "c2", DType: canon.Float32, Shape: canon.DimsOf(3, 2), RankKnown: true}
+	g.Outputs[10] = canon.ValueInfo{Name: "lc", DType: canon.Float32, Shape: canon.DimsOf(9, 2), RankKnown: true}
 	return g
 }
 
