@@ -64,6 +64,10 @@ func (r *subRunner) run(x *exec, attr string, sub *canon.Graph, formal []any) ([
 	inputs := make(map[string]canon.Value, len(all))
 	for i, v := range all {
 		name := p.g.Inputs[i].Name
+		if _, isTensor := v.(*tensor); !isTensor {
+			inputs[name] = &liveValue{v} // never changed: shared, not copied
+			continue
+		}
 		cv, err := toCanonValue(v, name, canon.Undefined)
 		if err != nil {
 			return nil, fmt.Errorf("%s input %q: %v", attr, name, err)
@@ -150,6 +154,7 @@ func (r *subRunner) plan(x *exec, attr string, sub *canon.Graph, in []any) (*Pro
 	// The subgraph's buffers count against the memory budget of the
 	// program that runs the node.
 	p.pool.budget = x.p.pool.budget
+	p.live = true
 	r.plans[key.String()] = p
 	return p, nil
 }

@@ -46,6 +46,9 @@ type Program struct {
 	runs int
 	// boxes: the graph has sequence or optional values (see values.go).
 	boxes bool
+	// live: the program runs a subgraph, and hands its sequences and
+	// optionals to the node that runs it as they are (see liveValue).
+	live bool
 }
 
 // maxPackedBytes bounds the pre-packed weight copies of one Program; past

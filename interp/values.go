@@ -26,6 +26,13 @@ type optValue struct {
 	val  any
 }
 
+// liveValue passes a sequence or an optional between a control-flow node
+// and the Program of its subgraph as it is, without a copy: boxed values
+// are never changed, so both sides may hold it.
+type liveValue struct{ v any }
+
+func (l *liveValue) ValueKind() canon.ValueKind { return kindOf(l.v) }
+
 // detach is a copy of t that owns its data (not from the pool).
 func detach(t *tensor) *tensor {
 	c := &tensor{dt: t.dt, shape: append([]int{}, t.shape...)}
@@ -92,6 +99,8 @@ func (x *exec) seqIn(k int) (*seqValue, error) {
 // fromCanonValue converts a canon run-time value.
 func fromCanonValue(v canon.Value) (any, error) {
 	switch x := v.(type) {
+	case *liveValue:
+		return x.v, nil
 	case *canon.Tensor:
 		return fromCanon(x, false)
 	case *canon.Sequence:
@@ -186,6 +195,10 @@ func (p *Program) RunValues(inputs map[string]canon.Value) (map[string]canon.Val
 	for _, o := range p.outs {
 		if boxed != nil && boxed[o.slot] != nil {
 			v := boxed[o.slot]
+			if p.live {
+				out[o.name] = &liveValue{v}
+				continue
+			}
 			n := valueBytes(v)
 			if err := p.pool.budget.tryCharge(fmt.Sprintf("output %q", o.name), n); err != nil {
 				return nil, err
@@ -227,6 +240,12 @@ func (p *Program) inputValue(in inputSlot, v canon.Value) (any, error) {
 	}
 	if s, ok := v.(*canon.Sequence); ok && in.info.Kind == canon.OptionalSequence {
 		v = &canon.OptionalValue{Kind: canon.OptionalSequence, DType: s.DType, Value: s}
+	}
+	if l, ok := v.(*liveValue); ok {
+		if l.ValueKind() != in.info.Kind {
+			return nil, fmt.Errorf("input %q: a %s is given where a %s is expected", in.info.Name, l.ValueKind(), in.info.Kind)
+		}
+		return l.v, nil // held by the caller's program, which counted it
 	}
 	if err := canon.CheckValue(in.info, v); err != nil {
 		return nil, fmt.Errorf("input %q: %v", in.info.Name, err)
