@@ -65,6 +65,12 @@ func TestSequenceNodeCasesRoundTrip(t *testing.T) {
 			if err := runSuiteData(p, dir); err != nil {
 				t.Errorf("%s at opset %d, read back: %v", name, opset, err)
 			}
+			if back, err := onnximport.Read(p, formats.ReadOptions{}); err == nil {
+				if a, b := ioTypes(g), ioTypes(back); a != b {
+					t.Errorf("%s at opset %d reads back with other input and output types: %s, wrote %s", name, opset, b, a)
+				}
+				back.Close()
+			}
 		}
 		g.Close()
 	}
@@ -290,4 +296,13 @@ func nonTensorIO(g *canon.Graph) bool {
 		}
 	}
 	return false
+}
+
+// ioTypes prints a graph's input and output types (kind, dtype, shape).
+func ioTypes(g *canon.Graph) string {
+	var b strings.Builder
+	for _, v := range append(append([]canon.ValueInfo{}, g.Inputs...), g.Outputs...) {
+		b.WriteString(v.Name + ":" + v.TypeString() + " ")
+	}
+	return b.String()
 }
