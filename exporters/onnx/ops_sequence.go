@@ -22,8 +22,8 @@ func init() {
 		"ConcatFromSequence": {onnx: "ConcatFromSequence", native: 11, write: writeConcatFromSequence},
 		"SequenceMap":        {onnx: "SequenceMap", native: 17, write: writeSequenceMap},
 		"Optional":           {onnx: "Optional", native: 15, write: writeOptional},
-		"OptionalHasElement": {onnx: "OptionalHasElement", native: 15, write: writeSame},
-		"OptionalGetElement": {onnx: "OptionalGetElement", native: 15, write: writeSame},
+		"OptionalHasElement": {onnx: "OptionalHasElement", native: 15, write: writeOptionalRead},
+		"OptionalGetElement": {onnx: "OptionalGetElement", native: 15, write: writeOptionalRead},
 	})
 }
 
@@ -128,4 +128,15 @@ func writeOptional(b *builder, n *canon.Node) error {
 		Tp: typeProto(op.Type.ElementType())}
 	b.emit(n.Name, "Optional", nil, n.Outputs, attr)
 	return nil
+}
+
+// writeOptionalRead writes OptionalHasElement or OptionalGetElement, which
+// read a tensor or a sequence (not an optional) from opset 18 only.
+func writeOptionalRead(b *builder, n *canon.Node) error {
+	if len(n.Inputs) > 0 && n.Inputs[0] != "" {
+		if k := b.types.Get(n.Inputs[0]).Kind; !k.IsOptional() && b.opset < 18 {
+			return b.needOpset(n, fmt.Sprintf("%s of a %s", n.Op.Kind(), k), 18)
+		}
+	}
+	return writeSame(b, n)
 }
