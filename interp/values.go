@@ -232,7 +232,7 @@ func RunValues(g *canon.Graph, inputs map[string]canon.Value) (map[string]canon.
 // inputValue converts a sequence or optional graph input.
 func (p *Program) inputValue(in inputSlot, v canon.Value) (any, error) {
 	if v == nil {
-		return nil, fmt.Errorf("input %q: missing (want a %s of %s%s)", in.info.Name, in.info.Kind, in.info.DType, fmtDims(in.info))
+		return nil, fmt.Errorf("input %q: missing (want a %s of %s%s, given through RunValues)", in.info.Name, in.info.Kind, in.info.DType, fmtDims(in.info))
 	}
 	if t, ok := v.(*canon.Tensor); ok && in.info.Kind == canon.OptionalTensor {
 		// A tensor given for an optional tensor: the optional holds it.
