@@ -137,6 +137,9 @@ func (c *InferCtx) inferIf(o *If) ([]ValueInfo, error) {
 		if t.DType != Undefined && e.DType != Undefined && t.DType != e.DType {
 			return nil, c.errf("output %d is %s in then_branch and %s in else_branch", i, t.DType, e.DType)
 		}
+		if !sameKind(t, e) {
+			return nil, c.errf("output %d is a %s in then_branch and a %s in else_branch", i, t.Kind, e.Kind)
+		}
 		outs[i] = looseType(t, e)
 		if outs[i].DType == Undefined {
 			outs[i].DType = max(t.DType, e.DType)
@@ -171,14 +174,28 @@ func (c *InferCtx) inferLoop(o *Loop) ([]ValueInfo, error) {
 		if init.DType != Undefined && next.DType != Undefined && init.DType != next.DType {
 			return nil, c.errf("carried value %d starts as %s and the body makes it %s", i, init.DType, next.DType)
 		}
-		outs = append(outs, looseType(init, next))
+		out := looseType(init, next)
+		switch {
+		case sameKind(init, next):
+		case init.Kind.IsOptional() && init.Kind.Element() == next.Kind:
+			// Given as an optional, made a value by the body (ONNX's
+			// loop16_seq_none): the result is the body's value, or the
+			// optional's when no iteration runs (an error if it is empty).
+			out.Kind = next.Kind
+		default:
+			return nil, c.errf("carried value %d starts as a %s and the body makes it a %s", i, init.Kind, next.Kind)
+		}
+		outs = append(outs, out)
 	}
 	iters := c.runTimeDim("iterations")
 	// Without a cond input the body's condition is ignored: M runs exactly.
 	if m, ok := c.constInt(0); ok && !c.present(1) {
 		iters = Dim{Size: max(m, 0)}
 	}
-	for _, s := range body[1+n:] {
+	for j, s := range body[1+n:] {
+		if !s.IsTensor() {
+			return nil, c.errf("scan output %d is a %s; a Loop stacks tensors only (carry the sequence instead)", j, s.Kind)
+		}
 		v := ValueInfo{DType: s.DType}
 		if s.RankKnown {
 			v.RankKnown = true
@@ -194,10 +211,10 @@ func (c *InferCtx) inferLoop(o *Loop) ([]ValueInfo, error) {
 // agree (a body that declares no shape keeps only the dtype).
 func carriedType(init, declared ValueInfo) ValueInfo {
 	if declared.DType == Undefined {
-		return ValueInfo{DType: init.DType}
+		return ValueInfo{DType: init.DType, Kind: init.Kind}
 	}
 	if !declared.RankKnown {
-		return ValueInfo{DType: declared.DType}
+		return ValueInfo{DType: declared.DType, Kind: declared.Kind}
 	}
 	v := looseType(declared, init)
 	v.DType = declared.DType

@@ -60,6 +60,8 @@ func equalValues(what string, a, b []ValueInfo) error {
 			return fmt.Errorf("%s %d: name %q vs %q", what, i, x.Name, y.Name)
 		case x.DType != y.DType:
 			return fmt.Errorf("%s %q: dtype %s vs %s", what, x.Name, x.DType, y.DType)
+		case x.Kind != y.Kind:
+			return fmt.Errorf("%s %q: a %s vs a %s", what, x.Name, x.Kind, y.Kind)
 		case x.RankKnown != y.RankKnown:
 			return fmt.Errorf("%s %q: shape %s vs %s", what, x.Name, fmtShape(x), fmtShape(y))
 		case x.RankKnown && !equalDims(x.Shape, y.Shape):

@@ -52,7 +52,7 @@ func (d *OpDef) ExampleGraph() (*Graph, error) {
 			n.Inputs = append(n.Inputs, t.Name)
 		default:
 			name := "x" + strconv.Itoa(i)
-			g.Inputs = append(g.Inputs, ValueInfo{Name: name, DType: in.DType, Shape: DimsOf(in.Shape...), RankKnown: true})
+			g.Inputs = append(g.Inputs, ValueInfo{Name: name, DType: in.DType, Shape: DimsOf(in.Shape...), RankKnown: true, Kind: in.Kind})
 			n.Inputs = append(n.Inputs, name)
 		}
 	}

@@ -31,6 +31,10 @@ type ValueInfo struct {
 	// (initializers, Constant nodes, and small integer tensors computed from
 	// static shapes by shape inference, such as Shape -> Gather chains).
 	Const *Tensor
+	// Kind says whether the value is a tensor (the zero kind), a sequence
+	// of tensors or an optional (see valuekind.go). For a sequence or an
+	// optional, DType and Shape describe the tensors it holds.
+	Kind ValueKind
 }
 
 // StaticShape returns the concrete shape and true when every dimension is known.

@@ -125,6 +125,9 @@ func (g *Graph) infer(names *nameindex.Index) error {
 // mergeDeclared completes decl with what inference found, and reports
 // where they disagree.
 func mergeDeclared(decl *ValueInfo, got ValueInfo) error {
+	if err := mergeDeclaredKind(decl, got); err != nil {
+		return err
+	}
 	if got.DType != Undefined && decl.DType != Undefined && decl.DType != got.DType {
 		return fmt.Errorf("declared dtype %s, but it is computed as %s", decl.DType, got.DType)
 	}

@@ -77,6 +77,9 @@ func (c *InferCtx) infer() ([]ValueInfo, error) {
 	if d == nil {
 		return nil, c.errf("no shape inference for op kind %s (%T): it is not a registered canonical op", opKind(c.n.Op), c.n.Op)
 	}
+	if err := c.checkTensorInputs(); err != nil {
+		return nil, err
+	}
 	return d.Infer(c)
 }
 

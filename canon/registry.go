@@ -120,6 +120,9 @@ type ExampleInput struct {
 	// Const is the value when the input is a constant (a weight or a
 	// parameter); its name is filled in by ExampleGraph.
 	Const *Tensor
+	// Kind makes a graph input a sequence or an optional of tensors of
+	// DType and Shape (a tensor by default).
+	Kind ValueKind
 }
 
 var (

@@ -155,7 +155,7 @@ func checkSubgraphShape(c *CheckCtx, o SubgraphOwner) error {
 // rank and dims where they agree with w's. Used for values whose shape may
 // change from one iteration or branch to the next.
 func looseType(v, w ValueInfo) ValueInfo {
-	out := ValueInfo{Name: v.Name, DType: v.DType}
+	out := ValueInfo{Name: v.Name, DType: v.DType, Kind: v.Kind}
 	if w.DType != v.DType {
 		out.DType = Undefined
 	}

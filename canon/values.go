@@ -38,6 +38,7 @@ type valueEntry struct {
 	shape int32 // id in shapes; -1 for a nil Shape
 	dtype DType
 	flags uint8
+	kind  ValueKind
 }
 
 const (
@@ -114,7 +115,7 @@ func (t *ValueTable) info(e int32) ValueInfo { return t.infoShared(e, false) }
 
 func (t *ValueTable) infoShared(e int32, shared bool) ValueInfo {
 	en := t.entries[e]
-	v := ValueInfo{Name: t.index.Name(e), DType: en.dtype, RankKnown: en.flags&valueRankKnown != 0}
+	v := ValueInfo{Name: t.index.Name(e), DType: en.dtype, RankKnown: en.flags&valueRankKnown != 0, Kind: en.kind}
 	if en.shape >= 0 {
 		s := t.shapes[en.shape]
 		if shared {
@@ -144,7 +145,7 @@ func (t *ValueTable) Set(name string, v ValueInfo) {
 	} else if t.entries[e].flags&valueDeleted != 0 {
 		t.live++
 	}
-	en := valueEntry{shape: t.internShape(v.Shape), dtype: v.DType}
+	en := valueEntry{shape: t.internShape(v.Shape), dtype: v.DType, kind: v.Kind}
 	if v.RankKnown {
 		en.flags |= valueRankKnown
 	}

@@ -52,8 +52,8 @@ func resolveInputDims(g *canon.Graph, opts ReadOptions) error {
 		}
 	}
 	for i := range g.Inputs {
-		if g.Inputs[i].RankKnown {
-			continue
+		if g.Inputs[i].RankKnown || !g.Inputs[i].IsTensor() {
+			continue // a sequence's tensors may differ in rank
 		}
 		name := g.Inputs[i].Name
 		ranks := acceptedRanks(g, i)

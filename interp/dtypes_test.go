@@ -552,7 +552,7 @@ func exampleInFloat(t *testing.T, dt canon.DType) {
 				g32.Initializers[i] = r
 			}
 		}
-		want, err := Run(g32, in32)
+		want, err := runAny(g32, in32)
 		if err != nil {
 			continue
 		}
@@ -560,7 +560,7 @@ func exampleInFloat(t *testing.T, dt canon.DType) {
 		if !hasFloat32(gDT) || !retypeExample(gDT, dt) {
 			continue // no float32 data to retype (integer or string tokens)
 		}
-		got, err := Run(gDT, inDT)
+		got, err := runAny(gDT, inDT)
 		if dt == canon.Float64 && kernels[d.Kind].f64 == f64Refused && d.Decompose == nil && err != nil {
 			// Refused by its table entry (an integer op given no float64
 			// data runs).

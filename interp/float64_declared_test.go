@@ -31,12 +31,12 @@ func TestFloat64AsDeclared(t *testing.T) {
 		if !ok {
 			continue
 		}
-		a, err := Run(fine.g, fine.in)
+		a, err := runAny(fine.g, fine.in)
 		if err != nil {
 			t.Errorf("%s: claims float64, fails on float64 data: %v", d.Kind, err)
 			continue
 		}
-		b, err := Run(rounded.g, rounded.in)
+		b, err := runAny(rounded.g, rounded.in)
 		if err != nil {
 			t.Errorf("%s: float64 run on float32-rounded inputs fails: %v", d.Kind, err)
 			continue

@@ -48,55 +48,92 @@ func newSubRunner(op canon.Op) *subRunner {
 }
 
 // run runs subgraph sub (attribute attr) on the formal inputs given and
-// the node's captured values, and returns its outputs in order.
-func (r *subRunner) run(x *exec, attr string, sub *canon.Graph, formal []*tensor) ([]*tensor, error) {
+// the node's captured values, and returns its outputs in order. Values are
+// tensors (*tensor) or sequences and optionals (see values.go).
+func (r *subRunner) run(x *exec, attr string, sub *canon.Graph, formal []any) ([]any, error) {
 	caps := r.owner.CaptureNames()
-	capVals := make([]*tensor, len(caps))
+	all := append([]any{}, formal...)
 	first := len(x.s.in) - len(caps)
 	for i := range caps {
-		capVals[i] = x.in(first + i)
+		all = append(all, x.value(first+i))
 	}
-	all := append(append([]*tensor{}, formal...), capVals...)
 	p, err := r.plan(x, attr, sub, all)
 	if err != nil {
 		return nil, err
 	}
-	inputs := make(map[string]*canon.Tensor, len(all))
-	for i, t := range all {
+	inputs := make(map[string]canon.Value, len(all))
+	for i, v := range all {
 		name := p.g.Inputs[i].Name
-		ct, err := toCanon(t, name, t.dt)
+		if _, isTensor := v.(*tensor); !isTensor {
+			inputs[name] = &liveValue{v} // never changed: shared, not copied
+			continue
+		}
+		cv, err := toCanonValue(v, name, canon.Undefined)
 		if err != nil {
 			return nil, fmt.Errorf("%s input %q: %v", attr, name, err)
 		}
-		inputs[name] = ct
+		inputs[name] = cv
 	}
-	outs, err := p.Run(inputs)
+	outs, err := p.RunValues(inputs)
 	if err != nil {
 		return nil, fmt.Errorf("in %s: %w", attr, err)
 	}
-	res := make([]*tensor, len(sub.Outputs))
+	res := make([]any, len(sub.Outputs))
 	for i, o := range sub.Outputs {
-		ct := outs[o.Name]
-		if ct == nil {
+		cv := outs[o.Name]
+		if cv == nil {
 			return nil, fmt.Errorf("%s did not compute its output %q", attr, o.Name)
 		}
-		if res[i], err = fromCanon(ct, false); err != nil {
+		if res[i], err = fromCanonValue(cv); err != nil {
 			return nil, fmt.Errorf("%s output %q: %v", attr, o.Name, err)
 		}
 	}
 	return res, nil
 }
 
-// plan returns the program of sub for inputs of these dtypes and ranks.
-func (r *subRunner) plan(x *exec, attr string, sub *canon.Graph, in []*tensor) (*Program, error) {
+// runTensors is run for subgraphs that take and make tensors only.
+func (r *subRunner) runTensors(x *exec, attr string, sub *canon.Graph, formal []*tensor) ([]*tensor, error) {
+	in := make([]any, len(formal))
+	for i, t := range formal {
+		in[i] = t
+	}
+	outs, err := r.run(x, attr, sub, in)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]*tensor, len(outs))
+	for i, v := range outs {
+		t, ok := v.(*tensor)
+		if !ok {
+			return nil, fmt.Errorf("%s output %q is a %s, want a tensor", attr, sub.Outputs[i].Name, kindOf(v))
+		}
+		res[i] = t
+	}
+	return res, nil
+}
+
+// plan returns the program of sub for inputs of these kinds, dtypes and
+// ranks.
+func (r *subRunner) plan(x *exec, attr string, sub *canon.Graph, in []any) (*Program, error) {
 	var key strings.Builder
 	key.WriteString(attr)
 	types := make([]canon.ValueInfo, len(in))
-	for i, t := range in {
-		fmt.Fprintf(&key, "|%d/%d", t.dt, len(t.shape))
-		types[i] = canon.ValueInfo{DType: t.dt, RankKnown: true, Shape: make([]canon.Dim, len(t.shape))}
-		for k := range t.shape {
-			types[i].Shape[k] = canon.Dim{Size: -1}
+	for i, v := range in {
+		switch b := v.(type) {
+		case *tensor:
+			fmt.Fprintf(&key, "|%d/%d", b.dt, len(b.shape))
+			types[i] = canon.ValueInfo{DType: b.dt, RankKnown: true, Shape: make([]canon.Dim, len(b.shape))}
+			for k := range b.shape {
+				types[i].Shape[k] = canon.Dim{Size: -1}
+			}
+		case *seqValue:
+			fmt.Fprintf(&key, "|s%d", b.dt)
+			types[i] = canon.ValueInfo{DType: b.dt, Kind: canon.SequenceValue}
+		case *optValue:
+			fmt.Fprintf(&key, "|o%d/%d", b.kind, b.dt)
+			types[i] = canon.ValueInfo{DType: b.dt, Kind: b.kind}
+		default:
+			return nil, fmt.Errorf("%s input %d has no value", attr, i)
 		}
 	}
 	if p := r.plans[key.String()]; p != nil {
@@ -117,6 +154,7 @@ func (r *subRunner) plan(x *exec, attr string, sub *canon.Graph, in []*tensor) (
 	// The subgraph's buffers count against the memory budget of the
 	// program that runs the node.
 	p.pool.budget = x.p.pool.budget
+	p.live = true
 	r.plans[key.String()] = p
 	return p, nil
 }
@@ -143,7 +181,7 @@ func (r *subRunner) runIf(x *exec) error {
 		return err
 	}
 	for k := 0; k < x.nout() && k < len(outs); k++ {
-		x.set(k, outs[k])
+		x.setValue(k, outs[k])
 	}
 	return nil
 }
@@ -168,9 +206,9 @@ func (r *subRunner) runLoop(x *exec) error {
 		}
 	}
 	n, k := o.Carried(), o.ScanOutputs()
-	carried := make([]*tensor, n)
+	carried := make([]any, n)
 	for i := range carried {
-		carried[i] = x.in(2 + i)
+		carried[i] = x.value(2 + i)
 	}
 	scans := make([][]*tensor, k)
 	charge := &stackCharge{x: x}
@@ -184,16 +222,20 @@ func (r *subRunner) runLoop(x *exec) error {
 			}
 			return fmt.Errorf("the loop ran %d iterations and %s: stopped at the interpreter's iteration limit (MaxLoopIterations); the model's loop does not end on this input", limit, what)
 		}
-		formal := []*tensor{
-			{dt: canon.Int64, shape: []int{}, i: []int64{iter}},
-			{dt: canon.Bool, shape: []int{}, i: []int64{boolInt(cond)}},
+		formal := []any{
+			&tensor{dt: canon.Int64, shape: []int{}, i: []int64{iter}},
+			&tensor{dt: canon.Bool, shape: []int{}, i: []int64{boolInt(cond)}},
 		}
 		formal = append(formal, carried...)
 		outs, err := r.run(x, "body", o.Body, formal)
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", iter, err)
 		}
-		next, err := scalarBool(outs[0], "the body's condition output")
+		condOut, _ := outs[0].(*tensor)
+		if condOut == nil {
+			return fmt.Errorf("iteration %d: the body's condition output is a %s, want a bool tensor", iter, kindOf(outs[0]))
+		}
+		next, err := scalarBool(condOut, "the body's condition output")
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", iter, err)
 		}
@@ -201,7 +243,14 @@ func (r *subRunner) runLoop(x *exec) error {
 			cond = next
 		}
 		copy(carried, outs[1:1+n])
-		for j, s := range outs[1+n:] {
+		if err := checkCarried(x, carried); err != nil {
+			return fmt.Errorf("iteration %d: %w", iter, err)
+		}
+		for j, v := range outs[1+n:] {
+			s, ok := v.(*tensor)
+			if !ok {
+				return fmt.Errorf("iteration %d: scan output %d is a %s; a Loop stacks tensors only", iter, j, kindOf(v))
+			}
 			if j < k {
 				if err := charge.add("the loop's scan outputs", s); err != nil {
 					return fmt.Errorf("iteration %d: %w", iter, err)
@@ -211,7 +260,23 @@ func (r *subRunner) runLoop(x *exec) error {
 		}
 	}
 	for i := 0; i < n && i < x.nout(); i++ {
-		x.set(i, cloneIfInput(x, carried[i]))
+		v := carried[i]
+		if opt, ok := v.(*optValue); ok && !o.Body.Outputs[1+i].Kind.IsOptional() && o.Body.Outputs[1+i].Kind == opt.kind.Element() {
+			// The loop ran no iteration on an optional the body turns into
+			// a value: the result is what the optional holds.
+			if opt.val == nil {
+				return fmt.Errorf("the loop ran no iteration and carried value %d is an empty optional, which the loop's result cannot be", i)
+			}
+			v = opt.val
+			if t, ok := v.(*tensor); ok {
+				v = detach(t) // the optional keeps its own
+			}
+		}
+		if t, ok := v.(*tensor); ok {
+			x.set(i, cloneIfInput(x, t))
+		} else {
+			x.setValue(i, v) // sequences and optionals are never changed in place
+		}
 	}
 	for j := 0; j < k && n+j < x.nout(); j++ {
 		out, err := stack(scans[j], 0, false, o.Body.Outputs[1+n+j].DType)
@@ -264,7 +329,7 @@ func (r *subRunner) runScan(x *exec) error {
 			}
 			formal = append(formal, sliceAxis(t, axes[j], at))
 		}
-		outs, err := r.run(x, "body", o.Body, formal)
+		outs, err := r.runTensors(x, "body", o.Body, formal)
 		if err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}

@@ -44,6 +44,11 @@ type Program struct {
 	// runs counts calls of Run: weight transforms that only pay back over
 	// several runs (Winograd) wait for the second.
 	runs int
+	// boxes: the graph has sequence or optional values (see values.go).
+	boxes bool
+	// live: the program runs a subgraph, and hands its sequences and
+	// optionals to the node that runs it as they are (see liveValue).
+	live bool
 }
 
 // maxPackedBytes bounds the pre-packed weight copies of one Program; past
@@ -113,7 +118,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 		}
 	}()
 	g = expandForFloat64(g)
-	p = &Program{g: g, pool: sh.newPool(), shared: sh}
+	p = &Program{g: g, pool: sh.newPool(), shared: sh, boxes: hasBoxedValues(g)}
 	ids := map[string]int{}
 	slotOf := func(name string) int {
 		if id, ok := ids[name]; ok {
@@ -177,7 +182,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", nodeName(n), err)
 		}
-		s.run = run
+		s.run = p.boxedAware(n, run)
 		s.f64, s.outDT = kernels[n.Op.Kind()].f64, declaredDTypes(g, n)
 		s.strings = canon.TakesStrings(n.Op.Kind())
 		s.movesStrings = s.strings && movesStrings[n.Op.Kind()]
@@ -278,44 +283,102 @@ func Run(g *canon.Graph, inputs map[string]*canon.Tensor) (map[string]*canon.Ten
 var stepHook func(x *exec, d time.Duration)
 
 func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor, error) {
+	vals, boxed, err := p.execute(inputs, nil)
+	defer p.recycle(vals)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*canon.Tensor, len(p.outs))
+	for _, o := range p.outs {
+		if boxed != nil && boxed[o.slot] != nil {
+			return nil, fmt.Errorf("graph output %q is a %s: run the graph with RunValues", o.name, kindOf(boxed[o.slot]))
+		}
+		ct, err := p.outputTensor(o, vals[o.slot])
+		if err != nil {
+			return nil, err
+		}
+		out[o.name] = ct
+	}
+	return out, nil
+}
+
+// recycle returns a run's buffers to the pool.
+func (p *Program) recycle(vals []*tensor) {
+	for id, t := range vals {
+		if t != nil && p.consts[id] == nil {
+			p.pool.put(t)
+		}
+	}
+}
+
+// outputTensor converts graph output o, charging the memory budget.
+func (p *Program) outputTensor(o outputSlot, t *tensor) (*canon.Tensor, error) {
+	if t == nil {
+		return nil, fmt.Errorf("graph output %q was not computed", o.name)
+	}
+	n := int64(t.size()) * int64(o.dt.Size())
+	if t.dt == canon.String {
+		n = stringBytes(t.s)
+	}
+	if err := p.pool.budget.tryCharge(fmt.Sprintf("output %q", o.name), n); err != nil {
+		return nil, err
+	}
+	p.pool.outBytes += n
+	return toCanon(t, o.name, o.dt)
+}
+
+// execute runs the steps on the inputs (tensors in inputs, sequences and
+// optionals in others) and returns every slot's value: tensors in vals,
+// the other values in boxed (nil when the program has none).
+func (p *Program) execute(inputs map[string]*canon.Tensor, others map[string]canon.Value) (vals []*tensor, boxed []any, err error) {
 	p.pool.newRun()
 	p.runs++
-	vals := make([]*tensor, p.slots)
+	vals = make([]*tensor, p.slots)
 	copy(vals, p.consts)
-	defer func() {
-		for id, t := range vals {
-			if t != nil && p.consts[id] == nil {
-				p.pool.put(t)
-			}
-		}
-	}()
+	if p.boxes {
+		boxed = make([]any, p.slots)
+	}
 	for name := range inputs {
-		found := false
-		for _, in := range p.inputs {
-			found = found || in.info.Name == name
+		if !p.hasInput(name) {
+			return vals, nil, fmt.Errorf("input %q: the graph has no such input (inputs: %s)", name, p.inputNames())
 		}
-		if !found {
-			return nil, fmt.Errorf("input %q: the graph has no such input (inputs: %s)", name, p.inputNames())
+	}
+	for name := range others {
+		if !p.hasInput(name) {
+			return vals, nil, fmt.Errorf("input %q: the graph has no such input (inputs: %s)", name, p.inputNames())
 		}
 	}
 	for _, in := range p.inputs {
+		if !in.info.IsTensor() {
+			v, err := p.inputValue(in, others[in.info.Name])
+			if err != nil {
+				return vals, nil, err
+			}
+			boxed[in.slot] = v
+			continue
+		}
 		ct := inputs[in.info.Name]
+		if ct == nil {
+			if v, ok := others[in.info.Name].(*canon.Tensor); ok {
+				ct = v
+			}
+		}
 		if ct == nil {
 			ct = in.deflt
 		}
 		if ct == nil {
-			return nil, fmt.Errorf("input %q: missing (want %s%s)", in.info.Name, in.info.DType, fmtDims(in.info))
+			return vals, nil, fmt.Errorf("input %q: missing (want %s%s)", in.info.Name, in.info.DType, fmtDims(in.info))
 		}
 		if err := checkInput(in.info, ct); err != nil {
-			return nil, err
+			return vals, nil, err
 		}
 		t, err := p.inputTensor(in.info.Name, ct)
 		if err != nil {
-			return nil, err
+			return vals, nil, err
 		}
 		vals[in.slot] = t
 	}
-	x := &exec{p: p, vals: vals}
+	x := &exec{p: p, vals: vals, boxed: boxed}
 	for _, s := range p.steps {
 		if _, ok := s.node.Op.(*canon.Constant); ok {
 			continue
@@ -326,7 +389,7 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 			t0 = time.Now()
 		}
 		if err := x.runStep(); err != nil {
-			return nil, err
+			return vals, nil, err
 		}
 		if stepHook != nil {
 			stepHook(x, time.Since(t0))
@@ -336,30 +399,22 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 				p.pool.put(vals[id])
 				vals[id] = nil
 			}
+			if boxed != nil {
+				boxed[id] = nil
+			}
 		}
 	}
 	p.pool.dropSpare()
-	out := make(map[string]*canon.Tensor, len(p.outs))
-	for _, o := range p.outs {
-		t := vals[o.slot]
-		if t == nil {
-			return nil, fmt.Errorf("graph output %q was not computed", o.name)
+	return vals, boxed, nil
+}
+
+func (p *Program) hasInput(name string) bool {
+	for _, in := range p.inputs {
+		if in.info.Name == name {
+			return true
 		}
-		n := int64(t.size()) * int64(o.dt.Size())
-		if t.dt == canon.String {
-			n = stringBytes(t.s)
-		}
-		if err := p.pool.budget.tryCharge(fmt.Sprintf("output %q", o.name), n); err != nil {
-			return nil, err
-		}
-		p.pool.outBytes += n
-		ct, err := toCanon(t, o.name, o.dt)
-		if err != nil {
-			return nil, err
-		}
-		out[o.name] = ct
 	}
-	return out, nil
+	return false
 }
 
 // inputTensor converts an input for one run, charging the memory budget.
@@ -412,10 +467,10 @@ func (x *exec) runStep() (err error) {
 		}
 	}()
 	for k, id := range x.s.in {
-		if id >= 0 && x.vals[id] == nil {
+		if id >= 0 && x.vals[id] == nil && (x.boxed == nil || x.boxed[id] == nil) {
 			return fmt.Errorf("%s: input %q has no value", nodeName(x.s.node), x.s.node.Inputs[k])
 		}
-		if id >= 0 && x.vals[id].dt == canon.String && !x.s.strings {
+		if id >= 0 && x.vals[id] != nil && x.vals[id].dt == canon.String && !x.s.strings {
 			return fmt.Errorf("%s: input %q is a string tensor, which the interpreter's %s does not take", nodeName(x.s.node), x.s.node.Inputs[k], x.s.node.Op.Kind())
 		}
 	}
@@ -489,7 +544,10 @@ func checkInput(info canon.ValueInfo, ct *canon.Tensor) error {
 type exec struct {
 	p    *Program
 	vals []*tensor
-	s    *step
+	// boxed holds the slots' sequences and optionals (see values.go); nil
+	// in a program without them.
+	boxed []any
+	s     *step
 	// adapted holds the step's inputs as a kernel without float64 code
 	// sees them (see adaptInputs); nil when the kernel reads vals itself.
 	adapted []*tensor

@@ -186,6 +186,9 @@ func constOutputs(g *canon.Graph, n *canon.Node, known map[string]*canon.Tensor)
 		}
 		return []*canon.Tensor{c.Value}, nil
 	}
+	if makesNonTensor(g, n) {
+		return nil, nil // a sequence or an optional is no initializer
+	}
 	// Inference may know the result without running anything.
 	fromInfer := make([]*canon.Tensor, len(n.Outputs))
 	all := true

@@ -45,6 +45,7 @@ func Passes() []Pass {
 		{Name: "fold_into_norm", Doc: "remove an Add or Mul by a constant in front of a normalization where exact: an added constant that is one value per normalized group (a per-channel bias before InstanceNormalization) cancels in the mean subtraction; a uniform scale s becomes epsilon/s² (and a negated scale for s < 0)", Run: foldIntoNorm},
 		{Name: "sink_transposes", Doc: "push Transposes down through elementwise ops (constants are stored permuted, inputs carrying the same Transpose drop it), Concat, Split, Softmax, ReduceMean and Pad, cancelling or merging them with the Transposes they meet (tf2onnx's NHWC wrappers around convs); a move is made only when it leaves fewer Transposes, or as many moving fewer elements", Run: sinkTransposes},
 		{Name: "merge_parallel_convs", Doc: "merge group-1 convs that read the same input with the same kernel size, pads, strides and dilations into one conv and a Split, where the cost model says it pays; only merges that add no zero weight (kernels of other sizes are merged only by the growth rewrites, see --allow-growth)", Run: mergeConvsPass(false, true).Run},
+		{Name: "fold_sequences", Doc: "turn a ConcatFromSequence of a sequence made just before into tensor ops: a Concat of a SequenceConstruct's tensors (Unsqueezed for a new axis), the input itself for a SplitToSequence rejoined along its axis", Run: foldSequences},
 		{Name: "eliminate_dead", Doc: "remove nodes whose outputs are unused and initializers nobody reads", Run: eliminateDead},
 	}
 }

@@ -244,6 +244,9 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 	if !rep.NoRounding {
 		rep.AccumLen = tol.AccumLen
 	}
+	if err := refuseNonTensorIO(ga, gb); err != nil {
+		return err
+	}
 	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
 	// Random inputs for an input A leaves unshaped (a TorchScript archive
 	// records no shapes) take the shape B declares for its counterpart.

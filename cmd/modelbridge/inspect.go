@@ -53,6 +53,9 @@ type valueReport struct {
 	// Shape holds sizes as numbers and symbolic dims as strings ("?" when
 	// unknown); null when even the rank is unknown.
 	Shape []any `json:"shape"`
+	// Kind is "sequence", "optional tensor" or "optional sequence" for a
+	// value that is not a tensor (DType and Shape are its tensors').
+	Kind string `json:"kind,omitempty"`
 }
 
 type paramsReport struct {
@@ -142,6 +145,9 @@ func buildInspectReport(path, format string, g *canon.Graph) inspectReport {
 
 func describeValue(v canon.ValueInfo) valueReport {
 	r := valueReport{Name: v.Name, DType: v.DType.String()}
+	if !v.IsTensor() {
+		r.Kind = v.Kind.String()
+	}
 	if v.RankKnown {
 		r.Shape = []any{}
 		for _, d := range v.Shape {
@@ -179,11 +185,11 @@ func printInspect(w io.Writer, r inspectReport) {
 	}
 	fmt.Fprintln(w, "inputs:")
 	for _, v := range r.Inputs {
-		fmt.Fprintf(w, "  %-24s %-5s %s\n", printname.Name(v.Name), v.DType, shapeString(v.Shape))
+		fmt.Fprintf(w, "  %-24s %-5s %s\n", printname.Name(v.Name), v.DType, kindShapeString(v))
 	}
 	fmt.Fprintln(w, "outputs:")
 	for _, v := range r.Outputs {
-		fmt.Fprintf(w, "  %-24s %-5s %s\n", printname.Name(v.Name), v.DType, shapeString(v.Shape))
+		fmt.Fprintf(w, "  %-24s %-5s %s\n", printname.Name(v.Name), v.DType, kindShapeString(v))
 	}
 	printSignature(w, r)
 	if r.FileOps != nil {

@@ -168,6 +168,10 @@ writes each output to DIR/output_N.pb (ONNX TensorProto, in output order).`,
 				return err
 			}
 			shapes, _ := tensorfile.ParseShapes(rf.inputShapes)
+			if hasNonTensorIO(g) {
+				defer stage.Finish()
+				return runValues(cmd.OutOrStdout(), g, &inf, shapes, args[0], outDir)
+			}
 			inputs, err := inf.gather(g, shapes, inf.seed)
 			if err != nil {
 				return err
@@ -223,6 +227,9 @@ func (f *inputFlags) loadModel(rf *readFlags, path string) (*canon.Graph, error)
 	g, _, err := rf.load(path)
 	if len(f.files) == 0 && f.dir == "" {
 		return g, err
+	}
+	if err == nil && hasNonTensorIO(g) {
+		return g, nil // its .pb files are sequences and optionals, read as declared
 	}
 	if err == nil {
 		static := true

@@ -357,8 +357,16 @@ func valueInfo(v canon.ValueInfo, types *canon.ValueTable) *onnxpb.ValueInfoProt
 			if !v.RankKnown {
 				v.Shape, v.RankKnown = t.Shape, t.RankKnown
 			}
+			if v.Kind == canon.TensorValue {
+				v.Kind = t.Kind
+			}
 		}
 	}
+	return &onnxpb.ValueInfoProto{Name: proto.String(v.Name), Type: typeProto(v)}
+}
+
+// tensorTypeProto is the TypeProto of a tensor of v's dtype and shape.
+func tensorTypeProto(v canon.ValueInfo) *onnxpb.TypeProto {
 	tt := &onnxpb.TypeProto_Tensor{}
 	if code, ok := DataType(v.DType); ok {
 		tt.ElemType = proto.Int32(code)
@@ -376,10 +384,7 @@ func valueInfo(v canon.ValueInfo, types *canon.ValueTable) *onnxpb.ValueInfoProt
 			tt.Shape.Dim[i] = dim
 		}
 	}
-	return &onnxpb.ValueInfoProto{
-		Name: proto.String(v.Name),
-		Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{TensorType: tt}},
-	}
+	return &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{TensorType: tt}}
 }
 
 // graphBody is the GraphProto without its initializers, which are

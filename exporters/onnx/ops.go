@@ -402,6 +402,9 @@ func (b *builder) node(n *canon.Node) error {
 	if b.opset < e.native && e.below == "" {
 		return b.needOpset(n, e.onnx, e.native)
 	}
+	if err := b.checkValueKinds(n); err != nil {
+		return err
+	}
 	if e.typeOpset != nil && len(n.Inputs) > 0 && n.Inputs[0] != "" {
 		dt := b.dtype(n.Inputs[0])
 		if min := e.typeOpset(n.Op, dt); min > b.opset {

@@ -171,6 +171,12 @@ func (s torchSweep) run(t *testing.T, py string) torchSweepCounts {
 			n.notImported++
 			continue
 		}
+		if nonTensorIO(g) {
+			g.Close()
+			t.Logf("not run %s: its inputs or outputs are sequences or optionals, which the driver does not feed or save", name)
+			n.refused++
+			continue
+		}
 		if dt, ok := torchCannotHold(g); ok {
 			g.Close()
 			t.Logf("refused %s: PyTorch 1.13 has no %s tensors to feed it", name, dt)

@@ -256,15 +256,46 @@ func constInfo(t *canon.Tensor) canon.ValueInfo {
 
 // valueInfo converts a graph input/output declaration.
 func valueInfo(vi *onnxpb.ValueInfoProto) (canon.ValueInfo, error) {
-	v := canon.ValueInfo{Name: vi.GetName()}
-	tp := vi.GetType()
-	if tp == nil {
-		return v, nil // untyped: inference fills it in
+	v, err := typeInfo(vi.GetType())
+	v.Name = vi.GetName()
+	return v, err
+}
+
+// typeInfo converts a TypeProto: a tensor, a sequence of tensors, or an
+// optional of either (untyped: inference fills it in).
+func typeInfo(tp *onnxpb.TypeProto) (canon.ValueInfo, error) {
+	var v canon.ValueInfo
+	if tp == nil || tp.GetValue() == nil {
+		return v, nil
+	}
+	kind := canon.TensorValue
+	if ot := tp.GetOptionalType(); ot != nil {
+		inner, err := typeInfo(ot.GetElemType())
+		if err != nil {
+			return v, err
+		}
+		if inner.Kind.IsOptional() {
+			return v, fmt.Errorf("an optional of an optional is not supported")
+		}
+		inner.Kind = canon.OptionalOf(inner.Kind)
+		return inner, nil
+	}
+	if st := tp.GetSequenceType(); st != nil {
+		elem := st.GetElemType()
+		if elem != nil && elem.GetValue() != nil && elem.GetTensorType() == nil {
+			return v, fmt.Errorf("only sequences of tensors are supported (this one holds sequences, maps or optionals)")
+		}
+		kind, tp = canon.SequenceValue, elem
 	}
 	tt := tp.GetTensorType()
 	if tt == nil {
-		return v, fmt.Errorf("only tensor values are supported (this one is a sequence, map, optional or sparse tensor)")
+		if kind == canon.SequenceValue {
+			v.Kind = kind // a sequence of tensors of unknown type
+			return v, nil
+		}
+		return v, fmt.Errorf("only tensor, sequence and optional values are supported (this one is a map or a sparse tensor)")
 	}
+	v.Kind = kind
 	if et := tt.GetElemType(); et != 0 {
 		d, err := onnxtensor.DType(et)
 		if err != nil {

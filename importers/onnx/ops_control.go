@@ -144,6 +144,9 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 		if err != nil {
 			return fail(fmt.Errorf("input %q: %w", vi.GetName(), err))
 		}
+		if vi.GetType().GetValue() == nil && i < len(formal) {
+			v.Kind = formal[i].Kind
+		}
 		if v.DType == canon.Undefined && i < len(formal) {
 			v.DType = formal[i].DType
 		}
@@ -192,6 +195,9 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 		v, ok := sub.vals.Lookup(out.Name)
 		if !ok {
 			return fail(fmt.Errorf("output %q is not computed", out.Name))
+		}
+		if out.DType == canon.Undefined && !out.RankKnown {
+			sub.g.Outputs[i].Kind = v.Kind
 		}
 		if out.DType == canon.Undefined {
 			sub.g.Outputs[i].DType = v.DType
@@ -282,7 +288,7 @@ func convLoop(c *nodeCtx) error {
 	carried := max(len(c.n.Input)-2, 0)
 	formal := []canon.ValueInfo{{DType: canon.Int64, RankKnown: true}, {DType: canon.Bool, RankKnown: true}}
 	for i := 0; i < carried; i++ {
-		formal = append(formal, canon.ValueInfo{DType: c.info(2 + i).DType})
+		formal = append(formal, canon.ValueInfo{DType: c.info(2 + i).DType, Kind: c.info(2 + i).Kind})
 	}
 	body, caps, err := c.subgraph("body", gp, formal)
 	if err != nil {

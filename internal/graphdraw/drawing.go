@@ -211,6 +211,9 @@ func (v *view) edges() []rawEdge {
 
 // describeValueInfo is "name f32[1 8 16 16]" with "?" for unknown dims.
 func describeValueInfo(v canon.ValueInfo) string {
+	if !v.IsTensor() {
+		return v.Name + " " + v.TypeString() // seq(f32[N]), opt(...)
+	}
 	if !v.RankKnown {
 		return v.Name + " " + v.DType.String() + "[?]"
 	}
