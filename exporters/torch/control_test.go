@@ -210,3 +210,43 @@ func TestControlFlowNodeCasesRunInTorch(t *testing.T) {
 		t.Errorf("%d of %d cases match", n.matched, len(models))
 	}
 }
+
+// TestScriptedNestedControlFlowToModelPy: branches inside loops and loops
+// inside branches, with weights read inside both, run from model.py as in
+// PyTorch on inputs that take different paths.
+func TestScriptedNestedControlFlowToModelPy(t *testing.T) {
+	dir := scriptedRuns(t, `
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 3)
+    def forward(self, x):
+        y = x
+        for i in range(x.size(0)):
+            y = y * 0.5
+            if bool(y.sum() > 1):
+                y = self.fc(y) + i
+            else:
+                y = y - x
+        if bool(x.mean() > 0):
+            k = 0
+            while k < 4 and bool(y.abs().sum() > 0.5):
+                y = y * 0.5
+                k += 1
+        else:
+            y = -y
+        return y
+torch.manual_seed(0)
+xs = [[torch.rand(4, 3) * 4], [-torch.rand(2, 3)]]
+`)
+	py := testfix.Torch(t, "numpy")
+	for set := 0; set < 2; set++ {
+		ins, want := loadSet(t, dir, "x", set), loadSet(t, dir, "y", set)
+		g, err := torchscript.ReadFile(filepath.Join(dir, "m.pt"), formats.ReadOptions{InputShapes: map[string][]int64{"#0": ins[0].Shape}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkOutputs(t, fmt.Sprintf("input %d, model.py in PyTorch", set), runModelPy(t, py, g, feedFor(g, ins)), want)
+		g.Close()
+	}
+}
