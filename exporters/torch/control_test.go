@@ -250,3 +250,37 @@ xs = [[torch.rand(4, 3) * 4], [-torch.rand(2, 3)]]
 		g.Close()
 	}
 }
+
+// TestLoopTripCountsInModelPy: a Loop's trip count read at run time
+// (zero, negative and positive) gives in model.py what it gives in the
+// interpreter, scan outputs of no iteration included.
+func TestLoopTripCountsInModelPy(t *testing.T) {
+	py := testfix.Torch(t, "numpy")
+	body := &canon.Graph{Name: "body",
+		Inputs: []canon.ValueInfo{{Name: "i", DType: canon.Int64, RankKnown: true}, {Name: "c", DType: canon.Bool, RankKnown: true},
+			{Name: "acc", DType: canon.Float32, Shape: canon.DimsOf(2), RankKnown: true}},
+		Nodes: []*canon.Node{
+			{Name: "add", Op: &canon.Binary{Fn: canon.Add}, Inputs: []string{"acc", "x"}, Outputs: []string{"acc_next"}},
+			{Name: "keep", Op: &canon.Identity{}, Inputs: []string{"c"}, Outputs: []string{"c_next"}},
+			{Name: "emit", Op: &canon.Identity{}, Inputs: []string{"acc"}, Outputs: []string{"scan"}},
+		},
+		Outputs: []canon.ValueInfo{{Name: "c_next"}, {Name: "acc_next"}, {Name: "scan"}}}
+	g := &canon.Graph{Name: "trip_counts",
+		Inputs: []canon.ValueInfo{{Name: "m", DType: canon.Int64, RankKnown: true},
+			{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(2), RankKnown: true}},
+		Nodes:   []*canon.Node{{Name: "loop", Op: &canon.Loop{Body: body, Captures: []string{"x"}}, Inputs: []string{"m", "", "x", "x"}, Outputs: []string{"y", "ys"}}},
+		Outputs: []canon.ValueInfo{{Name: "y"}, {Name: "ys"}}}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []int64{0, -2, 3} {
+		feed := map[string]*canon.Tensor{"m": canon.NewInt64Tensor("m", []int64{}, []int64{m}),
+			"x": canon.NewFloat32Tensor("x", []int64{2}, []float32{1, -2})}
+		res, err := interp.Run(g, feed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []*canon.Tensor{res["y"], res["ys"]}
+		checkOutputs(t, fmt.Sprintf("M=%d, model.py in PyTorch", m), runModelPy(t, py, g, feed), want)
+	}
+}

@@ -19,7 +19,7 @@ func init() {
 		"If": {write: writeIf,
 			detail: "Python if/else on bool(cond); each branch's nodes written inside its block"},
 		"Loop": {write: writeLoop,
-			detail: "Python for over range(M), or while (iteration < M and cond); carried values reassigned together, scan outputs torch.stack'ed (no iteration: an empty 1-D tensor, as the interpreter gives)"},
+			detail: "Python for over range(M), or while (iteration < M and cond); carried values reassigned together, scan outputs torch.stack'ed (no iteration: zero slices of the inferred shape, as the interpreter and ONNX Runtime give)"},
 		"Scan": {write: writeScan,
 			detail: "Python for over the slices (Tensor.select; reversed directions count down); scan outputs torch.stack'ed along their axes"},
 	})
@@ -322,15 +322,40 @@ func writeLoop(gen *generator, n *canon.Node) error {
 			continue
 		}
 		out := gen.out(nc + j)
-		gen.forward = append(gen.forward, fmt.Sprintf("%s = %s", out, stacked(s, "0", gen.dtypeOf(n.Outputs[nc+j]))))
+		gen.forward = append(gen.forward, fmt.Sprintf("%s = %s", out, stacked(s, "0", gen.emptyScanShape(n.Outputs[nc+j], 0), gen.dtypeOf(n.Outputs[nc+j]))))
 	}
 	return nil
 }
 
 // stacked is the expression stacking list s along axis, or, when the list
-// is empty, the zero-length 1-D tensor of dtype dt the interpreter gives.
-func stacked(s, axis, dt string) string {
-	return fmt.Sprintf("torch.stack(%s, dim=%s) if len(%s) > 0 else torch.zeros((0,), dtype=%s)", s, axis, s, dt)
+// is empty, the tensor of zero slices the interpreter gives: empty is its
+// shape.
+func stacked(s, axis, empty, dt string) string {
+	return fmt.Sprintf("torch.stack(%s, dim=%s) if len(%s) > 0 else torch.zeros(%s, dtype=%s)", s, axis, s, empty, dt)
+}
+
+// emptyScanShape is the shape of scan output name when no iteration ran:
+// zero along axis and the inferred size elsewhere, when every other size
+// is known; (0,) otherwise (as the interpreter's emptyScan).
+func (gen *generator) emptyScanShape(name string, axis int64) string {
+	v, ok := gen.g.Values.Lookup(name)
+	if !ok || !v.RankKnown || len(v.Shape) == 0 {
+		return "(0,)"
+	}
+	if axis < 0 {
+		axis += int64(len(v.Shape))
+	}
+	dims := make([]int64, len(v.Shape))
+	for i, d := range v.Shape {
+		switch {
+		case int64(i) == axis:
+		case d.Known():
+			dims[i] = d.Size
+		default:
+			return "(0,)"
+		}
+	}
+	return pyInts(dims, true)
 }
 
 // dtypeOf is the torch dtype of a value (float32 when unknown, as the
@@ -414,7 +439,7 @@ func writeScan(gen *generator, n *canon.Node) error {
 			list = s + "[::-1]"
 		}
 		out := gen.out(ns + j)
-		gen.forward = append(gen.forward, out+" = "+stacked(list, strconv.FormatInt(op.OutputAxis(j), 10), gen.dtypeOf(n.Outputs[ns+j])))
+		gen.forward = append(gen.forward, out+" = "+stacked(list, strconv.FormatInt(op.OutputAxis(j), 10), gen.emptyScanShape(n.Outputs[ns+j], op.OutputAxis(j)), gen.dtypeOf(n.Outputs[ns+j])))
 	}
 	return nil
 }
