@@ -157,9 +157,20 @@ func (c *InferCtx) inferLoop(o *Loop) ([]ValueInfo, error) {
 		}
 	}
 	n := o.Carried()
-	body, err := c.inferSubgraph("body", o.Body, loopFormal(o, c.in))
-	if err != nil {
-		return nil, err
+	var body []ValueInfo
+	var err error
+	// A body that keeps its carried values' types (symbolic sizes
+	// included) keeps them in the loop's outputs; otherwise only what the
+	// declarations and the initial values share holds.
+	if tight, changed := tightLoopFormal(o, c.in); changed {
+		if b, err := c.inferSubgraph("body", o.Body, tight); err == nil && keepsTypes(o, tight, b) {
+			body = b
+		}
+	}
+	if body == nil {
+		if body, err = c.inferSubgraph("body", o.Body, loopFormal(o, c.in)); err != nil {
+			return nil, err
+		}
 	}
 	outs := make([]ValueInfo, 0, len(body)-1)
 	for i := 0; i < n; i++ {

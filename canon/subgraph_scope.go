@@ -91,3 +91,65 @@ func SubgraphScopes(n *Node, in []ValueInfo) ([]NamedGraph, error) {
 	}
 	return out, nil
 }
+
+// tightLoopFormal is loopFormal with each carried value's open dims (and
+// an undeclared type) taken from its initial value, so that a loop that
+// keeps a value's symbolic size (a batch N) keeps it in its outputs. It is
+// sound only when the body, given these types, yields the same ones for
+// every carried value (then every iteration does): the caller checks that
+// with keepsTypes. changed reports whether it differs from loopFormal.
+func tightLoopFormal(o *Loop, in []ValueInfo) (formal []ValueInfo, changed bool) {
+	formal = loopFormal(o, in)
+	for i := 0; i < o.Carried(); i++ {
+		if 2+i >= len(in) {
+			break
+		}
+		init, f := in[2+i], formal[2+i]
+		if !init.RankKnown || (f.DType != Undefined && f.DType != init.DType) || (f.RankKnown && len(f.Shape) != len(init.Shape)) {
+			continue
+		}
+		t := ValueInfo{DType: init.DType, RankKnown: true, Shape: cloneDims(init.Shape)}
+		if f.RankKnown {
+			for k, d := range f.Shape {
+				if d.Known() || d.Param != "" {
+					t.Shape[k] = d
+				}
+			}
+		}
+		if !sameDims(t, f) {
+			formal[2+i], changed = t, true
+		}
+	}
+	return formal, changed
+}
+
+// keepsTypes reports whether the body's carried outputs (body, as
+// inferSubgraph returns them) have exactly the types formal gave the
+// carried inputs.
+func keepsTypes(o *Loop, formal, body []ValueInfo) bool {
+	for i := 0; i < o.Carried(); i++ {
+		if 1+i >= len(body) || 2+i >= len(formal) {
+			return false
+		}
+		f, b := formal[2+i], body[1+i]
+		if b.DType != f.DType || !sameDims(f, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameDims reports whether a and b have the same rank and dims (sizes, or
+// the same symbolic names).
+func sameDims(a, b ValueInfo) bool {
+	if a.RankKnown != b.RankKnown || len(a.Shape) != len(b.Shape) {
+		return false
+	}
+	for i := range a.Shape {
+		x, y := a.Shape[i], b.Shape[i]
+		if x.Known() != y.Known() || (x.Known() && x.Size != y.Size) || (!x.Known() && (x.Param == "" || x.Param != y.Param)) {
+			return false
+		}
+	}
+	return true
+}
