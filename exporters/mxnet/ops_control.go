@@ -1,0 +1,255 @@
+package mxnetexport
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// Control flow. MXNet 1.x's _cond (src/operator/control_flow.cc) owns
+// three subgraphs, each a whole symbol in the node's "subgraphs": cond
+// (one output, true when nonzero), then and else. Its inputs are the
+// union of what the three read; cond_input_locs, then_input_locs and
+// else_input_locs give, for each subgraph input in order, its position
+// among the node's inputs. A subgraph's inputs are its variables in the
+// order a depth-first walk from its heads meets them (how MXNet indexes a
+// graph), so the written subgraph lists its nodes in that order.
+
+func init() {
+	optable.Add(&writers, map[string]opWriter{
+		"If": {"_cond (subgraphs: cond = _copy of the condition, then, else; weights the branches read become inputs of the node)", (*exporter).writeIf},
+	})
+}
+
+// subInput is one input of a written subgraph: an outer value, or a
+// constant of the subgraph made a parameter of the outer graph.
+type subInput struct {
+	outer string
+	konst *canon.Tensor
+}
+
+// subgraph writes scope (a subgraph as it runs inside its node, its
+// inputs bound to outer values by bind) as a symbol, and returns it with
+// its inputs in order.
+func (e *exporter) subgraph(attr string, scope *canon.Graph, bind map[string]string) (*jsonSymbol, []subInput, error) {
+	typed := *scope
+	typed.Outputs = append([]canon.ValueInfo(nil), scope.Outputs...)
+	if err := typed.Infer(); err != nil {
+		return nil, nil, fmt.Errorf("subgraph %s: %w", attr, err)
+	}
+	g, _, err := canon.Decompose(&typed, writesDirectly)
+	if err != nil {
+		return nil, nil, fmt.Errorf("subgraph %s: %w", attr, err)
+	}
+	sub := &exporter{g: g, refs: map[string]ref{}, names: map[string]bool{}, consts: map[string]*canon.Tensor{}, aux: map[string]bool{}, written: map[string]bool{}}
+	for _, t := range g.Initializers {
+		sub.consts[t.Name] = t
+	}
+	for _, n := range g.Nodes {
+		if c, ok := n.Op.(*canon.Constant); ok && len(n.Outputs) == 1 {
+			t := *c.Value
+			t.Name = n.Outputs[0]
+			sub.consts[n.Outputs[0]] = &t
+		}
+	}
+	for _, v := range g.Inputs {
+		sub.variable(v.Name, nil)
+	}
+	for _, n := range g.Nodes {
+		if err := sub.node(n); err != nil {
+			return nil, nil, fmt.Errorf("subgraph %s: node %s (%s): %w", attr, n.Name, n.Op.Kind(), err)
+		}
+	}
+	var heads []ref
+	for _, o := range g.Outputs {
+		r, err := sub.value(o.Name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("subgraph %s: output %s: %w", attr, o.Name, err)
+		}
+		if sub.nodes[r.node].Op == "null" {
+			// A subgraph's output may not be one of its inputs.
+			r = ref{sub.add("_copy", o.Name+"_copy", nil, 1, r), 0}
+		}
+		heads = append(heads, r)
+	}
+	valueOf := map[int]string{}
+	for name, r := range sub.refs {
+		if sub.nodes[r.node].Op == "null" {
+			valueOf[r.node] = name
+		}
+	}
+	js, order := dfsSymbol(sub.nodes, sub.nout, heads)
+	var ins []subInput
+	for _, old := range order {
+		if sub.nodes[old].Op != "null" {
+			continue
+		}
+		name := valueOf[old]
+		if outer, ok := bind[name]; ok {
+			ins = append(ins, subInput{outer: outer})
+		} else if t, ok := sub.consts[name]; ok {
+			ins = append(ins, subInput{konst: t})
+		} else {
+			return nil, nil, fmt.Errorf("subgraph %s reads %s, which is neither an input nor a constant", attr, name)
+		}
+	}
+	return js, ins, nil
+}
+
+// dfsSymbol is the symbol of nodes (nout outputs each) reachable from
+// heads, in the order a depth-first walk from the heads visits them (each
+// node after its inputs), as MXNet indexes a graph. order maps new
+// positions to old ones.
+func dfsSymbol(nodes []jsonNode, nout []int, heads []ref) (*jsonSymbol, []int) {
+	pos := map[int]int{}
+	var order []int
+	var visit func(i int)
+	visit = func(i int) {
+		if _, done := pos[i]; done {
+			return
+		}
+		pos[i] = -1
+		for _, in := range nodes[i].Inputs {
+			visit(in[0])
+		}
+		pos[i] = len(order)
+		order = append(order, i)
+	}
+	for _, h := range heads {
+		visit(h.node)
+	}
+	js := &jsonSymbol{ArgNodes: []int{}, NodeRowPtr: []int{0}}
+	for k, old := range order {
+		n := nodes[old]
+		in := make([][3]int, len(n.Inputs))
+		for j, r := range n.Inputs {
+			in[j] = [3]int{pos[r[0]], r[1], 0}
+		}
+		n.Inputs = in
+		js.Nodes = append(js.Nodes, n)
+		if n.Op == "null" {
+			js.ArgNodes = append(js.ArgNodes, k)
+		}
+		js.NodeRowPtr = append(js.NodeRowPtr, js.NodeRowPtr[k]+nout[old])
+	}
+	for _, h := range heads {
+		js.Heads = append(js.Heads, [3]int{pos[h.node], h.index, 0})
+	}
+	return js, order
+}
+
+// nodeInputs gathers the inputs of a control-flow node: each subgraph's
+// inputs, the same outer value once, and returns the refs and each
+// subgraph's locations among them.
+func (e *exporter) nodeInputs(n *canon.Node, subs ...[]subInput) ([]ref, [][]int, error) {
+	var refs []ref
+	at := map[ref]int{}
+	locs := make([][]int, len(subs))
+	for k, ins := range subs {
+		for _, in := range ins {
+			var r ref
+			var err error
+			if in.konst != nil {
+				r, err = e.param(n.Name+"_"+in.konst.Name, in.konst)
+			} else {
+				r, err = e.value(in.outer)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			i, ok := at[r]
+			if !ok {
+				i = len(refs)
+				at[r] = i
+				refs = append(refs, r)
+			}
+			locs[k] = append(locs[k], i)
+		}
+	}
+	return refs, locs, nil
+}
+
+// locList formats locations as MXNet's tuple attribute, "[0, 2]".
+func locList(v []int) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.Itoa(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// captureBinding maps each capture of a control-flow node to the outer
+// value the node passes for it.
+func captureBinding(n *canon.Node) map[string]string {
+	bind := map[string]string{}
+	o := n.Op.(canon.SubgraphOwner)
+	outer := canon.CaptureInputs(n)
+	for i, c := range o.CaptureNames() {
+		bind[c] = outer[i]
+	}
+	return bind
+}
+
+// scopes returns the node's subgraphs typed as they run inside it.
+func (e *exporter) scopes(n *canon.Node) ([]canon.NamedGraph, error) {
+	in := make([]canon.ValueInfo, len(n.Inputs))
+	for i, name := range n.Inputs {
+		if name != "" {
+			in[i] = e.g.Values.Get(name)
+		}
+	}
+	return canon.SubgraphScopes(n, in)
+}
+
+func (e *exporter) writeIf(n *canon.Node) error {
+	scopes, err := e.scopes(n)
+	if err != nil {
+		return err
+	}
+	bind := captureBinding(n)
+	then, thenIns, err := e.subgraph("then_branch", scopes[0].Graph, bind)
+	if err != nil {
+		return err
+	}
+	els, elseIns, err := e.subgraph("else_branch", scopes[1].Graph, bind)
+	if err != nil {
+		return err
+	}
+	if len(then.Heads) == 0 {
+		return fmt.Errorf("an If without outputs computes nothing MXNet's _cond can return")
+	}
+	// cond: the condition itself, through a _copy (inputs and outputs of a
+	// subgraph may not overlap).
+	cond := &jsonSymbol{
+		Nodes: []jsonNode{{Op: "null", Name: "cond", Inputs: [][3]int{}},
+			{Op: "_copy", Name: "cond_copy", Inputs: [][3]int{{0, 0, 0}}}},
+		ArgNodes: []int{0}, NodeRowPtr: []int{0, 1, 2}, Heads: [][3]int{{1, 0, 0}}}
+	condIn := subInput{outer: n.Inputs[0]}
+	if t, ok := e.consts[n.Inputs[0]]; ok && len(t.Shape) == 0 {
+		// MXNet params hold no 0-d arrays: a condition known before running
+		// is stored as one element, which _cond reads the same.
+		one := *t
+		one.Name, one.Shape = n.Inputs[0]+"_1d", []int64{1}
+		condIn = subInput{konst: &one}
+	}
+	refs, locs, err := e.nodeInputs(n, []subInput{condIn}, thenIns, elseIns)
+	if err != nil {
+		return err
+	}
+	nout := len(then.Heads)
+	attrs := map[string]string{
+		"num_args": strconv.Itoa(len(refs) + 3), "num_outputs": strconv.Itoa(nout),
+		"cond_input_locs": locList(locs[0]), "then_input_locs": locList(locs[1]), "else_input_locs": locList(locs[2]),
+	}
+	idx := e.add("_cond", n.Name, attrs, nout, refs...)
+	e.nodes[idx].Subgraphs = []jsonSymbol{*cond, *then, *els}
+	for k, o := range n.Outputs {
+		if o != "" {
+			e.refs[o] = ref{idx, k}
+		}
+	}
+	return nil
+}

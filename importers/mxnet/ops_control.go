@@ -1,0 +1,219 @@
+package mxnetimport
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/internal/mxparams"
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+// MXNet 1.x's _cond (src/operator/control_flow.cc): subgraphs cond (one
+// output; nonzero selects then), then and else, each a whole symbol whose
+// inputs are its variables in node order; cond_input_locs,
+// then_input_locs and else_input_locs place each subgraph input among the
+// node's inputs. It is read as the cond subgraph's nodes in the outer
+// graph, a Cast to bool, and a canonical If whose branches read the
+// node's inputs as captures.
+
+func init() {
+	optable.Add(&converters, map[string]mxOp{
+		"_cond": {convCond, []string{"If", "Cast"}},
+	})
+}
+
+// subgraphIn converts sub (a subgraph of c's node) with its variables,
+// in node order, bound to the outer values ins[locs[j]]. It returns the
+// graph (its inputs are the captures it reads, named capName(loc)) and the
+// builder that made it.
+func (b *builder) subgraphIn(c *nodeCtx, attr string, sub *symbol, locs []int64, ins []string, capName func(int) string) (*canon.Graph, *builder, error) {
+	sb := &builder{file: b.file, sym: sub, opts: b.opts, budget: b.budget,
+		g: &canon.Graph{Name: attr}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, inits: map[string]*initUse{},
+		inputOrder: map[string]int{}, outs: make([][]string, len(sub.Nodes)), taken: map[string]bool{}}
+	for k := range b.taken {
+		sb.taken[k] = true // names stay unique across scopes
+	}
+	j := 0
+	for _, n := range sub.Nodes {
+		if n.Op != "null" {
+			continue
+		}
+		if j >= len(locs) {
+			return nil, nil, c.errf("subgraph %s has more inputs than its %d locations", attr, len(locs))
+		}
+		loc := int(locs[j])
+		if loc < 0 || loc >= len(ins) {
+			return nil, nil, c.errf("subgraph %s input %d is at location %d; the node has %d inputs", attr, j, loc, len(ins))
+		}
+		// The variable reads outer value ins[loc]: typed as it is.
+		n.Name = capName(loc)
+		vi := b.vals[ins[loc]]
+		n.merged = attrMap{}
+		if s, ok := vi.StaticShape(); ok && len(s) > 0 {
+			n.merged["__shape__"] = tupleString(s)
+		}
+		if f, ok := mxparams.TypeFlag(vi.DType); ok {
+			n.merged["__dtype__"] = strconv.Itoa(int(f))
+		}
+		j++
+	}
+	if j != len(locs) {
+		return nil, nil, c.errf("subgraph %s has %d inputs for %d locations", attr, j, len(locs))
+	}
+	needed, err := sb.reachable()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, n := range sub.Nodes {
+		if !needed[i] || n.Op == "null" {
+			continue
+		}
+		outs, err := sb.convertNode(i, n)
+		if err != nil {
+			return nil, nil, c.errf("subgraph %s: %v", attr, err)
+		}
+		sb.outs[i] = outs
+	}
+	for k, h := range sub.Heads {
+		v, err := sb.output(h)
+		if err != nil {
+			return nil, nil, c.errf("subgraph %s head %d: %v", attr, k, err)
+		}
+		vi := sb.vals[v]
+		vi.Name, vi.Const = v, nil
+		sb.g.Outputs = append(sb.g.Outputs, vi)
+	}
+	for k := range sb.taken {
+		b.taken[k] = true
+	}
+	return sb.g, sb, nil
+}
+
+func tupleString(s []int64) string {
+	out := "("
+	for i, d := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += strconv.FormatInt(d, 10)
+	}
+	if len(s) == 1 {
+		out += ","
+	}
+	return out + ")"
+}
+
+func convCond(b *builder, c *nodeCtx) ([]string, error) {
+	if len(c.n.Subgraphs) != 3 {
+		return nil, c.errf("has %d subgraphs; _cond has cond, then and else", len(c.n.Subgraphs))
+	}
+	nout, err := c.a.int("num_outputs", 0)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]string, len(c.n.Inputs))
+	for k := range c.n.Inputs {
+		if ins[k], err = b.in(c, k); err != nil {
+			return nil, err
+		}
+	}
+	caps := map[int]string{}
+	capName := func(loc int) string {
+		if n, ok := caps[loc]; ok {
+			return n
+		}
+		caps[loc] = b.fresh(c.n.Name + "_in" + strconv.Itoa(loc))
+		return caps[loc]
+	}
+	var graphs [3]*canon.Graph
+	var subs [3]*builder
+	for k, key := range []string{"cond_input_locs", "then_input_locs", "else_input_locs"} {
+		locs, err := c.a.ints(key, []int64{})
+		if err != nil {
+			return nil, err
+		}
+		if graphs[k], subs[k], err = b.subgraphIn(c, []string{"cond", "then_branch", "else_branch"}[k], c.n.Subgraphs[k], locs, ins, capName); err != nil {
+			return nil, err
+		}
+	}
+	if len(graphs[0].Outputs) != 1 {
+		return nil, c.errf("the cond subgraph has %d outputs; it must have one", len(graphs[0].Outputs))
+	}
+	if len(graphs[1].Outputs) != len(graphs[2].Outputs) || (nout > 0 && int(nout) != len(graphs[1].Outputs)) {
+		return nil, c.errf("then has %d outputs, else %d, num_outputs is %d: they must agree", len(graphs[1].Outputs), len(graphs[2].Outputs), nout)
+	}
+	// The cond subgraph runs in the outer graph: its inputs are the outer
+	// values they stand for.
+	outerOf := map[string]string{}
+	for loc, name := range caps {
+		outerOf[name] = ins[loc]
+	}
+	pred, err := b.inline(graphs[0], subs[0], outerOf)
+	if err != nil {
+		return nil, c.errf("cond subgraph: %v", err)
+	}
+	if b.vals[pred].DType != canon.Bool {
+		p := b.fresh(c.n.Name + "_pred")
+		if err := b.emit(p, &canon.Cast{To: canon.Bool}, []string{pred}, p); err != nil {
+			return nil, err
+		}
+		pred = p
+	}
+	// Both branches read their inputs as captures.
+	seen := map[string]bool{}
+	var captures, capIns []string
+	for _, g := range graphs[1:] {
+		for _, in := range g.Inputs {
+			if !seen[in.Name] {
+				seen[in.Name] = true
+				captures = append(captures, in.Name)
+				capIns = append(capIns, outerOf[in.Name])
+			}
+		}
+		g.Inputs = nil
+	}
+	outs := make([]string, len(graphs[1].Outputs))
+	for k := range outs {
+		outs[k] = b.fresh(c.n.Name + "_output" + strconv.Itoa(k))
+	}
+	op := &canon.If{Then: graphs[1], Else: graphs[2], Captures: captures}
+	if err := b.emit(b.fresh(c.n.Name), op, append([]string{pred}, capIns...), outs...); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// inline adds the nodes and constants of g (built by sb) to b's graph,
+// its inputs replaced by the outer values outerOf names, and returns the
+// value of its one output.
+func (b *builder) inline(g *canon.Graph, sb *builder, outerOf map[string]string) (string, error) {
+	rename := func(v string) string {
+		if o, ok := outerOf[v]; ok {
+			return o
+		}
+		return v
+	}
+	for _, t := range g.Initializers {
+		b.g.Initializers = append(b.g.Initializers, t)
+		b.vals[t.Name] = sb.vals[t.Name]
+	}
+	for _, n := range g.Nodes {
+		m := *n
+		m.Inputs = make([]string, len(n.Inputs))
+		for i, in := range n.Inputs {
+			m.Inputs[i] = rename(in)
+		}
+		b.g.Nodes = append(b.g.Nodes, &m)
+		for _, o := range n.Outputs {
+			if o != "" {
+				b.vals[o] = sb.vals[o]
+			}
+		}
+	}
+	out := rename(g.Outputs[0].Name)
+	if _, ok := b.vals[out]; !ok {
+		return "", fmt.Errorf("its output %s is not computed", out)
+	}
+	return out, nil
+}
