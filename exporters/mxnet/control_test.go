@@ -1,6 +1,7 @@
 package mxnetexport_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	mxnetimport "github.com/modelbridge/modelbridge/importers/mxnet"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/compare"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
 
@@ -108,5 +111,58 @@ func TestCondSymbolLayout(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("symbol lacks %s:\n%s", want, s)
 		}
+	}
+}
+
+// TestScanRoundTripsThroughForeach: ONNX's Scan node cases convert to
+// MXNet's _foreach and back and compute the stored ONNX outputs (no MXNet
+// runtime checks the written symbol; the round trip does).
+func TestScanRoundTripsThroughForeach(t *testing.T) {
+	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
+	for _, name := range []string{"test_scan9_sum", "test_scan9_multi_state"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(suite, name)
+			orig, err := onnximport.Read(filepath.Join(dir, "model.onnx"), formats.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer orig.Close()
+			sym := filepath.Join(t.TempDir(), "scan-symbol.json")
+			if err := mxnetexport.Write(orig, sym, formats.WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(sym); err != nil || !strings.Contains(string(b), `"op": "_foreach"`) {
+				t.Fatalf("no _foreach node written (%v)", err)
+			}
+			back, err := mxnetimport.Read(sym, formats.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer back.Close()
+			data := filepath.Join(dir, "test_data_set_0")
+			ins, err := tensorfile.LoadDir(data, orig.Inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			feed := map[string]*canon.Tensor{}
+			for k, v := range orig.Inputs {
+				x := *ins[v.Name]
+				x.Name = back.Inputs[k].Name
+				feed[x.Name] = &x
+			}
+			got, err := interp.Run(back, feed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range orig.Outputs {
+				want, err := tensorfile.Load(filepath.Join(data, tensorfile.OutputFileName(k)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r, err := compare.Tensors(got[back.Outputs[k].Name], want, 1e-5, 1e-6); err != nil || !r.OK {
+					t.Errorf("output %d differs from the ONNX reference: %+v %v", k, r, err)
+				}
+			}
+		})
 	}
 }

@@ -6,5 +6,4 @@ func init() {
 	// max_iterations known before running and stacks its step outputs to
 	// max_iterations rows, however many iterations ran.
 	lacks["Loop"] = "MXNet's _while_loop needs a max_iterations known before running and stacks its step outputs to max_iterations rows whatever the number of iterations, and MXNet 1.x has no 0-d arrays for ONNX's scalar iteration number and condition; export to ONNX"
-	lacks["Scan"] = "MXNet's _foreach (iterating along axis 0) is not written yet; export to ONNX"
 }

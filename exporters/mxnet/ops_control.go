@@ -20,15 +20,18 @@ import (
 
 func init() {
 	optable.Add(&writers, map[string]opWriter{
-		"If": {"_cond (subgraphs: cond = _copy of the condition, then, else; weights the branches read become inputs of the node)", (*exporter).writeIf},
+		"If":   {"_cond (subgraphs: cond = _copy of the condition, then, else; weights the branches read become inputs of the node)", (*exporter).writeIf},
+		"Scan": {"_foreach (scan inputs and outputs along axis 0, forward; every state and scan input read by the body)", (*exporter).writeScan},
 	})
 }
 
 // subInput is one input of a written subgraph: an outer value, or a
-// constant of the subgraph made a parameter of the outer graph.
+// constant of the subgraph made a parameter of the outer graph. name is
+// the subgraph's own name for it.
 type subInput struct {
 	outer string
 	konst *canon.Tensor
+	name  string
 }
 
 // subgraph writes scope (a subgraph as it runs inside its node, its
@@ -89,9 +92,9 @@ func (e *exporter) subgraph(attr string, scope *canon.Graph, bind map[string]str
 		}
 		name := valueOf[old]
 		if outer, ok := bind[name]; ok {
-			ins = append(ins, subInput{outer: outer})
+			ins = append(ins, subInput{outer: outer, name: name})
 		} else if t, ok := sub.consts[name]; ok {
-			ins = append(ins, subInput{konst: t})
+			ins = append(ins, subInput{konst: t, name: name})
 		} else {
 			return nil, nil, fmt.Errorf("subgraph %s reads %s, which is neither an input nor a constant", attr, name)
 		}
@@ -252,4 +255,94 @@ func (e *exporter) writeIf(n *canon.Node) error {
 		}
 	}
 	return nil
+}
+
+// writeScan writes a Scan as MXNet's _foreach: the node's inputs are its
+// body's, in order; in_state_locs and in_data_locs say which are the
+// states and the sliced inputs; the body yields the per-step outputs
+// first, then the new states, and so does the node.
+func (e *exporter) writeScan(n *canon.Node) error {
+	op := n.Op.(*canon.Scan)
+	ns, m, k := op.States(), int(op.NumScanInputs), op.ScanOutputCount()
+	for j := 0; j < m; j++ {
+		r, _ := e.rank(n.Inputs[ns+j])
+		if a := op.InputAxis(j); (a != 0 && a != -int64(r)) || op.InputReversed(j) {
+			return fmt.Errorf("scan input %d runs along axis %d%s; MXNet's _foreach iterates forward along axis 0", j, a, reversedWord(op.InputReversed(j)))
+		}
+	}
+	for j := 0; j < k; j++ {
+		if a := op.OutputAxis(j); a != 0 || op.OutputReversed(j) {
+			return fmt.Errorf("scan output %d is stacked along axis %d%s; MXNet's _foreach stacks forward along axis 0", j, a, reversedWord(op.OutputReversed(j)))
+		}
+	}
+	scopes, err := e.scopes(n)
+	if err != nil {
+		return err
+	}
+	body := scopes[0].Graph
+	bind := captureBinding(n)
+	role := map[string]int{} // formal input name -> index among states and scan inputs
+	for i := 0; i < ns+m; i++ {
+		bind[body.Inputs[i].Name] = n.Inputs[i]
+		role[body.Inputs[i].Name] = i
+	}
+	// MXNet's body yields the per-step outputs, then the states.
+	reordered := *body
+	reordered.Outputs = append(append([]canon.ValueInfo(nil), body.Outputs[ns:]...), body.Outputs[:ns]...)
+	js, ins, err := e.subgraph("body", &reordered, bind)
+	if err != nil {
+		return err
+	}
+	stateLocs, dataLocs := make([]int, ns), make([]int, m)
+	found := make([]bool, ns+m)
+	refs := make([]ref, len(ins))
+	for pos, in := range ins {
+		if i, ok := role[in.name]; ok {
+			found[i] = true
+			if i < ns {
+				stateLocs[i] = pos
+			} else {
+				dataLocs[i-ns] = pos
+			}
+		}
+		var r ref
+		if in.konst != nil {
+			r, err = e.param(n.Name+"_"+in.konst.Name, in.konst)
+		} else {
+			r, err = e.value(in.outer)
+		}
+		if err != nil {
+			return err
+		}
+		refs[pos] = r
+	}
+	for i, ok := range found {
+		if !ok {
+			return fmt.Errorf("the body does not read %s %q; MXNet's _foreach takes only the inputs its body reads, and needs every state and scan input", map[bool]string{true: "state", false: "scan input"}[i < ns], body.Inputs[i].Name)
+		}
+	}
+	attrs := map[string]string{
+		"num_args": strconv.Itoa(len(refs) + 1), "num_outputs": strconv.Itoa(k + ns), "num_out_data": strconv.Itoa(k),
+		"in_state_locs": locList(stateLocs), "in_data_locs": locList(dataLocs),
+	}
+	idx := e.add("_foreach", n.Name, attrs, k+ns, refs...)
+	e.nodes[idx].Subgraphs = []jsonSymbol{*js}
+	for i, o := range n.Outputs {
+		if o == "" {
+			continue
+		}
+		at := k + i // a final state
+		if i >= ns {
+			at = i - ns // a scan output
+		}
+		e.refs[o] = ref{idx, at}
+	}
+	return nil
+}
+
+func reversedWord(r bool) string {
+	if r {
+		return ", reversed"
+	}
+	return ""
 }

@@ -19,7 +19,8 @@ import (
 
 func init() {
 	optable.Add(&converters, map[string]mxOp{
-		"_cond": {convCond, []string{"If", "Cast"}},
+		"_cond":    {convCond, []string{"If", "Cast"}},
+		"_foreach": {convForeach, []string{"Scan"}},
 	})
 }
 
@@ -27,7 +28,7 @@ func init() {
 // in node order, bound to the outer values ins[locs[j]]. It returns the
 // graph (its inputs are the captures it reads, named capName(loc)) and the
 // builder that made it.
-func (b *builder) subgraphIn(c *nodeCtx, attr string, sub *symbol, locs []int64, ins []string, capName func(int) string) (*canon.Graph, *builder, error) {
+func (b *builder) subgraphIn(c *nodeCtx, attr string, sub *symbol, locs []int64, ins []string, capName func(int) string, typeOf func(int) canon.ValueInfo) (*canon.Graph, *builder, error) {
 	sb := &builder{file: b.file, sym: sub, opts: b.opts, budget: b.budget,
 		g: &canon.Graph{Name: attr}, vals: map[string]canon.ValueInfo{}, used: map[string]bool{}, inits: map[string]*initUse{},
 		inputOrder: map[string]int{}, outs: make([][]string, len(sub.Nodes)), taken: map[string]bool{}}
@@ -46,9 +47,9 @@ func (b *builder) subgraphIn(c *nodeCtx, attr string, sub *symbol, locs []int64,
 		if loc < 0 || loc >= len(ins) {
 			return nil, nil, c.errf("subgraph %s input %d is at location %d; the node has %d inputs", attr, j, loc, len(ins))
 		}
-		// The variable reads outer value ins[loc]: typed as it is.
+		// The variable reads outer value ins[loc] (typeOf gives its type).
 		n.Name = capName(loc)
-		vi := b.vals[ins[loc]]
+		vi := typeOf(loc)
 		n.merged = attrMap{}
 		if s, ok := vi.StaticShape(); ok && len(s) > 0 {
 			n.merged["__shape__"] = tupleString(s)
@@ -133,7 +134,8 @@ func convCond(b *builder, c *nodeCtx) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if graphs[k], subs[k], err = b.subgraphIn(c, []string{"cond", "then_branch", "else_branch"}[k], c.n.Subgraphs[k], locs, ins, capName); err != nil {
+		typeOf := func(loc int) canon.ValueInfo { return b.vals[ins[loc]] }
+		if graphs[k], subs[k], err = b.subgraphIn(c, []string{"cond", "then_branch", "else_branch"}[k], c.n.Subgraphs[k], locs, ins, capName, typeOf); err != nil {
 			return nil, err
 		}
 	}
@@ -216,4 +218,106 @@ func (b *builder) inline(g *canon.Graph, sb *builder, outerOf map[string]string)
 		return "", fmt.Errorf("its output %s is not computed", out)
 	}
 	return out, nil
+}
+
+// convForeach reads MXNet's _foreach as a Scan along axis 0: the node's
+// inputs are its body's, in_state_locs and in_data_locs pick the states
+// and the sliced inputs (the others are read as captures), and the body
+// and the node yield the per-step outputs before the final states.
+func convForeach(b *builder, c *nodeCtx) ([]string, error) {
+	if len(c.n.Subgraphs) != 1 {
+		return nil, c.errf("has %d subgraphs; _foreach has one", len(c.n.Subgraphs))
+	}
+	k, err := c.a.int("num_out_data", 0)
+	if err != nil {
+		return nil, err
+	}
+	stateLocs, err := c.a.ints("in_state_locs", []int64{})
+	if err != nil {
+		return nil, err
+	}
+	dataLocs, err := c.a.ints("in_data_locs", []int64{})
+	if err != nil {
+		return nil, err
+	}
+	if len(dataLocs) == 0 {
+		return nil, c.errf("in_data_locs is empty; _foreach iterates over at least one input")
+	}
+	ins := make([]string, len(c.n.Inputs))
+	for i := range c.n.Inputs {
+		if ins[i], err = b.in(c, i); err != nil {
+			return nil, err
+		}
+	}
+	role := map[int]string{}
+	for _, l := range stateLocs {
+		role[int(l)] = "state"
+	}
+	for _, l := range dataLocs {
+		if role[int(l)] != "" {
+			return nil, c.errf("input %d is both a state and a sliced input", l)
+		}
+		role[int(l)] = "data"
+	}
+	names := map[int]string{}
+	capName := func(loc int) string {
+		if n, ok := names[loc]; ok {
+			return n
+		}
+		names[loc] = b.fresh(c.n.Name + "_in" + strconv.Itoa(loc))
+		return names[loc]
+	}
+	typeOf := func(loc int) canon.ValueInfo {
+		vi := b.vals[ins[loc]]
+		if role[loc] == "data" && vi.RankKnown && len(vi.Shape) > 0 {
+			vi.Shape = vi.Shape[1:] // one slice along axis 0
+		}
+		return vi
+	}
+	all := make([]int64, len(ins))
+	for i := range all {
+		all[i] = int64(i)
+	}
+	body, _, err := b.subgraphIn(c, "body", c.n.Subgraphs[0], all, ins, capName, typeOf)
+	if err != nil {
+		return nil, err
+	}
+	ns := len(stateLocs)
+	if int(k) < 0 || len(body.Outputs) != int(k)+ns {
+		return nil, c.errf("the body has %d outputs for %d per-step outputs and %d states", len(body.Outputs), k, ns)
+	}
+	byName := map[string]canon.ValueInfo{}
+	for _, in := range body.Inputs {
+		byName[in.Name] = in
+	}
+	var formal []canon.ValueInfo
+	var nodeIns, captures, capIns []string
+	for _, locs := range [][]int64{stateLocs, dataLocs} {
+		for _, l := range locs {
+			if l < 0 || int(l) >= len(ins) {
+				return nil, c.errf("location %d is out of range for %d inputs", l, len(ins))
+			}
+			formal = append(formal, byName[capName(int(l))])
+			nodeIns = append(nodeIns, ins[l])
+		}
+	}
+	for loc := range ins {
+		if role[loc] == "" {
+			captures = append(captures, capName(loc))
+			capIns = append(capIns, ins[loc])
+		}
+	}
+	body.Inputs = formal
+	// Canonical order: the states, then the per-step outputs.
+	body.Outputs = append(append([]canon.ValueInfo(nil), body.Outputs[k:]...), body.Outputs[:k]...)
+	op := &canon.Scan{Body: body, NumScanInputs: int64(len(dataLocs)), Captures: captures}
+	outs := make([]string, ns+int(k))
+	for i := range outs {
+		outs[i] = b.fresh(c.n.Name + "_output" + strconv.Itoa(i))
+	}
+	if err := b.emit(b.fresh(c.n.Name), op, append(nodeIns, capIns...), outs...); err != nil {
+		return nil, err
+	}
+	// MXNet's order: the per-step outputs, then the final states.
+	return append(append([]string(nil), outs[ns:]...), outs[:ns]...), nil
 }
