@@ -166,3 +166,18 @@ func TestScanRoundTripsThroughForeach(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopsMXNetCannotRun: a Loop with a condition input (ONNX's loop11
+// case) is refused, saying why: _while_loop would pad its step outputs to
+// max_iterations rows.
+func TestLoopsMXNetCannotRun(t *testing.T) {
+	g, err := onnximport.Read(filepath.Join(testfix.Fixtures(t), "onnx-node-1.22", "test_loop11", "model.onnx"), formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	_, _, err = mxnetexport.Encode(g)
+	if err == nil || !strings.Contains(err.Error(), "Loop") || !strings.Contains(err.Error(), "max_iterations rows") {
+		t.Fatalf("want a refusal naming the Loop and max_iterations, got %v", err)
+	}
+}

@@ -9,7 +9,11 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// Control flow. MXNet 1.x's _cond (src/operator/control_flow.cc) owns
+// Control flow. MXNet 1.x's _cond, _while_loop and _foreach take whole
+// symbols as subgraphs (facts from src/operator/control_flow.cc;
+// _while_loop needs a max_iterations known before running and stacks its
+// step outputs to max_iterations rows, however many iterations ran).
+// _cond (src/operator/control_flow.cc) owns
 // three subgraphs, each a whole symbol in the node's "subgraphs": cond
 // (one output, true when nonzero), then and else. Its inputs are the
 // union of what the three read; cond_input_locs, then_input_locs and
@@ -21,6 +25,7 @@ import (
 func init() {
 	optable.Add(&writers, map[string]opWriter{
 		"If":   {"_cond (subgraphs: cond = _copy of the condition, then, else; weights the branches read become inputs of the node)", (*exporter).writeIf},
+		"Loop": {"_while_loop (a trip count known before running, no condition input, a body that reads neither the iteration number nor the condition; cond subgraph _ones)", (*exporter).writeLoop},
 		"Scan": {"_foreach (scan inputs and outputs along axis 0, forward; every state and scan input read by the body)", (*exporter).writeScan},
 	})
 }
@@ -345,4 +350,105 @@ func reversedWord(r bool) string {
 		return ", reversed"
 	}
 	return ""
+}
+
+// writeLoop writes a Loop as MXNet's _while_loop when MXNet computes the
+// same: a trip count known before running and no condition input (so the
+// loop runs exactly max_iterations times and the step outputs, which
+// _while_loop stacks to max_iterations rows, have one row per iteration),
+// and a body that reads neither the iteration number nor the condition
+// (0-d values MXNet 1.x does not have). The cond subgraph is a constant
+// one; func is the body, its step outputs first, then the loop variables.
+func (e *exporter) writeLoop(n *canon.Node) error {
+	op := n.Op.(*canon.Loop)
+	if len(n.Inputs) > 1 && n.Inputs[1] != "" {
+		return fmt.Errorf("the loop has a condition input: MXNet's _while_loop would stack its step outputs to max_iterations rows however many iterations ran, and the condition is a 0-d value MXNet 1.x does not have; only loops with a trip count known before running and no condition are written")
+	}
+	trip, ok := int64(0), false
+	if len(n.Inputs) > 0 && n.Inputs[0] != "" {
+		if c := e.g.Values.Get(n.Inputs[0]).Const; c != nil {
+			if v, err := c.Int64s(); err == nil && len(v) == 1 {
+				trip, ok = v[0], true
+			}
+		}
+	}
+	if !ok || trip < 1 {
+		return fmt.Errorf("MXNet's _while_loop needs max_iterations, a trip count of at least 1 known before running")
+	}
+	scopes, err := e.scopes(n)
+	if err != nil {
+		return err
+	}
+	body := scopes[0].Graph
+	nc, ns := op.Carried(), op.ScanOutputs()
+	if nc == 0 {
+		return fmt.Errorf("MXNet's _while_loop needs at least one loop variable")
+	}
+	bind := captureBinding(n)
+	// The iteration number and the condition are bound to nothing: the
+	// written body must not read them (the condition output, which reads
+	// the condition, is not written).
+	formal := map[string]string{body.Inputs[0].Name: "iteration number", body.Inputs[1].Name: "condition"}
+	for name := range formal {
+		bind[name] = ""
+	}
+	carried := map[string]int{}
+	for i := 0; i < nc; i++ {
+		bind[body.Inputs[2+i].Name] = n.Inputs[2+i]
+		carried[body.Inputs[2+i].Name] = i
+	}
+	reordered := *body
+	reordered.Outputs = append(append([]canon.ValueInfo(nil), body.Outputs[1+nc:]...), body.Outputs[1:1+nc]...)
+	js, ins, err := e.subgraph("body", &reordered, bind)
+	if err != nil {
+		return err
+	}
+	varLocs := make([]int, nc)
+	found := make([]bool, nc)
+	refs := make([]ref, len(ins))
+	funcLocs := make([]int, len(ins))
+	for pos, in := range ins {
+		if what, ok := formal[in.name]; ok {
+			return fmt.Errorf("the body reads its %s, a 0-d value MXNet 1.x does not have", what)
+		}
+		if i, ok := carried[in.name]; ok {
+			varLocs[i], found[i] = pos, true
+		}
+		var r ref
+		if in.konst != nil {
+			r, err = e.param(n.Name+"_"+in.konst.Name, in.konst)
+		} else {
+			r, err = e.value(in.outer)
+		}
+		if err != nil {
+			return err
+		}
+		refs[pos], funcLocs[pos] = r, pos
+	}
+	for i, ok := range found {
+		if !ok {
+			return fmt.Errorf("the body does not read carried value %q; MXNet's _while_loop needs every loop variable read", body.Inputs[2+i].Name)
+		}
+	}
+	cond := &jsonSymbol{
+		Nodes:    []jsonNode{{Op: "_ones", Name: "always", Attrs: map[string]string{"shape": "(1,)"}, Inputs: [][3]int{}}},
+		ArgNodes: []int{}, NodeRowPtr: []int{0, 1}, Heads: [][3]int{{0, 0, 0}}}
+	attrs := map[string]string{
+		"num_args": strconv.Itoa(len(refs) + 2), "num_outputs": strconv.Itoa(ns + nc), "num_out_data": strconv.Itoa(ns),
+		"max_iterations": strconv.FormatInt(trip, 10), "cond_input_locs": "[]",
+		"func_input_locs": locList(funcLocs), "func_var_locs": locList(varLocs),
+	}
+	idx := e.add("_while_loop", n.Name, attrs, ns+nc, refs...)
+	e.nodes[idx].Subgraphs = []jsonSymbol{*cond, *js}
+	for i, o := range n.Outputs {
+		if o == "" {
+			continue
+		}
+		at := ns + i // a final loop variable
+		if i >= nc {
+			at = i - nc // a step output
+		}
+		e.refs[o] = ref{idx, at}
+	}
+	return nil
 }

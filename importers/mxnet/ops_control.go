@@ -19,8 +19,9 @@ import (
 
 func init() {
 	optable.Add(&converters, map[string]mxOp{
-		"_cond":    {convCond, []string{"If", "Cast"}},
-		"_foreach": {convForeach, []string{"Scan"}},
+		"_cond":       {convCond, []string{"If", "Cast"}},
+		"_foreach":    {convForeach, []string{"Scan"}},
+		"_while_loop": {convWhileLoop, []string{"Loop"}},
 	})
 }
 
@@ -320,4 +321,108 @@ func convForeach(b *builder, c *nodeCtx) ([]string, error) {
 	}
 	// MXNet's order: the per-step outputs, then the final states.
 	return append(append([]string(nil), outs[ns:]...), outs[:ns]...), nil
+}
+
+// convWhileLoop reads MXNet's _while_loop as a Loop when its cond subgraph
+// is a constant one (_ones): the loop then runs exactly max_iterations
+// times, so the step outputs, which MXNet stacks to max_iterations rows,
+// have one row per iteration, as a Loop's scan outputs. A computed cond
+// is refused.
+func convWhileLoop(b *builder, c *nodeCtx) ([]string, error) {
+	if len(c.n.Subgraphs) != 2 {
+		return nil, c.errf("has %d subgraphs; _while_loop has cond and func", len(c.n.Subgraphs))
+	}
+	cond := c.n.Subgraphs[0]
+	if len(cond.Heads) != 1 || cond.Nodes[cond.Heads[0].Node].Op != "_ones" {
+		return nil, c.errf("its cond subgraph computes the condition; only a constant one (_ones, a loop of exactly max_iterations) is read: MXNet stacks step outputs to max_iterations rows however many iterations run")
+	}
+	trip, err := c.a.int("max_iterations", 0)
+	if err != nil {
+		return nil, err
+	}
+	if trip < 1 {
+		return nil, c.errf("max_iterations is %d; it must be at least 1", trip)
+	}
+	k, err := c.a.int("num_out_data", 0)
+	if err != nil {
+		return nil, err
+	}
+	funcLocs, err := c.a.ints("func_input_locs", []int64{})
+	if err != nil {
+		return nil, err
+	}
+	varLocs, err := c.a.ints("func_var_locs", []int64{})
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]string, len(c.n.Inputs))
+	for i := range c.n.Inputs {
+		if ins[i], err = b.in(c, i); err != nil {
+			return nil, err
+		}
+	}
+	names := map[int]string{}
+	capName := func(loc int) string {
+		if n, ok := names[loc]; ok {
+			return n
+		}
+		names[loc] = b.fresh(c.n.Name + "_in" + strconv.Itoa(loc))
+		return names[loc]
+	}
+	typeOf := func(loc int) canon.ValueInfo { return b.vals[ins[loc]] }
+	body, _, err := b.subgraphIn(c, "body", c.n.Subgraphs[1], funcLocs, ins, capName, typeOf)
+	if err != nil {
+		return nil, err
+	}
+	nv := len(varLocs)
+	if int(k) < 0 || len(body.Outputs) != int(k)+nv {
+		return nil, c.errf("the func subgraph has %d outputs for %d step outputs and %d loop variables", len(body.Outputs), k, nv)
+	}
+	isVar := map[string]bool{}
+	var carriedIn []string
+	formal := []canon.ValueInfo{
+		{Name: b.fresh(c.n.Name + "_iteration"), DType: canon.Int64, RankKnown: true},
+		{Name: b.fresh(c.n.Name + "_condition"), DType: canon.Bool, RankKnown: true},
+	}
+	for _, v := range varLocs {
+		if v < 0 || int(v) >= len(body.Inputs) {
+			return nil, c.errf("func_var_locs entry %d is out of range for the func's %d inputs", v, len(body.Inputs))
+		}
+		in := body.Inputs[v]
+		if isVar[in.Name] {
+			return nil, c.errf("func_var_locs names func input %d twice", v)
+		}
+		isVar[in.Name] = true
+		formal = append(formal, in)
+		carriedIn = append(carriedIn, ins[funcLocs[v]])
+	}
+	var captures, capIns []string
+	for j, in := range body.Inputs {
+		if !isVar[in.Name] {
+			captures = append(captures, in.Name)
+			capIns = append(capIns, ins[funcLocs[j]])
+		}
+	}
+	// The body's condition output (ignored without a cond input) is its
+	// condition input, through an Identity.
+	condOut := b.fresh(c.n.Name + "_condition_out")
+	body.Nodes = append(body.Nodes, &canon.Node{Name: condOut, Op: &canon.Identity{}, Inputs: []string{formal[1].Name}, Outputs: []string{condOut}})
+	body.Inputs = formal
+	outsMX := body.Outputs
+	body.Outputs = append([]canon.ValueInfo{{Name: condOut, DType: canon.Bool, RankKnown: true}}, outsMX[k:]...)
+	body.Outputs = append(body.Outputs, outsMX[:k]...)
+	m := b.fresh(c.n.Name + "_max_iterations")
+	t := canon.NewInt64Tensor(m, []int64{}, []int64{trip})
+	b.g.Initializers = append(b.g.Initializers, t)
+	b.vals[m] = canon.ValueInfo{Name: m, DType: canon.Int64, RankKnown: true, Const: t}
+	outs := make([]string, nv+int(k))
+	for i := range outs {
+		outs[i] = b.fresh(c.n.Name + "_output" + strconv.Itoa(i))
+	}
+	nodeIns := append(append([]string{m, ""}, carriedIn...), capIns...)
+	if err := b.emit(b.fresh(c.n.Name), &canon.Loop{Body: body, Captures: captures}, nodeIns, outs...); err != nil {
+		return nil, err
+	}
+	// MXNet's order: the step outputs, then the final loop variables.
+	return append(append([]string(nil), outs[nv:]...), outs[:nv]...), nil
 }
