@@ -160,13 +160,20 @@ func (c *InferCtx) inferLoop(o *Loop) ([]ValueInfo, error) {
 		}
 	}
 	n := o.Carried()
-	formal := []ValueInfo{{DType: Int64, RankKnown: true}, {DType: Bool, RankKnown: true}}
-	for i := 0; i < n; i++ {
-		formal = append(formal, carriedType(c.in[2+i], o.Body.Inputs[2+i]))
+	var body []ValueInfo
+	var err error
+	// A body that keeps its carried values' types (symbolic sizes
+	// included) keeps them in the loop's outputs; otherwise only what the
+	// declarations and the initial values share holds.
+	if tight, changed := tightLoopFormal(o, c.in); changed {
+		if b, err := c.inferSubgraph("body", o.Body, tight); err == nil && keepsTypes(o, tight, b) {
+			body = b
+		}
 	}
-	body, err := c.inferSubgraph("body", o.Body, formal)
-	if err != nil {
-		return nil, err
+	if body == nil {
+		if body, err = c.inferSubgraph("body", o.Body, loopFormal(o, c.in)); err != nil {
+			return nil, err
+		}
 	}
 	outs := make([]ValueInfo, 0, len(body)-1)
 	for i := 0; i < n; i++ {
@@ -234,32 +241,10 @@ func (c *InferCtx) constInt(i int) (int64, bool) {
 }
 
 func (c *InferCtx) inferScan(o *Scan) ([]ValueInfo, error) {
-	n, m := o.States(), int(o.NumScanInputs)
-	formal := make([]ValueInfo, 0, n+m)
-	for i := 0; i < n; i++ {
-		formal = append(formal, carriedType(c.in[i], o.Body.Inputs[i]))
-	}
-	seq := c.runTimeDim("length")
-	for j := 0; j < m; j++ {
-		x := c.in[n+j]
-		slice := ValueInfo{DType: x.DType}
-		if x.RankKnown {
-			axis := o.InputAxis(j)
-			if axis < -int64(len(x.Shape)) || axis >= int64(len(x.Shape)) {
-				return nil, c.errf("scan input %d has rank %d; axis %d is out of range", j, len(x.Shape), axis)
-			}
-			if axis < 0 {
-				axis += int64(len(x.Shape))
-			}
-			if j == 0 {
-				seq = x.Shape[axis]
-			} else if d := x.Shape[axis]; d.Known() && seq.Known() && d.Size != seq.Size {
-				return nil, c.errf("scan inputs have %d and %d slices along their axes: they must match", seq.Size, d.Size)
-			}
-			slice.RankKnown = true
-			slice.Shape = append(cloneDims(x.Shape[:axis]), cloneDims(x.Shape[axis+1:])...)
-		}
-		formal = append(formal, slice)
+	n := o.States()
+	formal, seq, err := scanFormal(o, c.in, c.runTimeDim("length"))
+	if err != nil {
+		return nil, c.errf("%v", err)
 	}
 	body, err := c.inferSubgraph("body", o.Body, formal)
 	if err != nil {

@@ -108,8 +108,22 @@ func (c *InferCtx) inferSubgraph(attr string, sub *Graph, formal []ValueInfo) ([
 	}
 	outs := scope.Outputs
 	for i, o := range outs {
-		if v, ok := scope.Values.Lookup(o.Name); ok && v.Const != nil {
+		v, ok := scope.Values.Lookup(o.Name)
+		if !ok {
+			continue
+		}
+		if v.Const != nil {
 			outs[i].Const = v.Const // known whatever the run: a branch of constants
+		}
+		// A symbolic size inference found (the batch N) names an axis the
+		// subgraph's declaration leaves open.
+		if o.RankKnown && v.RankKnown && len(o.Shape) == len(v.Shape) {
+			outs[i].Shape = cloneDims(o.Shape) // the declaration stays as written
+			for k, d := range o.Shape {
+				if !d.Known() && d.Param == "" && !v.Shape[k].Known() && v.Shape[k].Param != "" {
+					outs[i].Shape[k] = v.Shape[k]
+				}
+			}
 		}
 	}
 	return outs, nil

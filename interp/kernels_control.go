@@ -189,12 +189,13 @@ func (r *subRunner) runIf(x *exec) error {
 func (r *subRunner) runLoop(x *exec) error {
 	o := r.owner.(*canon.Loop)
 	limit := maxLoopIterations()
-	trip := int64(-1) // no trip count
+	// Without M there is no trip count; a negative M runs no iteration.
+	trip, hasTrip := int64(0), false
 	if m := x.in(0); m != nil {
 		if m.dt != canon.Int64 || len(m.i) != 1 {
 			return fmt.Errorf("the trip count M must be one int64, got %s%v", m.dt, m.shape)
 		}
-		trip = m.i[0]
+		trip, hasTrip = m.i[0], true
 	}
 	// Without a cond input the body's condition output is ignored: the
 	// loop runs M times (ONNX's "for" and endless forms).
@@ -214,10 +215,10 @@ func (r *subRunner) runLoop(x *exec) error {
 	charge := &stackCharge{x: x}
 	defer charge.release()
 	iter := int64(0)
-	for ; (trip < 0 || iter < trip) && cond; iter++ {
+	for ; (!hasTrip || iter < trip) && cond; iter++ {
 		if iter >= limit {
 			what := "its condition is still true"
-			if trip >= 0 {
+			if hasTrip {
 				what = fmt.Sprintf("its trip count is %d", trip)
 			}
 			return fmt.Errorf("the loop ran %d iterations and %s: stopped at the interpreter's iteration limit (MaxLoopIterations); the model's loop does not end on this input", limit, what)
@@ -279,6 +280,10 @@ func (r *subRunner) runLoop(x *exec) error {
 		}
 	}
 	for j := 0; j < k && n+j < x.nout(); j++ {
+		if len(scans[j]) == 0 {
+			x.set(n+j, emptyScan(x, n+j, 0, o.Body.Outputs[1+n+j].DType))
+			continue
+		}
 		out, err := stack(scans[j], 0, false, o.Body.Outputs[1+n+j].DType)
 		if err != nil {
 			return fmt.Errorf("scan output %d: %v", j, err)
@@ -356,6 +361,10 @@ func (r *subRunner) runScan(x *exec) error {
 			if axis, err = normAxis(o.OutputAxis(j), rank+1); err != nil {
 				return fmt.Errorf("scan output %d: %v", j, err)
 			}
+		}
+		if len(scans[j]) == 0 {
+			x.set(n+j, emptyScan(x, n+j, o.OutputAxis(j), body.DType))
+			continue
 		}
 		out, err := stack(scans[j], axis, o.OutputReversed(j), body.DType)
 		if err != nil {
@@ -511,4 +520,34 @@ func (c *stackCharge) release() {
 		b.used -= c.bytes
 	}
 	c.bytes = 0
+}
+
+// emptyScan is scan output k of a node that ran no iteration: zero slices
+// along axis of the shape inference gives the output where every other
+// axis is known (as ONNX Runtime gives it), else an empty 1-D tensor.
+func emptyScan(x *exec, k int, axis int64, dt canon.DType) *tensor {
+	if dt == canon.Undefined {
+		dt = canon.Float32
+	}
+	shape := []int{0}
+	if v, ok := x.p.g.Values.Lookup(x.s.node.Outputs[k]); ok && v.RankKnown && len(v.Shape) > 0 {
+		a, err := normAxis(axis, len(v.Shape))
+		known := err == nil
+		dims := make([]int, len(v.Shape))
+		for i, d := range v.Shape {
+			switch {
+			case i == a:
+			case d.Known():
+				dims[i] = int(d.Size)
+			default:
+				known = false
+			}
+		}
+		if known {
+			shape = dims
+		}
+	}
+	out, _ := stack(nil, 0, false, dt)
+	out.shape = shape
+	return out
 }

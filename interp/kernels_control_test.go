@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,5 +111,40 @@ func TestLoopScanOutputsStopAtTheMemoryBudget(t *testing.T) {
 	_, err := Run(g, map[string]*canon.Tensor{"x": x})
 	if err == nil || !strings.Contains(err.Error(), "hostile_loop") || !strings.Contains(err.Error(), "memory") {
 		t.Fatalf("want a memory-budget error naming the node, got %v", err)
+	}
+}
+
+// TestLoopWithoutIterations: a Loop that runs no iteration gives its
+// initial carried values and scan outputs of zero slices, shaped as shape
+// inference gives them where the other axes are known (ONNX Runtime 1.30
+// gives (0, 2) here too).
+func TestLoopWithoutIterations(t *testing.T) {
+	body := &canon.Graph{Name: "body",
+		Inputs: []canon.ValueInfo{{Name: "i", DType: canon.Int64, RankKnown: true}, {Name: "c", DType: canon.Bool, RankKnown: true},
+			{Name: "acc", DType: canon.Float32, Shape: canon.DimsOf(2), RankKnown: true}},
+		Nodes: []*canon.Node{
+			{Name: "add", Op: &canon.Binary{Fn: canon.Add}, Inputs: []string{"acc", "acc"}, Outputs: []string{"acc_next"}},
+			{Name: "keep", Op: &canon.Identity{}, Inputs: []string{"c"}, Outputs: []string{"c_next"}},
+			{Name: "emit", Op: &canon.Identity{}, Inputs: []string{"acc_next"}, Outputs: []string{"scan"}},
+		},
+		Outputs: []canon.ValueInfo{{Name: "c_next"}, {Name: "acc_next"}, {Name: "scan"}}}
+	g := &canon.Graph{Name: "no_iterations",
+		Inputs: []canon.ValueInfo{{Name: "m", DType: canon.Int64, RankKnown: true},
+			{Name: "x", DType: canon.Float32, Shape: canon.DimsOf(2), RankKnown: true}},
+		Nodes:   []*canon.Node{{Name: "loop", Op: &canon.Loop{Body: body}, Inputs: []string{"m", "", "x"}, Outputs: []string{"y", "ys"}}},
+		Outputs: []canon.ValueInfo{{Name: "y"}, {Name: "ys"}}}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []int64{0, -3} {
+		outs, err := Run(g, map[string]*canon.Tensor{"m": canon.NewInt64Tensor("m", []int64{}, []int64{m}),
+			"x": canon.NewFloat32Tensor("x", []int64{2}, []float32{1, 2})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _ := outs["y"].Float64s()
+		if fmt.Sprint(y) != "[1 2]" || fmt.Sprint(outs["ys"].Shape) != "[0 2]" {
+			t.Errorf("M=%d: y %v, ys shape %v; want [1 2] and [0 2]", m, y, outs["ys"].Shape)
+		}
 	}
 }

@@ -63,6 +63,8 @@ type jsonNode struct {
 	Name   string            `json:"name"`
 	Attrs  map[string]string `json:"attrs,omitempty"`
 	Inputs [][3]int          `json:"inputs"`
+	// Subgraphs are a control-flow op's graphs (_cond, _foreach).
+	Subgraphs []jsonSymbol `json:"subgraphs,omitempty"`
 }
 
 type jsonSymbol struct {
@@ -70,7 +72,7 @@ type jsonSymbol struct {
 	ArgNodes   []int            `json:"arg_nodes"`
 	NodeRowPtr []int            `json:"node_row_ptr"`
 	Heads      [][3]int         `json:"heads"`
-	Attrs      map[string][]any `json:"attrs"`
+	Attrs      map[string][]any `json:"attrs,omitempty"`
 }
 
 // ref is one output of an MXNet node.

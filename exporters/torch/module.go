@@ -67,11 +67,7 @@ func Generate(g *canon.Graph) (*Module, error) {
 		}
 	}
 	// Kinds without a writer are written as canon's expansion of them.
-	expanded, _, err := canon.Decompose(g, func(n *canon.Node, _ func(string) canon.ValueInfo) bool {
-		_, ok := opWriters[n.Op.Kind()]
-		d := canon.DefOf(n.Op)
-		return ok || d == nil || d.Decompose == nil
-	})
+	expanded, _, err := canon.Decompose(g, writtenAsIs)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +138,14 @@ func Generate(g *canon.Graph) (*Module, error) {
 		fmt.Fprintf(&src, "        return (%s)\n", strings.Join(outs, ", ")+",")
 	}
 	return &Module{Source: src.String(), Entries: gen.entries, Renames: gen.renames}, nil
+}
+
+// writtenAsIs reports whether a node is written by its own writer (or has
+// no expansion to fall back on) rather than as canon's expansion of it.
+func writtenAsIs(n *canon.Node, _ func(string) canon.ValueInfo) bool {
+	_, ok := opWriters[n.Op.Kind()]
+	d := canon.DefOf(n.Op)
+	return ok || d == nil || d.Decompose == nil
 }
 
 func docFor(g *canon.Graph) string {

@@ -773,7 +773,10 @@ func (gen *generator) reshape(op *canon.Reshape) error {
 			parts[i] = x + ".shape[" + strconv.Itoa(i) + "]" // ONNX 0 copies the input dim
 		}
 	}
-	if len(parts) == 1 {
+	switch len(parts) {
+	case 0:
+		parts = []string{"()"} // a scalar: reshape() takes a shape
+	case 1:
 		parts[0] += ","
 	}
 	gen.assign(x + ".reshape(" + strings.Join(parts, ", ") + ")")

@@ -64,6 +64,9 @@ type node struct {
 	Param  attrMap `json:"param"`
 	Attr   attrMap `json:"attr"`
 	Attrs  attrMap `json:"attrs"`
+	// Subgraphs are a control-flow op's graphs (_cond, _foreach,
+	// _while_loop), each a whole symbol.
+	Subgraphs []*symbol `json:"subgraphs"`
 	// merged holds all three maps.
 	merged attrMap
 }
@@ -93,6 +96,49 @@ func parseSymbol(data []byte, file string) (*symbol, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: not a valid MXNet symbol JSON: %v", file, err)
 	}
+	if err := checkSymbol(&s, file, 0); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// maxSubgraphDepth bounds nested subgraphs (a _cond inside a loop body):
+// real models nest two or three deep.
+const maxSubgraphDepth = 16
+
+// checkSymbol checks the structure of s and of its nodes' subgraphs, and
+// merges each node's attribute maps.
+func checkSymbol(s *symbol, file string, depth int) error {
+	if depth > maxSubgraphDepth {
+		return fmt.Errorf("%s: subgraphs nest deeper than %d", file, maxSubgraphDepth)
+	}
+	for i, n := range s.Nodes {
+		if n == nil {
+			continue
+		}
+		for k, sub := range n.Subgraphs {
+			if sub == nil {
+				return fmt.Errorf("%s: node %d (%s): subgraph %d is null", file, i, n.Name, k)
+			}
+			if _, err := finishSymbol(sub, fmt.Sprintf("%s: node %d (%s) subgraph %d", file, i, n.Name, k)); err != nil {
+				return err
+			}
+			if err := checkSymbol(sub, file, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	if depth == 0 {
+		_, err := finishSymbol(s, file)
+		return err
+	}
+	return nil
+}
+
+// finishSymbol checks one symbol's nodes and heads and reads its version.
+func finishSymbol(sp *symbol, file string) (*symbol, error) {
+	s := *sp
+	defer func() { *sp = s }()
 	if len(s.Nodes) == 0 {
 		return nil, fmt.Errorf("%s: symbol JSON has no \"nodes\"; is this an MXNet -symbol.json file?", file)
 	}
@@ -162,7 +208,7 @@ func parseSymbol(data []byte, file string) (*symbol, error) {
 			s.generation = "attr"
 		}
 	}
-	return &s, nil
+	return sp, nil
 }
 
 // versionString renders mxnet_version (major*10000 + minor*100 + patch).

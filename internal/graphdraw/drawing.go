@@ -51,6 +51,10 @@ type Box struct {
 	Inputs []string
 	// Was is the original's box of a Changed box in a diff.
 	Was *Box
+	// Subgraphs are the graphs a control-flow op owns, and Captures the
+	// outer values they read, for the node panel.
+	Subgraphs []SubgraphView
+	Captures  []string
 }
 
 // WeightRow is one weight read by an op: "W conv1.weight [8 4 3 3] OIHW".
@@ -134,7 +138,8 @@ func newView(g *canon.Graph, prefix string) *view {
 }
 
 func (v *view) opBox(id string, n *canon.Node) *Box {
-	b := &Box{ID: id, Kind: OpBox, Title: n.Op.Kind(), Name: n.Name, Attrs: Attributes(n, v.g)}
+	b := &Box{ID: id, Kind: OpBox, Title: n.Op.Kind(), Name: n.Name, Attrs: Attributes(n, v.g),
+		Subgraphs: subgraphViews(n), Captures: captureRows(n)}
 	specs := n.Op.Signature().Inputs
 	for i, in := range n.Inputs {
 		t := v.inits[in]

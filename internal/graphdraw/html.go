@@ -38,6 +38,9 @@ type pageBox struct {
 	Outputs []string     `json:"outputs,omitempty"`
 	Weights []pageWeight `json:"weights,omitempty"`
 	Was     *pageBox     `json:"was,omitempty"`
+	// Subgraphs are listed in the panel as expandable sections.
+	Subgraphs []SubgraphView `json:"subgraphs,omitempty"`
+	Captures  []string       `json:"captures,omitempty"`
 }
 
 type pageWeight struct {
@@ -60,7 +63,7 @@ func pageData(d *Drawing) []*pageBox {
 func toPageBox(b *Box) *pageBox {
 	p := &pageBox{ID: b.ID, Kind: [...]string{OpBox: "op", InputBox: "input", OutputBox: "output"}[b.Kind],
 		Title: b.Title, Name: b.Name, Status: b.Status.String(), Note: b.Note,
-		Attrs: b.Attrs, Inputs: b.Inputs, Outputs: b.Outputs}
+		Attrs: b.Attrs, Inputs: b.Inputs, Outputs: b.Outputs, Subgraphs: b.Subgraphs, Captures: b.Captures}
 	for _, w := range b.Weights {
 		p.Weights = append(p.Weights, pageWeight{Slot: w.Slot, Name: w.Name, Type: fmt.Sprintf("%s%v", w.DType, w.Shape),
 			Layout: w.Layout, Stats: w.Stats, Shape: w.Shape})
@@ -97,6 +100,9 @@ html, body { margin: 0; height: 100%%; overflow: hidden; background: #fafafa; fo
 #panel .old { color: #b71c1c; }
 #panel .new { color: #1b5e20; }
 #panel .close { float: right; cursor: pointer; border: none; background: none; font-size: 14px; }
+#panel details { margin: 2px 0 2px 0.5em; }
+#panel summary { cursor: pointer; font-family: monospace; }
+#panel details .row { margin-left: 1em; }
 </style>
 </head>
 <body>
@@ -219,12 +225,31 @@ html, body { margin: 0; height: 100%%; overflow: hidden; background: #fafafa; fo
       if (w.stats) parent.appendChild(el("div", "stats", w.stats));
     });
   }
+  // subgraphs lists a control-flow node's graphs as expandable sections;
+  // a node of a subgraph that owns graphs nests its own sections.
+  function subgraphs(parent, title, sgs, open) {
+    if (!sgs || !sgs.length) return;
+    if (title) parent.appendChild(el("h3", "", title));
+    sgs.forEach(function (sg) {
+      var d = el("details", "mb-subgraph"); if (open) d.open = true;
+      d.appendChild(el("summary", "", sg.attr + " (" + sg.nodes.length + (sg.more ? "+" + sg.more : "") + " nodes): (" +
+        (sg.inputs || []).join(", ") + ") -> (" + (sg.outputs || []).join(", ") + ")"));
+      sg.nodes.forEach(function (n) {
+        d.appendChild(el("div", "row", n.kind + "(" + (n.inputs || []).join(", ") + ") -> (" + (n.outputs || []).join(", ") + ")" + (n.name ? "  " + n.name : "")));
+        subgraphs(d, "", n.subgraphs, false);
+      });
+      if (sg.more) d.appendChild(el("div", "row", "\u2026 " + sg.more + " more nodes"));
+      parent.appendChild(d);
+    });
+  }
   function describe(parent, b, label, cls) {
     var pre = label ? label + " " : "";
     section(parent, pre + "attributes", b.attrs, cls);
     section(parent, pre + "inputs", b.inputs, cls);
     section(parent, pre + "outputs", b.outputs, cls);
     weights(parent, pre + "weights", b.weights, cls);
+    section(parent, pre + "captures", b.captures, cls);
+    subgraphs(parent, pre + "subgraphs", b.subgraphs, true);
   }
   function show(id) {
     var b = byId[id]; if (!b) return false;

@@ -44,6 +44,9 @@ type builder struct {
 	root *canon.Graph
 	// subDepth counts the subgraphs being built around the current node.
 	subDepth int
+	// listDepth is the depth of the body that made each list made inside
+	// a branch or loop body: code at that depth may change it.
+	listDepth map[*listVal]int
 	// notes are remarks for the graph's Meta.Notes (assumptions the
 	// import makes).
 	notes []string

@@ -30,8 +30,8 @@ func flowKindOf(name string, v value) (flowKind, error) {
 		return flowInt, nil
 	case bool, *dynBool:
 		return flowBool, nil
-	case *listVal:
-		return 0, fmt.Errorf("%s is a list that changes at run time (built in a loop or a branch): that needs sequence values, which the canonical IR does not have yet; trace the model or export it to ONNX", name)
+	case *listVal, *runList, *appendOnlyList:
+		return 0, fmt.Errorf("%s is a list assigned anew inside a loop or a branch: that needs sequence values, which the canonical IR does not have yet (appending to a list defined before, once per iteration or as often in both branches, is supported); trace the model or export it to ONNX", name)
 	}
 	return 0, fmt.Errorf("%s is a %s that changes at run time; only tensors, ints and bools may differ between branches or iterations", name, typeName(v))
 }
@@ -134,16 +134,25 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 	}
 	b := in.b
 	before := saveScope(f)
-	thenG, err := in.intoSubgraph("then_branch", nil, func() error { return in.runBlock(f, st.then) })
+	var thenLists, elseLists *listBody
+	thenG, err := in.intoSubgraph("then_branch", nil, func() error {
+		thenLists = in.wrapLists(f, appendTargets(st.then, st.els))
+		return in.runBlock(f, st.then)
+	})
 	thenVars := before.restore(f)
 	if err != nil {
 		return err
 	}
-	elseG, err := in.intoSubgraph("else_branch", nil, func() error { return in.runBlock(f, st.els) })
+	elseG, err := in.intoSubgraph("else_branch", nil, func() error {
+		elseLists = in.wrapLists(f, appendTargets(st.then, st.els))
+		return in.runBlock(f, st.els)
+	})
 	elseVars := before.restore(f)
 	if err != nil {
 		return err
 	}
+	thenLists.unwrap(thenVars)
+	elseLists.unwrap(elseVars)
 	var thenOuts, elseOuts []*tensorVal
 	var kinds []flowKind
 	// merge pairs a value of each branch: the same value stays; tuples
@@ -203,11 +212,15 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 		}
 		rebuild[k] = r
 	}
+	appends, err := mergeAppends(thenLists, elseLists, merge)
+	if err != nil {
+		return err
+	}
 	if len(thenOuts) == 0 {
 		for k, r := range rebuild {
 			f.vars[k] = r(nil)
 		}
-		return nil // the branches compute nothing read after them
+		return appends.apply(in, nil) // the branches compute nothing read after them
 	}
 	capsThen, err := in.finishSubgraph(thenG, thenOuts)
 	if err != nil {
@@ -226,7 +239,7 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 	for k, r := range rebuild {
 		f.vars[k] = r(outs)
 	}
-	return nil
+	return appends.apply(in, outs)
 }
 
 // note records a remark about the import in the graph's notes.

@@ -15,6 +15,9 @@ type loopSpec struct {
 	count  value
 	cond   expr
 	body   []stmt
+	// scanLists lets one append per iteration to a list become a scan
+	// output (not for a loop the importer would rather unroll).
+	scanLists bool
 }
 
 func (in *evaluator) runFor(f *frame, st *forStmt) error {
@@ -44,13 +47,13 @@ func (in *evaluator) runFor(f *frame, st *forStmt) error {
 	default:
 		return fmt.Errorf("range() of a %s", typeName(n))
 	}
-	spec := loopSpec{target: st.target, count: n, body: st.body}
+	count, static := n.(int64)
+	spec := loopSpec{target: st.target, count: n, body: st.body, scanLists: !static || count > maxUnroll}
 	before := saveScope(f)
 	err = in.runLoop(f, spec, nil)
 	if err == nil {
 		return nil
 	}
-	count, static := n.(int64)
 	if !static || count > maxUnroll {
 		return err
 	}
@@ -77,7 +80,7 @@ func (in *evaluator) runWhile(f *frame, st *whileStmt) error {
 		}
 		cond, _ = boolTensor(true)
 	}
-	return in.runLoop(f, loopSpec{cond: st.cond, body: st.body}, cond)
+	return in.runLoop(f, loopSpec{cond: st.cond, body: st.body, scanLists: true}, cond)
 }
 
 // runLoop emits a Loop running spec's body; condInit is a while loop's
@@ -105,12 +108,12 @@ func (in *evaluator) runLoop(f *frame, spec loopSpec, condInit *tensorVal) error
 	// The body is built with the first value's type; when an iteration
 	// changes a shape, it is built again with that shape left open.
 	for attempt := 0; ; attempt++ {
-		g, caps, changed, err := in.loopBody(f, spec, carried, kinds, declared)
+		g, caps, scans, changed, err := in.loopBody(f, spec, carried, kinds, declared)
 		if err != nil {
 			return err
 		}
 		if !changed {
-			return in.emitLoop(f, spec, g, caps, carried, kinds, inits, condInit)
+			return in.emitLoop(f, spec, g, caps, carried, kinds, inits, condInit, scans)
 		}
 		if attempt == 2 {
 			return fmt.Errorf("the types of the loop-carried values do not settle")
@@ -121,9 +124,16 @@ func (in *evaluator) runLoop(f *frame, spec loopSpec, condInit *tensorVal) error
 	}
 }
 
+// scanList is a list a loop appends one tensor per iteration to: the
+// Loop's scan output after the carried values.
+type scanList struct {
+	outer value
+	name  string
+}
+
 // loopBody builds the body once with carried values of the declared
 // types; changed reports that an iteration gives one of them another type.
-func (in *evaluator) loopBody(f *frame, spec loopSpec, carried []string, kinds []flowKind, declared []canon.ValueInfo) (*canon.Graph, []string, bool, error) {
+func (in *evaluator) loopBody(f *frame, spec loopSpec, carried []string, kinds []flowKind, declared []canon.ValueInfo) (*canon.Graph, []string, []scanList, bool, error) {
 	b := in.b
 	formal := []canon.ValueInfo{
 		{Name: b.unique("iteration"), DType: canon.Int64, RankKnown: true},
@@ -136,7 +146,10 @@ func (in *evaluator) loopBody(f *frame, spec loopSpec, carried []string, kinds [
 	}
 	before := saveScope(f)
 	var outs []*tensorVal
+	var lists *listBody
+	var scans []scanList
 	g, err := in.intoSubgraph("body", formal, func() error {
+		lists = in.wrapLists(f, appendTargets(spec.body))
 		if spec.target != "" {
 			it, err := b.emit1(f.scope, &canon.Reshape{}, &tensorVal{name: formal[0].Name, info: formal[0]}, oneShape())
 			if err != nil {
@@ -172,36 +185,48 @@ func (in *evaluator) loopBody(f *frame, spec loopSpec, carried []string, kinds [
 			t, _ := flowTensorOf(f.vars[k], kind)
 			outs = append(outs, t)
 		}
+		ws, items, err := lists.loopScans(spec.scanLists)
+		if err != nil {
+			return err
+		}
+		// An item whose shape changes from one iteration to the next
+		// stops the Loop at run time (scan outputs keep one shape), as
+		// torch.stack of such items stops PyTorch.
+		for _, w := range ws {
+			scans = append(scans, scanList{outer: w.outer, name: lists.name(w)})
+		}
+		outs = append(outs, items...)
 		return nil
 	})
 	after := before.restore(f)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, nil, false, err
 	}
+	lists.unwrap(after)
 	locals := map[string]bool{spec.target: true}
 	for _, k := range carried {
 		locals[k] = true
 	}
 	for _, k := range changedNames(before.vars, after) {
 		if _, existed := before.vars[k]; existed && !locals[k] {
-			return nil, nil, false, fmt.Errorf("%s is changed in place inside a loop, which the importer does not carry across iterations", k)
+			return nil, nil, nil, false, fmt.Errorf("%s is changed in place inside a loop, which the importer does not carry across iterations", k)
 		}
 	}
 	caps, err := in.finishSubgraph(g, outs)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, nil, false, err
 	}
 	changed := false
 	for i := range declared {
 		o := g.Outputs[1+i]
 		if o.DType != declared[i].DType && o.DType != canon.Undefined {
-			return nil, nil, false, fmt.Errorf("loop-carried %s starts as %s and the body makes it %s", carried[i], declared[i].DType, o.DType)
+			return nil, nil, nil, false, fmt.Errorf("loop-carried %s starts as %s and the body makes it %s", carried[i], declared[i].DType, o.DType)
 		}
 		if !sameType(loosen(declared[i], o), declared[i]) {
 			changed = true
 		}
 	}
-	return g, caps, changed, nil
+	return g, caps, scans, changed, nil
 }
 
 // loosen is declared with what holds also of next: dims that differ are
@@ -225,9 +250,9 @@ func loosen(declared, next canon.ValueInfo) canon.ValueInfo {
 }
 
 // emitLoop adds the Loop node and rebinds the carried names to its outputs.
-func (in *evaluator) emitLoop(f *frame, spec loopSpec, body *canon.Graph, caps, carried []string, kinds []flowKind, inits []*tensorVal, condInit *tensorVal) error {
+func (in *evaluator) emitLoop(f *frame, spec loopSpec, body *canon.Graph, caps, carried []string, kinds []flowKind, inits []*tensorVal, condInit *tensorVal, scans []scanList) error {
 	b := in.b
-	if len(carried) == 0 {
+	if len(carried) == 0 && len(scans) == 0 {
 		return nil // the loop computes nothing that is read after it
 	}
 	var trip *tensorVal
@@ -243,12 +268,17 @@ func (in *evaluator) emitLoop(f *frame, spec loopSpec, body *canon.Graph, caps, 
 	}
 	ins := append([]*tensorVal{trip, condInit}, inits...)
 	ins = append(ins, captureVals(b, caps)...)
-	outs, err := b.emit(f.scope, &canon.Loop{Body: body, Captures: caps}, ins, len(carried))
+	outs, err := b.emit(f.scope, &canon.Loop{Body: body, Captures: caps}, ins, len(carried)+len(scans))
 	if err != nil {
 		return err
 	}
 	for i, k := range carried {
 		f.vars[k] = fromFlow(outs[i], kinds[i])
+	}
+	for j, s := range scans {
+		if err := in.scanned(f, s.outer, outs[len(carried)+j], s.name); err != nil {
+			return err
+		}
 	}
 	return nil
 }

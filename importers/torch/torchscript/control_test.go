@@ -232,21 +232,21 @@ func TestThirdPartyScriptedLoop(t *testing.T) {
 	}
 }
 
-// TestScriptedControlFlowLimits: a list built in a loop whose trip count
-// only a run tells, and a float carried through such a loop, are refused
+// TestScriptedControlFlowLimits: a list assigned anew in a loop whose trip
+// count only a run tells, and a float carried through such a loop, are refused
 // naming the reason; a data-dependent assert is read as an assumption on
 // the inputs, with a note.
 func TestScriptedControlFlowLimits(t *testing.T) {
 	open := formats.ReadOptions{InputShapes: map[string][]int64{"#0": {-1, 2}}}
 	for _, c := range []struct{ name, src, want string }{
-		{"append", `
+		{"list-assigned-in-loop", `
 class M(torch.nn.Module):
     def forward(self, x):
         l: List[torch.Tensor] = []
         for i in range(x.size(0)):
-            l.append(x[i])
+            l = [x[i], x[0]]
         return torch.stack(l)
-xs = [torch.randn(3, 2)]`, "aten::append inside a branch or loop builds a list at run time: that needs sequence values"},
+xs = [torch.randn(3, 2)]`, "is a list assigned anew inside a loop or a branch: that needs sequence values"},
 		{"float", `
 class M(torch.nn.Module):
     def forward(self, x):

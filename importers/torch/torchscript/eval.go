@@ -240,7 +240,7 @@ func (in *evaluator) eval(f *frame, e expr) (value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &listVal{items: items}, nil
+		return in.b.madeList(&listVal{items: items}), nil
 	case *tupleExpr:
 		items, err := in.evalAll(f, x.items)
 		if err != nil {
@@ -354,6 +354,8 @@ func (in *evaluator) subscript(f *frame, x *subscriptExpr) (value, error) {
 	}
 	var items []value
 	switch b := base.(type) {
+	case *runList:
+		return in.b.listItem(f.scope, b, idx)
 	case *listVal:
 		items = b.items
 	case *tupleVal:

@@ -21,11 +21,11 @@ func init() {
 		"torch.__isnot__":         entry(opIs(true)),
 		"torch.__range_length":    entry(opRangeLength, "Sub", "Relu"),
 		"torch.__derive_index":    entry(opDeriveIndex, "Mul", "Add"),
-		"torch.len":               entry(opLen),
+		"torch.len":               entry(opLen, "Shape", "Add"),
 		"unchecked_cast":          entry(opAnnotate),
 		"ops.prim.RaiseException": entry(opRaise),
-		"torch.append":            entry(opAppend),
-		"ops.aten.append":         entry(opAppend),
+		"torch.append":            entry(opAppend, "Unsqueeze", "Concat"),
+		"ops.aten.append":         entry(opAppend, "Unsqueeze", "Concat"),
 		"torch.dim":               entry(opDim),
 	})
 }
@@ -186,21 +186,13 @@ func opRaise(c *opCall) (value, error) {
 	return nil, c.errf("the model raises %s for these input shapes (prim::RaiseException on a path known at import)", msg)
 }
 
-// opAppend appends to a list known at import. Inside a branch or loop the
-// list would change at run time, which needs sequence values.
+// opAppend appends to a list (see control_lists.go for appends inside
+// branches and loops).
 func opAppend(c *opCall) (value, error) {
 	if err := c.bind("list", "el"); err != nil {
 		return nil, err
 	}
-	l, ok := c.bound[0].(*listVal)
-	if !ok {
-		return nil, c.errf("append to a %s", typeName(c.bound[0]))
-	}
-	if c.b().subDepth > 0 {
-		return nil, c.errf("aten::append inside a branch or loop builds a list at run time: that needs sequence values, which the canonical IR does not have yet (trace the model, or export it to ONNX)")
-	}
-	l.items = append(l.items, c.bound[1])
-	return l, nil
+	return c.listAppend(c.bound[0], c.bound[1])
 }
 
 // opDim is x.dim(), the rank, known at import.

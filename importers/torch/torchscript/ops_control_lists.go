@@ -27,10 +27,10 @@ func init() {
 func (c *opCall) staticList() (*listVal, error) {
 	l, ok := c.bound[0].(*listVal)
 	if !ok {
-		return nil, c.errf("argument is a %s, not a list", typeName(c.bound[0]))
+		return nil, c.errf("argument is a %s, not a list known at import", typeName(c.bound[0]))
 	}
-	if c.b().subDepth > 0 {
-		return nil, c.errf("changing a list inside a branch or loop body makes it a run-time list: that needs sequence values, which the canonical IR does not have yet (trace the model, or export it to ONNX)")
+	if !c.b().canMutate(l) {
+		return nil, c.errf("changing a list from outside a branch or loop inside it (other than by append) makes it a run-time list: that needs sequence values, which the canonical IR does not have yet (trace the model, or export it to ONNX)")
 	}
 	return l, nil
 }
@@ -134,7 +134,7 @@ func opListCopy(c *opCall) (value, error) {
 	if !ok {
 		return nil, c.errf("list() of a %s", typeName(c.bound[0]))
 	}
-	return &listVal{items: append([]value(nil), items...)}, nil
+	return c.b().madeList(&listVal{items: append([]value(nil), items...)}), nil
 }
 
 // opIntFloorDiv is int // int (Python's floor division) on ints known at

@@ -30,7 +30,7 @@ func init() {
 		"torch.index_select": entry(opIndexSelect, "Gather", "Reshape"),
 		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
 		"torch.masked_fill_": entry(inPlace(opMaskedFill), "Where", "Cast"),
-		"torch.stack":        entry(opStack, "Unsqueeze", "Concat"),
+		"torch.stack":        entry(opStack, "Unsqueeze", "Concat", "Transpose"),
 		"torch.index":        entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
 		"torch.index_put":    entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
 		"torch.index_put_":   entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
@@ -752,6 +752,9 @@ func opMaskedFill(c *opCall) (value, error) {
 func opStack(c *opCall) (value, error) {
 	if err := c.bind("tensors", "dim=0"); err != nil {
 		return nil, err
+	}
+	if l, ok := c.bound[0].(*runList); ok {
+		return c.stackList(l)
 	}
 	items, ok := listItems(c.bound[0])
 	if !ok || len(items) == 0 {

@@ -243,6 +243,8 @@ func opLen(c *opCall) (value, error) {
 		return int64(len(x.items)), nil
 	case *tupleVal:
 		return int64(len(x.items)), nil
+	case *runList:
+		return c.listLen(x)
 	}
 	return nil, c.errf("len of a %s is not supported", typeName(c.bound[0]))
 }
@@ -268,6 +270,9 @@ func opAnnotate(c *opCall) (value, error) {
 func opCat(c *opCall) (value, error) {
 	if err := c.bind("tensors", "dim=0"); err != nil {
 		return nil, err
+	}
+	if l, ok := c.bound[0].(*runList); ok {
+		return c.catList(l)
 	}
 	var items []value
 	switch l := c.bound[0].(type) {

@@ -91,7 +91,7 @@ func init() {
 		"torch.div":              entry(binaryOp(canon.Div, "div"), divideKinds...),
 		"torch.rsub":             entry(binaryOpOrder(canon.Sub, "sub", true), "Sub", "Mul", "Cast"),
 		"torch.floor_divide":     entry(opFloorDivide, divideKinds...),
-		"torch.cat":              entry(opCat, "Concat"),
+		"torch.cat":              entry(opCat, "Concat", "Unsqueeze", "Transpose", "Shape", "Reshape"),
 		"torch.chunk":            entry(opChunk, "Split"),
 		"torch.split":            entry(opSplit, "Split"),
 		"torch.split_with_sizes": entry(opSplit, "Split"),

@@ -81,6 +81,10 @@ func typeName(v value) string {
 		return "None"
 	case *listVal:
 		return "list"
+	case *runList:
+		return "list built by a loop (its length is known only at run time: read it with torch.stack, torch.cat, len or an index)"
+	case *appendOnlyList:
+		return "list from outside the branch or loop (inside it the importer follows appends only)"
 	case *tupleVal:
 		return "tuple"
 	case *qualName:
