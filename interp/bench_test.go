@@ -222,6 +222,13 @@ func benchModel(b *testing.B, env, def string) (*canon.Graph, string) {
 	return g, path
 }
 
+// vsORTModel is one of BenchmarkVsORT's ONNX files: its path is $env, or
+// def, and it takes one float32 input of the given shape.
+type vsORTModel struct {
+	name, env, def string
+	shape          []int64
+}
+
 // BenchmarkVsORT times each benchmark model in the interpreter and in ONNX
 // Runtime (`--opt all`, as many threads as GOMAXPROCS) in alternation, 7
 // rounds of 20 runs each, so that both meet the same machine load; it
@@ -229,14 +236,13 @@ func benchModel(b *testing.B, env, def string) (*canon.Graph, string) {
 // ratios (x-ort). Run it with -benchtime 1x.
 func BenchmarkVsORT(b *testing.B) {
 	dir := ortDir(b)
-	for _, m := range []struct {
-		name, env, def string
-		shape          []int64
-	}{
+	models := []vsORTModel{
 		{"ResNet18", "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx", []int64{1, 3, 224, 224}},
 		{"MobileNetV2", "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx", []int64{1, 3, 224, 224}},
 		{"ResNeXtBlock", "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx", []int64{1, 256, 56, 56}},
-	} {
+	}
+	models = append(models, recurrentSegmentationModels...)
+	for _, m := range models {
 		b.Run(m.name, func(b *testing.B) {
 			g, path := benchModel(b, m.env, m.def)
 			p, err := New(g)
