@@ -83,16 +83,28 @@ func depthwiseRowsPlane(g *geom3, src []float32, blocks []dwBlock, bias float32,
 	plane := buf[:rowsPlaneSize(g)]
 	OH, OW := g.out[1], g.out[2]
 	ld := g.d[1] * Wp
-	if flat := OH * Wp; g.s[1] == 1 && g.s[2] == 1 && flat <= maxFlatPlane {
-		// Small planes at stride 1 go as one long row of OH·Wp outputs;
-		// the outputs past each row's OW are dropped.
+	// Small planes go as one long row of stride-1 outputs over the rows
+	// the plane needs, each padded row's Wp outputs in turn (those past a
+	// row's last output wrap into the next row and are dropped), then
+	// picked out at the strides: a few calls on whole vectors instead of
+	// one per output row, most of them shorter than a vector when strided.
+	rows1 := (OH-1)*g.s[1] + 1
+	if flat := rows1 * Wp; flat <= maxFlatPlane && (g.s[1] == 1 && g.s[2] == 1 || OW < 2*8) {
 		n := rowsPlaneSize(g)
 		tmp := buf[n : n+(flat+7)&^7]
 		for i, b := range blocks {
 			vec.DWConv3Row(plane[b.ky*ld+b.kx:], ld, b.rows, 1, &b.w, bias, tmp, i > 0)
 		}
+		sy, sx := g.s[1], g.s[2]
 		for oy := 0; oy < OH; oy++ {
-			copy(dst[oy*OW:(oy+1)*OW], tmp[oy*Wp:])
+			drow, trow := dst[oy*OW:(oy+1)*OW], tmp[oy*sy*Wp:]
+			if sx == 1 {
+				copy(drow, trow)
+				continue
+			}
+			for ox := range drow {
+				drow[ox] = trow[ox*sx]
+			}
 		}
 	} else {
 		for oy := 0; oy < OH; oy++ {
