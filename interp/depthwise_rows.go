@@ -14,16 +14,15 @@ import "github.com/modelbridge/modelbridge/interp/internal/vec"
 const maxRowsWindow = 15
 
 // rowsSlack is room after a padded plane for the loads of flat rows that
-// run past the plane's last row (up to the window's width plus a vector).
-const rowsSlack = 32
+// run past the plane's last row: the window's width, 2 and a vector.
+func rowsSlack(g *geom3) int { return (g.k[2]-1)*g.d[2] + 16 }
 
 // depthwiseRowsFits reports a 2-D depthwise window the block path serves:
-// not the 3×3 windows the dedicated kernels take, unit horizontal dilation,
-// horizontal stride 1 or 2, finite weights (a pad's zero times an
+// not the 3×3 windows the dedicated kernels take, horizontal stride 1 or 2, finite weights (a pad's zero times an
 // infinite weight would be NaN where the definition leaves the tap out).
 func depthwiseRowsFits(g *geom3, w []float32) bool {
 	return hasFMA && g.in[0] == 1 && g.k[0] == 1 && !g.rows3x3() &&
-		g.k[1] <= maxRowsWindow && g.k[2] <= maxRowsWindow && g.d[2] == 1 &&
+		g.k[1] <= maxRowsWindow && g.k[2] <= maxRowsWindow &&
 		(g.s[2] == 1 || g.s[2] == 2) && allFinite(w)
 }
 
@@ -33,34 +32,39 @@ func rowsPlaneWidth(g *geom3) int { return g.in[2] + g.pb[2] + g.pe[2] + 2 }
 
 // rowsPlaneSize is the padded plane with its slack.
 func rowsPlaneSize(g *geom3) int {
-	return (g.in[1]+g.pb[1]+g.pe[1])*rowsPlaneWidth(g) + rowsSlack
+	return (g.in[1]+g.pb[1]+g.pe[1])*rowsPlaneWidth(g) + rowsSlack(g)
 }
 
 // rowsBuf is the scratch one worker needs: the padded plane, then room for
 // a flat output (see depthwiseRowsPlane).
 func rowsBuf(g *geom3) int { return rowsPlaneSize(g) + maxFlatPlane + 8 }
 
-// dwBlock is one block of a window: its first kernel row and column, its
-// number of kernel rows, and its weights (3 a row, zero past the window).
+// dwBlock is one block of a window: its first kernel row, the plane
+// column its first tap reads (relative to the output's), its number of
+// kernel rows, and its weights (3 a row, zero past the window).
 type dwBlock struct {
 	ky, kx, rows int
 	w            [9]float32
 }
 
-// dwBlocks cuts channel ch's window into blocks.
+// dwBlocks cuts channel ch's window into blocks: 3 kernel columns a block,
+// or, with a horizontal dilation, one (the row kernel's taps are adjacent
+// columns; the other two weigh zero).
 func dwBlocks(g *geom3, w []float32, ch int, into []dwBlock) []dwBlock {
-	KH, KW := g.k[1], g.k[2]
+	KH, KW, dx := g.k[1], g.k[2], g.d[2]
 	k := w[ch*KH*KW : (ch+1)*KH*KW]
+	cols := 3
+	if dx > 1 {
+		cols = 1
+	}
 	into = into[:0]
 	for ky := 0; ky < KH; ky += 3 {
 		rows := min(3, KH-ky)
-		for kx := 0; kx < KW; kx += 3 {
-			b := dwBlock{ky: ky, kx: kx, rows: rows}
+		for kx := 0; kx < KW; kx += cols {
+			b := dwBlock{ky: ky, kx: kx * dx, rows: rows}
 			for r := range rows {
-				for c := range 3 {
-					if kx+c < KW {
-						b.w[3*r+c] = k[(ky+r)*KW+kx+c]
-					}
+				for c := range min(cols, KW-kx) {
+					b.w[3*r+c] = k[(ky+r)*KW+kx+c]
 				}
 			}
 			into = append(into, b)

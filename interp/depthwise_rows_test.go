@@ -60,9 +60,9 @@ func TestDepthwiseRowsMatchesDefinition(t *testing.T) {
 		H, W := 1+rng.Intn(40), 1+rng.Intn(60)
 		kh, kw := 1+rng.Intn(8), 1+rng.Intn(8)
 		sh, sw := 1+rng.Intn(2), 1+rng.Intn(2)
-		dh := 1 + rng.Intn(2)
+		dh, dw := 1+rng.Intn(2), 1+rng.Intn(3)
 		pads := []int64{int64(rng.Intn(kh)), int64(rng.Intn(kw)), int64(rng.Intn(kh)), int64(rng.Intn(kw))}
-		g, err := newGeom3([]int{n, c, H, W}, []int64{int64(kh), int64(kw)}, []int64{int64(sh), int64(sw)}, []int64{int64(dh), 1}, pads[:2], pads[2:])
+		g, err := newGeom3([]int{n, c, H, W}, []int64{int64(kh), int64(kw)}, []int64{int64(sh), int64(sw)}, []int64{int64(dh), int64(dw)}, pads[:2], pads[2:])
 		if err != nil {
 			t.Fatal(err)
 		}
