@@ -143,7 +143,12 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 	defer x.release(k.xw)
 	for d := 0; d < k.dirs; d++ {
 		if rows > 0 {
-			gemm(false, true, rows, gh, k.input, 1, k.x, k.input, k.w[d*gh*k.input:(d+1)*gh*k.input], k.input, k.xw, gh, 0)
+			w := k.w[d*gh*k.input : (d+1)*gh*k.input]
+			if pb := x.constPackedB(canon.RecW, d, true, w, k.input, gh); pb != nil {
+				gemmConstB(rows, gh, k.input, k.x, k.input, pb, k.xw, gh)
+			} else {
+				gemm(false, true, rows, gh, k.input, 1, k.x, k.input, w, k.input, k.xw, gh, 0)
+			}
 		}
 		reverse := rec.Direction == canon.Reverse || d == 1
 		for b := 0; b < k.batch; b++ {

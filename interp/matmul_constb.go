@@ -14,12 +14,51 @@ type packedB struct {
 	panels []float32
 }
 
-func newPackedB(b []float32, k, n int) *packedB {
+// newPackedB packs the k×n matrix b, or with tb the n×k matrix b as its
+// transpose.
+func newPackedB(tb bool, b []float32, k, n int) *packedB {
 	p := &packedB{k: k, n: n, panels: make([]float32, packedBSize(k, n))}
+	ldb := n
+	if tb {
+		ldb = k
+	}
 	for pc := 0; pc < k; pc += gemmKC {
-		packB(false, b, n, pc, 0, min(gemmKC, k-pc), n, p.panels[pc*p.width():])
+		packB(tb, b, ldb, pc, 0, min(gemmKC, k-pc), n, p.panels[pc*p.width():])
 	}
 	return p
+}
+
+// constPackedB returns input slot's constant matrix b (k×n, or n×k with
+// tb) packed, made on first use and kept as the step's i-th packed
+// operand; nil when the input is not a constant or there is no room.
+func (x *exec) constPackedB(slot, i int, tb bool, b []float32, k, n int) *packedB {
+	if !hasFMA || slot >= len(x.s.in) || x.s.in[slot] < 0 || x.p.consts[x.s.in[slot]] == nil {
+		return nil
+	}
+	if i < len(x.s.packedB) {
+		if pb := x.s.packedB[i]; pb != nil && pb.k == k && pb.n == n {
+			return pb
+		}
+	}
+	size := int64(packedBSize(k, n)) * 4
+	if x.p.packedBytes+size > maxPackedBytes || x.p.pool.budget.tryCharge("packed weights", size) != nil {
+		return nil
+	}
+	x.p.packedBytes += size
+	for len(x.s.packedB) <= i {
+		x.s.packedB = append(x.s.packedB, nil)
+	}
+	pb := newPackedB(tb, b, k, n)
+	x.s.packedB[i] = pb
+	return pb
+}
+
+// gemmConstB sets c (m×n, row stride ldc) to a·B, B packed in pb, in
+// slabs split between cores.
+func gemmConstB(m, n, k int, a []float32, lda int, pb *packedB, c []float32, ldc int) {
+	gemmSlabs(m, n, k, func(i, mb, j, nbs int) {
+		gemmPackedB(mb, nbs, k, a[i*lda:], lda, pb, j, c[i*ldc+j:], ldc)
+	})
 }
 
 // width is n rounded up to whole panels.
@@ -39,23 +78,11 @@ func (x *exec) matMulConstB(a, b *tensor, as, bs []int, nb, m, n, k int, y *tens
 	if !hasFMA || !b.isFloat() || b.dt != y.dt || numel(bs[:len(bs)-2]) != 1 || numel(as[:len(as)-2]) != nb {
 		return false
 	}
-	if x.s.in[1] < 0 || x.p.consts[x.s.in[1]] == nil {
+	pb := x.constPackedB(1, 0, false, b.f, k, n)
+	if pb == nil {
 		return false
 	}
-	pb := x.s.packedB
-	if pb == nil || pb.k != k || pb.n != n {
-		size := int64(packedBSize(k, n)) * 4
-		if x.p.packedBytes+size > maxPackedBytes || x.p.pool.budget.tryCharge("packed weights", size) != nil {
-			return false
-		}
-		x.p.packedBytes += size
-		pb = newPackedB(b.f, k, n)
-		x.s.packedB = pb
-	}
-	rows := nb * m
-	gemmSlabs(rows, n, k, func(i, mb, j, nbs int) {
-		gemmPackedB(mb, nbs, k, a.f[i*k:], k, pb, j, y.f[i*n+j:], n)
-	})
+	gemmConstB(nb*m, n, k, a.f, k, pb, y.f, n)
 	return true
 }
 

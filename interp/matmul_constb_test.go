@@ -75,7 +75,7 @@ func TestMatMulConstBMatchesPlainPath(t *testing.T) {
 					}
 				}
 			}
-			if p.steps[0].packedB == nil && hasFMA {
+			if len(p.steps[0].packedB) == 0 && hasFMA {
 				t.Errorf("%v·%v: the constant operand was not packed", c.a, c.b)
 			}
 			runtime.GOMAXPROCS(old)

@@ -78,8 +78,9 @@ type step struct {
 	packed []*packedA
 	// wino caches a 3×3 convolution's Winograd-transformed weights.
 	wino []*packedA
-	// packedB caches a MatMul's constant right operand, packed.
-	packedB *packedB
+	// packedB caches a constant right operand (a MatMul's, each direction's
+	// input weights of a recurrent op), packed.
+	packedB []*packedB
 	// f64 is how the kernel meets float64 inputs; outDT is each output's
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode
