@@ -111,11 +111,26 @@ func depthwiseRowsPlane(g *geom3, src []float32, blocks []dwBlock, bias float32,
 			}
 		}
 	} else {
+		// Rows of a length that is no multiple of the vector are made
+		// whole vectors long in scratch (the extra outputs read on into
+		// the next rows, all finite, and are dropped) rather than finished
+		// one output at a time.
+		n := rowsPlaneSize(g)
+		var tmp []float32
+		if w8 := (OW + 7) &^ 7; w8 != OW && w8 <= maxFlatPlane {
+			tmp = buf[n : n+w8]
+		}
 		for oy := 0; oy < OH; oy++ {
 			drow := dst[oy*OW : (oy+1)*OW]
+			if tmp != nil {
+				drow = tmp
+			}
 			top := oy * g.s[1] * Wp
 			for i, b := range blocks {
 				vec.DWConv3Row(plane[top+b.ky*ld+b.kx:], ld, b.rows, g.s[2], &b.w, bias, drow, i > 0)
+			}
+			if tmp != nil {
+				copy(dst[oy*OW:(oy+1)*OW], tmp)
 			}
 		}
 	}
