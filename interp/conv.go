@@ -342,6 +342,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	if err := g.convOut(); err != nil {
 		return err
 	}
+	g, w = x.cropConv(g, w)
 	groups := int(op.Group)
 	if groups <= 0 {
 		groups = 1

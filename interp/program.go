@@ -78,6 +78,9 @@ type step struct {
 	packed []*packedA
 	// wino caches a 3×3 convolution's Winograd-transformed weights.
 	wino []*packedA
+	// crop caches a convolution's window cut to the taps that reach its
+	// input.
+	crop *convCrop
 	// packedB caches a constant right operand (a MatMul's, each direction's
 	// input weights of a recurrent op), packed.
 	packedB []*packedB
