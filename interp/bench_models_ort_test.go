@@ -60,7 +60,7 @@ func TestBenchModelsMatchORT(t *testing.T) {
 						worst = max(worst, math.Abs(a[j]-b[j]))
 					}
 					t.Logf("run %d, %s: largest difference from ONNX Runtime %.3g, outputs up to %.3g", run, o.Name, worst, scale)
-					if !(worst <= 1e-4*max(scale, 1)) {
+					if !(worst <= 1e-5*scale) {
 						t.Errorf("run %d, %s: differs from ONNX Runtime by up to %g (outputs up to %g)", run, o.Name, worst, scale)
 					}
 				}
