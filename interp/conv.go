@@ -342,6 +342,7 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 	if err := g.convOut(); err != nil {
 		return err
 	}
+	g, w = x.cropConv(g, w)
 	groups := int(op.Group)
 	if groups <= 0 {
 		groups = 1
@@ -622,9 +623,11 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	if depthwise3x3AVX512(g, x, w, bias, y, n, c, ep) {
 		return
 	}
+	if depthwiseRowsFits(g, w) {
+		depthwiseRows(g, x, w, bias, y, n, c, ep)
+		return
+	}
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
-	D, H, W := g.in[0], g.in[1], g.in[2]
-	OD, OH, OW := g.out[0], g.out[1], g.out[2]
 	row3 := g.rows3x3()
 	padded := row3 && hasFMA && allFinite(w)
 	parallelFor(n*c, P*K, func(p0, p1 int) {
@@ -650,49 +653,57 @@ func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 				}
 				continue
 			}
-			src := x[p*inP : (p+1)*inP]
-			clear(dst)
-			for kr := 0; kr < K; kr++ {
-				kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
-				wv := w[ch*K+kr]
-				offx := kx*g.d[2] - g.pb[2]
-				lo, hi := validRange(OW, g.s[2], offx, W)
-				sw := g.s[2]
-				for oz := 0; oz < OD; oz++ {
-					iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
-					if iz < 0 || iz >= D {
-						continue
+			depthwisePlane(g, x[p*inP:(p+1)*inP], w, bias, ch, dst, ep.at(p*P))
+		}
+	})
+}
+
+// depthwisePlane computes one output plane of channel ch from its input
+// plane src tap by tap: every window and geometry, every value.
+func depthwisePlane(g *geom3, src, w, bias []float32, ch int, dst []float32, ep clampEp) {
+	K, P := g.kernelSize(), g.outSize()
+	D, H, W := g.in[0], g.in[1], g.in[2]
+	OD, OH, OW := g.out[0], g.out[1], g.out[2]
+	clear(dst)
+	for kr := 0; kr < K; kr++ {
+		kz, ky, kx := kr/(g.k[1]*g.k[2]), (kr/g.k[2])%g.k[1], kr%g.k[2]
+		wv := w[ch*K+kr]
+		offx := kx*g.d[2] - g.pb[2]
+		lo, hi := validRange(OW, g.s[2], offx, W)
+		sw := g.s[2]
+		for oz := 0; oz < OD; oz++ {
+			iz := oz*g.s[0] - g.pb[0] + kz*g.d[0]
+			if iz < 0 || iz >= D {
+				continue
+			}
+			for oy := 0; oy < OH; oy++ {
+				iy := oy*g.s[1] - g.pb[1] + ky*g.d[1]
+				if iy < 0 || iy >= H {
+					continue
+				}
+				srow := src[(iz*H+iy)*W : (iz*H+iy+1)*W]
+				drow := dst[(oz*OH+oy)*OW : (oz*OH+oy+1)*OW]
+				if lo >= hi {
+					// The tap meets only padding in this row.
+				} else if sw == 1 {
+					s := srow[lo+offx : hi+offx]
+					d := drow[lo:hi]
+					for i := range d {
+						d[i] += wv * s[i]
 					}
-					for oy := 0; oy < OH; oy++ {
-						iy := oy*g.s[1] - g.pb[1] + ky*g.d[1]
-						if iy < 0 || iy >= H {
-							continue
-						}
-						srow := src[(iz*H+iy)*W : (iz*H+iy+1)*W]
-						drow := dst[(oz*OH+oy)*OW : (oz*OH+oy+1)*OW]
-						if lo >= hi {
-							// The tap meets only padding in this row.
-						} else if sw == 1 {
-							s := srow[lo+offx : hi+offx]
-							d := drow[lo:hi]
-							for i := range d {
-								d[i] += wv * s[i]
-							}
-						} else {
-							for ox := lo; ox < hi; ox++ {
-								drow[ox] += wv * srow[ox*sw+offx]
-							}
-						}
+				} else {
+					for ox := lo; ox < hi; ox++ {
+						drow[ox] += wv * srow[ox*sw+offx]
 					}
 				}
 			}
-			var cb []float32
-			if bias != nil {
-				cb = bias[ch : ch+1]
-			}
-			ep.at(p*P).apply(dst, P, cb, 0, 1, 0, P)
 		}
-	})
+	}
+	var cb []float32
+	if bias != nil {
+		cb = bias[ch : ch+1]
+	}
+	ep.apply(dst, P, cb, 0, 1, 0, P)
 }
 
 // rows3x3 reports a 2-D 3×3 window with unit dilation and horizontal

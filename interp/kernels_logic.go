@@ -278,6 +278,18 @@ func runPow(x *exec) error {
 	walk := [][]int{a.shape, b.shape}
 	// exponent reads the exponent as a float64, whatever its storage.
 	exponent := b.num
+	if square := a.dt == canon.Float32 && numel(b.shape) == 1 && exponent(0) == 2 && numel(shape) == len(a.f); square {
+		// x², as LayerNorm's exports square deviations: float32 products
+		// are exact in float64, so x·x rounds once, as math.Pow's does.
+		out := x.newF(shape)
+		parallelFor(len(a.f), 1, func(lo, hi int) {
+			for i, v := range a.f[lo:hi] {
+				out.f[lo+i] = v * v
+			}
+		})
+		x.set(0, out)
+		return nil
+	}
 	if a.isFloating() {
 		out := x.newFloatLike(a, shape)
 		bcastWalk(shape, walk, func(o int, offs []int) {

@@ -143,7 +143,12 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 	defer x.release(k.xw)
 	for d := 0; d < k.dirs; d++ {
 		if rows > 0 {
-			gemm(false, true, rows, gh, k.input, 1, k.x, k.input, k.w[d*gh*k.input:(d+1)*gh*k.input], k.input, k.xw, gh, 0)
+			w := k.w[d*gh*k.input : (d+1)*gh*k.input]
+			if pb := x.constPackedB(canon.RecW, d, true, w, k.input, gh); pb != nil {
+				gemmConstB(rows, gh, k.input, k.x, k.input, pb, k.xw, gh)
+			} else {
+				gemm(false, true, rows, gh, k.input, 1, k.x, k.input, w, k.input, k.xw, gh, 0)
+			}
 		}
 		reverse := rec.Direction == canon.Reverse || d == 1
 		for b := 0; b < k.batch; b++ {
@@ -265,19 +270,25 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 		for j, v := range k.hPrev {
 			k.h32[j] = float32(v)
 		}
-		// The recurrent product R·h, one dot product per gate row, rows
-		// split between cores.
-		parallelFor(gh, 2*H, func(lo, hi int) { k.products(k.gr, r, 0, lo, hi) })
-		for row := 0; row < gh; row++ {
-			k.gw[row] = float64(xw[row])
-			if k.b != nil {
-				k.gw[row] += float64(k.b[d*2*gh+row])
-				k.gr[row] += float64(k.b[d*2*gh+gh+row])
-			}
+		if k.lstm != nil {
+			// One parallel region a step: each core takes a run of units,
+			// their four gate rows' products, then their gates and state.
+			parallelFor(H, 8*H+5*activationCost, func(lo, hi int) {
+				for g := range 4 {
+					k.products(k.gr[g*H:], r, g*H, lo, hi)
+					k.gatesIn(d, xw, g*H+lo, g*H+hi)
+				}
+				k.lstmUnits(d, lo, hi)
+			})
+			copy(k.hPrev, k.t)
+		} else {
+			// The recurrent product R·h, one dot product per gate row, rows
+			// split between cores.
+			parallelFor(gh, 2*H, func(lo, hi int) { k.products(k.gr, r, 0, lo, hi) })
+			k.gatesIn(d, xw, 0, gh)
 		}
 		switch {
-		case k.lstm != nil:
-			k.lstmStep(d)
+		case k.lstm != nil: // stepped above
 		case k.gru != nil:
 			k.gruStep(d, r)
 		default:
@@ -298,9 +309,23 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 	}
 }
 
-// lstmStep updates hPrev and cPrev; gate blocks are i, o, f, c and
-// peepholes i, o, f.
-func (k *recurrentRun) lstmStep(d int) {
+// gatesIn sets gw to the input products of gate rows [lo, hi) plus their
+// input bias, and adds the recurrent bias to gr's.
+func (k *recurrentRun) gatesIn(d int, xw []float32, lo, hi int) {
+	gh := k.gates * k.hid
+	for row := lo; row < hi; row++ {
+		k.gw[row] = float64(xw[row])
+		if k.b != nil {
+			k.gw[row] += float64(k.b[d*2*gh+row])
+			k.gr[row] += float64(k.b[d*2*gh+gh+row])
+		}
+	}
+}
+
+// lstmUnits updates units [lo, hi) of cPrev and sets their new state in
+// t; gate blocks are i, o, f, c and peepholes i, o, f. Each gate's
+// pre-activations of the run are activated together.
+func (k *recurrentRun) lstmUnits(d, lo, hi int) {
 	H := k.hid
 	peep := func(g, j int) float64 {
 		if k.p == nil {
@@ -308,9 +333,7 @@ func (k *recurrentRun) lstmStep(d int) {
 		}
 		return float64(k.p[d*3*H+g*H+j])
 	}
-	// Units are independent: split them between cores like the products.
-	// Each gate's pre-activations of a run of units are activated together.
-	parallelFor(H, 5*activationCost, func(lo, hi int) {
+	{
 		gate := func(g int) []float64 { return k.lg[g*H+lo : g*H+hi] }
 		gi, gf, gc, og, hc := gate(0), gate(1), gate(2), gate(3), gate(4)
 		pre := func(g, j int) float64 { return k.gw[g*H+j] + k.gr[g*H+j] }
@@ -343,8 +366,7 @@ func (k *recurrentRun) lstmStep(d int) {
 		for j := lo; j < hi; j++ {
 			k.t[j] = og[j-lo] * hc[j-lo]
 		}
-	})
-	copy(k.hPrev, k.t)
+	}
 }
 
 // gruStep updates hPrev; gate blocks are z, r, h. Without

@@ -67,12 +67,6 @@ func runResize(x *exec, op *canon.Resize) error {
 		return err
 	}
 	checkedNumel(in.shape, 8)
-	cur := make([]float64, len(in.f))
-	parallelFor(len(cur), 1, func(lo, hi int) {
-		for i, v := range in.f[lo:hi] {
-			cur[lo+i] = float64(v)
-		}
-	})
 	shape := append([]int(nil), in.shape...)
 	// Shrinking axes first keeps every intermediate within the larger of
 	// the input and the output.
@@ -85,6 +79,15 @@ func runResize(x *exec, op *canon.Resize) error {
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i], order[j]
 		return plan.Out[a]*inShape[b] < plan.Out[b]*inShape[a]
+	})
+	if resizeByRows && plan.RoiStart == nil && resizeLastTwo(x, in, outShape, taps, order) {
+		return nil
+	}
+	cur := make([]float64, len(in.f))
+	parallelFor(len(cur), 1, func(lo, hi int) {
+		for i, v := range in.f[lo:hi] {
+			cur[lo+i] = float64(v)
+		}
 	})
 	for _, k := range order {
 		next := append([]int(nil), shape...)

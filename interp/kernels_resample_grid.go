@@ -60,50 +60,68 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 			lo[a], hi[a] = 0, float64(d-1)
 		}
 	}
-	// Points are independent: each worker takes a range, with its own taps.
-	parallelFor(n*points, ch*8, func(q0, q1 int) {
+	// Points are independent: each worker takes blocks of them, with its
+	// own taps. A block's taps are made once, then each channel's outputs
+	// of the block are written in a row from reads near one another in
+	// its plane.
+	blocks := (points + gridBlock - 1) / gridBlock
+	parallelFor(n*blocks, gridBlock*ch*8, func(q0, q1 int) {
 		taps := make([][]gridTap, k)
-		var plane gridTaps2D
+		planes := make([]gridTaps2D, gridBlock)
+		var inPlane [gridBlock]bool
 		for q := q0; q < q1; q++ {
-			b, p := q/points, q%points
-			g := grid.f[q*k : (q+1)*k]
-			for a := range k {
-				d := dims[a]
-				v := float64(g[k-1-a])
-				if op.AlignCorners {
-					v = (v + 1) / 2 * float64(d-1)
-				} else {
-					v = ((v+1)*float64(d) - 1) / 2
-				}
-				if op.Mode == canon.ResizeNearest {
-					v = math.RoundToEven(v)
-				}
-				if v < lo[a] || v > hi[a] {
-					switch op.Padding {
-					case canon.GridBorder:
-						v = min(max(v, 0), float64(d-1))
-					case canon.GridReflection:
-						v = gridReflect(v, lo[a], hi[a])
+			b, p0 := q/blocks, q%blocks*gridBlock
+			p1 := min(points, p0+gridBlock)
+			for p := p0; p < p1; p++ {
+				g := grid.f[(b*points+p)*k : (b*points+p+1)*k]
+				for a := range k {
+					d := dims[a]
+					v := float64(g[k-1-a])
+					if op.AlignCorners {
+						v = (v + 1) / 2 * float64(d-1)
+					} else {
+						v = ((v+1)*float64(d) - 1) / 2
 					}
+					if op.Mode == canon.ResizeNearest {
+						v = math.RoundToEven(v)
+					}
+					if v < lo[a] || v > hi[a] {
+						switch op.Padding {
+						case canon.GridBorder:
+							v = min(max(v, 0), float64(d-1))
+						case canon.GridReflection:
+							v = gridReflect(v, lo[a], hi[a])
+						}
+					}
+					taps[a] = gridAxisTaps(taps[a][:0], op, v, d, lo[a], hi[a])
 				}
-				taps[a] = gridAxisTaps(taps[a][:0], op, v, d, lo[a], hi[a])
-			}
-			if k == 2 && len(taps[0]) <= len(plane.rows) && len(taps[0])*len(taps[1]) <= len(plane.w) {
-				plane.set(taps, strides[0])
+				plane := &planes[p-p0]
+				if inPlane[p-p0] = k == 2 && len(taps[0]) <= len(plane.rows) && len(taps[0])*len(taps[1]) <= len(plane.w); inPlane[p-p0] {
+					plane.set(taps, strides[0])
+					continue
+				}
 				for c := 0; c < ch; c++ {
-					out.f[(b*ch+c)*points+p] = float32(plane.sum(in.f[(b*ch+c)*inner:]))
+					src := in.f[(b*ch+c)*inner : (b*ch+c+1)*inner]
+					out.f[(b*ch+c)*points+p] = float32(gridSum(src, taps, strides, 0, 0, 1))
 				}
-				continue
 			}
 			for c := 0; c < ch; c++ {
-				src := in.f[(b*ch+c)*inner : (b*ch+c+1)*inner]
-				out.f[(b*ch+c)*points+p] = float32(gridSum(src, taps, strides, 0, 0, 1))
+				src := in.f[(b*ch+c)*inner:]
+				dst := out.f[(b*ch+c)*points:]
+				for p := p0; p < p1; p++ {
+					if inPlane[p-p0] {
+						dst[p] = float32(planes[p-p0].sum(src))
+					}
+				}
 			}
 		}
 	})
 	x.set(0, out)
 	return nil
 }
+
+// gridBlock is how many points GridSample lays out taps for at a time.
+const gridBlock = 128
 
 // gridTaps2D is a 2-D point's taps laid out once for all channels: the
 // reads of each row tap in turn (rows[r] of them), with the weights

@@ -187,7 +187,9 @@ func runMatMul(x *exec) error {
 		x.set(0, y)
 		return nil
 	}
-	if nb > 1 && numel(bs[:len(bs)-2]) == 1 && numel(as[:len(as)-2]) == nb {
+	if x.matMulConstB(a, b, as, bs, nb, m, n, k, y) {
+		// The right operand is a constant matrix, packed once.
+	} else if nb > 1 && numel(bs[:len(bs)-2]) == 1 && numel(as[:len(as)-2]) == nb {
 		// One shared right operand: fold the batch into M.
 		gemm(false, false, nb*m, n, k, 1, a.f, k, b.f, n, y.f, n, 0)
 	} else {

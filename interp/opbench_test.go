@@ -1,9 +1,11 @@
 package interp
 
 import (
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -172,7 +174,7 @@ func opFamilyCases() []opFamilyCase {
 // single nodes instead of being expanded into their function bodies.
 const opFamilyOpset = 23
 
-// ortLatency caches ONNX Runtime's median latency per model: the benchmark
+// ortLatency caches ONNX Runtime's median latency per model and thread count: the benchmark
 // function runs several times with growing b.N, ONNX Runtime once.
 var ortLatency sync.Map
 
@@ -246,6 +248,7 @@ func benchAllInputs(b *testing.B, g *canon.Graph) float64 {
 // median latency in ms; false when ONNX Runtime is not configured or cannot
 // run the model (an op or opset it lacks).
 func ortMedian(b *testing.B, name, path string) (float64, bool) {
+	name = fmt.Sprintf("%s/%d", name, runtime.GOMAXPROCS(0)) // -cpu 1,2 runs ONNX Runtime at each
 	if v, ok := ortLatency.Load(name); ok {
 		return v.(float64), true
 	}

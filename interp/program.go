@@ -83,6 +83,12 @@ type step struct {
 	packed []*packedA
 	// wino caches a 3×3 convolution's Winograd-transformed weights.
 	wino []*packedA
+	// crop caches a convolution's window cut to the taps that reach its
+	// input.
+	crop *convCrop
+	// packedB caches a constant right operand (a MatMul's, each direction's
+	// input weights of a recurrent op), packed.
+	packedB []*packedB
 	// f64 is how the kernel meets float64 inputs; outDT is each output's
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode
@@ -210,6 +216,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 		}
 	}
 	p.fuseConvEpilogues(keep)
+	p.fuseGates(keep)
 	keep = append(keep, make([]bool, p.slots-len(keep))...)
 	last := make([]int, p.slots)
 	for i := range last {

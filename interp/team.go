@@ -35,15 +35,24 @@ func (w *waker) wait(ready func() bool, spin time.Duration) {
 			break
 		}
 	}
-	w.sleeping.Store(true)
-	if ready() {
-		// The notifier may have seen us sleeping already; if so its
-		// send is on its way and must be taken.
-		if w.sleeping.CompareAndSwap(true, false) {
+	for {
+		w.sleeping.Store(true)
+		if ready() {
+			// The notifier may have seen us sleeping already; if so its
+			// send is on its way and must be taken.
+			if !w.sleeping.CompareAndSwap(true, false) {
+				<-w.ch
+			}
+			return
+		}
+		<-w.ch
+		// A send can be late: a helper that finished the last region
+		// may notify only after the caller, having seen pending reach 0
+		// while spinning, started the next one. The condition decides.
+		if ready() {
 			return
 		}
 	}
-	<-w.ch
 }
 
 // notify wakes the waiter if it sleeps; call it after making ready() true.

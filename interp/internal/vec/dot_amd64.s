@@ -44,8 +44,9 @@ done:
 // out[r] = the sum of a[i]·w[r·ldw+i] for i in [0, n), r < 4, n a multiple
 // of 8: four of dotAVX's sums at once, each with its own two accumulators
 // and dotAVX's exact order of operations, so each equals dotAVX(n, a, w_r);
-// a is loaded once for the four rows. W's rows are prefetched 1 KB ahead:
-// they stream from memory, four at once. Needs AVX2 and FMA3.
+// a is loaded once for the four rows. The next four rows of W are
+// prefetched while these are summed (rows come four by four, and a row
+// is often too short for a prefetch distance within it). Needs AVX2 and FMA3.
 TEXT ·dot4AVX(SB), NOSPLIT, $0-40
 	MOVQ n+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -67,10 +68,10 @@ TEXT ·dot4AVX(SB), NOSPLIT, $0-40
 dot4loop16:
 	CMPQ CX, $16
 	JLT  dot4tail8
-	PREFETCHT0 1024(DI)
-	PREFETCHT0 1024(R8)
-	PREFETCHT0 1024(R9)
-	PREFETCHT0 1024(R10)
+	PREFETCHT0 (DI)(DX*4)
+	PREFETCHT0 (R8)(DX*4)
+	PREFETCHT0 (R9)(DX*4)
+	PREFETCHT0 (R10)(DX*4)
 	VMOVUPS (SI), Y2
 	VMOVUPS 32(SI), Y3
 	VFMADD231PS (DI), Y2, Y0
