@@ -222,21 +222,27 @@ func benchModel(b *testing.B, env, def string) (*canon.Graph, string) {
 	return g, path
 }
 
+// vsORTModel is one row of BenchmarkVsORT: the ONNX file at $env (default
+// def) and its input's shape.
+type vsORTModel struct {
+	name, env, def string
+	shape          []int64
+}
+
 // BenchmarkVsORT times each benchmark model in the interpreter and in ONNX
 // Runtime (`--opt all`, as many threads as GOMAXPROCS) in alternation, 7
-// rounds of 20 runs each, so that both meet the same machine load; it
+// rounds of 20 runs each (fewer for models slower than 100 ms: vsORTRuns), so that both meet the same machine load; it
 // reports the medians (ms/op, ort-ms) and the median of the 7 paired
 // ratios (x-ort). Run it with -benchtime 1x.
 func BenchmarkVsORT(b *testing.B) {
 	dir := ortDir(b)
-	for _, m := range []struct {
-		name, env, def string
-		shape          []int64
-	}{
+	models := []vsORTModel{
 		{"ResNet18", "MODELBRIDGE_RESNET18_ONNX", "/tmp/resnet18.onnx", []int64{1, 3, 224, 224}},
 		{"MobileNetV2", "MODELBRIDGE_MOBILENETV2_ONNX", "/tmp/mobilenet_v2.onnx", []int64{1, 3, 224, 224}},
 		{"ResNeXtBlock", "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx", []int64{1, 256, 56, 56}},
-	} {
+	}
+	models = append(models, transformerVsORT...)
+	for _, m := range models {
 		b.Run(m.name, func(b *testing.B) {
 			g, path := benchModel(b, m.env, m.def)
 			p, err := New(g)
@@ -254,10 +260,11 @@ func BenchmarkVsORT(b *testing.B) {
 				return time.Since(start) / time.Duration(n)
 			}
 			run(2) // Winograd weights are made on the second run
+			runs := vsORTRuns(run(1))
 			var ours, ort, ratio []float64
 			for range 7 {
-				o := float64(run(20).Microseconds()) / 1000
-				r, err := ortRun(dir, path, "all")
+				o := float64(run(runs).Microseconds()) / 1000
+				r, err := ortRunN(dir, path, "all", runs)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -344,12 +351,15 @@ func ortDir(b *testing.B) string {
 // ortRun times the ONNX file at path in the ONNX Runtime installed in
 // dir, with as many threads as GOMAXPROCS and graph optimization level
 // opt, and returns its median latency over 20 samples in ms.
-func ortRun(dir, path, opt string) (float64, error) {
+func ortRun(dir, path, opt string) (float64, error) { return ortRunN(dir, path, opt, 20) }
+
+// ortRunN is ortRun over the given number of samples.
+func ortRunN(dir, path, opt string, runs int) (float64, error) {
 	rt, err := ort.Find(dir)
 	if err != nil {
 		return 0, err
 	}
-	times, err := rt.Time([]string{path}, ort.TimeOptions{Level: opt, Threads: runtime.GOMAXPROCS(0), Runs: 20})
+	times, err := rt.Time([]string{path}, ort.TimeOptions{Level: opt, Threads: runtime.GOMAXPROCS(0), Runs: runs})
 	if err != nil {
 		return 0, err
 	}

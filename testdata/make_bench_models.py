@@ -8,7 +8,8 @@ layer1[1] at 1x256x56x56, exported at opset 13 with random weights
 BenchmarkResNeXtBlockONNX, BenchmarkVsORT and BenchmarkORT read them from
 there. vgg11_bn.onnx (515 MB) keeps its BatchNormalization nodes (an eval
 export would fold them), so that `convert --optimize` and
-BenchmarkOptimizeVGG11 have real folding to verify.
+BenchmarkOptimizeVGG11 have real folding to verify. vit_b_16.onnx and bert_encoder.onnx
+(make_bench_transformers.py) are the transformer rows of BenchmarkVsORT.
 """
 import os
 import sys
@@ -16,6 +17,8 @@ import warnings
 
 import torch
 import torchvision
+
+from make_bench_transformers import export_transformers
 
 
 def export(model, shape, path, keep_batchnorm=False):
@@ -37,6 +40,7 @@ def main():
     export(torchvision.models.mobilenet_v2(), (1, 3, 224, 224), os.path.join(out, "mobilenet_v2.onnx"))
     export(torchvision.models.resnext50_32x4d().layer1[1], (1, 256, 56, 56), os.path.join(out, "resnext50_block.onnx"))
     export(torchvision.models.vgg11_bn(), (1, 3, 224, 224), os.path.join(out, "vgg11_bn.onnx"), keep_batchnorm=True)
+    export_transformers(out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,73 @@
+package interp
+
+import "github.com/modelbridge/modelbridge/interp/internal/vec"
+
+// gemmByWeights sets c (m×n) to a·w for a m×k and a constant w k×n, both
+// rows packed, then applies ep. With the 16-row micro-kernel, w is read
+// where it lies, 16 columns of each row at a time (a transformer's
+// weights are read once per run whichever way; copying them into panels
+// first, as gemm does with any B, costs a quarter of the product), and ep
+// runs on each strip of c while it is in L1. Elsewhere it is gemm, then ep
+// over the whole of c. Both give every element the same sums in the same
+// order.
+func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
+	if !hasFMA || gemmMR != 16 {
+		gemm(false, false, m, n, k, 1, a, k, w, n, c, n, 0)
+		if ep.bias != nil || ep.gelu || ep.res != nil {
+			ep.apply(c, n, 0, m, 0, n)
+		}
+		return
+	}
+	gemmSlabs(m, n, k, func(i, mb, j, nb int) {
+		gemmByWeightsSerial(i, mb, j, nb, k, a, w, n, c, ep)
+	})
+}
+
+// gemmByWeightsSerial computes rows i..i+m, columns j..j+n of c (ld
+// columns a row, as w) on the calling goroutine: A packed one block at a
+// time as gemm packs it, B read in place with the micro-kernel gemm uses
+// on packed panels (a last, partial panel of columns is packed, zero-padded).
+func gemmByWeightsSerial(i, m, j, n, k int, a, w []float32, ld int, c []float32, ep *matMulEp) {
+	pa := getPack(gemmKC * roundUp(min(m, gemmMC), gemmMR))
+	defer packPool.Put(pa)
+	pe := getPack(gemmKC * gemmNR)
+	defer packPool.Put(pe)
+	bufA, edge := *pa, *pe
+	full := n / gemmNR * gemmNR
+	prefetch := ld >= prefetchRowLen
+	var tmp [gemmMaxMR * gemmNR]float32
+	for pc := 0; pc < k; pc += gemmKC {
+		kb := min(gemmKC, k-pc)
+		add := pc > 0
+		if full < n {
+			packB(false, w, ld, pc, j+full, kb, n-full, edge)
+		}
+		for ic := 0; ic < m; ic += gemmMC {
+			mb := min(gemmMC, m-ic)
+			packA(false, a, k, i+ic, pc, mb, kb, 1, bufA)
+			for jr := 0; jr < n; jr += gemmNR {
+				nr := min(gemmNR, n-jr)
+				bp, bld := w[pc*ld+j+jr:], ld
+				if nr < gemmNR {
+					bp, bld = edge, gemmNR
+				}
+				for ir := 0; ir < mb; ir += gemmMR {
+					ap := bufA[ir*kb : (ir+gemmMR)*kb]
+					r, mr := i+ic+ir, min(gemmMR, mb-ir)
+					cp := c[r*ld+j+jr:]
+					if mr == gemmMR && nr == gemmNR {
+						microKernelB(mr, kb, ap, bp, bld, cp, ld, add, prefetch)
+						continue
+					}
+					microTileAt(kb, ap, bp, bld, cp, ld, mr, nr, add, &tmp)
+				}
+				if pc+kb == k {
+					ep.apply(c, ld, i+ic, mb, j+jr, nr)
+				}
+			}
+		}
+	}
+}
+
+// geluRow sets row to its exact Gelu, as the Gelu op computes it.
+func geluRow(row []float32) { vec.Gelu(row, row) }
