@@ -1,6 +1,9 @@
 package interp
 
-import "time"
+import (
+	"testing"
+	"time"
+)
 
 // transformerVsORT are BenchmarkVsORT's transformer rows, made by
 // testdata/make_bench_transformers.py.
@@ -14,4 +17,12 @@ var transformerVsORT = []vsORTModel{
 // so that the large models' rounds stay short.
 func vsORTRuns(one time.Duration) int {
 	return max(3, min(20, int(2*time.Second/max(one, time.Millisecond))))
+}
+
+// BenchmarkTransformersONNX runs the transformer models in the interpreter
+// alone (for profiles: -cpuprofile, -cpu 1).
+func BenchmarkTransformersONNX(b *testing.B) {
+	for _, m := range transformerVsORT {
+		b.Run(m.name, func(b *testing.B) { benchONNX(b, m.env, m.def, m.shape...) })
+	}
 }

@@ -1,0 +1,80 @@
+package interp
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
+
+// attentionNet has the attention patterns as exporters write them, with
+// shapes that leave ragged edges (70 queries: one full and one partial row
+// block; 70 keys; heads of 24 and 20): scores divided by a constant plus a
+// (1, 1, 1, n) key mask (BERT), scores of a query scaled before the
+// product with a Mul after it and no mask, and one whose softmax is also a
+// graph output (which must stay unfused).
+func attentionNet(tb testing.TB) *canon.Graph {
+	b := newNetBuilder("x", 2, 3, 70, 24)
+	kt := b.node(&canon.Transpose{Perm: []int64{0, 1, 3, 2}}, b.node(&canon.MatMul{}, "x", b.weight(0.5, 24, 24)))
+	v := b.node(&canon.MatMul{}, "x", b.weight(0.5, 24, 20))
+	mask := b.weight(3, 1, 1, 1, 70)
+	s := b.node(&canon.Binary{Fn: canon.Add}, b.node(&canon.Binary{Fn: canon.Div}, b.node(&canon.MatMul{}, "x", kt), b.weight(1, 1)), mask)
+	y := b.node(&canon.MatMul{}, b.node(&canon.Softmax{Axis: -1}, s), v)
+	// y is (2, 3, 70, 20); a second attention over heads flattened to rank 3.
+	y3 := b.node(&canon.Reshape{Shape: []int64{6, 70, 20}}, y)
+	k3 := b.node(&canon.Transpose{Perm: []int64{0, 2, 1}}, y3)
+	s3 := b.node(&canon.Binary{Fn: canon.Mul}, b.weight(0.3), b.node(&canon.MatMul{}, y3, k3))
+	z := b.node(&canon.MatMul{}, b.node(&canon.Softmax{Axis: 2}, s3), y3)
+	// The third keeps its softmax: it is a graph output.
+	p := b.node(&canon.Softmax{Axis: -1}, b.node(&canon.MatMul{}, z, b.node(&canon.Transpose{Perm: []int64{0, 2, 1}}, z)))
+	w := b.node(&canon.MatMul{}, p, z)
+	return b.finish(tb, w, p)
+}
+
+// TestAttentionFusion checks that the two fusible patterns become one step
+// each and that the fused plan gives the unfused plan's results bit for
+// bit, on one core and on all.
+func TestAttentionFusion(t *testing.T) {
+	g := attentionNet(t)
+	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(5)), "x", 2, 3, 70, 24)}
+	fused, err := New(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuseEpilogues = false
+	plain, err := New(g)
+	fuseEpilogues = true
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(fused.steps), len(plain.steps)-4-3; got != want {
+		t.Errorf("fused plan has %d steps, want %d (unfused %d)", got, want, len(plain.steps))
+	}
+	want, err := plain.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fused.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range want {
+		wf, err := w.Float64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gf, err := got[name].Float64s()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(wf) != len(gf) {
+			t.Fatalf("%s: %d values, want %d", name, len(gf), len(wf))
+		}
+		for i := range wf {
+			if math.Float64bits(wf[i]) != math.Float64bits(gf[i]) {
+				t.Fatalf("%s[%d] = %g fused, %g unfused", name, i, gf[i], wf[i])
+			}
+		}
+	}
+}
