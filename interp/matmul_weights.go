@@ -18,21 +18,35 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 		}
 		return
 	}
+	// A is packed once, in parallel, for all workers (each column slab
+	// needs all of it).
+	mp := roundUp(m, gemmMR)
+	pa := getPack(mp * k)
+	defer packPool.Put(pa)
+	packed := *pa
+	panels := mp / gemmMR
+	parallelFor(panels, gemmMR*k, func(lo, hi int) {
+		for pc := 0; pc < k; pc += gemmKC {
+			kb := min(gemmKC, k-pc)
+			r0, r1 := lo*gemmMR, min(hi*gemmMR, m)
+			packA(false, a, k, r0, pc, r1-r0, kb, 1, packed[pc*mp+r0*kb:])
+		}
+	})
 	gemmSlabs(m, n, k, func(i, mb, j, nb int) {
-		gemmByWeightsSerial(i, mb, j, nb, k, a, w, n, c, ep)
+		gemmByWeightsSerial(i, mb, j, nb, k, packed, mp, w, n, c, ep)
 	})
 }
 
 // gemmByWeightsSerial computes rows i..i+m, columns j..j+n of c (ld
-// columns a row, as w) on the calling goroutine: A packed one block at a
-// time as gemm packs it, B read in place with the micro-kernel gemm uses
-// on packed panels (a last, partial panel of columns is packed, zero-padded).
-func gemmByWeightsSerial(i, m, j, n, k int, a, w []float32, ld int, c []float32, ep *matMulEp) {
-	pa := getPack(gemmKC * roundUp(min(m, gemmMC), gemmMR))
-	defer packPool.Put(pa)
+// columns a row, as w) on the calling goroutine from A packed whole (for
+// each block of gemmKC columns pc, its mp rows in gemmMR-row panels at
+// pc·mp, as packA lays them out), B read in place with the micro-kernel
+// gemm uses on packed panels (a last, partial panel of columns is packed,
+// zero-padded). i is a multiple of gemmMR, as gemmSlabs cuts.
+func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, c []float32, ep *matMulEp) {
 	pe := getPack(gemmKC * gemmNR)
 	defer packPool.Put(pe)
-	bufA, edge := *pa, *pe
+	edge := *pe
 	full := n / gemmNR * gemmNR
 	prefetch := ld >= prefetchRowLen
 	var tmp [gemmMaxMR * gemmNR]float32
@@ -44,7 +58,7 @@ func gemmByWeightsSerial(i, m, j, n, k int, a, w []float32, ld int, c []float32,
 		}
 		for ic := 0; ic < m; ic += gemmMC {
 			mb := min(gemmMC, m-ic)
-			packA(false, a, k, i+ic, pc, mb, kb, 1, bufA)
+			bufA := packed[pc*mp+(i+ic)*kb:]
 			for jr := 0; jr < n; jr += gemmNR {
 				nr := min(gemmNR, n-jr)
 				bp, bld := w[pc*ld+j+jr:], ld

@@ -433,6 +433,9 @@ func packA(ta bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []f
 		if mr < gemmMR {
 			clear(panel)
 		}
+		if !ta && alpha == 1 && mr == gemmNR && panelTaps(panel, a[(ic+i0)*lda+pc:], panelSeq[:kb], lda) {
+			continue // sixteen rows, one vector gather per column
+		}
 		for i := 0; i < mr; i++ {
 			r := ic + i0 + i
 			if !ta {
@@ -448,6 +451,14 @@ func packA(ta bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []f
 		}
 	}
 }
+
+// panelSeq is 0, 1, ..., gemmKC-1: the taps that pack gemmNR rows of A.
+var panelSeq = func() (s [gemmKC]int32) {
+	for i := range s {
+		s[i] = int32(i)
+	}
+	return s
+}()
 
 // gemmBlas is the portable fallback.
 func gemmBlas(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, beta float32) {
