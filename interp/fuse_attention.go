@@ -262,3 +262,20 @@ func (pat attnPattern) scoreRow(row, mask []float32) {
 // softmaxRows sets each row of n values in s to its softmax, with the
 // Softmax op's row kernel.
 func softmaxRows(s []float32, n int) { vec.SoftmaxRows(s, s, n) }
+
+// keepsOrder reports a permutation that moves only axes of size 1, so the
+// transposed elements lie in the input's order (vit_b_16's (1, 197, 768)
+// ↔ (197, 1, 768) around attention).
+func keepsOrder(shape []int, perm []int64) bool {
+	last := int64(-1)
+	for _, p := range perm {
+		if shape[p] == 1 {
+			continue
+		}
+		if p < last {
+			return false
+		}
+		last = p
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -74,6 +75,44 @@ func TestAttentionFusion(t *testing.T) {
 		for i := range wf {
 			if math.Float64bits(wf[i]) != math.Float64bits(gf[i]) {
 				t.Fatalf("%s[%d] = %g fused, %g unfused", name, i, gf[i], wf[i])
+			}
+		}
+	}
+}
+
+// TestTransposeOfUnitAxes checks the Transposes that move only axes of
+// size 1 (no copy when the input dies there, a copy when it is also a
+// graph output) against the element order they must keep, and one that
+// looks alike but swaps two real axes.
+func TestTransposeOfUnitAxes(t *testing.T) {
+	b := newNetBuilder("x", 1, 5, 3)
+	id := b.node(&canon.Identity{}, "x")
+	moved := b.node(&canon.Transpose{Perm: []int64{1, 0, 2}}, id)
+	kept := b.node(&canon.Transpose{Perm: []int64{1, 2, 0}}, b.node(&canon.Identity{}, "x"))
+	swapped := b.node(&canon.Transpose{Perm: []int64{0, 2, 1}}, "x")
+	g := b.finish(t, moved, kept, swapped, "x")
+	in := randTensor(rand.New(rand.NewSource(1)), "x", 1, 5, 3)
+	out, err := Run(g, map[string]*canon.Tensor{"x": in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := in.Float64s()
+	for _, c := range []struct {
+		name  string
+		shape []int64
+		at    func(i int) int
+	}{
+		{moved, []int64{5, 1, 3}, func(i int) int { return i }},
+		{kept, []int64{5, 3, 1}, func(i int) int { return i }},
+		{swapped, []int64{1, 3, 5}, func(i int) int { return i%5*3 + i/5 }},
+	} {
+		got, _ := out[c.name].Float64s()
+		if !slices.Equal(out[c.name].Shape, c.shape) {
+			t.Errorf("%s: shape %v, want %v", c.name, out[c.name].Shape, c.shape)
+		}
+		for i, v := range got {
+			if v != x[c.at(i)] {
+				t.Fatalf("%s[%d] = %g, want %g", c.name, i, v, x[c.at(i)])
 			}
 		}
 	}
