@@ -1,8 +1,11 @@
 package interp
 
 import (
+	"math/rand"
 	"testing"
 	"time"
+
+	"github.com/modelbridge/modelbridge/canon"
 )
 
 // transformerVsORT are BenchmarkVsORT's transformer rows, made by
@@ -20,9 +23,32 @@ func vsORTRuns(one time.Duration) int {
 }
 
 // BenchmarkTransformersONNX runs the transformer models in the interpreter
-// alone (for profiles: -cpuprofile, -cpu 1).
+// alone (for profiles: -cpuprofile, -cpu 1), reporting the median wall
+// and CPU time of a run (the process's user+system time: on a busy machine
+// the steadier measure of the work done) and the peak RSS.
 func BenchmarkTransformersONNX(b *testing.B) {
 	for _, m := range transformerVsORT {
-		b.Run(m.name, func(b *testing.B) { benchONNX(b, m.env, m.def, m.shape...) })
+		b.Run(m.name, func(b *testing.B) {
+			g, _ := benchModel(b, m.env, m.def)
+			p, err := New(g)
+			if err != nil {
+				b.Fatal(err)
+			}
+			inputs := map[string]*canon.Tensor{g.Inputs[0].Name: randTensor(rand.New(rand.NewSource(7)), "x", ints(m.shape)...)}
+			var wall, cpu []float64
+			for i := range b.N + 1 {
+				t0, c0 := time.Now(), cpuTime()
+				if _, err := p.Run(inputs); err != nil {
+					b.Fatal(err)
+				}
+				if i > 0 { // the first run warms the buffer pool
+					wall = append(wall, float64(time.Since(t0).Microseconds())/1000)
+					cpu = append(cpu, float64((cpuTime()-c0).Microseconds())/1000)
+				}
+			}
+			b.ReportMetric(median(wall), "ms/op")
+			b.ReportMetric(median(cpu), "cpu-ms/op")
+			b.ReportMetric(peakMB(), "peak-MB")
+		})
 	}
 }

@@ -48,7 +48,7 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 	defer packPool.Put(pe)
 	edge := *pe
 	full := n / gemmNR * gemmNR
-	prefetch := ld >= prefetchRowLen
+	prefetch := true // measured: as fast or faster at every ld of BERT and vit_b_16
 	var tmp [gemmMaxMR * gemmNR]float32
 	for pc := 0; pc < k; pc += gemmKC {
 		kb := min(gemmKC, k-pc)
