@@ -396,6 +396,9 @@ func packB(tb bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 	for j0 := 0; j0 < nb; j0 += gemmNR {
 		nr := min(gemmNR, nb-j0)
 		panel := dst[j0*kb : (j0+gemmNR)*kb]
+		if tb && nr == gemmNR && panelTaps(panel, b[(jc+j0)*ldb+pc:], panelSeq[:kb], ldb) {
+			continue // sixteen rows of B, one vector gather per k
+		}
 		for p := 0; p < kb; p++ {
 			d := panel[p*gemmNR : (p+1)*gemmNR]
 			switch {
