@@ -218,21 +218,27 @@ func runAttentionPattern(x *exec, pat attnPattern) error {
 		return nil
 	}
 	blocks := (m + attnRowBlock - 1) / attnRowBlock
-	parallelFor(heads*blocks, 2*min(m, attnRowBlock)*n*(d+dv), func(lo, hi int) {
-		ps := getPack(min(m, attnRowBlock) * n)
-		defer packPool.Put(ps)
-		for t := lo; t < hi; t++ {
-			h, i := t/blocks, t%blocks*attnRowBlock
-			rows := min(attnRowBlock, m-i)
-			sc := (*ps)[:rows*n]
-			gemmSerial(false, false, rows, n, d, 1, q.f[(h*m+i)*d:], d, kt.f[h*d*n:], n, sc, n, 0)
-			for row := range rows {
-				pat.scoreRow(sc[row*n:(row+1)*n], mask)
-			}
-			softmaxRows(sc, n)
-			gemmSerial(false, false, rows, dv, n, 1, sc, n, v.f[h*n*dv:], dv, y.f[(h*m+i)*dv:], dv, 0)
+	// Tasks (a head's block of rows each) are taken as workers come free;
+	// each worker has its own scores buffer.
+	workers := workersFor(heads*blocks, 2*min(m, attnRowBlock)*n*(d+dv))
+	scratch := make([]*[]float32, workers)
+	for i := range scratch {
+		scratch[i] = getPack(min(m, attnRowBlock) * n)
+	}
+	parallelTasks(heads*blocks, workers, func(wk, t int) {
+		h, i := t/blocks, t%blocks*attnRowBlock
+		rows := min(attnRowBlock, m-i)
+		sc := (*scratch[wk])[:rows*n]
+		gemmSerial(false, false, rows, n, d, 1, q.f[(h*m+i)*d:], d, kt.f[h*d*n:], n, sc, n, 0)
+		for row := range rows {
+			pat.scoreRow(sc[row*n:(row+1)*n], mask)
 		}
+		softmaxRows(sc, n)
+		gemmSerial(false, false, rows, dv, n, 1, sc, n, v.f[h*n*dv:], dv, y.f[(h*m+i)*dv:], dv, 0)
 	})
+	for _, s := range scratch {
+		packPool.Put(s)
+	}
 	x.set(0, y)
 	return nil
 }

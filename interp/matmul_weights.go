@@ -1,6 +1,10 @@
 package interp
 
-import "github.com/modelbridge/modelbridge/interp/internal/vec"
+import (
+	"runtime"
+
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
+)
 
 // gemmByWeights sets c (m×n) to a·w for a m×k and a constant w k×n, both
 // rows packed, then applies ep. With the 16-row micro-kernel, w is read
@@ -32,8 +36,24 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 			packA(false, a, k, r0, pc, r1-r0, kb, 1, packed[pc*mp+r0*kb:])
 		}
 	})
-	gemmSlabs(m, n, k, func(i, mb, j, nb int) {
-		gemmByWeightsSerial(i, mb, j, nb, k, packed, mp, w, n, c, ep)
+	// With A packed, a piece of C costs nothing to start: C is cut into
+	// about four pieces a worker, taken as workers come free, so that a
+	// worker the machine's other load holds up does not hold up the rest.
+	workers := runtime.GOMAXPROCS(0)
+	if workers <= 1 || m*n*k < 1<<18 {
+		gemmByWeightsSerial(0, m, 0, n, k, packed, mp, w, n, c, ep)
+		return
+	}
+	if n >= m {
+		step := roundUp((n+4*workers-1)/(4*workers), gemmNR)
+		parallelTasks((n+step-1)/step, workers, func(_, t int) {
+			gemmByWeightsSerial(0, m, t*step, min(step, n-t*step), k, packed, mp, w, n, c, ep)
+		})
+		return
+	}
+	step := roundUp((m+4*workers-1)/(4*workers), gemmMR)
+	parallelTasks((m+step-1)/step, workers, func(_, t int) {
+		gemmByWeightsSerial(t*step, min(step, m-t*step), 0, n, k, packed, mp, w, n, c, ep)
 	})
 }
 
@@ -42,7 +62,7 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 // each block of gemmKC columns pc, its mp rows in gemmMR-row panels at
 // pc·mp, as packA lays them out), B read in place with the micro-kernel
 // gemm uses on packed panels (a last, partial panel of columns is packed,
-// zero-padded). i is a multiple of gemmMR, as gemmSlabs cuts.
+// zero-padded). i is a multiple of gemmMR.
 func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, c []float32, ep *matMulEp) {
 	pe := getPack(gemmKC * gemmNR)
 	defer packPool.Put(pe)
