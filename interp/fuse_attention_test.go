@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -56,7 +57,16 @@ func TestAttentionFusion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := fused.Run(in)
+	defer func(n int) { attnRowBlock = n }(attnRowBlock)
+	for _, attnRowBlock = range []int{256, 64, 16} {
+		compareRuns(t, fused, in, want)
+	}
+}
+
+// compareRuns checks that p gives want's values bit for bit.
+func compareRuns(t *testing.T, p *Program, in, want map[string]*canon.Tensor) {
+	t.Helper()
+	got, err := p.Run(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +84,7 @@ func TestAttentionFusion(t *testing.T) {
 		}
 		for i := range wf {
 			if math.Float64bits(wf[i]) != math.Float64bits(gf[i]) {
-				t.Fatalf("%s[%d] = %g fused, %g unfused", name, i, gf[i], wf[i])
+				t.Fatalf("%s[%d] = %g fused (row blocks of %d), %g unfused", name, i, gf[i], attnRowBlock, wf[i])
 			}
 		}
 	}
@@ -116,4 +126,45 @@ func TestTransposeOfUnitAxes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkAttentionFusion times BenchmarkOpFamilies' attention block
+// (softmax(Q·Kᵀ·0.125)·V, 12 heads of 128 × 64) fused and unfused in
+// alternation, reporting the median wall and CPU time of a run of each.
+func BenchmarkAttentionFusion(b *testing.B) {
+	g := attentionBlock(b)
+	fused, err := New(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fuseEpilogues = false
+	plain, err := New(g)
+	fuseEpilogues = true
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewSource(1))
+	in := map[string]*canon.Tensor{"q": randTensor(r, "q", 1, 12, 128, 64), "k": randTensor(r, "k", 1, 12, 128, 64), "v": randTensor(r, "v", 1, 12, 128, 64)}
+	var cf, cp, wf, wp []float64
+	for range b.N {
+		for i, p := range []*Program{fused, plain} {
+			t0, c0 := time.Now(), cpuTime()
+			for range 10 {
+				if _, err := p.Run(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			c := float64((cpuTime() - c0).Microseconds()) / 10000
+			w := float64(time.Since(t0).Microseconds()) / 10000
+			if i == 0 {
+				cf, wf = append(cf, c), append(wf, w)
+			} else {
+				cp, wp = append(cp, c), append(wp, w)
+			}
+		}
+	}
+	b.ReportMetric(median(cf), "fused-cpu-ms")
+	b.ReportMetric(median(cp), "plain-cpu-ms")
+	b.ReportMetric(median(wf), "fused-ms")
+	b.ReportMetric(median(wp), "plain-ms")
 }
