@@ -89,11 +89,18 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 					ap := bufA[ir*kb : (ir+gemmMR)*kb]
 					r, mr := i+ic+ir, min(gemmMR, mb-ir)
 					cp := c[r*ld+j+jr:]
-					if mr == gemmMR && nr == gemmNR {
+					switch {
+					case (mr == gemmMR || mr == 8) && nr == gemmNR:
 						microKernelB(mr, kb, ap, bp, bld, cp, ld, add, prefetch)
-						continue
+					case mr < 8 && nr == gemmNR:
+						// A last panel of a few rows (vit_b_16's 197 = 12·16 + 5):
+						// the 8-row kernel wastes 3 rows where the 16-row one
+						// wastes 11; each sum is the same.
+						microKernelB(8, kb, ap, bp, bld, tmp[:], gemmNR, false, prefetch)
+						storeTile(cp, ld, tmp[:], mr, nr, add)
+					default:
+						microTileAt(kb, ap, bp, bld, cp, ld, mr, nr, add, &tmp)
 					}
-					microTileAt(kb, ap, bp, bld, cp, ld, mr, nr, add, &tmp)
 				}
 				if pc+kb == k {
 					ep.apply(c, ld, i+ic, mb, j+jr, nr)
@@ -105,3 +112,18 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 
 // geluRow sets row to its exact Gelu, as the Gelu op computes it.
 func geluRow(row []float32) { vec.Gelu(row, row) }
+
+// storeTile stores (or adds, as microTileAt does) the first rows×cols of
+// the 16-column tile t into c.
+func storeTile(c []float32, ldc int, t []float32, rows, cols int, add bool) {
+	for i := range rows {
+		crow, trow := c[i*ldc:i*ldc+cols], t[i*gemmNR:i*gemmNR+cols]
+		if add {
+			for j := range crow {
+				crow[j] += trow[j]
+			}
+		} else {
+			copy(crow, trow)
+		}
+	}
+}
