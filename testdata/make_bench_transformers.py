@@ -1,7 +1,8 @@
 """The transformer models of interp's BenchmarkVsORT (random weights).
 
 vit_b_16.onnx: torchvision vit_b_16 at 1x3x224x224 (opset 17, so that
-LayerNorm is exported as LayerNormalization).
+LayerNorm is exported as LayerNormalization); its head, which torchvision
+starts at zero, gets random weights so that its outputs say something.
 
 bert_encoder.onnx: a BERT-base-shaped encoder on 1x128x768 hidden states:
 12 post-norm layers of self-attention (12 heads of 64, an additive mask
@@ -78,7 +79,9 @@ def export(model, shape, path, opset):
 
 def export_transformers(out):
     torch.manual_seed(0)
-    export(torchvision.models.vit_b_16(), (1, 3, 224, 224), os.path.join(out, "vit_b_16.onnx"), 17)
+    vit = torchvision.models.vit_b_16()
+    torch.nn.init.normal_(vit.heads.head.weight, std=0.02)
+    export(vit, (1, 3, 224, 224), os.path.join(out, "vit_b_16.onnx"), 17)
     export(BertEncoder(), (1, 128, 768), os.path.join(out, "bert_encoder.onnx"), 17)
 
 
