@@ -243,6 +243,7 @@ func BenchmarkVsORT(b *testing.B) {
 		{"ResNeXtBlock", "MODELBRIDGE_RESNEXT_BLOCK_ONNX", "/tmp/resnext50_block.onnx", []int64{1, 256, 56, 56}},
 	}
 	models = append(models, recurrentSegmentationModels...)
+	models = append(models, transformerVsORT...)
 	for _, m := range models {
 		b.Run(m.name, func(b *testing.B) {
 			g, path := benchModel(b, m.env, m.def)

@@ -217,6 +217,8 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 	}
 	p.fuseConvEpilogues(keep)
 	p.fuseGates(keep)
+	p.fuseMatMulWeights(keep)
+	p.fuseAttention(keep)
 	keep = append(keep, make([]bool, p.slots-len(keep))...)
 	last := make([]int, p.slots)
 	for i := range last {

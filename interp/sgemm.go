@@ -396,6 +396,9 @@ func packB(tb bool, b []float32, ldb, pc, jc, kb, nb int, dst []float32) {
 	for j0 := 0; j0 < nb; j0 += gemmNR {
 		nr := min(gemmNR, nb-j0)
 		panel := dst[j0*kb : (j0+gemmNR)*kb]
+		if tb && nr == gemmNR && panelTaps(panel, b[(jc+j0)*ldb+pc:], panelSeq[:kb], ldb) {
+			continue // sixteen rows of B, one vector gather per k
+		}
 		for p := 0; p < kb; p++ {
 			d := panel[p*gemmNR : (p+1)*gemmNR]
 			switch {
@@ -433,6 +436,9 @@ func packA(ta bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []f
 		if mr < gemmMR {
 			clear(panel)
 		}
+		if !ta && alpha == 1 && mr == gemmNR && panelTaps(panel, a[(ic+i0)*lda+pc:], panelSeq[:kb], lda) {
+			continue // sixteen rows, one vector gather per column
+		}
 		for i := 0; i < mr; i++ {
 			r := ic + i0 + i
 			if !ta {
@@ -448,6 +454,14 @@ func packA(ta bool, a []float32, lda, ic, pc, mb, kb int, alpha float32, dst []f
 		}
 	}
 }
+
+// panelSeq is 0, 1, ..., gemmKC-1: the taps that pack gemmNR rows of A.
+var panelSeq = func() (s [gemmKC]int32) {
+	for i := range s {
+		s[i] = int32(i)
+	}
+	return s
+}()
 
 // gemmBlas is the portable fallback.
 func gemmBlas(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, beta float32) {

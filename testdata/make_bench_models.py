@@ -10,7 +10,8 @@ there. vgg11_bn.onnx (515 MB) keeps its BatchNormalization nodes (an eval
 export would fold them), so that `convert --optimize` and
 BenchmarkOptimizeVGG11 have real folding to verify. lstm_h512_s64, deeplabv3_mobilenet_v3_large
 (1x3x256x256), efficientnet_b0 and convnext_tiny are BenchmarkVsORT's
-recurrent, segmentation and large-kernel rows.
+recurrent, segmentation and large-kernel rows; vit_b_16.onnx and
+bert_encoder.onnx (make_bench_transformers.py) are the transformer rows.
 """
 import os
 import sys
@@ -18,6 +19,8 @@ import warnings
 
 import torch
 import torchvision
+
+from make_bench_transformers import export_transformers
 
 
 def export(model, shape, path, keep_batchnorm=False):
@@ -64,6 +67,7 @@ def main():
     export(torchvision.models.resnext50_32x4d().layer1[1], (1, 256, 56, 56), os.path.join(out, "resnext50_block.onnx"))
     export(torchvision.models.vgg11_bn(), (1, 3, 224, 224), os.path.join(out, "vgg11_bn.onnx"), keep_batchnorm=True)
     export_recurrent_and_segmentation(out)
+    export_transformers(out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,129 @@
+package interp
+
+import (
+	"runtime"
+
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
+)
+
+// gemmByWeights sets c (m×n) to a·w for a m×k and a constant w k×n, both
+// rows packed, then applies ep. With the 16-row micro-kernel, w is read
+// where it lies, 16 columns of each row at a time (a transformer's
+// weights are read once per run whichever way; copying them into panels
+// first, as gemm does with any B, costs a quarter of the product), and ep
+// runs on each strip of c while it is in L1. Elsewhere it is gemm, then ep
+// over the whole of c. Both give every element the same sums in the same
+// order.
+func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
+	if !hasFMA || gemmMR != 16 {
+		gemm(false, false, m, n, k, 1, a, k, w, n, c, n, 0)
+		if ep.bias != nil || ep.gelu || ep.res != nil {
+			ep.apply(c, n, 0, m, 0, n)
+		}
+		return
+	}
+	// A is packed once, in parallel, for all workers (each column slab
+	// needs all of it).
+	mp := roundUp(m, gemmMR)
+	pa := getPack(mp * k)
+	defer packPool.Put(pa)
+	packed := *pa
+	panels := mp / gemmMR
+	parallelFor(panels, gemmMR*k, func(lo, hi int) {
+		for pc := 0; pc < k; pc += gemmKC {
+			kb := min(gemmKC, k-pc)
+			r0, r1 := lo*gemmMR, min(hi*gemmMR, m)
+			packA(false, a, k, r0, pc, r1-r0, kb, 1, packed[pc*mp+r0*kb:])
+		}
+	})
+	// With A packed, a piece of C costs nothing to start: C is cut into
+	// about four pieces a worker, taken as workers come free, so that a
+	// worker the machine's other load holds up does not hold up the rest.
+	workers := runtime.GOMAXPROCS(0)
+	if workers <= 1 || m*n*k < 1<<18 {
+		gemmByWeightsSerial(0, m, 0, n, k, packed, mp, w, n, c, ep)
+		return
+	}
+	if n >= m {
+		step := roundUp((n+4*workers-1)/(4*workers), gemmNR)
+		parallelTasks((n+step-1)/step, workers, func(_, t int) {
+			gemmByWeightsSerial(0, m, t*step, min(step, n-t*step), k, packed, mp, w, n, c, ep)
+		})
+		return
+	}
+	step := roundUp((m+4*workers-1)/(4*workers), gemmMR)
+	parallelTasks((m+step-1)/step, workers, func(_, t int) {
+		gemmByWeightsSerial(t*step, min(step, m-t*step), 0, n, k, packed, mp, w, n, c, ep)
+	})
+}
+
+// gemmByWeightsSerial computes rows i..i+m, columns j..j+n of c (ld
+// columns a row, as w) on the calling goroutine from A packed whole (for
+// each block of gemmKC columns pc, its mp rows in gemmMR-row panels at
+// pc·mp, as packA lays them out), B read in place with the micro-kernel
+// gemm uses on packed panels (a last, partial panel of columns is packed,
+// zero-padded). i is a multiple of gemmMR.
+func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, c []float32, ep *matMulEp) {
+	pe := getPack(gemmKC * gemmNR)
+	defer packPool.Put(pe)
+	edge := *pe
+	full := n / gemmNR * gemmNR
+	prefetch := true // measured: as fast or faster at every ld of BERT and vit_b_16
+	var tmp [gemmMaxMR * gemmNR]float32
+	for pc := 0; pc < k; pc += gemmKC {
+		kb := min(gemmKC, k-pc)
+		add := pc > 0
+		if full < n {
+			packB(false, w, ld, pc, j+full, kb, n-full, edge)
+		}
+		for ic := 0; ic < m; ic += gemmMC {
+			mb := min(gemmMC, m-ic)
+			bufA := packed[pc*mp+(i+ic)*kb:]
+			for jr := 0; jr < n; jr += gemmNR {
+				nr := min(gemmNR, n-jr)
+				bp, bld := w[pc*ld+j+jr:], ld
+				if nr < gemmNR {
+					bp, bld = edge, gemmNR
+				}
+				for ir := 0; ir < mb; ir += gemmMR {
+					ap := bufA[ir*kb : (ir+gemmMR)*kb]
+					r, mr := i+ic+ir, min(gemmMR, mb-ir)
+					cp := c[r*ld+j+jr:]
+					switch {
+					case (mr == gemmMR || mr == 8) && nr == gemmNR:
+						microKernelB(mr, kb, ap, bp, bld, cp, ld, add, prefetch)
+					case mr < 8 && nr == gemmNR:
+						// A last panel of a few rows (vit_b_16's 197 = 12·16 + 5):
+						// the 8-row kernel wastes 3 rows where the 16-row one
+						// wastes 11; each sum is the same.
+						microKernelB(8, kb, ap, bp, bld, tmp[:], gemmNR, false, prefetch)
+						storeTile(cp, ld, tmp[:], mr, nr, add)
+					default:
+						microTileAt(kb, ap, bp, bld, cp, ld, mr, nr, add, &tmp)
+					}
+				}
+				if pc+kb == k {
+					ep.apply(c, ld, i+ic, mb, j+jr, nr)
+				}
+			}
+		}
+	}
+}
+
+// geluRow sets row to its exact Gelu, as the Gelu op computes it.
+func geluRow(row []float32) { vec.Gelu(row, row) }
+
+// storeTile stores (or adds, as microTileAt does) the first rows×cols of
+// the 16-column tile t into c.
+func storeTile(c []float32, ldc int, t []float32, rows, cols int, add bool) {
+	for i := range rows {
+		crow, trow := c[i*ldc:i*ldc+cols], t[i*gemmNR:i*gemmNR+cols]
+		if add {
+			for j := range crow {
+				crow[j] += trow[j]
+			}
+		} else {
+			copy(crow, trow)
+		}
+	}
+}
