@@ -75,7 +75,11 @@ func TestMatMulConstBMatchesPlainPath(t *testing.T) {
 					}
 				}
 			}
-			if len(p.steps[0].packedB) == 0 && hasFMA {
+			// A float32 activation of rank ≥ 2 by a constant matrix is taken
+			// by the weights fusion (fuse_matmul.go: four inputs, the weights
+			// read in place); every other constant operand is packed once.
+			byWeights := len(p.steps[0].in) == 4
+			if len(p.steps[0].packedB) == 0 && hasFMA && !byWeights {
 				t.Errorf("%v·%v: the constant operand was not packed", c.a, c.b)
 			}
 			runtime.GOMAXPROCS(old)
