@@ -3,12 +3,9 @@ package interp
 import (
 	"math"
 	"math/rand"
-	"os"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/formats"
-	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 )
@@ -22,18 +19,7 @@ func TestBenchModelsMatchORT(t *testing.T) {
 	rt := testfix.ORT(t)
 	for _, m := range recurrentSegmentationModels {
 		t.Run(m.name, func(t *testing.T) {
-			path := os.Getenv(m.env)
-			if path == "" {
-				path = m.def
-			}
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py)", path)
-			}
-			g, err := onnximport.Read(path, formats.ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer g.Close()
+			g, path := benchModel(t, m.env, m.def)
 			in := randTensor(rand.New(rand.NewSource(7)), g.Inputs[0].Name, ints(m.shape)...)
 			want, err := rt.Run(path, []*canon.Tensor{in}, ort.Options{})
 			if err != nil {

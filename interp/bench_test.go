@@ -206,7 +206,7 @@ func benchONNX(b *testing.B, env, def string, shape ...int64) {
 
 // benchModel reads the benchmark model at $env (default def), skipping the
 // benchmark when it is missing; it returns the graph and the file's path.
-func benchModel(b *testing.B, env, def string) (*canon.Graph, string) {
+func benchModel(b testing.TB, env, def string) (*canon.Graph, string) {
 	path := os.Getenv(env)
 	if path == "" {
 		path = def
