@@ -45,8 +45,11 @@ def make(name):
     model = getattr(detection, name)(**kw).eval()
     # torchvision's own initialisation makes the features vanish or the
     # class scores uniform (ties everywhere); redraw every conv and linear
-    # layer with a unit-gain scale and the class logits ten times larger.
-    gain, bias = (1.414, 0.5) if name.startswith("ssd") else (1.2, 0.1)
+    # layer with a unit-gain scale and rescale the class logits so that the
+    # scores spread out without saturating.
+    resnet = "resnet50" in name
+    gain, bias = (1.414, 0.5) if name.startswith("ssd") else (1.0, 0.1) if resnet else (1.2, 0.1)
+    logit_gain = 1.0 if name.startswith("ssd") else 0.3 if name.startswith("retinanet") else 10.0
     with torch.no_grad():
         for mod_name, mod in model.named_modules():
             if isinstance(mod, torch.nn.ConvTranspose2d):
@@ -56,11 +59,22 @@ def make(name):
             else:
                 continue
             g = gain
-            if not name.startswith("ssd") and ("cls_score" in mod_name or "cls_logits" in mod_name):
-                g *= 10
+            if "cls_score" in mod_name or "cls_logits" in mod_name:
+                g *= logit_gain
             mod.weight.normal_(0, g / fan_in ** 0.5)
             if mod.bias is not None:
                 mod.bias.uniform_(-bias, bias)
+        if resnet:
+            # ResNet-50's residual sums grow without bound under random
+            # weights: set every BatchNorm's statistics from one random image.
+            norms = [mod for mod in model.modules() if isinstance(mod, torch.nn.BatchNorm2d)]
+            for mod in norms:
+                mod.reset_running_stats()
+                mod.momentum = None
+                mod.train()
+            model([torch.rand(3, 320, 320, generator=torch.Generator().manual_seed(2))])
+            for mod in norms:
+                mod.eval()
     return model
 
 
