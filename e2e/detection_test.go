@@ -31,7 +31,8 @@ var detectionAll = append(append([]string{}, detectionCI...),
 // that re-export all find PyTorch's detections.
 //
 //	MODELBRIDGE_DETECTION=1     the two small models (a few minutes)
-//	MODELBRIDGE_DETECTION=all   all five (ResNet-50 backbones: slow)
+//	MODELBRIDGE_DETECTION=all   all five (ResNet-50 backbones: slow; see
+//	                            docs/detection.md for where they stand)
 //	MODELBRIDGE_DETECTION=a,b   the named models
 func TestTorchvisionDetection(t *testing.T) {
 	var models []string
