@@ -20,23 +20,7 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 	if !fuseEpilogues {
 		return
 	}
-	uses := make([]int, p.slots)
-	for _, s := range p.steps {
-		for _, id := range s.in {
-			if id >= 0 {
-				uses[id]++
-			}
-		}
-	}
-	// consumer[slot] is the index of the one step reading slot.
-	consumer := make([]int, p.slots)
-	for i, s := range p.steps {
-		for _, id := range s.in {
-			if id >= 0 {
-				consumer[id] = i
-			}
-		}
-	}
+	uses, consumer := p.readers()
 	// dead marks absorbed steps; taken also marks where fused steps run.
 	dead := make([]bool, len(p.steps))
 	taken := make([]bool, len(p.steps))
@@ -239,4 +223,19 @@ func (p *Program) addConst(t *tensor) int {
 	p.consts = append(p.consts, t)
 	p.slots++
 	return p.slots - 1
+}
+
+// readers counts the steps reading each slot (uses) and, for a slot read by
+// one step, which step that is (consumer: the last reader's index).
+func (p *Program) readers() (uses, consumer []int) {
+	uses, consumer = make([]int, p.slots), make([]int, p.slots)
+	for i, s := range p.steps {
+		for _, id := range s.in {
+			if id >= 0 {
+				uses[id]++
+				consumer[id] = i
+			}
+		}
+	}
+	return uses, consumer
 }

@@ -16,16 +16,7 @@ func (p *Program) fuseGates(keep []bool) {
 	if !fuseEpilogues {
 		return
 	}
-	uses := make([]int, p.slots)
-	consumer := make([]int, p.slots)
-	for i, s := range p.steps {
-		for _, id := range s.in {
-			if id >= 0 {
-				uses[id]++
-				consumer[id] = i
-			}
-		}
-	}
+	uses, consumer := p.readers()
 	dead := make([]bool, len(p.steps))
 	for i, s := range p.steps {
 		var act unaryOp

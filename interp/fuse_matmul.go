@@ -28,16 +28,7 @@ func (p *Program) fuseMatMulWeights(keep []bool) {
 	if !fuseEpilogues {
 		return
 	}
-	uses := make([]int, p.slots)
-	consumer := make([]int, p.slots)
-	for i, s := range p.steps {
-		for _, id := range s.in {
-			if id >= 0 {
-				uses[id]++
-				consumer[id] = i
-			}
-		}
-	}
+	uses, consumer := p.readers()
 	dead := make([]bool, len(p.steps))
 	taken := make([]bool, len(p.steps))
 	follower := func(st *step) (int, *step) {
