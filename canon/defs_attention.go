@@ -88,8 +88,10 @@ const (
 // sequence is padded with "do not attend". IsCausal masks key j for query i
 // when j > i + past length. Scores are Q·Kᵀ·Scale (0: 1/√head size), then
 // Softcap·tanh(s/Softcap) when Softcap > 0, then the mask, then softmax.
-// Output 3 holds the scores after step QKOutputMode (0: the product, 1: with
-// the mask, 2: soft-capped, 3: the softmax).
+// Output 3 holds the scores after step QKOutputMode (0: the product, 1:
+// soft-capped, 2: with the mask, 3: the softmax). This order is ONNX
+// Runtime 1.30's and the ONNX 1.22 suite's (checked with a softcap and an
+// additive mask); newer ONNX reference code adds the mask before the softcap.
 type Attention struct {
 	QNumHeads, KVNumHeads int64
 	IsCausal              bool
