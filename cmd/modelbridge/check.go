@@ -487,6 +487,14 @@ func printCheck(w io.Writer, r checkReport) {
 				name, o.Shape, d.WantMin, d.WantMax, d.GotMin, d.GotMax, status)
 			continue
 		}
+		if t := o.Text; t != nil {
+			if o.OK {
+				fmt.Fprintf(w, "%-28s %v  strings: every element equal byte for byte  %s\n", name, o.Shape, status)
+			} else {
+				fmt.Fprintf(w, "%-28s %v  strings: first difference at %v (a=%q b=%q)  %s\n", name, o.Shape, o.Worst, t.WantFirst, t.GotFirst, status)
+			}
+			continue
+		}
 		fmt.Fprintf(w, "%-28s %v  max abs %.3g  max rel %.3g  worst at %v (a=%.7g b=%.7g)  %s\n",
 			name, o.Shape, o.MaxAbs, o.MaxRel, o.Worst, o.WorstWant, o.WorstGot, status)
 	}

@@ -32,6 +32,17 @@ type Result struct {
 	// Drawn is set when the output is computed from random draws and was
 	// compared by shape, dtype and range only (see Drawn).
 	Drawn *DrawnRange `json:"drawn,omitempty"`
+
+	// Text is set for string tensors, compared byte for byte (MaxAbs is
+	// then 0 or +Inf and MaxRel unused).
+	Text *TextDiff `json:"text,omitempty"`
+}
+
+// TextDiff describes a string comparison: the first differing element's
+// texts (clipped to 60 bytes), empty when every element is equal.
+type TextDiff struct {
+	WantFirst string `json:"want_first,omitempty"`
+	GotFirst  string `json:"got_first,omitempty"`
 }
 
 // Tensors compares got against want. Shapes must be equal; NaN matches NaN.

@@ -43,11 +43,12 @@ func stringResult(got, want *canon.Tensor) (Result, error) {
 	if err := want.CheckData(); err != nil {
 		return Result{}, err
 	}
-	r := Result{Elements: int64(len(want.Strings)), OK: true}
+	r := Result{Elements: int64(len(want.Strings)), OK: true, Text: &TextDiff{}}
 	for i, w := range want.Strings {
 		if got.Strings[i] != w {
 			if r.Mismatched == 0 {
 				r.Worst = unravel(int64(i), want.Shape)
+				r.Text = &TextDiff{WantFirst: clip(w), GotFirst: clip(got.Strings[i])}
 			}
 			r.Mismatched++
 			r.OK = false
