@@ -26,13 +26,7 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 	taken := make([]bool, len(p.steps))
 	// follower is the one step reading st's output, unless that output is
 	// read more than once, is a graph output, or the step is taken.
-	follower := func(st *step) (int, *step) {
-		id := st.out[0]
-		if id < 0 || uses[id] != 1 || keep[id] || taken[consumer[id]] {
-			return -1, nil
-		}
-		return consumer[id], p.steps[consumer[id]]
-	}
+	follower := func(st *step) (int, *step) { return p.soleReader(st, uses, consumer, keep, taken) }
 	for i, s := range p.steps {
 		conv, ok := s.node.Op.(*canon.Conv)
 		if !ok || taken[i] || len(s.in) > 3 || !p.f32Consts(s.in[1:]) || !p.fusibleOut(s, uses, keep) {
@@ -106,13 +100,7 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 		}
 		p.steps[at] = fs
 	}
-	kept := p.steps[:0]
-	for i, s := range p.steps {
-		if !dead[i] {
-			kept = append(kept, s)
-		}
-	}
-	p.steps = kept
+	p.dropDead(dead)
 }
 
 // fusibleOut reports a step with one float32 output that only one later
@@ -238,4 +226,29 @@ func (p *Program) readers() (uses, consumer []int) {
 		}
 	}
 	return uses, consumer
+}
+
+// soleReader is the one step reading st's single output, unless that output
+// is read more than once, is a graph output (keep), or its reader is
+// already taken by a fusion.
+func (p *Program) soleReader(st *step, uses, consumer []int, keep, taken []bool) (int, *step) {
+	if len(st.out) != 1 {
+		return -1, nil
+	}
+	id := st.out[0]
+	if id < 0 || uses[id] != 1 || keep[id] || taken[consumer[id]] {
+		return -1, nil
+	}
+	return consumer[id], p.steps[consumer[id]]
+}
+
+// dropDead removes the steps a fusion absorbed.
+func (p *Program) dropDead(dead []bool) {
+	kept := p.steps[:0]
+	for i, s := range p.steps {
+		if !dead[i] {
+			kept = append(kept, s)
+		}
+	}
+	p.steps = kept
 }

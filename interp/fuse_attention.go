@@ -40,16 +40,7 @@ func (p *Program) fuseAttention(keep []bool) {
 	uses, consumer := p.readers()
 	dead := make([]bool, len(p.steps))
 	taken := make([]bool, len(p.steps))
-	follower := func(st *step) (int, *step) {
-		if len(st.out) != 1 {
-			return -1, nil
-		}
-		id := st.out[0]
-		if id < 0 || uses[id] != 1 || keep[id] || taken[consumer[id]] {
-			return -1, nil
-		}
-		return consumer[id], p.steps[consumer[id]]
-	}
+	follower := func(st *step) (int, *step) { return p.soleReader(st, uses, consumer, keep, taken) }
 	for i, s := range p.steps {
 		if _, ok := s.node.Op.(*canon.MatMul); !ok || taken[i] || !p.fusibleOut(s, nil, nil) {
 			continue
@@ -104,13 +95,7 @@ func (p *Program) fuseAttention(keep []bool) {
 		}
 		p.steps[at] = fs
 	}
-	kept := p.steps[:0]
-	for i, s := range p.steps {
-		if !dead[i] {
-			kept = append(kept, s)
-		}
-	}
-	p.steps = kept
+	p.dropDead(dead)
 }
 
 // attnOperands returns the static shapes of a MatMul's two computed

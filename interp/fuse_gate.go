@@ -49,13 +49,7 @@ func (p *Program) fuseGates(keep []bool) {
 		p.steps[j] = fs
 		dead[i] = true
 	}
-	kept := p.steps[:0]
-	for i, s := range p.steps {
-		if !dead[i] {
-			kept = append(kept, s)
-		}
-	}
-	p.steps = kept
+	p.dropDead(dead)
 }
 
 // gateRun is how many values runGate gates at a time (in L1).

@@ -114,20 +114,11 @@ func convCond(b *builder, c *nodeCtx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := make([]string, len(c.n.Inputs))
-	for k := range c.n.Inputs {
-		if ins[k], err = b.in(c, k); err != nil {
-			return nil, err
-		}
+	ins, err := b.allInputs(c)
+	if err != nil {
+		return nil, err
 	}
-	caps := map[int]string{}
-	capName := func(loc int) string {
-		if n, ok := caps[loc]; ok {
-			return n
-		}
-		caps[loc] = b.fresh(c.n.Name + "_in" + strconv.Itoa(loc))
-		return caps[loc]
-	}
+	capName, caps := b.captureNamer(c.n.Name)
 	var graphs [3]*canon.Graph
 	var subs [3]*builder
 	for k, key := range []string{"cond_input_locs", "then_input_locs", "else_input_locs"} {
@@ -244,11 +235,9 @@ func convForeach(b *builder, c *nodeCtx) ([]string, error) {
 	if len(dataLocs) == 0 {
 		return nil, c.errf("in_data_locs is empty; _foreach iterates over at least one input")
 	}
-	ins := make([]string, len(c.n.Inputs))
-	for i := range c.n.Inputs {
-		if ins[i], err = b.in(c, i); err != nil {
-			return nil, err
-		}
+	ins, err := b.allInputs(c)
+	if err != nil {
+		return nil, err
 	}
 	role := map[int]string{}
 	for _, l := range stateLocs {
@@ -260,14 +249,7 @@ func convForeach(b *builder, c *nodeCtx) ([]string, error) {
 		}
 		role[int(l)] = "data"
 	}
-	names := map[int]string{}
-	capName := func(loc int) string {
-		if n, ok := names[loc]; ok {
-			return n
-		}
-		names[loc] = b.fresh(c.n.Name + "_in" + strconv.Itoa(loc))
-		return names[loc]
-	}
+	capName, _ := b.captureNamer(c.n.Name)
 	typeOf := func(loc int) canon.ValueInfo {
 		vi := b.vals[ins[loc]]
 		if role[loc] == "data" && vi.RankKnown && len(vi.Shape) > 0 {
@@ -355,20 +337,11 @@ func convWhileLoop(b *builder, c *nodeCtx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins := make([]string, len(c.n.Inputs))
-	for i := range c.n.Inputs {
-		if ins[i], err = b.in(c, i); err != nil {
-			return nil, err
-		}
+	ins, err := b.allInputs(c)
+	if err != nil {
+		return nil, err
 	}
-	names := map[int]string{}
-	capName := func(loc int) string {
-		if n, ok := names[loc]; ok {
-			return n
-		}
-		names[loc] = b.fresh(c.n.Name + "_in" + strconv.Itoa(loc))
-		return names[loc]
-	}
+	capName, _ := b.captureNamer(c.n.Name)
 	typeOf := func(loc int) canon.ValueInfo { return b.vals[ins[loc]] }
 	body, _, err := b.subgraphIn(c, "body", c.n.Subgraphs[1], funcLocs, ins, capName, typeOf)
 	if err != nil {
@@ -425,4 +398,29 @@ func convWhileLoop(b *builder, c *nodeCtx) ([]string, error) {
 	}
 	// MXNet's order: the step outputs, then the final loop variables.
 	return append(append([]string(nil), outs[nv:]...), outs[:nv]...), nil
+}
+
+// allInputs resolves every input of the control-flow node.
+func (b *builder) allInputs(c *nodeCtx) ([]string, error) {
+	ins := make([]string, len(c.n.Inputs))
+	for i := range c.n.Inputs {
+		var err error
+		if ins[i], err = b.in(c, i); err != nil {
+			return nil, err
+		}
+	}
+	return ins, nil
+}
+
+// captureNamer names the outer value a subgraph reads at input location
+// loc of node, once per location; names holds the names given so far.
+func (b *builder) captureNamer(node string) (name func(loc int) string, names map[int]string) {
+	names = map[int]string{}
+	return func(loc int) string {
+		if n, ok := names[loc]; ok {
+			return n
+		}
+		names[loc] = b.fresh(node + "_in" + strconv.Itoa(loc))
+		return names[loc]
+	}, names
 }
