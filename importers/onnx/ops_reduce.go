@@ -93,6 +93,14 @@ func convTopK(c *nodeCtx) error {
 // convCumSum folds a constant axis input into the attribute.
 func convCumSum(c *nodeCtx) error {
 	op := &canon.CumSum{Exclusive: c.int("exclusive", 0) != 0, Reverse: c.int("reverse", 0) != 0}
+	ins := c.cumulativeAxis(&op.Axis)
+	return c.emit(op, ins, c.out1())
+}
+
+// cumulativeAxis reads CumSum's and CumProd's axis input: a constant is
+// folded into *axis (normalized when the rank is known), a run-time axis
+// stays the node's second input. It returns the node's inputs.
+func (c *nodeCtx) cumulativeAxis(axis *int64) []string {
 	ins := []string{c.in(0)}
 	switch {
 	case c.in(1) == "":
@@ -100,10 +108,10 @@ func convCumSum(c *nodeCtx) error {
 	case c.dynamic(1):
 		ins = append(ins, c.in(1))
 	default:
-		op.Axis = int64(c.constScalar(1, "axis", 0))
+		*axis = int64(c.constScalar(1, "axis", 0))
 		if r, ok := c.rank(0); ok {
-			op.Axis = c.normAxis(op.Axis, r, "axis")
+			*axis = c.normAxis(*axis, r, "axis")
 		}
 	}
-	return c.emit(op, ins, c.out1())
+	return ins
 }
