@@ -40,6 +40,11 @@ type importer struct {
 	readers map[string]bool
 	// target is the operator of the node whose results are being bound.
 	target string
+	// symBools holds the comparisons of sizes by the name of their
+	// symbolic bool result, evaluated when a predicate reads one
+	// (symbolic_bools.go); depth is how deep in subgraphs this graph is.
+	symBools map[string]*symBoolDef
+	depth    int
 }
 
 func (im *importer) errf(format string, args ...any) error {

@@ -49,7 +49,10 @@ func TestHostile(t *testing.T) {
 		}, `node relu (torch.ops.mylib.evil.default): operator torch.ops.mylib.evil.default is not supported by the .pt2 importer: it belongs to the custom namespace "mylib"`},
 		{"control flow", func(t *testing.T) []byte {
 			return synthArchive(t, replace(t, relu, `"torch.ops.higher_order.cond"`))
-		}, "higher-order operators"},
+		}, "cond takes 4 arguments (pred, true_fn, false_fn, operands), the node passes 1"},
+		{"unread higher-order operator", func(t *testing.T) []byte {
+			return synthArchive(t, replace(t, relu, `"torch.ops.higher_order.invoke_subgraph"`))
+		}, "node relu (torch.ops.higher_order.invoke_subgraph): operator torch.ops.higher_order.invoke_subgraph is not supported by the .pt2 importer: of the higher-order operators only cond, map_impl, while_loop are read"},
 		{"unmapped aten op", func(t *testing.T) []byte {
 			return synthArchive(t, replace(t, relu, `"torch.ops.aten.histogramdd.default"`))
 		}, "operator aten.histogramdd.default is not supported"},

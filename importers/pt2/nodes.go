@@ -89,8 +89,11 @@ func (im *importer) runNode(n *node, index int) error {
 		return &NodeError{Path: im.path, Node: name, Target: n.Target, Err: err}
 	}
 	if isSymCheck(n) {
-		im.skippedAsserts++
+		im.deferSymBool(n)
 		return nil
+	}
+	if op, ok := strings.CutPrefix(n.Target, higherOrderPrefix); ok {
+		return im.wrap(fail, im.runHigherOrder(n, op))
 	}
 	if op, ok := symArith[n.Target]; ok {
 		return im.wrap(fail, im.runSymArith(n, op))
@@ -469,11 +472,11 @@ func describeArg(a *argument) string {
 		return "a symbolic int"
 	case a.AsInt != nil:
 		return "an int"
-	case rawSet(a.AsSymBool), rawSet(a.AsSymBools):
+	case a.AsSymBool != nil, rawSet(a.AsSymBools):
 		return "a symbolic bool (data-dependent control flow)"
 	case rawSet(a.AsSymFloat), rawSet(a.AsSymFloats):
 		return "a symbolic float"
-	case rawSet(a.AsGraph):
+	case a.AsGraph != nil:
 		return "a subgraph (control flow)"
 	case rawSet(a.AsCustomObj):
 		return "a custom object (TorchBind class)"

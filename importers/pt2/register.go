@@ -47,12 +47,12 @@ func Probe(path string) bool {
 }
 
 // Coverage is the TorchScript importer's: both front ends run the same
-// aten handlers. Control flow is the exception: scripted code's if and
-// loops become If and Loop, a program's higher-order operators do not.
+// aten handlers. Control flow differs: a program's higher-order operators
+// (higher_order.go) make If, Loop and Scan.
 func Coverage() canon.Coverage {
 	cov := torchscript.Coverage()
-	for _, kind := range []string{"If", "Loop"} {
-		cov[kind] = canon.Lacks("higher-order operators (torch.cond, torch.while_loop, map) are not read yet: export the model to ONNX")
-	}
+	cov["If"] = canon.Handles("torch.cond on a bool tensor or a comparison of sizes")
+	cov["Loop"] = canon.Handles("torch.while_loop (carried tensors and additional inputs; no trip count)")
+	cov["Scan"] = canon.Handles("torch._higher_order_ops.map (map_impl) over the leading axis")
 	return cov
 }

@@ -40,6 +40,23 @@ type graph struct {
 	Nodes        []node                `json:"nodes"`
 	TensorValues map[string]tensorMeta `json:"tensor_values"`
 	SymIntValues map[string]symInt     `json:"sym_int_values"`
+	// IsSingleTensorReturn marks a subgraph (a branch or body of a
+	// higher-order operator) that returns one tensor rather than a tuple.
+	IsSingleTensorReturn bool `json:"is_single_tensor_return"`
+}
+
+// graphArgument is a subgraph passed to a higher-order operator: the
+// submodule's name (true_graph_0, while_loop_body_graph_0, ...) and its
+// graph, whose inputs are the operator's operands.
+type graphArgument struct {
+	Name  string `json:"name"`
+	Graph *graph `json:"graph"`
+}
+
+// symBoolArgument is a run-time bool by name, or a known one.
+type symBoolArgument struct {
+	AsName *string `json:"as_name"`
+	AsBool *bool   `json:"as_bool"`
 }
 
 type tensorMeta struct {
@@ -120,11 +137,11 @@ type argument struct {
 	AsBools           []bool                   `json:"as_bools"`
 	AsOptionalTensors []optionalTensorArgument `json:"as_optional_tensors"`
 	AsOptionalTensor  *optionalTensorArgument  `json:"as_optional_tensor"`
-	AsSymBool         json.RawMessage          `json:"as_sym_bool"`
+	AsSymBool         *symBoolArgument         `json:"as_sym_bool"`
 	AsSymBools        json.RawMessage          `json:"as_sym_bools"`
 	AsSymFloat        json.RawMessage          `json:"as_sym_float"`
 	AsSymFloats       json.RawMessage          `json:"as_sym_floats"`
-	AsGraph           json.RawMessage          `json:"as_graph"`
+	AsGraph           *graphArgument           `json:"as_graph"`
 	AsCustomObj       json.RawMessage          `json:"as_custom_obj"`
 	AsOperator        json.RawMessage          `json:"as_operator"`
 	AsComplex         json.RawMessage          `json:"as_complex"`

@@ -17,5 +17,5 @@ func isSymCheck(n *node) bool {
 	if !symComparisons[n.Target] || len(n.Outputs) != 1 {
 		return false
 	}
-	return rawSet(n.Outputs[0].AsSymBool)
+	return n.Outputs[0].AsSymBool != nil
 }
