@@ -1,6 +1,8 @@
 package pt2
 
 import (
+	"archive/zip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
+	"github.com/modelbridge/modelbridge/interp"
 )
 
 // The archives under testdata/higher_order are schema-built by
@@ -111,12 +114,78 @@ func TestHigherOrderRefusals(t *testing.T) {
 	}
 }
 
-// TestHigherOrderSingleResultList reads a cond whose single result is
-// written as a one-tensor list, as some PyTorch versions write it.
-func TestHigherOrderSingleResultList(t *testing.T) {
-	data, err := os.ReadFile(higherOrderPath("cond_symbolic"))
+// editedArchive is a case's archive with its program edited, written to a
+// temporary file.
+func editedArchive(t *testing.T, name string, edits ...[2]string) string {
+	t.Helper()
+	zr, err := zip.OpenReader(higherOrderPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = data
+	defer zr.Close()
+	var entries [][2]any
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name == programEntry {
+			s := string(data)
+			for _, e := range edits {
+				s = replace(t, e[0], e[1])(s)
+			}
+			data = []byte(s)
+		}
+		entries = append(entries, [2]any{f.Name, data})
+	}
+	path := filepath.Join(t.TempDir(), name+".pt2")
+	if err := os.WriteFile(path, pt2Archive(t, entries...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestHigherOrderSingleResultList reads a cond whose single result is
+// written as a one-tensor list, as PyTorch versions before 2.6 write it.
+func TestHigherOrderSingleResultList(t *testing.T) {
+	path := editedArchive(t, "cond_symbolic", [2]string{
+		`"outputs": [{"as_tensor": {"name": "getitem"}}], "metadata": {"nn_module_stack"`,
+		`"outputs": [{"as_tensors": [{"name": "getitem"}]}], "metadata": {"nn_module_stack"`})
+	g, err := Read(path, formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, set := range higherOrderSets(t, "cond_symbolic") {
+		set.CompareGraph(t, g, 1e-5, 1e-6)
+	}
+}
+
+// TestHigherOrderEndlessLoop: a while_loop whose condition never turns
+// false is stopped by the interpreter's iteration limit with a clear error.
+func TestHigherOrderEndlessLoop(t *testing.T) {
+	path := editedArchive(t, "while_loop", [2]string{`{"as_int": 10}`, `{"as_int": 4611686018427387904}`})
+	g, err := Read(path, formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	defer func(old int64) { interp.MaxLoopIterations = old }(interp.MaxLoopIterations)
+	interp.MaxLoopIterations = 1000
+	zero := func(name string, shape ...int64) *canon.Tensor {
+		n := int64(1)
+		for _, d := range shape {
+			n *= d
+		}
+		return canon.NewFloat32Tensor(name, shape, make([]float32, n))
+	}
+	_, err = interp.Run(g, map[string]*canon.Tensor{"x": zero("x", 3, 8), "y": zero("y", 8)})
+	if err == nil || !strings.Contains(err.Error(), "stopped at the interpreter's iteration limit") {
+		t.Errorf("got %v, want the iteration limit's error", err)
+	}
 }

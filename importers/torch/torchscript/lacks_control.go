@@ -1,5 +1,5 @@
 package torchscript
 
 func init() {
-	opLacks["Scan"] = "TorchScript has no scan operator (a scripted loop is prim::Loop); .pt2's map is not read yet"
+	opLacks["Scan"] = "TorchScript has no scan operator (a scripted loop is prim::Loop)"
 }
