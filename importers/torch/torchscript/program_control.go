@@ -17,16 +17,12 @@ import (
 // and returns its results.
 type SubgraphFn func(formal []*Tensor) ([]*Tensor, error)
 
-// If emits an If on cond, a tensor of one bool element (a run-time
-// predicate), running then or els. Both branches must return the same
-// number of tensors, of the same dtypes and ranks, with sizes that agree
-// where both are known.
+// If emits an If on cond, a tensor of one element whose truth (nonzero,
+// as bool(tensor) reads it) picks then or els. Both branches must return
+// the same number of tensors, of the same dtypes and ranks, with sizes that
+// agree where both are known.
 func (p *Program) If(scope string, cond *Tensor, then, els SubgraphFn) ([]*Tensor, error) {
 	b := p.in.b
-	vi := b.info(cond.v)
-	if vi.DType != canon.Bool {
-		return nil, fmt.Errorf("the predicate is a %s tensor; it must be bool", vi.DType)
-	}
 	pred, err := b.runTimeBool(scope, cond.v)
 	if err != nil {
 		return nil, fmt.Errorf("the predicate: %w", err)
@@ -59,9 +55,9 @@ func (p *Program) If(scope string, cond *Tensor, then, els SubgraphFn) ([]*Tenso
 	return wrapTensors(outs), nil
 }
 
-// WhileLoop emits a Loop that, while cond of the carried tensors holds,
-// replaces them with what body returns; it returns their final values.
-// cond runs once on the initial values in the current graph and again on
+// WhileLoop emits a Loop that, while cond of the carried tensors holds (a
+// tensor of one element, true when nonzero), replaces them with what body
+// returns; it returns their final values. cond runs once on the initial values in the current graph and again on
 // each iteration's results inside the body. A body must keep each carried
 // tensor's dtype, rank and known sizes. The trip count is unbounded: the
 // interpreter's budget stops a loop whose condition never fails.
@@ -74,9 +70,6 @@ func (p *Program) WhileLoop(scope string, init []*Tensor, cond func(carried []*T
 		c, err := cond(carried)
 		if err != nil {
 			return nil, fmt.Errorf("condition: %w", err)
-		}
-		if vi := b.info(c.v); vi.DType != canon.Bool {
-			return nil, fmt.Errorf("the condition returns a %s tensor; it must be bool", vi.DType)
 		}
 		t, err := b.runTimeBool(scope, c.v)
 		if err != nil {
