@@ -107,10 +107,39 @@ func countKind(g *canon.Graph, kind string) int {
 // TestHigherOrderRefusals: what the schema allows and the importer does
 // not read is refused naming the node and what is unsupported.
 func TestHigherOrderRefusals(t *testing.T) {
-	_, err := Read(higherOrderPath("cond_shapes"), formats.ReadOptions{})
-	want := "node getitem (torch.ops.higher_order.cond): result 0: the true branch returns a f32 tensor of shape [3 6] and the false branch a f32 tensor of shape [3 8]: dimension 1 differs (6 and 8); results of different shapes are not supported"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("branches of different shapes: got %v, want %q", err, want)
+	operands := `{"as_tensors": [{"name": "x"}, {"name": "p_fc_weight"}, {"name": "p_fc_bias"}, {"name": "p_fc_nobias_weight"}]}`
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"branches of different shapes", higherOrderPath("cond_shapes"),
+			"node getitem (torch.ops.higher_order.cond): result 0: the true branch returns a f32 tensor of shape [3 6] and the false branch a f32 tensor of shape [3 8]: dimension 1 differs (6 and 8); results of different shapes are not supported"},
+		{"operands that are not tensors", editedArchive(t, "cond_tensor", [2]string{operands, `{"as_sym_ints": [{"as_int": 3}]}`}),
+			"node getitem (torch.ops.higher_order.cond): operands is a list of symbolic ints; only tensor operands are supported"},
+		{"a branch given fewer operands than it takes", editedArchive(t, "cond_tensor", [2]string{operands, `{"as_tensors": [{"name": "x"}, {"name": "p_fc_weight"}, {"name": "p_fc_bias"}]}`}),
+			"true branch: subgraph true_graph_0: takes 4 inputs, the operator passes 3"},
+		{"a body that changes a carried tensor's shape", editedArchive(t, "while_loop", [2]string{
+			`"outputs": [{"as_tensor": {"name": "add"}}, {"as_tensor": {"name": "add_1"}}]`,
+			`"outputs": [{"as_tensor": {"name": "add"}}, {"as_tensor": {"name": "arg2_1"}}]`}),
+			"node getitem (torch.ops.higher_order.while_loop): carried tensor 1 enters the body as a f32 tensor of shape [3 8] and leaves it as a f32 tensor of shape [8]: the ranks differ"},
+		{"mapped tensors of different lengths", editedArchive(t, "map", [2]string{`"z": {"dtype": 7, "sizes": [{"as_int": 4}`, `"z": {"dtype": 7, "sizes": [{"as_int": 5}`}),
+			"node getitem (torch.ops.higher_order.map_impl): mapped tensors have leading sizes 4 and 5; they must agree"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(tc.path, formats.ReadOptions{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v\nwant %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSubgraphDepthLimit: subgraphs nested past maxSubgraphDepth are
+// refused before they are read.
+func TestSubgraphDepthLimit(t *testing.T) {
+	im := &importer{path: "deep.pt2", depth: maxSubgraphDepth}
+	_, err := im.runGraph(&graphArgument{Name: "true_graph_0", Graph: &graph{}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "nests deeper than 16 levels") {
+		t.Errorf("got %v", err)
 	}
 }
 

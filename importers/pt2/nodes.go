@@ -472,6 +472,10 @@ func describeArg(a *argument) string {
 		return "a symbolic int"
 	case a.AsInt != nil:
 		return "an int"
+	case a.AsSymInts != nil:
+		return "a list of symbolic ints"
+	case a.AsInts != nil:
+		return "a list of ints"
 	case a.AsSymBool != nil, rawSet(a.AsSymBools):
 		return "a symbolic bool (data-dependent control flow)"
 	case rawSet(a.AsSymFloat), rawSet(a.AsSymFloats):

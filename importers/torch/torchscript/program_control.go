@@ -101,6 +101,11 @@ func (p *Program) WhileLoop(scope string, init []*Tensor, cond func(carried []*T
 		if len(outs) != len(init) {
 			return nil, fmt.Errorf("the body returns %d tensors for %d carried ones", len(outs), len(init))
 		}
+		for i, o := range outs {
+			if err := sameKind(formal[2+i], b.info(o.v)); err != nil {
+				return nil, fmt.Errorf("carried tensor %d enters the body as %s and leaves it as %s: %w", i, describeInfo(formal[2+i]), describeInfo(b.info(o.v)), err)
+			}
+		}
 		c, err := predicate(outs)
 		if err != nil {
 			return nil, err
@@ -109,11 +114,6 @@ func (p *Program) WhileLoop(scope string, init []*Tensor, cond func(carried []*T
 	})
 	if err != nil {
 		return nil, err
-	}
-	for i := range init {
-		if err := sameKind(formal[2+i], g.Outputs[1+i]); err != nil {
-			return nil, fmt.Errorf("carried tensor %d enters the body as %s and leaves it as %s: %w", i, describeInfo(formal[2+i]), describeInfo(g.Outputs[1+i]), err)
-		}
 	}
 	ins := append([]*tensorVal{nil, first}, inits...)
 	ins = append(ins, captureVals(b, caps)...)
