@@ -195,6 +195,26 @@ func TestHigherOrderSingleResultList(t *testing.T) {
 	}
 }
 
+// TestHigherOrderConstantPredicate: a cond whose predicate is a Python
+// bool keeps that branch alone, with a note, and no If.
+func TestHigherOrderConstantPredicate(t *testing.T) {
+	path := editedArchive(t, "cond_tensor", [2]string{
+		`"target": "torch.ops.higher_order.cond", "inputs": [{"name": "", "arg": {"as_tensor": {"name": "gt"}}}`,
+		`"target": "torch.ops.higher_order.cond", "inputs": [{"name": "", "arg": {"as_bool": true}}`})
+	g, err := Read(path, formats.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if countKind(g, "If") != 0 {
+		t.Errorf("an If remains for a predicate known at import")
+	}
+	if !strings.Contains(strings.Join(g.Meta.Notes, "\n"), "the predicate is true at import; only true_graph_0 is imported") {
+		t.Errorf("no note on the branch kept: %q", g.Meta.Notes)
+	}
+	higherOrderSets(t, "cond_tensor")[0].CompareGraph(t, g, 1e-5, 1e-6) // set0 takes the true branch
+}
+
 // TestHigherOrderEndlessLoop: a while_loop whose condition never turns
 // false is stopped by the interpreter's iteration limit with a clear error.
 func TestHigherOrderEndlessLoop(t *testing.T) {

@@ -162,10 +162,7 @@ func tsName(target string) (string, error) {
 	}
 	if !ok {
 		if ns, ok := strings.CutPrefix(target, "torch.ops."); ok {
-			space, _, _ := strings.Cut(ns, ".")
-			if space == "higher_order" {
-				return "", &UnsupportedOpError{Op: target, Reason: "higher-order operators (control flow such as cond, map, while_loop) are not supported"}
-			}
+			space, _, _ := strings.Cut(ns, ".") // higher_order is read before (higher_order.go)
 			return "", &UnsupportedOpError{Op: target, Reason: fmt.Sprintf("it belongs to the custom namespace %q; only core ATen operators (torch.ops.aten.*) are read", space)}
 		}
 		return "", &UnsupportedOpError{Op: target, Reason: "only core ATen operators (torch.ops.aten.*) and size arithmetic are read"}
