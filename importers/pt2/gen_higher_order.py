@@ -267,6 +267,25 @@ def case_map(base, w):
     return ep, run, [[torch.randn(4, 3, 8), torch.randn(4, 8)]]
 
 
+def case_map_symbolic(base, w):
+    """map(lambda a: (fc(a) * 2,), xs=(x,)) over a symbolic leading axis s0."""
+    g = outer_graph([("x", [(S0, 4), 8], FLOAT)])
+    b = Graph()
+    b.input("arg0_1", [8])
+    b.input("arg1_1", [6, 8])
+    b.input("arg2_1", [6])
+    lin = b.aten("linear.default", [("input", t("arg0_1")), ("weight", t("arg1_1")), ("bias", t("arg2_1"))], "linear", [6])
+    mul = b.aten("mul.Tensor", [("self", t(lin)), ("other", {"as_int": 2})], "mul", [6])
+    g.hop("map_impl", [sub("body_graph_0", b.output(mul)), ts("x"), ts("p_fc_weight", "p_fc_bias")],
+          [("getitem", [(S0, 4), 6], FLOAT)])
+    ep = program(base, g.output("getitem"), ["x"], ["getitem"], {"s0": {"min_val": 2, "max_val": 64}})
+
+    def run(x):
+        return (torch.stack([torch.nn.functional.linear(r, w["fc.weight"], w["fc.bias"]) * 2 for r in x]),)
+
+    return ep, run, [[torch.randn(4, 8)], [torch.randn(2, 8)], [torch.randn(7, 8)]]
+
+
 def case_map_cond(base, w):
     """map over rows of x, each row through torch.cond(row.sum() > 0, fc(row), -fc(row)): nested."""
     g = outer_graph([("x", [5, 8], FLOAT)])
@@ -320,7 +339,7 @@ def case_cond_shapes(base, w):
 
 
 CASES = {"cond_tensor": case_cond_tensor, "cond_symbolic": case_cond_symbolic, "while_loop": case_while_loop,
-         "map": case_map, "map_cond": case_map_cond, "cond_shapes": case_cond_shapes}
+         "map": case_map, "map_symbolic": case_map_symbolic, "map_cond": case_map_cond, "cond_shapes": case_cond_shapes}
 
 
 def write_archive(path, entries, program_json, example):
