@@ -342,6 +342,25 @@ CASES = {"cond_tensor": case_cond_tensor, "cond_symbolic": case_cond_symbolic, "
          "map": case_map, "map_symbolic": case_map_symbolic, "map_cond": case_map_cond, "cond_shapes": case_cond_shapes}
 
 
+def check_graph(g, where):
+    """Each Argument is a union: exactly one member set; each tensor named has metadata."""
+    def arg(a, what):
+        assert isinstance(a, dict) and len(a) == 1, "%s: %s: not a one-member union: %r" % (where, what, a)
+        if "as_graph" in a:
+            check_graph(a["as_graph"]["graph"], where + "/" + a["as_graph"]["name"])
+        for key in ("as_tensor",):
+            if key in a:
+                assert a[key]["name"] in g["tensor_values"], "%s: %s has no metadata" % (where, a[key]["name"])
+    for i, a in enumerate(g["inputs"] + g["outputs"]):
+        arg(a, "input/output %d" % i)
+    for n in g["nodes"]:
+        for na in n["inputs"]:
+            assert set(na) == {"name", "arg"}, "%s: %s: NamedArgument fields %s" % (where, n["target"], set(na))
+            arg(na["arg"], n["target"])
+        for o in n["outputs"]:
+            arg(o, n["target"] + " output")
+
+
 def write_archive(path, entries, program_json, example):
     buf = io.BytesIO()
     torch.save((tuple(example), {}), buf)
@@ -368,6 +387,7 @@ def main():
     torch.manual_seed(0)
     for name, make in CASES.items():
         ep, run, sets = make(base, weights)
+        check_graph(ep["graph_module"]["graph"], name)
         d = os.path.join(OUT, name)
         os.makedirs(d)
         write_archive(os.path.join(d, "exported.pt2"), entries, json.dumps(ep).encode(), sets[0] if sets else [])
