@@ -181,7 +181,7 @@ def case_cond_tensor(base, w):
 
 
 def case_cond_symbolic(base, w):
-    """torch.cond(x.shape[0] > 4, cos(x), sin(x) * 2) on x of symbolic batch s0."""
+    """torch.cond(x.shape[0] > 4, cos(x) + x.shape[0], sin(x) * 2) on x of symbolic batch s0."""
     g = outer_graph([("x", [(S0, 3), 8], FLOAT)])
     n = g.op("torch.ops.aten.sym_size.int", [("self", t("x")), ("dim", {"as_int": 0})], [])
     g.g["nodes"][-1]["outputs"] = [{"as_sym_int": {"as_name": "sym_size_int"}}]
@@ -191,19 +191,27 @@ def case_cond_symbolic(base, w):
                          "outputs": [{"as_sym_bool": {"as_name": "gt"}}], "metadata": {}})
     g.g["sym_bool_values"]["gt"] = {"as_expr": {"expr_str": "StrictGreaterThan(%s, Integer(4))" % S0, "hint": {"as_bool": False}}}
     del n
-    tb = Graph()
-    tb.input("arg0_1", [(S0, 3), 8])
-    cos = tb.aten("cos.default", [("self", t("arg0_1"))], "cos", [(S0, 3), 8])
-    fb = Graph()
-    fb.input("arg0_1", [(S0, 3), 8])
-    sin = fb.aten("sin.default", [("self", t("arg0_1"))], "sin", [(S0, 3), 8])
-    mul = fb.aten("mul.Tensor", [("self", t(sin)), ("other", {"as_float": 2.0})], "mul", [(S0, 3), 8])
-    g.hop("cond", [{"as_sym_bool": {"as_name": "gt"}}, sub("true_graph_0", tb.output(cos)), sub("false_graph_0", fb.output(mul)), ts("x")],
+    # The size a branch reads is lifted to an operand: listed among the
+    # tensors by name, a symbolic-int input of the branch graph.
+    branches = []
+    for name in ("true_graph_0", "false_graph_0"):
+        b = Graph()
+        b.input("arg0_1", [(S0, 3), 8])
+        b.g["inputs"].append({"as_sym_int": {"as_name": "arg1_1"}})
+        b.g["sym_int_values"]["arg1_1"] = {"as_expr": {"expr_str": S0, "hint": {"as_int": 3}}}
+        if name == "true_graph_0":
+            y = b.aten("cos.default", [("self", t("arg0_1"))], "cos", [(S0, 3), 8])
+            y = b.aten("add.Tensor", [("self", t(y)), ("other", {"as_sym_int": {"as_name": "arg1_1"}})], "add", [(S0, 3), 8])
+        else:
+            y = b.aten("sin.default", [("self", t("arg0_1"))], "sin", [(S0, 3), 8])
+            y = b.aten("mul.Tensor", [("self", t(y)), ("other", {"as_float": 2.0})], "mul", [(S0, 3), 8])
+        branches.append(sub(name, b.output(y)))
+    g.hop("cond", [{"as_sym_bool": {"as_name": "gt"}}, branches[0], branches[1], ts("x", "sym_size_int")],
           [("getitem", [(S0, 3), 8], FLOAT)])
     ep = program(base, g.output("getitem"), ["x"], ["getitem"], {"s0": {"min_val": 2, "max_val": 64}})
 
     def run(x):
-        return (torch.cos(x),) if x.shape[0] > 4 else (torch.sin(x) * 2,)
+        return (torch.cos(x) + x.shape[0],) if x.shape[0] > 4 else (torch.sin(x) * 2,)
 
     return ep, run, [[torch.randn(3, 8)], [torch.randn(6, 8)]]
 
@@ -348,9 +356,10 @@ def check_graph(g, where):
         assert isinstance(a, dict) and len(a) == 1, "%s: %s: not a one-member union: %r" % (where, what, a)
         if "as_graph" in a:
             check_graph(a["as_graph"]["graph"], where + "/" + a["as_graph"]["name"])
-        for key in ("as_tensor",):
-            if key in a:
-                assert a[key]["name"] in g["tensor_values"], "%s: %s has no metadata" % (where, a[key]["name"])
+        if "as_tensor" in a:
+            assert a["as_tensor"]["name"] in g["tensor_values"], "%s: %s has no metadata" % (where, a["as_tensor"]["name"])
+        for ta in a.get("as_tensors", []):
+            assert ta["name"] in g["tensor_values"] or ta["name"] in g["sym_int_values"], "%s: %s has no metadata" % (where, ta["name"])
     for i, a in enumerate(g["inputs"] + g["outputs"]):
         arg(a, "input/output %d" % i)
     for n in g["nodes"]:

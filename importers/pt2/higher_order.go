@@ -76,7 +76,7 @@ func (im *importer) runCond(n *node, scope string, args []*argument) error {
 	if err != nil {
 		return err
 	}
-	operands, err := im.tensorList(args[3], "operands")
+	operands, err := im.operandList(args[3], "operands")
 	if err != nil {
 		return err
 	}
@@ -130,16 +130,24 @@ func (im *importer) runWhileLoop(n *node, scope string, args []*argument) error 
 	if err != nil {
 		return err
 	}
-	carried, err := im.tensorList(args[2], "carried_inputs")
+	carriedArgs, err := im.operandList(args[2], "carried_inputs")
 	if err != nil {
 		return err
 	}
-	extra, err := im.tensorList(args[3], "additional_inputs")
+	carried, err := tensorsOnly(carriedArgs, "carried_inputs")
 	if err != nil {
 		return err
 	}
-	withExtra := func(c []*torchscript.Tensor) []*torchscript.Tensor {
-		return append(append([]*torchscript.Tensor(nil), c...), extra...)
+	extra, err := im.operandList(args[3], "additional_inputs")
+	if err != nil {
+		return err
+	}
+	withExtra := func(c []*torchscript.Tensor) []any {
+		out := make([]any, 0, len(c)+len(extra))
+		for _, t := range c {
+			out = append(out, t)
+		}
+		return append(out, extra...)
 	}
 	cond := func(c []*torchscript.Tensor) (*torchscript.Tensor, error) {
 		outs, err := im.runGraph(condFn, withExtra(c))
@@ -167,16 +175,24 @@ func (im *importer) runMap(n *node, scope string, args []*argument) error {
 	if err != nil {
 		return err
 	}
-	xs, err := im.tensorList(args[1], "xs")
+	xsArgs, err := im.operandList(args[1], "xs")
 	if err != nil {
 		return err
 	}
-	pos, err := im.tensorList(args[2], "pos_args")
+	xs, err := tensorsOnly(xsArgs, "xs")
+	if err != nil {
+		return err
+	}
+	pos, err := im.operandList(args[2], "pos_args")
 	if err != nil {
 		return err
 	}
 	body := func(slices []*torchscript.Tensor) ([]*torchscript.Tensor, error) {
-		return im.runGraph(f, append(append([]*torchscript.Tensor(nil), slices...), pos...))
+		in := make([]any, 0, len(slices)+len(pos))
+		for _, t := range slices {
+			in = append(in, t)
+		}
+		return im.runGraph(f, append(in, pos...))
 	}
 	res, err := im.prog.Map(scope, xs, body)
 	if err != nil {
@@ -196,20 +212,54 @@ func graphOf(a *argument, what string) (*graphArgument, error) {
 	return a.AsGraph, nil
 }
 
-// tensorList is a list of tensor operands (an empty list may be written
-// as any empty list).
-func (im *importer) tensorList(a *argument, what string) ([]*torchscript.Tensor, error) {
-	if a.AsTensors == nil {
-		if isEmptyList(a) {
-			return nil, nil
+// operandList is a list of operands: tensors, and sizes (symbolic ints,
+// which PyTorch lists among the tensors by name when a branch or body reads
+// a size). An empty list may be written as any empty list.
+func (im *importer) operandList(a *argument, what string) ([]any, error) {
+	switch {
+	case a.AsTensors != nil:
+		out := make([]any, len(a.AsTensors))
+		for i, ta := range a.AsTensors {
+			if v, ok := im.syms[ta.Name]; ok {
+				out[i] = v
+				continue
+			}
+			t, err := im.tensor(ta.Name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			out[i] = t
 		}
-		return nil, fmt.Errorf("%s is %s; only tensor operands are supported", what, describeArg(a))
+		return out, nil
+	case a.AsSymInts != nil:
+		out := make([]any, len(a.AsSymInts))
+		for i := range a.AsSymInts {
+			v, err := im.symInt(&a.AsSymInts[i])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			out[i] = v
+		}
+		return out, nil
+	case a.AsInts != nil:
+		out := make([]any, len(a.AsInts))
+		for i, v := range a.AsInts {
+			out[i] = v
+		}
+		return out, nil
+	case isEmptyList(a):
+		return nil, nil
 	}
-	out := make([]*torchscript.Tensor, len(a.AsTensors))
-	for i, ta := range a.AsTensors {
-		t, err := im.tensor(ta.Name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+	return nil, fmt.Errorf("%s is %s; only tensors and sizes are supported as operands", what, describeArg(a))
+}
+
+// tensorsOnly is vals, which must all be tensors.
+func tensorsOnly(vals []any, what string) ([]*torchscript.Tensor, error) {
+	out := make([]*torchscript.Tensor, len(vals))
+	for i, v := range vals {
+		t, ok := v.(*torchscript.Tensor)
+		if !ok {
+			return nil, fmt.Errorf("%s: item %d is a size, not a tensor; only tensors are supported there", what, i)
 		}
 		out[i] = t
 	}
@@ -217,15 +267,15 @@ func (im *importer) tensorList(a *argument, what string) ([]*torchscript.Tensor,
 }
 
 func isEmptyList(a *argument) bool {
-	return a.AsInts != nil && len(a.AsInts) == 0 || a.AsFloats != nil && len(a.AsFloats) == 0 ||
+	return a.AsFloats != nil && len(a.AsFloats) == 0 ||
 		a.AsBools != nil && len(a.AsBools) == 0 || a.AsStrings != nil && len(a.AsStrings) == 0 ||
-		a.AsSymInts != nil && len(a.AsSymInts) == 0 || a.AsOptionalTensors != nil && len(a.AsOptionalTensors) == 0
+		a.AsOptionalTensors != nil && len(a.AsOptionalTensors) == 0
 }
 
 // runGraph replays subgraph ga on args in the graph being built (the
 // Program's current subgraph): its inputs take args in order, its nodes
 // run in a scope of their own, and its outputs are returned.
-func (im *importer) runGraph(ga *graphArgument, args []*torchscript.Tensor) ([]*torchscript.Tensor, error) {
+func (im *importer) runGraph(ga *graphArgument, args []any) ([]*torchscript.Tensor, error) {
 	if im.depth+1 > maxSubgraphDepth {
 		return nil, fmt.Errorf("subgraph %s nests deeper than %d levels", ga.Name, maxSubgraphDepth)
 	}
@@ -246,10 +296,7 @@ func (im *importer) runGraph(ga *graphArgument, args []*torchscript.Tensor) ([]*
 		return nil, fmt.Errorf("%s: takes %d inputs, the operator passes %d", sub.path, len(gr.Inputs), len(args))
 	}
 	for i, in := range gr.Inputs {
-		if in.AsTensor == nil {
-			return nil, fmt.Errorf("%s: input %d is %s; only tensor inputs are supported", sub.path, i, describeArg(&in))
-		}
-		if err := sub.defineTensor(in.AsTensor.Name, args[i]); err != nil {
+		if err := sub.bindInput(&in, args[i]); err != nil {
 			return nil, fmt.Errorf("%s: input %d: %w", sub.path, i, err)
 		}
 	}
@@ -272,6 +319,23 @@ func (im *importer) runGraph(ga *graphArgument, args []*torchscript.Tensor) ([]*
 		outs[i] = t
 	}
 	return outs, nil
+}
+
+// bindInput binds a subgraph input to the operand passed for it: a tensor,
+// or a size.
+func (im *importer) bindInput(in *argument, v any) error {
+	t, isTensor := v.(*torchscript.Tensor)
+	switch {
+	case in.AsTensor != nil && isTensor:
+		return im.defineTensor(in.AsTensor.Name, t)
+	case in.AsTensor != nil:
+		return fmt.Errorf("%s is a tensor, the operator passes a size", in.AsTensor.Name)
+	case in.AsSymInt != nil && in.AsSymInt.AsName != nil && !isTensor:
+		return im.defineSym(*in.AsSymInt.AsName, v)
+	case in.AsSymInt != nil:
+		return fmt.Errorf("a size is expected, the operator passes a tensor")
+	}
+	return fmt.Errorf("%s; only tensors and sizes are supported", describeArg(in))
 }
 
 // bindResults names a higher-order operator's results after the node's

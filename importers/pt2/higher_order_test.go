@@ -114,8 +114,12 @@ func TestHigherOrderRefusals(t *testing.T) {
 	}{
 		{"branches of different shapes", higherOrderPath("cond_shapes"),
 			"node getitem (torch.ops.higher_order.cond): result 0: the true branch returns a f32 tensor of shape [3 6] and the false branch a f32 tensor of shape [3 8]: dimension 1 differs (6 and 8); results of different shapes are not supported"},
-		{"operands that are not tensors", editedArchive(t, "cond_tensor", [2]string{operands, `{"as_sym_ints": [{"as_int": 3}]}`}),
-			"node getitem (torch.ops.higher_order.cond): operands is a list of symbolic ints; only tensor operands are supported"},
+		{"operands that are neither tensors nor sizes", editedArchive(t, "cond_tensor", [2]string{operands, `{"as_floats": [1.0, 2.0, 3.0, 4.0]}`}),
+			"node getitem (torch.ops.higher_order.cond): operands is a list of floats; only tensors and sizes are supported as operands"},
+		{"a size passed for a tensor", editedArchive(t, "cond_tensor", [2]string{operands, `{"as_sym_ints": [{"as_int": 3}, {"as_int": 4}, {"as_int": 5}, {"as_int": 6}]}`}),
+			"node getitem (torch.ops.higher_order.cond): true branch: subgraph true_graph_0: input 0: arg0_1 is a tensor, the operator passes a size"},
+		{"a size carried by a while_loop", editedArchive(t, "while_loop", [2]string{`{"as_tensors": [{"name": "zeros"}, {"name": "x"}]}`, `{"as_sym_ints": [{"as_int": 0}, {"as_int": 1}]}`}),
+			"node getitem (torch.ops.higher_order.while_loop): carried_inputs: item 0 is a size, not a tensor; only tensors are supported there"},
 		{"a branch given fewer operands than it takes", editedArchive(t, "cond_tensor", [2]string{operands, `{"as_tensors": [{"name": "x"}, {"name": "p_fc_weight"}, {"name": "p_fc_bias"}]}`}),
 			"true branch: subgraph true_graph_0: takes 4 inputs, the operator passes 3"},
 		{"a body that changes a carried tensor's shape", editedArchive(t, "while_loop", [2]string{

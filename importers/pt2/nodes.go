@@ -473,6 +473,8 @@ func describeArg(a *argument) string {
 		return "a list of symbolic ints"
 	case a.AsInts != nil:
 		return "a list of ints"
+	case a.AsFloats != nil:
+		return "a list of floats"
 	case a.AsSymBool != nil, rawSet(a.AsSymBools):
 		return "a symbolic bool (data-dependent control flow)"
 	case rawSet(a.AsSymFloat), rawSet(a.AsSymFloats):
