@@ -16,7 +16,9 @@ writes one:
     carried_inputs, additional_inputs; map_impl: f, xs, pos_args);
   - a branch or body is {"as_graph": {"name": <submodule>, "graph": Graph}},
     a Graph with its own inputs, nodes, outputs and tensor_values; every
-    tensor it reads (parameters too) is an operand, one graph input each;
+    tensor it reads (parameters too) is an operand, one graph input each,
+    and so is a size it reads (listed by name among the tensors, a
+    symbolic-int input of the subgraph);
   - a tensor list is "as_tensors"; a symbolic predicate is
     {"as_sym_bool": {"as_name": ...}} defined by an _operator comparison;
   - each result is one "as_tensor" named after its getitem user.
