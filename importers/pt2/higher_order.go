@@ -12,9 +12,9 @@ import (
 // torch.export's higher-order operators carry control flow: their
 // branches and bodies are graphs of their own (GraphArgument), whose
 // inputs are the operator's operands; the program passes every tensor a
-// branch or body reads as an operand, parameters included. Each becomes a
-// canonical If, Loop or Scan whose subgraph reads outer values as explicit
-// captures.
+// branch or body reads as an operand, parameters included, and every size
+// it reads. Each becomes a canonical If, Loop or Scan whose subgraph reads
+// outer values as explicit captures.
 
 // higherOrderPrefix starts the target of every higher-order operator.
 const higherOrderPrefix = "torch.ops.higher_order."
@@ -65,8 +65,8 @@ func (im *importer) runHigherOrder(n *node, op string) error {
 }
 
 // runCond reads torch.cond(pred, true_fn, false_fn, operands): an If on a
-// run-time predicate (a one-element bool tensor, or a comparison of
-// sizes); a predicate known at import picks its branch outright.
+// run-time predicate (a tensor of one element, or a comparison of sizes);
+// a predicate known at import picks its branch outright.
 func (im *importer) runCond(n *node, scope string, args []*argument) error {
 	trueFn, err := graphOf(args[1], "true_fn")
 	if err != nil {
