@@ -25,6 +25,7 @@ var higherOrderCases = []struct {
 	{"cond_tensor", map[string]int{"If": 1}},
 	{"cond_symbolic", map[string]int{"If": 1}},
 	{"while_loop", map[string]int{"Loop": 1}},
+	{"while_cond", map[string]int{"Loop": 1}},
 	{"map", map[string]int{"Scan": 1}},
 	{"map_symbolic", map[string]int{"Scan": 1}},
 	{"map_cond", map[string]int{"Scan": 1}},
