@@ -57,10 +57,11 @@ func (p *Program) If(scope string, cond *Tensor, then, els SubgraphFn) ([]*Tenso
 
 // WhileLoop emits a Loop that, while cond of the carried tensors holds (a
 // tensor of one element, true when nonzero), replaces them with what body
-// returns; it returns their final values. cond runs once on the initial values in the current graph and again on
-// each iteration's results inside the body. A body must keep each carried
-// tensor's dtype, rank and known sizes. The trip count is unbounded: the
-// interpreter's budget stops a loop whose condition never fails.
+// returns; it returns their final values. cond runs once on the initial
+// values in the current graph and again on each iteration's results inside
+// the body. A body must keep each carried tensor's dtype, rank and known
+// sizes. The trip count is unbounded: the interpreter's iteration limit
+// stops a loop whose condition never fails.
 func (p *Program) WhileLoop(scope string, init []*Tensor, cond func(carried []*Tensor) (*Tensor, error), body SubgraphFn) ([]*Tensor, error) {
 	b := p.in.b
 	if len(init) == 0 {
@@ -145,6 +146,9 @@ func (p *Program) Map(scope string, xs []*Tensor, body SubgraphFn) ([]*Tensor, e
 		}
 		if i == 0 || !lead.Known() {
 			lead = d
+		}
+		if d.Known() && d.Size == 0 {
+			return nil, fmt.Errorf("mapped tensor %d has a leading axis of size 0, over which PyTorch refuses to map", i)
 		}
 		formal = append(formal, canon.ValueInfo{Name: b.unique("slice"), DType: vi.DType, Shape: append([]canon.Dim(nil), vi.Shape[1:]...), RankKnown: true})
 	}
