@@ -43,7 +43,7 @@ func unrollLoops(g *canon.Graph) (bool, error) {
 			nm = newNamer(g)
 			addSubgraphNames(nm, g)
 		}
-		u := &unroller{g: g, ix: newIndex(g), nm: nm, n: n, inits: map[string]string{}}
+		u := &unroller{g: g, ix: newIndex(g), nm: nm, n: n, inits: map[string]string{}, indices: map[int64]string{}}
 		if !plan(u) {
 			continue
 		}
@@ -72,6 +72,7 @@ type unroller struct {
 	inits    map[string]string // body initializer -> its name in g (one copy for every iteration)
 	newInits []*canon.Tensor
 	nodes    []*canon.Node
+	indices  map[int64]string // int64 scalar constant -> its initializer
 }
 
 // loop plans the copies of a Loop's body; false leaves the Loop alone.
@@ -101,28 +102,19 @@ func (u *unroller) loop(op *canon.Loop) bool {
 	carried, scans := op.Carried(), op.ScanOutputs()
 	state := make([]string, carried)
 	copy(state, n.Inputs[2:2+carried])
-	captures := n.Inputs[2+carried:]
 	stacked := make([][]string, scans)
 	cond := u.constant("true", &canon.Tensor{DType: canon.Bool, Shape: []int64{}, Data: []byte{1}})
 	for it := range trips {
 		bound := map[string]string{body.Inputs[1].Name: cond}
 		if usesValue(body, body.Inputs[0].Name) {
-			bound[body.Inputs[0].Name] = u.constant("iteration_"+strconv.FormatInt(it, 10), canon.NewInt64Tensor("", []int64{}, []int64{it}))
+			bound[body.Inputs[0].Name] = u.index(it)
 		}
 		for k := range carried {
 			bound[body.Inputs[2+k].Name] = state[k]
 		}
-		for k, c := range op.Captures {
-			bound[c] = captures[k]
-		}
 		var final map[int]string
 		if it == trips-1 {
-			final = map[int]string{}
-			for k := range carried {
-				if k < len(n.Outputs) {
-					final[1+k] = n.Outputs[k]
-				}
-			}
+			final = u.finalNames(1, carried)
 		}
 		outs := u.copyBody(body, "/"+strconv.FormatInt(it, 10)+"/", bound, final)
 		copy(state, outs[1:1+carried])
@@ -165,7 +157,6 @@ func (u *unroller) scan(op *canon.Scan) bool {
 	}
 	state := make([]string, states)
 	copy(state, n.Inputs[:states])
-	captures := n.Inputs[states+ins:]
 	stacked := make([][]string, op.ScanOutputCount())
 	for step := range length {
 		bound := map[string]string{}
@@ -177,23 +168,15 @@ func (u *unroller) scan(op *canon.Scan) bool {
 			if op.InputReversed(j) {
 				at = length - 1 - step
 			}
-			idx := u.constant("index_"+strconv.FormatInt(at, 10), canon.NewInt64Tensor("", []int64{}, []int64{at}))
+			idx := u.index(at)
 			slice := u.nm.fresh(n.Name + "/" + strconv.FormatInt(step, 10) + "/" + body.Inputs[states+j].Name)
 			u.nodes = append(u.nodes, &canon.Node{Name: slice, Op: &canon.Gather{Axis: axes[j]},
 				Inputs: []string{n.Inputs[states+j], idx}, Outputs: []string{slice}})
 			bound[body.Inputs[states+j].Name] = slice
 		}
-		for k, c := range op.Captures {
-			bound[c] = captures[k]
-		}
 		var final map[int]string
 		if step == length-1 {
-			final = map[int]string{}
-			for k := range states {
-				if k < len(n.Outputs) {
-					final[k] = n.Outputs[k]
-				}
-			}
+			final = u.finalNames(0, states)
 		}
 		outs := u.copyBody(body, "/"+strconv.FormatInt(step, 10)+"/", bound, final)
 		copy(state, outs[:states])
@@ -219,6 +202,11 @@ func (u *unroller) copyBody(body *canon.Graph, tag string, bound map[string]stri
 	for k, v := range bound {
 		rename[k] = v
 	}
+	caps := u.n.Op.(canon.SubgraphOwner).CaptureNames()
+	first := len(u.n.Inputs) - len(caps)
+	for k, c := range caps {
+		rename[c] = u.n.Inputs[first+k]
+	}
 	for _, t := range body.Initializers {
 		if _, ok := u.inits[t.Name]; !ok {
 			c := *t
@@ -228,44 +216,39 @@ func (u *unroller) copyBody(body *canon.Graph, tag string, bound map[string]stri
 		}
 		rename[t.Name] = u.inits[t.Name]
 	}
-	produced := map[string]bool{}
-	for _, bn := range body.Nodes {
-		for _, o := range bn.Outputs {
-			produced[o] = true
-		}
-	}
-	listed := map[string]int{}
-	for _, o := range body.Outputs {
-		listed[o.Name]++
-	}
+	direct := directOutputs(body)
 	for k, name := range final {
-		o := body.Outputs[k].Name
-		if name != "" && produced[o] && listed[o] == 1 {
+		if o := body.Outputs[k].Name; name != "" && direct[o] {
 			rename[o] = name
 		}
 	}
-	for _, bn := range body.Nodes {
-		nn := &canon.Node{Name: u.nm.fresh(u.n.Name + tag + bn.Name), Op: bn.Op}
-		for _, in := range bn.Inputs {
-			nn.Inputs = append(nn.Inputs, rename[in])
-		}
-		for _, o := range bn.Outputs {
-			if o == "" {
-				nn.Outputs = append(nn.Outputs, "")
-				continue
-			}
-			if _, ok := rename[o]; !ok {
-				rename[o] = u.nm.fresh(u.n.Name + tag + o)
-			}
-			nn.Outputs = append(nn.Outputs, rename[o])
-		}
-		u.nodes = append(u.nodes, nn)
-	}
+	u.nodes = append(u.nodes, copyNodes(u.nm, u.n.Name+tag, body, rename)...)
 	outs := make([]string, len(body.Outputs))
 	for k, o := range body.Outputs {
 		outs[k] = rename[o.Name]
 	}
 	return outs
+}
+
+// finalNames maps the body outputs first..first+count-1 to the node's
+// outputs 0..count-1, which the last copy writes directly.
+func (u *unroller) finalNames(first, count int) map[int]string {
+	final := map[int]string{}
+	for k := range min(count, len(u.n.Outputs)) {
+		final[first+k] = u.n.Outputs[k]
+	}
+	return final
+}
+
+// index is an int64 scalar constant (an iteration number, a slice
+// position), one initializer per value.
+func (u *unroller) index(v int64) string {
+	if name, ok := u.indices[v]; ok {
+		return name
+	}
+	name := u.constant("index_"+strconv.FormatInt(v, 10), canon.NewInt64Tensor("", []int64{}, []int64{v}))
+	u.indices[v] = name
+	return name
 }
 
 // bindOutput makes the node's output k the value v (an Identity unless the

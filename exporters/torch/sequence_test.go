@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -19,9 +18,6 @@ import (
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
-
-// sequenceCases matches the node suite's sequence and optional cases.
-var sequenceCases = regexp.MustCompile(`^test_(sequence_|split_to_sequence|optional_|identity_sequence|identity_opt|if_seq|if_opt|loop13_seq|loop16_seq_none)`)
 
 // sequenceGraph takes and returns tensors and makes, changes and reads
 // sequences and optionals inside: model.py writes them as Python lists and
@@ -190,16 +186,11 @@ type valueJob struct {
 // (lists and None) and compares with the suite's expected values.
 func TestSequenceNodeCasesInTorch(t *testing.T) {
 	py := testfix.Torch(t, "onnx")
-	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
-	dirs, _ := filepath.Glob(filepath.Join(suite, "test_*"))
 	root := t.TempDir()
 	var jobs []*valueJob
 	refused := 0
-	for _, dir := range dirs {
+	for _, dir := range testfix.SequenceNodeCases(t, 30) {
 		name := filepath.Base(dir)
-		if !sequenceCases.MatchString(name) {
-			continue
-		}
 		g, err := onnximport.Read(filepath.Join(dir, "model.onnx"), formats.ReadOptions{})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
