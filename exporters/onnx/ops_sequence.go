@@ -84,7 +84,11 @@ func (b *builder) valueKindNeed(n *canon.Node) opsetNeed {
 		}
 		k := b.types.Get(name).Kind
 		if m := rule.min[k]; m > need.min {
-			need = opsetNeed{what: fmt.Sprintf("%s on a %s (%q)", n.Op.Kind(), k, name), min: m}
+			article := "a"
+			if k.IsOptional() {
+				article = "an"
+			}
+			need = opsetNeed{what: fmt.Sprintf("%s on %s %s (%q)", n.Op.Kind(), article, k, name), min: m}
 		}
 	}
 	return need
