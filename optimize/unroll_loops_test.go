@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
+	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
 	"github.com/modelbridge/modelbridge/formats"
 	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
 	"github.com/modelbridge/modelbridge/internal/compare"
 	"github.com/modelbridge/modelbridge/internal/onnxtensor"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
@@ -133,6 +135,7 @@ func TestUnrollNodeSuiteLoops(t *testing.T) {
 	unrolled := map[string]bool{ // case -> whether its loops go
 		"test_loop11": true, "test_loop13_seq": true, "test_loop16_seq_none": true,
 		"test_scan9_sum": true, "test_scan_sum": true, "test_scan9_multi_state": true, "test_scan9_scalar": true}
+	inORT := 0
 	for name, want := range unrolled {
 		model := filepath.Join(suite, name, "model.onnx")
 		g, err := onnximport.Read(model, formats.ReadOptions{})
@@ -153,8 +156,63 @@ func TestUnrollNodeSuiteLoops(t *testing.T) {
 			t.Errorf("%s: unrolled %v, want %v (nodes %v)", name, got, want, k)
 		}
 		runSuiteCase(t, name, filepath.Dir(model), orig, opt)
+		if k["Loop"]+k["Scan"] == 0 && tensorIO(opt) && runSuiteCaseInORT(t, name, filepath.Dir(model), orig, opt) {
+			inORT++
+		}
 		g.Close()
 	}
+	t.Logf("%d unrolled cases also run in ONNX Runtime", inORT)
+}
+
+func tensorIO(g *canon.Graph) bool {
+	for _, v := range append(append([]canon.ValueInfo{}, g.Inputs...), g.Outputs...) {
+		if !v.IsTensor() {
+			return false
+		}
+	}
+	return true
+}
+
+// runSuiteCaseInORT writes the unrolled graph as ONNX and runs it in ONNX
+// Runtime on the suite's data, when ONNX Runtime is installed (false when
+// it is not).
+func runSuiteCaseInORT(t *testing.T, name, dir string, orig map[string]int, g *canon.Graph) bool {
+	t.Helper()
+	rt, err := ort.Find("")
+	if err != nil {
+		t.Logf("%s: not run in ONNX Runtime: %v", name, err)
+		return false
+	}
+	p := filepath.Join(t.TempDir(), name+".onnx")
+	if err := onnxexport.Write(g, p, formats.WriteOptions{}); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	set := filepath.Join(dir, "test_data_set_0")
+	var ins []*canon.Tensor
+	for _, in := range g.Inputs {
+		v, err := onnxtensor.ReadValueFile(filepath.Join(set, "input_"+strconv.Itoa(orig[in.Name])+".pb"), in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ins = append(ins, v.(*canon.Tensor))
+	}
+	outs, err := rt.Run(p, ins, ort.Options{})
+	if err != nil {
+		t.Fatalf("%s in ONNX Runtime: %v", name, err)
+	}
+	for i, o := range g.Outputs {
+		want, err := onnxtensor.ReadValueFile(filepath.Join(set, "output_"+strconv.Itoa(i)+".pb"), o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if i >= len(outs) {
+			t.Fatalf("%s: ONNX Runtime gave %d outputs", name, len(outs))
+		}
+		if err := compare.ONNXBackendValue(outs[i], want); err != nil {
+			t.Errorf("%s in ONNX Runtime: output %q: %v", name, o.Name, err)
+		}
+	}
+	return true
 }
 
 // fixInputs turns the named graph inputs into initializers holding the
