@@ -173,48 +173,6 @@ func tensorIO(g *canon.Graph) bool {
 	return true
 }
 
-// runSuiteCaseInORT writes the unrolled graph as ONNX and runs it in ONNX
-// Runtime on the suite's data, when ONNX Runtime is installed (false when
-// it is not).
-func runSuiteCaseInORT(t *testing.T, name, dir string, orig map[string]int, g *canon.Graph) bool {
-	t.Helper()
-	rt, err := ort.Find("")
-	if err != nil {
-		t.Logf("%s: not run in ONNX Runtime: %v", name, err)
-		return false
-	}
-	p := filepath.Join(t.TempDir(), name+".onnx")
-	if err := onnxexport.Write(g, p, formats.WriteOptions{}); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	set := filepath.Join(dir, "test_data_set_0")
-	var ins []*canon.Tensor
-	for _, in := range g.Inputs {
-		v, err := onnxtensor.ReadValueFile(filepath.Join(set, "input_"+strconv.Itoa(orig[in.Name])+".pb"), in)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		ins = append(ins, v.(*canon.Tensor))
-	}
-	outs, err := rt.Run(p, ins, ort.Options{})
-	if err != nil {
-		t.Fatalf("%s in ONNX Runtime: %v", name, err)
-	}
-	for i, o := range g.Outputs {
-		want, err := onnxtensor.ReadValueFile(filepath.Join(set, "output_"+strconv.Itoa(i)+".pb"), o)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if i >= len(outs) {
-			t.Fatalf("%s: ONNX Runtime gave %d outputs", name, len(outs))
-		}
-		if err := compare.ONNXBackendValue(outs[i], want); err != nil {
-			t.Errorf("%s in ONNX Runtime: output %q: %v", name, o.Name, err)
-		}
-	}
-	return true
-}
-
 // fixInputs turns the named graph inputs into initializers holding the
 // data set's values for them.
 func fixInputs(t *testing.T, g *canon.Graph, set string, names ...string) {
@@ -239,37 +197,76 @@ func fixInputs(t *testing.T, g *canon.Graph, set string, names ...string) {
 	}
 }
 
-func runSuiteCase(t *testing.T, name, dir string, orig map[string]int, g *canon.Graph) {
+// suiteSet reads test_data_set_0 of a case for g: its inputs (by the
+// index each had before fixInputs) and its expected outputs.
+func suiteSet(t *testing.T, name, dir string, orig map[string]int, g *canon.Graph) (map[string]canon.Value, []canon.Value) {
 	t.Helper()
-	p, err := interp.New(g)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
-	if len(sets) == 0 {
-		t.Fatalf("%s: no test_data_set_*", name)
-	}
-	for _, set := range sets[:1] { // the inputs fixed above are set 0's
-		inputs := map[string]canon.Value{}
-		for _, in := range g.Inputs {
-			v, err := onnxtensor.ReadValueFile(filepath.Join(set, "input_"+strconv.Itoa(orig[in.Name])+".pb"), in)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			inputs[in.Name] = v
-		}
-		outs, err := p.RunValues(inputs)
+	set := filepath.Join(dir, "test_data_set_0")
+	inputs := map[string]canon.Value{}
+	for _, in := range g.Inputs {
+		v, err := onnxtensor.ReadValueFile(filepath.Join(set, "input_"+strconv.Itoa(orig[in.Name])+".pb"), in)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for i, o := range g.Outputs {
-			want, err := onnxtensor.ReadValueFile(filepath.Join(set, "output_"+strconv.Itoa(i)+".pb"), o)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			if err := compare.ONNXBackendValue(outs[o.Name], want); err != nil {
-				t.Errorf("%s (%s): output %q: %v", name, filepath.Base(set), o.Name, err)
-			}
+		inputs[in.Name] = v
+	}
+	wants := make([]canon.Value, len(g.Outputs))
+	for i, o := range g.Outputs {
+		want, err := onnxtensor.ReadValueFile(filepath.Join(set, "output_"+strconv.Itoa(i)+".pb"), o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		wants[i] = want
+	}
+	return inputs, wants
+}
+
+// runSuiteCase runs g in the interpreter on the case's data set 0 (the
+// one whose values fixInputs fixed).
+func runSuiteCase(t *testing.T, name, dir string, orig map[string]int, g *canon.Graph) {
+	t.Helper()
+	inputs, wants := suiteSet(t, name, dir, orig, g)
+	outs, err := interp.RunValues(g, inputs)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for i, o := range g.Outputs {
+		if err := compare.ONNXBackendValue(outs[o.Name], wants[i]); err != nil {
+			t.Errorf("%s: output %q: %v", name, o.Name, err)
 		}
 	}
+}
+
+// runSuiteCaseInORT writes the unrolled graph as ONNX and runs it in ONNX
+// Runtime on the suite's data, when ONNX Runtime is installed (false when
+// it is not).
+func runSuiteCaseInORT(t *testing.T, name, dir string, orig map[string]int, g *canon.Graph) bool {
+	t.Helper()
+	rt, err := ort.Find("")
+	if err != nil {
+		t.Logf("%s: not run in ONNX Runtime: %v", name, err)
+		return false
+	}
+	p := filepath.Join(t.TempDir(), name+".onnx")
+	if err := onnxexport.Write(g, p, formats.WriteOptions{}); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	inputs, wants := suiteSet(t, name, dir, orig, g)
+	var ins []*canon.Tensor
+	for _, in := range g.Inputs {
+		ins = append(ins, inputs[in.Name].(*canon.Tensor))
+	}
+	outs, err := rt.Run(p, ins, ort.Options{})
+	if err != nil {
+		t.Fatalf("%s in ONNX Runtime: %v", name, err)
+	}
+	if len(outs) != len(g.Outputs) {
+		t.Fatalf("%s: ONNX Runtime gave %d outputs, want %d", name, len(outs), len(g.Outputs))
+	}
+	for i, o := range g.Outputs {
+		if err := compare.ONNXBackendValue(outs[i], wants[i]); err != nil {
+			t.Errorf("%s in ONNX Runtime: output %q: %v", name, o.Name, err)
+		}
+	}
+	return true
 }
