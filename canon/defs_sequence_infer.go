@@ -27,11 +27,8 @@ func init() {
 		Kind: "SequenceAt", OutputDTypes: sequenceDTypes, Summary: "the tensor at a position of a sequence (negative counts from the end)",
 		New: func() Op { return &SequenceAt{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) {
-			s, err := c.sequenceIn(0)
+			s, err := c.sequenceAndPosition()
 			if err != nil {
-				return nil, err
-			}
-			if err := c.positionIn(1); err != nil {
 				return nil, err
 			}
 			return []ValueInfo{s.TensorType()}, nil
@@ -72,11 +69,8 @@ func init() {
 		Kind: "SequenceErase", OutputDTypes: sequenceDTypes, Summary: "a sequence with the tensor at a position removed (the last by default)",
 		New: func() Op { return &SequenceErase{} },
 		Infer: func(c *InferCtx) ([]ValueInfo, error) {
-			s, err := c.sequenceIn(0)
+			s, err := c.sequenceAndPosition()
 			if err != nil {
-				return nil, err
-			}
-			if err := c.positionIn(1); err != nil {
 				return nil, err
 			}
 			return []ValueInfo{SequenceOf(s)}, nil
@@ -204,6 +198,16 @@ func (c *InferCtx) sequenceIn(i int) (ValueInfo, error) {
 		return v, c.errf("input %q is a %s; %s reads a sequence there", c.n.Inputs[i], v.Kind, opKind(c.n.Op))
 	}
 	return v, nil
+}
+
+// sequenceAndPosition is input 0, which must be a sequence, after checking
+// the optional position input 1 (SequenceAt, SequenceErase).
+func (c *InferCtx) sequenceAndPosition() (ValueInfo, error) {
+	s, err := c.sequenceIn(0)
+	if err != nil {
+		return s, err
+	}
+	return s, c.positionIn(1)
 }
 
 // tensorIn is input i, which must be a tensor.

@@ -85,8 +85,9 @@ const OpsetAuto = -1
 
 // WriteOptions tune an exporter. Fields a format does not use are ignored.
 type WriteOptions struct {
-	// Opset is the ONNX opset to target; 0 means the exporter's default,
-	// OpsetAuto the lowest opset that expresses the graph.
+	// Opset is the ONNX opset to target; 0 means the exporter's default
+	// (raised to the lowest newer opset that expresses the graph when the
+	// default cannot), OpsetAuto the lowest opset that expresses it.
 	Opset int
 	// ExternalData asks for weights in a separate file beside the model.
 	ExternalData bool
@@ -96,6 +97,9 @@ type WriteOptions struct {
 	// Verbose, when set, receives a description of decisions the exporter
 	// made that a user may want to know (e.g. how weights were renamed).
 	Verbose io.Writer
+	// Notes, when set, is told what the exporter chose on its own that
+	// differs from what was asked (a default opset raised for the model).
+	Notes io.Writer
 	// IOLayout is the layout of 4-D graph inputs and outputs in the file,
 	// for formats that compute in another layout than the model's
 	// ("nhwc" for TFLite); empty keeps the model's own (NCHW).

@@ -61,18 +61,11 @@ func (r *subRunner) run(x *exec, attr string, sub *canon.Graph, formal []any) ([
 	if err != nil {
 		return nil, err
 	}
+	// Sequences and optionals are never changed, and the plan borrows
+	// its tensor inputs (see borrow.go): every value is passed as it is.
 	inputs := make(map[string]canon.Value, len(all))
 	for i, v := range all {
-		name := p.g.Inputs[i].Name
-		if _, isTensor := v.(*tensor); !isTensor {
-			inputs[name] = &liveValue{v} // never changed: shared, not copied
-			continue
-		}
-		cv, err := toCanonValue(v, name, canon.Undefined)
-		if err != nil {
-			return nil, fmt.Errorf("%s input %q: %v", attr, name, err)
-		}
-		inputs[name] = cv
+		inputs[p.g.Inputs[i].Name] = &liveValue{v}
 	}
 	outs, err := p.RunValues(inputs)
 	if err != nil {
@@ -155,6 +148,7 @@ func (r *subRunner) plan(x *exec, attr string, sub *canon.Graph, in []any) (*Pro
 	// program that runs the node.
 	p.pool.budget = x.p.pool.budget
 	p.live = true
+	p.borrowInputs()
 	r.plans[key.String()] = p
 	return p, nil
 }

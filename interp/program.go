@@ -49,6 +49,9 @@ type Program struct {
 	// live: the program runs a subgraph, and hands its sequences and
 	// optionals to the node that runs it as they are (see liveValue).
 	live bool
+	// borrowed marks, by slot, the tensor inputs the caller lends without
+	// a copy (see borrow.go); nil when the program copies its inputs.
+	borrowed []bool
 }
 
 // maxPackedBytes bounds the pre-packed weight copies of one Program; past
@@ -314,7 +317,7 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 // recycle returns a run's buffers to the pool.
 func (p *Program) recycle(vals []*tensor) {
 	for id, t := range vals {
-		if t != nil && p.consts[id] == nil {
+		if t != nil && p.consts[id] == nil && (p.borrowed == nil || !p.borrowed[id]) {
 			p.pool.put(t)
 		}
 	}
@@ -364,6 +367,10 @@ func (p *Program) execute(inputs map[string]*canon.Tensor, others map[string]can
 				return vals, nil, err
 			}
 			boxed[in.slot] = v
+			continue
+		}
+		if t := p.lentTensor(in.slot, others[in.info.Name]); t != nil {
+			vals[in.slot] = t
 			continue
 		}
 		ct := inputs[in.info.Name]

@@ -56,6 +56,12 @@ func TestCostOfEveryOp(t *testing.T) {
 			if c.FLOPs != 0 || c.Launches != 1 {
 				t.Errorf("Shape costs %g FLOPs and %d launches, want 0 and 1", c.FLOPs, c.Launches)
 			}
+		case d.Kind == "Loop" || d.Kind == "Scan":
+			// The examples run their body a known number of times: each
+			// run is priced (see repeatedBody).
+			if c.FLOPs <= 0 || c.Bytes <= 0 || c.Launches <= 1 {
+				t.Errorf("%s costs %g FLOPs, %g bytes, %d launches; want its body's runs", d.Kind, c.FLOPs, c.Bytes, c.Launches)
+			}
 		default:
 			if c.FLOPs <= 0 || c.Bytes <= 0 || c.Launches != 1 {
 				t.Errorf("%s costs %g FLOPs, %g bytes, %d launches; want some of each and one launch", d.Kind, c.FLOPs, c.Bytes, c.Launches)

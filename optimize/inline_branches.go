@@ -49,47 +49,66 @@ func inlineBranch(g *canon.Graph, nm *namer, n *canon.Node, branch *canon.Graph)
 		rename[t.Name] = c.Name
 		g.Initializers = append(g.Initializers, &c)
 	}
-	produced := map[string]bool{}
-	for _, bn := range branch.Nodes {
-		for _, o := range bn.Outputs {
-			produced[o] = true
-		}
-	}
-	listed := map[string]int{}
-	for _, o := range branch.Outputs {
-		listed[o.Name]++
-	}
 	// A value computed in the branch and listed once is written straight
 	// under the If's output name.
+	direct := directOutputs(branch)
 	for k, o := range branch.Outputs {
-		if k < len(n.Outputs) && n.Outputs[k] != "" && produced[o.Name] && listed[o.Name] == 1 {
+		if k < len(n.Outputs) && n.Outputs[k] != "" && direct[o.Name] {
 			rename[o.Name] = n.Outputs[k]
 		}
 	}
-	var nodes []*canon.Node
-	for _, bn := range branch.Nodes {
-		nn := &canon.Node{Name: nm.fresh(n.Name + "/" + bn.Name), Op: bn.Op}
-		for _, in := range bn.Inputs {
-			nn.Inputs = append(nn.Inputs, rename[in])
-		}
-		for _, o := range bn.Outputs {
-			if o == "" {
-				nn.Outputs = append(nn.Outputs, "")
-				continue
-			}
-			if _, ok := rename[o]; !ok {
-				rename[o] = nm.fresh(n.Name + "/" + o)
-			}
-			nn.Outputs = append(nn.Outputs, rename[o])
-		}
-		nodes = append(nodes, nn)
-	}
+	nodes := copyNodes(nm, n.Name+"/", branch, rename)
 	for k, o := range branch.Outputs {
 		if k >= len(n.Outputs) || n.Outputs[k] == "" || rename[o.Name] == n.Outputs[k] {
 			continue
 		}
 		nodes = append(nodes, &canon.Node{Name: nm.fresh(n.Name + "/" + n.Outputs[k]), Op: &canon.Identity{},
 			Inputs: []string{rename[o.Name]}, Outputs: []string{n.Outputs[k]}})
+	}
+	return nodes
+}
+
+// directOutputs names the outputs of sub that its nodes compute and that
+// it lists once: a copy of sub may write them under the names its owner's
+// outputs have.
+func directOutputs(sub *canon.Graph) map[string]bool {
+	listed := map[string]int{}
+	for _, o := range sub.Outputs {
+		listed[o.Name]++
+	}
+	direct := map[string]bool{}
+	for _, n := range sub.Nodes {
+		for _, o := range n.Outputs {
+			if o != "" && listed[o] == 1 {
+				direct[o] = true
+			}
+		}
+	}
+	return direct
+}
+
+// copyNodes returns copies of sub's nodes named base+name, reading the
+// values rename gives for sub's inputs, captures and initializers, and
+// writing each value under the name rename gives or a fresh base+name,
+// which it adds to rename.
+func copyNodes(nm *namer, base string, sub *canon.Graph, rename map[string]string) []*canon.Node {
+	nodes := make([]*canon.Node, 0, len(sub.Nodes))
+	for _, sn := range sub.Nodes {
+		nn := &canon.Node{Name: nm.fresh(base + sn.Name), Op: sn.Op}
+		for _, in := range sn.Inputs {
+			nn.Inputs = append(nn.Inputs, rename[in])
+		}
+		for _, o := range sn.Outputs {
+			if o == "" {
+				nn.Outputs = append(nn.Outputs, "")
+				continue
+			}
+			if _, ok := rename[o]; !ok {
+				rename[o] = nm.fresh(base + o)
+			}
+			nn.Outputs = append(nn.Outputs, rename[o])
+		}
+		nodes = append(nodes, nn)
 	}
 	return nodes
 }

@@ -33,6 +33,7 @@ type Pass struct {
 func Passes() []Pass {
 	return []Pass{
 		{Name: "inline_constant_branches", Doc: "replace an If whose condition is a constant by the nodes of the branch it takes", Run: inlineConstantBranches},
+		{Name: "unroll_loops", Doc: "replace a Loop that always runs a constant 1 to 8 times (no run-time condition can stop it early) by that many copies of its body, carried values threaded and scan outputs stacked with Unsqueeze and Concat, and a Scan over inputs of a static length of 1 to 8 by one copy per slice (Gather); at most 128 copied nodes", Run: unrollLoops},
 		{Name: "eliminate_identity", Doc: "remove Identity and inference-mode Dropout nodes", Run: eliminateIdentity},
 		{Name: "eliminate_noop", Doc: "remove views (Reshape, Flatten, Squeeze, Unsqueeze, Identity) to the same static shape, identity Transpose, zero Pad, full Slice, one-input Concat, a Concat of a whole Split along its axis, Cast to the same type and Resize to the same size; cancel a view of a view back to the original shape (Unsqueeze+Squeeze) and a widening Cast with the Cast back, a Split of a Concat into its parts; compose consecutive Transposes and make a Reshape of a view read the view's input", Run: eliminateNoop},
 		{Name: "fuse_pad_conv", Doc: "fold a zero constant Pad of the spatial axes into the pads of the Convs that read it", Run: fusePadConv},

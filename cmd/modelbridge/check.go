@@ -50,6 +50,9 @@ type outputReport struct {
 	NameA string  `json:"name_a"`
 	NameB string  `json:"name_b"`
 	Shape []int64 `json:"shape"`
+	// Kind describes a sequence or optional output of the reference
+	// ("sequence of 3 float32 tensors [2] [2] [2]"); empty for a tensor.
+	Kind string `json:"kind,omitempty"`
 	compare.Result
 }
 
@@ -90,6 +93,10 @@ reference): u is the unit roundoff of the output type (2^-24 for float32)
 and K the number of products A sums on the way to its outputs, so
 re-associated sums (merged or regrouped convs, another runtime's kernels)
 pass. optimize verifies with the same rule.
+Sequence and optional outputs are compared in the interpreter: a sequence's
+length, then each tensor; an optional's presence, then its value. Their
+inputs come from --inputs DIR or --input NAME=FILE (.pb files as ONNX test
+data stores them).
 With one model and --inputs DIR, the folder's output_0.pb, output_1.pb...
 (as in ONNX's test_data_set folders) are the reference A and the model is B.
 
@@ -244,9 +251,6 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 	if !rep.NoRounding {
 		rep.AccumLen = tol.AccumLen
 	}
-	if err := refuseNonTensorIO(ga, gb); err != nil {
-		return err
-	}
 	shapes, _ := tensorfile.ParseShapes(rfA.inputShapes)
 	// Random inputs for an input A leaves unshaped (a TorchScript archive
 	// records no shapes) take the shape B declares for its counterpart.
@@ -262,6 +266,9 @@ func runCheck(rep *checkReport, rfA, rfB *readFlags, inf *inputFlags, rt *runtim
 		}
 	}
 	rep.Inputs = describeInputs(inf, rep.Samples)
+	if hasNonTensorIO(ga) || hasNonTensorIO(gb) {
+		return runCheckValues(rep, sa, sb, inMap, outMap, inf, shapes, tol, layers)
+	}
 	rep.OK = true
 	rep.Outputs = make([]outputReport, len(ga.Outputs))
 	// makeSample builds sample s's inputs for A and for B.
@@ -369,21 +376,7 @@ func compareSample(rep *checkReport, ga, gb *canon.Graph, outMap []int, drawn []
 		if err != nil {
 			return notComparable("output %q of A and %q of B: %v", a.Name, nameB, err)
 		}
-		prev := rep.Outputs[i]
-		if s == 0 || res.MaxAbs > prev.MaxAbs || (!res.OK && prev.OK) {
-			merged := res
-			merged.MaxRel = max(res.MaxRel, prev.MaxRel)
-			merged.Mismatched += prev.Mismatched
-			merged.OK = res.OK && (s == 0 || prev.OK)
-			rep.Outputs[i] = outputReport{NameA: a.Name, NameB: nameB, Shape: ta.Shape, Result: merged}
-		} else {
-			rep.Outputs[i].MaxRel = max(res.MaxRel, prev.MaxRel)
-			rep.Outputs[i].Mismatched += res.Mismatched
-			rep.Outputs[i].OK = prev.OK && res.OK
-		}
-		if !res.OK {
-			rep.OK = false
-		}
+		mergeOutput(rep, i, s, a.Name, nameB, ta, res)
 	}
 	return nil
 }
@@ -481,6 +474,10 @@ func printCheck(w io.Writer, r checkReport) {
 		name := o.NameA
 		if o.NameB != o.NameA {
 			name += " / " + o.NameB
+		}
+		if o.Kind != "" {
+			printValueOutput(w, name, o, status)
+			continue
 		}
 		if d := o.Drawn; d != nil {
 			fmt.Fprintf(w, "%-28s %v  random draws: compared by shape, dtype and range (a in [%.4g, %.4g], b in [%.4g, %.4g])  %s\n",

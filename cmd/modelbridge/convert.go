@@ -158,7 +158,8 @@ file at OUT is left untouched on failure, and IN is never overwritten.`,
 			// The bar names every file written (an MXNet symbol and its
 			// params: the bytes counted are the params').
 			bar := newBar(cmd, "writing "+barFiles(exp.Outputs(g, out)), 0, progress.Bytes)
-			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func(), IOLayout: ioLayout, Float16Weights: halfWeights}
+			wopts := formats.WriteOptions{Opset: opset, ExternalData: external, Progress: bar.Func(), IOLayout: ioLayout, Float16Weights: halfWeights,
+				Notes: cmd.ErrOrStderr()}
 			if verbose || opset == formats.OpsetAuto || exp.Name == "tflite" { // auto says which opset it chose
 				wopts.Verbose = cmd.OutOrStdout()
 			}
@@ -237,7 +238,7 @@ func checkWriteFlags(exp *formats.Exporter, out string, opset int, external bool
 func opsetUsage() string {
 	for _, e := range formats.Exporters() {
 		if r := e.Opsets; r.Has() {
-			return fmt.Sprintf("%s opset to write (%d to %d; default %d; auto: the lowest that expresses the model)", e.Name, r.Min, r.Max, r.Default)
+			return fmt.Sprintf("%s opset to write (%d to %d; default %d, or the lowest newer one that expresses the model, said on stderr; auto: the lowest that expresses the model)", e.Name, r.Min, r.Max, r.Default)
 		}
 	}
 	return "opset to write"

@@ -53,7 +53,7 @@ tail holds an op modelbridge does not support can still be cut before it.`,
 			}
 			defer cut.Close()
 			bar := newBar(cmd, "writing "+out, 0, progress.Bytes)
-			err = pipeline.Write(cut, exp, out, formats.WriteOptions{Opset: opset, Progress: bar.Func()})
+			err = pipeline.Write(cut, exp, out, formats.WriteOptions{Opset: opset, Progress: bar.Func(), Notes: cmd.ErrOrStderr()})
 			bar.Finish()
 			if err != nil {
 				return err

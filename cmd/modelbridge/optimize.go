@@ -143,7 +143,7 @@ written.`,
 			if err := pipeline.RefuseInputOverwrite(in, outPath, exp, g, "", nil); err != nil {
 				return err
 			}
-			if err := pipeline.Write(opt, exp, outPath, formats.WriteOptions{Opset: opset}); err != nil {
+			if err := pipeline.Write(opt, exp, outPath, formats.WriteOptions{Opset: opset, Notes: cmd.ErrOrStderr()}); err != nil {
 				return err
 			}
 			jr := optimizeReport{In: in, Out: outPath, Format: exp.Name, Passes: passes, Written: true, Report: rep, Quantize: quant}

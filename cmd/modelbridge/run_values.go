@@ -159,17 +159,3 @@ func describeRunValue(v canon.Value) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
-
-// refuseNonTensorIO: check compares tensors output by output; a model that
-// takes or returns sequences or optionals is run with `run`, whose .pb
-// files hold them.
-func refuseNonTensorIO(graphs ...*canon.Graph) error {
-	for _, g := range graphs {
-		for _, v := range append(append([]canon.ValueInfo{}, g.Inputs...), g.Outputs...) {
-			if !v.IsTensor() {
-				return usageErrorf("value %q is a %s: check compares tensor inputs and outputs only; run each model with `modelbridge run --inputs DIR --out DIR` (sequences and optionals are saved as ONNX SequenceProto/OptionalProto .pb files)", v.Name, v.Kind)
-			}
-		}
-	}
-	return nil
-}

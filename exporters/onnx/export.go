@@ -30,7 +30,9 @@ import (
 )
 
 const (
-	// DefaultOpset is the opset written when none is asked for.
+	// DefaultOpset is the opset written when none is asked for, unless
+	// the model needs a newer one: then the lowest newer opset that
+	// expresses it.
 	DefaultOpset = 13
 	// MinOpset and MaxOpset bound the opsets this exporter can target:
 	// 26 is the newest ONNX Runtime 1.30 loads.
@@ -109,10 +111,7 @@ type writeInfo struct {
 
 func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, error) {
 	opset := opts.Opset
-	if opset == 0 {
-		opset = DefaultOpset
-	}
-	if opset != formats.OpsetAuto && (opset < MinOpset || opset > MaxOpset) {
+	if opset != 0 && opset != formats.OpsetAuto && (opset < MinOpset || opset > MaxOpset) {
 		return nil, fmt.Errorf("%s: cannot write ONNX opset %d; this exporter writes opsets %d to %d", path, opset, MinOpset, MaxOpset)
 	}
 	g, err := withIOLayout(g, opts)
@@ -129,11 +128,19 @@ func write(g *canon.Graph, path string, opts formats.WriteOptions) (*writeInfo, 
 	}
 	types := valueTypes(g, valid.Values)
 	var b *builder
-	if opset == formats.OpsetAuto {
-		if b, err = buildLowest(g, types); err == nil && opts.Verbose != nil {
+	switch opset {
+	case formats.OpsetAuto:
+		if b, err = buildLowest(g, types, MinOpset); err == nil && opts.Verbose != nil {
 			fmt.Fprintf(opts.Verbose, "opset auto: writing opset %d (IR %d), the lowest that expresses the model\n", b.opset, irVersion(b.opset))
 		}
-	} else {
+	case 0:
+		var why error
+		if b, why = build(g, types, DefaultOpset); why != nil {
+			if b, err = buildLowest(g, types, DefaultOpset); err == nil && opts.Notes != nil {
+				fmt.Fprintf(opts.Notes, "writing ONNX opset %d, the lowest newer than the default %d that expresses the model (at %d: %v); --opset N chooses one\n", b.opset, DefaultOpset, DefaultOpset, why)
+			}
+		}
+	default:
 		b, err = build(g, types, opset)
 	}
 	if err != nil {
@@ -198,15 +205,15 @@ func build(g *canon.Graph, types inferredTypes, opset int) (*builder, error) {
 // buildLowest converts g at the lowest opset that expresses every node
 // (natively or by an exact expansion); converting is cheap next to
 // writing the weights, so each opset is simply tried in turn.
-func buildLowest(g *canon.Graph, types inferredTypes) (*builder, error) {
+func buildLowest(g *canon.Graph, types inferredTypes, from int) (*builder, error) {
 	var err error
-	for opset := MinOpset; opset <= MaxOpset; opset++ {
+	for opset := from; opset <= MaxOpset; opset++ {
 		var b *builder
 		if b, err = build(g, types, opset); err == nil {
 			return b, nil
 		}
 	}
-	return nil, fmt.Errorf("no opset from %d to %d expresses the model; at %d: %w", MinOpset, MaxOpset, MaxOpset, err)
+	return nil, fmt.Errorf("no opset from %d to %d expresses the model; at %d: %w", from, MaxOpset, MaxOpset, err)
 }
 
 // validated checks g once, as formats.Read does, so that writing trusts

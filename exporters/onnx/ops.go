@@ -399,19 +399,35 @@ func (b *builder) node(n *canon.Node) error {
 		}
 		return b.opError(n, "the ONNX exporter has no mapping for this op (see `modelbridge ops`)")
 	}
-	if b.opset < e.native && e.below == "" {
-		return b.needOpset(n, e.onnx, e.native)
-	}
-	if err := b.checkValueKinds(n); err != nil {
-		return err
-	}
-	if e.typeOpset != nil && len(n.Inputs) > 0 && n.Inputs[0] != "" {
-		dt := b.dtype(n.Inputs[0])
-		if min := e.typeOpset(n.Op, dt); min > b.opset {
-			return b.needOpset(n, fmt.Sprintf("%s on %s data", n.Op.Kind(), dt), min)
+	for _, need := range b.opsetNeeds(n, e) {
+		if need.min > b.opset {
+			return b.needOpset(n, need.what, need.min)
 		}
 	}
 	return e.write(b, n)
+}
+
+// opsetNeed is the lowest opset that writes a node, and what needs it
+// (min 0: any opset).
+type opsetNeed struct {
+	what string
+	min  int
+}
+
+// opsetNeeds lists what n needs of the target opset: its ONNX op (when
+// it has no expansion for older opsets), the kinds of values it takes
+// (sequences and optionals, see valueKindRules), its data's dtype.
+func (b *builder) opsetNeeds(n *canon.Node, e exportEntry) []opsetNeed {
+	var needs []opsetNeed
+	if e.below == "" {
+		needs = append(needs, opsetNeed{what: e.onnx, min: e.native})
+	}
+	needs = append(needs, b.valueKindNeed(n))
+	if e.typeOpset != nil && len(n.Inputs) > 0 && n.Inputs[0] != "" {
+		dt := b.dtype(n.Inputs[0])
+		needs = append(needs, opsetNeed{what: fmt.Sprintf("%s on %s data", n.Op.Kind(), dt), min: e.typeOpset(n.Op, dt)})
+	}
+	return needs
 }
 
 func writeConv(b *builder, n *canon.Node) error {

@@ -22,8 +22,8 @@ func init() {
 		"ConcatFromSequence": {onnx: "ConcatFromSequence", native: 11, write: writeConcatFromSequence},
 		"SequenceMap":        {onnx: "SequenceMap", native: 17, write: writeSequenceMap},
 		"Optional":           {onnx: "Optional", native: 15, write: writeOptional},
-		"OptionalHasElement": {onnx: "OptionalHasElement", native: 15, write: writeOptionalRead},
-		"OptionalGetElement": {onnx: "OptionalGetElement", native: 15, write: writeOptionalRead},
+		"OptionalHasElement": {onnx: "OptionalHasElement", native: 15, write: writeSame},
+		"OptionalGetElement": {onnx: "OptionalGetElement", native: 15, write: writeSame},
 	})
 }
 
@@ -47,39 +47,51 @@ func typeProto(v canon.ValueInfo) *onnxpb.TypeProto {
 	return t
 }
 
-// kindOpsets is the first opset at which an op of the kind reads or makes
-// sequences and optionals: If and Loop take sequences from 13 and
-// optionals from 16, Identity from 14 and 16.
-var kindOpsets = map[string][2]int{
-	"If":       {13, 16},
-	"Loop":     {13, 16},
-	"Identity": {14, 16},
+// valueKindRule is the first opset at which an op takes each kind of
+// value (a kind it does not list: any opset), on its inputs and outputs or
+// on its inputs only.
+type valueKindRule struct {
+	inputsOnly bool
+	min        map[canon.ValueKind]int
 }
 
-// checkValueKinds refuses, below the opset that allows it, a node that
-// passes a sequence or an optional through If, Loop or Identity.
-func (b *builder) checkValueKinds(n *canon.Node) error {
-	need, ok := kindOpsets[n.Op.Kind()]
-	if !ok {
-		return nil
+// valueKindRules: If and Loop take sequences from opset 13 and optionals
+// from 16, Identity from 14 and 16; OptionalHasElement and
+// OptionalGetElement read a tensor or a sequence (not an optional) from 18.
+var valueKindRules = func() map[string]valueKindRule {
+	carries := func(seq int) valueKindRule {
+		return valueKindRule{min: map[canon.ValueKind]int{canon.SequenceValue: seq, canon.OptionalTensor: 16, canon.OptionalSequence: 16}}
 	}
-	for _, name := range append(append([]string{}, n.Inputs...), n.Outputs...) {
+	readsPlain := valueKindRule{inputsOnly: true, min: map[canon.ValueKind]int{canon.TensorValue: 18, canon.SequenceValue: 18}}
+	return map[string]valueKindRule{"If": carries(13), "Loop": carries(13), "Identity": carries(14),
+		"OptionalHasElement": readsPlain, "OptionalGetElement": readsPlain}
+}()
+
+// valueKindNeed is the opset n needs for the kinds of values it takes.
+func (b *builder) valueKindNeed(n *canon.Node) opsetNeed {
+	rule, ok := valueKindRules[n.Op.Kind()]
+	if !ok {
+		return opsetNeed{}
+	}
+	names := n.Inputs
+	if !rule.inputsOnly {
+		names = append(append([]string{}, n.Inputs...), n.Outputs...)
+	}
+	var need opsetNeed
+	for _, name := range names {
 		if name == "" {
 			continue
 		}
 		k := b.types.Get(name).Kind
-		min := 0
-		switch {
-		case k.IsOptional():
-			min = need[1]
-		case k == canon.SequenceValue:
-			min = need[0]
-		}
-		if min > b.opset {
-			return b.needOpset(n, fmt.Sprintf("%s on a %s (%q)", n.Op.Kind(), k, name), min)
+		if m := rule.min[k]; m > need.min {
+			article := "a"
+			if k.IsOptional() {
+				article = "an"
+			}
+			need = opsetNeed{what: fmt.Sprintf("%s on %s %s (%q)", n.Op.Kind(), article, k, name), min: m}
 		}
 	}
-	return nil
+	return need
 }
 
 func writeSequenceEmpty(b *builder, n *canon.Node) error {
@@ -128,15 +140,4 @@ func writeOptional(b *builder, n *canon.Node) error {
 		Tp: typeProto(op.Type.ElementType())}
 	b.emit(n.Name, "Optional", nil, n.Outputs, attr)
 	return nil
-}
-
-// writeOptionalRead writes OptionalHasElement or OptionalGetElement, which
-// read a tensor or a sequence (not an optional) from opset 18 only.
-func writeOptionalRead(b *builder, n *canon.Node) error {
-	if len(n.Inputs) > 0 && n.Inputs[0] != "" {
-		if k := b.types.Get(n.Inputs[0]).Kind; !k.IsOptional() && b.opset < 18 {
-			return b.needOpset(n, fmt.Sprintf("%s of a %s", n.Op.Kind(), k), 18)
-		}
-	}
-	return writeSame(b, n)
 }

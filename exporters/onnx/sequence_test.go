@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,10 +19,6 @@ import (
 	"github.com/modelbridge/modelbridge/interp"
 )
 
-// sequenceCases matches the node suite's sequence and optional cases
-// (and the If/Loop cases that carry them).
-var sequenceCases = regexp.MustCompile(`^test_(sequence_|split_to_sequence|optional_|identity_sequence|identity_opt|if_seq|if_opt|loop13_seq|loop16_seq_none)`)
-
 // TestSequenceNodeCasesRoundTrip writes every sequence and optional case
 // of the ONNX 1.22 node suite at the lowest opset that expresses it and at
 // the newest, reads each file back and runs it in the interpreter against
@@ -32,17 +27,11 @@ var sequenceCases = regexp.MustCompile(`^test_(sequence_|split_to_sequence|optio
 // return sequences, so the files are checked with onnx's own checker
 // (full_check: structure and type inference) instead.
 func TestSequenceNodeCasesRoundTrip(t *testing.T) {
-	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
-	dirs, _ := filepath.Glob(filepath.Join(suite, "test_*"))
 	tmp := t.TempDir()
 	var checked []string
-	cases := 0
-	for _, dir := range dirs {
+	cases := testfix.SequenceNodeCases(t, 30)
+	for _, dir := range cases {
 		name := filepath.Base(dir)
-		if !sequenceCases.MatchString(name) {
-			continue
-		}
-		cases++
 		g, err := onnximport.Read(filepath.Join(dir, "model.onnx"), formats.ReadOptions{})
 		if err != nil {
 			t.Errorf("%s: does not import: %v", name, err)
@@ -74,11 +63,8 @@ func TestSequenceNodeCasesRoundTrip(t *testing.T) {
 		}
 		g.Close()
 	}
-	if cases < 30 {
-		t.Errorf("only %d sequence and optional cases found", cases)
-	}
 	checkWithONNX(t, checked)
-	t.Logf("%d cases written at their lowest opset, %d and %d, read back and run; %d files checked by onnx's checker", cases, checkerOpset, MaxOpset, len(checked))
+	t.Logf("%d cases written at their lowest opset, %d and %d, read back and run; %d files checked by onnx's checker", len(cases), checkerOpset, MaxOpset, len(checked))
 }
 
 // checkerOpset is the newest opset onnx 1.12 (the checker at hand) knows.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -19,9 +18,6 @@ import (
 	"github.com/modelbridge/modelbridge/internal/testfix"
 	"github.com/modelbridge/modelbridge/interp"
 )
-
-// sequenceCases matches the node suite's sequence and optional cases.
-var sequenceCases = regexp.MustCompile(`^test_(sequence_|split_to_sequence|optional_|identity_sequence|identity_opt|if_seq|if_opt|loop13_seq|loop16_seq_none)`)
 
 // sequenceGraph takes and returns tensors and makes, changes and reads
 // sequences and optionals inside: model.py writes them as Python lists and
@@ -95,18 +91,6 @@ func TestSequencesInTorch(t *testing.T) {
 		if err := compare.ONNXBackend(got[i], want[o.Name]); err != nil {
 			t.Errorf("output %s: %v", o.Name, err)
 		}
-	}
-}
-
-// TestSequenceMapRefused: SequenceMap's body is a subgraph, which model.py
-// does not write; the refusal names the op.
-func TestSequenceMapRefused(t *testing.T) {
-	g, err := canon.Lookup("SequenceMap").ExampleGraph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Generate(g); err == nil || !isUnsupported(err) {
-		t.Fatalf("want SequenceMap refused by name, got %v", err)
 	}
 }
 
@@ -202,16 +186,11 @@ type valueJob struct {
 // (lists and None) and compares with the suite's expected values.
 func TestSequenceNodeCasesInTorch(t *testing.T) {
 	py := testfix.Torch(t, "onnx")
-	suite := filepath.Join(testfix.Fixtures(t), "onnx-node-1.22")
-	dirs, _ := filepath.Glob(filepath.Join(suite, "test_*"))
 	root := t.TempDir()
 	var jobs []*valueJob
 	refused := 0
-	for _, dir := range dirs {
+	for _, dir := range testfix.SequenceNodeCases(t, 30) {
 		name := filepath.Base(dir)
-		if !sequenceCases.MatchString(name) {
-			continue
-		}
 		g, err := onnximport.Read(filepath.Join(dir, "model.onnx"), formats.ReadOptions{})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -219,9 +198,8 @@ func TestSequenceNodeCasesInTorch(t *testing.T) {
 		}
 		out := filepath.Join(root, name)
 		if _, err := Export(g, out); err != nil {
-			// SequenceMap, If and Loop own subgraphs, which model.py does
-			// not write.
-			if !isUnsupported(err) || !(strings.Contains(err.Error(), "(SequenceMap)") || strings.Contains(err.Error(), "(If)") || strings.Contains(err.Error(), "(Loop)")) {
+			// If and Loop whose subgraphs model.py cannot write.
+			if !isUnsupported(err) || !(strings.Contains(err.Error(), "(If)") || strings.Contains(err.Error(), "(Loop)")) {
 				t.Errorf("%s: %v", name, err)
 			}
 			refused++
@@ -251,8 +229,11 @@ func TestSequenceNodeCasesInTorch(t *testing.T) {
 	if err != nil || json.Unmarshal(rb, &report) != nil || len(report) != len(jobs) {
 		t.Fatalf("driver report: %v", err)
 	}
-	matched := 0
+	matched, mapped := 0, 0
 	for i, j := range jobs {
+		if strings.HasPrefix(j.name, "test_sequence_map_") {
+			mapped++
+		}
 		if report[i] != "" {
 			t.Errorf("%s: PyTorch failed:\n%s", j.name, report[i])
 			continue
@@ -276,5 +257,8 @@ func TestSequenceNodeCasesInTorch(t *testing.T) {
 			matched++
 		}
 	}
-	t.Logf("%d sequence and optional cases run in PyTorch as model.py, %d match; %d refused (subgraphs: SequenceMap, If, Loop)", len(jobs), matched, refused)
+	if mapped < 12 {
+		t.Errorf("%d test_sequence_map_* cases ran in PyTorch; want all 12", mapped)
+	}
+	t.Logf("%d sequence and optional cases run in PyTorch as model.py, %d match (%d of them SequenceMap); %d refused (subgraphs: If, Loop)", len(jobs), matched, mapped, refused)
 }

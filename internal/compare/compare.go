@@ -36,6 +36,13 @@ type Result struct {
 	// Text is set for string tensors, compared byte for byte (MaxAbs is
 	// then 0 or +Inf and MaxRel unused).
 	Text *TextDiff `json:"text,omitempty"`
+
+	// For a sequence or optional output (see Tolerance.CheckValue): Where
+	// names the tensor inside it that Worst indexes, and Structure says how
+	// the two differ before any element does (their lengths, a tensor's
+	// shape or dtype, an optional's presence); empty when they agree.
+	Where     string `json:"where,omitempty"`
+	Structure string `json:"structure,omitempty"`
 }
 
 // TextDiff describes a string comparison: the first differing element's
