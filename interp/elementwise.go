@@ -381,7 +381,7 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = max(v, 0)
 		}
 	case uSigmoid:
-		vec.Sigmoid(d, s)
+		vec.Sigmoid32(d, s)
 	case uTanh:
 		vec.Tanh(d, s)
 	case uHardSwish:

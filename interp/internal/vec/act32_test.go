@@ -1,0 +1,114 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"testing"
+)
+
+// The float32-lane sigmoid equals its scalar reference bit for bit at
+// every width, on every length (tails included) and at the edges.
+func TestSigmoid32MatchesReference(t *testing.T) {
+	levels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(9))
+		for _, n := range lengths {
+			for _, scale := range []float64{1, 8, 60} {
+				s := randF32(r, n, scale)
+				for i := range s {
+					if r.Intn(16) == 0 {
+						s[i] = math.Float32frombits(r.Uint32()) // any pattern: subnormals, NaN payloads
+					}
+				}
+				got, want := guard32(n), make([]float32, n)
+				Sigmoid32(got, s)
+				sigmoid32Ref(want, s)
+				sameBits32(t, fmt.Sprintf("Sigmoid32 n=%d", n), got, want)
+				checkGuard32(t, "Sigmoid32", got)
+			}
+		}
+		// Every 4099th bit pattern, through the vector routines.
+		const chunk = 1 << 14
+		in, got, want := make([]float32, chunk), make([]float32, chunk), make([]float32, chunk)
+		for b := uint64(0); b < 1<<32; b += 4099 * chunk {
+			for i := range in {
+				in[i] = math.Float32frombits(uint32(b + 4099*uint64(i)))
+			}
+			Sigmoid32(got, in)
+			sigmoid32Ref(want, in)
+			sameBits32(t, "Sigmoid32 sweep", got, want)
+		}
+	})
+}
+
+// ulpError is |got - exact| in units of float32's last place at exact.
+func ulpError(got float32, exact float64) float64 {
+	if got != got || exact != exact {
+		if got != got && exact != exact {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	if math.IsInf(exact, 0) || math.IsInf(float64(got), 0) {
+		if float64(got) == exact {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	_, e := math.Frexp(exact)
+	ulp := math.Ldexp(1, max(e-24, -149))
+	return math.Abs(float64(got)-exact) / ulp
+}
+
+// sigmoid64 is the sigmoid in float64, its error far below float32's ulp.
+func sigmoid64(x float64) float64 {
+	if x < 0 {
+		e := math.Exp(x)
+		return e / (1 + e)
+	}
+	return 1 / (1 + math.Exp(-x))
+}
+
+// TestSigmoid32Accuracy bounds sigmoid32's error against the float64
+// sigmoid over a dense sweep of float32 bit patterns (every one with
+// MODELBRIDGE_EXHAUSTIVE=1): normal, subnormal, ±0, ±Inf and NaN inputs.
+func TestSigmoid32Accuracy(t *testing.T) {
+	stride := uint64(997)
+	if os.Getenv("MODELBRIDGE_EXHAUSTIVE") != "" {
+		stride = 1
+	} else if testing.Short() {
+		stride = 4099
+	}
+	const chunk = 1 << 14
+	in, out := make([]float32, chunk), make([]float32, chunk)
+	worst, worstX := 0.0, float32(0)
+	for b := uint64(0); b < 1<<32; b += stride * chunk {
+		n := 0
+		for ; n < chunk && b+stride*uint64(n) < 1<<32; n++ {
+			in[n] = math.Float32frombits(uint32(b + stride*uint64(n)))
+		}
+		Sigmoid32(out[:n], in[:n])
+		for i, x := range in[:n] {
+			if e := ulpError(out[i], sigmoid64(float64(x))); e > worst {
+				worst, worstX = e, x
+			}
+		}
+	}
+	for _, x := range []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32, -103.9, -87.5, 16.7, -16.7} {
+		var o [1]float32
+		Sigmoid32(o[:], []float32{x})
+		if e := ulpError(o[0], sigmoid64(float64(x))); e > worst {
+			worst, worstX = e, x
+		}
+	}
+	var nan [1]float32
+	if Sigmoid32(nan[:], []float32{float32(math.NaN())}); nan[0] == nan[0] {
+		t.Errorf("sigmoid32(NaN) = %v", nan[0])
+	}
+	t.Logf("largest error %.3f ulp, at x = %v (%#x), stride %d", worst, worstX, math.Float32bits(worstX), stride)
+	if worst > 2 {
+		t.Errorf("sigmoid32 is %.3f ulp off at x = %v", worst, worstX)
+	}
+}
