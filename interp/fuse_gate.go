@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 // fuseGates fuses, at plan time, an activation whose output only
@@ -64,6 +65,14 @@ func runGate(x *exec, act unaryOp) error {
 	out := x.take(0)
 	if out == nil {
 		out = x.newF(in.shape)
+	}
+	if act.fn == uHardSigmoid {
+		// One pass: the gate and the product in registers.
+		parallelFor(len(out.f), 4, func(lo, hi int) {
+			vec.HardSigmoidGate32(out.f[lo:hi], in.f[lo:hi], act.a, act.b)
+		})
+		x.set(0, out)
+		return nil
 	}
 	parallelFor(len(out.f), unaryCost+1, func(lo, hi int) {
 		var g [gateRun]float32

@@ -72,3 +72,12 @@ func sigmoid32Ref(d, s []float32) {
 		d[i] = sigmoid32(v)
 	}
 }
+
+// hardSigmoidGate32Ref sets d[i] = x·max(0, min(1, a·x+b)) for x = s[i],
+// each product and the sum rounded to float32 on its own.
+func hardSigmoidGate32Ref(d, s []float32, a, b float32) {
+	s = s[:len(d)]
+	for i, x := range s {
+		d[i] = x * max(0, min(1, float32(a*x)+b))
+	}
+}

@@ -2,7 +2,10 @@
 
 package vec
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // act32_avx512_amd64.s, act32_avx2_amd64.s (generated): float32 lanes.
 
@@ -11,6 +14,12 @@ func sigmoid32AVX512(n int, dst, src *float32)
 
 //go:noescape
 func sigmoid32AVX2(n int, dst, src *float32)
+
+//go:noescape
+func hardSigmoidGate32AVX512(n int, dst, src *float32, a, b float32)
+
+//go:noescape
+func hardSigmoidGate32AVX2(n int, dst, src *float32, a, b float32)
 
 // Sigmoid32 sets d[i] = sigmoid32(s[i]) for i < len(d): 16 lanes at a
 // time with AVX-512, 8 with AVX2 + FMA, a short tail through a padded
@@ -35,4 +44,24 @@ func Sigmoid32(d, s []float32) {
 		kernel(lanes, &out[0], &in[0])
 		copy(d[n:], out[:rest])
 	}
+}
+
+// HardSigmoidGate32 sets d[i] = x·max(0, min(1, a·x+b)) for x = s[i] and
+// i < len(d), as hardSigmoidGate32Ref; a must be finite and nonzero and b
+// finite (else the reference runs).
+func HardSigmoidGate32(d, s []float32, a, b float32) {
+	s = s[:len(d)]
+	kernel, lanes := hardSigmoidGate32AVX2, 8
+	switch {
+	case a == 0 || math.IsInf(float64(a), 0) || a != a || math.IsInf(float64(b), 0) || b != b || !HasFMA:
+		hardSigmoidGate32Ref(d, s, a, b)
+		return
+	case UseAVX512:
+		kernel, lanes = hardSigmoidGate32AVX512, 16
+	}
+	n := len(d) &^ (lanes - 1)
+	if n > 0 {
+		kernel(n, unsafe.SliceData(d), unsafe.SliceData(s), a, b)
+	}
+	hardSigmoidGate32Ref(d[n:], s[n:], a, b)
 }

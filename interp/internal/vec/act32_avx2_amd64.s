@@ -215,7 +215,23 @@ DATA act32<>+816(SB)/4, $0x0000007f
 DATA act32<>+820(SB)/4, $0x0000007f
 DATA act32<>+824(SB)/4, $0x0000007f
 DATA act32<>+828(SB)/4, $0x0000007f
-GLOBL act32<>(SB), RODATA|NOPTR, $832
+DATA act32<>+832(SB)/4, $0x00000000
+DATA act32<>+836(SB)/4, $0x00000000
+DATA act32<>+840(SB)/4, $0x00000000
+DATA act32<>+844(SB)/4, $0x00000000
+DATA act32<>+848(SB)/4, $0x00000000
+DATA act32<>+852(SB)/4, $0x00000000
+DATA act32<>+856(SB)/4, $0x00000000
+DATA act32<>+860(SB)/4, $0x00000000
+DATA act32<>+864(SB)/4, $0x00000000
+DATA act32<>+868(SB)/4, $0x00000000
+DATA act32<>+872(SB)/4, $0x00000000
+DATA act32<>+876(SB)/4, $0x00000000
+DATA act32<>+880(SB)/4, $0x00000000
+DATA act32<>+884(SB)/4, $0x00000000
+DATA act32<>+888(SB)/4, $0x00000000
+DATA act32<>+892(SB)/4, $0x00000000
+GLOBL act32<>(SB), RODATA|NOPTR, $896
 
 // func sigmoid32AVX2(n int, dst, src *float32)
 // Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
@@ -274,5 +290,35 @@ sig32loop:
 	JNE sig32loop
 
 sig32done:
+	VZEROUPPER
+	RET
+
+// func hardSigmoidGate32AVX2(n int, dst, src *float32, a, b float32)
+// Registers: 0 x, 1 the gate, 8 a, 9 b, 10 one, 11 zero.
+TEXT ·hardSigmoidGate32AVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	VBROADCASTSS a+24(FP), Y8
+	VBROADCASTSS b+28(FP), Y9
+	VMOVUPS act32<>+704(SB), Y10
+	VMOVUPS act32<>+832(SB), Y11
+	SHRQ $3, CX
+	JEQ hsg32done
+
+hsg32loop:
+	VMOVUPS 0(SI), Y0
+	VMULPS Y8, Y0, Y1
+	VADDPS Y9, Y1, Y1
+	VMINPS Y10, Y1, Y1
+	VMAXPS Y11, Y1, Y1
+	VMULPS Y1, Y0, Y1
+	VMOVUPS Y1, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE hsg32loop
+
+hsg32done:
 	VZEROUPPER
 	RET

@@ -215,7 +215,23 @@ DATA act32<>+816(SB)/4, $0x0000007f
 DATA act32<>+820(SB)/4, $0x0000007f
 DATA act32<>+824(SB)/4, $0x0000007f
 DATA act32<>+828(SB)/4, $0x0000007f
-GLOBL act32<>(SB), RODATA|NOPTR, $832
+DATA act32<>+832(SB)/4, $0x00000000
+DATA act32<>+836(SB)/4, $0x00000000
+DATA act32<>+840(SB)/4, $0x00000000
+DATA act32<>+844(SB)/4, $0x00000000
+DATA act32<>+848(SB)/4, $0x00000000
+DATA act32<>+852(SB)/4, $0x00000000
+DATA act32<>+856(SB)/4, $0x00000000
+DATA act32<>+860(SB)/4, $0x00000000
+DATA act32<>+864(SB)/4, $0x00000000
+DATA act32<>+868(SB)/4, $0x00000000
+DATA act32<>+872(SB)/4, $0x00000000
+DATA act32<>+876(SB)/4, $0x00000000
+DATA act32<>+880(SB)/4, $0x00000000
+DATA act32<>+884(SB)/4, $0x00000000
+DATA act32<>+888(SB)/4, $0x00000000
+DATA act32<>+892(SB)/4, $0x00000000
+GLOBL act32<>(SB), RODATA|NOPTR, $896
 
 // func sigmoid32AVX512(n int, dst, src *float32)
 // Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
@@ -274,5 +290,35 @@ sig32loop:
 	JNE sig32loop
 
 sig32done:
+	VZEROUPPER
+	RET
+
+// func hardSigmoidGate32AVX512(n int, dst, src *float32, a, b float32)
+// Registers: 0 x, 1 the gate, 8 a, 9 b, 10 one, 11 zero.
+TEXT ·hardSigmoidGate32AVX512(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	VBROADCASTSS a+24(FP), Z8
+	VBROADCASTSS b+28(FP), Z9
+	VMOVUPS act32<>+704(SB), Z10
+	VMOVUPS act32<>+832(SB), Z11
+	SHRQ $4, CX
+	JEQ hsg32done
+
+hsg32loop:
+	VMOVUPS 0(SI), Z0
+	VMULPS Z8, Z0, Z1
+	VADDPS Z9, Z1, Z1
+	VMINPS Z10, Z1, Z1
+	VMAXPS Z11, Z1, Z1
+	VMULPS Z1, Z0, Z1
+	VMOVUPS Z1, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE hsg32loop
+
+hsg32done:
 	VZEROUPPER
 	RET

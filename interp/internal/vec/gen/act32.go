@@ -35,6 +35,7 @@ var act32Consts = []struct {
 	{"p5", math.Float32bits(5.0000001201e-1)},
 	{"one", math.Float32bits(1)},
 	{"bias", 127},
+	{"zero", 0},
 }
 
 // a32 is constant name's place in the table.
@@ -130,6 +131,43 @@ func (e *emitter) sigmoid32() {
 	e.line("JNE sig32loop")
 	e.raw("\n")
 	e.label("sig32done")
+	e.vzeroRet()
+	e.raw("\n")
+}
+
+// hardSigmoidGate32 emits hardSigmoidGate32(n, dst, src, a, b): dst =
+// x·max(0, min(1, a·x + b)), the product and the sum rounded apart, for a
+// finite a ≠ 0 and a finite b (the caller's to check). a·x+b is then NaN
+// only where x is, and there VMINPS's r/m operand, 1, makes the gate 1
+// where the scalar gate is NaN: x·1 and x·NaN are both NaN. VMAXPS
+// returns its r/m operand, +0, for max(+0, -0), as Go's max does.
+func (e *emitter) hardSigmoidGate32() {
+	lanes := 2 * e.t.lanes
+	v := func(r int) string { return e.v(vreg(r)) }
+	e.header("hardSigmoidGate32", "(n int, dst, src *float32, a, b float32)", "$0-32",
+		"Registers: 0 x, 1 the gate, 8 a, 9 b, 10 one, 11 zero.")
+	e.args3()
+	e.line("VBROADCASTSS a+24(FP), %s", v(8))
+	e.line("VBROADCASTSS b+28(FP), %s", v(9))
+	e.line("VMOVUPS %s, %s", e.a32("one"), v(10))
+	e.line("VMOVUPS %s, %s", e.a32("zero"), v(11))
+	e.line("SHRQ $%d, CX", log2(lanes))
+	e.line("JEQ hsg32done")
+	e.raw("\n")
+	e.label("hsg32loop")
+	e.line("VMOVUPS 0(SI), %s", v(0))
+	e.line("VMULPS %s, %s, %s", v(8), v(0), v(1))
+	e.line("VADDPS %s, %s, %s", v(9), v(1), v(1))
+	e.line("VMINPS %s, %s, %s", v(10), v(1), v(1))
+	e.line("VMAXPS %s, %s, %s", v(11), v(1), v(1))
+	e.line("VMULPS %s, %s, %s", v(1), v(0), v(1))
+	e.line("VMOVUPS %s, 0(DI)", v(1))
+	e.line("ADDQ $%d, SI", 4*lanes)
+	e.line("ADDQ $%d, DI", 4*lanes)
+	e.line("DECQ CX")
+	e.line("JNE hsg32loop")
+	e.raw("\n")
+	e.label("hsg32done")
 	e.vzeroRet()
 	e.raw("\n")
 }

@@ -58,10 +58,12 @@ var files = []struct {
 	{"act32_avx512_amd64.s", act32About, avx512, func(e *emitter) {
 		e.act32Table()
 		e.sigmoid32()
+		e.hardSigmoidGate32()
 	}},
 	{"act32_avx2_amd64.s", act32About, avx2, func(e *emitter) {
 		e.act32Table()
 		e.sigmoid32()
+		e.hardSigmoidGate32()
 	}},
 	{"exp_avx2_amd64.s", expAbout, avx2, func(e *emitter) {
 		e.table()
