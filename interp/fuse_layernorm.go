@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 // layerNormChain is a LayerNorm as exporters without LayerNormalization
@@ -273,6 +274,18 @@ func runLayerNormChain(x *exec, axes int, eps float32) error {
 		x.set(0, out)
 		return nil
 	}
+	if scale == nil {
+		scale = make([]float32, n)
+		for i := range scale {
+			scale[i] = 1
+		}
+	}
+	if bias == nil {
+		bias = make([]float32, n)
+		for i := range bias {
+			bias[i] = float32(math.Copysign(0, -1)) // x + -0 is x, signed zeros too
+		}
+	}
 	rows := len(in.f) / n
 	parallelFor(rows, 8*n, func(lo, hi int) {
 		sq := make([]float32, n)
@@ -285,29 +298,14 @@ func runLayerNormChain(x *exec, axes int, eps float32) error {
 }
 
 // layerNormRow is the chain on one row, each operation rounded to float32
-// where the chain's step would round it; sq is scratch of the row's length.
+// where the chain's step would round it; sq is scratch of the row's length,
+// scale and bias the row's (1s and -0s, which change nothing, when the
+// chain has no Mul or no Add).
 func layerNormRow(dst, src, sq, scale, bias []float32, eps float32) {
 	n := float64(len(src))
 	m := float32(sumRow(src) / n)
-	for i, v := range src {
-		d := v - m
-		dst[i] = d
-		sq[i] = d * d
-	}
+	vec.LNCenter(dst, sq, src, m)
 	v := float32(sumRow(sq) / n)
 	den := float32(math.Sqrt(float64(v + eps)))
-	switch {
-	case bias != nil:
-		for i, d := range dst {
-			dst[i] = float32(float32(d/den)*scale[i]) + bias[i]
-		}
-	case scale != nil:
-		for i, d := range dst {
-			dst[i] = float32(d/den) * scale[i]
-		}
-	default:
-		for i, d := range dst {
-			dst[i] = d / den
-		}
-	}
+	vec.LNScale(dst, scale, bias, den)
 }

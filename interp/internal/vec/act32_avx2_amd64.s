@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// Float32-lane activations for AVX2 (see gen/act32.go): every lane is vec's
-// scalar reference (sigmoid32) bit for bit.
+// Float32-lane activations and LayerNorm rows for AVX2 (see gen/act32.go,
+// gen/norm32.go): every lane is vec's scalar reference bit for bit.
 
 DATA act32<>+0(SB)/4, $0x80000000
 DATA act32<>+4(SB)/4, $0x80000000
@@ -320,5 +320,57 @@ hsg32loop:
 	JNE hsg32loop
 
 hsg32done:
+	VZEROUPPER
+	RET
+
+// func lnCenter32AVX2(n int, dst, sq, src *float32, m float32)
+TEXT ·lnCenter32AVX2(SB), NOSPLIT, $0-36
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ sq+16(FP), DX
+	MOVQ src+24(FP), SI
+	VBROADCASTSS m+32(FP), Y8
+	SHRQ $3, CX
+	JEQ lnc32done
+
+lnc32loop:
+	VMOVUPS 0(SI), Y0
+	VSUBPS Y8, Y0, Y0
+	VMULPS Y0, Y0, Y1
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 0(DX)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNE lnc32loop
+
+lnc32done:
+	VZEROUPPER
+	RET
+
+// func lnScale32AVX2(n int, dst, scale, bias *float32, den float32)
+TEXT ·lnScale32AVX2(SB), NOSPLIT, $0-36
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ scale+16(FP), SI
+	MOVQ bias+24(FP), DX
+	VBROADCASTSS den+32(FP), Y8
+	SHRQ $3, CX
+	JEQ lns32done
+
+lns32loop:
+	VMOVUPS 0(DI), Y0
+	VDIVPS Y8, Y0, Y0
+	VMULPS 0(SI), Y0, Y0
+	VADDPS 0(DX), Y0, Y0
+	VMOVUPS Y0, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNE lns32loop
+
+lns32done:
 	VZEROUPPER
 	RET

@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// Float32-lane activations for AVX512 (see gen/act32.go): every lane is vec's
-// scalar reference (sigmoid32) bit for bit.
+// Float32-lane activations and LayerNorm rows for AVX512 (see gen/act32.go,
+// gen/norm32.go): every lane is vec's scalar reference bit for bit.
 
 DATA act32<>+0(SB)/4, $0x80000000
 DATA act32<>+4(SB)/4, $0x80000000
@@ -320,5 +320,57 @@ hsg32loop:
 	JNE hsg32loop
 
 hsg32done:
+	VZEROUPPER
+	RET
+
+// func lnCenter32AVX512(n int, dst, sq, src *float32, m float32)
+TEXT ·lnCenter32AVX512(SB), NOSPLIT, $0-36
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ sq+16(FP), DX
+	MOVQ src+24(FP), SI
+	VBROADCASTSS m+32(FP), Z8
+	SHRQ $4, CX
+	JEQ lnc32done
+
+lnc32loop:
+	VMOVUPS 0(SI), Z0
+	VSUBPS Z8, Z0, Z0
+	VMULPS Z0, Z0, Z1
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 0(DX)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JNE lnc32loop
+
+lnc32done:
+	VZEROUPPER
+	RET
+
+// func lnScale32AVX512(n int, dst, scale, bias *float32, den float32)
+TEXT ·lnScale32AVX512(SB), NOSPLIT, $0-36
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ scale+16(FP), SI
+	MOVQ bias+24(FP), DX
+	VBROADCASTSS den+32(FP), Z8
+	SHRQ $4, CX
+	JEQ lns32done
+
+lns32loop:
+	VMOVUPS 0(DI), Z0
+	VDIVPS Z8, Z0, Z0
+	VMULPS 0(SI), Z0, Z0
+	VADDPS 0(DX), Z0, Z0
+	VMOVUPS Z0, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JNE lns32loop
+
+lns32done:
 	VZEROUPPER
 	RET

@@ -156,3 +156,30 @@ func TestHardSigmoidGate32MatchesReference(t *testing.T) {
 		}
 	})
 }
+
+// The LayerNorm row routines equal their references bit for bit.
+func TestLayerNormRowsMatchReference(t *testing.T) {
+	levels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(12))
+		for _, n := range append(lengths, 96, 768) {
+			src, scale, bias := randF32(r, n, 5), randF32(r, n, 2), randF32(r, n, 1)
+			m := float32(r.NormFloat64())
+			got, gotSq, want, wantSq := guard32(n), guard32(n), make([]float32, n), make([]float32, n)
+			LNCenter(got, gotSq, src, m)
+			lnCenterRef(want, wantSq, src, m)
+			sameBits32(t, fmt.Sprintf("LNCenter n=%d", n), got, want)
+			sameBits32(t, fmt.Sprintf("LNCenter squares n=%d", n), gotSq, wantSq)
+			checkGuard32(t, "LNCenter", got)
+			checkGuard32(t, "LNCenter squares", gotSq)
+			for _, den := range []float32{0.37, 1e-3, 0, float32(math.Inf(1)), 3e-39} {
+				g, w := guard32(n), make([]float32, n)
+				copy(g, src)
+				copy(w, src)
+				LNScale(g, scale, bias, den)
+				lnScaleRef(w, scale, bias, den)
+				sameBits32(t, fmt.Sprintf("LNScale n=%d den=%v", n, den), g, w)
+				checkGuard32(t, "LNScale", g)
+			}
+		}
+	})
+}

@@ -12,8 +12,8 @@ import (
 // Every constant sits in the file's own table as 16 copies, read as a
 // full-width memory operand.
 
-const act32About = `// Float32-lane activations for %s (see gen/act32.go): every lane is vec's
-// scalar reference (sigmoid32) bit for bit.
+const act32About = `// Float32-lane activations and LayerNorm rows for %s (see gen/act32.go,
+// gen/norm32.go): every lane is vec's scalar reference bit for bit.
 
 `
 
