@@ -3,9 +3,7 @@ package interp
 import (
 	"math"
 	"math/rand"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -172,25 +170,4 @@ func BenchmarkLayerNormChain(b *testing.B) {
 			})
 		})
 	}
-}
-
-// processCPU is the CPU time the process has used: on a machine other
-// processes load, a benchmark's CPU time per op (reported beside the wall
-// time) still says what the work costs.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU runs f b.N times and reports its CPU time per op.
-func reportCPU(b *testing.B, f func()) {
-	b.Helper()
-	c0 := processCPU()
-	for range b.N {
-		f()
-	}
-	b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
 }
