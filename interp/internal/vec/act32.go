@@ -66,6 +66,13 @@ func sigmoid32(x float32) float32 {
 // pow2f is 2^k for k in float32's normal exponent range.
 func pow2f(k int32) float32 { return math.Float32frombits(uint32(k+127) << 23) }
 
+func silu32Ref(d, s []float32) {
+	s = s[:len(d)]
+	for i, v := range s {
+		d[i] = v * sigmoid32(v)
+	}
+}
+
 func sigmoid32Ref(d, s []float32) {
 	s = s[:len(d)]
 	for i, v := range s {

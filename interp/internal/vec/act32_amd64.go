@@ -16,6 +16,12 @@ func sigmoid32AVX512(n int, dst, src *float32)
 func sigmoid32AVX2(n int, dst, src *float32)
 
 //go:noescape
+func silu32AVX512(n int, dst, src *float32)
+
+//go:noescape
+func silu32AVX2(n int, dst, src *float32)
+
+//go:noescape
 func hardSigmoidGate32AVX512(n int, dst, src *float32, a, b float32)
 
 //go:noescape
@@ -24,14 +30,22 @@ func hardSigmoidGate32AVX2(n int, dst, src *float32, a, b float32)
 // Sigmoid32 sets d[i] = sigmoid32(s[i]) for i < len(d): 16 lanes at a
 // time with AVX-512, 8 with AVX2 + FMA, a short tail through a padded
 // vector so that it too costs one vector step.
-func Sigmoid32(d, s []float32) {
+func Sigmoid32(d, s []float32) { lanes32(d, s, sigmoid32AVX512, sigmoid32AVX2, sigmoid32Ref) }
+
+// SiLU32 sets d[i] = s[i]·sigmoid32(s[i]) (the product rounded on its
+// own), as Sigmoid32.
+func SiLU32(d, s []float32) { lanes32(d, s, silu32AVX512, silu32AVX2, silu32Ref) }
+
+// lanes32 runs a float32-lane routine on d and s: k512 with AVX-512, k2
+// with AVX2 + FMA, ref without either; the tail through a padded vector.
+func lanes32(d, s []float32, k512, k2 func(n int, dst, src *float32), ref func(d, s []float32)) {
 	s = s[:len(d)]
-	kernel, lanes := sigmoid32AVX2, 8
+	kernel, lanes := k2, 8
 	switch {
 	case UseAVX512:
-		kernel, lanes = sigmoid32AVX512, 16
+		kernel, lanes = k512, 16
 	case !HasFMA:
-		sigmoid32Ref(d, s)
+		ref(d, s)
 		return
 	}
 	n := len(d) &^ (lanes - 1)

@@ -27,6 +27,11 @@ func TestSigmoid32MatchesReference(t *testing.T) {
 				sigmoid32Ref(want, s)
 				sameBits32(t, fmt.Sprintf("Sigmoid32 n=%d", n), got, want)
 				checkGuard32(t, "Sigmoid32", got)
+				got, want = guard32(n), make([]float32, n)
+				SiLU32(got, s)
+				silu32Ref(want, s)
+				sameBits32(t, fmt.Sprintf("SiLU32 n=%d", n), got, want)
+				checkGuard32(t, "SiLU32", got)
 			}
 		}
 		// Every 4099th bit pattern, through the vector routines.

@@ -73,16 +73,22 @@ func (e *emitter) bitwise(op string) string {
 // it, scaled by 2^k in two halves so a subnormal result rounds once; the
 // result is 1/(1+e) for x ≥ +0, e/(1+e) for x ≤ -0 (the sign bit chooses),
 // the quotient corrected for the roundings of 1+e and of the division.
-func (e *emitter) sigmoid32() {
+func (e *emitter) sigmoid32() { e.sigmoidRoutine32("sigmoid32", "sig32", false) }
+
+// silu32 emits silu32(n, dst, src): x·sigmoid32(x), the product rounded
+// once more, as a Mul step after the Sigmoid step rounds it.
+func (e *emitter) silu32() { e.sigmoidRoutine32("silu32", "silu32", true) }
+
+func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	lanes := 2 * e.t.lanes
 	v := func(r int) string { return e.v(vreg(r)) }
-	e.header("sigmoid32", "(n int, dst, src *float32)", "$0-24",
+	e.header(name, "(n int, dst, src *float32)", "$0-24",
 		"Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.")
 	e.args3()
 	e.line("SHRQ $%d, CX", log2(lanes))
-	e.line("JEQ sig32done")
+	e.line("JEQ %sdone", label)
 	e.raw("\n")
-	e.label("sig32loop")
+	e.label(label + "loop")
 	e.line("VMOVUPS 0(SI), %s", v(0))
 	e.line("%s %s, %s, %s", e.bitwise("or"), e.a32("sign"), v(0), v(1))
 	e.line("VMOVUPS %s, %s", e.a32("lo"), v(7))
@@ -124,13 +130,16 @@ func (e *emitter) sigmoid32() {
 	e.line("VFNMADD231PS %s, %s, %s", v(4), v(2), v(1))
 	e.line("VDIVPS %s, %s, %s", v(6), v(1), v(1))
 	e.line("VADDPS %s, %s, %s", v(1), v(2), v(1))
+	if gate {
+		e.line("VMULPS %s, %s, %s", v(1), v(0), v(1))
+	}
 	e.line("VMOVUPS %s, 0(DI)", v(1))
 	e.line("ADDQ $%d, SI", 4*lanes)
 	e.line("ADDQ $%d, DI", 4*lanes)
 	e.line("DECQ CX")
-	e.line("JNE sig32loop")
+	e.line("JNE %sloop", label)
 	e.raw("\n")
-	e.label("sig32done")
+	e.label(label + "done")
 	e.vzeroRet()
 	e.raw("\n")
 }

@@ -59,6 +59,7 @@ var files = []struct {
 	{"act32_avx512_amd64.s", act32About, avx512, func(e *emitter) {
 		e.act32Table()
 		e.sigmoid32()
+		e.silu32()
 		e.hardSigmoidGate32()
 		e.lnCenter32()
 		e.lnScale32()
@@ -66,6 +67,7 @@ var files = []struct {
 	{"act32_avx2_amd64.s", act32About, avx2, func(e *emitter) {
 		e.act32Table()
 		e.sigmoid32()
+		e.silu32()
 		e.hardSigmoidGate32()
 		e.lnCenter32()
 		e.lnScale32()
