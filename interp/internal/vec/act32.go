@@ -51,16 +51,18 @@ func sigmoid32(x float32) float32 {
 	if math.Float32bits(x)>>31 != 0 {
 		num = e
 	}
-	// q = num/d rounds twice (d = 1+e, then the quotient): dlo is d's
-	// rounding error (exact, as 1 ≥ e), rem the quotient's (exact with a
-	// fused multiply-add), so q + (rem - q·dlo)/d rounds num/(1+e) once more
-	// instead of twice.
+	// q = num·(1/d) is rounded three times (d = 1+e, 1/d, the product):
+	// dlo is d's rounding error (exact, as 1 ≥ e), num - q·d is exact with
+	// a fused multiply-add, so q + (num - q·d - q·dlo)/d rounds num/(1+e)
+	// once more instead, the small correction divided by d as a product
+	// with 1/d (one division in all).
 	d := 1 + e
 	dlo := (1 - d) + e
-	q := num / d
+	inv := 1 / d
+	q := num * inv
 	rem := fma32(-q, d, num)
 	rem = fma32(-q, dlo, rem)
-	return q + rem/d
+	return fma32(rem, inv, q)
 }
 
 // pow2f is 2^k for k in float32's normal exponent range.

@@ -72,7 +72,7 @@ func (e *emitter) bitwise(op string) string {
 // operand when one is NaN), e = exp(t) in (0, 1] as Cephes expf computes
 // it, scaled by 2^k in two halves so a subnormal result rounds once; the
 // result is 1/(1+e) for x ≥ +0, e/(1+e) for x ≤ -0 (the sign bit chooses),
-// the quotient corrected for the roundings of 1+e and of the division.
+// the quotient corrected for the roundings of 1+e and of num·(1/d).
 func (e *emitter) sigmoid32() { e.sigmoidRoutine32("sigmoid32", "sig32", false) }
 
 // silu32 emits silu32(n, dst, src): x·sigmoid32(x), the product rounded
@@ -124,12 +124,14 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	e.line("%s %s, %s, %s", e.bitwise("and"), v(7), v(5), v(1))
 	e.line("%s %s, %s, %s", e.bitwise("andn"), e.a32("one"), v(7), v(2))
 	e.line("%s %s, %s, %s", e.bitwise("or"), v(2), v(1), v(1))
-	// q = num/d (2); rem = num - q·d exactly, less q·dlo (1); q + rem/d.
-	e.line("VDIVPS %s, %s, %s", v(6), v(1), v(2))
+	// inv = 1/d (3), q = num·inv (2); rem = num - q·d exactly, less
+	// q·dlo (1); q + rem·inv.
+	e.line("VMOVUPS %s, %s", e.a32("one"), v(3))
+	e.line("VDIVPS %s, %s, %s", v(6), v(3), v(3))
+	e.line("VMULPS %s, %s, %s", v(3), v(1), v(2))
 	e.line("VFNMADD231PS %s, %s, %s", v(6), v(2), v(1))
 	e.line("VFNMADD231PS %s, %s, %s", v(4), v(2), v(1))
-	e.line("VDIVPS %s, %s, %s", v(6), v(1), v(1))
-	e.line("VADDPS %s, %s, %s", v(1), v(2), v(1))
+	e.line("VFMADD213PS %s, %s, %s", v(2), v(3), v(1))
 	if gate {
 		e.line("VMULPS %s, %s, %s", v(1), v(0), v(1))
 	}
