@@ -23,6 +23,9 @@ type layerNormChain struct {
 	eps         float32
 	scale, bias int // constant slots; -1 when absent
 	steps       []int
+	// channels: x is a Transpose moving axis 1 last (NCHW to NHWC), which
+	// the fused step absorbs, reading its input (slot x) directly.
+	channels bool
 }
 
 // fuseLayerNorms replaces each such chain by one step that computes every
@@ -45,17 +48,60 @@ func (p *Program) fuseLayerNorms(keep []bool) {
 		if !ok {
 			continue
 		}
+		p.absorbChannelsLast(&c, uses, keep, taken)
 		at := c.steps[len(c.steps)-1]
 		last := p.steps[at]
 		fs := &step{node: last.node, in: []int{c.x, c.scale, c.bias}, out: last.out, f64: last.f64, outDT: last.outDT}
-		axes, eps := c.axes, c.eps
-		fs.run = func(x *exec) error { return runLayerNormChain(x, axes, eps) }
+		axes, eps, channels := c.axes, c.eps, c.channels
+		fs.run = func(x *exec) error {
+			if channels {
+				return runLayerNormChannels(x, eps)
+			}
+			return runLayerNormChain(x, axes, eps)
+		}
 		for _, j := range c.steps {
 			dead[j], taken[j] = j != at, true
 		}
 		p.steps[at] = fs
 	}
 	p.dropDead(dead)
+}
+
+// absorbChannelsLast takes into c the Transpose that makes its x, when
+// that moves axis 1 last (perm [0, 2, ..., r-1, 1]), the chain normalizes
+// that one axis, and only the chain reads the transposed tensor: the
+// fused step then reads the rows where they lie, so the transposed
+// tensor is never written.
+func (p *Program) absorbChannelsLast(c *layerNormChain, uses []int, keep, taken []bool) {
+	if c.axes != 1 || uses[c.x] != 2 || keep[c.x] {
+		return
+	}
+	for j := c.steps[0] - 1; j >= 0; j-- {
+		t := p.steps[j]
+		if len(t.out) != 1 || t.out[0] != c.x {
+			continue
+		}
+		tr, ok := t.node.Op.(*canon.Transpose)
+		if !ok || taken[j] || len(t.in) != 1 || t.in[0] < 0 || p.consts[t.in[0]] != nil || !p.fusibleOut(t, nil, nil) || len(tr.Perm) < 3 {
+			return
+		}
+		r := len(tr.Perm)
+		for k, a := range tr.Perm {
+			want := int64(k + 1)
+			switch k {
+			case 0:
+				want = 0
+			case r - 1:
+				want = 1
+			}
+			if a != want {
+				return
+			}
+		}
+		c.x, c.channels = t.in[0], true
+		c.steps = append([]int{j}, c.steps...)
+		return
+	}
 }
 
 // layerNormAt matches the chain whose first ReduceMean is step i.
@@ -260,11 +306,7 @@ func runLayerNormChain(x *exec, axes int, eps float32) error {
 		return fmt.Errorf("input has rank %d, fewer than the %d axes normalized", len(in.shape), axes)
 	}
 	tail := in.shape[len(in.shape)-axes:]
-	scale, err := tailOf(x.in(1), tail, "scale")
-	if err != nil {
-		return err
-	}
-	bias, err := tailOf(x.in(2), tail, "bias")
+	scale, bias, err := rowParams(x, tail)
 	if err != nil {
 		return err
 	}
@@ -273,18 +315,6 @@ func runLayerNormChain(x *exec, axes int, eps float32) error {
 	if n == 0 {
 		x.set(0, out)
 		return nil
-	}
-	if scale == nil {
-		scale = make([]float32, n)
-		for i := range scale {
-			scale[i] = 1
-		}
-	}
-	if bias == nil {
-		bias = make([]float32, n)
-		for i := range bias {
-			bias[i] = float32(math.Copysign(0, -1)) // x + -0 is x, signed zeros too
-		}
 	}
 	rows := len(in.f) / n
 	parallelFor(rows, 8*n, func(lo, hi int) {
@@ -295,6 +325,79 @@ func runLayerNormChain(x *exec, axes int, eps float32) error {
 	})
 	x.set(0, out)
 	return nil
+}
+
+// channelBlock is how many positions runLayerNormChannels gathers at a
+// time: their channels, read along each channel's contiguous positions.
+const channelBlock = 16
+
+// runLayerNormChannels is runLayerNormChain over axis 1 of an N×C×S...
+// input, writing the N×S...×C result that Transpose and the chain give.
+func runLayerNormChannels(x *exec, eps float32) error {
+	in := x.in(0)
+	if in.dt != canon.Float32 {
+		return fmt.Errorf("input is %s where the graph declares float32", in.dt)
+	}
+	if len(in.shape) < 3 {
+		return fmt.Errorf("input has rank %d, not the 3 or more of N×C×spatial", len(in.shape))
+	}
+	n, c, sp := in.shape[0], in.shape[1], numel(in.shape[2:])
+	shape := append(append([]int{n}, in.shape[2:]...), c)
+	scale, bias, err := rowParams(x, []int{c})
+	if err != nil {
+		return err
+	}
+	out := x.newF(shape)
+	if c == 0 || sp == 0 || n == 0 {
+		x.set(0, out)
+		return nil
+	}
+	blocks := (sp + channelBlock - 1) / channelBlock
+	parallelFor(n*blocks, 8*c*channelBlock, func(lo, hi int) {
+		tile, sq := make([]float32, channelBlock*c), make([]float32, c)
+		for b := lo; b < hi; b++ {
+			img, s0 := b/blocks, b%blocks*channelBlock
+			m := min(channelBlock, sp-s0)
+			src := in.f[img*c*sp:]
+			for ch := 0; ch < c; ch++ {
+				for k, v := range src[ch*sp+s0 : ch*sp+s0+m] {
+					tile[k*c+ch] = v
+				}
+			}
+			for k := 0; k < m; k++ {
+				row := (img*sp + s0 + k) * c
+				layerNormRow(out.f[row:row+c], tile[k*c:(k+1)*c], sq, scale, bias, eps)
+			}
+		}
+	})
+	x.set(0, out)
+	return nil
+}
+
+// rowParams is the chain's scale and bias (inputs 1 and 2) over rows of
+// shape tail, 1s and -0s where absent: x·1 and x + -0 are x, signed zeros
+// too.
+func rowParams(x *exec, tail []int) (scale, bias []float32, err error) {
+	n := numel(tail)
+	if scale, err = tailOf(x.in(1), tail, "scale"); err != nil {
+		return nil, nil, err
+	}
+	if bias, err = tailOf(x.in(2), tail, "bias"); err != nil {
+		return nil, nil, err
+	}
+	if scale == nil {
+		scale = make([]float32, n)
+		for i := range scale {
+			scale[i] = 1
+		}
+	}
+	if bias == nil {
+		bias = make([]float32, n)
+		for i := range bias {
+			bias[i] = float32(math.Copysign(0, -1))
+		}
+	}
+	return scale, bias, nil
 }
 
 // layerNormRow is the chain on one row, each operation rounded to float32

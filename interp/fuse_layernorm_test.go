@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -119,6 +120,94 @@ func TestFusedLayerNormMatchesSteps(t *testing.T) {
 			}
 		}
 		for j := range outs[0] {
+			for i := range outs[0][j] {
+				a, b := float32(outs[0][j][i]), float32(outs[1][j][i])
+				if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
+					t.Fatalf("%s: output %d [%d] = %v fused, %v in steps", c.name, j, i, b, a)
+				}
+			}
+		}
+	}
+}
+
+// A Transpose moving channels last in front of the chain (convnext's
+// permute) is absorbed: the fused step reads N×C×... rows in place and
+// gives the steps' N×...×C result bit for bit; another perm, or the
+// transposed tensor read elsewhere too, keeps the Transpose.
+func TestFusedLayerNormReadsChannelsInPlace(t *testing.T) {
+	defer func() { fuseEpilogues = true }()
+	rng := rand.New(rand.NewSource(8))
+	for _, c := range []struct {
+		name     string
+		shape    []int64
+		perm     []int64
+		extraUse bool
+		affine   bool
+		steps    int
+	}{
+		{"NCHW", []int64{2, 40, 5, 7}, []int64{0, 2, 3, 1}, false, true, 1},
+		{"NCL, 33 positions", []int64{1, 24, 33}, []int64{0, 2, 1}, false, false, 1},
+		{"NCDHW", []int64{1, 16, 3, 4, 5}, []int64{0, 2, 3, 4, 1}, false, true, 1},
+		{"other perm", []int64{2, 40, 5, 7}, []int64{0, 3, 2, 1}, false, false, 2},
+		{"transposed tensor kept", []int64{2, 40, 5, 7}, []int64{0, 2, 3, 1}, true, true, 2},
+	} {
+		v := make([]float32, canon.NumElements(c.shape))
+		for i := range v {
+			v[i] = float32(rng.NormFloat64()*2 - 0.5)
+		}
+		v[5] = float32(math.NaN())
+		v[len(v)-3] = float32(math.Inf(1))
+		in := canon.NewFloat32Tensor("x", c.shape, v)
+		build := func() *canon.Graph {
+			nb := newNetBuilder("x", c.shape...)
+			scalar := func(f float32) string {
+				t := canon.NewFloat32Tensor(nb.name("c"), nil, []float32{f})
+				nb.g.Initializers = append(nb.g.Initializers, t)
+				return t.Name
+			}
+			mean := func(s string) string {
+				return nb.node(&canon.Reduce{Fn: canon.ReduceMean, Axes: []int64{-1}, KeepDims: true}, s)
+			}
+			x := nb.node(&canon.Transpose{Perm: c.perm}, "x")
+			ch := c.shape[c.perm[len(c.perm)-1]]
+			d := nb.node(&canon.Binary{Fn: canon.Sub}, x, mean(x))
+			den := nb.node(&canon.Math{Fn: canon.MathSqrt}, nb.node(&canon.Binary{Fn: canon.Add}, mean(nb.node(&canon.Pow{}, d, scalar(2))), scalar(1e-6)))
+			y := nb.node(&canon.Binary{Fn: canon.Div}, d, den)
+			if c.affine {
+				y = nb.node(&canon.Binary{Fn: canon.Add}, nb.node(&canon.Binary{Fn: canon.Mul}, y, nb.weight(2, ch)), nb.weight(1, ch))
+			}
+			outs := []string{y}
+			if c.extraUse {
+				outs = append(outs, x)
+			}
+			return nb.finish(t, outs...)
+		}
+		var outs [2][][]float64
+		var shapes [2][]string
+		for k, fuse := range []bool{false, true} {
+			fuseEpilogues = fuse
+			g := build()
+			p, err := New(g)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if fuse && len(p.steps) != c.steps {
+				t.Errorf("%s: %d steps after fusion, want %d", c.name, len(p.steps), c.steps)
+			}
+			o, err := p.Run(map[string]*canon.Tensor{"x": in})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			for _, out := range g.Outputs {
+				f, _ := o[out.Name].Float64s()
+				outs[k] = append(outs[k], f)
+				shapes[k] = append(shapes[k], fmt.Sprint(o[out.Name].Shape))
+			}
+		}
+		for j := range outs[0] {
+			if shapes[0][j] != shapes[1][j] {
+				t.Fatalf("%s: output %d has shape %s fused, %s in steps", c.name, j, shapes[1][j], shapes[0][j])
+			}
 			for i := range outs[0][j] {
 				a, b := float32(outs[0][j][i]), float32(outs[1][j][i])
 				if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
