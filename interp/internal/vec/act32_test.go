@@ -171,7 +171,7 @@ func BenchmarkSigmoid32(b *testing.B) {
 	for _, k := range []struct {
 		name string
 		fn   func(d, s []float32)
-	}{{"float64lanes", Sigmoid}, {"float32lanes", Sigmoid32}, {"silu", SiLU32}} {
+	}{{"float64lanes", Sigmoid}, {"float32lanes", Sigmoid32}, {"silu", SiLU32}, {"gelu", Gelu}} {
 		b.Run(k.name, func(b *testing.B) {
 			c0 := processCPU()
 			for i := 0; i < b.N; i += n {
@@ -240,4 +240,26 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestGelu1Accuracy measures Gelu1 (erfcc's fit in float64, rounded to
+// float32) against float64 gelu with math.Erfc over a sweep of float32
+// bit patterns, and bounds it.
+func TestGelu1Accuracy(t *testing.T) {
+	stride := uint32(997)
+	if testing.Short() {
+		stride = 40009
+	}
+	worst, worstX := 0.0, float32(0)
+	for b := uint64(0); b < 1<<32; b += uint64(stride) {
+		x := math.Float32frombits(uint32(b))
+		want := 0.5 * float64(x) * math.Erfc(-float64(x)/math.Sqrt2)
+		if e := ulpError(Gelu1(x), want); e > worst {
+			worst, worstX = e, x
+		}
+	}
+	t.Logf("largest error %.3f ulp, at x = %v (%#x)", worst, worstX, math.Float32bits(worstX))
+	if worst > 4 {
+		t.Errorf("Gelu1 is %.3f ulp off at x = %v", worst, worstX)
+	}
 }
