@@ -5,9 +5,10 @@ import "math"
 // Float32 activations: where the float64-lane kernels (Sigmoid, ...) give
 // math.Exp's result rounded once to float32, these compute in float32
 // lanes, as ONNX Runtime does, and stay within a small bound of the
-// correctly rounded result (measured over every float32 input in
-// TestSigmoid32Accuracy; docs/performance.md states it). The scalar
-// reference below is the oracle: the vector routines equal it bit for bit.
+// correctly rounded result (sigmoid32: 1.48 ulp at most, measured by
+// TestSigmoid32Accuracy over every input with 2^-26 ≤ |x| < 128 and a
+// sweep of the rest). The scalar references below are the oracle: the
+// vector routines equal them bit for bit.
 
 // Constants of Cephes' expf: ln 2 split so k·ln2hi is exact for the k
 // sigmoid32 needs, and the polynomial for e^r on |r| ≤ ln2/2.
@@ -21,7 +22,7 @@ const (
 var exp32Poly = [6]float32{1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}
 
 // sigmoid32 is 1/(1+e^-x) for x ≥ +0 and e^x/(1+e^x) for x ≤ -0, the
-// quotient corrected for the roundings of 1+e and of the division, with
+// quotient corrected for the roundings of 1+e, 1/d and num·(1/d), with
 // e = exp(-|x|) in (0, 1] from Cephes expf's reduction and polynomial (each
 // multiply-add fused, as the vector routines do) scaled by 2^k in two
 // halves, so that a subnormal e rounds once.
