@@ -381,7 +381,7 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = max(v, 0)
 		}
 	case uSigmoid:
-		vec.Sigmoid(d, s)
+		vec.Sigmoid32(d, s)
 	case uTanh:
 		vec.Tanh(d, s)
 	case uHardSwish:
@@ -408,7 +408,7 @@ func unaryF(op unaryOp, d, s []float32) {
 		}
 	case uHardSigmoid:
 		for i, v := range s {
-			d[i] = max(0, min(1, op.a*v+op.b))
+			d[i] = max(0, min(1, float32(op.a*v)+op.b)) // rounded apart, as the fused gate computes it
 		}
 	case uSoftplus:
 		for i, v := range s {

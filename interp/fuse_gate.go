@@ -4,14 +4,15 @@ import (
 	"fmt"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 // fuseGates fuses, at plan time, an activation whose output only
 // multiplies its own input — SiLU exported as x·Sigmoid(x), HardSwish as
 // x·HardSigmoid(x) — into one step that reads x once and writes the
-// product, a cache-sized run at a time, instead of writing the gate to
-// memory and reading both back. The products are the Mul's own (float32
-// x times the float32 gate), bit for bit.
+// product, instead of writing the gate to memory and reading both back.
+// The products are the Mul's own (float32 x times the float32 gate), bit
+// for bit.
 func (p *Program) fuseGates(keep []bool) {
 	if !fuseEpilogues {
 		return
@@ -52,10 +53,8 @@ func (p *Program) fuseGates(keep []bool) {
 	p.dropDead(dead)
 }
 
-// gateRun is how many values runGate gates at a time (in L1).
-const gateRun = 512
-
-// runGate computes x·act(x) for float32 x.
+// runGate computes x·act(x) for float32 x in one pass, the gate and the
+// product in registers: the same float32 gate and product as the two steps.
 func runGate(x *exec, act unaryOp) error {
 	in := x.in(0)
 	if in.dt != canon.Float32 {
@@ -65,17 +64,18 @@ func runGate(x *exec, act unaryOp) error {
 	if out == nil {
 		out = x.newF(in.shape)
 	}
-	parallelFor(len(out.f), unaryCost+1, func(lo, hi int) {
-		var g [gateRun]float32
-		for i := lo; i < hi; i += gateRun {
-			n := min(gateRun, hi-i)
-			s, d := in.f[i:i+n], out.f[i:i+n]
-			unaryF(act, g[:n], s)
-			for k, v := range s {
-				d[k] = v * g[k]
-			}
-		}
-	})
+	switch act.fn {
+	case uHardSigmoid:
+		parallelFor(len(out.f), 4, func(lo, hi int) {
+			vec.HardSigmoidGate32(out.f[lo:hi], in.f[lo:hi], act.a, act.b)
+		})
+	case uSigmoid:
+		parallelFor(len(out.f), unaryCost+1, func(lo, hi int) {
+			vec.SiLU32(out.f[lo:hi], in.f[lo:hi])
+		})
+	default:
+		return fmt.Errorf("no fused gate for activation %d", act.fn)
+	}
 	x.set(0, out)
 	return nil
 }

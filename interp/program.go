@@ -220,6 +220,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 	}
 	p.fuseConvEpilogues(keep)
 	p.fuseGates(keep)
+	p.fuseLayerNorms(keep)
 	p.fuseMatMulWeights(keep)
 	p.fuseAttention(keep)
 	keep = append(keep, make([]bool, p.slots-len(keep))...)

@@ -46,8 +46,8 @@ var consts = []konst{
 	i("i2046", "2046", ""),
 	i("sign", "0x8000000000000000", "sign bit"),
 	i("abs", "0x7FFFFFFFFFFFFFFF", "all but the sign bit"),
-	// gelu32: √2, then its erfc polynomial; geluTanh's cubic term and -2.
-	f("sqrt2", "1.41421356237309504880168872420969808", ""),
+	// gelu32: 1/√2, then its erfc polynomial; geluTanh's cubic term and -2.
+	f("rsqrt2", "0.707106781186547524400844362104849039", ""),
 	f("g9", "0.17087277", ""),
 	f("g8", "-0.82215223", ""),
 	f("g7", "1.48851587", ""),

@@ -231,18 +231,15 @@ func (e *emitter) gelu32() {
 	pos := mask{1, 11}
 	e.unary32("gelu32", "ge", 4, 4, func() {
 		e.logic("and", k("abs"), 4, 6)
-		e.op("VDIVPD", k("sqrt2"), 6, 6)
-		e.op("VMULPD", k("half"), 6, 1)
-		e.op("VADDPD", k("one"), 1, 1)
+		e.op("VMULPD", k("rsqrt2"), 6, 6)
+		e.load(k("half"), 1)
+		e.op("VFMADD213PD", k("one"), 6, 1)
 		e.opK("VDIVPD", vreg(1), k("one"), 14, 14)
 		e.load(k("g9"), 0)
 		for _, c := range []string{"g8", "g7", "g6", "g5", "g4", "g3", "g2", "g1", "g0"} {
-			e.op("VMULPD", vreg(14), 0, 0)
-			e.op("VADDPD", k(c), 0, 0)
+			e.op("VFMADD213PD", k(c), 14, 0)
 		}
-		e.op("VMULPD", vreg(6), 6, 1)
-		e.logic("xor", k("sign"), 1, 1)
-		e.op("VADDPD", vreg(1), 0, 0)
+		e.op("VFNMADD231PD", vreg(6), 6, 0)
 		e.exp()
 		e.op("VMULPD", vreg(14), 3, 3)
 		e.zero(13)

@@ -1,6 +1,8 @@
 // Command gen writes the vector kernels' AVX-512 and AVX2 assembly, both
 // widths from one description: the exponential family (exp.go, erf.go,
-// wide.go) into exp_avx512_amd64.s and exp_avx2_amd64.s, the panel family
+// wide.go) into exp_avx512_amd64.s and exp_avx2_amd64.s, the float32-lane
+// activations and LayerNorm rows (act32.go, norm32.go) into
+// act32_*_amd64.s, the panel family
 // (panel.go) into panel_*_amd64.s, the GEMM micro-kernels (gemm.go) into
 // gemm_*_amd64.s. Run it with go generate ./interp/internal/vec.
 package main
@@ -53,6 +55,22 @@ var files = []struct {
 	}},
 	{"gemm_avx2_amd64.s", gemmAbout, avx2, func(e *emitter) {
 		e.gemmKernel(gemmShape{"sgemmKernel6x16", 6, 24})
+	}},
+	{"act32_avx512_amd64.s", act32About, avx512, func(e *emitter) {
+		e.act32Table()
+		e.sigmoid32()
+		e.silu32()
+		e.hardSigmoidGate32()
+		e.lnCenter32()
+		e.lnScale32()
+	}},
+	{"act32_avx2_amd64.s", act32About, avx2, func(e *emitter) {
+		e.act32Table()
+		e.sigmoid32()
+		e.silu32()
+		e.hardSigmoidGate32()
+		e.lnCenter32()
+		e.lnScale32()
 	}},
 	{"exp_avx2_amd64.s", expAbout, avx2, func(e *emitter) {
 		e.table()
