@@ -227,6 +227,13 @@ func opFloat(c *opCall) (value, error) {
 	if err := c.bind("x"); err != nil {
 		return nil, err
 	}
+	if t, ok := c.bound[0].(*tensorVal); ok {
+		if _, known := scalarOf(t); !known {
+			if k, computed := c.b().importTimeValue(t); computed {
+				c.bound[0] = &tensorVal{konst: k}
+			}
+		}
+	}
 	s, ok := scalarOf(c.bound[0])
 	if !ok {
 		return nil, c.errf("argument must be a number known at import, got %s", typeName(c.bound[0]))
@@ -245,6 +252,11 @@ func opLen(c *opCall) (value, error) {
 		return int64(len(x.items)), nil
 	case *runList:
 		return c.listLen(x)
+	case *dictVal:
+		return int64(len(x.keys)), nil
+	case *tensorVal:
+		// len(t) is t.size(0)
+		return c.in.callOp(opTable["torch.size"], "torch.size", c.scope, []value{x, int64(0)}, nil)
 	}
 	return nil, c.errf("len of a %s is not supported", typeName(c.bound[0]))
 }
