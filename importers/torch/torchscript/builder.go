@@ -52,6 +52,9 @@ type builder struct {
 	// outNames names graph outputs by position: the keys of the dicts a
 	// forward returns (outputs.go).
 	outNames map[int]string
+	// rankWhy says why a value's rank is unknown, when an if made it so
+	// (control_ranks.go).
+	rankWhy map[string]string
 	// notes are remarks for the graph's Meta.Notes (assumptions the
 	// import makes).
 	notes []string

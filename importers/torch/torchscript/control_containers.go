@@ -1,6 +1,14 @@
 package torchscript
 
-import "math"
+import (
+	"math"
+
+	"github.com/modelbridge/modelbridge/internal/optable"
+)
+
+func init() {
+	optable.Add(&opTable, map[string]opEntry{"torch.extend": entry(opExtend, "Unsqueeze", "Concat")})
+}
 
 // Operators that scripted code applies to lists and dicts under the names
 // of tensor operators (aten::slice.t, aten::__getitem__.Dict_str, ...):
@@ -185,4 +193,19 @@ func scalarPow(a, b value) (value, bool) {
 		return r, true
 	}
 	return math.Pow(x.f, y.f), true
+}
+
+// opExtend is l.extend(items) (aten::extend): an append of each item.
+func opExtend(c *opCall) (value, error) {
+	if err := c.bind("self", "other"); err != nil {
+		return nil, err
+	}
+	items, ok := listItems(c.bound[1])
+	if !ok {
+		return nil, c.errf("extend with a %s: only lists known at import are supported", typeName(c.bound[1]))
+	}
+	if err := c.in.appendItems(c.bound[0], append([]value(nil), items...)); err != nil {
+		return nil, c.errf("%v", err)
+	}
+	return noneVal{}, nil
 }

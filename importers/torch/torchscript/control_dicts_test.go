@@ -150,6 +150,14 @@ class M(torch.nn.Module):
         return v, i, s.numel() + len(x), hw
 args = [torch.randn(3, 5)]
 `, "", ""},
+		{"list-extend", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        parts = [x]
+        parts.extend([x * 2, x + 1])
+        return torch.cat(parts, 0)
+args = [torch.randn(2, 3)]
+`, "", ""},
 		{"write-large-box", `
 class M(torch.nn.Module):
     def forward(self, x):
@@ -187,6 +195,53 @@ args = [torch.randn(3, 33, 37)]
 			}
 			m.CompareGraph(t, g, 1e-5, 1e-6)
 			m.CompareORT(t, g, formats.WriteOptions{}, 1e-5, 1e-6)
+		})
+	}
+}
+
+// TestScriptedContainerRefusals: what the importer cannot carry is refused
+// naming the construct and the line.
+func TestScriptedContainerRefusals(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"rank-differs-between-branches", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            y = x.reshape(2, -1, 3)
+        else:
+            y = x
+        a, b = torch.split(y, [1, 1])
+        return a
+args = [torch.rand(2, 3)]
+`, "its rank is 3 when the if at code/__torch__.py:"},
+		{"float-of-run-time-tensor", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        s = float(x.max())
+        return x * s
+args = [torch.rand(4, 3)]
+`, "float() of a tensor known only at run time"},
+		{"dict-changed-in-run-time-branch", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        d: Dict[str, torch.Tensor] = {"a": x}
+        if bool(x.sum() > 0):
+            d["b"] = x
+        return d["a"]
+args = [torch.rand(4, 3)]
+`, "changing a dict from outside a branch or loop inside it"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := scriptedContainers(t, tc.src)
+			g, err := m.Import(ReadFile)
+			if err == nil {
+				g.Close()
+				t.Fatalf("imported; want an error containing %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q, want it to contain %q", err, tc.want)
+			}
 		})
 	}
 }

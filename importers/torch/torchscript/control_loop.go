@@ -88,7 +88,11 @@ func (in *evaluator) runWhile(f *frame, st *whileStmt) error {
 func (in *evaluator) runLoop(f *frame, spec loopSpec, condInit *tensorVal) error {
 	var carried []string
 	for _, k := range assignedNames(spec.body) {
-		if _, ok := f.vars[k]; ok && k != spec.target {
+		v, ok := f.vars[k]
+		if _, none := v.(noneVal); none {
+			continue // an Optional left None: the body must leave it so (checked after it)
+		}
+		if ok && k != spec.target {
 			carried = append(carried, k)
 		}
 	}
@@ -246,7 +250,7 @@ func (in *evaluator) loopBody(f *frame, spec loopSpec, carried []string, kinds [
 	for _, k := range changedNames(before.vars, after) {
 		if _, existed := before.vars[k]; existed && !locals[k] {
 			if _, isTensor := before.vars[k].(*tensorVal); !isTensor {
-				return nil, nil, nil, false, fmt.Errorf("%s is changed in place inside a loop, which the importer does not carry across iterations", k)
+				return nil, nil, nil, false, fmt.Errorf("%s is changed inside a loop from a %s to a %s, which the importer does not carry across iterations", k, typeName(before.vars[k]), typeName(after[k]))
 			}
 			inPlace = append(inPlace, k)
 		}

@@ -446,6 +446,9 @@ func (in *evaluator) callOp(e opEntry, name, scope string, args []value, kwargs 
 	}
 	before := len(in.b.g.Nodes)
 	v, err := e.handler(oc)
+	if err != nil {
+		err = in.b.explainRank(err, args)
+	}
 	if err == nil && checkEmittedKinds {
 		err = verifyEmitted(name, e, in.b.g.Nodes[before:])
 	}

@@ -236,6 +236,9 @@ func opFloat(c *opCall) (value, error) {
 	}
 	s, ok := scalarOf(c.bound[0])
 	if !ok {
+		if _, isTensor := c.bound[0].(*tensorVal); isTensor {
+			return nil, c.errf("float() of a tensor known only at run time: the importer computes Python floats at import only; give the input sizes it depends on (--input-shape NAME=D1,D2,...)")
+		}
 		return nil, c.errf("argument must be a number known at import, got %s", typeName(c.bound[0]))
 	}
 	return s.f, nil
