@@ -150,6 +150,16 @@ class M(torch.nn.Module):
         return v, i, s.numel() + len(x), hw
 args = [torch.randn(3, 5)]
 `, "", ""},
+		{"prim-builtins", `
+class M(torch.nn.Module):
+    def forward(self, x, y):
+        w = torch.as_tensor([1.0, 2.0, 3.0], dtype=x.dtype, device=x.device)
+        z = y.double().to(x.dtype) * w
+        if x.device.type == "cpu":
+            z = z + math.log(8.0) - math.floor(2.5) + (-math.ceil(1.2)) + math.sqrt(4.0)
+        return z, x.is_floating_point()
+args = [torch.randn(2, 3), torch.randn(2, 3)]
+`, "", ""},
 		{"list-extend", `
 class M(torch.nn.Module):
     def forward(self, x):

@@ -142,6 +142,7 @@ func (in *evaluator) runLoopCarrying(f *frame, spec loopSpec, condInit *tensorVa
 			for k, t := range origs {
 				// Aliases of the tensor changed in place see its new value.
 				if nt, ok := f.vars[k].(*tensorVal); ok && nt != t {
+					staleViews(in.b, t, "")
 					*t = *nt
 					f.vars[k] = t
 				}
