@@ -35,7 +35,7 @@ func TestThirdPartyArchives(t *testing.T) {
 		{file: "foo3.pt", wantErr: "code/__torch__.py:10: torch.size: the shape of the input is not known at import"},
 		{file: "foo4.pt", wantErr: "forward parameter x has type Tuple[float, float, int]; only Tensor, List[Tensor] and Tuple[Tensor, ...] inputs"},
 		{file: "foo5.pt", wantErr: "forward parameter xs has type List[str]; only Tensor, List[Tensor] and Tuple[Tensor, ...] inputs"},
-		{file: "foo6.pt", wantErr: "calling __new__ on class __torch__.TorchScriptClass is not supported"},
+		{file: "foo6.pt", wantErr: "forward: returns a module __torch__.TorchScriptClass; only tensors"},
 		{file: "foo7.pt", wantErr: "has no forward method (methods: add_them, make_input_object)"},
 		{file: "foo8.pt", wantErr: "has no forward method (methods: generate)"},
 		// F.relu's "if inplace:" is known at import: the taken branch is read.

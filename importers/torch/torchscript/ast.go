@@ -59,6 +59,11 @@ type (
 		op   string
 		a, b expr
 	}
+	// dictExpr is a dict literal {k: v, ...}, its entries in order.
+	dictExpr struct {
+		line         int
+		keys, values []expr
+	}
 	// unsupportedExpr is a construct parsed only to be refused when run
 	// (a conditional expression, a lambda, a comprehension).
 	unsupportedExpr struct {
@@ -85,6 +90,7 @@ func (e *tupleExpr) exprLine() int       { return e.line }
 func (e *unaryExpr) exprLine() int       { return e.line }
 func (e *binaryExpr) exprLine() int      { return e.line }
 func (e *unsupportedExpr) exprLine() int { return e.line }
+func (e *dictExpr) exprLine() int        { return e.line }
 
 // Statements.
 type stmt interface{ stmtLine() int }

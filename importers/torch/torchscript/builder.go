@@ -47,6 +47,14 @@ type builder struct {
 	// listDepth is the depth of the body that made each list made inside
 	// a branch or loop body: code at that depth may change it.
 	listDepth map[*listVal]int
+	dictDepth map[*dictVal]int   // the same for dicts
+	objDepth  map[*moduleVal]int // and for objects of scripted classes
+	// outNames names graph outputs by position: the keys of the dicts a
+	// forward returns (outputs.go).
+	outNames map[int]string
+	// rankWhy says why a value's rank is unknown, when an if made it so
+	// (control_ranks.go).
+	rankWhy map[string]string
 	// notes are remarks for the graph's Meta.Notes (assumptions the
 	// import makes).
 	notes []string
@@ -219,6 +227,9 @@ func (b *builder) setOutputs(outs []*tensorVal) error {
 		want := "output"
 		if len(outs) > 1 {
 			want = "output_" + strconv.Itoa(i)
+		}
+		if name := b.outNames[i]; name != "" {
+			want = name
 		}
 		if b.used[want] {
 			want = b.unique(want)

@@ -38,7 +38,7 @@ func (in *evaluator) runBlock(f *frame, body []stmt) error {
 			if err != nil {
 				return f.errAt(st.line, err)
 			}
-			if err := assign(f, st, v); err != nil {
+			if err := in.assign(f, st, v); err != nil {
 				return f.errAt(st.line, err)
 			}
 		case *ifStmt, *forStmt, *whileStmt:

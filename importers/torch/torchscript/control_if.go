@@ -236,6 +236,7 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 	if err != nil {
 		return err
 	}
+	b.noteRankSplits(fmt.Sprintf("%s:%d", f.fn.file, st.line), thenG, elseG, outs)
 	for k, r := range rebuild {
 		f.vars[k] = r(outs)
 	}

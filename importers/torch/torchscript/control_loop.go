@@ -86,13 +86,32 @@ func (in *evaluator) runWhile(f *frame, st *whileStmt) error {
 // runLoop emits a Loop running spec's body; condInit is a while loop's
 // first condition.
 func (in *evaluator) runLoop(f *frame, spec loopSpec, condInit *tensorVal) error {
-	b := in.b
 	var carried []string
 	for _, k := range assignedNames(spec.body) {
-		if _, ok := f.vars[k]; ok && k != spec.target {
+		v, ok := f.vars[k]
+		if _, none := v.(noneVal); none {
+			continue // an Optional left None: the body must leave it so (checked after it)
+		}
+		if ok && k != spec.target {
 			carried = append(carried, k)
 		}
 	}
+	return in.runLoopCarrying(f, spec, condInit, carried)
+}
+
+// inPlaceLoopError names the tensors from before a loop that its body
+// changes in place: they become carried values.
+type inPlaceLoopError struct{ names []string }
+
+func (e *inPlaceLoopError) Error() string {
+	return fmt.Sprintf("%v are changed in place inside a loop", e.names)
+}
+
+// runLoopCarrying is runLoop with the carried names chosen; a tensor the
+// body changes in place is added to them, and every variable that held it
+// sees the Loop's result.
+func (in *evaluator) runLoopCarrying(f *frame, spec loopSpec, condInit *tensorVal, carried []string) error {
+	b := in.b
 	kinds := make([]flowKind, len(carried))
 	inits := make([]*tensorVal, len(carried))
 	declared := make([]canon.ValueInfo, len(carried))
@@ -109,6 +128,27 @@ func (in *evaluator) runLoop(f *frame, spec loopSpec, condInit *tensorVal) error
 	// changes a shape, it is built again with that shape left open.
 	for attempt := 0; ; attempt++ {
 		g, caps, scans, changed, err := in.loopBody(f, spec, carried, kinds, declared)
+		var ip *inPlaceLoopError
+		if errors.As(err, &ip) && !contains(carried, ip.names[0]) {
+			more := append(append([]string(nil), carried...), ip.names...)
+			sort.Strings(more)
+			origs := map[string]*tensorVal{}
+			for _, k := range ip.names {
+				origs[k] = f.vars[k].(*tensorVal)
+			}
+			if err := in.runLoopCarrying(f, spec, condInit, more); err != nil {
+				return err
+			}
+			for k, t := range origs {
+				// Aliases of the tensor changed in place see its new value.
+				if nt, ok := f.vars[k].(*tensorVal); ok && nt != t {
+					staleViews(in.b, t, "")
+					*t = *nt
+					f.vars[k] = t
+				}
+			}
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -207,10 +247,18 @@ func (in *evaluator) loopBody(f *frame, spec loopSpec, carried []string, kinds [
 	for _, k := range carried {
 		locals[k] = true
 	}
+	var inPlace []string
 	for _, k := range changedNames(before.vars, after) {
 		if _, existed := before.vars[k]; existed && !locals[k] {
-			return nil, nil, nil, false, fmt.Errorf("%s is changed in place inside a loop, which the importer does not carry across iterations", k)
+			if _, isTensor := before.vars[k].(*tensorVal); !isTensor {
+				return nil, nil, nil, false, fmt.Errorf("%s is changed inside a loop from a %s to a %s, which the importer does not carry across iterations", k, typeName(before.vars[k]), typeName(after[k]))
+			}
+			inPlace = append(inPlace, k)
 		}
+	}
+	if len(inPlace) > 0 {
+		// Tensors the body changes in place are carried too: build it again.
+		return nil, nil, nil, false, &inPlaceLoopError{names: inPlace}
 	}
 	caps, err := in.finishSubgraph(g, outs)
 	if err != nil {
@@ -328,4 +376,13 @@ func sameType(a, b canon.ValueInfo) bool {
 		}
 	}
 	return true
+}
+
+func contains(names []string, k string) bool {
+	for _, n := range names {
+		if n == k {
+			return true
+		}
+	}
+	return false
 }

@@ -158,7 +158,7 @@ func (in *evaluator) call(fn *funcDef, self *moduleVal, args []value, kwargs map
 			if err != nil {
 				return nil, f.errAt(st.line, err)
 			}
-			if err := assign(f, st, v); err != nil {
+			if err := in.assign(f, st, v); err != nil {
 				return nil, f.errAt(st.line, err)
 			}
 		case *ifStmt, *forStmt, *whileStmt:
@@ -172,7 +172,10 @@ func (in *evaluator) call(fn *funcDef, self *moduleVal, args []value, kwargs map
 	return noneVal{}, nil
 }
 
-func assign(f *frame, st *assignStmt, v value) error {
+func (in *evaluator) assign(f *frame, st *assignStmt, v value) error {
+	if a, ok := st.targets[0].(*attrExpr); ok && !st.unpack {
+		return in.setAttr(f, a, v)
+	}
 	if !st.unpack {
 		n, ok := st.targets[0].(*nameExpr)
 		if !ok {
@@ -273,6 +276,8 @@ func (in *evaluator) eval(f *frame, e expr) (value, error) {
 		return binaryScalar(x.op, a, b)
 	case *callExpr:
 		return in.evalCall(f, x)
+	case *dictExpr:
+		return in.evalDict(f, x)
 	case *unsupportedExpr:
 		return nil, &ControlFlowError{File: f.fn.file, Line: x.line, Text: x.what}
 	}
@@ -356,6 +361,8 @@ func (in *evaluator) subscript(f *frame, x *subscriptExpr) (value, error) {
 	switch b := base.(type) {
 	case *runList:
 		return in.b.listItem(f.scope, b, idx)
+	case *dictVal:
+		return b.get(idx)
 	case *listVal:
 		items = b.items
 	case *tupleVal:
@@ -401,6 +408,9 @@ func (in *evaluator) evalCall(f *frame, x *callExpr) (value, error) {
 		return in.call(c.fn, c.self, args, kwargs)
 	case *qualName:
 		if strings.HasPrefix(c.path, "__torch__.") {
+			if strings.HasSuffix(c.path, ".__new__") {
+				return in.newObject(c.path, args)
+			}
 			fd, err := in.src.function(c.path)
 			if err != nil {
 				return nil, err
@@ -431,8 +441,14 @@ func (in *evaluator) callOp(e opEntry, name, scope string, args []value, kwargs 
 	if v, done, err := oc.runTimeScalarCall(); done {
 		return v, err
 	}
+	if v, done, err := oc.containerCall(); done {
+		return v, err
+	}
 	before := len(in.b.g.Nodes)
 	v, err := e.handler(oc)
+	if err != nil {
+		err = in.b.explainRank(err, args)
+	}
 	if err == nil && checkEmittedKinds {
 		err = verifyEmitted(name, e, in.b.g.Nodes[before:])
 	}

@@ -93,6 +93,9 @@ func opListSetItem(c *opCall) (value, error) {
 	if err := c.bind("list", "idx", "el"); err != nil {
 		return nil, err
 	}
+	if d, ok := c.bound[0].(*dictVal); ok {
+		return c.dictSetItem(d, c.bound[1], c.bound[2])
+	}
 	l, err := c.staticList()
 	if err != nil {
 		return nil, err
@@ -193,6 +196,18 @@ func opItem(c *opCall) (value, error) {
 	}
 	if s, ok := scalarOf(x); ok {
 		return s.value(), nil
+	}
+	if k, ok := c.b().importTimeValue(x); ok && k.NumElements() == 1 {
+		// Computed from constants only (sizes known at import).
+		if s, ok := scalarOf(&tensorVal{konst: k}); ok {
+			switch {
+			case k.DType == canon.Bool:
+				return s.f != 0, nil
+			case s.isInt:
+				return int64(s.f), nil
+			}
+			return s.f, nil
+		}
 	}
 	dt := c.b().info(x).DType
 	switch {

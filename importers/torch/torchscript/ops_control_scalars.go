@@ -117,5 +117,10 @@ func (c *opCall) selectRunTime() (value, bool, error) {
 		return nil, true, err
 	}
 	out, err := c.b().emit1(c.scope, &canon.Gather{Axis: dim}, x, i)
+	if err == nil {
+		// x[i] aliases x: an in-place write into it (which would change x
+		// at a position only a run tells) is refused rather than lost.
+		c.b().views[out.name] = &viewOf{base: viewBase(c.b(), x), opaque: true}
+	}
 	return out, true, err
 }

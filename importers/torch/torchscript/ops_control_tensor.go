@@ -29,7 +29,7 @@ func opTensorLiteral(c *opCall) (value, error) {
 				return c.errf("the nested lists are not rectangular")
 			}
 			switch v.(type) {
-			case int64, float64, bool:
+			case int64, float64, bool, *dynInt:
 				leaves = append(leaves, v)
 				return nil
 			}
@@ -58,7 +58,7 @@ func opTensorLiteral(c *opCall) (value, error) {
 		switch l.(type) {
 		case float64:
 			dt = canon.Float32
-		case int64:
+		case int64, *dynInt:
 			if dt == canon.Bool {
 				dt = canon.Int64
 			}
@@ -75,6 +75,9 @@ func opTensorLiteral(c *opCall) (value, error) {
 	}
 	if shape == nil {
 		shape = []int64{}
+	}
+	if hasDynInt(leaves) {
+		return runTimeTensorLiteral(c, leaves, shape, dt)
 	}
 	if err := c.b().a.charge("a tensor literal", int64(len(leaves)*dt.Size())); err != nil {
 		return nil, err

@@ -180,6 +180,9 @@ func opTopK(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k, ok := c.bound[1].(*dynInt); ok {
+		return topKRunTime(c, x, k)
+	}
 	k, err := c.int(1)
 	if err != nil {
 		return nil, err

@@ -37,6 +37,9 @@ func opContains(c *opCall) (value, error) {
 		return nil, err
 	}
 	items, ok := listItems(c.bound[0])
+	if d, isDict := c.bound[0].(*dictVal); isDict {
+		items, ok = d.keys, true
+	}
 	if !ok {
 		return nil, c.errf("membership in a %s is not known at import", typeName(c.bound[0]))
 	}

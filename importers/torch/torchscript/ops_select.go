@@ -468,6 +468,9 @@ func opIndexPut(c *opCall) (value, error) {
 	if acc {
 		red = canon.ScatterAdd
 	}
+	if _, static := c.b().info(x).StaticShape(); !static && !ai.mask && len(ai.ts) == 1 && ai.pos[0] == 0 {
+		return indexPutRunTime(c, x, ai.ts[0], vals, red)
+	}
 	xs, err := c.shapeOf(x, "the input")
 	if err != nil {
 		return nil, err

@@ -39,7 +39,7 @@ func foldMod(c *opCall, fmod bool) (v value, ok bool, err error) {
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.numel": entry(opNumel),
+		"torch.numel": entry(opNumel, "Shape", "ReduceProd"),
 		"torch.zero_": entry(inPlace(opZero), "ConstantOfShape", "Expand", "Cast", "ScatterND", "Reshape"),
 	})
 }
@@ -50,6 +50,11 @@ func opNumel(c *opCall) (value, error) {
 	x, err := c.bindInput("input")
 	if err != nil {
 		return nil, err
+	}
+	if vi := c.b().info(x); vi.RankKnown {
+		if _, static := vi.StaticShape(); !static {
+			return runTimeNumel(c, x)
+		}
 	}
 	shape, err := c.shapeOf(x, "the input")
 	if err != nil {

@@ -227,8 +227,18 @@ func opFloat(c *opCall) (value, error) {
 	if err := c.bind("x"); err != nil {
 		return nil, err
 	}
+	if t, ok := c.bound[0].(*tensorVal); ok {
+		if _, known := scalarOf(t); !known {
+			if k, computed := c.b().importTimeValue(t); computed {
+				c.bound[0] = &tensorVal{konst: k}
+			}
+		}
+	}
 	s, ok := scalarOf(c.bound[0])
 	if !ok {
+		if _, isTensor := c.bound[0].(*tensorVal); isTensor {
+			return nil, c.errf("float() of a tensor known only at run time: the importer computes Python floats at import only; give the input sizes it depends on (--input-shape NAME=D1,D2,...)")
+		}
 		return nil, c.errf("argument must be a number known at import, got %s", typeName(c.bound[0]))
 	}
 	return s.f, nil
@@ -245,6 +255,11 @@ func opLen(c *opCall) (value, error) {
 		return int64(len(x.items)), nil
 	case *runList:
 		return c.listLen(x)
+	case *dictVal:
+		return int64(len(x.keys)), nil
+	case *tensorVal:
+		// len(t) is t.size(0)
+		return c.in.callOp(opTable["torch.size"], "torch.size", c.scope, []value{x, int64(0)}, nil)
 	}
 	return nil, c.errf("len of a %s is not supported", typeName(c.bound[0]))
 }

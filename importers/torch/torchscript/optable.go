@@ -182,7 +182,7 @@ func inPlace(h opHandler) opHandler {
 		if dst, ok := c.args[0].(*tensorVal); ok && dst.name != "" {
 			if v, isView := c.b().views[dst.name]; isView {
 				if v.opaque || v.base.ref != nil || v.base.konst != nil {
-					return nil, c.errf("an in-place op on a view made by reshape, transpose or expand (x.view(...).add_(y)), or on part of a weight, writes into the viewed tensor, which this importer does not express; compute the new tensor out of place")
+					return nil, c.errf("an in-place op on a view made by reshape, transpose or expand (x.view(...).add_(y)), by a select at an index known only at run time, or on part of a weight, writes into the viewed tensor, which this importer does not express; compute the new tensor out of place")
 				}
 				return writeThroughView(c, h, dst, v)
 			}

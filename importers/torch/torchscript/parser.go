@@ -714,7 +714,7 @@ func (p *parser) atom() (expr, error) {
 			}
 			return l, p.expectOp("]")
 		case "{":
-			return nil, p.errf("dict literals are not supported")
+			return p.dictLiteral()
 		}
 	}
 	return nil, p.errf("unexpected %s", t)

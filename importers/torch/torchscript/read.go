@@ -307,6 +307,10 @@ func declareInputs(b *builder, fwd *funcDef, opts formats.ReadOptions, inferred 
 			args = append(args, in)
 			continue
 		}
+		if optionalLeftNone(p) {
+			args = append(args, noneVal{})
+			continue
+		}
 		seq, err := declareTensorSeq(fwd, p, opts, declare)
 		if err != nil {
 			return nil, given, err
@@ -359,6 +363,10 @@ func flattenOutputs(b *builder, v value) (outs []*tensorVal, dropped []int, err 
 		case *tensorVal:
 			outs = append(outs, x)
 			return nil
+		case bool, *dynBool:
+			t, _ := boolTensor(x) // a 0-d bool tensor, as torch.tensor(b)
+			outs = append(outs, t)
+			return nil
 		case int64, *dynInt:
 			t, err := intOutput(b, x)
 			if err != nil {
@@ -372,6 +380,14 @@ func flattenOutputs(b *builder, v value) (outs []*tensorVal, dropped []int, err 
 			}
 			dropped = append(dropped, len(outs))
 			outs = append(outs, nil)
+			return nil
+		case *dictVal:
+			for i, it := range x.vals {
+				b.nameOutput(len(outs), x.keys[i])
+				if err := walk(it, depth+1); err != nil {
+					return err
+				}
+			}
 			return nil
 		case *tupleVal, *listVal:
 			var items []value

@@ -164,6 +164,8 @@ func (cv *converter) convert(v pickle.Value, path string, depth int) (value, err
 		}
 		cv.done[v] = out
 		return out, nil
+	case *pickle.Dict:
+		return cv.convertDict(x, path, depth)
 	}
 	return nil, fmt.Errorf("attribute %s holds a %s, which this importer does not use", path, pickle.TypeName(v))
 }

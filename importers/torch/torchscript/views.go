@@ -13,7 +13,7 @@ import (
 
 // writeBackKinds are the kinds an in-place op may emit to write through a
 // view, besides its own.
-var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat"}
+var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze"}
 
 // viewStep is one slice (start:end:step along axis) or select (index start
 // along axis, which drops the axis), in the axes of the tensor it applies
@@ -53,6 +53,10 @@ func staleViews(b *builder, base *tensorVal, keep string) {
 // maxWriteBack bounds the index entries (elements × rank) a write through
 // a view may make.
 const maxWriteBack = 1 << 22
+
+// maxScatterWrite is the size of the written tensor above which a write
+// into a box of it is assembled from slices rather than scattered.
+const maxScatterWrite = 1 << 12
 
 // trackView records out as a view of x by step: of x itself, or of the
 // tensor x views.
@@ -157,9 +161,14 @@ func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value,
 	if !ok {
 		return nil, c.errf("an in-place op on a slice needs the sliced tensor's shape; give the input shape (--input-shape NAME=D1,D2,...)")
 	}
+	if lo, hi, _, isBox := v.boxSelect(shape); isBox && numelOf(shape) > maxScatterWrite {
+		// Slices and concats write a large box more cheaply than the
+		// index constant of a scatter.
+		return writeBox(c, h, dst, v, shape, lo, hi)
+	}
 	pos, viewShape, ok := v.positions(shape)
 	if !ok {
-		if lo, hi, isBox := v.box(shape); isBox {
+		if lo, hi, _, isBox := v.boxSelect(shape); isBox {
 			return writeBox(c, h, dst, v, shape, lo, hi)
 		}
 		return nil, c.errf("the slice written to covers too many elements, or its positions cannot be worked out at import")

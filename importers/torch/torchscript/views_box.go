@@ -11,20 +11,58 @@ import "github.com/modelbridge/modelbridge/canon"
 // box gives the base coordinates [lo, hi) the view covers when every step
 // is a unit-step slice and the box is not empty.
 func (v *viewOf) box(shape []int64) (lo, hi []int64, ok bool) {
+	lo, hi, _, ok = v.boxSelect(shape)
+	return lo, hi, ok
+}
+
+// boxSelect is box for views that may also select (x[k] is the box
+// k:k+1 along that axis, with the axis dropped from the view): selected
+// lists the base axes selects dropped, ascending.
+func (v *viewOf) boxSelect(shape []int64) (lo, hi []int64, selected []int64, ok bool) {
 	lo = make([]int64, len(shape))
 	hi = append([]int64{}, shape...)
+	// axes[i] is the base axis of view axis i.
+	axes := make([]int, len(shape))
+	for i := range axes {
+		axes[i] = i
+	}
 	for _, s := range v.steps {
-		if s.selects || s.step != 1 || s.axis < 0 || s.axis >= len(shape) {
-			return nil, nil, false
+		if s.axis < 0 || s.axis >= len(axes) {
+			return nil, nil, nil, false
 		}
-		n := hi[s.axis] - lo[s.axis]
+		ax := axes[s.axis]
+		n := hi[ax] - lo[ax]
+		if s.selects {
+			k := s.start
+			if k < 0 {
+				k += n
+			}
+			if k < 0 || k >= n {
+				return nil, nil, nil, false
+			}
+			lo[ax], hi[ax] = lo[ax]+k, lo[ax]+k+1
+			axes = append(axes[:s.axis:s.axis], axes[s.axis+1:]...)
+			continue
+		}
+		if s.step != 1 {
+			return nil, nil, nil, false
+		}
 		a, b := clampSlice(s.start, n), clampSlice(s.end, n)
 		if b <= a {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
-		lo[s.axis], hi[s.axis] = lo[s.axis]+a, lo[s.axis]+b
+		lo[ax], hi[ax] = lo[ax]+a, lo[ax]+b
 	}
-	return lo, hi, true
+	kept := map[int]bool{}
+	for _, ax := range axes {
+		kept[ax] = true
+	}
+	for ax := range shape {
+		if !kept[ax] {
+			selected = append(selected, int64(ax))
+		}
+	}
+	return lo, hi, selected, true
 }
 
 // writeBox is writeThroughView for a view that box describes.
@@ -38,9 +76,16 @@ func writeBox(c *opCall, h opHandler, dst *tensorVal, v *viewOf, shape, lo, hi [
 	if !ok {
 		return nil, c.errf("internal error: an in-place op returned a %s", typeName(out))
 	}
-	want := make([]int64, len(shape))
-	for i := range want {
-		want[i] = hi[i] - lo[i]
+	_, _, selected, _ := v.boxSelect(shape)
+	dropped := map[int64]bool{}
+	for _, ax := range selected {
+		dropped[ax] = true
+	}
+	var want []int64
+	for i := range shape {
+		if !dropped[int64(i)] {
+			want = append(want, hi[i]-lo[i])
+		}
 	}
 	if have, ok := b.info(res).StaticShape(); !ok || !sameInts(have, want) {
 		return nil, c.errf("the new value's shape %v is not the slice's %v", have, want)
@@ -48,6 +93,11 @@ func writeBox(c *opCall, h opHandler, dst *tensorVal, v *viewOf, shape, lo, hi [
 	upd, err := castTo(c, res, b.info(v.base).DType)
 	if err != nil {
 		return nil, err
+	}
+	if len(selected) > 0 {
+		if upd, err = b.emit1(c.scope, &canon.Unsqueeze{Axes: selected}, upd); err != nil {
+			return nil, err
+		}
 	}
 	newBase, err := assembleBox(c, v.base, upd, shape, lo, hi, 0)
 	if err != nil {

@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
+	"github.com/modelbridge/modelbridge/internal/tensorfile"
+	"github.com/modelbridge/modelbridge/internal/testfix"
+	"github.com/modelbridge/modelbridge/interp"
+)
+
+// detectionScriptedCI is what MODELBRIDGE_DETECTION=1 runs of the scripted
+// models: those the TorchScript importer reads today.
+var detectionScriptedCI = []string{"ssdlite320_mobilenet_v3_large"}
+
+// detectionScriptedFixedSize are the scripted models imported once per
+// image size, with the reason the size cannot stay symbolic.
+var detectionScriptedFixedSize = map[string]string{
+	"retinanet_resnet50_fpn": "its transform resizes by a scale it computes as a Python float from the image size (float(tensor)), which the importer computes at import only",
+}
+
+// TestTorchvisionDetectionScripted scripts torchvision's detection models
+// with torch.jit.script (eval mode), imports the archive with the image
+// size left symbolic (input images_0 = 3×H×W, the one image of the list),
+// and checks on a 320x320 and a 256x384 image that the interpreter, the
+// interpreter running modelbridge's ONNX export and ONNX Runtime running
+// that export all find the scripted module's detections (the outputs are
+// named after the detections dict's keys). The export is at opset 18: the
+// resize to the model's input size has axes (Resize's axes attribute
+// needs opset 18 when the other sizes are symbolic).
+//
+//	MODELBRIDGE_DETECTION=1     the models listed in detectionScriptedCI
+//	MODELBRIDGE_DETECTION=all   all five (see docs/detection.md for those
+//	                            the importer refuses, and why)
+//	MODELBRIDGE_DETECTION=a,b   the named models
+func TestTorchvisionDetectionScripted(t *testing.T) {
+	var models []string
+	switch sel := os.Getenv("MODELBRIDGE_DETECTION"); sel {
+	case "":
+		t.Skip("skipping: set MODELBRIDGE_DETECTION=1 (the small models), =all or =name,name to script torchvision's detection models and check them (minutes each)")
+	case "1":
+		models = detectionScriptedCI
+	case "all":
+		models = detectionAll
+	default:
+		models = strings.Split(sel, ",")
+	}
+	python := testfix.Torch(t, "torchvision", "numpy", "onnx")
+	generator := filepath.Join(testfix.RepoRoot(), "testdata", "make_detection_scripted.py")
+	for _, name := range models {
+		name := name
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if out, err := exec.Command(python, generator, name, dir).CombinedOutput(); err != nil {
+				t.Fatalf("scripting %s: %v\n%s", name, err, detLastLines(string(out), 15))
+			}
+			checkScriptedDetection(t, dir)
+		})
+	}
+}
+
+// checkScriptedDetection imports dir/model.pt (as made by
+// testdata/make_detection_scripted.py) once, with a symbolic image size,
+// and compares every way of running it with PyTorch on both images.
+func checkScriptedDetection(t *testing.T, dir string) {
+	raw, err := os.ReadFile(filepath.Join(dir, "names.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Fields(string(raw))
+	symbolic := formats.ReadOptions{
+		InputShapes: map[string][]int64{"images_0": {3, -1, -1}},
+		DimNames:    map[string]map[int]string{"images_0": {1: "H", 2: "W"}},
+	}
+	var g, back *canon.Graph
+	var export string
+	if why, fixed := detectionScriptedFixedSize[filepath.Base(t.Name())]; fixed {
+		t.Logf("imported once per image size: %s", why)
+	} else {
+		g, back, export = importScriptedDetection(t, dir, names, symbolic, "out.onnx")
+		defer g.Close()
+		defer back.Close()
+	}
+	rt, ortErr := ort.Find("")
+	for c := 0; c < 2; c++ {
+		caseDir := filepath.Join(dir, fmt.Sprintf("case%d", c))
+		if _, fixed := detectionScriptedFixedSize[filepath.Base(t.Name())]; fixed {
+			in, err := tensorfile.Load(filepath.Join(caseDir, "input_0.pb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := formats.ReadOptions{InputShapes: map[string][]int64{"images_0": in.Shape}}
+			g, back, export = importScriptedDetection(t, dir, names, opts, fmt.Sprintf("out%d.onnx", c))
+			defer g.Close()
+			defer back.Close()
+		}
+		want := make([]*canon.Tensor, len(names))
+		for i, n := range names {
+			if want[i], err = tensorfile.Load(filepath.Join(caseDir, n+".npy")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in, err := tensorfile.Load(filepath.Join(caseDir, "input_0.pb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := fmt.Sprintf("%dx%d", in.Shape[1], in.Shape[2])
+		for _, run := range []struct {
+			label string
+			graph *canon.Graph
+		}{{"run model.pt", g}, {"run ONNX export", back}} {
+			outs, err := interp.Run(run.graph, map[string]*canon.Tensor{run.graph.Inputs[0].Name: in})
+			if err != nil {
+				t.Errorf("%s %s: %v", run.label, size, err)
+				continue
+			}
+			got := make([]*canon.Tensor, len(names))
+			for i := range names {
+				got[i] = outs[run.graph.Outputs[i].Name]
+			}
+			reportDetections(t, run.label+" "+size, names, got, want)
+		}
+		if ortErr != nil {
+			t.Logf("ONNX Runtime not run: %v", ortErr)
+			continue
+		}
+		out := filepath.Join(dir, fmt.Sprintf("ort%d", c))
+		if err := rt.RunDir(export, caseDir, out, ort.Options{}); err != nil {
+			t.Errorf("ONNX Runtime %s: %v", size, err)
+			continue
+		}
+		got := make([]*canon.Tensor, len(names))
+		for i := range names {
+			if got[i], err = tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		reportDetections(t, "ONNX Runtime "+size, names, got, want)
+	}
+}
+
+// importScriptedDetection imports dir/model.pt with opts, checks that its
+// outputs are named after the detections' keys, and exports it to ONNX
+// (dir/file) and reads that back.
+func importScriptedDetection(t *testing.T, dir string, names []string, opts formats.ReadOptions, file string) (g, back *canon.Graph, export string) {
+	t.Helper()
+	g, _, err := formats.Read(filepath.Join(dir, "model.pt"), "torchscript", opts)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	for i, n := range names {
+		if i >= len(g.Outputs) || g.Outputs[i].Name != n {
+			t.Fatalf("graph outputs %v, want the detections' keys %v", g.Outputs, names)
+		}
+	}
+	export = filepath.Join(dir, file)
+	exp, err := formats.FindExporter(export, "onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exp.Write(g, export, formats.WriteOptions{Opset: 18}); err != nil {
+		t.Fatalf("ONNX export: %v", err)
+	}
+	back, _, err = formats.Read(export, "onnx", formats.ReadOptions{})
+	if err != nil {
+		t.Fatalf("reading the export: %v", err)
+	}
+	return g, back, export
+}
