@@ -69,3 +69,24 @@ func BenchmarkKernel16Stream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKernel16Both is BenchmarkKernel16Stream (C rows 3088 floats
+// apart) with B read in place, ldb floats a row, as the weight GEMMs do.
+func BenchmarkKernel16Both(b *testing.B) {
+	const k, panels, ldc = 256, 13, 3088
+	for _, ldb := range []int{16, 768, 2304, 3072} {
+		a := make([]float32, panels*16*k)
+		w := make([]float32, k*ldb)
+		c := make([]float32, panels*16*ldc)
+		b.Run(fmt.Sprintf("ldb%d", ldb), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			t0 := threadCPU()
+			for i := range b.N {
+				p := i % panels
+				Kernel16(16, k, a[p*16*k:], w, ldb, c[p*16*ldc:], ldc, true, true)
+			}
+			b.ReportMetric(2*16*16*k*float64(b.N)/(threadCPU()-t0)/1e9, "GFLOP/cpu-s")
+		})
+	}
+}
