@@ -200,6 +200,7 @@ func runAttentionPattern(x *exec, pat attnPattern) error {
 	// each worker has its own scores buffer.
 	workers := workersFor(heads*blocks, 2*min(m, attnRowBlock)*n*(d+dv))
 	scratch := make([]*[]float32, workers)
+	packs := make([]attnScratch, workers)
 	for i := range scratch {
 		scratch[i] = getPack(min(m, attnRowBlock) * n)
 	}
@@ -207,13 +208,14 @@ func runAttentionPattern(x *exec, pat attnPattern) error {
 		h, i := t/blocks, t%blocks*attnRowBlock
 		rows := min(attnRowBlock, m-i)
 		sc := (*scratch[wk])[:rows*n]
-		gemmSerial(false, false, rows, n, d, 1, q.f[(h*m+i)*d:], d, kt.f[h*d*n:], n, sc, n, 0)
+		attnGemm(&packs[wk], rows, n, d, q.f[(h*m+i)*d:], d, kt.f[h*d*n:], n, sc, n)
 		pat.scoreRows(sc, n, mask)
 		softmaxRows(sc, n)
-		gemmSerial(false, false, rows, dv, n, 1, sc, n, v.f[h*n*dv:], dv, y.f[(h*m+i)*dv:], dv, 0)
+		attnGemm(&packs[wk], rows, dv, n, sc, n, v.f[h*n*dv:], dv, y.f[(h*m+i)*dv:], dv)
 	})
-	for _, s := range scratch {
+	for i, s := range scratch {
 		packPool.Put(s)
+		packs[i].release()
 	}
 	x.set(0, y)
 	return nil
