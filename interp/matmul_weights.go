@@ -42,7 +42,7 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 	// share one, and the kernel's loads and stores of C would evict each
 	// other); the epilogue moves each finished strip into c.
 	ldS := roundUp(n, gemmNR) + cTileGap
-	ps := getPack(m * ldS)
+	ps := getPack(mp * ldS) // whole panels: a last one of a few rows is stored as 8
 	defer packPool.Put(ps)
 	scratch := *ps
 	// With A packed, a piece of C costs nothing to start: C is cut into
@@ -110,9 +110,9 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 					case mr < 8 && nr == gemmNR:
 						// A last panel of a few rows (vit_b_16's 197 = 12·16 + 5):
 						// the 8-row kernel wastes 3 rows where the 16-row one
-						// wastes 11; each sum is the same.
-						microKernelB(8, kb, ap, bp, bld, tmp[:], gemmNR, false, prefetch)
-						storeTile(cp, lds, tmp[:], mr, nr, add)
+						// wastes 11, stored into the scratch's spare rows; each
+						// sum is the same.
+						microKernelB(8, kb, ap, bp, bld, cp, lds, add, prefetch)
 					default:
 						microTileAt(kb, ap, bp, bld, cp, lds, mr, nr, add, &tmp)
 					}
