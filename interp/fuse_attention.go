@@ -200,6 +200,7 @@ func runAttentionPattern(x *exec, pat attnPattern) error {
 	// each worker has its own scores buffer.
 	workers := workersFor(heads*blocks, 2*min(m, attnRowBlock)*n*(d+dv))
 	scratch := make([]*[]float32, workers)
+	packs := make([]attnScratch, workers)
 	for i := range scratch {
 		scratch[i] = getPack(min(m, attnRowBlock) * n)
 	}
@@ -207,40 +208,33 @@ func runAttentionPattern(x *exec, pat attnPattern) error {
 		h, i := t/blocks, t%blocks*attnRowBlock
 		rows := min(attnRowBlock, m-i)
 		sc := (*scratch[wk])[:rows*n]
-		gemmSerial(false, false, rows, n, d, 1, q.f[(h*m+i)*d:], d, kt.f[h*d*n:], n, sc, n, 0)
-		for row := range rows {
-			pat.scoreRow(sc[row*n:(row+1)*n], mask)
-		}
+		attnGemm(&packs[wk], rows, n, d, q.f[(h*m+i)*d:], d, kt.f[h*d*n:], n, sc, n)
+		pat.scoreRows(sc, n, mask)
 		softmaxRows(sc, n)
-		gemmSerial(false, false, rows, dv, n, 1, sc, n, v.f[h*n*dv:], dv, y.f[(h*m+i)*dv:], dv, 0)
+		attnGemm(&packs[wk], rows, dv, n, sc, n, v.f[h*n*dv:], dv, y.f[(h*m+i)*dv:], dv)
 	})
-	for _, s := range scratch {
+	for i, s := range scratch {
 		packPool.Put(s)
+		packs[i].release()
 	}
 	x.set(0, y)
 	return nil
 }
 
-// scoreRow scales one row of scores and adds the mask, as the Div or Mul
-// and the Add do.
-func (pat attnPattern) scoreRow(row, mask []float32) {
-	if pat.scaled {
-		c := pat.scale
-		if pat.scaleFn == binDiv {
-			for j, v := range row {
-				row[j] = v / c
-			}
-		} else {
-			for j, v := range row {
-				row[j] = v * c
-			}
-		}
+// scoreRows scales each row of n scores in sc and adds the mask, as the
+// Div or Mul and the Add do.
+func (pat attnPattern) scoreRows(sc []float32, n int, mask []float32) {
+	op := vec.ScoreKeep
+	switch {
+	case pat.scaled && pat.scaleFn == binDiv:
+		op = vec.ScoreDiv
+	case pat.scaled:
+		op = vec.ScoreMul
 	}
-	if mask != nil {
-		for j, v := range mask[:len(row)] {
-			row[j] = row[j] + v
-		}
+	if op == vec.ScoreKeep && mask == nil {
+		return
 	}
+	vec.ScoreRows(sc, n, pat.scale, op, mask)
 }
 
 // softmaxRows sets each row of n values in s to its softmax, with the

@@ -140,6 +140,31 @@ func runMatMulWeights(x *exec, gelu bool) error {
 	return nil
 }
 
+// move moves rows i..i+mb, columns j..j+nb of s (lds columns a row) into
+// c (n columns a row) through the epilogue: the bias and residual Adds in
+// the same pass, the Gelu after the bias.
+func (ep *matMulEp) move(c []float32, n int, s []float32, lds, i, mb, j, nb int) {
+	var bias, res []float32
+	if ep.bias != nil {
+		bias = ep.bias[j : j+nb]
+	}
+	if ep.res != nil && !ep.gelu {
+		res = ep.res[i*n+j:]
+	}
+	stripMove(c[i*n+j:], n, s[i*lds+j:], lds, mb, nb, bias, res)
+	if ep.gelu {
+		for r := i; r < i+mb; r++ {
+			row := c[r*n+j : r*n+j+nb]
+			geluRow(row)
+			if ep.res != nil {
+				for q, v := range ep.res[r*n+j : r*n+j+nb] {
+					row[q] = v + row[q]
+				}
+			}
+		}
+	}
+}
+
 // apply runs the epilogue on rows i..i+mb, columns j..j+nb of c (n columns
 // a row), in the graph's order: bias, then Gelu or residual.
 func (ep *matMulEp) apply(c []float32, n, i, mb, j, nb int) {

@@ -65,6 +65,10 @@ func clampTile(y []float32, ld, rows, cols int, bias, res []float32, lo, hi floa
 	vec.ClampTile(y, ld, rows, cols, bias, res, lo, hi)
 }
 
+func stripMove(dst []float32, ldd int, src []float32, lds, rows, cols int, bias, res []float32) {
+	vec.StripMove(dst, ldd, src, lds, rows, cols, bias, res)
+}
+
 func microColumn(kb, panels int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
 	vec.Column16(kb, panels, a, b, ldb, c, ldc, add)
 }

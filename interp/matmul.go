@@ -41,6 +41,13 @@ func runLinear(x *exec, op *canon.Linear) error {
 	case m <= linearDotMaxRows && k > 0:
 		linearByDots(m, n, k, op.Alpha, a.f, w.f, y.f, beta)
 	default:
+		if op.Alpha != 0 {
+			// Constant weights are packed once, not on every run.
+			if pb := x.constPackedB(1, 0, true, w.f, k, n); pb != nil {
+				gemmConstBScaled(m, n, k, op.Alpha, a.f, k, pb, y.f, n, beta)
+				break
+			}
+		}
 		gemm(false, true, m, n, k, op.Alpha, a.f, k, w.f, k, y.f, n, beta)
 	}
 	x.set(0, y)

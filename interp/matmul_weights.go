@@ -36,34 +36,49 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 			packA(false, a, k, r0, pc, r1-r0, kb, 1, packed[pc*mp+r0*kb:])
 		}
 	})
+	// The products are summed in a scratch copy of C whose rows lie
+	// cTileGap floats further apart than C's, so that a 16-row tile's rows
+	// do not all fall into the same few L1 sets (at n = 3072 they would
+	// share one, and the kernel's loads and stores of C would evict each
+	// other); the epilogue moves each finished strip into c.
+	ldS := roundUp(n, gemmNR) + cTileGap
+	ps := getPack(mp * ldS) // whole panels: a last one of a few rows is stored as 8
+	defer packPool.Put(ps)
+	scratch := *ps
 	// With A packed, a piece of C costs nothing to start: C is cut into
 	// about four pieces a worker, taken as workers come free, so that a
 	// worker the machine's other load holds up does not hold up the rest.
 	workers := runtime.GOMAXPROCS(0)
 	if workers <= 1 || m*n*k < 1<<18 {
-		gemmByWeightsSerial(0, m, 0, n, k, packed, mp, w, n, c, ep)
+		gemmByWeightsSerial(0, m, 0, n, k, packed, mp, w, n, scratch, ldS, c, ep)
 		return
 	}
 	if n >= m {
 		step := roundUp((n+4*workers-1)/(4*workers), gemmNR)
 		parallelTasks((n+step-1)/step, workers, func(_, t int) {
-			gemmByWeightsSerial(0, m, t*step, min(step, n-t*step), k, packed, mp, w, n, c, ep)
+			gemmByWeightsSerial(0, m, t*step, min(step, n-t*step), k, packed, mp, w, n, scratch, ldS, c, ep)
 		})
 		return
 	}
 	step := roundUp((m+4*workers-1)/(4*workers), gemmMR)
 	parallelTasks((m+step-1)/step, workers, func(_, t int) {
-		gemmByWeightsSerial(t*step, min(step, m-t*step), 0, n, k, packed, mp, w, n, c, ep)
+		gemmByWeightsSerial(t*step, min(step, m-t*step), 0, n, k, packed, mp, w, n, scratch, ldS, c, ep)
 	})
 }
 
-// gemmByWeightsSerial computes rows i..i+m, columns j..j+n of c (ld
-// columns a row, as w) on the calling goroutine from A packed whole (for
-// each block of gemmKC columns pc, its mp rows in gemmMR-row panels at
-// pc·mp, as packA lays them out), B read in place with the micro-kernel
+// cTileGap is how many floats more than C's own a row of the scratch C
+// of gemmByWeights takes (a variable for benchmarks to compare).
+var cTileGap = gemmNR
+
+// gemmByWeightsSerial computes rows i..i+m, columns j..j+n of the product
+// on the calling goroutine from A packed whole (for each block of gemmKC
+// columns pc, its mp rows in gemmMR-row panels at pc·mp, as packA lays
+// them out), B (ld columns a row) read in place with the micro-kernel
 // gemm uses on packed panels (a last, partial panel of columns is packed,
-// zero-padded). i is a multiple of gemmMR.
-func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, c []float32, ep *matMulEp) {
+// zero-padded), summing into s (lds columns a row), then applies ep to
+// each finished strip on its way into c (ld columns a row). i is a
+// multiple of gemmMR.
+func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, s []float32, lds int, c []float32, ep *matMulEp) {
 	pe := getPack(gemmKC * gemmNR)
 	defer packPool.Put(pe)
 	edge := *pe
@@ -88,22 +103,22 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 				for ir := 0; ir < mb; ir += gemmMR {
 					ap := bufA[ir*kb : (ir+gemmMR)*kb]
 					r, mr := i+ic+ir, min(gemmMR, mb-ir)
-					cp := c[r*ld+j+jr:]
+					cp := s[r*lds+j+jr:]
 					switch {
 					case (mr == gemmMR || mr == 8) && nr == gemmNR:
-						microKernelB(mr, kb, ap, bp, bld, cp, ld, add, prefetch)
+						microKernelB(mr, kb, ap, bp, bld, cp, lds, add, prefetch)
 					case mr < 8 && nr == gemmNR:
 						// A last panel of a few rows (vit_b_16's 197 = 12·16 + 5):
 						// the 8-row kernel wastes 3 rows where the 16-row one
-						// wastes 11; each sum is the same.
-						microKernelB(8, kb, ap, bp, bld, tmp[:], gemmNR, false, prefetch)
-						storeTile(cp, ld, tmp[:], mr, nr, add)
+						// wastes 11, stored into the scratch's spare rows; each
+						// sum is the same.
+						microKernelB(8, kb, ap, bp, bld, cp, lds, add, prefetch)
 					default:
-						microTileAt(kb, ap, bp, bld, cp, ld, mr, nr, add, &tmp)
+						microTileAt(kb, ap, bp, bld, cp, lds, mr, nr, add, &tmp)
 					}
 				}
 				if pc+kb == k {
-					ep.apply(c, ld, i+ic, mb, j+jr, nr)
+					ep.move(c, ld, s, lds, i+ic, mb, j+jr, nr)
 				}
 			}
 		}

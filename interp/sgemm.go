@@ -351,11 +351,17 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 					r, mr := ic+ir, min(gemmMR, mb-ir)
 					// Whole tiles, and tiles of 8 whole rows, go straight
 					// into C.
-					if (mr == gemmMR || mr == 8) && nr == gemmNR {
+					switch {
+					case (mr == gemmMR || mr == 8) && nr == gemmNR:
 						microKernelB(mr, kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, prefetch)
-						continue
+					case mr < 8:
+						// A last panel of a few rows (197 = 12·16 + 5) through the
+						// 8-row kernel: each sum is the same.
+						microKernelB(8, kb, ap, bp, bld, tmp[:], gemmNR, false, prefetch)
+						storeTile(c[r*ldc+jr:], ldc, tmp[:], mr, nr, add)
+					default:
+						microTileAt(kb, ap, bp, bld, c[r*ldc+jr:], ldc, mr, nr, add, &tmp)
 					}
-					microTileAt(kb, ap, bp, bld, c[r*ldc+jr:], ldc, mr, nr, add, &tmp)
 				}
 				if ep != nil && pc+kb == k {
 					ep.finish(c, ldc, ic, mb, jr, nr)

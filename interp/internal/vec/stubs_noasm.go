@@ -34,6 +34,14 @@ func DWConv3Row(src []float32, ld, rows, sw int, w *[9]float32, bias float32, ds
 	dwConv3RowRef(src, ld, rows, sw, w, bias, dst, acc)
 }
 func PoolStep(acc, src []float32, sw int, isMax bool) { poolStepRef(acc, src, sw, isMax) }
+func StripMove(dst []float32, ldd int, src []float32, lds, rows, cols int, bias, res []float32) {
+	stripMoveRef(dst, ldd, src, lds, rows, cols, bias, res)
+}
+func ScoreRows(s []float32, n int, c float32, op ScoreOp, mask []float32) {
+	if n > 0 {
+		scoreRowsRef(s, n, c, op, mask)
+	}
+}
 func ClampTile(y []float32, ld, rows, cols int, bias, res []float32, lo, hi float32) {
 	clampTileRef(y, ld, rows, cols, bias, res, lo, hi)
 }
