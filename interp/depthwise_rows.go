@@ -63,35 +63,32 @@ func newDwLayout(g *geom3) dwLayout {
 }
 
 // fill copies the input plane src into its phases in buf, whose other
-// values (the pads) stay zero.
+// values (the pads) stay zero: the input rows of each vertical phase in
+// one call, split into their even and odd columns at stride 2.
 func (l *dwLayout) fill(g *geom3, src, buf []float32) {
 	H, W := g.in[1], g.in[2]
-	sy, sx := g.s[1], g.s[2]
+	sy, sx, pt, pl := g.s[1], g.s[2], g.pb[1], g.pb[2]
 	phase := l.hs * l.ws
-	if sy == 1 && sx == 1 {
-		inf := float32(math.Inf(1))
-		vec.CopyRowsClamp(buf[g.pb[1]*l.ws+g.pb[2]:], l.ws, src, W, H, W, -inf, inf)
-		return
-	}
-	for iy := range H {
-		yp := iy + g.pb[1]
-		row := src[iy*W : (iy+1)*W]
+	inf := float32(math.Inf(1))
+	for q := range min(sy, H) {
+		rows := (H - q + sy - 1) / sy
+		yp := q + pt
 		base := (yp%sy)*sx*phase + (yp/sy)*l.ws
-		if sx == 1 {
-			copy(buf[base+g.pb[2]:], row)
-			continue
-		}
-		for px := range sx {
-			// The first column of phase px and its place in the phase.
-			ix := ((px-g.pb[2])%sx + sx) % sx
-			if ix >= W {
-				continue
-			}
-			dst := buf[base+px*phase+(ix+g.pb[2])/sx:]
-			n := (W - ix + sx - 1) / sx
-			dst = dst[:n]
-			for i := range dst {
-				dst[i] = row[ix+i*sx]
+		rowsSrc := src[q*W:]
+		switch sx {
+		case 1:
+			vec.CopyRowsClamp(buf[base+pl:], l.ws, rowsSrc, sy*W, rows, W, -inf, inf)
+		case 2:
+			even := buf[base+(pl%2)*phase+pl/2:]
+			odd := buf[base+((pl+1)%2)*phase+(pl+1)/2:]
+			vec.DeinterleaveRows(even, odd, l.ws, rowsSrc, sy*W, rows, W)
+		default:
+			for r := range rows {
+				row := rowsSrc[r*sy*W : r*sy*W+W]
+				for ix, v := range row {
+					xp := ix + pl
+					buf[base+r*l.ws+(xp%sx)*phase+xp/sx] = v
+				}
 			}
 		}
 	}

@@ -62,3 +62,134 @@ last:
 	JNE row
 	VZEROUPPER
 	RET
+
+// func deinterleaveRowsAVX512(rows, w int, src *float32, lds int, even, odd *float32, ldd int)
+// even[r·ldd+i] = src[r·lds+2i], odd[r·ldd+i] = src[r·lds+2i+1] for r < rows
+// and 2i (2i+1) < w: 32 inputs an iteration by two-source permutes, the
+// row's last 1–32 under masks, so nothing outside the rows is read or
+// written. Needs AVX-512F.
+TEXT ·deinterleaveRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ rows+0(FP), CX
+	MOVQ w+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R8
+	SHLQ $2, R8
+	MOVQ even+32(FP), DI
+	MOVQ odd+40(FP), R9
+	MOVQ ldd+48(FP), R10
+	SHLQ $2, R10
+	VMOVUPS dwEvenIdx<>(SB), Z30
+	VMOVUPS dwOddIdx<>(SB), Z29
+	// R11 whole chunks of 32 before the last, which holds DX = 1–32 inputs.
+	LEAQ -1(DX), R11
+	SHRQ $5, R11
+	MOVQ R11, AX
+	SHLQ $5, AX
+	SUBQ AX, DX
+	// K1, K2: the last chunk's inputs in its two vectors; K3, K4: its
+	// evens and odds. A mask of n (0–16) lanes is 0xFFFF >> (16 - n).
+	MOVQ $16, BX
+	CMPQ DX, BX
+	CMOVQLT DX, BX
+	MOVQ $16, AX
+	SUBQ BX, AX
+	MOVL $0xFFFF, R12
+	SHRXL AX, R12, R12
+	KMOVW R12, K1
+	MOVQ DX, AX
+	SUBQ BX, AX
+	NEGQ AX
+	ADDQ $16, AX
+	MOVL $0xFFFF, R12
+	SHRXL AX, R12, R12
+	KMOVW R12, K2
+	LEAQ 1(DX), BX
+	SHRQ $1, BX
+	MOVQ $16, AX
+	SUBQ BX, AX
+	MOVL $0xFFFF, R12
+	SHRXL AX, R12, R12
+	KMOVW R12, K3
+	MOVQ DX, BX
+	SHRQ $1, BX
+	MOVQ $16, AX
+	SUBQ BX, AX
+	MOVL $0xFFFF, R12
+	SHRXL AX, R12, R12
+	KMOVW R12, K4
+
+drow:
+	MOVQ SI, BX
+	MOVQ DI, R12
+	MOVQ R9, R13
+	MOVQ R11, AX
+	TESTQ AX, AX
+	JEQ dlast
+
+dwhole:
+	VMOVUPS (BX), Z0
+	VMOVUPS 64(BX), Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z30, Z2
+	VPERMT2PS Z1, Z29, Z0
+	VMOVUPS Z2, (R12)
+	VMOVUPS Z0, (R13)
+	ADDQ $128, BX
+	ADDQ $64, R12
+	ADDQ $64, R13
+	DECQ AX
+	JNE dwhole
+
+dlast:
+	VMOVUPS.Z (BX), K1, Z0
+	VMOVUPS.Z 64(BX), K2, Z1
+	VMOVAPS Z0, Z2
+	VPERMT2PS Z1, Z30, Z2
+	VPERMT2PS Z1, Z29, Z0
+	VMOVUPS Z2, K3, (R12)
+	VMOVUPS Z0, K4, (R13)
+	ADDQ R8, SI
+	ADDQ R10, DI
+	ADDQ R10, R9
+	DECQ CX
+	JNE drow
+	VZEROUPPER
+	RET
+
+// dwEvenIdx and dwOddIdx are the permutes' indices: the even and the odd
+// places of 32.
+DATA dwEvenIdx<>+0(SB)/4, $0
+DATA dwEvenIdx<>+4(SB)/4, $2
+DATA dwEvenIdx<>+8(SB)/4, $4
+DATA dwEvenIdx<>+12(SB)/4, $6
+DATA dwEvenIdx<>+16(SB)/4, $8
+DATA dwEvenIdx<>+20(SB)/4, $10
+DATA dwEvenIdx<>+24(SB)/4, $12
+DATA dwEvenIdx<>+28(SB)/4, $14
+DATA dwEvenIdx<>+32(SB)/4, $16
+DATA dwEvenIdx<>+36(SB)/4, $18
+DATA dwEvenIdx<>+40(SB)/4, $20
+DATA dwEvenIdx<>+44(SB)/4, $22
+DATA dwEvenIdx<>+48(SB)/4, $24
+DATA dwEvenIdx<>+52(SB)/4, $26
+DATA dwEvenIdx<>+56(SB)/4, $28
+DATA dwEvenIdx<>+60(SB)/4, $30
+GLOBL dwEvenIdx<>(SB), RODATA|NOPTR, $64
+
+DATA dwOddIdx<>+0(SB)/4, $1
+DATA dwOddIdx<>+4(SB)/4, $3
+DATA dwOddIdx<>+8(SB)/4, $5
+DATA dwOddIdx<>+12(SB)/4, $7
+DATA dwOddIdx<>+16(SB)/4, $9
+DATA dwOddIdx<>+20(SB)/4, $11
+DATA dwOddIdx<>+24(SB)/4, $13
+DATA dwOddIdx<>+28(SB)/4, $15
+DATA dwOddIdx<>+32(SB)/4, $17
+DATA dwOddIdx<>+36(SB)/4, $19
+DATA dwOddIdx<>+40(SB)/4, $21
+DATA dwOddIdx<>+44(SB)/4, $23
+DATA dwOddIdx<>+48(SB)/4, $25
+DATA dwOddIdx<>+52(SB)/4, $27
+DATA dwOddIdx<>+56(SB)/4, $29
+DATA dwOddIdx<>+60(SB)/4, $31
+GLOBL dwOddIdx<>(SB), RODATA|NOPTR, $64

@@ -45,3 +45,19 @@ func copyRowsClampRef(dst []float32, ldd int, src []float32, lds, rows, cols int
 		}
 	}
 }
+
+// deinterleaveRowsRef sets even[r·ldd+i] = src[r·lds+2i] and
+// odd[r·ldd+i] = src[r·lds+2i+1] for r < rows and places < w: rows of a
+// plane split into their even and odd columns (the phases of stride 2).
+func deinterleaveRowsRef(even, odd []float32, ldd int, src []float32, lds, rows, w int) {
+	for r := range rows {
+		s := src[r*lds : r*lds+w]
+		e, o := even[r*ldd:r*ldd+(w+1)/2], odd[r*ldd:r*ldd+w/2]
+		for i := range e {
+			e[i] = s[2*i]
+		}
+		for i := range o {
+			o[i] = s[2*i+1]
+		}
+	}
+}

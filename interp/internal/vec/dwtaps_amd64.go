@@ -53,3 +53,22 @@ func CopyRowsClamp(dst []float32, ldd int, src []float32, lds, rows, cols int, l
 	_ = src[(rows-1)*lds+cols-1]
 	copyRowsClampAVX512(rows, cols, unsafe.SliceData(dst), ldd, unsafe.SliceData(src), lds, lo, hi)
 }
+
+//go:noescape
+func deinterleaveRowsAVX512(rows, w int, src *float32, lds int, even, odd *float32, ldd int)
+
+// DeinterleaveRows is deinterleaveRowsRef, in AVX-512 where there is.
+func DeinterleaveRows(even, odd []float32, ldd int, src []float32, lds, rows, w int) {
+	if rows <= 0 || w <= 0 {
+		return
+	}
+	if !UseAVX512 || w < 2 {
+		deinterleaveRowsRef(even, odd, ldd, src, lds, rows, w)
+		return
+	}
+	// Bounds checks: the assembly trusts these lengths.
+	_ = src[(rows-1)*lds+w-1]
+	_ = even[(rows-1)*ldd+(w+1)/2-1]
+	_ = odd[(rows-1)*ldd+w/2-1]
+	deinterleaveRowsAVX512(rows, w, unsafe.SliceData(src), lds, unsafe.SliceData(even), unsafe.SliceData(odd), ldd)
+}

@@ -14,3 +14,8 @@ func DWTaps(src []float32, offs []int32, w []float32, bias float32, dst []float3
 func CopyRowsClamp(dst []float32, ldd int, src []float32, lds, rows, cols int, lo, hi float32) {
 	copyRowsClampRef(dst, ldd, src, lds, rows, cols, lo, hi)
 }
+
+// DeinterleaveRows is deinterleaveRowsRef.
+func DeinterleaveRows(even, odd []float32, ldd int, src []float32, lds, rows, w int) {
+	deinterleaveRowsRef(even, odd, ldd, src, lds, rows, w)
+}

@@ -79,3 +79,27 @@ func TestCopyRowsClampMatchReference(t *testing.T) {
 		}
 	})
 }
+
+// DeinterleaveRows equals its reference and writes nothing else.
+func TestDeinterleaveRowsMatchReference(t *testing.T) {
+	levels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewSource(13))
+		for trial := range 300 {
+			rows, w := 1+rng.Intn(5), 1+rng.Intn(100)
+			lds, ldd := w+rng.Intn(5), (w+1)/2+rng.Intn(5)
+			src := make([]float32, (rows-1)*lds+w)
+			for i := range src {
+				src[i] = float32(rng.NormFloat64())
+			}
+			n := (rows-1)*ldd + (w+1)/2 + 1
+			ge, go_, we, wo := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+			DeinterleaveRows(ge, go_, ldd, src, lds, rows, w)
+			deinterleaveRowsRef(we, wo, ldd, src, lds, rows, w)
+			for i := range n {
+				if ge[i] != we[i] || go_[i] != wo[i] {
+					t.Fatalf("trial %d (%d×%d, lds %d, ldd %d): place %d: %v %v, want %v %v", trial, rows, w, lds, ldd, i, ge[i], go_[i], we[i], wo[i])
+				}
+			}
+		}
+	})
+}
