@@ -23,7 +23,8 @@
 // *_amd64.s files are written by hand: routines with one width only (dot
 // products, row epilogues and pool steps, Winograd transforms in AVX2;
 // tile epilogues, GEMM columns, depthwise and pool planes, the depthwise
-// plane copies and the two-tap resize row in AVX-512).
+// plane copies, the two-tap resize row and 16×16 transposes in
+// AVX-512).
 //
 // Files: one routine family each, its references in family.go (every
 // build), its amd64 entry points in family_amd64.go, its assembly in
