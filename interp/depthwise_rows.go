@@ -98,6 +98,9 @@ func (l *dwLayout) fill(g *geom3, src, buf []float32) {
 // takes, planes split between cores.
 func depthwiseRows(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 	P, inP, K := g.outSize(), g.inSize(), g.kernelSize()
+	if P == 0 {
+		return
+	}
 	OH, OW := g.out[1], g.out[2]
 	l := newDwLayout(g)
 	// The clamp runs as the outputs move out of the run; a residual after.
