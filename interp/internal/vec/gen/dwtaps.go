@@ -8,9 +8,10 @@ import "fmt"
 // floats after the output's own place (the caller lays the plane out so
 // that every tap of every output is such a fixed offset: a padded copy,
 // split into stride phases). The sums stay in registers over the whole
-// window: groups of 8, 4, then 1 vectors of outputs, the taps in the inner
+// window: groups of 8, 4, 2, then 1 vectors of outputs, the taps in the inner
 // loop, each weight broadcast once and met by one FMA a vector with the
-// input straight from memory.
+// input straight from memory. (Groups of 2 keep two FMA chains going on
+// the short runs of 7×7 and 14×14 planes.)
 
 func init() {
 	files = append(files,
@@ -46,7 +47,7 @@ func (e *emitter) dwTaps() {
 	bias, wt := vreg(15), vreg(14)
 	e.line("VBROADCASTSS bias+40(FP), %s", e.v(bias))
 	lanes := e.t.f32Lanes()
-	for _, u := range []int{8, 4, 1} {
+	for _, u := range []int{8, 4, 2, 1} {
 		l := fmt.Sprintf("dwt%d%s", u, e.t.name)
 		e.label(l)
 		e.line("CMPQ CX, $%d", u*lanes)
