@@ -1,165 +1,132 @@
 package interp
 
-import "github.com/modelbridge/modelbridge/interp/internal/vec"
+import (
+	"math"
+
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
+)
 
 // Depthwise convolutions with windows other than 3×3 (convnext's 7×7,
-// efficientnet's and mobilenet_v3's 5×5, strided or not) run on the 3×3
-// row kernel: the window is cut into blocks of up to 3 rows × 3 columns
-// (the columns past the window's right edge weigh zero), and each block
-// adds its taps to a whole output row per call. The input plane is first
-// copied inside a zero border as wide as the pads plus two more columns on
-// the right, so that a block's zero-weight columns reach no further.
+// efficientnet's and mobilenet_v3's 5×5, strided or dilated) run on the
+// taps kernel (vec.DWTaps), which keeps a whole window's sums in registers:
+// each input plane is copied inside a zero border (its pads) and split into
+// its stride phases (for stride 2, the even and the odd rows and columns
+// apart), so that every tap of every output reads a fixed offset from the
+// output's place in one flat run: output (oy, ox) sits at oy·ws + ox, and
+// tap (ky, kx) reads the phase of (ky·dy mod sy, kx·dx mod sx) at row
+// oy + ky·dy/sy, column ox + kx·dx/sx. The run's columns past OW read on
+// into the next row and are dropped. A tap in the pads adds w·0, which
+// changes nothing but the sign of a zero sum while w is finite, so each
+// kept output is its bias plus its taps inside the plane, in row-major
+// order, each by a fused multiply-add, NaNs and infinities included.
 
-// maxRowsWindow is the widest window (each side) the block path takes.
+// maxRowsWindow is the widest window (each side) the taps path takes.
 const maxRowsWindow = 15
 
-// rowsSlack is room after a padded plane for the loads of flat rows that
-// run past the plane's last row: the window's width, 2 and a vector.
-func rowsSlack(g *geom3) int { return (g.k[2]-1)*g.d[2] + 16 }
+// dwRunAlign rounds a run up to whole vectors of the widest kernel.
+const dwRunAlign = 16
 
-// depthwiseRowsFits reports a 2-D depthwise window the block path serves:
-// not the 3×3 windows the dedicated kernels take, horizontal stride 1 or 2, finite weights (a pad's zero times an
-// infinite weight would be NaN where the definition leaves the tap out).
+// depthwiseRowsFits reports a 2-D depthwise window the taps path serves:
+// not the 3×3 windows the dedicated kernels take, and finite weights (a
+// pad's zero times an infinite weight would be NaN where the definition
+// leaves the tap out).
 func depthwiseRowsFits(g *geom3, w []float32) bool {
 	return hasFMA && g.in[0] == 1 && g.k[0] == 1 && !g.rows3x3() &&
-		g.k[1] <= maxRowsWindow && g.k[2] <= maxRowsWindow &&
-		(g.s[2] == 1 || g.s[2] == 2) && allFinite(w)
+		g.k[1] <= maxRowsWindow && g.k[2] <= maxRowsWindow && allFinite(w)
 }
 
-// rowsPlaneWidth is the padded plane's row length: pads, plus the two
-// columns a last block of one or two real columns reads past them.
-func rowsPlaneWidth(g *geom3) int { return g.in[2] + g.pb[2] + g.pe[2] + 2 }
-
-// rowsPlaneSize is the padded plane with its slack.
-func rowsPlaneSize(g *geom3) int {
-	return (g.in[1]+g.pb[1]+g.pe[1])*rowsPlaneWidth(g) + rowsSlack(g)
+// dwLayout is where a plane's values and its taps lie for the taps kernel.
+type dwLayout struct {
+	hs, ws int     // rows and columns of one stride phase
+	offs   []int32 // the window's taps, row-major, as offsets into the phases
+	run    int     // outputs the kernel computes: the flat rows, whole vectors
+	size   int     // floats the phases and the run's reads take
 }
 
-// rowsBuf is the scratch one worker needs: the padded plane, then room for
-// a flat output (see depthwiseRowsPlane).
-func rowsBuf(g *geom3) int { return rowsPlaneSize(g) + maxFlatPlane + 8 }
-
-// dwBlock is one block of a window: its first kernel row, the plane
-// column its first tap reads (relative to the output's), its number of
-// kernel rows, and its weights (3 a row, zero past the window).
-type dwBlock struct {
-	ky, kx, rows int
-	w            [9]float32
-}
-
-// dwBlocks cuts channel ch's window into blocks: 3 kernel columns a block,
-// or, with a horizontal dilation, one (the row kernel's taps are adjacent
-// columns; the other two weigh zero).
-func dwBlocks(g *geom3, w []float32, ch int, into []dwBlock) []dwBlock {
-	KH, KW, dx := g.k[1], g.k[2], g.d[2]
-	k := w[ch*KH*KW : (ch+1)*KH*KW]
-	cols := 3
-	if dx > 1 {
-		cols = 1
+func newDwLayout(g *geom3) dwLayout {
+	sy, sx, dy, dx := g.s[1], g.s[2], g.d[1], g.d[2]
+	hp, wp := g.in[1]+g.pb[1]+g.pe[1], g.in[2]+g.pb[2]+g.pe[2]
+	l := dwLayout{hs: (hp + sy - 1) / sy, ws: (wp + sx - 1) / sx}
+	phase := l.hs * l.ws
+	maxOff := 0
+	for ky := range g.k[1] {
+		for kx := range g.k[2] {
+			a, b := ky*dy, kx*dx
+			o := ((a%sy)*sx+b%sx)*phase + (a/sy)*l.ws + b/sx
+			l.offs = append(l.offs, int32(o))
+			maxOff = max(maxOff, o)
+		}
 	}
-	into = into[:0]
-	for ky := 0; ky < KH; ky += 3 {
-		rows := min(3, KH-ky)
-		for kx := 0; kx < KW; kx += cols {
-			b := dwBlock{ky: ky, kx: kx * dx, rows: rows}
+	l.run = ((g.out[1]-1)*l.ws + g.out[2] + dwRunAlign - 1) &^ (dwRunAlign - 1)
+	l.size = max(sy*sx*phase, maxOff+l.run)
+	return l
+}
+
+// fill copies the input plane src into its phases in buf, whose other
+// values (the pads) stay zero: the input rows of each vertical phase in
+// one call, split into their even and odd columns at stride 2.
+func (l *dwLayout) fill(g *geom3, src, buf []float32) {
+	H, W := g.in[1], g.in[2]
+	sy, sx, pt, pl := g.s[1], g.s[2], g.pb[1], g.pb[2]
+	phase := l.hs * l.ws
+	inf := float32(math.Inf(1))
+	for q := range min(sy, H) {
+		rows := (H - q + sy - 1) / sy
+		yp := q + pt
+		base := (yp%sy)*sx*phase + (yp/sy)*l.ws
+		rowsSrc := src[q*W:]
+		switch sx {
+		case 1:
+			vec.CopyRowsClamp(buf[base+pl:], l.ws, rowsSrc, sy*W, rows, W, -inf, inf)
+		case 2:
+			even := buf[base+(pl%2)*phase+pl/2:]
+			odd := buf[base+((pl+1)%2)*phase+(pl+1)/2:]
+			vec.DeinterleaveRows(even, odd, l.ws, rowsSrc, sy*W, rows, W)
+		default:
 			for r := range rows {
-				for c := range min(cols, KW-kx) {
-					b.w[3*r+c] = k[(ky+r)*KW+kx+c]
+				row := rowsSrc[r*sy*W : r*sy*W+W]
+				for ix, v := range row {
+					xp := ix + pl
+					buf[base+r*l.ws+(xp%sx)*phase+xp/sx] = v
 				}
 			}
-			into = append(into, b)
 		}
 	}
-	return into
-}
-
-// depthwiseRowsPlane computes one output plane (dst) of channel ch from the
-// input plane src: bias, then the blocks' taps by fused multiply-adds, then
-// the epilogue. buf is rowsBuf(g) long and zero outside the plane's
-// interior (padRowsPlane writes only there).
-func depthwiseRowsPlane(g *geom3, src []float32, blocks []dwBlock, bias float32, dst []float32, ep clampEp, buf []float32) {
-	H, W := g.in[1], g.in[2]
-	Wp := rowsPlaneWidth(g)
-	for iy := 0; iy < H; iy++ {
-		o := (iy+g.pb[1])*Wp + g.pb[2]
-		copy(buf[o:o+W], src[iy*W:(iy+1)*W])
-	}
-	plane := buf[:rowsPlaneSize(g)]
-	OH, OW := g.out[1], g.out[2]
-	ld := g.d[1] * Wp
-	// Small planes go as one long row of stride-1 outputs over the rows
-	// the plane needs, each padded row's Wp outputs in turn (those past a
-	// row's last output wrap into the next row and are dropped), then
-	// picked out at the strides: a few calls on whole vectors instead of
-	// one per output row, most of them shorter than a vector when strided.
-	rows1 := (OH-1)*g.s[1] + 1
-	if flat := rows1 * Wp; flat <= maxFlatPlane && (g.s[1] == 1 && g.s[2] == 1 || OW < 2*8) {
-		n := rowsPlaneSize(g)
-		tmp := buf[n : n+(flat+7)&^7]
-		for i, b := range blocks {
-			vec.DWConv3Row(plane[b.ky*ld+b.kx:], ld, b.rows, 1, &b.w, bias, tmp, i > 0)
-		}
-		sy, sx := g.s[1], g.s[2]
-		for oy := 0; oy < OH; oy++ {
-			drow, trow := dst[oy*OW:(oy+1)*OW], tmp[oy*sy*Wp:]
-			if sx == 1 {
-				copy(drow, trow)
-				continue
-			}
-			for ox := range drow {
-				drow[ox] = trow[ox*sx]
-			}
-		}
-	} else {
-		// Rows of a length that is no multiple of the vector are made
-		// whole vectors long in scratch (the extra outputs read on into
-		// the next rows, all finite, and are dropped) rather than finished
-		// one output at a time.
-		n := rowsPlaneSize(g)
-		var tmp []float32
-		if w8 := (OW + 7) &^ 7; w8 != OW && w8 <= maxFlatPlane {
-			tmp = buf[n : n+w8]
-		}
-		for oy := 0; oy < OH; oy++ {
-			drow := dst[oy*OW : (oy+1)*OW]
-			if tmp != nil {
-				drow = tmp
-			}
-			top := oy * g.s[1] * Wp
-			for i, b := range blocks {
-				vec.DWConv3Row(plane[top+b.ky*ld+b.kx:], ld, b.rows, g.s[2], &b.w, bias, drow, i > 0)
-			}
-			if tmp != nil {
-				copy(dst[oy*OW:(oy+1)*OW], tmp)
-			}
-		}
-	}
-	ep.apply(dst, OH*OW, nil, 0, 1, 0, OH*OW)
 }
 
 // depthwiseRows computes a depthwise convolution that depthwiseRowsFits
 // takes, planes split between cores.
 func depthwiseRows(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
-	P, inP := g.outSize(), g.inSize()
-	parallelFor(n*c, P*g.kernelSize(), func(p0, p1 int) {
-		pb := getPack(rowsBuf(g))
+	P, inP, K := g.outSize(), g.inSize(), g.kernelSize()
+	if P == 0 {
+		return
+	}
+	OH, OW := g.out[1], g.out[2]
+	l := newDwLayout(g)
+	// The clamp runs as the outputs move out of the run; a residual after.
+	lo, hi := ep.bounds()
+	if ep.res != nil {
+		lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
+	}
+	parallelFor(n*c, P*K, func(p0, p1 int) {
+		pb := getPack(l.size + l.run)
 		defer packPool.Put(pb)
-		buf := (*pb)[:rowsBuf(g)]
-		clear(buf)
-		var blocks []dwBlock
+		buf := (*pb)[:l.size+l.run]
+		clear(buf[:l.size])
+		plane, tmp := buf[:l.size], buf[l.size:]
 		for p := p0; p < p1; p++ {
 			ch := p % c
 			var bv float32
 			if bias != nil {
 				bv = bias[ch]
 			}
-			src, dst := x[p*inP:(p+1)*inP], y[p*P:(p+1)*P]
-			if !allFinite(src) {
-				depthwisePlane(g, src, w, bias, ch, dst, ep.at(p*P))
-				continue
+			l.fill(g, x[p*inP:(p+1)*inP], plane)
+			vec.DWTaps(plane, l.offs, w[ch*K:(ch+1)*K], bv, tmp)
+			dst := y[p*P : (p+1)*P]
+			vec.CopyRowsClamp(dst, OW, tmp, l.ws, OH, OW, lo, hi)
+			if ep.res != nil {
+				ep.at(p*P).apply(dst, P, nil, 0, 1, 0, P)
 			}
-			blocks = dwBlocks(g, w, ch, blocks)
-			depthwiseRowsPlane(g, src, blocks, bv, dst, ep.at(p*P), buf)
 		}
 	})
 }

@@ -48,8 +48,8 @@ func depthwiseDefinition(g *geom3, x, w, bias, res []float32, n, c int, lo, hi f
 }
 
 func TestDepthwiseRowsMatchesDefinition(t *testing.T) {
-	// The block path runs where the CPU has FMA; without it (or with the
-	// noasm tag) the row kernel's pure-Go reference is checked the same way.
+	// The taps path runs where the CPU has FMA; without it (or with the
+	// noasm tag) the taps kernel's pure-Go reference is checked the same way.
 	defer func(f bool) { hasFMA = f }(hasFMA)
 	hasFMA = true
 	rng := rand.New(rand.NewSource(5))
@@ -59,7 +59,7 @@ func TestDepthwiseRowsMatchesDefinition(t *testing.T) {
 		n, c := 1+rng.Intn(2), 1+rng.Intn(4)
 		H, W := 1+rng.Intn(40), 1+rng.Intn(60)
 		kh, kw := 1+rng.Intn(8), 1+rng.Intn(8)
-		sh, sw := 1+rng.Intn(2), 1+rng.Intn(2)
+		sh, sw := 1+rng.Intn(3), 1+rng.Intn(3)
 		dh, dw := 1+rng.Intn(2), 1+rng.Intn(3)
 		pads := []int64{int64(rng.Intn(kh)), int64(rng.Intn(kw)), int64(rng.Intn(kh)), int64(rng.Intn(kw))}
 		g, err := newGeom3([]int{n, c, H, W}, []int64{int64(kh), int64(kw)}, []int64{int64(sh), int64(sw)}, []int64{int64(dh), int64(dw)}, pads[:2], pads[2:])
@@ -127,6 +127,6 @@ func TestDepthwiseRowsMatchesDefinition(t *testing.T) {
 		}
 	}
 	if tested < 100 {
-		t.Fatalf("only %d of the windows went through the block path", tested)
+		t.Fatalf("only %d of the windows went through the taps path", tested)
 	}
 }

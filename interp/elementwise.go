@@ -188,6 +188,10 @@ func binRow(fn binFn, d, a, b []float32, sa, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(d)], b[:len(d)]
+		if op, ok := vecBinOp(fn); ok {
+			vec.BinRows(op, d, a, b)
+			return
+		}
 		switch fn {
 		case binAdd:
 			for i := range d {
@@ -239,6 +243,10 @@ func binRow(fn binFn, d, a, b []float32, sa, sb int) {
 			return
 		}
 		a = a[:len(d)]
+		if op, ok := vecBinOp(fn); ok {
+			vec.BinScalar(op, d, a, bv, false)
+			return
+		}
 		switch fn {
 		case binAdd:
 			for i := range d {
@@ -268,6 +276,10 @@ func binRow(fn binFn, d, a, b []float32, sa, sb int) {
 	default: // sa == 0, sb == 1
 		av := a[0]
 		b = b[:len(d)]
+		if op, ok := vecBinOp(fn); ok {
+			vec.BinScalar(op, d, b, av, true)
+			return
+		}
 		switch fn {
 		case binAdd:
 			for i := range d {

@@ -1,6 +1,9 @@
 package interp
 
-import "github.com/modelbridge/modelbridge/canon"
+import (
+	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
+)
 
 // resizeLastTwo resamples the last two axes (H then W, as runResize orders
 // them) plane by plane and output row by output row: each output row's H
@@ -37,6 +40,7 @@ func resizeLastTwo(x *exec, in *tensor, outShape []int, taps [][][]canon.Tap, or
 	oh, ow := outShape[H], outShape[W]
 	planes := numel(in.shape[:H])
 	out := x.newF(outShape)
+	lerp := newLerpTaps(tx)
 	parallelFor(planes*oh, (iw+ow)*4, func(lo, hi int) {
 		row := make([]float64, iw)
 		for pr := lo; pr < hi; pr++ {
@@ -68,6 +72,10 @@ func resizeLastTwo(x *exec, in *tensor, outShape []int, taps [][][]canon.Tap, or
 				for i, v := range row {
 					dst[i] = float32(v)
 				}
+				continue
+			}
+			if lerp != nil && finite64(row) {
+				vec.LerpRow(dst, row, lerp.i0, lerp.i1, lerp.w0, lerp.w1)
 				continue
 			}
 			for ox := range dst {

@@ -423,6 +423,8 @@ func blockSwap(shape []int, perm []int64) (batch, rows, cols int, ok bool) {
 func transposeBlocks[T float32 | int64](dst, src []T, batch, rows, cols int) {
 	const tile = 32
 	rt, ct := (rows+tile-1)/tile, (cols+tile-1)/tile
+	d32, _ := any(dst).([]float32)
+	s32, _ := any(src).([]float32)
 	parallelFor(batch*rt, tile*cols, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			b, i0 := t/rt, t%rt*tile
@@ -431,6 +433,11 @@ func transposeBlocks[T float32 | int64](dst, src []T, batch, rows, cols int) {
 			for jt := range ct {
 				j0 := jt * tile
 				j1 := min(j0+tile, cols)
+				if d32 != nil {
+					o := b * rows * cols
+					transposeTileF32(d32[o:], s32[o:], rows, cols, i0, i1, j0, j1)
+					continue
+				}
 				for i := i0; i < i1; i++ {
 					for j := j0; j < j1; j++ {
 						d[j*rows+i] = s[i*cols+j]

@@ -1,0 +1,9 @@
+//go:build !amd64 || noasm
+
+package vec
+
+// BinScalar is binScalarRef.
+func BinScalar(op BinOp, d, a []float32, k float32, left bool) { binScalarRef(op, d, a, k, left) }
+
+// BinRows is binRowsRef.
+func BinRows(op BinOp, d, a, b []float32) { binRowsRef(op, d, a, b) }
