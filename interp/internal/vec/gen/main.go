@@ -2,7 +2,8 @@
 // widths from one description: the exponential family (exp.go, erf.go,
 // wide.go) into exp_avx512_amd64.s and exp_avx2_amd64.s, the panel family
 // (panel.go) into panel_*_amd64.s, the GEMM micro-kernels (gemm.go) into
-// gemm_*_amd64.s. Run it with go generate ./interp/internal/vec.
+// gemm_*_amd64.s, the panel GEMV (gemv.go) into gemv_*_amd64.s. Run it
+// with go generate ./interp/internal/vec.
 package main
 
 import (
@@ -54,6 +55,8 @@ var files = []struct {
 	{"gemm_avx2_amd64.s", gemmAbout, avx2, func(e *emitter) {
 		e.gemmKernel(gemmShape{"sgemmKernel6x16", 6, 24})
 	}},
+	{"gemv_avx512_amd64.s", gemvAbout, avx512, func(e *emitter) { e.gemvPanels() }},
+	{"gemv_avx2_amd64.s", gemvAbout, avx2, func(e *emitter) { e.gemvPanels() }},
 	{"exp_avx2_amd64.s", expAbout, avx2, func(e *emitter) {
 		e.table()
 		e.expF64()
