@@ -20,20 +20,20 @@ func init() {
 // recurrentRun holds one recurrent node's inputs as plain slices, with the
 // sizes every index computation needs.
 type recurrentRun struct {
-	op                      canon.RecurrentOp
-	rec                     *canon.Recurrent
-	seq, batch, input, hid  int
-	dirs, gates             int
-	x, w, r, b, p, h0, c0   []float32
-	lens                    []int
-	y, yh, yc               []float32
-	lstm                    *canon.LSTM
-	gru                     *canon.GRU
-	hPrev, cPrev            []float64 // the state
-	z, rg, hh               []float64 // GRU's update and reset gates and candidate
-	lg                      []float64 // LSTM's i, f, c, o gates and tanh(c), a run of hid each
-	xw                      []float32 // X·Wᵀ of one direction, every step at once
-	recurrentStep                     // what one step reads and writes
+	op                     canon.RecurrentOp
+	rec                    *canon.Recurrent
+	seq, batch, input, hid int
+	dirs, gates            int
+	x, w, r, b, p, h0, c0  []float32
+	lens                   []int
+	y, yh, yc              []float32
+	lstm                   *canon.LSTM
+	gru                    *canon.GRU
+	hPrev, cPrev           []float64 // the state
+	z, rg, hh              []float64 // GRU's update and reset gates and candidate
+	lg                     []float64 // LSTM's i, f, c, o gates and tanh(c), a run of hid each
+	xw                     []float32 // X·Wᵀ of one direction, every step at once
+	recurrentStep                    // what one step reads and writes
 }
 
 // runRecurrent runs an LSTM, GRU or RNN layer step by step, in float64,
@@ -222,4 +222,3 @@ func (k *recurrentRun) actAll(d, slot int, v []float64) {
 		v[j] = a.Apply(v[j])
 	}
 }
-

@@ -126,24 +126,40 @@ func (k *recurrentRun) setState(j int, h float64) {
 func (k *recurrentRun) lstmUnits(plo, phi int) {
 	pk := k.packs[0]
 	pk.products(k.pr[0], k.h32[k.in], plo, phi)
-	H, d := k.hid, k.d
-	lo, hi := plo*pk.units, min(phi*pk.units, H)
-	peep := func(g, j int) float64 {
-		if k.p == nil {
-			return 0
-		}
-		return float64(k.p[d*3*H+g*H+j])
-	}
+	H, d, u := k.hid, k.d, pk.units
+	lo, hi := plo*u, min(phi*u, H)
 	gate := func(g int) []float64 { return k.lg[g*H+lo : g*H+hi] }
 	gi, gf, gc, og, hc := gate(0), gate(1), gate(2), gate(3), gate(4)
-	pre := func(g, j int) float64 { return k.pre(0, pk.at(g, j), g, j) }
-	for j := lo; j < hi; j++ {
-		c := k.cPrev[j]
-		gi[j-lo] = k.clip(pre(0, j) + peep(0, j)*c)
-		if !k.lstm.InputForget {
-			gf[j-lo] = k.clip(pre(2, j) + peep(2, j)*c)
+	// (X·Wᵀ + Wb) + (R·H + Rb) of the four gates, in float64.
+	xw, pr := k.xwRow, k.pr[0]
+	var wb, rb []float32
+	if k.b != nil {
+		wb, rb = k.b[d*8*H:][:4*H], k.b[d*8*H+4*H:][:4*H]
+	}
+	for g, dst := range [4][]float64{gi, og, gf, gc} {
+		for j := lo; j < hi; j++ {
+			row := g*H + j
+			w, r := float64(xw[row]), float64(pr[pk.at(g, j)])
+			if wb != nil {
+				w += float64(wb[row])
+				r += float64(rb[row])
+			}
+			dst[j-lo] = w + r
 		}
-		gc[j-lo] = k.clip(pre(3, j))
+	}
+	var pi, po, pf []float32
+	if k.p != nil {
+		pi, po, pf = k.p[d*3*H:][:H], k.p[d*3*H+H:][:H], k.p[d*3*H+2*H:][:H]
+	}
+	for j := lo; j < hi; j++ {
+		if pi != nil {
+			c := k.cPrev[j]
+			gi[j-lo] += float64(pi[j]) * c
+			gf[j-lo] += float64(pf[j]) * c
+		}
+		gi[j-lo] = k.clip(gi[j-lo])
+		gf[j-lo] = k.clip(gf[j-lo])
+		gc[j-lo] = k.clip(gc[j-lo])
 	}
 	k.actAll(d, 0, gi)
 	if !k.lstm.InputForget {
@@ -157,7 +173,11 @@ func (k *recurrentRun) lstmUnits(plo, phi int) {
 			f = 1 - i
 		}
 		c = f*c + i*gc[j-lo]
-		og[j-lo] = k.clip(pre(1, j) + peep(1, j)*c)
+		o := og[j-lo]
+		if po != nil {
+			o += float64(po[j]) * c
+		}
+		og[j-lo] = k.clip(o)
 		k.cPrev[j] = c
 		hc[j-lo] = c
 	}
