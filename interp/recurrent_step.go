@@ -20,6 +20,11 @@ type recurrentStep struct {
 	yo    int       // this step's offset in Y
 	// the step's parts, made once a run: allocation-free steps
 	lstmPart, rnnPart, gruGatesPart, gruStatePart func(lo, hi int)
+	// the region being run: its part function, items and workers
+	regionF    func(lo, hi int)
+	regionN    int
+	regionW    int
+	regionPart func(part int)
 }
 
 // gateGroups is how R's gate blocks are packed: a GRU's candidate may read
@@ -48,7 +53,23 @@ func (k *recurrentRun) usePanels(packs []*gatePanels) {
 	if k.lstmPart == nil {
 		k.lstmPart, k.rnnPart = k.lstmUnits, k.rnnUnits
 		k.gruGatesPart, k.gruStatePart = k.gruGates, k.gruState
+		k.regionPart = func(part int) {
+			n, w := k.regionN, k.regionW
+			k.regionF(n*part/w, n*(part+1)/w)
+		}
 	}
+}
+
+// region is parallelFor(n, cost, f) without a closure a call: f runs on
+// runs of [0, n) split between as many cores as the work deserves.
+func (k *recurrentRun) region(n, cost int, f func(lo, hi int)) {
+	w := workersFor(n, cost)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	k.regionF, k.regionN, k.regionW = f, n, w
+	runParts(w, k.regionPart)
 }
 
 // sequence runs direction d over batch entry b's valid steps.
@@ -77,18 +98,18 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 		switch {
 		case k.lstm != nil:
 			// A panel is 4 units' rows of the 4 gates.
-			parallelFor(k.packs[0].panelCount(), 16*H+4*5*activationCost, k.lstmPart)
+			k.region(k.packs[0].panelCount(), 16*H+4*5*activationCost, k.lstmPart)
 		case k.gru != nil:
 			// A block is 16 units: two z+r panels and one candidate panel.
 			blocks := (H + 15) / 16
 			if k.gru.LinearBeforeReset {
-				parallelFor(blocks, 48*H+3*16*activationCost, k.gruGatesPart)
+				k.region(blocks, 48*H+3*16*activationCost, k.gruGatesPart)
 			} else {
-				parallelFor(blocks, 32*H+2*16*activationCost, k.gruGatesPart)
-				parallelFor(blocks, 16*H+16*activationCost, k.gruStatePart)
+				k.region(blocks, 32*H+2*16*activationCost, k.gruGatesPart)
+				k.region(blocks, 16*H+16*activationCost, k.gruStatePart)
 			}
 		default:
-			parallelFor(k.packs[0].panelCount(), 16*H+16*activationCost, k.rnnPart)
+			k.region(k.packs[0].panelCount(), 16*H+16*activationCost, k.rnnPart)
 		}
 		k.in ^= 1
 	}
