@@ -174,13 +174,13 @@ const opFamilyOpset = 23
 // BenchmarkOpFamilies runs each op family alone, in the interpreter and,
 // when $MODELBRIDGE_ORT_DIR holds ONNX Runtime, in ONNX Runtime on the
 // same ONNX file (all graph optimizations, GOMAXPROCS threads), in
-// alternation as BenchmarkVsORT does: 7 rounds, each the median of as
-// many runs as fill about 0.2 s (5 to 30; an ONNX Runtime sample is the
-// mean of 5 ms of runs) on each side, so that both meet the same machine
-// load. It reports the medians (ms/op, ort-ms) and the
-// median of the 7 paired ratios (x-ort). The model goes through the ONNX
-// exporter and importer, so the interpreter runs what ONNX Runtime runs.
-// Run it with -benchtime 1x.
+// alternation as BenchmarkVsORT does: 7 rounds of 5 to 30 samples (about
+// 0.2 s) on each side, a sample the mean of the runs that fill 5 ms (as
+// ONNX Runtime's timer takes them), so that both meet the same machine
+// load and are measured alike. It reports the median samples (ms/op,
+// ort-ms) and the median of the 7 paired ratios of the rounds' medians
+// (x-ort). The model goes through the ONNX exporter and importer, so the
+// interpreter runs what ONNX Runtime runs. Run it with -benchtime 1x.
 func BenchmarkOpFamilies(b *testing.B) {
 	dir := os.Getenv(ortinstall.DirEnv)
 	for _, c := range opFamilyCases() {
@@ -195,15 +195,23 @@ func BenchmarkOpFamilies(b *testing.B) {
 			}
 			defer g.Close()
 			run := opFamilyRunner(b, g)
-			runs := max(5, min(30, int(200*time.Millisecond/max(warm(run), 10*time.Microsecond))))
+			// Warm the buffer pool, the caches and the machine: an op of
+			// 0.1 ms timed right after ONNX Runtime's process exits would
+			// otherwise measure that exit's aftermath.
+			for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
+				run(1, 1)
+			}
+			one := time.Duration(run(5, 1) * 1e6)
+			reps := max(1, int(5*time.Millisecond/max(one, time.Microsecond)))
+			samples := max(5, min(30, int(200*time.Millisecond/max(one*time.Duration(reps), time.Microsecond))))
 			var ours, ort, ratio []float64
 			for round := range 7 {
-				o := run(runs)
+				o := run(samples, reps)
 				ours = append(ours, o)
 				if dir == "" {
 					continue
 				}
-				r, err := ortRunN(dir, path, "all", runs)
+				r, err := ortRunN(dir, path, "all", samples)
 				if err != nil {
 					if round == 0 {
 						b.Logf("ONNX Runtime: %v", err)
@@ -222,11 +230,10 @@ func BenchmarkOpFamilies(b *testing.B) {
 	}
 }
 
-// opFamilyRunner returns a function that runs g n times on random values
-// for every graph input and returns the median milliseconds a run (ONNX
-// Runtime's figure is a median too; a mean would let one run that the
-// machine's host delayed move the ratio).
-func opFamilyRunner(b *testing.B, g *canon.Graph) func(n int) float64 {
+// opFamilyRunner returns a function that times g on random values for
+// every graph input: the median of n samples, each the mean milliseconds
+// of reps runs.
+func opFamilyRunner(b *testing.B, g *canon.Graph) func(n, reps int) float64 {
 	p, err := New(g)
 	if err != nil {
 		b.Fatal(err)
@@ -240,26 +247,17 @@ func opFamilyRunner(b *testing.B, g *canon.Graph) func(n int) float64 {
 		}
 		inputs[in.Name] = randTensor(r, in.Name, shape...)
 	}
-	return func(n int) float64 {
+	return func(n, reps int) float64 {
 		times := make([]float64, 0, n)
 		for range n {
 			start := time.Now()
-			if _, err := p.Run(inputs); err != nil {
-				b.Fatal(err)
+			for range reps {
+				if _, err := p.Run(inputs); err != nil {
+					b.Fatal(err)
+				}
 			}
-			times = append(times, float64(time.Since(start).Nanoseconds())/1e6)
+			times = append(times, float64(time.Since(start).Nanoseconds())/1e6/float64(reps))
 		}
 		return median(times)
 	}
-}
-
-// warm runs the op for 50 ms (the buffer pool, the caches and the machine:
-// an op of 0.1 ms timed right after ONNX Runtime's process exits would
-// otherwise measure that exit's aftermath) and returns the median of five
-// more runs.
-func warm(run func(n int) float64) time.Duration {
-	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
-		run(1)
-	}
-	return time.Duration(run(5) * 1e6)
 }
