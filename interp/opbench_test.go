@@ -178,8 +178,8 @@ const opFamilyOpset = 23
 // 0.2 s) on each side, a sample the mean of the runs that fill 5 ms (as
 // ONNX Runtime's timer takes them), so that both meet the same machine
 // load and are measured alike. It reports the median samples (ms/op,
-// ort-ms) and the median of the 7 paired ratios of the rounds' medians
-// (x-ort). The model goes through the ONNX exporter and importer, so the
+// ort-ms), the median of the 7 paired ratios of the rounds' medians
+// (x-ort) and the interpreter's CPU time a run (cpu-ms/op). The model goes through the ONNX exporter and importer, so the
 // interpreter runs what ONNX Runtime runs. Run it with -benchtime 1x.
 func BenchmarkOpFamilies(b *testing.B) {
 	dir := os.Getenv(ortinstall.DirEnv)
@@ -194,7 +194,7 @@ func BenchmarkOpFamilies(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer g.Close()
-			run := opFamilyRunner(b, g)
+			run, cpu := opFamilyRunner(b, g)
 			// Warm the buffer pool, the caches and the machine: an op of
 			// 0.1 ms timed right after ONNX Runtime's process exits would
 			// otherwise measure that exit's aftermath.
@@ -222,6 +222,7 @@ func BenchmarkOpFamilies(b *testing.B) {
 				ort, ratio = append(ort, r), append(ratio, o/r)
 			}
 			b.ReportMetric(median(ours), "ms/op")
+			b.ReportMetric(cpu(), "cpu-ms/op")
 			if len(ort) > 0 {
 				b.ReportMetric(median(ort), "ort-ms")
 				b.ReportMetric(median(ratio), "x-ort")
@@ -232,8 +233,9 @@ func BenchmarkOpFamilies(b *testing.B) {
 
 // opFamilyRunner returns a function that times g on random values for
 // every graph input: the median of n samples, each the mean milliseconds
-// of reps runs.
-func opFamilyRunner(b *testing.B, g *canon.Graph) func(n, reps int) float64 {
+// of reps runs; and one that gives the process's CPU time a run over every
+// timed run so far (on a busy machine the steadier measure of the work).
+func opFamilyRunner(b *testing.B, g *canon.Graph) (run func(n, reps int) float64, cpu func() float64) {
 	p, err := New(g)
 	if err != nil {
 		b.Fatal(err)
@@ -247,8 +249,12 @@ func opFamilyRunner(b *testing.B, g *canon.Graph) func(n, reps int) float64 {
 		}
 		inputs[in.Name] = randTensor(r, in.Name, shape...)
 	}
-	return func(n, reps int) float64 {
+	var cpuSum time.Duration
+	var runs int
+	run = func(n, reps int) float64 {
 		times := make([]float64, 0, n)
+		c0 := cpuTime()
+		defer func() { cpuSum += cpuTime() - c0; runs += n * reps }()
 		for range n {
 			start := time.Now()
 			for range reps {
@@ -260,4 +266,6 @@ func opFamilyRunner(b *testing.B, g *canon.Graph) func(n, reps int) float64 {
 		}
 		return median(times)
 	}
+	cpu = func() float64 { return float64(cpuSum.Microseconds()) / 1000 / float64(max(runs, 1)) }
+	return run, cpu
 }
