@@ -155,9 +155,7 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 		reverse := rec.Direction == canon.Reverse || d == 1
 		packs, release := x.recurrentPanels(k.r[d*gh*k.hid:(d+1)*gh*k.hid], k.hid, d, k.gateGroups())
 		k.usePanels(packs)
-		for b := 0; b < k.batch; b++ {
-			k.sequence(d, b, reverse)
-		}
+		k.sequences(d, reverse)
 		release()
 	}
 	x.set(0, y)

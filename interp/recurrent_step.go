@@ -20,11 +20,8 @@ type recurrentStep struct {
 	yo    int       // this step's offset in Y
 	// the step's parts, made once a run: allocation-free steps
 	lstmPart, rnnPart, gruGatesPart, gruStatePart func(lo, hi int)
-	// the region being run: its part function, items and workers
-	regionF    func(lo, hi int)
-	regionN    int
-	regionW    int
-	regionPart func(part int)
+	// crew runs the step's regions with a helper; nil: on the caller alone
+	crew *stepCrew
 }
 
 // gateGroups is how R's gate blocks are packed: a GRU's candidate may read
@@ -53,23 +50,46 @@ func (k *recurrentRun) usePanels(packs []*gatePanels) {
 	if k.lstmPart == nil {
 		k.lstmPart, k.rnnPart = k.lstmUnits, k.rnnUnits
 		k.gruGatesPart, k.gruStatePart = k.gruGates, k.gruState
-		k.regionPart = func(part int) {
-			n, w := k.regionN, k.regionW
-			k.regionF(n*part/w, n*(part+1)/w)
-		}
 	}
 }
 
-// region is parallelFor(n, cost, f) without a closure a call: f runs on
-// runs of [0, n) split between as many cores as the work deserves.
-func (k *recurrentRun) region(n, cost int, f func(lo, hi int)) {
-	w := workersFor(n, cost)
-	if w <= 1 {
+// region runs f over [0, n): with the crew when there is one.
+func (k *recurrentRun) region(n int, f func(lo, hi int)) {
+	if k.crew == nil {
 		f(0, n)
 		return
 	}
-	k.regionF, k.regionN, k.regionW = f, n, w
-	runParts(w, k.regionPart)
+	k.crew.run(f, n)
+}
+
+// sequences runs direction d over every batch entry, with a crew when a
+// step's work deserves two cores.
+func (k *recurrentRun) sequences(d int, reverse bool) {
+	items, cost := k.stepWork()
+	work := func() {
+		for b := 0; b < k.batch; b++ {
+			k.sequence(d, b, reverse)
+		}
+	}
+	if workersFor(items, cost) < 2 {
+		k.crew = nil
+		work()
+		return
+	}
+	k.crew = new(stepCrew)
+	withCrew(k.crew, work)
+}
+
+// stepWork is a step's largest region: its items and their cost each.
+func (k *recurrentRun) stepWork() (items, cost int) {
+	H := k.hid
+	switch {
+	case k.lstm != nil: // a panel is 4 units' rows of the 4 gates
+		return k.packs[0].panelCount(), 16*H + 4*5*activationCost
+	case k.gru != nil: // a block is 16 units: two z+r panels and one candidate panel
+		return (H + 15) / 16, 48*H + 3*16*activationCost
+	}
+	return k.packs[0].panelCount(), 16*H + 16*activationCost
 }
 
 // sequence runs direction d over batch entry b's valid steps.
@@ -97,19 +117,15 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 		k.yo = k.yAt(t, d, b)
 		switch {
 		case k.lstm != nil:
-			// A panel is 4 units' rows of the 4 gates.
-			k.region(k.packs[0].panelCount(), 16*H+4*5*activationCost, k.lstmPart)
+			k.region(k.packs[0].panelCount(), k.lstmPart)
 		case k.gru != nil:
-			// A block is 16 units: two z+r panels and one candidate panel.
 			blocks := (H + 15) / 16
-			if k.gru.LinearBeforeReset {
-				k.region(blocks, 48*H+3*16*activationCost, k.gruGatesPart)
-			} else {
-				k.region(blocks, 32*H+2*16*activationCost, k.gruGatesPart)
-				k.region(blocks, 16*H+16*activationCost, k.gruStatePart)
+			k.region(blocks, k.gruGatesPart)
+			if !k.gru.LinearBeforeReset {
+				k.region(blocks, k.gruStatePart)
 			}
 		default:
-			k.region(k.packs[0].panelCount(), 16*H+16*activationCost, k.rnnPart)
+			k.region(k.packs[0].panelCount(), k.rnnPart)
 		}
 		k.in ^= 1
 	}

@@ -3,6 +3,7 @@ package interp
 import (
 	"math/rand"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -80,4 +81,34 @@ func TestRNNPackedProducts(t *testing.T) {
 	want := run()
 	recurrentPlain = false
 	assertClose(t, "RNN", got, want, 1e-5)
+}
+
+// A crew's regions cover every item exactly once, phase after phase,
+// whether the helper takes chunks or never comes.
+func TestStepCrewCoversEveryItemOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, helped := range []bool{true, false} {
+		c := new(stepCrew)
+		const n, phases = 37, 500
+		hits := make([]atomic.Int32, n)
+		work := func() {
+			for range phases {
+				c.run(func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						hits[i].Add(1)
+					}
+				}, n)
+			}
+		}
+		if helped {
+			withCrew(c, work)
+		} else {
+			work()
+		}
+		for i := range hits {
+			if got := hits[i].Load(); got != phases {
+				t.Fatalf("helped %v: item %d ran %d times in %d phases", helped, i, got, phases)
+			}
+		}
+	}
 }
