@@ -3,6 +3,7 @@ package interp
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // stepCrew runs a recurrent layer's steps on the calling goroutine and one
@@ -12,8 +13,11 @@ import (
 // claimed. On a busy machine a helper whose thread the host has
 // descheduled simply takes no chunks (the caller does them all) instead
 // of holding every step up for a time slice, as a region that waits for
-// each part's goroutine does (64 steps, each waiting milliseconds). Which
-// goroutine computes a chunk changes no result: units are independent.
+// each part's goroutine does (64 steps, each waiting milliseconds). A
+// helper descheduled while it holds a chunk still makes the caller wait;
+// after a few such waits the caller sends it away and goes on alone.
+// Which goroutine computes a chunk changes no result: units are
+// independent.
 type stepCrew struct {
 	// word is phase<<40 | chunks<<20 | next chunk; stopWord ends the helper.
 	word  atomic.Uint64
@@ -23,6 +27,11 @@ type stepCrew struct {
 	// word and read only by the holder of a claimed chunk.
 	f func(lo, hi int)
 	n int
+	// strikes counts regions whose end the caller waited crewLongWait or
+	// more for, a chunk held by a helper the host descheduled; at
+	// crewStrikes the helper is sent away and the caller goes on alone.
+	strikes int
+	solo    bool
 }
 
 const (
@@ -31,12 +40,16 @@ const (
 	// crewChunks is how many chunks a region is cut into: enough for
 	// the two to balance, few enough that claiming costs nothing.
 	crewChunks = 16
+	// crewLongWait is far longer than a region's chunk takes (a few µs
+	// to tens of µs), and shorter than a host's time slice.
+	crewLongWait = 200 * time.Microsecond
+	crewStrikes  = 3
 )
 
 // run runs f over [0, n) in chunks, returning when every chunk is done.
 func (c *stepCrew) run(f func(lo, hi int), n int) {
 	chunks := min(n, crewChunks)
-	if chunks <= 1 {
+	if chunks <= 1 || c.solo {
 		f(0, n)
 		return
 	}
@@ -46,7 +59,21 @@ func (c *stepCrew) run(f func(lo, hi int), n int) {
 	c.word.Store(c.phase<<40 | uint64(chunks)<<20)
 	for c.claim() {
 	}
-	for c.done.Load() < int64(chunks) {
+	if c.done.Load() == int64(chunks) {
+		return
+	}
+	start := time.Now()
+	for i := 0; c.done.Load() < int64(chunks); i++ {
+		if i&1023 == 1023 && time.Since(start) > crewLongWait {
+			for c.done.Load() < int64(chunks) {
+				runtime.Gosched()
+			}
+			if c.strikes++; c.strikes >= crewStrikes {
+				c.solo = true
+				c.stop()
+			}
+			return
+		}
 	}
 }
 

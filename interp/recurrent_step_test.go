@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelbridge/modelbridge/canon"
 )
@@ -84,16 +85,21 @@ func TestRNNPackedProducts(t *testing.T) {
 }
 
 // A crew's regions cover every item exactly once, phase after phase,
-// whether the helper takes chunks or never comes.
+// whether the helper takes chunks, never comes, or is slow (a chunk that
+// takes longer than crewLongWait: the caller then goes on alone).
 func TestStepCrewCoversEveryItemOnce(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	for _, helped := range []bool{true, false} {
-		c := new(stepCrew)
-		const n, phases = 37, 500
+	for _, c := range []struct{ helped, slow bool }{{true, false}, {false, false}, {true, true}} {
+		helped := c.helped
+		crew := new(stepCrew)
+		const n, phases = 37, 300
 		hits := make([]atomic.Int32, n)
 		work := func() {
 			for range phases {
-				c.run(func(lo, hi int) {
+				crew.run(func(lo, hi int) {
+					if c.slow && lo == 0 {
+						time.Sleep(2 * crewLongWait)
+					}
 					for i := lo; i < hi; i++ {
 						hits[i].Add(1)
 					}
@@ -101,7 +107,7 @@ func TestStepCrewCoversEveryItemOnce(t *testing.T) {
 			}
 		}
 		if helped {
-			withCrew(c, work)
+			withCrew(crew, work)
 		} else {
 			work()
 		}
