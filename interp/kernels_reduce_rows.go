@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 // Reductions of float32 data over trailing axes: each output is the
@@ -33,7 +34,8 @@ func rowReducible(fn canon.ReduceFn) bool {
 }
 
 // reduceRows reduces v, m rows of count elements, into out (one per row),
-// accumulating in float64 as reduceFloat does.
+// accumulating in float64 as reduceFloat does (sums in vec.SumF64's
+// vector order).
 func reduceRows(fn canon.ReduceFn, v []float32, out []float32, count int) {
 	parallelFor(len(out), count, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -41,7 +43,7 @@ func reduceRows(fn canon.ReduceFn, v []float32, out []float32, count int) {
 			var a float64
 			switch fn {
 			case canon.ReduceSum, canon.ReduceMean:
-				a = sumRow(row)
+				a = vec.SumF64(row)
 			case canon.ReduceSumSquare, canon.ReduceL2:
 				a = sumSquaresRow(row)
 			case canon.ReduceL1:
