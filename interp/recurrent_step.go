@@ -2,11 +2,13 @@ package interp
 
 // One step of a recurrent layer: the recurrent products of the step's
 // state with R's packed panels (recurrent_panels.go) and the gates, in one
-// parallel region a step (two for a GRU whose candidate reads r ⊙ H), each
-// core taking a run of hidden units: their rows of every gate, their
-// gates, their new state. The state the products read is double-buffered
-// (each core writes the next step's for its units while the others may
-// still read this step's), so nothing is left to do between regions.
+// region a step (two for a GRU whose candidate reads r ⊙ H), each part a
+// run of hidden units: their rows of every gate, their gates, their new
+// state. With two cores the parts are chunks the caller and a helper
+// claim (recurrent_crew.go). The state the products read is
+// double-buffered (each part writes the next step's for its units while
+// others may still read this step's), so nothing is left to do between
+// regions.
 
 // recurrentStep is what one step reads and writes.
 type recurrentStep struct {
