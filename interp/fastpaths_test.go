@@ -360,6 +360,8 @@ func TestAttentionMatchesDefinition(t *testing.T) {
 // Recurrent units split between cores give the same bits as one core
 // (each unit's products and activations are its own).
 func TestRecurrentUnitsSplitAcrossCores(t *testing.T) {
+	defer func(on bool) { recurrentTwoCores = on }(recurrentTwoCores)
+	recurrentTwoCores = true
 	const seq, batch, in, hidden = 3, 1, 7, 300
 	for _, c := range []struct {
 		op    canon.RecurrentOp

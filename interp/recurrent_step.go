@@ -64,8 +64,16 @@ func (k *recurrentRun) region(n int, f func(lo, hi int)) {
 	k.crew.run(f, n)
 }
 
-// sequences runs direction d over every batch entry, with a crew when a
-// step's work deserves two cores.
+// recurrentTwoCores lets a layer's steps run with a crew (two cores). It
+// is off: on this 2-core machine the one-core steps measured 0.55–0.58×
+// ONNX Runtime's two-thread time against 1.21–1.27× with the crew
+// (BenchmarkVsORT/LSTMh512s64 -cpu 2, load 9): R streams from the shared
+// L3 either way, and the helper's chunks cost more than they save. Tests
+// turn it on to keep the crew correct.
+var recurrentTwoCores = false
+
+// sequences runs direction d over every batch entry, with a crew when
+// recurrentTwoCores allows and a step's work deserves two cores.
 func (k *recurrentRun) sequences(d int, reverse bool) {
 	items, cost := k.stepWork()
 	work := func() {
@@ -73,7 +81,7 @@ func (k *recurrentRun) sequences(d int, reverse bool) {
 			k.sequence(d, b, reverse)
 		}
 	}
-	if workersFor(items, cost) < 2 {
+	if !recurrentTwoCores || workersFor(items, cost) < 2 {
 		k.crew = nil
 		work()
 		return

@@ -13,6 +13,8 @@ import (
 // A recurrent step allocates nothing: a run over 40 steps allocates about
 // as often as one over 4, on one core and on two.
 func TestRecurrentStepsDoNotAllocate(t *testing.T) {
+	defer func(on bool) { recurrentTwoCores = on }(recurrentTwoCores)
+	recurrentTwoCores = true
 	for _, c := range []struct {
 		op    func() canon.RecurrentOp
 		gates int64
