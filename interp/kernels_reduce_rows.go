@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 // Reductions of float32 data over trailing axes: each output is the
@@ -33,15 +34,22 @@ func rowReducible(fn canon.ReduceFn) bool {
 }
 
 // reduceRows reduces v, m rows of count elements, into out (one per row),
-// accumulating in float64 as reduceFloat does.
+// accumulating in float64 as reduceFloat does (sums in vec.SumF64's
+// vector order).
 func reduceRows(fn canon.ReduceFn, v []float32, out []float32, count int) {
-	parallelFor(len(out), count, func(lo, hi int) {
+	cost := count
+	if fn == canon.ReduceSum || fn == canon.ReduceMean {
+		// vec.SumF64 adds several elements a cycle: a region's handoff
+		// costs more than it saves below about a quarter million.
+		cost = max(1, count/8)
+	}
+	parallelFor(len(out), cost, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			row := v[r*count : (r+1)*count]
 			var a float64
 			switch fn {
 			case canon.ReduceSum, canon.ReduceMean:
-				a = sumRow(row)
+				a = vec.SumF64(row)
 			case canon.ReduceSumSquare, canon.ReduceL2:
 				a = sumSquaresRow(row)
 			case canon.ReduceL1:

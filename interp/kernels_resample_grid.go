@@ -68,6 +68,7 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 	parallelFor(n*blocks, gridBlock*ch*8, func(q0, q1 int) {
 		taps := make([][]gridTap, k)
 		planes := make([]gridTaps2D, gridBlock)
+		quads := new(gridQuads)
 		var inPlane [gridBlock]bool
 		for q := q0; q < q1; q++ {
 			b, p0 := q/blocks, q%blocks*gridBlock
@@ -98,6 +99,7 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 				plane := &planes[p-p0]
 				if inPlane[p-p0] = k == 2 && len(taps[0]) <= len(plane.rows) && len(taps[0])*len(taps[1]) <= len(plane.w); inPlane[p-p0] {
 					plane.set(taps, strides[0])
+					quads.take(p-p0, plane)
 					continue
 				}
 				for c := 0; c < ch; c++ {
@@ -109,7 +111,11 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 				src := in.f[(b*ch+c)*inner:]
 				dst := out.f[(b*ch+c)*points:]
 				for p := p0; p < p1; p++ {
-					if inPlane[p-p0] {
+					switch {
+					case !inPlane[p-p0]:
+					case quads.is[p-p0]:
+						dst[p] = float32(quads.sum(p-p0, src))
+					default:
 						dst[p] = float32(planes[p-p0].sum(src))
 					}
 				}

@@ -1,12 +1,9 @@
 package interp
 
 import (
-	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -174,17 +171,18 @@ func opFamilyCases() []opFamilyCase {
 // single nodes instead of being expanded into their function bodies.
 const opFamilyOpset = 23
 
-// ortLatency caches ONNX Runtime's median latency per model and thread count: the benchmark
-// function runs several times with growing b.N, ONNX Runtime once.
-var ortLatency sync.Map
-
-// BenchmarkOpFamilies runs each op family alone, in the interpreter and, when
-// $MODELBRIDGE_ORT_DIR holds ONNX Runtime, in ONNX Runtime on the same
-// ONNX file (all graph optimizations, GOMAXPROCS threads). It reports the
-// interpreter's ms/op, ONNX Runtime's median (ort-ms) and their ratio
-// (x-ort). The model goes through the ONNX exporter and importer, so the
-// interpreter runs what ONNX Runtime runs.
+// BenchmarkOpFamilies runs each op family alone, in the interpreter and,
+// when $MODELBRIDGE_ORT_DIR holds ONNX Runtime, in ONNX Runtime on the
+// same ONNX file (all graph optimizations, GOMAXPROCS threads), in
+// alternation as BenchmarkVsORT does: 7 rounds of 5 to 30 samples (about
+// 0.2 s) on each side, a sample the mean of the runs that fill 5 ms (as
+// ONNX Runtime's timer takes them), so that both meet the same machine
+// load and are measured alike. It reports the median samples (ms/op,
+// ort-ms), the median of the 7 paired ratios of the rounds' medians
+// (x-ort) and the interpreter's CPU time a run (cpu-ms/op). The model goes through the ONNX exporter and importer, so the
+// interpreter runs what ONNX Runtime runs. Run it with -benchtime 1x.
 func BenchmarkOpFamilies(b *testing.B) {
+	dir := os.Getenv(ortinstall.DirEnv)
 	for _, c := range opFamilyCases() {
 		b.Run(c.name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "model.onnx")
@@ -196,20 +194,48 @@ func BenchmarkOpFamilies(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer g.Close()
-			ours := benchAllInputs(b, g)
-			b.ReportMetric(ours, "ms/op")
-			if ort, ok := ortMedian(b, c.name, path); ok {
-				b.ReportMetric(ort, "ort-ms")
-				b.ReportMetric(ours/ort, "x-ort")
+			run, cpu := opFamilyRunner(b, g)
+			// Warm the buffer pool, the caches and the machine: an op of
+			// 0.1 ms timed right after ONNX Runtime's process exits would
+			// otherwise measure that exit's aftermath.
+			for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
+				run(1, 1)
+			}
+			one := time.Duration(run(5, 1) * 1e6)
+			reps := max(1, int(5*time.Millisecond/max(one, time.Microsecond)))
+			samples := max(5, min(30, int(200*time.Millisecond/max(one*time.Duration(reps), time.Microsecond))))
+			var ours, ort, ratio []float64
+			for round := range 7 {
+				o := run(samples, reps)
+				ours = append(ours, o)
+				if dir == "" {
+					continue
+				}
+				r, err := ortRunN(dir, path, "all", samples)
+				if err != nil {
+					if round == 0 {
+						b.Logf("ONNX Runtime: %v", err)
+						break
+					}
+					b.Fatal(err)
+				}
+				ort, ratio = append(ort, r), append(ratio, o/r)
+			}
+			b.ReportMetric(median(ours), "ms/op")
+			b.ReportMetric(cpu(), "cpu-ms/op")
+			if len(ort) > 0 {
+				b.ReportMetric(median(ort), "ort-ms")
+				b.ReportMetric(median(ratio), "x-ort")
 			}
 		})
 	}
 }
 
-// benchAllInputs times g on random values for every graph input and returns
-// the median milliseconds per run (ONNX Runtime's figure is a median too; a
-// mean would let one run the machine's host delays move the ratio).
-func benchAllInputs(b *testing.B, g *canon.Graph) float64 {
+// opFamilyRunner returns a function that times g on random values for
+// every graph input: the median of n samples, each the mean milliseconds
+// of reps runs; and one that gives the process's CPU time a run over every
+// timed run so far (on a busy machine the steadier measure of the work).
+func opFamilyRunner(b *testing.B, g *canon.Graph) (run func(n, reps int) float64, cpu func() float64) {
 	p, err := New(g)
 	if err != nil {
 		b.Fatal(err)
@@ -223,44 +249,23 @@ func benchAllInputs(b *testing.B, g *canon.Graph) float64 {
 		}
 		inputs[in.Name] = randTensor(r, in.Name, shape...)
 	}
-	// Warm the buffer pool, the caches and the machine: an op of 0.1 ms
-	// timed 20 times right after ONNX Runtime's process exits would
-	// otherwise measure that exit's aftermath (ReduceMean 0.48 ms, 0.12 alone).
-	for warm := time.Now(); time.Since(warm) < 50*time.Millisecond; {
-		if _, err := p.Run(inputs); err != nil {
-			b.Fatal(err)
+	var cpuSum time.Duration
+	var runs int
+	run = func(n, reps int) float64 {
+		times := make([]float64, 0, n)
+		c0 := cpuTime()
+		defer func() { cpuSum += cpuTime() - c0; runs += n * reps }()
+		for range n {
+			start := time.Now()
+			for range reps {
+				if _, err := p.Run(inputs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			times = append(times, float64(time.Since(start).Nanoseconds())/1e6/float64(reps))
 		}
+		return median(times)
 	}
-	b.ResetTimer()
-	runs := make([]float64, 0, b.N)
-	for range b.N {
-		start := time.Now()
-		if _, err := p.Run(inputs); err != nil {
-			b.Fatal(err)
-		}
-		runs = append(runs, float64(time.Since(start).Nanoseconds())/1e6)
-	}
-	b.StopTimer()
-	return median(runs)
-}
-
-// ortMedian runs the model in ONNX Runtime once per name and returns its
-// median latency in ms; false when ONNX Runtime is not configured or cannot
-// run the model (an op or opset it lacks).
-func ortMedian(b *testing.B, name, path string) (float64, bool) {
-	name = fmt.Sprintf("%s/%d", name, runtime.GOMAXPROCS(0)) // -cpu 1,2 runs ONNX Runtime at each
-	if v, ok := ortLatency.Load(name); ok {
-		return v.(float64), true
-	}
-	dir := os.Getenv(ortinstall.DirEnv)
-	if dir == "" {
-		return 0, false
-	}
-	ms, err := ortRun(dir, path, "all")
-	if err != nil {
-		b.Logf("%s: %v", name, err)
-		return 0, false
-	}
-	ortLatency.Store(name, ms)
-	return ms, true
+	cpu = func() float64 { return float64(cpuSum.Microseconds()) / 1000 / float64(max(runs, 1)) }
+	return run, cpu
 }

@@ -92,6 +92,9 @@ type step struct {
 	// packedB caches a constant right operand (a MatMul's, each direction's
 	// input weights of a recurrent op), packed.
 	packedB []*packedB
+	// packedR caches a recurrent op's constant R as GEMV panels (gate
+	// groups of each direction).
+	packedR []*gatePanels
 	// f64 is how the kernel meets float64 inputs; outDT is each output's
 	// declared dtype (Undefined when the graph does not say).
 	f64   f64Mode

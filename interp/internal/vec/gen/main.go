@@ -2,9 +2,10 @@
 // widths from one description: the exponential family (exp.go, erf.go,
 // wide.go) into exp_avx512_amd64.s and exp_avx2_amd64.s, the float32-lane
 // activations and LayerNorm rows (act32.go, norm32.go) into
-// act32_*_amd64.s, the panel family
-// (panel.go) into panel_*_amd64.s, the GEMM micro-kernels (gemm.go) into
-// gemm_*_amd64.s. Run it with go generate ./interp/internal/vec.
+// act32_*_amd64.s, the panel family (panel.go) into panel_*_amd64.s, the
+// GEMM micro-kernels (gemm.go) into gemm_*_amd64.s, the panel GEMV
+// (gemv.go) into gemv_*_amd64.s. Run it with go generate
+// ./interp/internal/vec.
 package main
 
 import (
@@ -72,6 +73,8 @@ var files = []struct {
 		e.lnCenter32()
 		e.lnScale32()
 	}},
+	{"gemv_avx512_amd64.s", gemvAbout, avx512, func(e *emitter) { e.gemvPanels() }},
+	{"gemv_avx2_amd64.s", gemvAbout, avx2, func(e *emitter) { e.gemvPanels() }},
 	{"exp_avx2_amd64.s", expAbout, avx2, func(e *emitter) {
 		e.table()
 		e.expF64()

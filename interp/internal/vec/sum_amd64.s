@@ -1,0 +1,39 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func sumF64AVX(n int, row *float32) float64
+// The float64 sum of row[:n], n a positive multiple of 16, in SumF64's
+// order (see sum.go): four 4-lane float64 accumulators, element i into
+// lane i mod 4 of accumulator i/4 mod 4. Needs AVX.
+TEXT ·sumF64AVX(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ row+8(FP), SI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+loop16:
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JNE  loop16
+
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VHADDPD      X0, X0, X0
+	VHADDPD      X1, X1, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+16(FP)
+	RET

@@ -1,0 +1,6 @@
+//go:build !amd64 || noasm
+
+package vec
+
+// SumF64 is its reference without the assembly; see sum.go.
+func SumF64(row []float32) float64 { return sumF64Ref(row) }

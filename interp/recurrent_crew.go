@@ -1,0 +1,125 @@
+package interp
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// stepCrew runs a recurrent layer's steps on the calling goroutine and one
+// helper without a barrier the caller must wait at for the helper to
+// arrive: each step's region is cut into chunks that both claim from a
+// shared word, and the caller waits only for chunks the helper has
+// claimed. On a busy machine a helper whose thread the host has
+// descheduled simply takes no chunks (the caller does them all) instead
+// of holding every step up for a time slice, as a region that waits for
+// each part's goroutine does (64 steps, each waiting milliseconds). A
+// helper descheduled while it holds a chunk still makes the caller wait;
+// after a few such waits the caller sends it away and goes on alone.
+// Which goroutine computes a chunk changes no result: units are
+// independent.
+type stepCrew struct {
+	// word is phase<<40 | chunks<<20 | next chunk; stopWord ends the helper.
+	word  atomic.Uint64
+	done  atomic.Int64 // chunks finished in the current phase
+	phase uint64
+	// The current phase's work, written before the phase is published in
+	// word and read only by the holder of a claimed chunk.
+	f func(lo, hi int)
+	n int
+	// strikes counts regions whose end the caller waited crewLongWait or
+	// more for, a chunk held by a helper the host descheduled; at
+	// crewStrikes the helper is sent away and the caller goes on alone.
+	strikes int
+	solo    bool
+}
+
+const (
+	crewMask     = 1<<20 - 1
+	crewStopWord = ^uint64(0)
+	// crewChunks is how many chunks a region is cut into: enough for
+	// the two to balance, few enough that claiming costs nothing.
+	crewChunks = 16
+	// crewLongWait is far longer than a region's chunk takes (a few µs
+	// to tens of µs), and shorter than a host's time slice.
+	crewLongWait = 200 * time.Microsecond
+	crewStrikes  = 3
+)
+
+// run runs f over [0, n) in chunks, returning when every chunk is done.
+func (c *stepCrew) run(f func(lo, hi int), n int) {
+	chunks := min(n, crewChunks)
+	if chunks <= 1 || c.solo {
+		f(0, n)
+		return
+	}
+	c.f, c.n = f, n
+	c.done.Store(0)
+	c.phase++
+	c.word.Store(c.phase<<40 | uint64(chunks)<<20)
+	for c.claim() {
+	}
+	if c.done.Load() == int64(chunks) {
+		return
+	}
+	start := time.Now()
+	for i := 0; c.done.Load() < int64(chunks); i++ {
+		if i&1023 == 1023 && time.Since(start) > crewLongWait {
+			for c.done.Load() < int64(chunks) {
+				runtime.Gosched()
+			}
+			if c.strikes++; c.strikes >= crewStrikes {
+				c.solo = true
+				c.stop()
+			}
+			return
+		}
+	}
+}
+
+// claim runs one unclaimed chunk of the current phase, if there is one.
+func (c *stepCrew) claim() bool {
+	for {
+		v := c.word.Load()
+		if v == crewStopWord {
+			return false
+		}
+		next, chunks := int(v&crewMask), int(v>>20&crewMask)
+		if next >= chunks {
+			return false
+		}
+		if c.word.CompareAndSwap(v, v+1) {
+			c.f(c.n*next/chunks, c.n*(next+1)/chunks)
+			c.done.Add(1)
+			return true
+		}
+	}
+}
+
+// help is the helper's loop: claim chunks until stop.
+func (c *stepCrew) help() {
+	for i := 0; c.word.Load() != crewStopWord; i++ {
+		if c.claim() {
+			continue
+		}
+		if i&255 == 255 {
+			runtime.Gosched()
+		}
+	}
+}
+
+// stop ends help.
+func (c *stepCrew) stop() { c.word.Store(crewStopWord) }
+
+// withCrew runs work (a layer's steps) with a helper claiming chunks of
+// its regions.
+func withCrew(c *stepCrew, work func()) {
+	runParts(2, func(part int) {
+		if part == 1 {
+			c.help()
+			return
+		}
+		defer c.stop()
+		work()
+	})
+}
