@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -206,13 +207,19 @@ func benchONNX(b *testing.B, env, def string, shape ...int64) {
 
 // benchModel reads the benchmark model at $env (default def), skipping the
 // benchmark when it is missing; it returns the graph and the file's path.
+//
+// MODELBRIDGE_BENCH_DIR names the directory make_bench_models.py wrote
+// into (default /tmp): each default path keeps its file name there.
 func benchModel(b testing.TB, env, def string) (*canon.Graph, string) {
 	path := os.Getenv(env)
 	if path == "" {
 		path = def
+		if dir := os.Getenv("MODELBRIDGE_BENCH_DIR"); dir != "" && def != "" {
+			path = filepath.Join(dir, filepath.Base(def))
+		}
 	}
 	if _, err := os.Stat(path); err != nil {
-		b.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py, or set %s)", path, env)
+		b.Skipf("skipping: %s not found (make it with /usr/bin/python3 testdata/make_bench_models.py [DIR] and set MODELBRIDGE_BENCH_DIR=DIR, or set %s)", path, env)
 	}
 	g, err := onnximport.Read(path, formats.ReadOptions{})
 	if err != nil {
