@@ -32,7 +32,7 @@ func TestMatchDetections(t *testing.T) {
 		{"moved box", detTensors([]float32{0, 0, 10, 10.5, 5, 5, 20, 20, 1, 1, 2, 2}, []float32{0.9, 0.8999, 0.5}, []int64{1, 2, 3}), "no counterpart"},
 		{"other label", detTensors([]float32{0, 0, 10, 10, 5, 5, 20, 20, 1, 1, 2, 2}, []float32{0.9, 0.8999, 0.5}, []int64{7, 2, 3}), "no counterpart"},
 	} {
-		_, err := matchDetections(names, c.got, want)
+		_, err := matchDetections(names, c.got, want, detectionRules{NMSIoU: 0.5, MaxDetections: 3})
 		switch {
 		case c.fail == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -43,7 +43,29 @@ func TestMatchDetections(t *testing.T) {
 	// The lowest-scoring detection may go missing when the counts differ
 	// and it ties with the cut-off.
 	tie := detTensors([]float32{0, 0, 10, 10, 5, 5, 20, 20, 1, 1, 2, 2}, []float32{0.9, 0.8999, 0.8997}, []int64{1, 2, 3})
-	if _, err := matchDetections(names, detTensors([]float32{0, 0, 10, 10, 5, 5, 20, 20}, []float32{0.9, 0.8999}, []int64{1, 2}), tie); err != nil {
+	if _, err := matchDetections(names, detTensors([]float32{0, 0, 10, 10, 5, 5, 20, 20}, []float32{0.9, 0.8999}, []int64{1, 2}), tie, detectionRules{}); err != nil {
 		t.Errorf("tie at the cut-off: %v", err)
+	}
+}
+
+// A run that keeps a box PyTorch suppressed at an IoU tie with the NMS
+// threshold, and so drops PyTorch's lowest detection from its full list,
+// matches with both reported; the same box clear of the threshold fails.
+func TestMatchDetectionsNMSTie(t *testing.T) {
+	names := []string{"boxes", "scores", "labels"}
+	rules := detectionRules{NMSIoU: 0.5, MaxDetections: 3}
+	want := detTensors([]float32{0, 0, 10, 10, 5, 5, 20, 20, 1, 1, 2, 2}, []float32{0.9, 0.8, 0.5}, []int64{1, 2, 3})
+	// IoU of [3.33511,0,13.33511,10] with [0,0,10,10] is 0.4998.
+	tied := detTensors([]float32{0, 0, 10, 10, 5, 5, 20, 20, 3.33511, 0, 13.33511, 10}, []float32{0.9, 0.8, 0.7}, []int64{1, 2, 1})
+	m, err := matchDetections(names, tied, want, rules)
+	if err != nil {
+		t.Fatalf("NMS tie: %v", err)
+	}
+	if len(m.ties) != 2 || !strings.Contains(m.ties[0], "IoU 0.4998") {
+		t.Errorf("NMS tie: want the tie and the displaced detection reported, got %q", m.ties)
+	}
+	clear := detTensors([]float32{0, 0, 10, 10, 5, 5, 20, 20, 4, 0, 14, 10}, []float32{0.9, 0.8, 0.7}, []int64{1, 2, 1})
+	if _, err := matchDetections(names, clear, want, rules); err == nil || !strings.Contains(err.Error(), "meets no threshold tie") {
+		t.Errorf("IoU 0.43: got %v, want an unpaired detection", err)
 	}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,6 +77,13 @@ func checkDetectionModel(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	names := strings.Fields(string(raw))
+	var rules detectionRules
+	if raw, err = os.ReadFile(filepath.Join(dir, "rules.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rules); err != nil {
+		t.Fatalf("rules.json: %v", err)
+	}
 	g, _, err := formats.Read(filepath.Join(dir, "model.onnx"), "onnx", formats.ReadOptions{})
 	if err != nil {
 		t.Fatalf("import: %v", err)
@@ -108,6 +116,7 @@ func checkDetectionModel(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 		size := fmt.Sprintf("%dx%d", in.Shape[1], in.Shape[2])
+		rules.ImageH, rules.ImageW = int(in.Shape[1]), int(in.Shape[2])
 		for _, run := range []struct {
 			label string
 			graph *canon.Graph
@@ -121,7 +130,7 @@ func checkDetectionModel(t *testing.T, dir string) {
 			for i := range names {
 				got[i] = outs[run.graph.Outputs[i].Name]
 			}
-			reportDetections(t, run.label+" "+size, names, got, want)
+			reportDetections(t, run.label+" "+size, names, got, want, rules)
 		}
 		if ortErr != nil {
 			t.Logf("ONNX Runtime not run: %v", ortErr)
@@ -138,13 +147,13 @@ func checkDetectionModel(t *testing.T, dir string) {
 				t.Fatal(err)
 			}
 		}
-		reportDetections(t, "ONNX Runtime "+size, names, got, want)
+		reportDetections(t, "ONNX Runtime "+size, names, got, want, rules)
 	}
 }
 
-func reportDetections(t *testing.T, label string, names []string, got, want []*canon.Tensor) {
+func reportDetections(t *testing.T, label string, names []string, got, want []*canon.Tensor, rules detectionRules) {
 	t.Helper()
-	m, err := matchDetections(names, got, want)
+	m, err := matchDetections(names, got, want, rules)
 	if err != nil {
 		t.Errorf("%s: %v", label, err)
 		return
