@@ -69,3 +69,24 @@ func TestMatchDetectionsNMSTie(t *testing.T) {
 		t.Errorf("IoU 0.43: got %v, want an unpaired detection", err)
 	}
 }
+
+// A keypoint may move only where both runs found equal heatmap maxima; a
+// mask may differ only where the expanded box truncates to another pixel.
+func TestMatchDetectionsKeypointAndMaskTies(t *testing.T) {
+	want := []float64{10, 20, 1, 30, 40, 1}
+	if _, ties, err := compareKeypoints([]float64{10, 20, 1, 35, 40, 1}, want, []float64{0.5, 0.3}, []float64{0.5, 0.30001}, 0.01, 1e-4); err != nil || len(ties) != 1 {
+		t.Errorf("tied maxima: ties %q, err %v", ties, err)
+	}
+	if _, _, err := compareKeypoints([]float64{10, 20, 1, 35, 40, 1}, want, []float64{0.5, 0.3}, []float64{0.5, 0.31}, 0.01, 1e-4); err == nil {
+		t.Error("a moved keypoint with another score passed")
+	}
+	rules := detectionRules{MaskSize: 28, MaskPadding: 1}
+	// Box width 28 expands to 30 about x 14: x1 -1 exactly; 13.99999 vs
+	// 14.00001 as x2 straddles the truncation of the expanded x2 = 29.
+	if why := maskBoxTie([]float64{0, 0, 27.99999, 28}, []float64{0, 0, 28.00001, 28}, rules); why == "" {
+		t.Error("expanded boxes a pixel apart not reported")
+	}
+	if why := maskBoxTie([]float64{0, 0, 27.5, 28}, []float64{0, 0, 27.50001, 28}, rules); why != "" {
+		t.Errorf("same pixel box reported: %s", why)
+	}
+}

@@ -368,7 +368,8 @@ func compareKeypoints(got, want, gotScores, wantScores []float64, tol, scoreTol 
 		if math.Abs(gotScores[k]-wantScores[k]) > scoreTol {
 			return worst, ties, fmt.Errorf("keypoint %d at %v, PyTorch %v (tolerance %.3g), and its score %.5g, PyTorch %.5g", k, got[3*k:3*k+2], want[3*k:3*k+2], tol, gotScores[k], wantScores[k])
 		}
-		ties = append(ties, fmt.Sprintf("keypoint %d at %.4g,%.4g, PyTorch %.4g,%.4g: equal heatmap maxima %.5g and %.5g", k, got[3*k], got[3*k+1], want[3*k], want[3*k+1], gotScores[k], wantScores[k]))
+		ties = append(ties, fmt.Sprintf("keypoint %d at %.4g,%.4g, PyTorch %.4g,%.4g: equal heatmap maxima %.7g and %.7g (|diff| %.2g)",
+			k, got[3*k], got[3*k+1], want[3*k], want[3*k+1], gotScores[k], wantScores[k], math.Abs(gotScores[k]-wantScores[k])))
 	}
 	return worst, ties, nil
 }

@@ -29,11 +29,13 @@ var detectionAll = append(append([]string{}, detectionCI...),
 // TopK with a run-time k, NonMaxSuppression, RoiAlign), then checks on a
 // 320x320 and a 256x384 image that the interpreter running model.onnx, the
 // interpreter running modelbridge's ONNX re-export and ONNX Runtime running
-// that re-export all find PyTorch's detections.
+// that re-export all find PyTorch's detections, with Mask R-CNN's pasted
+// masks and Keypoint R-CNN's keypoints and keypoint scores; where they part
+// it must be at a threshold tie, which is reported (see matchDetections).
 //
 //	MODELBRIDGE_DETECTION=1     the two small models (a few minutes)
-//	MODELBRIDGE_DETECTION=all   all five (ResNet-50 backbones: slow; see
-//	                            docs/detection.md for where they stand)
+//	MODELBRIDGE_DETECTION=all   all five (the ResNet-50 models take many
+//	                            minutes each; see docs/detection.md)
 //	MODELBRIDGE_DETECTION=a,b   the named models
 func TestTorchvisionDetection(t *testing.T) {
 	var models []string
