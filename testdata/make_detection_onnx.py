@@ -23,7 +23,7 @@ from torchvision.models import detection
 from torchvision.models.resnet import Bottleneck
 
 OPSET = 16
-# The scale of Mask and Keypoint R-CNN's residual branches (see make).
+# The scale of the ResNet-50 models' residual branches (see make).
 RESIDUAL_SCALE = 0.25
 
 
@@ -87,7 +87,7 @@ def make(name):
             model([torch.rand(3, 320, 320, generator=torch.Generator().manual_seed(2))])
             for mod in norms:
                 mod.eval()
-        if rcnn:
+        if resnet:
             # Each bottleneck's residual branch, at unit scale, lets float
             # rounding grow through ResNet-50's 16 blocks (float32 against
             # float64: 1.2e-4 of layer4's range; PyTorch against ONNX
