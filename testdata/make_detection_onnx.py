@@ -61,7 +61,7 @@ def make(name):
     # scores spread out without saturating.
     resnet = "resnet50" in name
     gain, bias = (1.414, 0.5) if name.startswith("ssd") else (1.0, 0.1) if resnet else (1.2, 0.1)
-    logit_gain = 1.0 if name.startswith("ssd") else 0.3 if name.startswith("retinanet") else 1.0 if resnet else 10.0
+    logit_gain = 1.0 if name.startswith("ssd") or resnet else 10.0
     with torch.no_grad():
         for mod_name, mod in model.named_modules():
             if isinstance(mod, torch.nn.ConvTranspose2d):
