@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,11 +29,13 @@ var detectionAll = append(append([]string{}, detectionCI...),
 // TopK with a run-time k, NonMaxSuppression, RoiAlign), then checks on a
 // 320x320 and a 256x384 image that the interpreter running model.onnx, the
 // interpreter running modelbridge's ONNX re-export and ONNX Runtime running
-// that re-export all find PyTorch's detections.
+// that re-export all find PyTorch's detections, with Mask R-CNN's pasted
+// masks and Keypoint R-CNN's keypoints and keypoint scores; where they part
+// it must be at a threshold tie, which is reported (see matchDetections).
 //
 //	MODELBRIDGE_DETECTION=1     the two small models (a few minutes)
-//	MODELBRIDGE_DETECTION=all   all five (ResNet-50 backbones: slow; see
-//	                            docs/detection.md for where they stand)
+//	MODELBRIDGE_DETECTION=all   all five (the ResNet-50 models take many
+//	                            minutes each; see docs/detection.md)
 //	MODELBRIDGE_DETECTION=a,b   the named models
 func TestTorchvisionDetection(t *testing.T) {
 	var models []string
@@ -76,6 +79,13 @@ func checkDetectionModel(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	names := strings.Fields(string(raw))
+	var rules detectionRules
+	if raw, err = os.ReadFile(filepath.Join(dir, "rules.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rules); err != nil {
+		t.Fatalf("rules.json: %v", err)
+	}
 	g, _, err := formats.Read(filepath.Join(dir, "model.onnx"), "onnx", formats.ReadOptions{})
 	if err != nil {
 		t.Fatalf("import: %v", err)
@@ -108,6 +118,7 @@ func checkDetectionModel(t *testing.T, dir string) {
 			t.Fatal(err)
 		}
 		size := fmt.Sprintf("%dx%d", in.Shape[1], in.Shape[2])
+		rules.ImageH, rules.ImageW = int(in.Shape[1]), int(in.Shape[2])
 		for _, run := range []struct {
 			label string
 			graph *canon.Graph
@@ -121,7 +132,7 @@ func checkDetectionModel(t *testing.T, dir string) {
 			for i := range names {
 				got[i] = outs[run.graph.Outputs[i].Name]
 			}
-			reportDetections(t, run.label+" "+size, names, got, want)
+			reportDetections(t, run.label+" "+size, names, got, want, rules)
 		}
 		if ortErr != nil {
 			t.Logf("ONNX Runtime not run: %v", ortErr)
@@ -138,13 +149,13 @@ func checkDetectionModel(t *testing.T, dir string) {
 				t.Fatal(err)
 			}
 		}
-		reportDetections(t, "ONNX Runtime "+size, names, got, want)
+		reportDetections(t, "ONNX Runtime "+size, names, got, want, rules)
 	}
 }
 
-func reportDetections(t *testing.T, label string, names []string, got, want []*canon.Tensor) {
+func reportDetections(t *testing.T, label string, names []string, got, want []*canon.Tensor, rules detectionRules) {
 	t.Helper()
-	m, err := matchDetections(names, got, want)
+	m, err := matchDetections(names, got, want, rules)
 	if err != nil {
 		t.Errorf("%s: %v", label, err)
 		return
