@@ -75,6 +75,7 @@ func checkScriptedDetection(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	names := strings.Fields(string(raw))
+	rules := loadDetectionRules(t, dir)
 	symbolic := formats.ReadOptions{
 		InputShapes: map[string][]int64{"images_0": {3, -1, -1}},
 		DimNames:    map[string]map[int]string{"images_0": {1: "H", 2: "W"}},
@@ -125,7 +126,7 @@ func checkScriptedDetection(t *testing.T, dir string) {
 			for i := range names {
 				got[i] = outs[run.graph.Outputs[i].Name]
 			}
-			reportDetections(t, run.label+" "+size, names, got, want)
+			reportDetections(t, run.label+" "+size, names, got, want, rules)
 		}
 		if ortErr != nil {
 			t.Logf("ONNX Runtime not run: %v", ortErr)
@@ -142,7 +143,7 @@ func checkScriptedDetection(t *testing.T, dir string) {
 				t.Fatal(err)
 			}
 		}
-		reportDetections(t, "ONNX Runtime "+size, names, got, want)
+		reportDetections(t, "ONNX Runtime "+size, names, got, want, rules)
 	}
 }
 

@@ -79,13 +79,7 @@ func checkDetectionModel(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	names := strings.Fields(string(raw))
-	var rules detectionRules
-	if raw, err = os.ReadFile(filepath.Join(dir, "rules.json")); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &rules); err != nil {
-		t.Fatalf("rules.json: %v", err)
-	}
+	rules := loadDetectionRules(t, dir)
 	g, _, err := formats.Read(filepath.Join(dir, "model.onnx"), "onnx", formats.ReadOptions{})
 	if err != nil {
 		t.Fatalf("import: %v", err)
@@ -151,6 +145,21 @@ func checkDetectionModel(t *testing.T, dir string) {
 		}
 		reportDetections(t, "ONNX Runtime "+size, names, got, want, rules)
 	}
+}
+
+// loadDetectionRules reads the cut-offs the generator wrote beside the model
+// (DIR/rules.json).
+func loadDetectionRules(t *testing.T, dir string) detectionRules {
+	t.Helper()
+	var rules detectionRules
+	raw, err := os.ReadFile(filepath.Join(dir, "rules.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rules); err != nil {
+		t.Fatalf("%s: %v", filepath.Join(dir, "rules.json"), err)
+	}
+	return rules
 }
 
 func reportDetections(t *testing.T, label string, names []string, got, want []*canon.Tensor, rules detectionRules) {

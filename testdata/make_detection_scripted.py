@@ -3,11 +3,13 @@
     python make_detection_scripted.py MODEL DIR
 
 Writes DIR/model.pt (torch.jit.script of the eval-mode model, saved),
-DIR/names.txt (the keys of the detections dict, in order) and, for each of
+DIR/names.txt (the keys of the detections dict, in order), DIR/rules.json
+(the cut-offs where runs may tie, as make_detection_onnx.py writes) and, for each of
 two images (320x320 and 256x384), DIR/caseN/input_0.pb and DIR/caseN/NAME.npy
 for every entry of the detections PyTorch's scripted module returns. The
 model and its random (seeded) weights are those of make_detection_onnx.py.
 """
+import json
 import os
 import sys
 
@@ -15,12 +17,15 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_detection_onnx import make, save_pb  # noqa: E402
+from make_detection_onnx import make, rules, save_pb  # noqa: E402
 
 
 def main():
     name, out = sys.argv[1], sys.argv[2]
-    scripted = torch.jit.script(make(name))
+    model = make(name)
+    with open(os.path.join(out, "rules.json"), "w") as f:
+        json.dump(rules(model), f)
+    scripted = torch.jit.script(model)
     path = os.path.join(out, "model.pt")
     scripted.save(path)
     scripted = torch.jit.load(path)
