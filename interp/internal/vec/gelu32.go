@@ -107,6 +107,9 @@ const (
 	gelu32TailC0Lo = float32(9.42348243881952e-09)
 )
 
+// GeluOne32 is gelu32(x): Gelu32's value for one element.
+func GeluOne32(x float32) float32 { return gelu32(x) }
+
 func geluLanes32Ref(d, s []float32) {
 	s = s[:len(d)]
 	for i, v := range s {
