@@ -9,7 +9,13 @@ import "math"
 // into hi + lo by a fused multiply-add so that exp(-hi-lo) loses nothing
 // to the split, and exp by Cephes expf's reduction and polynomial; the
 // result is x·q for x < 0 and x - x·q for x > 0, x·q scaled by 2^k in two
-// halves so that a subnormal result rounds once.
+// halves so that a subnormal result rounds once. t, P(t) and the products
+// t·P·e^r·x are carried as float32 pairs (exact FMA remainders, Fast2Sum),
+// so that each pair's sum rounds once: within 1.72 ulp of the correctly
+// rounded gelu (TestGelu32Accuracy; docs/performance.md). The fits are
+// relative-error least squares in float64, iterated towards minimax, their
+// coefficients rounded to float32 one at a time, highest first, the rest
+// refitted after each.
 //
 // The vector routines (gen/gelu32.go) are these operations lane by lane.
 func gelu32(x float32) float32 {
