@@ -439,7 +439,7 @@ func unaryF(op unaryOp, d, s []float32) {
 			d[i] = op.b * elu(v, op.a)
 		}
 	case uGelu:
-		vec.Gelu(d, s)
+		vec.Gelu32(d, s)
 	case uGeluTanh:
 		vec.GeluTanh(d, s)
 	}
@@ -452,9 +452,10 @@ func gelu(x float64) float64 {
 	return 0.5 * x * math.Erfc(-x/math.Sqrt2)
 }
 
-// gelu32 is gelu for float32 data and geluTanh its tanh approximation in
-// float64 (see the vector kernels' Gelu1 and GeluTanh1, their one home).
-func gelu32(v float32) float32 { return vec.Gelu1(v) }
+// gelu32 is gelu for float32 data (in float32 operations, within 1.72 ulp)
+// and geluTanh its tanh approximation in float64 (see the vector kernels'
+// GeluOne32 and GeluTanh1, their one home).
+func gelu32(v float32) float32 { return vec.GeluOne32(v) }
 
 func geluTanh(x float64) float64 { return vec.GeluTanh1(x) }
 

@@ -191,7 +191,7 @@ func TestExpKernelsMatchMath(t *testing.T) {
 		}{
 			{"sigmoid", vec.Sigmoid, func(x float32) float32 { return float32(1 / (1 + math.Exp(-float64(x)))) }},
 			{"tanh", vec.Tanh, func(x float32) float32 { return float32(math.Tanh(float64(x))) }},
-			{"gelu", vec.Gelu, gelu32},
+			{"gelu", vec.Gelu32, gelu32},
 			{"geluTanh", vec.GeluTanh, func(x float32) float32 { return float32(geluTanh(float64(x))) }},
 		} {
 			got, want := make([]float32, len(in)), make([]float32, len(in))

@@ -126,7 +126,7 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 }
 
 // geluRow sets row to its exact Gelu, as the Gelu op computes it.
-func geluRow(row []float32) { vec.Gelu(row, row) }
+func geluRow(row []float32) { vec.Gelu32(row, row) }
 
 // storeTile stores (or adds, as microTileAt does) the first rows×cols of
 // the 16-column tile t into c.

@@ -22,6 +22,16 @@ func silu32AVX512(n int, dst, src *float32)
 func silu32AVX2(n int, dst, src *float32)
 
 //go:noescape
+func geluLanes32AVX512(n int, dst, src *float32)
+
+//go:noescape
+func geluLanes32AVX2(n int, dst, src *float32)
+
+// Gelu32 sets d[i] = gelu32(s[i]) (the exact GELU in float32 lanes, within
+// 1.72 ulp) for i < len(d), as Sigmoid32.
+func Gelu32(d, s []float32) { lanes32(d, s, geluLanes32AVX512, geluLanes32AVX2, geluLanes32Ref) }
+
+//go:noescape
 func hardSigmoidGate32AVX512(n int, dst, src *float32, a, b float32)
 
 //go:noescape

@@ -8,6 +8,9 @@ func Sigmoid32(d, s []float32) { sigmoid32Ref(d, s) }
 // SiLU32 sets d[i] = s[i]·sigmoid32(s[i]).
 func SiLU32(d, s []float32) { silu32Ref(d, s) }
 
+// Gelu32 sets d[i] = gelu32(s[i]).
+func Gelu32(d, s []float32) { geluLanes32Ref(d, s) }
+
 // HardSigmoidGate32 sets d[i] = x·max(0, min(1, a·x+b)) for x = s[i].
 func HardSigmoidGate32(d, s []float32, a, b float32) { hardSigmoidGate32Ref(d, s, a, b) }
 

@@ -171,7 +171,7 @@ func BenchmarkSigmoid32(b *testing.B) {
 	for _, k := range []struct {
 		name string
 		fn   func(d, s []float32)
-	}{{"float64lanes", Sigmoid}, {"float32lanes", Sigmoid32}, {"silu", SiLU32}, {"gelu", Gelu}} {
+	}{{"float64lanes", Sigmoid}, {"float32lanes", Sigmoid32}, {"silu", SiLU32}, {"gelu", Gelu}, {"gelu32lanes", Gelu32}} {
 		b.Run(k.name, func(b *testing.B) {
 			c0 := processCPU()
 			for i := 0; i < b.N; i += n {

@@ -62,6 +62,7 @@ var files = []struct {
 		e.sigmoid32()
 		e.silu32()
 		e.hardSigmoidGate32()
+		e.geluLanes32()
 		e.lnCenter32()
 		e.lnScale32()
 	}},
@@ -70,6 +71,7 @@ var files = []struct {
 		e.sigmoid32()
 		e.silu32()
 		e.hardSigmoidGate32()
+		e.geluLanes32()
 		e.lnCenter32()
 		e.lnScale32()
 	}},
