@@ -382,6 +382,13 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 		convGroups3(g, xin.f, w.f, channelBias(bias, 0), y.f, n, groups, cing, coutg, ep)
 		x.set(0, y)
 		return nil
+	} else if taps := x.convByTaps(g, w, groups, cin, cout); taps != nil {
+		for img := 0; img < n; img++ {
+			yi := y.f[img*cout*P : (img+1)*cout*P]
+			x.convTapsImage(g, taps, xin.f[img*cin*inP:(img+1)*cin*inP], yi, cin, cout)
+			epi := ep.at(img * cout * P)
+			parallelFor(cout, P, func(lo, hi int) { epi.apply(yi, P, channelBias(bias, 0), lo, hi, 0, P) })
+		}
 	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
 		// The Winograd output pass adds the bias and the residual, and
 		// clamps.

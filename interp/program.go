@@ -89,6 +89,9 @@ type step struct {
 	// crop caches a convolution's window cut to the taps that reach its
 	// input.
 	crop *convCrop
+	// taps caches a dilated convolution's weights split by tap, for
+	// windows whose taps mostly read padding (conv_taps.go).
+	taps *convTaps
 	// packedB caches a constant right operand (a MatMul's, each direction's
 	// input weights of a recurrent op), packed.
 	packedB []*packedB
