@@ -66,12 +66,15 @@ func (x *exec) convByTaps(g *geom3, w *tensor, groups, cin, cout int) []convTap 
 	if c := x.s.taps; c != nil && c.key == *g && len(c.from) == len(w.f) && &c.from[0] == &w.f[0] {
 		return c.taps
 	}
+	// A refusal is kept too, so that other convolutions do not list their
+	// taps on every run.
+	x.s.taps = &convTaps{key: *g, from: w.f}
 	K, P := g.kernelSize(), g.outSize()
 	if K == 1 {
 		return nil
 	}
 	taps, work := g.tapBoxes()
-	if len(taps) == 0 || 2*work > K*P || !allFinite(w.f) {
+	if len(taps) == 0 || 2*work > K*P || !x.weightsFinite(w.f) {
 		return nil
 	}
 	size := int64(len(taps)) * int64((cout+gemmMR-1)/gemmMR*gemmMR) * int64(cin) * 4
@@ -90,7 +93,7 @@ func (x *exec) convByTaps(g *geom3, w *tensor, groups, cin, cout int) []convTap 
 		}
 		t.pa = newPackedA(false, cout, cin, 1, wt, cin)
 	}
-	x.s.taps = &convTaps{key: *g, from: w.f, taps: taps}
+	x.s.taps.taps = taps
 	return taps
 }
 
