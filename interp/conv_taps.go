@@ -102,7 +102,29 @@ func (x *exec) convByTaps(g *geom3, w *tensor, groups, cin, cout int) []convTap 
 // input its box reads.
 func (x *exec) convTapsImage(g *geom3, taps []convTap, xin, y []float32, cin, cout int) {
 	P, inP := g.outSize(), g.inSize()
-	clear(y)
+	// A tap whose box is every output (the centre tap) goes first and
+	// writes y itself; reading the input in place when it meets each
+	// output's own position (stride 1, no shift).
+	first := -1
+	for i, t := range taps {
+		if t.lo == [3]int{} && t.hi == g.out {
+			first = i
+			break
+		}
+	}
+	inPlace := first >= 0 && g.s == [3]int{1, 1, 1} && g.in == g.out
+	for a := 0; inPlace && a < 3; a++ {
+		inPlace = taps[first].k[a]*g.d[a] == g.pb[a]
+	}
+	if inPlace {
+		t := taps[first]
+		gemmSlabs(cout, P, cin, func(i, mb, j, nb int) {
+			gemmPackedSerial(t.pa, i, mb, false, nb, xin[j:], P, y[i*P+j:], P, 0)
+		})
+		taps = append(append([]convTap(nil), taps[:first]...), taps[first+1:]...)
+	} else {
+		clear(y)
+	}
 	maxBox := 0
 	for _, t := range taps {
 		maxBox = max(maxBox, (t.hi[0]-t.lo[0])*(t.hi[1]-t.lo[1])*(t.hi[2]-t.lo[2]))
