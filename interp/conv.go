@@ -375,13 +375,20 @@ func runConvEp(x *exec, op *canon.Conv, ep clampEp) error {
 			ep.at(img*cout*P).apply(y.f[img*cout*P:], P, channelBias(bias, 0), 0, cout, 0, P)
 		}
 	} else if cing == 1 && coutg == 1 {
-		convDepthwise(g, xin.f, w.f, channelBias(bias, 0), y.f, n, cout, ep)
+		convDepthwiseFinite(g, xin.f, w.f, channelBias(bias, 0), y.f, n, cout, ep, x.weightsFinite(w.f))
 		x.set(0, y)
 		return nil
-	} else if hasFMA && groups > 1 && cing <= maxDirectGroup && coutg <= maxDirectGroup && g.rows3x3() && allFinite(w.f) {
+	} else if hasFMA && groups > 1 && cing <= maxDirectGroup && coutg <= maxDirectGroup && g.rows3x3() && x.weightsFinite(w.f) {
 		convGroups3(g, xin.f, w.f, channelBias(bias, 0), y.f, n, groups, cing, coutg, ep)
 		x.set(0, y)
 		return nil
+	} else if taps := x.convByTaps(g, w, groups, cin, cout); taps != nil {
+		for img := 0; img < n; img++ {
+			yi := y.f[img*cout*P : (img+1)*cout*P]
+			x.convTapsImage(g, taps, xin.f[img*cin*inP:(img+1)*cin*inP], yi, cin, cout)
+			epi := ep.at(img * cout * P)
+			parallelFor(cout, P, func(lo, hi int) { epi.apply(yi, P, channelBias(bias, 0), lo, hi, 0, P) })
+		}
 	} else if u := winogradFor(x, g, groups, cin, cout, w); u != nil {
 		// The Winograd output pass adds the bias and the residual, and
 		// clamps.
@@ -620,16 +627,21 @@ func (ep clampEp) apply(y []float32, ld int, bias []float32, r0, r1, j0, j1 int)
 // convDepthwise handles convolutions with one input and one output channel
 // per group directly: a GEMM with K = kernel size would be all overhead.
 func convDepthwise(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
+	convDepthwiseFinite(g, x, w, bias, y, n, c, ep, allFinite(w))
+}
+
+// convDepthwiseFinite is convDepthwise told whether w is all finite.
+func convDepthwiseFinite(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp, finite bool) {
 	if depthwise3x3AVX512(g, x, w, bias, y, n, c, ep) {
 		return
 	}
-	if depthwiseRowsFits(g, w) {
+	if depthwiseRowsFitsFinite(g, finite) {
 		depthwiseRows(g, x, w, bias, y, n, c, ep)
 		return
 	}
 	K, P, inP := g.kernelSize(), g.outSize(), g.inSize()
 	row3 := g.rows3x3()
-	padded := row3 && hasFMA && allFinite(w)
+	padded := row3 && hasFMA && finite
 	parallelFor(n*c, P*K, func(p0, p1 int) {
 		var buf []float32
 		if padded {

@@ -31,8 +31,14 @@ const dwRunAlign = 16
 // pad's zero times an infinite weight would be NaN where the definition
 // leaves the tap out).
 func depthwiseRowsFits(g *geom3, w []float32) bool {
+	return depthwiseRowsFitsFinite(g, allFinite(w))
+}
+
+// depthwiseRowsFitsFinite is depthwiseRowsFits told whether the weights
+// are all finite.
+func depthwiseRowsFitsFinite(g *geom3, finite bool) bool {
 	return hasFMA && g.in[0] == 1 && g.k[0] == 1 && !g.rows3x3() &&
-		g.k[1] <= maxRowsWindow && g.k[2] <= maxRowsWindow && allFinite(w)
+		g.k[1] <= maxRowsWindow && g.k[2] <= maxRowsWindow && finite
 }
 
 // dwLayout is where a plane's values and its taps lie for the taps kernel.

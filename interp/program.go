@@ -89,6 +89,11 @@ type step struct {
 	// crop caches a convolution's window cut to the taps that reach its
 	// input.
 	crop *convCrop
+	// taps caches a dilated convolution's weights split by tap, for
+	// windows whose taps mostly read padding (conv_taps.go).
+	taps *convTaps
+	// finite remembers whether a constant weight input is all finite.
+	finite *finiteMemo
 	// packedB caches a constant right operand (a MatMul's, each direction's
 	// input weights of a recurrent op), packed.
 	packedB []*packedB
