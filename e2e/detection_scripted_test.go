@@ -10,10 +10,8 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
-	"github.com/modelbridge/modelbridge/internal/runtimes/ort"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
 	"github.com/modelbridge/modelbridge/internal/testfix"
-	"github.com/modelbridge/modelbridge/interp"
 )
 
 // detectionScriptedCI is what MODELBRIDGE_DETECTION=1 runs of the scripted
@@ -89,11 +87,9 @@ func checkScriptedDetection(t *testing.T, dir string) {
 		defer g.Close()
 		defer back.Close()
 	}
-	rt, ortErr := ort.Find("")
 	for c := 0; c < 2; c++ {
-		caseDir := filepath.Join(dir, fmt.Sprintf("case%d", c))
 		if _, fixed := detectionScriptedFixedSize[filepath.Base(t.Name())]; fixed {
-			in, err := tensorfile.Load(filepath.Join(caseDir, "input_0.pb"))
+			in, err := tensorfile.Load(filepath.Join(dir, fmt.Sprintf("case%d", c), "input_0.pb"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,48 +98,8 @@ func checkScriptedDetection(t *testing.T, dir string) {
 			defer g.Close()
 			defer back.Close()
 		}
-		want := make([]*canon.Tensor, len(names))
-		for i, n := range names {
-			if want[i], err = tensorfile.Load(filepath.Join(caseDir, n+".npy")); err != nil {
-				t.Fatal(err)
-			}
-		}
-		in, err := tensorfile.Load(filepath.Join(caseDir, "input_0.pb"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		size := fmt.Sprintf("%dx%d", in.Shape[1], in.Shape[2])
-		for _, run := range []struct {
-			label string
-			graph *canon.Graph
-		}{{"run model.pt", g}, {"run ONNX export", back}} {
-			outs, err := interp.Run(run.graph, map[string]*canon.Tensor{run.graph.Inputs[0].Name: in})
-			if err != nil {
-				t.Errorf("%s %s: %v", run.label, size, err)
-				continue
-			}
-			got := make([]*canon.Tensor, len(names))
-			for i := range names {
-				got[i] = outs[run.graph.Outputs[i].Name]
-			}
-			reportDetections(t, run.label+" "+size, names, got, want, rules)
-		}
-		if ortErr != nil {
-			t.Logf("ONNX Runtime not run: %v", ortErr)
-			continue
-		}
-		out := filepath.Join(dir, fmt.Sprintf("ort%d", c))
-		if err := rt.RunDir(export, caseDir, out, ort.Options{}); err != nil {
-			t.Errorf("ONNX Runtime %s: %v", size, err)
-			continue
-		}
-		got := make([]*canon.Tensor, len(names))
-		for i := range names {
-			if got[i], err = tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(i))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		reportDetections(t, "ONNX Runtime "+size, names, got, want, rules)
+		runs := []detectionRun{{"run model.pt", g}, {"run ONNX export", back}}
+		checkDetectionCase(t, dir, c, names, rules, runs, export)
 	}
 }
 

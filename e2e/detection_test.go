@@ -98,53 +98,66 @@ func checkDetectionModel(t *testing.T, dir string) {
 		t.Fatalf("reading the re-export: %v", err)
 	}
 	defer back.Close()
-	rt, ortErr := ort.Find("")
 	for c := 0; c < 2; c++ {
-		caseDir := filepath.Join(dir, fmt.Sprintf("case%d", c))
-		want := make([]*canon.Tensor, len(names))
-		for i, n := range names {
-			if want[i], err = tensorfile.Load(filepath.Join(caseDir, n+".npy")); err != nil {
-				t.Fatal(err)
-			}
-		}
-		in, err := tensorfile.Load(filepath.Join(caseDir, "input_0.pb"))
-		if err != nil {
+		runs := []detectionRun{{"run model.onnx", g}, {"run re-export", back}}
+		checkDetectionCase(t, dir, c, names, rules, runs, reexport)
+	}
+}
+
+// detectionRun is one graph the interpreter runs on a case's image.
+type detectionRun struct {
+	label string
+	graph *canon.Graph
+}
+
+// checkDetectionCase compares PyTorch's detections on dir/caseN's image
+// with each run's in the interpreter and with ONNX Runtime's on the ONNX
+// file onnxPath (logged and skipped when ONNX Runtime is absent).
+func checkDetectionCase(t *testing.T, dir string, c int, names []string, rules detectionRules, runs []detectionRun, onnxPath string) {
+	t.Helper()
+	caseDir := filepath.Join(dir, fmt.Sprintf("case%d", c))
+	want := make([]*canon.Tensor, len(names))
+	for i, n := range names {
+		var err error
+		if want[i], err = tensorfile.Load(filepath.Join(caseDir, n+".npy")); err != nil {
 			t.Fatal(err)
 		}
-		size := fmt.Sprintf("%dx%d", in.Shape[1], in.Shape[2])
-		rules.ImageH, rules.ImageW = int(in.Shape[1]), int(in.Shape[2])
-		for _, run := range []struct {
-			label string
-			graph *canon.Graph
-		}{{"run model.onnx", g}, {"run re-export", back}} {
-			outs, err := interp.Run(run.graph, map[string]*canon.Tensor{run.graph.Inputs[0].Name: in})
-			if err != nil {
-				t.Errorf("%s %s: %v", run.label, size, err)
-				continue
-			}
-			got := make([]*canon.Tensor, len(names))
-			for i := range names {
-				got[i] = outs[run.graph.Outputs[i].Name]
-			}
-			reportDetections(t, run.label+" "+size, names, got, want, rules)
-		}
-		if ortErr != nil {
-			t.Logf("ONNX Runtime not run: %v", ortErr)
-			continue
-		}
-		out := filepath.Join(dir, fmt.Sprintf("ort%d", c))
-		if err := rt.RunDir(reexport, caseDir, out, ort.Options{}); err != nil {
-			t.Errorf("ONNX Runtime %s: %v", size, err)
+	}
+	in, err := tensorfile.Load(filepath.Join(caseDir, "input_0.pb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := fmt.Sprintf("%dx%d", in.Shape[1], in.Shape[2])
+	rules.ImageH, rules.ImageW = int(in.Shape[1]), int(in.Shape[2])
+	for _, run := range runs {
+		outs, err := interp.Run(run.graph, map[string]*canon.Tensor{run.graph.Inputs[0].Name: in})
+		if err != nil {
+			t.Errorf("%s %s: %v", run.label, size, err)
 			continue
 		}
 		got := make([]*canon.Tensor, len(names))
 		for i := range names {
-			if got[i], err = tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(i))); err != nil {
-				t.Fatal(err)
-			}
+			got[i] = outs[run.graph.Outputs[i].Name]
 		}
-		reportDetections(t, "ONNX Runtime "+size, names, got, want, rules)
+		reportDetections(t, run.label+" "+size, names, got, want, rules)
 	}
+	rt, err := ort.Find("")
+	if err != nil {
+		t.Logf("ONNX Runtime not run: %v", err)
+		return
+	}
+	out := filepath.Join(dir, fmt.Sprintf("ort%d", c))
+	if err := rt.RunDir(onnxPath, caseDir, out, ort.Options{}); err != nil {
+		t.Errorf("ONNX Runtime %s: %v", size, err)
+		return
+	}
+	got := make([]*canon.Tensor, len(names))
+	for i := range names {
+		if got[i], err = tensorfile.Load(filepath.Join(out, tensorfile.OutputFileName(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reportDetections(t, "ONNX Runtime "+size, names, got, want, rules)
 }
 
 // loadDetectionRules reads the cut-offs the generator wrote beside the model
