@@ -36,7 +36,7 @@ func newTopKPicker[T cmp.Ordered](k int, largest bool) *topKPicker[T] {
 
 // topKBuffer is how many candidates are held before a selection: a few
 // times k, so each selection's linear cost is spread over many entries.
-func topKBuffer(k int) int { return 3*k + 64 }
+func topKBuffer(k int) int { return 2*k + 8 }
 
 // order ranks a before b (negative) or after it (positive); entries differ
 // in index, so never equal.
@@ -51,14 +51,44 @@ func (p *topKPicker[T]) order(a, b topKEntry[T]) int {
 	return cmp.Compare(a.i, b.i)
 }
 
+// before reports whether a ranks before b: order < 0 without the
+// three-way compare, for the many comparisons of short selections.
+func (p *topKPicker[T]) before(a, b topKEntry[T]) bool {
+	aNaN, bNaN := a.v != a.v, b.v != b.v
+	if aNaN || bNaN {
+		if aNaN && bNaN {
+			return a.i < b.i
+		}
+		return bNaN == p.largest // NaN ranks last for the largest, first for the smallest
+	}
+	if a.v == b.v {
+		return a.i < b.i
+	}
+	return (a.v > b.v) == p.largest
+}
+
+// insertionSort orders e best first; for the short runs of a selection.
+func (p *topKPicker[T]) insertionSort(e []topKEntry[T]) {
+	for i := 1; i < len(e); i++ {
+		x := e[i]
+		j := i
+		for ; j > 0 && p.before(x, e[j-1]); j-- {
+			e[j] = e[j-1]
+		}
+		e[j] = x
+	}
+}
+
 // scan offers row's entries, row[j] being index first+j.
 func (p *topKPicker[T]) scan(row []T, first int) {
 	limit := cap(p.cand)
+	// A whole buffer's entries go in before the first bar: the k-th best
+	// of several times k is a bar few later entries clear.
 	j := 0
-	for ; j < len(row) && len(p.cand) < p.k; j++ {
+	for ; j < len(row) && len(p.cand) < limit; j++ {
 		p.cand = append(p.cand, topKEntry[T]{row[j], first + j})
 	}
-	if j == len(row) {
+	if j == len(row) || len(p.cand) < p.k {
 		return
 	}
 	bar := p.bar()
@@ -102,26 +132,26 @@ func (p *topKPicker[T]) selectK() {
 	lo, hi := 0, len(e)-1
 	for hi > lo {
 		if hi-lo < 16 {
-			slices.SortFunc(e[lo:hi+1], p.order)
+			p.insertionSort(e[lo : hi+1])
 			break
 		}
 		mid := lo + (hi-lo)/2
-		if p.order(e[mid], e[lo]) < 0 {
+		if p.before(e[mid], e[lo]) {
 			e[mid], e[lo] = e[lo], e[mid]
 		}
-		if p.order(e[hi], e[lo]) < 0 {
+		if p.before(e[hi], e[lo]) {
 			e[hi], e[lo] = e[lo], e[hi]
 		}
-		if p.order(e[hi], e[mid]) < 0 {
+		if p.before(e[hi], e[mid]) {
 			e[hi], e[mid] = e[mid], e[hi]
 		}
 		pivot := e[mid]
 		e[mid], e[hi-1] = e[hi-1], e[mid]
 		i, j := lo, hi-1
 		for {
-			for i++; p.order(e[i], pivot) < 0; i++ {
+			for i++; p.before(e[i], pivot); i++ {
 			}
-			for j--; p.order(pivot, e[j]) < 0; j-- {
+			for j--; p.before(pivot, e[j]); j-- {
 			}
 			if i >= j {
 				break
@@ -146,7 +176,11 @@ func (p *topKPicker[T]) best() []topKEntry[T] {
 	if len(p.cand) > p.k {
 		p.selectK()
 	}
-	slices.SortFunc(p.cand, p.order)
+	if len(p.cand) <= 32 {
+		p.insertionSort(p.cand)
+	} else {
+		slices.SortFunc(p.cand, p.order)
+	}
 	return p.cand
 }
 
