@@ -44,26 +44,42 @@ func reduceRows(fn canon.ReduceFn, v []float32, out []float32, count int) {
 		cost = max(1, count/8)
 	}
 	parallelFor(len(out), cost, func(lo, hi int) {
+		if fn == canon.ReduceSum || fn == canon.ReduceMean {
+			sumRowBlocks(v, out, count, lo, hi, fn == canon.ReduceMean)
+			return
+		}
 		for r := lo; r < hi; r++ {
 			row := v[r*count : (r+1)*count]
 			var a float64
 			switch fn {
-			case canon.ReduceSum, canon.ReduceMean:
-				a = vec.SumF64(row)
 			case canon.ReduceSumSquare, canon.ReduceL2:
 				a = sumSquaresRow(row)
 			case canon.ReduceL1:
 				a = sumAbsRow(row)
 			}
-			switch fn {
-			case canon.ReduceMean:
-				a /= float64(count)
-			case canon.ReduceL2:
+			if fn == canon.ReduceL2 {
 				a = math.Sqrt(a)
 			}
 			out[r] = float32(a)
 		}
 	})
+}
+
+// sumRowBlocks sets out[r] for r in [lo, hi) to the sum (or mean) of
+// v's r-th row, adding rows a block at a time in one call, so that short
+// rows' addition chains overlap.
+func sumRowBlocks(v, out []float32, count, lo, hi int, mean bool) {
+	var sums [64]float64
+	for r := lo; r < hi; r += len(sums) {
+		blk := sums[:min(len(sums), hi-r)]
+		vec.SumRowsF64(v[r*count:(r+len(blk))*count], count, blk)
+		for j, a := range blk {
+			if mean {
+				a /= float64(count)
+			}
+			out[r+j] = float32(a)
+		}
+	}
 }
 
 // sumRow adds a row in float64 with four independent partial sums, so the

@@ -70,6 +70,7 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 		planes := make([]gridTaps2D, gridBlock)
 		quads := new(gridQuads)
 		var inPlane [gridBlock]bool
+		quadAt, planeAt := make([]int, 0, gridBlock), make([]int, 0, gridBlock)
 		for q := q0; q < q1; q++ {
 			b, p0 := q/blocks, q%blocks*gridBlock
 			p1 := min(points, p0+gridBlock)
@@ -107,17 +108,26 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 					out.f[(b*ch+c)*points+p] = float32(gridSum(src, taps, strides, 0, 0, 1))
 				}
 			}
+			// The block's quads and other in-plane points, listed once so
+			// the channel loop runs without a test a point.
+			quadAt, planeAt := quadAt[:0], planeAt[:0]
+			for i := range p1 - p0 {
+				switch {
+				case !inPlane[i]:
+				case quads.is[i]:
+					quadAt = append(quadAt, i)
+				default:
+					planeAt = append(planeAt, i)
+				}
+			}
 			for c := 0; c < ch; c++ {
-				src := in.f[(b*ch+c)*inner:]
-				dst := out.f[(b*ch+c)*points:]
-				for p := p0; p < p1; p++ {
-					switch {
-					case !inPlane[p-p0]:
-					case quads.is[p-p0]:
-						dst[p] = float32(quads.sum(p-p0, src))
-					default:
-						dst[p] = float32(planes[p-p0].sum(src))
-					}
+				src := in.f[(b*ch+c)*inner : (b*ch+c+1)*inner]
+				dst := out.f[(b*ch+c)*points+p0 : (b*ch+c)*points+p1]
+				for _, i := range quadAt {
+					dst[i] = float32(quads.sum(i, src))
+				}
+				for _, i := range planeAt {
+					dst[i] = float32(planes[i].sum(src))
 				}
 			}
 		}
