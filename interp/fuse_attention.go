@@ -147,16 +147,8 @@ func (p *Program) scalarBinary(s, prev *step) (binFn, float32, bool) {
 // float32 constant of n values over the last axis, of rank ≤ r (BERT's
 // (1, 1, 1, n) additive mask), and returns the constant's slot.
 func (p *Program) keyMaskOf(add, prev *step, r, n int64) (int, bool) {
-	op, ok := add.node.Op.(*canon.Binary)
-	if !ok || op.Fn != canon.Add || len(add.in) != 2 || !p.fusibleOut(add, nil, nil) {
-		return -1, false
-	}
-	k := 0
-	if add.in[0] != prev.out[0] {
-		k = 1
-	}
-	c := add.in[1-k]
-	if add.in[k] != prev.out[0] || c < 0 || c == prev.out[0] || p.consts[c] == nil || p.consts[c].dt != canon.Float32 {
+	c, ok := p.float32ConstAddend(add, prev)
+	if !ok {
 		return -1, false
 	}
 	t := p.consts[c]

@@ -82,10 +82,9 @@ func (p *Program) matMulByWeights(s *step) bool {
 	return ok && a.DType == canon.Float32 && a.RankKnown && len(a.Shape) >= 2
 }
 
-// biasOf recognizes an Add of prev's output and a float32 constant of n
-// values over the last axis (shape (n), (1, n), (1, 1, n), ...) of no
-// higher rank than the output, and returns the constant's slot.
-func (p *Program) biasOf(add, prev *step, n int) (int, bool) {
+// float32ConstAddend recognizes add as a fusible Add of prev's output and
+// a float32 constant, in either order, and returns the constant's slot.
+func (p *Program) float32ConstAddend(add, prev *step) (int, bool) {
 	op, ok := add.node.Op.(*canon.Binary)
 	if !ok || op.Fn != canon.Add || len(add.in) != 2 || !p.fusibleOut(add, nil, nil) {
 		return -1, false
@@ -94,8 +93,19 @@ func (p *Program) biasOf(add, prev *step, n int) (int, bool) {
 	if add.in[0] != prev.out[0] {
 		k = 1
 	}
-	other := add.in[1-k]
-	if add.in[k] != prev.out[0] || other < 0 || !p.f32Consts([]int{other}) || p.consts[other] == nil {
+	c := add.in[1-k]
+	if add.in[k] != prev.out[0] || c < 0 || c == prev.out[0] || p.consts[c] == nil || p.consts[c].dt != canon.Float32 {
+		return -1, false
+	}
+	return c, true
+}
+
+// biasOf recognizes an Add of prev's output and a float32 constant of n
+// values over the last axis (shape (n), (1, n), (1, 1, n), ...) of no
+// higher rank than the output, and returns the constant's slot.
+func (p *Program) biasOf(add, prev *step, n int) (int, bool) {
+	other, ok := p.float32ConstAddend(add, prev)
+	if !ok {
 		return -1, false
 	}
 	b := p.consts[other]

@@ -249,6 +249,20 @@ func (c *nodeCtx) emit(op canon.Op, ins, outs []string) error {
 
 // emitAux adds a helper node (an inserted Transpose, ...) whose name and
 // output derive from the ONNX node's name; it returns the output.
+// chainAux is emitAux for expansions of many steps: the first error is
+// kept in c.err and every later step does nothing, so a chain reads as
+// straight-line code and checks c.err once at its end.
+func (c *nodeCtx) chainAux(suffix string, op canon.Op, ins ...string) string {
+	if c.err != nil {
+		return ""
+	}
+	out, err := c.emitAux(suffix, op, ins...)
+	if err != nil {
+		c.err = err
+	}
+	return out
+}
+
 func (c *nodeCtx) emitAux(suffix string, op canon.Op, ins ...string) (string, error) {
 	out := c.im.fresh(c.name + "/" + suffix)
 	err := c.emitNamed(c.im.freshNode(c.name+"/"+suffix), op, ins, []string{out})

@@ -47,35 +47,25 @@ func convBatchNormTraining(c *nodeCtx) error {
 			axes = append(axes, int64(i))
 		}
 	}
-	aux := func(suffix string, op canon.Op, ins ...string) string {
-		if c.err != nil {
-			return ""
-		}
-		out, err := c.emitAux(suffix, op, ins...)
-		if err != nil {
-			c.err = err
-		}
-		return out
-	}
 	x := c.in(0)
-	meanKept := aux("batch_mean_kept", &canon.Reduce{Fn: canon.ReduceMean, Axes: axes, KeepDims: true}, x)
-	dev := aux("deviation", &canon.Binary{Fn: canon.Sub}, x, meanKept)
-	mean := aux("batch_mean", &canon.Squeeze{Axes: axes}, meanKept)
-	variance := aux("batch_var", &canon.Reduce{Fn: canon.ReduceMean, Axes: axes}, aux("deviation_sq", &canon.Binary{Fn: canon.Mul}, dev, dev))
+	meanKept := c.chainAux("batch_mean_kept", &canon.Reduce{Fn: canon.ReduceMean, Axes: axes, KeepDims: true}, x)
+	dev := c.chainAux("deviation", &canon.Binary{Fn: canon.Sub}, x, meanKept)
+	mean := c.chainAux("batch_mean", &canon.Squeeze{Axes: axes}, meanKept)
+	variance := c.chainAux("batch_var", &canon.Reduce{Fn: canon.ReduceMean, Axes: axes}, c.chainAux("deviation_sq", &canon.Binary{Fn: canon.Mul}, dev, dev))
 	if c.err != nil {
 		return c.err
 	}
 	if err := c.emit(&canon.BatchNorm{Epsilon: eps}, []string{x, c.in(1), c.in(2), mean, variance}, outs[:1]); err != nil {
 		return err
 	}
-	keep := aux("momentum", &canon.Constant{Value: floatScalar(dt, momentum)})
-	take := aux("one_minus_momentum", &canon.Constant{Value: floatScalar(dt, 1-momentum)})
+	keep := c.chainAux("momentum", &canon.Constant{Value: floatScalar(dt, momentum)})
+	take := c.chainAux("one_minus_momentum", &canon.Constant{Value: floatScalar(dt, 1-momentum)})
 	for k, stat := range []string{mean, variance} {
 		if outs[k+1] == "" {
 			continue
 		}
-		old := aux("running_kept", &canon.Binary{Fn: canon.Mul}, c.in(3+k), keep)
-		cur := aux("batch_part", &canon.Binary{Fn: canon.Mul}, stat, take)
+		old := c.chainAux("running_kept", &canon.Binary{Fn: canon.Mul}, c.in(3+k), keep)
+		cur := c.chainAux("batch_part", &canon.Binary{Fn: canon.Mul}, stat, take)
 		if c.err != nil {
 			return c.err
 		}

@@ -41,31 +41,21 @@ func convCenterCropPad(c *nodeCtx) error {
 			return err
 		}
 	}
-	aux := func(suffix string, op canon.Op, ins ...string) string {
-		if c.err != nil {
-			return ""
-		}
-		out, err := c.emitAux(suffix, op, ins...)
-		if err != nil {
-			c.err = err
-		}
-		return out
-	}
-	axesConst := aux("axes", &canon.Constant{Value: canon.NewInt64Tensor("", []int64{int64(len(axes))}, axes)})
-	two := aux("two", &canon.Constant{Value: canon.NewInt64Tensor("", []int64{}, []int64{2})})
+	axesConst := c.chainAux("axes", &canon.Constant{Value: canon.NewInt64Tensor("", []int64{int64(len(axes))}, axes)})
+	two := c.chainAux("two", &canon.Constant{Value: canon.NewInt64Tensor("", []int64{}, []int64{2})})
 	sizesOf := func(suffix, v string) string {
-		return aux(suffix, &canon.Gather{Axis: 0}, aux(suffix+"_all", canon.NewShapeOf(), v), axesConst)
+		return c.chainAux(suffix, &canon.Gather{Axis: 0}, c.chainAux(suffix+"_all", canon.NewShapeOf(), v), axesConst)
 	}
 	sizes := sizesOf("in_sizes", x)
-	padded := aux("padded_sizes", &canon.Variadic{Fn: canon.VarMax}, sizes, target)
-	grow := aux("pad_total", &canon.Binary{Fn: canon.Sub}, padded, sizes)
-	before := aux("pad_before", &canon.Binary{Fn: canon.Div}, grow, two)
-	after := aux("pad_after", &canon.Binary{Fn: canon.Sub}, grow, before)
-	pads := aux("pads", &canon.Concat{Axis: 0}, before, after)
-	p := aux("padded", &canon.Pad{Mode: canon.PadConstant, Axes: axes}, x, pads)
-	excess := aux("crop_total", &canon.Binary{Fn: canon.Sub}, sizesOf("padded_sizes_now", p), target)
-	starts := aux("crop_start", &canon.Binary{Fn: canon.Div}, excess, two)
-	ends := aux("crop_end", &canon.Binary{Fn: canon.Add}, starts, target)
+	padded := c.chainAux("padded_sizes", &canon.Variadic{Fn: canon.VarMax}, sizes, target)
+	grow := c.chainAux("pad_total", &canon.Binary{Fn: canon.Sub}, padded, sizes)
+	before := c.chainAux("pad_before", &canon.Binary{Fn: canon.Div}, grow, two)
+	after := c.chainAux("pad_after", &canon.Binary{Fn: canon.Sub}, grow, before)
+	pads := c.chainAux("pads", &canon.Concat{Axis: 0}, before, after)
+	p := c.chainAux("padded", &canon.Pad{Mode: canon.PadConstant, Axes: axes}, x, pads)
+	excess := c.chainAux("crop_total", &canon.Binary{Fn: canon.Sub}, sizesOf("padded_sizes_now", p), target)
+	starts := c.chainAux("crop_start", &canon.Binary{Fn: canon.Div}, excess, two)
+	ends := c.chainAux("crop_end", &canon.Binary{Fn: canon.Add}, starts, target)
 	if c.err != nil {
 		return c.err
 	}

@@ -10,37 +10,27 @@ import "github.com/modelbridge/modelbridge/canon"
 // split runs (the sizes do not add up).
 func (c *nodeCtx) equalSplitAtRunTime(axis int64, outs []string) error {
 	n := int64(len(outs))
-	aux := func(suffix string, op canon.Op, ins ...string) string {
-		if c.err != nil {
-			return ""
-		}
-		out, err := c.emitAux(suffix, op, ins...)
-		if err != nil {
-			c.err = err
-		}
-		return out
-	}
 	i64 := func(suffix string, shape []int64, v ...int64) string {
-		return aux(suffix, &canon.Constant{Value: canon.NewInt64Tensor("", shape, v)})
+		return c.chainAux(suffix, &canon.Constant{Value: canon.NewInt64Tensor("", shape, v)})
 	}
-	shape := aux("split_shape", canon.NewShapeOf(), c.in(0))
-	size := aux("split_size", &canon.Gather{Axis: 0}, shape, i64("split_axis", []int64{}, axis))
+	shape := c.chainAux("split_shape", canon.NewShapeOf(), c.in(0))
+	size := c.chainAux("split_size", &canon.Gather{Axis: 0}, shape, i64("split_axis", []int64{}, axis))
 	var sizes string
 	if c.im.opset >= 18 {
 		idx := make([]int64, n)
 		for i := range idx {
 			idx[i] = int64(i)
 		}
-		chunk := aux("split_chunk", &canon.Binary{Fn: canon.Div},
-			aux("split_size_up", &canon.Binary{Fn: canon.Add}, size, i64("split_n_minus_1", []int64{}, n-1)),
+		chunk := c.chainAux("split_chunk", &canon.Binary{Fn: canon.Div},
+			c.chainAux("split_size_up", &canon.Binary{Fn: canon.Add}, size, i64("split_n_minus_1", []int64{}, n-1)),
 			i64("split_n", []int64{}, n))
-		left := aux("split_left", &canon.Binary{Fn: canon.Sub}, size,
-			aux("split_offsets", &canon.Binary{Fn: canon.Mul}, i64("split_index", []int64{n}, idx...), chunk))
-		sizes = aux("split_sizes", &canon.Variadic{Fn: canon.VarMax},
-			aux("split_capped", &canon.Variadic{Fn: canon.VarMin}, chunk, left), i64("split_zero", []int64{}, 0))
+		left := c.chainAux("split_left", &canon.Binary{Fn: canon.Sub}, size,
+			c.chainAux("split_offsets", &canon.Binary{Fn: canon.Mul}, i64("split_index", []int64{n}, idx...), chunk))
+		sizes = c.chainAux("split_sizes", &canon.Variadic{Fn: canon.VarMax},
+			c.chainAux("split_capped", &canon.Variadic{Fn: canon.VarMin}, chunk, left), i64("split_zero", []int64{}, 0))
 	} else {
-		part := aux("split_part", &canon.Binary{Fn: canon.Div}, size, i64("split_n", []int64{}, n))
-		sizes = aux("split_sizes", &canon.Binary{Fn: canon.Add}, i64("split_zeros", []int64{n}, make([]int64, n)...), part)
+		part := c.chainAux("split_part", &canon.Binary{Fn: canon.Div}, size, i64("split_n", []int64{}, n))
+		sizes = c.chainAux("split_sizes", &canon.Binary{Fn: canon.Add}, i64("split_zeros", []int64{n}, make([]int64, n)...), part)
 	}
 	if c.err != nil {
 		return c.err
