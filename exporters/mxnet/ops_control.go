@@ -39,6 +39,15 @@ type subInput struct {
 	name  string
 }
 
+// ref returns the outer graph's node for in: the outer value, or the
+// constant written as a parameter named after node and the constant.
+func (in subInput) ref(e *exporter, node string) (ref, error) {
+	if in.konst != nil {
+		return e.param(node+"_"+in.konst.Name, in.konst)
+	}
+	return e.value(in.outer)
+}
+
 // subgraph writes scope (a subgraph as it runs inside its node, its
 // inputs bound to outer values by bind) as a symbol, and returns it with
 // its inputs in order.
@@ -158,13 +167,7 @@ func (e *exporter) nodeInputs(n *canon.Node, subs ...[]subInput) ([]ref, [][]int
 	locs := make([][]int, len(subs))
 	for k, ins := range subs {
 		for _, in := range ins {
-			var r ref
-			var err error
-			if in.konst != nil {
-				r, err = e.param(n.Name+"_"+in.konst.Name, in.konst)
-			} else {
-				r, err = e.value(in.outer)
-			}
+			r, err := in.ref(e, n.Name)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -310,12 +313,7 @@ func (e *exporter) writeScan(n *canon.Node) error {
 				dataLocs[i-ns] = pos
 			}
 		}
-		var r ref
-		if in.konst != nil {
-			r, err = e.param(n.Name+"_"+in.konst.Name, in.konst)
-		} else {
-			r, err = e.value(in.outer)
-		}
+		r, err := in.ref(e, n.Name)
 		if err != nil {
 			return err
 		}
@@ -414,12 +412,7 @@ func (e *exporter) writeLoop(n *canon.Node) error {
 		if i, ok := carried[in.name]; ok {
 			varLocs[i], found[i] = pos, true
 		}
-		var r ref
-		if in.konst != nil {
-			r, err = e.param(n.Name+"_"+in.konst.Name, in.konst)
-		} else {
-			r, err = e.value(in.outer)
-		}
+		r, err := in.ref(e, n.Name)
 		if err != nil {
 			return err
 		}
