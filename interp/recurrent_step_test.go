@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math"
 	"math/rand"
 	"runtime"
 	"sync/atomic"
@@ -36,16 +37,22 @@ func TestRecurrentStepsDoNotAllocate(t *testing.T) {
 				in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(1)), "x", seq, 1, 16)}
 				// testing.AllocsPerRun would run on one core.
 				old := runtime.GOMAXPROCS(procs)
-				allocs[seq] = mallocsPerRun(5, func() {
-					if _, err := p.Run(in); err != nil {
-						t.Fatal(err)
-					}
-				})
+				// The fewest of three measurements: the runtime's own
+				// allocations (sudogs moving between the two cores'
+				// caches, timers) come and go between them.
+				allocs[seq] = math.Inf(1)
+				for range 3 {
+					allocs[seq] = math.Min(allocs[seq], mallocsPerRun(5, func() {
+						if _, err := p.Run(in); err != nil {
+							t.Fatal(err)
+						}
+					}))
+				}
 				runtime.GOMAXPROCS(old)
 			}
-			// An allocation a step would add 36; the runtime's own
-			// (timers, the profiler) may add one or two.
-			if allocs[40] > allocs[4]+4 {
+			// An allocation a step would add 36 a run; half of that
+			// is far above what the runtime adds on its own.
+			if allocs[40] > allocs[4]+18 {
 				t.Errorf("%s on %d cores: %v allocations a run of 40 steps, %v of 4", c.op().Kind(), procs, allocs[40], allocs[4])
 			}
 		}
