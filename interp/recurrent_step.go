@@ -49,7 +49,12 @@ func (k *recurrentRun) usePanels(packs []*gatePanels) {
 			k.pr[i] = make([]float32, n)
 		}
 	}
-	if k.lstmPart == nil {
+	switch {
+	case k.lstmPart != nil:
+	case k.lanes:
+		k.lstmPart, k.rnnPart = k.lstmUnits32, k.rnnUnits32
+		k.gruGatesPart, k.gruStatePart = k.gruGates32, k.gruState32
+	default:
 		k.lstmPart, k.rnnPart = k.lstmUnits, k.rnnUnits
 		k.gruGatesPart, k.gruStatePart = k.gruGates, k.gruState
 	}
@@ -107,7 +112,10 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 	H, gh := k.hid, k.gates*k.hid
 	so := k.stateAt(d, b)
 	k.d, k.in = d, 0
-	for j := 0; j < H; j++ {
+	if k.lanes {
+		k.startState32(so)
+	}
+	for j := 0; j < H && !k.lanes; j++ {
 		k.hPrev[j], k.cPrev[j] = 0, 0
 		if k.h0 != nil {
 			k.hPrev[j] = float64(k.h0[so+j])
@@ -138,6 +146,10 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 			k.region(k.packs[0].panelCount(), k.rnnPart)
 		}
 		k.in ^= 1
+	}
+	if k.lanes {
+		k.endState32(so)
+		return
 	}
 	for j := 0; j < H; j++ {
 		k.yh[so+j] = float32(k.hPrev[j])

@@ -75,6 +75,14 @@ var files = []struct {
 		e.lnCenter32()
 		e.lnScale32()
 	}},
+	{"tanh32_avx512_amd64.s", tanh32About, avx512, func(e *emitter) {
+		e.tanh32Table()
+		e.tanh32()
+	}},
+	{"tanh32_avx2_amd64.s", tanh32About, avx2, func(e *emitter) {
+		e.tanh32Table()
+		e.tanh32()
+	}},
 	{"gemv_avx512_amd64.s", gemvAbout, avx512, func(e *emitter) { e.gemvPanels() }},
 	{"gemv_avx2_amd64.s", gemvAbout, avx2, func(e *emitter) { e.gemvPanels() }},
 	{"exp_avx2_amd64.s", expAbout, avx2, func(e *emitter) {
