@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -15,7 +14,7 @@ import (
 // of holding every step up for a time slice, as a region that waits for
 // each part's goroutine does (64 steps, each waiting milliseconds). A
 // helper descheduled while it holds a chunk still makes the caller wait;
-// after a few such waits the caller sends it away and goes on alone.
+// after such a wait the caller sends it away and goes on alone.
 // Which goroutine computes a chunk changes no result: units are
 // independent.
 type stepCrew struct {
@@ -32,6 +31,16 @@ type stepCrew struct {
 	// crewStrikes the helper is sent away and the caller goes on alone.
 	strikes int
 	solo    bool
+	// chunks is how many chunks a region is cut into (0: crewChunks).
+	chunks int
+	// wake lets the helper sleep once no phase has come for crewSpin
+	// (between layers, or while the caller is descheduled) instead of
+	// spinning on a core others could use; the caller wakes it with each
+	// phase and never waits for it to arrive.
+	wake *waker
+	// finished lets the caller sleep while a descheduled helper holds a
+	// chunk.
+	finished *waker
 }
 
 const (
@@ -43,12 +52,19 @@ const (
 	// crewLongWait is far longer than a region's chunk takes (a few µs
 	// to tens of µs), and shorter than a host's time slice.
 	crewLongWait = 200 * time.Microsecond
-	crewStrikes  = 3
+	crewStrikes  = 1
+	// crewSpin is how long the helper spins for the next phase before it
+	// sleeps: far longer than the caller's part of a step takes.
+	crewSpin = 100 * time.Microsecond
 )
 
 // run runs f over [0, n) in chunks, returning when every chunk is done.
 func (c *stepCrew) run(f func(lo, hi int), n int) {
-	chunks := min(n, crewChunks)
+	chunks := crewChunks
+	if c.chunks > 0 {
+		chunks = c.chunks
+	}
+	chunks = min(n, chunks)
 	if chunks <= 1 || c.solo {
 		f(0, n)
 		return
@@ -57,22 +73,26 @@ func (c *stepCrew) run(f func(lo, hi int), n int) {
 	c.done.Store(0)
 	c.phase++
 	c.word.Store(c.phase<<40 | uint64(chunks)<<20)
+	if c.wake != nil {
+		c.wake.notify()
+	}
 	for c.claim() {
 	}
 	if c.done.Load() == int64(chunks) {
 		return
 	}
+	// The helper holds a chunk: spin while it should be computing it, then
+	// sleep until it is done, so that a helper the host has descheduled
+	// can have this core back; a wait that long sends the helper away.
 	start := time.Now()
-	for i := 0; c.done.Load() < int64(chunks); i++ {
-		if i&1023 == 1023 && time.Since(start) > crewLongWait {
-			for c.done.Load() < int64(chunks) {
-				runtime.Gosched()
-			}
-			if c.strikes++; c.strikes >= crewStrikes {
-				c.solo = true
-				c.stop()
-			}
-			return
+	if c.finished == nil { // no helper: every chunk is done
+		return
+	}
+	c.finished.wait(func() bool { return c.done.Load() == int64(chunks) }, crewLongWait)
+	if time.Since(start) > crewLongWait {
+		if c.strikes++; c.strikes >= crewStrikes {
+			c.solo = true
+			c.stop()
 		}
 	}
 }
@@ -91,29 +111,47 @@ func (c *stepCrew) claim() bool {
 		if c.word.CompareAndSwap(v, v+1) {
 			c.f(c.n*next/chunks, c.n*(next+1)/chunks)
 			c.done.Add(1)
+			if c.finished != nil {
+				c.finished.notify()
+			}
 			return true
 		}
 	}
 }
 
-// help is the helper's loop: claim chunks until stop.
+// help is the helper's loop: claim chunks until stop, spinning for the
+// next phase for up to crewSpin, then sleeping until the caller's notify.
 func (c *stepCrew) help() {
-	for i := 0; c.word.Load() != crewStopWord; i++ {
-		if c.claim() {
-			continue
+	for {
+		c.wake.wait(c.claimable, crewSpin)
+		if c.word.Load() == crewStopWord {
+			return
 		}
-		if i&255 == 255 {
-			runtime.Gosched()
+		for c.claim() {
 		}
 	}
 }
 
+// claimable reports whether a chunk waits to be claimed, or help must end.
+func (c *stepCrew) claimable() bool {
+	v := c.word.Load()
+	return v == crewStopWord || int(v&crewMask) < int(v>>20&crewMask)
+}
+
 // stop ends help.
-func (c *stepCrew) stop() { c.word.Store(crewStopWord) }
+func (c *stepCrew) stop() {
+	c.word.Store(crewStopWord)
+	if c.wake != nil {
+		c.wake.notify()
+	}
+}
 
 // withCrew runs work (a layer's steps) with a helper claiming chunks of
 // its regions.
 func withCrew(c *stepCrew, work func()) {
+	if c.wake == nil {
+		c.wake, c.finished = newWaker(), newWaker()
+	}
 	runParts(2, func(part int) {
 		if part == 1 {
 			c.help()

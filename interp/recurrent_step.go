@@ -77,6 +77,11 @@ func (k *recurrentRun) region(n int, f func(lo, hi int)) {
 // turn it on to keep the crew correct.
 var recurrentTwoCores = false
 
+// recurrentCrewChunks is how many chunks a step's region is cut into:
+// halves, so that each core keeps its half of R's panels in its own cache
+// step after step and a step costs one claim each.
+var recurrentCrewChunks = 2
+
 // sequences runs direction d over every batch entry, with a crew when
 // recurrentTwoCores allows and a step's work deserves two cores.
 func (k *recurrentRun) sequences(d int, reverse bool) {
@@ -91,7 +96,7 @@ func (k *recurrentRun) sequences(d int, reverse bool) {
 		work()
 		return
 	}
-	k.crew = new(stepCrew)
+	k.crew = &stepCrew{chunks: recurrentCrewChunks}
 	withCrew(k.crew, work)
 }
 
