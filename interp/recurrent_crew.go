@@ -31,6 +31,9 @@ type stepCrew struct {
 	// crewStrikes the helper is sent away and the caller goes on alone.
 	strikes int
 	solo    bool
+	// misses counts the regions in a row the caller did alone; at
+	// crewMisses the helper is sent away.
+	misses int
 	// chunks is how many chunks a region is cut into (0: crewChunks).
 	chunks int
 	// wake lets the helper sleep once no phase has come for crewSpin
@@ -53,6 +56,7 @@ const (
 	// to tens of µs), and shorter than a host's time slice.
 	crewLongWait = 200 * time.Microsecond
 	crewStrikes  = 1
+	crewMisses   = 8
 	// crewSpin is how long the helper spins for the next phase before it
 	// sleeps: far longer than the caller's part of a step takes.
 	crewSpin = 100 * time.Microsecond
@@ -76,8 +80,21 @@ func (c *stepCrew) run(f func(lo, hi int), n int) {
 	if c.wake != nil {
 		c.wake.notify()
 	}
+	mine := 0
 	for c.claim() {
+		mine++
 	}
+	if mine == chunks {
+		// The helper took nothing: its thread is not running. A helper
+		// that keeps missing is sent away rather than woken step after
+		// step to compete with the caller for a busy machine's time.
+		if c.misses++; c.misses >= crewMisses {
+			c.solo = true
+			c.stop()
+		}
+		return
+	}
+	c.misses = 0
 	if c.done.Load() == int64(chunks) {
 		return
 	}
@@ -147,17 +164,16 @@ func (c *stepCrew) stop() {
 }
 
 // withCrew runs work (a layer's steps) with a helper claiming chunks of
-// its regions.
+// its regions. The helper is a goroutine of its own, not a part of the
+// worker team's region: a region ends when every part has returned, and
+// a helper the host has descheduled would hold the layer's end up for a
+// time slice. When work returns every chunk is done, so the helper has
+// nothing left to touch but the stop word it leaves at.
 func withCrew(c *stepCrew, work func()) {
 	if c.wake == nil {
 		c.wake, c.finished = newWaker(), newWaker()
 	}
-	runParts(2, func(part int) {
-		if part == 1 {
-			c.help()
-			return
-		}
-		defer c.stop()
-		work()
-	})
+	go c.help()
+	defer c.stop()
+	work()
 }

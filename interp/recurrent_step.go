@@ -69,13 +69,19 @@ func (k *recurrentRun) region(n int, f func(lo, hi int)) {
 	k.crew.run(f, n)
 }
 
-// recurrentTwoCores lets a layer's steps run with a crew (two cores). It
-// is off: on this 2-core machine the one-core steps measured 0.55–0.58×
-// ONNX Runtime's two-thread time against 1.21–1.27× with the crew
-// (BenchmarkVsORT/LSTMh512s64 -cpu 2, load 9): R streams from the shared
-// L3 either way, and the helper's chunks cost more than they save. Tests
-// turn it on to keep the crew correct.
-var recurrentTwoCores = false
+// recurrentTwoCores lets a layer's steps run with a crew (two cores) when
+// a step streams at least recurrentCrewBytes of packed R. With the gates
+// in float32 lanes the products are most of a step, and halves of them
+// scale on two cores; a crew whose helper is descheduled goes on alone
+// (recurrent_crew.go). Measured at load 9–12 (docs/performance.md):
+// BenchmarkVsORT/LSTMh512s64 -cpu 2 (4 MB of R a step) 11–33 ms a run
+// with the crew against 23–34 ms without; the op families' LSTM of 256
+// units (1 MB a step, 10 µs) took 0.97–3.3 ms with it against 0.82–0.89
+// without, a helper's hand-off costing more than half a step saves.
+var recurrentTwoCores = true
+
+// recurrentCrewBytes is the packed R a step must stream for a crew.
+var recurrentCrewBytes = 2 << 20
 
 // recurrentCrewChunks is how many chunks a step's region is cut into:
 // halves, so that each core keeps its half of R's panels in its own cache
@@ -91,13 +97,22 @@ func (k *recurrentRun) sequences(d int, reverse bool) {
 			k.sequence(d, b, reverse)
 		}
 	}
-	if !recurrentTwoCores || workersFor(items, cost) < 2 {
+	if !recurrentTwoCores || workersFor(items, cost) < 2 || k.packedBytes() < recurrentCrewBytes {
 		k.crew = nil
 		work()
 		return
 	}
 	k.crew = &stepCrew{chunks: recurrentCrewChunks}
 	withCrew(k.crew, work)
+}
+
+// packedBytes is the packed R a step streams.
+func (k *recurrentRun) packedBytes() int {
+	n := 0
+	for _, g := range k.packs {
+		n += 4 * g.size()
+	}
+	return n
 }
 
 // stepWork is a step's largest region: its items and their cost each.
