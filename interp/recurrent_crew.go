@@ -14,8 +14,10 @@ import (
 // of holding every step up for a time slice, as a region that waits for
 // each part's goroutine does (64 steps, each waiting milliseconds). A
 // helper descheduled while it holds a chunk still makes the caller wait;
-// after such a wait the caller sends it away and goes on alone.
-// Which goroutine computes a chunk changes no result: units are
+// after such a wait the caller sends it away and goes on alone, as it
+// does a helper that took no chunk crewMisses regions in a row (its
+// thread is not running, and waking it each step would only take the
+// busy machine's time from the caller). Which goroutine computes a chunk changes no result: units are
 // independent.
 type stepCrew struct {
 	// word is phase<<40 | chunks<<20 | next chunk; stopWord ends the helper.
