@@ -10,10 +10,12 @@ import (
 // The Attention op in float32 blocks: for a block of query rows of one
 // head at a time, the scores Q·Kᵀ, their scale, mask and softmax and their
 // product with V, while the block's scores are in cache. It runs the same
-// kernels as the fused MatMul–Softmax–MatMul pattern (attnGemm, ScoreRows,
-// SoftmaxRows). Against the float64 path it rounds each score to float32
-// after the scale and after the mask (the softmax's exponentials and sum
-// stay float64), so it agrees with it within float32 rounding.
+// GEMMs and score pass as the fused MatMul–Softmax–MatMul pattern
+// (attnGemm, ScoreRows) and a softmax in float32 lanes (SoftmaxRows32:
+// e^(s - max) within an ulp, summed in float64). Against the float64
+// path it rounds each score to float32 after the scale, after the mask
+// and after subtracting the row's maximum, and each exponential, so it
+// agrees with it within float32 rounding.
 
 // attnBlocksOn lets tests run the float64 path for comparison.
 var attnBlocksOn = true
@@ -66,7 +68,7 @@ func (a *attnBlocks) run(y *tensor) {
 		sc := (*scores[wk])[:rows*total]
 		attnGemm(&packs[wk], rows, total, d, q.t.f[q.at(b, h, i0):], qld, (*kt)[kv*d*total:], total, sc, total)
 		a.scoreRows(sc, b, h, i0)
-		softmaxRows(sc, total)
+		vec.SoftmaxRows32(sc, total)
 		yo := ((b*q.heads+h)*q.seq + i0) * dv
 		if q.threeD {
 			yo = (b*q.seq+i0)*q.heads*dv + h*dv
