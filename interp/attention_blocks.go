@@ -45,8 +45,6 @@ func (a *attnBlocks) run(y *tensor) {
 	q, total := a.q, a.total
 	d, dv := q.d, a.vals.shape[3]
 	group := q.heads / a.kvHeads
-	kt := a.transposedKeys()
-	defer packPool.Put(kt)
 	qld, yld := d, dv // row strides of Q and Y: heads interleave in 3-D
 	if q.threeD {
 		qld, yld = q.heads*d, q.heads*dv
@@ -55,18 +53,27 @@ func (a *attnBlocks) run(y *tensor) {
 	blocks := (q.seq + rowsPer - 1) / rowsPer
 	tasks := q.batch * q.heads * blocks
 	workers := workersFor(tasks, 2*rowsPer*total*(d+dv))
-	scores := make([]*[]float32, workers)
+	// Each worker keeps its scores and the last key head it transposed
+	// (heads of a group and row blocks of a head come in a row).
+	scores, keysT := make([]*[]float32, workers), make([]*[]float32, workers)
+	lastKV := make([]int, workers)
 	packs := make([]attnScratch, workers)
 	for i := range scores {
-		scores[i] = getPack(rowsPer * total)
+		scores[i], keysT[i], lastKV[i] = getPack(rowsPer*total), getPack(d*total), -1
 	}
 	parallelTasks(tasks, workers, func(wk, t int) {
 		bh, i0 := t/blocks, t%blocks*rowsPer
 		b, h := bh/q.heads, bh%q.heads
 		rows := min(rowsPer, q.seq-i0)
 		kv := b*a.kvHeads + h/group
+		kt := *keysT[wk]
+		if lastKV[wk] != kv {
+			// attnGemm reads B as k×n rows where they lie: Kᵀ, d × total.
+			transposeInto(kt, a.keys.f[kv*total*d:(kv+1)*total*d], total, d)
+			lastKV[wk] = kv
+		}
 		sc := (*scores[wk])[:rows*total]
-		attnGemm(&packs[wk], rows, total, d, q.t.f[q.at(b, h, i0):], qld, (*kt)[kv*d*total:], total, sc, total)
+		attnGemm(&packs[wk], rows, total, d, q.t.f[q.at(b, h, i0):], qld, kt, total, sc, total)
 		a.scoreRows(sc, b, h, i0)
 		vec.SoftmaxRows32(sc, total)
 		yo := ((b*q.heads+h)*q.seq + i0) * dv
@@ -77,6 +84,7 @@ func (a *attnBlocks) run(y *tensor) {
 	})
 	for i, s := range scores {
 		packPool.Put(s)
+		packPool.Put(keysT[i])
 		packs[i].release()
 	}
 }
@@ -119,19 +127,6 @@ func (a *attnBlocks) scoreRows(sc []float32, b, h, i0 int) {
 			}
 		}
 	}
-}
-
-// transposedKeys returns every key head transposed, (batch·kv heads, d,
-// total), in a pooled buffer: attnGemm reads B as k×n rows where they lie.
-func (a *attnBlocks) transposedKeys() *[]float32 {
-	heads, total, d := a.q.batch*a.kvHeads, a.total, a.q.d
-	kt := getPack(heads * d * total)
-	parallelFor(heads, 2*total*d, func(lo, hi int) {
-		for hd := lo; hd < hi; hd++ {
-			transposeInto((*kt)[hd*d*total:(hd+1)*d*total], a.keys.f[hd*total*d:(hd+1)*total*d], total, d)
-		}
-	})
-	return kt
 }
 
 // transposeInto sets dst (cols×rows) to the transpose of src (rows×cols),
