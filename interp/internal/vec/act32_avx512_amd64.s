@@ -772,6 +772,54 @@ silu32done:
 	VZEROUPPER
 	RET
 
+// func expShift32AVX512(n int, dst, src *float32, m float32)
+// Registers: 0 m, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r², 7 scratch.
+TEXT ·expShift32AVX512(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	VBROADCASTSS m+24(FP), Z0
+	SHRQ $4, CX
+	JEQ exps32done
+
+exps32loop:
+	VMOVUPS 0(SI), Z1
+	VSUBPS Z0, Z1, Z1
+	VMOVUPS act32<>+64(SB), Z7
+	VMAXPS Z1, Z7, Z1
+	VMULPS act32<>+128(SB), Z1, Z2
+	VCVTPS2DQ Z2, Z3
+	VCVTDQ2PS Z3, Z2
+	VMOVAPS Z1, Z4
+	VFNMADD231PS act32<>+192(SB), Z2, Z4
+	VFNMADD231PS act32<>+256(SB), Z2, Z4
+	VMULPS Z4, Z4, Z6
+	VMOVUPS act32<>+320(SB), Z5
+	VFMADD213PS act32<>+384(SB), Z4, Z5
+	VFMADD213PS act32<>+448(SB), Z4, Z5
+	VFMADD213PS act32<>+512(SB), Z4, Z5
+	VFMADD213PS act32<>+576(SB), Z4, Z5
+	VFMADD213PS act32<>+640(SB), Z4, Z5
+	VFMADD213PS Z4, Z6, Z5
+	VADDPS act32<>+704(SB), Z5, Z5
+	VPSRAD $1, Z3, Z7
+	VPSUBD Z7, Z3, Z3
+	VPADDD act32<>+768(SB), Z7, Z7
+	VPSLLD $23, Z7, Z7
+	VMULPS Z7, Z5, Z5
+	VPADDD act32<>+768(SB), Z3, Z3
+	VPSLLD $23, Z3, Z3
+	VMULPS Z3, Z5, Z5
+	VMOVUPS Z5, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE exps32loop
+
+exps32done:
+	VZEROUPPER
+	RET
+
 // func hardSigmoidGate32AVX512(n int, dst, src *float32, a, b float32)
 // Registers: 0 x, 1 the gate, 8 a, 9 b, 10 one, 11 zero.
 TEXT ·hardSigmoidGate32AVX512(SB), NOSPLIT, $0-32

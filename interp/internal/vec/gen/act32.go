@@ -146,6 +146,57 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	e.raw("\n")
 }
 
+// expShift32 emits expShift32(n, dst, src, m): dst = e^(x - m) for x in
+// src, with t = x - m clamped below at -104 (a NaN passes) and e^t as
+// Cephes expf computes it, scaled by 2^k in two halves as sigmoid32 does:
+// a softmax's exponentials in float32 lanes (t ≤ 0 where m is the row's
+// maximum).
+func (e *emitter) expShift32() {
+	lanes := 2 * e.t.lanes
+	v := func(r int) string { return e.v(vreg(r)) }
+	e.header("expShift32", "(n int, dst, src *float32, m float32)", "$0-28",
+		"Registers: 0 m, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r², 7 scratch.")
+	e.args3()
+	e.line("VBROADCASTSS m+24(FP), %s", v(0))
+	e.line("SHRQ $%d, CX", log2(lanes))
+	e.line("JEQ exps32done")
+	e.raw("\n")
+	e.label("exps32loop")
+	e.line("VMOVUPS 0(SI), %s", v(1))
+	e.line("VSUBPS %s, %s, %s", v(0), v(1), v(1))
+	e.line("VMOVUPS %s, %s", e.a32("lo"), v(7))
+	e.line("VMAXPS %s, %s, %s", v(1), v(7), v(1))
+	e.line("VMULPS %s, %s, %s", e.a32("log2e"), v(1), v(2))
+	e.line("VCVTPS2DQ %s, %s", v(2), v(3))
+	e.line("VCVTDQ2PS %s, %s", v(3), v(2))
+	e.line("VMOVAPS %s, %s", v(1), v(4))
+	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2hi"), v(2), v(4))
+	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2lo"), v(2), v(4))
+	e.line("VMULPS %s, %s, %s", v(4), v(4), v(6))
+	e.line("VMOVUPS %s, %s", e.a32("p0"), v(5))
+	for _, c := range []string{"p1", "p2", "p3", "p4", "p5"} {
+		e.line("VFMADD213PS %s, %s, %s", e.a32(c), v(4), v(5))
+	}
+	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
+	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(5))
+	e.line("VPSRAD $1, %s, %s", v(3), v(7))
+	e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
+	for _, r := range []int{7, 3} {
+		e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
+		e.line("VPSLLD $23, %s, %s", v(r), v(r))
+		e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+	}
+	e.line("VMOVUPS %s, 0(DI)", v(5))
+	e.line("ADDQ $%d, SI", 4*lanes)
+	e.line("ADDQ $%d, DI", 4*lanes)
+	e.line("DECQ CX")
+	e.line("JNE exps32loop")
+	e.raw("\n")
+	e.label("exps32done")
+	e.vzeroRet()
+	e.raw("\n")
+}
+
 // hardSigmoidGate32 emits hardSigmoidGate32(n, dst, src, a, b): dst =
 // x·max(0, min(1, a·x + b)), the product and the sum rounded apart, for a
 // finite a ≠ 0 and a finite b (the caller's to check). a·x+b is then NaN
