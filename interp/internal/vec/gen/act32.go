@@ -94,8 +94,14 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	e.line("VMOVUPS %s, %s", e.a32("lo"), v(7))
 	e.line("VMAXPS %s, %s, %s", v(1), v(7), v(1))
 	e.line("VMULPS %s, %s, %s", e.a32("log2e"), v(1), v(2))
-	e.line("VCVTPS2DQ %s, %s", v(2), v(3))
-	e.line("VCVTDQ2PS %s, %s", v(3), v(2))
+	if e.t.wide {
+		// k rounded to the nearest integer (ties to even, as VCVTPS2DQ
+		// rounds), kept as a float for VSCALEFPS below.
+		e.line("VRNDSCALEPS $0, %s, %s", v(2), v(2))
+	} else {
+		e.line("VCVTPS2DQ %s, %s", v(2), v(3))
+		e.line("VCVTDQ2PS %s, %s", v(3), v(2))
+	}
 	e.line("VMOVAPS %s, %s", v(1), v(4))
 	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2hi"), v(2), v(4))
 	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2lo"), v(2), v(4))
@@ -106,13 +112,19 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	}
 	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
 	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(5))
-	// 2^k = 2^(k>>1) · 2^(k - k>>1), both halves normal for k ≥ -150.
-	e.line("VPSRAD $1, %s, %s", v(3), v(7))
-	e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
-	for _, r := range []int{7, 3} {
-		e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
-		e.line("VPSLLD $23, %s, %s", v(r), v(r))
-		e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+	if e.t.wide {
+		// p·2^k rounded once (VSCALEFPS), as the reference's two halves
+		// round it: p·2^(k>>1) is exact, only the second product rounds.
+		e.line("VSCALEFPS %s, %s, %s", v(2), v(5), v(5))
+	} else {
+		// 2^k = 2^(k>>1) · 2^(k - k>>1), both halves normal for k ≥ -150.
+		e.line("VPSRAD $1, %s, %s", v(3), v(7))
+		e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
+		for _, r := range []int{7, 3} {
+			e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
+			e.line("VPSLLD $23, %s, %s", v(r), v(r))
+			e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+		}
 	}
 	// d = 1+e (6) and its rounding error dlo = (1-d)+e (4).
 	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(6))
@@ -121,9 +133,15 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	e.line("VADDPS %s, %s, %s", v(5), v(4), v(4))
 	// num (1): e where x's sign bit is set, else 1.
 	e.line("VPSRAD $31, %s, %s", v(0), v(7))
-	e.line("%s %s, %s, %s", e.bitwise("and"), v(7), v(5), v(1))
-	e.line("%s %s, %s, %s", e.bitwise("andn"), e.a32("one"), v(7), v(2))
-	e.line("%s %s, %s, %s", e.bitwise("or"), v(2), v(1), v(1))
+	if e.t.wide {
+		// One bitwise select: (7 & e) | (^7 & 1).
+		e.line("VMOVUPS %s, %s", e.a32("one"), v(1))
+		e.line("VPTERNLOGD $0xb8, %s, %s, %s", v(5), v(7), v(1))
+	} else {
+		e.line("%s %s, %s, %s", e.bitwise("and"), v(7), v(5), v(1))
+		e.line("%s %s, %s, %s", e.bitwise("andn"), e.a32("one"), v(7), v(2))
+		e.line("%s %s, %s, %s", e.bitwise("or"), v(2), v(1), v(1))
+	}
 	// inv = 1/d (3), q = num·inv (2); rem = num - q·d exactly, less
 	// q·dlo (1); q + rem·inv.
 	e.line("VMOVUPS %s, %s", e.a32("one"), v(3))
