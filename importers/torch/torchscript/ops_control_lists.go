@@ -213,10 +213,10 @@ func opItem(c *opCall) (value, error) {
 	switch {
 	case dt == canon.Bool:
 		return c.b().runTimeBool(c.scope, x)
-	case dt == canon.Float32:
-		return floatItem(c, x)
-	case dt.IsFloat() || dt == canon.Undefined:
-		return nil, c.errf("item() of a %s tensor is a float known only at run time; the importer carries run-time floats as float32 0-d tensors, which promote as a Python float only for float32: use the tensor itself", dt)
+	case dt.IsFloat():
+		return c.b().runTimeFloat(c.scope, x)
+	case dt == canon.Undefined:
+		return nil, c.errf("item() of a tensor whose dtype is not known at import: the importer cannot tell whether it is an int, a float or a bool")
 	}
 	return c.b().runTimeInt(c.scope, x)
 }

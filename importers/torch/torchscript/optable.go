@@ -111,7 +111,7 @@ func init() {
 		"torch.squeeze":         entry(opSqueeze, "Squeeze"),
 		"ops.prim.NumToTensor":  entry(opNumToTensor),
 		"int":                   entry(opInt, "Reshape", "Cast"),
-		"float":                 entry(opFloat),
+		"float":                 entry(opFloat, "Reshape", "Cast"),
 		"len":                   entry(opLen),
 		"getattr":               entry(opGetattr),
 		"annotate":              entry(opAnnotate),

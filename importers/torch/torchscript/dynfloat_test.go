@@ -1,0 +1,108 @@
+package torchscript
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/formats"
+	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
+)
+
+// runTimeFloatCases runs the scripted module M on every input of cases
+// (one input each) and saves each in DIR/caseN as torchtrace.Load reads it.
+const runTimeFloatCases = `
+m = torch.jit.script(M())
+m.save(sys.argv[1] + "/m.pt")
+m = torch.jit.load(sys.argv[1] + "/m.pt")
+for c, x in enumerate(cases):
+    d = sys.argv[1] + "/case%d" % c
+    os.makedirs(d)
+    np.save(d + "/x0.npy", x.numpy())
+    with torch.no_grad():
+        outs = m(x)
+    for k, o in enumerate(outs):
+        np.save(d + "/y%d.npy" % k, np.require(o.numpy(), requirements="C"))
+`
+
+// TestRunTimeFloats imports, once with the image size symbolic, a scripted
+// module that computes a Python float from the size at run time (as
+// torchvision's GeneralizedRCNNTransform does: float(scale.item()) of
+// min_size / size), resizes by it with recompute_scale_factor, and derives
+// ints and floats from it (math.floor, math.ceil, int, min, comparisons).
+// It is checked against PyTorch 1.13 on several sizes in the interpreter
+// and in ONNX Runtime. At 31x31, floor(31 · 1.2903225f) is 39 in the
+// double arithmetic PyTorch does and 40 in float32; at 25x5 the float32
+// scale 1.5999999 gives 7 where 40/25·5 is 8.
+func TestRunTimeFloats(t *testing.T) {
+	m := torchtrace.Run(t, `import sys, os, math, numpy as np, torch
+import torch.nn.functional as F
+class M(torch.nn.Module):
+    def forward(self, x):
+        h = x.size(2)
+        w = x.size(3)
+        s = torch.reciprocal(torch.tensor(h).to(torch.float32)) * 40.0
+        scale = float(s.item())
+        y = F.interpolate(x, scale_factor=scale, mode="bilinear", recompute_scale_factor=True, align_corners=False)
+        n = int(math.floor(float(w) * scale))
+        k = int(math.ceil(float(h) / 7.0) * 2.5)
+        r = min(scale, 2.0) - 0.25 * scale + w / h
+        if scale > 1.5:
+            z = x * scale
+        else:
+            z = x - scale
+        return y, torch.tensor([float(n), float(k), r]), z, torch.tensor([n, k, y.size(3)])
+gen = torch.Generator().manual_seed(3)
+cases = [torch.rand(1, 2, h, w, generator=gen) for h, w in [(31, 31), (25, 5), (24, 36), (10, 17), (47, 13)]]
+`+runTimeFloatCases)
+	g, err := ReadFile(m.Path(), formats.ReadOptions{
+		InputShapes: map[string][]int64{"#0": {1, 2, -1, -1}},
+		DimNames:    map[string]map[int]string{"#0": {2: "H", 3: "W"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for c := 0; ; c++ {
+		dir := filepath.Join(m.Dir, fmt.Sprintf("case%d", c))
+		if _, err := os.Stat(dir); err != nil {
+			if c == 0 {
+				t.Fatal("PyTorch wrote no cases")
+			}
+			break
+		}
+		cm := torchtrace.Load(t, dir)
+		t.Run(fmt.Sprintf("%v", cm.Inputs[0].Shape), func(t *testing.T) {
+			cm.CompareGraph(t, g, 1e-5, 1e-6)
+			cm.CompareORT(t, g, formats.WriteOptions{Opset: 18}, 1e-5, 1e-6)
+		})
+	}
+}
+
+// TestRunTimeFloatCarried: a Python float carried through a loop whose trip
+// count only a run tells, and through a branch on a run-time bool, is a
+// float64 loop-carried value; checked against PyTorch in the interpreter
+// and in ONNX Runtime.
+func TestRunTimeFloatCarried(t *testing.T) {
+	m := scripted(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        s = 0.5
+        for i in range(x.size(0)):
+            s = s * 2.0 + 0.1
+        if bool(x.sum() > 0):
+            s = s / 3.0
+        return x * s
+xs = [torch.randn(5, 2)]`)
+	g, err := ReadFile(m.Path(), formats.ReadOptions{InputShapes: map[string][]int64{"#0": {-1, 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if countKind(g, "Loop") != 1 {
+		t.Errorf("want the float carried by one Loop, got %d", countKind(g, "Loop"))
+	}
+	m.CompareGraph(t, g, 1e-6, 0)
+	m.CompareORT(t, g, formats.WriteOptions{}, 1e-6, 0)
+}
