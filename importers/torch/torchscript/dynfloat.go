@@ -318,3 +318,55 @@ func runTimeFloatTensorLiteral(c *opCall, leaves []value, shape []int64, dt cano
 	}
 	return c.b().emit1(c.scope, &canon.Cast{To: dt}, all)
 }
+
+// runTimeFloorDiv is int // int with an int known only at run time:
+// Python's floor division, as divide's exact integer floor (a - a mod b) / b.
+// Floor division of floats known only at run time is refused: done is
+// false when neither operand is known only at run time.
+func runTimeFloorDiv(c *opCall) (value, bool, error) {
+	if !isRunTimeScalar(c.bound[0]) && !isRunTimeScalar(c.bound[1]) {
+		return nil, false, nil
+	}
+	a, okA := intTensor(c.bound[0])
+	b, okB := intTensor(c.bound[1])
+	if !okA || !okB {
+		return nil, true, c.errf("floor division of a %s and a %s, one known only at run time: only ints are supported", typeName(c.bound[0]), typeName(c.bound[1]))
+	}
+	q, err := divide(c, a, b, "floor")
+	if err != nil {
+		return nil, true, err
+	}
+	t := q.(*tensorVal)
+	return &dynInt{t: t, sym: t.name}, true, nil
+}
+
+// runTimeBoundTensor is a number known only at run time, given as a bound
+// of clamp on x, as the 0-d tensor of x's dtype torch converts it to (the
+// result keeps x's dtype: a float tensor with any number, an integer
+// tensor with an int).
+func runTimeBoundTensor(c *opCall, v value, x *tensorVal) (*tensorVal, error) {
+	dt := c.b().info(x).DType
+	var t *tensorVal
+	switch n := v.(type) {
+	case *dynInt:
+		t = n.t
+	case *dynFloat:
+		if !dt.IsFloat() {
+			return nil, c.errf("a float bound known only at run time on a %s tensor is not supported", dt)
+		}
+		t = n.t
+	default:
+		return nil, c.errf("a bound is a %s, not a number", typeName(v))
+	}
+	if dt != canon.Float32 && dt != canon.Float64 && !dt.IsInt() {
+		return nil, c.errf("a bound known only at run time on a %s tensor is not supported (torch computes it in float32)", dt)
+	}
+	s, err := c.b().emit1(c.scope, &canon.Reshape{}, t, scalarShape())
+	if err != nil {
+		return nil, err
+	}
+	if c.b().info(s).DType == dt {
+		return s, nil
+	}
+	return c.b().emit1(c.scope, &canon.Cast{To: dt}, s)
+}

@@ -106,3 +106,61 @@ xs = [torch.randn(5, 2)]`)
 	m.CompareGraph(t, g, 1e-6, 0)
 	m.CompareORT(t, g, formats.WriteOptions{}, 1e-6, 0)
 }
+
+// TestRunTimeSizeOps imports, once with the image size symbolic, a scripted
+// module doing what torchvision's detection transform, FPN, anchor
+// generator and postprocessing do with sizes known only at run time:
+// copy_ into a zero batch through slices that end at run time, nearest
+// upsampling to run-time sizes, int floor division, arange and meshgrid
+// of run-time lengths, fill_ with a run-time int, split by run-time sizes,
+// a run-time-length boolean mask and clamp to a run-time bound. It is
+// checked against PyTorch 1.13 on several sizes in the interpreter and in
+// ONNX Runtime.
+func TestRunTimeSizeOps(t *testing.T) {
+	m := torchtrace.Run(t, `import sys, os, math, numpy as np, torch
+import torch.nn.functional as F
+from typing import List
+class M(torch.nn.Module):
+    def forward(self, x):
+        c, h, w = x.shape[0], x.shape[1], x.shape[2]
+        H = int(math.ceil(float(h) / 8.0) * 8.0)
+        W = int(math.ceil(float(w) / 8.0) * 8.0)
+        b = x.new_full([1, c, H, W], 0)
+        b[0][:c, :h, :w].copy_(x)
+        small = F.avg_pool2d(b, 2)
+        up = F.interpolate(small, size=[h, w], mode="nearest")
+        upx = F.interpolate(small, size=[h + 3, w // 3], mode="nearest-exact")
+        sy = torch.arange(0, H // 4, dtype=torch.int32) * 4
+        sx = torch.arange(0, W // 4, dtype=torch.int32) * 4
+        g = torch.meshgrid([sy, sx], indexing="ij")
+        s = torch.empty((), dtype=torch.int64).fill_(h // 3)
+        flat = up.flatten()
+        n = h * w
+        parts = torch.split(flat, [n, c * n - n])
+        kept = flat[flat > 0.5]
+        cl = torch.clamp(x, 0.2, float(w) / 40.0)
+        ci = torch.clamp(sx, 0, w)
+        return b, up, upx, g[0], g[1], s, parts[1], kept, cl, ci
+gen = torch.Generator().manual_seed(4)
+cases = [torch.rand(3, h, w, generator=gen) for h, w in [(31, 31), (20, 45), (17, 9), (8, 16)]]
+`+runTimeFloatCases)
+	g, err := ReadFile(m.Path(), formats.ReadOptions{
+		InputShapes: map[string][]int64{"#0": {3, -1, -1}},
+		DimNames:    map[string]map[int]string{"#0": {1: "H", 2: "W"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for c := 0; ; c++ {
+		dir := filepath.Join(m.Dir, fmt.Sprintf("case%d", c))
+		if _, err := os.Stat(dir); err != nil {
+			break
+		}
+		cm := torchtrace.Load(t, dir)
+		t.Run(fmt.Sprintf("%v", cm.Inputs[0].Shape), func(t *testing.T) {
+			cm.CompareGraph(t, g, 1e-6, 1e-7)
+			cm.CompareORT(t, g, formats.WriteOptions{Opset: 18}, 1e-6, 1e-7)
+		})
+	}
+}

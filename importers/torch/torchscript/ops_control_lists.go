@@ -16,7 +16,7 @@ func init() {
 		"torch._set_item":         entry(opListSetItem),
 		"torch.pop":               entry(opListPop),
 		"torch.list":              entry(opListCopy),
-		"torch.floordiv":          entry(opIntFloorDiv),
+		"torch.floordiv":          entry(opIntFloorDiv, divideKinds...),
 		"torch.is_floating_point": entry(opIsFloatingPoint),
 		"torch.is_pinned":         entry(opIsPinned),
 		"torch.item":              entry(opItem, "Reshape", "Cast"),
@@ -148,6 +148,9 @@ func opIntFloorDiv(c *opCall) (value, error) {
 	}
 	a, okA := c.bound[0].(int64)
 	b, okB := c.bound[1].(int64)
+	if v, done, err := runTimeFloorDiv(c); done {
+		return v, err
+	}
 	if !okA || !okB {
 		return nil, c.errf("int // int on a %s and a %s: only ints known at import are supported (give the input shape)", typeName(c.bound[0]), typeName(c.bound[1]))
 	}

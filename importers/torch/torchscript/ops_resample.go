@@ -12,12 +12,12 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize", "Gather"),
-		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize", "Gather"),
-		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize", "Gather"),
-		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize", "Gather"),
-		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather"),
-		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather"),
+		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
 		"torch.upsample_linear1d":         entry(opUpsample(1, upLinear), "Resize", "Concat"),
 		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize", "Concat"),
 		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize", "Concat"),

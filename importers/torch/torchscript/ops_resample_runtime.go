@@ -9,7 +9,8 @@ import (
 // size): a Resize whose sizes input is built by Concat. Without scale
 // factors torch maps output index d by in/out, which is ONNX's half_pixel
 // (or align_corners) with the scale out/in that sizes give, so linear and
-// cubic modes follow as with static sizes. done is false when every size
+// cubic modes follow as with static sizes; nearest modes are written as
+// torch picks (runTimeNearest). done is false when every size
 // is known at import.
 func runTimeUpsample(c *opCall, x *tensorVal, kind upsampleKind, op *canon.Resize, nsp int, sizesAlone bool) (value, bool, error) {
 	items, ok := listItems(c.bound[1])
@@ -19,9 +20,6 @@ func runTimeUpsample(c *opCall, x *tensorVal, kind upsampleKind, op *canon.Resiz
 	if !sizesAlone {
 		return nil, true, c.errf("output sizes known only at run time together with scale factors: torch maps coordinates by the scales, and ONNX Resize cannot take both")
 	}
-	if kind != upLinear && kind != upCubic {
-		return nil, true, c.errf("nearest upsampling to sizes known only at run time: torch picks floor(d·(in/out)) with in/out rounded to float32, and ONNX Resize's asymmetric mapping divides by out/in instead, which can pick a neighbouring entry; give --input-shape so that the sizes are known at import")
-	}
 	if len(items) == 1 && nsp > 1 {
 		for len(items) < nsp {
 			items = append(items, items[0])
@@ -29,6 +27,16 @@ func runTimeUpsample(c *opCall, x *tensorVal, kind upsampleKind, op *canon.Resiz
 	}
 	if len(items) != nsp {
 		return nil, true, c.errf("output_size has %d values, want %d", len(items), nsp)
+	}
+	if kind == upNearest || kind == upNearestExact {
+		if op.CoordTransform == canon.AlignCorners {
+			return nil, true, c.errf("nearest upsampling with align_corners is not defined")
+		}
+		v, err := runTimeNearest(c, x, kind, items)
+		return v, true, err
+	}
+	if kind != upLinear && kind != upCubic {
+		return nil, true, c.errf("this upsampling mode to sizes known only at run time is not supported")
 	}
 	parts := make([]*tensorVal, nsp)
 	for i, it := range items {
@@ -51,4 +59,79 @@ func runTimeUpsample(c *opCall, x *tensorVal, kind upsampleKind, op *canon.Resiz
 		return nil, true, err
 	}
 	return out[0], true, nil
+}
+
+// runTimeNearest is nearest (or nearest-exact) upsampling to sizes known
+// only at run time, written as torch computes its picks so that no
+// rounding can choose a neighbour: along each spatial axis, output index d
+// reads input min(floor(d·s), in-1) (nearest-exact: floor((d+0.5)·s)) with
+// s = in/out divided and multiplied in float32, as aten's
+// nearest_neighbor_compute_source_index does; a Gather takes the picks.
+func runTimeNearest(c *opCall, x *tensorVal, kind upsampleKind, items []value) (value, error) {
+	b := c.b()
+	out := x
+	for i, it := range items {
+		axis := int64(2 + i)
+		outSize, ok := intTensor(it)
+		if !ok {
+			return nil, c.errf("output_size element %d is a %s, not an int", i, typeName(it))
+		}
+		inSize, err := b.emit1(c.scope, &canon.ShapeOf{Start: axis, End: axis + 1}, x)
+		if err != nil {
+			return nil, err
+		}
+		f32 := func(t *tensorVal) (*tensorVal, error) { return b.emit1(c.scope, &canon.Cast{To: canon.Float32}, t) }
+		inF, err := f32(inSize)
+		if err != nil {
+			return nil, err
+		}
+		outF, err := f32(outSize)
+		if err != nil {
+			return nil, err
+		}
+		scale, err := b.emit1(c.scope, &canon.Binary{Fn: canon.Div}, inF, outF)
+		if err != nil {
+			return nil, err
+		}
+		n, err := b.emit1(c.scope, &canon.Reshape{}, outSize, scalarShape())
+		if err != nil {
+			return nil, err
+		}
+		zero := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{0})}
+		one := &tensorVal{konst: canon.NewInt64Tensor("", []int64{}, []int64{1})}
+		d, err := b.emit1(c.scope, &canon.Range{}, zero, n, one)
+		if err != nil {
+			return nil, err
+		}
+		if d, err = f32(d); err != nil {
+			return nil, err
+		}
+		if kind == upNearestExact {
+			half := &tensorVal{konst: canon.NewFloat32Tensor("", []int64{}, []float32{0.5})}
+			if d, err = b.emit1(c.scope, &canon.Binary{Fn: canon.Add}, d, half); err != nil {
+				return nil, err
+			}
+		}
+		src, err := b.emit1(c.scope, &canon.Binary{Fn: canon.Mul}, d, scale)
+		if err != nil {
+			return nil, err
+		}
+		if src, err = b.emit1(c.scope, &canon.Math{Fn: canon.MathFloor}, src); err != nil {
+			return nil, err
+		}
+		if src, err = b.emit1(c.scope, &canon.Cast{To: canon.Int64}, src); err != nil {
+			return nil, err
+		}
+		last, err := b.emit1(c.scope, &canon.Binary{Fn: canon.Sub}, inSize, &tensorVal{konst: canon.NewInt64Tensor("", []int64{1}, []int64{1})})
+		if err != nil {
+			return nil, err
+		}
+		if src, err = b.emit1(c.scope, &canon.Variadic{Fn: canon.VarMin}, src, last); err != nil {
+			return nil, err
+		}
+		if out, err = b.emit1(c.scope, &canon.Gather{Axis: axis}, out, src); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

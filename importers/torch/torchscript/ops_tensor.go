@@ -407,6 +407,9 @@ func opSplit(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if items, ok := listItems(c.bound[1]); ok && hasDynInt(items) {
+		return splitRunTime(c, x, items)
+	}
 	d, n, err := splitAxis(c, x, 2)
 	if err != nil {
 		return nil, err
