@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/formats"
@@ -161,6 +162,41 @@ cases = [torch.rand(3, h, w, generator=gen) for h, w in [(31, 31), (20, 45), (17
 		t.Run(fmt.Sprintf("%v", cm.Inputs[0].Shape), func(t *testing.T) {
 			cm.CompareGraph(t, g, 1e-6, 1e-7)
 			cm.CompareORT(t, g, formats.WriteOptions{Opset: 18}, 1e-6, 1e-7)
+		})
+	}
+}
+
+// TestRunTimeFloatRefusals: what a run-time float cannot express exactly
+// is refused naming the operator: interpolate keeping a run-time scale
+// factor (torch maps coordinates by the double 1/scale, ONNX Resize's
+// scales are float32), and a float arange bound known only at run time.
+func TestRunTimeFloatRefusals(t *testing.T) {
+	open := formats.ReadOptions{InputShapes: map[string][]int64{"#0": {1, 1, -1, -1}}}
+	for _, c := range []struct{ name, src, want string }{
+		{"interpolate-scale-kept", `
+import torch.nn.functional as F
+class M(torch.nn.Module):
+    def forward(self, x):
+        s = float((torch.reciprocal(torch.tensor(x.size(2)).float()) * 40.0).item())
+        return F.interpolate(x, scale_factor=s, mode="bilinear", align_corners=False)
+xs = [torch.randn(1, 1, 6, 6)]`, "upsample_bilinear2d"},
+		{"float-arange", `
+class M(torch.nn.Module):
+    def forward(self, x):
+        return torch.arange(0.0, float(x.size(2)) / 3.0)
+xs = [torch.randn(1, 1, 6, 6)]`, "torch.arange"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := scripted(t, c.src)
+			g, err := ReadFile(m.Path(), open)
+			if err == nil {
+				g.Close()
+				t.Fatalf("imported; want an error naming %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "run time") {
+				t.Fatalf("error %q does not name %q and the run-time value", err, c.want)
+			}
+			t.Logf("refused: %v", err)
 		})
 	}
 }

@@ -208,6 +208,9 @@ func opArange(c *opCall) (value, error) {
 			allInt = allInt && !c.b().info(t).DType.IsFloat()
 			continue
 		}
+		if _, ok := v.(*dynFloat); ok {
+			return nil, c.errf("bound %d is a float known only at run time: torch counts the entries as ceil((end - start) / step) in double and steps in the result's dtype, which this importer does only with float bounds known at import (or int bounds known at run time)", i)
+		}
 		s, ok := scalarOf(v)
 		if !ok {
 			return nil, c.errf("bound %d must be a number, got %s", i, typeName(v))

@@ -99,6 +99,9 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		var scales []float64
 		switch {
 		case vec && !c.isNone(len(schema)-1):
+			if err := refuseRunTimeScales(c, len(schema)-1); err != nil {
+				return nil, err
+			}
 			if scales, err = c.floatList(len(schema)-1, nsp); err != nil {
 				return nil, err
 			}

@@ -135,3 +135,16 @@ func runTimeNearest(c *opCall, x *tensorVal, kind upsampleKind, items []value) (
 	}
 	return out, nil
 }
+
+// refuseRunTimeScales refuses scale factors known only at run time that
+// interpolate passes on (recompute_scale_factor not set): torch then sizes
+// the output as floor(in·scale) and maps coordinates by the double
+// 1/scale, and ONNX Resize's scales are float32, so neither is
+// reproduced exactly.
+func refuseRunTimeScales(c *opCall, i int) error {
+	items, ok := listItems(c.bound[i])
+	if !ok || !hasDynFloat(items) {
+		return nil
+	}
+	return c.errf("a scale factor known only at run time: torch maps coordinates by its double reciprocal, and ONNX Resize takes float32 scales, which may round the mapping and the output size differently; call interpolate with recompute_scale_factor=True (the resize then maps by the size ratio, which is exact) or give the input sizes (--input-shape)")
+}
