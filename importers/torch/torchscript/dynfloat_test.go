@@ -200,3 +200,22 @@ xs = [torch.randn(1, 1, 6, 6)]`, "torch.arange"},
 		})
 	}
 }
+
+// TestFloatOfRunTimeTensor: float() of a tensor known only at run time is
+// a run-time float (the tensor's value widened to double), and a float32
+// tensor times it computes as torch does.
+func TestFloatOfRunTimeTensor(t *testing.T) {
+	m := scripted(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        s = float(x.max())
+        return x * s, x / (s + 1.0)
+xs = [torch.rand(4, 3)]`)
+	g, err := ReadFile(m.Path(), formats.ReadOptions{InputShapes: map[string][]int64{"#0": {-1, 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	m.CompareGraph(t, g, 1e-6, 0)
+	m.CompareORT(t, g, formats.WriteOptions{}, 1e-6, 0)
+}
