@@ -219,3 +219,19 @@ xs = [torch.rand(4, 3)]`)
 	m.CompareGraph(t, g, 1e-6, 0)
 	m.CompareORT(t, g, formats.WriteOptions{}, 1e-6, 0)
 }
+
+// TestNearestToSizesPicks: nearest upsampling to sizes known at import
+// where Resize's out/in mapping picks a neighbour of torch's (14 to 16:
+// output 8 reads input 7 in torch, 6 in ONNX Runtime's Resize) is written
+// as torch's picks; checked in the interpreter and in ONNX Runtime.
+func TestNearestToSizesPicks(t *testing.T) {
+	m := torchtrace.Trace(t, `
+class M(torch.nn.Module):
+    def forward(self, x):
+        return (F.interpolate(x, size=[16, 16], mode="nearest"),
+                F.interpolate(x, size=[74, 5], mode="nearest-exact"),
+                F.interpolate(x, size=[28, 28], mode="nearest"))
+xs = [torch.arange(2 * 14 * 14, dtype=torch.float32).reshape(1, 2, 14, 14)]`)
+	g := m.Compare(t, ReadFile, 0, 0)
+	m.CompareORT(t, g, formats.WriteOptions{}, 0, 0)
+}

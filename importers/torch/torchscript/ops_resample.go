@@ -146,6 +146,9 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 				return nil, err
 			}
 			if vec || scales == nil {
+				if v, done, err := nearestToSizes(c, x, kind, sizes); done {
+					return v, err
+				}
 				// Sizes alone: torch's in/out is ONNX's size/in scale.
 				op.Sizes, op.Axes = sizes, spatialAxes(nsp)
 				if shape, ok := c.b().info(x).StaticShape(); ok {

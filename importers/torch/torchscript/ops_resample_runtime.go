@@ -148,3 +148,59 @@ func refuseRunTimeScales(c *opCall, i int) error {
 	}
 	return c.errf("a scale factor known only at run time: torch maps coordinates by its double reciprocal, and ONNX Resize takes float32 scales, which may round the mapping and the output size differently; call interpolate with recompute_scale_factor=True (the resize then maps by the size ratio, which is exact) or give the input sizes (--input-shape)")
 }
+
+// nearestToSizes is nearest (or nearest-exact) upsampling to sizes known at
+// import. torch picks floor(d·r) with r = in/out in float32; Resize with
+// sizes divides by out/in instead (ONNX Runtime in float32), which picks a
+// neighbour for some sizes (14 to 16: output 8 reads input 7 in torch, 6
+// in ONNX Runtime). Where any pick differs the picks are written as a
+// Gather per axis; where the input's sizes are not known at import they
+// are computed at run time as torch does (runTimeNearest). done is false
+// when Resize picks what torch picks.
+func nearestToSizes(c *opCall, x *tensorVal, kind upsampleKind, sizes []int64) (value, bool, error) {
+	if kind != upNearest && kind != upNearestExact {
+		return nil, false, nil
+	}
+	exact := kind == upNearestExact
+	vi := c.b().info(x)
+	if !vi.RankKnown || len(vi.Shape) != 2+len(sizes) {
+		return nil, false, nil
+	}
+	picks := make([][]int64, len(sizes))
+	agree := true
+	for i, out := range sizes {
+		d := vi.Shape[2+i]
+		if !d.Known() {
+			items := make([]value, len(sizes))
+			for k, n := range sizes {
+				items[k] = n
+			}
+			v, err := runTimeNearest(c, x, kind, items)
+			return v, true, err
+		}
+		in := d.Size
+		if out <= 0 || in <= 0 {
+			return nil, false, nil
+		}
+		r := float32(in) / float32(out)
+		s32 := float32(out) / float32(in)
+		picks[i] = make([]int64, out)
+		for o := range out {
+			p := torchNearestIndex(exact, o, in, r)
+			picks[i][o] = p
+			agree = agree && canonNearestIndex(exact, o, in, s32, true) == p && canonNearestIndex(exact, o, in, s32, false) == p
+		}
+	}
+	if agree {
+		return nil, false, nil
+	}
+	y := x
+	for i, p := range picks {
+		var err error
+		idx := &tensorVal{konst: canon.NewInt64Tensor("", []int64{int64(len(p))}, p)}
+		if y, err = c.b().emit1(c.scope, &canon.Gather{Axis: int64(2 + i)}, y, idx); err != nil {
+			return nil, true, err
+		}
+	}
+	return y, true, nil
+}
