@@ -224,13 +224,6 @@ class M(torch.nn.Module):
         return a
 args = [torch.rand(2, 3)]
 `, "its rank is 3 when the if at code/__torch__.py:"},
-		{"float-of-run-time-tensor", `
-class M(torch.nn.Module):
-    def forward(self, x):
-        s = float(x.max())
-        return x * s
-args = [torch.rand(4, 3)]
-`, "float() of a tensor known only at run time"},
 		{"dict-changed-in-run-time-branch", `
 class M(torch.nn.Module):
     def forward(self, x):

@@ -22,6 +22,9 @@ type viewStep struct {
 	axis             int
 	start, end, step int64
 	selects          bool
+	// runTimeEnd, when set, is the slice's end (end is then unused):
+	// views_runtime.go writes through such views.
+	runTimeEnd *dynInt
 }
 
 // viewOf is a view: the tensor it aliases and the steps from it. Views
@@ -157,6 +160,9 @@ func clampSlice(v, n int64) int64 {
 // dst). Other views of that tensor made before go stale.
 func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value, error) {
 	b := c.b()
+	if v.hasRunTimeBounds() {
+		return writeRunTimeBox(c, h, dst, v)
+	}
 	shape, ok := b.info(v.base).StaticShape()
 	if !ok {
 		return nil, c.errf("an in-place op on a slice needs the sliced tensor's shape; give the input shape (--input-shape NAME=D1,D2,...)")
@@ -231,6 +237,9 @@ func opFill(c *opCall) (value, error) {
 	if t, ok := c.bound[1].(*tensorVal); ok && t.konst == nil {
 		return broadcastLike(c, dst, t)
 	}
+	if isRunTimeScalar(c.bound[1]) {
+		return fillRunTime(c, dst, c.bound[1])
+	}
 	s, ok := scalarOf(c.bound[1])
 	if !ok {
 		return nil, c.errf("value must be a number or a 0-d tensor, got %s", typeName(c.bound[1]))
@@ -249,6 +258,9 @@ func opFill(c *opCall) (value, error) {
 
 // broadcastLike gives src dst's dtype and (static) shape.
 func broadcastLike(c *opCall, dst, src *tensorVal) (value, error) {
+	if _, static := c.b().info(dst).StaticShape(); !static {
+		return broadcastLikeRunTime(c, dst, src)
+	}
 	shape, err := c.shapeOf(dst, "the tensor written")
 	if err != nil {
 		return nil, err
