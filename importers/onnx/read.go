@@ -148,9 +148,13 @@ func (im *importer) readHeader(mp *onnxpb.ModelProto) error {
 		return fmt.Errorf("ONNX IR version %d is outside the supported range %d..%d; re-export the model with a supported version", ir, MinIRVersion, MaxIRVersion)
 	}
 	opset := int64(-1)
+	im.mlOpset = -1
 	for _, o := range mp.OpsetImport {
-		if d := o.GetDomain(); d == "" || d == "ai.onnx" {
+		switch d := o.GetDomain(); d {
+		case "", "ai.onnx":
 			opset = o.GetVersion()
+		case mlDomain:
+			im.mlOpset = o.GetVersion()
 		}
 	}
 	// A model of other domains only (ai.onnx.ml, training) is valid: its
