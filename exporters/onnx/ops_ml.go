@@ -13,7 +13,7 @@ import (
 const mlDomain = "ai.onnx.ml"
 
 // mlOpsets is the ai.onnx.ml opset each kind is written for.
-var mlOpsets = map[string]int{"Binarizer": 1, "ArrayFeatureExtractor": 1, "LabelEncoder": 4}
+var mlOpsets = map[string]int{"Binarizer": 1, "ArrayFeatureExtractor": 1, "LabelEncoder": 4, "TreeEnsemble": 5}
 
 func init() {
 	optable.Add(&exports, map[string]exportEntry{
