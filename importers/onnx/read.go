@@ -158,7 +158,7 @@ func (im *importer) readHeader(mp *onnxpb.ModelProto) error {
 		}
 	}
 	// A model of other domains only (ai.onnx.ml, training) is valid: its
-	// nodes are refused by domain, one by one.
+	// ai.onnx.ml nodes are read (ops_ml.go), others refused by domain.
 	if opset >= 0 && (opset < MinOpset || opset > MaxOpset) {
 		return fmt.Errorf("default-domain opset %d is outside the supported range %d..%d; convert the model with onnx.version_converter or re-export it", opset, MinOpset, MaxOpset)
 	}
