@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/interp/internal/vec"
 	"github.com/modelbridge/modelbridge/internal/optable"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 func init() {
