@@ -2,6 +2,7 @@ package interp
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -110,17 +111,41 @@ func TestRunPartsCallerClaimsUnstartedParts(t *testing.T) {
 // A panic in a part the caller claimed reaches the caller, and the team
 // works afterwards.
 func TestRunPartsPanicInClaimedPart(t *testing.T) {
-	old := runtime.GOMAXPROCS(1) // the helper cannot start before the caller claims
+	old := runtime.GOMAXPROCS(1) // the helper seldom starts before the caller claims
 	defer runtime.GOMAXPROCS(old)
+	caught := 0
 	for range 20 {
 		func() {
-			defer func() { recover() }()
+			defer func() {
+				if recover() != nil {
+					caught++
+				}
+			}()
 			runParts(2, func(p int) {
-				if p == 1 {
+				if p == 1 && onCallerStack() {
 					panic("part 1")
 				}
 			})
 		}()
 		checkParts(t, 2)
+	}
+	if caught == 0 {
+		t.Fatal("the caller never ran part 1, or its panic was lost")
+	}
+}
+
+// onCallerStack reports whether the calling part runs inside runParts'
+// call (not on a helper).
+func onCallerStack() bool {
+	pc := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.Function, ".runParts") {
+			return true
+		}
+		if !more {
+			return false
+		}
 	}
 }
