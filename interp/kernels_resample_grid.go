@@ -68,13 +68,16 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 	blocks := (points + gridBlock - 1) / gridBlock
 	parallelFor(n*blocks, gridBlock*ch*8, func(q0, q1 int) {
 		taps := make([][]gridTap, k)
-		planes := make([]gridTaps2D, gridBlock)
-		quads := new(gridQuads)
+		var planes []gridTaps2D
+		var quads *gridQuads
 		var inPlane [gridBlock]bool
-		quadAt, planeAt := make([]int, 0, gridBlock), make([]int, 0, gridBlock)
+		var quadAt, planeAt []int
 		var bilinear *gridBilinear
 		if k == 2 && op.Mode == canon.ResizeLinear && inner <= math.MaxInt32 {
 			bilinear = new(gridBilinear)
+		} else {
+			planes, quads = make([]gridTaps2D, gridBlock), new(gridQuads)
+			quadAt, planeAt = make([]int, 0, gridBlock), make([]int, 0, gridBlock)
 		}
 		for q := q0; q < q1; q++ {
 			b, p0 := q/blocks, q%blocks*gridBlock
