@@ -14,7 +14,7 @@ const topKSmall = 16
 
 // topKEarly·k is how many entries of a row scanSmall tests one by one
 // before it hands the rest to the vector scan.
-var topKEarly = 16
+const topKEarly = 16
 
 // scanSmall is scan for k ≤ topKSmall: p.cand holds the best entries so
 // far, best first, and an entry must rank before the k-th to go in.
