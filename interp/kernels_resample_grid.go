@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 func init() {
@@ -67,10 +68,17 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 	blocks := (points + gridBlock - 1) / gridBlock
 	parallelFor(n*blocks, gridBlock*ch*8, func(q0, q1 int) {
 		taps := make([][]gridTap, k)
-		planes := make([]gridTaps2D, gridBlock)
-		quads := new(gridQuads)
+		var planes []gridTaps2D
+		var quads *gridQuads
 		var inPlane [gridBlock]bool
-		quadAt, planeAt := make([]int, 0, gridBlock), make([]int, 0, gridBlock)
+		var quadAt, planeAt []int
+		var bilinear *gridBilinear
+		if k == 2 && op.Mode == canon.ResizeLinear && inner <= math.MaxInt32 {
+			bilinear = new(gridBilinear)
+		} else {
+			planes, quads = make([]gridTaps2D, gridBlock), new(gridQuads)
+			quadAt, planeAt = make([]int, 0, gridBlock), make([]int, 0, gridBlock)
+		}
 		for q := q0; q < q1; q++ {
 			b, p0 := q/blocks, q%blocks*gridBlock
 			p1 := min(points, p0+gridBlock)
@@ -97,6 +105,10 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 					}
 					taps[a] = gridAxisTaps(taps[a][:0], op, v, d, lo[a], hi[a])
 				}
+				if bilinear != nil {
+					bilinear.set(p-p0, taps, strides[0])
+					continue
+				}
 				plane := &planes[p-p0]
 				if inPlane[p-p0] = k == 2 && len(taps[0]) <= len(plane.rows) && len(taps[0])*len(taps[1]) <= len(plane.w); inPlane[p-p0] {
 					plane.set(taps, strides[0])
@@ -107,6 +119,13 @@ func runGridSample(x *exec, op *canon.GridSample) error {
 					src := in.f[(b*ch+c)*inner : (b*ch+c+1)*inner]
 					out.f[(b*ch+c)*points+p] = float32(gridSum(src, taps, strides, 0, 0, 1))
 				}
+			}
+			if bilinear != nil {
+				for c := 0; c < ch; c++ {
+					src := in.f[(b*ch+c)*inner : (b*ch+c+1)*inner]
+					vec.Quads(out.f[(b*ch+c)*points+p0:(b*ch+c)*points+p1], src, bilinear.off[:], bilinear.w[:], gridBlock)
+				}
+				continue
 			}
 			// The block's quads and other in-plane points, listed once so
 			// the channel loop runs without a test a point.

@@ -32,3 +32,27 @@ func (q *gridQuads) sum(i int, src []float32) float64 {
 	p3 := float64(w[3] * float64(src[o[3]]))
 	return (0 + ((0 + p0) + p1)) + ((0 + p2) + p3)
 }
+
+// gridBilinear holds a block's bilinear 2-D taps as vec.Quads reads them:
+// row t of off and w (t = 2·row tap + column tap) at stride gridBlock. A
+// tap gridSum skips (outside the plane under zero padding, or of weight 0)
+// is an offset of -1 with weight 0: its +0 product leaves the sums as
+// gridSum leaves them by skipping it.
+type gridBilinear struct {
+	off [4 * gridBlock]int32
+	w   [4 * gridBlock]float64
+}
+
+// set lays out point i's taps (two axes of two taps) over rows of length ld.
+func (g *gridBilinear) set(i int, taps [][]gridTap, ld int) {
+	for r, ty := range taps[0][:2] {
+		for c, tx := range taps[1][:2] {
+			at := (2*r+c)*gridBlock + i
+			if ty.i < 0 || ty.w == 0 || tx.i < 0 || tx.w == 0 {
+				g.off[at], g.w[at] = -1, 0
+				continue
+			}
+			g.off[at], g.w[at] = int32(ty.i*ld+tx.i), ty.w*tx.w
+		}
+	}
+}

@@ -28,6 +28,7 @@ type topKPicker[T cmp.Ordered] struct {
 	cand    []topKEntry[T]
 	k       int
 	largest bool
+	heldNaN bool // a candidate is NaN (scanSmall's candidates)
 }
 
 func newTopKPicker[T cmp.Ordered](k int, largest bool) *topKPicker[T] {
@@ -81,6 +82,10 @@ func (p *topKPicker[T]) insertionSort(e []topKEntry[T]) {
 
 // scan offers row's entries, row[j] being index first+j.
 func (p *topKPicker[T]) scan(row []T, first int) {
+	if p.k <= topKSmall {
+		p.scanSmall(row, first)
+		return
+	}
 	limit := cap(p.cand)
 	// A whole buffer's entries go in before the first bar: the k-th best
 	// of several times k is a bar few later entries clear.

@@ -42,13 +42,16 @@ func TestTopKMatchesSort(t *testing.T) {
 	defer func(old int) { topKSplitMin = old }(topKSplitMin)
 	topKSplitMin = 1 << 14
 	rng := rand.New(rand.NewSource(19))
-	for trial := range 60 {
+	for trial := range 120 {
 		outer, inner := 1+rng.Intn(3), 1+rng.Intn(2)
 		n := 1 + rng.Intn(300)
 		if trial%4 == 0 {
 			outer, inner, n = 1, 1, topKSplitMin+rng.Intn(3*topKSplitMin)
 		}
 		k := 1 + rng.Intn(min(n, 400))
+		if trial%5 == 1 || trial%5 == 2 { // the sorted candidates of small k
+			k = 1 + rng.Intn(min(n, topKSmall+1))
+		}
 		if trial%9 == 0 {
 			k = n
 		}
@@ -77,5 +80,20 @@ func TestTopKMatchesSort(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkTopKRows is BenchmarkOpFamilies' TopK 128×1000 k5 without the
+// interpreter around it: random rows, one core.
+func BenchmarkTopKRows(b *testing.B) {
+	rng := rand.New(rand.NewSource(5))
+	const rows, n, k = 128, 1000, 5
+	in := make([]float32, rows*n)
+	for i := range in {
+		in[i] = rng.Float32()*2 - 1
+	}
+	vals, idx := make([]float32, rows*k), make([]int64, rows*k)
+	for b.Loop() {
+		topKRows(in, vals, idx, rows, n, 1, k, true)
 	}
 }

@@ -63,12 +63,15 @@ func (w *waker) notify() {
 }
 
 // helper is one goroutine of the team, running its part of each job: the
-// team's i-th helper runs part i+1 (part 0 is the caller's).
+// team's i-th helper runs part i+1 (part 0 is the caller's), unless the
+// caller, done with its own part, claimed it first: a helper whose thread
+// the machine has not scheduled yet then costs the region nothing.
 type helper struct {
-	seq  atomic.Uint64 // jobs handed out
-	job  func(part int)
-	part int
-	wake *waker
+	seq   atomic.Uint64 // jobs handed out
+	taken atomic.Bool   // the current job's part is claimed (by the helper or the caller)
+	job   func(part int)
+	part  int
+	wake  *waker
 }
 
 type team struct {
@@ -85,6 +88,9 @@ func (h *helper) run(t *team) {
 	for {
 		h.wake.wait(func() bool { return h.seq.Load() != seen }, teamSpin)
 		seen = h.seq.Load()
+		if !h.taken.CompareAndSwap(false, true) {
+			continue // the caller ran the part (or a later job's, already claimed)
+		}
 		h.job(h.part)
 		if t.pending.Add(-1) == 0 {
 			t.done.notify()
@@ -115,6 +121,7 @@ func runParts(parts int, f func(part int)) {
 	for p := 1; p < parts; p++ {
 		h := t.helpers[p-1]
 		h.job = f
+		h.taken.Store(false)
 		h.seq.Add(1)
 		h.wake.notify()
 	}
@@ -128,6 +135,14 @@ func runParts(parts int, f func(part int)) {
 		t.busy.Unlock()
 	}()
 	f(0)
+	// Parts whose helper has not started yet run here, in turn: the
+	// results are the same, as each part is the same call wherever it runs.
+	for _, h := range t.helpers[:parts-1] {
+		if h.taken.CompareAndSwap(false, true) {
+			t.pending.Add(-1) // counted first: a panic in f must not leave the wait below hanging
+			f(h.part)
+		}
+	}
 }
 
 // runPartsGo is runParts with a goroutine per part.

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -73,4 +75,77 @@ func TestRunPartsPanicLeavesTeamUsable(t *testing.T) {
 		})
 	}()
 	checkParts(t, 2)
+}
+
+// Parts the caller claims from helpers that have not started (one thread,
+// or a busy caller's part) still run once each, region after region, and
+// no helper runs a part of a region that has ended.
+func TestRunPartsCallerClaimsUnstartedParts(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		old := runtime.GOMAXPROCS(procs)
+		for region := range 300 {
+			parts := 2 + region%3
+			counts := make([]atomic.Int32, parts)
+			var ended atomic.Bool
+			runParts(parts, func(p int) {
+				if ended.Load() {
+					t.Errorf("part %d of region %d ran after the region ended", p, region)
+				}
+				if p == 0 && region%2 == 0 {
+					for start := time.Now(); time.Since(start) < 20*time.Microsecond; {
+					}
+				}
+				counts[p].Add(1)
+			})
+			ended.Store(true)
+			for p := range counts {
+				if c := counts[p].Load(); c != 1 {
+					t.Fatalf("%d procs, region %d: part %d ran %d times", procs, region, p, c)
+				}
+			}
+		}
+		runtime.GOMAXPROCS(old)
+	}
+}
+
+// A panic in a part the caller claimed reaches the caller, and the team
+// works afterwards.
+func TestRunPartsPanicInClaimedPart(t *testing.T) {
+	old := runtime.GOMAXPROCS(1) // the helper seldom starts before the caller claims
+	defer runtime.GOMAXPROCS(old)
+	caught := 0
+	for range 20 {
+		func() {
+			defer func() {
+				if recover() != nil {
+					caught++
+				}
+			}()
+			runParts(2, func(p int) {
+				if p == 1 && onCallerStack() {
+					panic("part 1")
+				}
+			})
+		}()
+		checkParts(t, 2)
+	}
+	if caught == 0 {
+		t.Fatal("the caller never ran part 1, or its panic was lost")
+	}
+}
+
+// onCallerStack reports whether the calling part runs inside runParts'
+// call (not on a helper).
+func onCallerStack() bool {
+	pc := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.Function, ".runParts") {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }

@@ -1,0 +1,170 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// The quad sums of quads.go, 8 points a step: n (a multiple of 8) points
+// from stride-long rows off[t] and w[t], t = 0..3; an offset below srcLen
+// (unsigned, so a negative one is out) is gathered, any other lane reads +0.
+
+// func quadsAVX512(n int, dst, src *float32, srcLen int, off *int32, w *float64, stride int)
+// Needs AVX-512F.
+TEXT ·quadsAVX512(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	VPBROADCASTD srcLen+24(FP), Y15
+	MOVQ off+32(FP), R8
+	MOVQ w+40(FP), AX
+	MOVQ stride+48(FP), DX
+	LEAQ (R8)(DX*4), R9
+	LEAQ (R9)(DX*4), R10
+	LEAQ (R10)(DX*4), R11
+	LEAQ (AX)(DX*8), BX
+	LEAQ (BX)(DX*8), R12
+	LEAQ (R12)(DX*8), R13
+	VPXORQ Z14, Z14, Z14
+
+loop:
+	VMOVDQU32 (R8), Y0
+	VMOVDQU32 (R9), Y1
+	VMOVDQU32 (R10), Y2
+	VMOVDQU32 (R11), Y3
+	VPCMPUD $1, Y15, Y0, K1
+	VPCMPUD $1, Y15, Y1, K2
+	VPCMPUD $1, Y15, Y2, K3
+	VPCMPUD $1, Y15, Y3, K4
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VGATHERDPS (SI)(Y0*4), K1, Y4
+	VGATHERDPS (SI)(Y1*4), K2, Y5
+	VGATHERDPS (SI)(Y2*4), K3, Y6
+	VGATHERDPS (SI)(Y3*4), K4, Y7
+	VCVTPS2PD Y4, Z4
+	VCVTPS2PD Y5, Z5
+	VCVTPS2PD Y6, Z6
+	VCVTPS2PD Y7, Z7
+	VMULPD (AX), Z4, Z4
+	VMULPD (BX), Z5, Z5
+	VMULPD (R12), Z6, Z6
+	VMULPD (R13), Z7, Z7
+	VADDPD Z4, Z14, Z4
+	VADDPD Z5, Z4, Z4
+	VADDPD Z4, Z14, Z4
+	VADDPD Z6, Z14, Z6
+	VADDPD Z7, Z6, Z6
+	VADDPD Z6, Z4, Z4
+	VCVTPD2PS Z4, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $64, AX
+	ADDQ $64, BX
+	ADDQ $64, R12
+	ADDQ $64, R13
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNE loop
+	VZEROUPPER
+	RET
+
+// func quadsAVX2(n int, dst, src *float32, srcLen int, off *int32, w *float64, stride int)
+// Needs AVX2. The unsigned bound test is a signed one with the sign bits
+// flipped on both sides.
+TEXT ·quadsAVX2(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	VPBROADCASTD srcLen+24(FP), Y15
+	MOVQ off+32(FP), R8
+	MOVQ w+40(FP), AX
+	MOVQ stride+48(FP), DX
+	LEAQ (R8)(DX*4), R9
+	LEAQ (R9)(DX*4), R10
+	LEAQ (R10)(DX*4), R11
+	LEAQ (AX)(DX*8), BX
+	LEAQ (BX)(DX*8), R12
+	LEAQ (R12)(DX*8), R13
+	VPCMPEQD Y13, Y13, Y13
+	VPSLLD $31, Y13, Y13
+	VPXOR Y13, Y15, Y15
+	VXORPD Y14, Y14, Y14
+
+loop:
+	VMOVDQU (R8), Y8
+	VMOVDQU (R9), Y9
+	VMOVDQU (R10), Y10
+	VMOVDQU (R11), Y11
+	VPXOR Y13, Y8, Y4
+	VPXOR Y13, Y9, Y5
+	VPXOR Y13, Y10, Y6
+	VPXOR Y13, Y11, Y7
+	VPCMPGTD Y4, Y15, Y4
+	VPCMPGTD Y5, Y15, Y5
+	VPCMPGTD Y6, Y15, Y6
+	VPCMPGTD Y7, Y15, Y7
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VGATHERDPS Y4, (SI)(Y8*4), Y0
+	VGATHERDPS Y5, (SI)(Y9*4), Y1
+	VGATHERDPS Y6, (SI)(Y10*4), Y2
+	VGATHERDPS Y7, (SI)(Y11*4), Y3
+
+	// Points 0-3.
+	VCVTPS2PD X0, Y4
+	VCVTPS2PD X1, Y5
+	VCVTPS2PD X2, Y6
+	VCVTPS2PD X3, Y7
+	VMULPD (AX), Y4, Y4
+	VMULPD (BX), Y5, Y5
+	VMULPD (R12), Y6, Y6
+	VMULPD (R13), Y7, Y7
+	VADDPD Y4, Y14, Y4
+	VADDPD Y5, Y4, Y4
+	VADDPD Y4, Y14, Y4
+	VADDPD Y6, Y14, Y6
+	VADDPD Y7, Y6, Y6
+	VADDPD Y6, Y4, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, (DI)
+
+	// Points 4-7.
+	VEXTRACTF128 $1, Y0, X0
+	VEXTRACTF128 $1, Y1, X1
+	VEXTRACTF128 $1, Y2, X2
+	VEXTRACTF128 $1, Y3, X3
+	VCVTPS2PD X0, Y4
+	VCVTPS2PD X1, Y5
+	VCVTPS2PD X2, Y6
+	VCVTPS2PD X3, Y7
+	VMULPD 32(AX), Y4, Y4
+	VMULPD 32(BX), Y5, Y5
+	VMULPD 32(R12), Y6, Y6
+	VMULPD 32(R13), Y7, Y7
+	VADDPD Y4, Y14, Y4
+	VADDPD Y5, Y4, Y4
+	VADDPD Y4, Y14, Y4
+	VADDPD Y6, Y14, Y6
+	VADDPD Y7, Y6, Y6
+	VADDPD Y6, Y4, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, 16(DI)
+
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $64, AX
+	ADDQ $64, BX
+	ADDQ $64, R12
+	ADDQ $64, R13
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNE loop
+	VZEROUPPER
+	RET
