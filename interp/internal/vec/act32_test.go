@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -85,77 +83,11 @@ func sigmoid64(x float64) float64 {
 // 0 nor 1 (outside it, 0.5, 0 and 1 are the correctly rounded results,
 // which the sweep checks).
 func TestSigmoid32Accuracy(t *testing.T) {
-	stride := uint64(997)
-	if testing.Short() {
-		stride = 4099
-	}
-	type span struct{ lo, hi, step uint64 }
-	var ranges []span
-	for b := uint64(0); b < 1<<32; b += stride << 14 {
-		ranges = append(ranges, span{b, min(b+stride<<14, 1<<32), stride})
-	}
-	if os.Getenv("MODELBRIDGE_EXHAUSTIVE") != "" {
-		lo, hi := uint64(127-26)<<23, uint64(127+7)<<23
-		for sign := uint64(0); sign < 2; sign++ {
-			for b := lo; b < hi; b += 1 << 20 {
-				ranges = append(ranges, span{sign<<31 | b, sign<<31 | b + 1<<20, 1})
-			}
-		}
-	}
-	type result struct {
-		worst float64
-		x     float32
-	}
-	work, results := make(chan span), make(chan result)
-	workers := runtime.GOMAXPROCS(0)
-	for range workers {
-		go func() {
-			const chunk = 1 << 14
-			in, out := make([]float32, chunk), make([]float32, chunk)
-			var r result
-			for rg := range work {
-				step := rg.step
-				for b := rg.lo; b < rg.hi; b += step * chunk {
-					n := 0
-					for ; n < chunk && b+step*uint64(n) < rg.hi; n++ {
-						in[n] = math.Float32frombits(uint32(b + step*uint64(n)))
-					}
-					Sigmoid32(out[:n], in[:n])
-					for i, x := range in[:n] {
-						if e := ulpError(out[i], sigmoid64(float64(x))); e > r.worst {
-							r = result{e, x}
-						}
-					}
-				}
-			}
-			results <- r
-		}()
-	}
-	for _, rg := range ranges {
-		work <- rg
-	}
-	close(work)
-	var worst result
-	for range workers {
-		if r := <-results; r.worst > worst.worst {
-			worst = r
-		}
-	}
-	for _, x := range []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
-		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32, -103.9, -87.5, 16.7, -16.7} {
-		var o [1]float32
-		Sigmoid32(o[:], []float32{x})
-		if e := ulpError(o[0], sigmoid64(float64(x))); e > worst.worst {
-			worst = result{e, x}
-		}
-	}
-	var nan [1]float32
-	if Sigmoid32(nan[:], []float32{float32(math.NaN())}); nan[0] == nan[0] {
-		t.Errorf("sigmoid32(NaN) = %v", nan[0])
-	}
-	t.Logf("largest error %.3f ulp, at x = %v (%#x); %d ranges", worst.worst, worst.x, math.Float32bits(worst.x), len(ranges))
-	if worst.worst > 2 {
-		t.Errorf("sigmoid32 is %.3f ulp off at x = %v", worst.worst, worst.x)
+	worst := ulpSweep{kernel: Sigmoid32, exact: sigmoid64, loExp: -26, hiExp: 7, edges: []float32{0,
+		float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), math.SmallestNonzeroFloat32,
+		-math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32, -103.9, -87.5, 16.7, -16.7}}.run(t)
+	if worst.ulps > 2 {
+		t.Errorf("sigmoid32 is %.3f ulp off at x = %v", worst.ulps, worst.x)
 	}
 }
 

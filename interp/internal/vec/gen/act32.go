@@ -18,10 +18,7 @@ const act32About = `// Float32-lane activations and LayerNorm rows for %s (see g
 `
 
 // act32Consts are the table's constants, in order, as float32 bits.
-var act32Consts = []struct {
-	name string
-	bits uint32
-}{
+var act32Consts = []namedBits{
 	{"sign", 0x80000000},
 	{"lo", math.Float32bits(-104)}, // exp underflows to 0 below -103.97
 	{"log2e", math.Float32bits(1.44269504088896341)},
@@ -40,23 +37,11 @@ var act32Consts = []struct {
 
 // a32 is constant name's place in the table.
 func (e *emitter) a32(name string) string {
-	for i, c := range act32Consts {
-		if c.name == name {
-			return fmt.Sprintf("act32<>+%d(SB)", 64*i)
-		}
-	}
-	panic("act32 constant " + name)
+	return (&constTable{"act32", act32Consts}).at(name)
 }
 
 // act32Table emits the constant table, 16 copies of each.
-func (e *emitter) act32Table() {
-	for i, c := range act32Consts {
-		for j := 0; j < 16; j++ {
-			e.raw(fmt.Sprintf("DATA act32<>+%d(SB)/4, $0x%08x\n", 64*i+4*j, c.bits))
-		}
-	}
-	e.raw(fmt.Sprintf("GLOBL act32<>(SB), RODATA|NOPTR, $%d\n\n", 64*len(act32Consts)))
-}
+func (e *emitter) act32Table() { e.float32Table(&constTable{"act32", act32Consts}) }
 
 // bitwise renders AND, ANDN and OR for the target (the D forms are
 // AVX-512F's, the PD/PS forms on ZMM need AVX512DQ).

@@ -7,10 +7,7 @@ import (
 
 // gelu32Consts extend the act32 table for gelu32 (vec's gelu32.go holds
 // the same fits; the reference there is the oracle).
-var gelu32Consts = []struct {
-	name string
-	bits uint32
-}{
+var gelu32Consts = []namedBits{
 	{"gabs", 0x7fffffff},
 	{"ghalf", math.Float32bits(0.5)},
 	{"gbig", math.Float32bits(15)},
@@ -31,16 +28,10 @@ var gelu32Tail = []float32{0.08386300504207611, -0.12246514856815338, -0.0011493
 
 func init() {
 	for j, c := range gelu32Small {
-		gelu32Consts = append(gelu32Consts, struct {
-			name string
-			bits uint32
-		}{fmt.Sprintf("gs%d", j), math.Float32bits(c)})
+		gelu32Consts = append(gelu32Consts, namedBits{fmt.Sprintf("gs%d", j), math.Float32bits(c)})
 	}
 	for j, c := range gelu32Tail {
-		gelu32Consts = append(gelu32Consts, struct {
-			name string
-			bits uint32
-		}{fmt.Sprintf("gt%d", j), math.Float32bits(c)})
+		gelu32Consts = append(gelu32Consts, namedBits{fmt.Sprintf("gt%d", j), math.Float32bits(c)})
 	}
 	act32Consts = append(act32Consts, gelu32Consts...)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -15,10 +14,7 @@ const tanh32About = `// Float32-lane tanh for %s (see gen/tanh32.go): every lane
 
 `
 
-var tanh32Consts = []struct {
-	name string
-	bits uint32
-}{
+var tanh32Consts = []namedBits{
 	{"sign", 0x80000000},
 	{"abs", 0x7fffffff},
 	{"lo", math.Float32bits(-104)},
@@ -42,25 +38,13 @@ var tanh32Consts = []struct {
 	{"t4", math.Float32bits(-3.33332819422e-1)},
 }
 
-// t32 is constant name's place in tanh32's table.
+// t32 is constant name's place in the table.
 func (e *emitter) t32(name string) string {
-	for i, c := range tanh32Consts {
-		if c.name == name {
-			return fmt.Sprintf("tanh32<>+%d(SB)", 64*i)
-		}
-	}
-	panic("tanh32 constant " + name)
+	return (&constTable{"tanh32", tanh32Consts}).at(name)
 }
 
 // tanh32Table emits the constant table, 16 copies of each.
-func (e *emitter) tanh32Table() {
-	for i, c := range tanh32Consts {
-		for j := 0; j < 16; j++ {
-			e.raw(fmt.Sprintf("DATA tanh32<>+%d(SB)/4, $0x%08x\n", 64*i+4*j, c.bits))
-		}
-	}
-	e.raw(fmt.Sprintf("GLOBL tanh32<>(SB), RODATA|NOPTR, $%d\n\n", 64*len(tanh32Consts)))
-}
+func (e *emitter) tanh32Table() { e.float32Table(&constTable{"tanh32", tanh32Consts}) }
 
 // tanh32 emits tanh32(n, dst, src): n a multiple of the lanes.
 func (e *emitter) tanh32() {
