@@ -17,9 +17,10 @@ const act32About = `// Float32-lane activations and LayerNorm rows for %s (see g
 
 `
 
-// act32Consts are the table's constants, in order, as float32 bits.
-var act32Consts = []namedBits{
-	{"sign", 0x80000000},
+// expfConsts are Cephes expf's: its range, ln 2 split in two, its
+// polynomial and the exponent bias, shared by every table whose kernel
+// computes e^x in float32.
+var expfConsts = []namedBits{
 	{"lo", math.Float32bits(-104)}, // exp underflows to 0 below -103.97
 	{"log2e", math.Float32bits(1.44269504088896341)},
 	{"ln2hi", math.Float32bits(0.693359375)},
@@ -32,8 +33,10 @@ var act32Consts = []namedBits{
 	{"p5", math.Float32bits(5.0000001201e-1)},
 	{"one", math.Float32bits(1)},
 	{"bias", 127},
-	{"zero", 0},
 }
+
+// act32Consts are the table's constants, in order, as float32 bits.
+var act32Consts = append(append([]namedBits{{"sign", 0x80000000}}, expfConsts...), namedBits{"zero", 0})
 
 // a32 is constant name's place in the table.
 func (e *emitter) a32(name string) string {

@@ -14,21 +14,7 @@ const tanh32About = `// Float32-lane tanh for %s (see gen/tanh32.go): every lane
 
 `
 
-var tanh32Consts = []namedBits{
-	{"sign", 0x80000000},
-	{"abs", 0x7fffffff},
-	{"lo", math.Float32bits(-104)},
-	{"log2e", math.Float32bits(1.44269504088896341)},
-	{"ln2hi", math.Float32bits(0.693359375)},
-	{"ln2lo", math.Float32bits(-2.12194440e-4)},
-	{"p0", math.Float32bits(1.9875691500e-4)},
-	{"p1", math.Float32bits(1.3981999507e-3)},
-	{"p2", math.Float32bits(8.3334519073e-3)},
-	{"p3", math.Float32bits(4.1665795894e-2)},
-	{"p4", math.Float32bits(1.6666665459e-1)},
-	{"p5", math.Float32bits(5.0000001201e-1)},
-	{"one", math.Float32bits(1)},
-	{"bias", 127},
+var tanh32Consts = append(append([]namedBits{{"sign", 0x80000000}, {"abs", 0x7fffffff}}, expfConsts...), []namedBits{
 	{"negtwo", math.Float32bits(-2)},
 	{"split", math.Float32bits(0.625)},
 	{"t0", math.Float32bits(-5.70498872745e-3)},
@@ -36,7 +22,7 @@ var tanh32Consts = []namedBits{
 	{"t2", math.Float32bits(-5.37397155531e-2)},
 	{"t3", math.Float32bits(1.33314422036e-1)},
 	{"t4", math.Float32bits(-3.33332819422e-1)},
-}
+}...)
 
 // t32 is constant name's place in the table.
 func (e *emitter) t32(name string) string {
