@@ -16,13 +16,18 @@ import (
 
 // detectionScriptedCI is what MODELBRIDGE_DETECTION=1 runs of the scripted
 // models: those the TorchScript importer reads today.
-var detectionScriptedCI = []string{"ssdlite320_mobilenet_v3_large"}
+var detectionScriptedCI = []string{"ssdlite320_mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fpn"}
 
 // detectionScriptedFixedSize are the scripted models imported once per
 // image size, with the reason the size cannot stay symbolic.
 var detectionScriptedFixedSize = map[string]string{
-	"retinanet_resnet50_fpn": "its transform resizes by a scale it computes as a Python float from the image size (float(tensor)), which the importer computes at import only",
+	"retinanet_resnet50_fpn":                resizeScale,
+	"fasterrcnn_mobilenet_v3_large_320_fpn": resizeScale,
+	"maskrcnn_resnet50_fpn":                 resizeScale,
+	"keypointrcnn_resnet50_fpn":             resizeScale,
 }
+
+const resizeScale = "its transform resizes by a scale it computes as a Python float from the image size (float(tensor)), which the importer computes at import only"
 
 // TestTorchvisionDetectionScripted scripts torchvision's detection models
 // with torch.jit.script (eval mode), imports the archive with the image

@@ -169,7 +169,7 @@ func opExpandAs(c *opCall) (value, error) {
 	}
 	shape, err := c.shapeOf(other, "the other tensor")
 	if err != nil {
-		return nil, err
+		return expandAsRunTime(c, x, other)
 	}
 	return c.b().emit1(c.scope, &canon.Expand{Shape: shape}, x)
 }

@@ -393,6 +393,9 @@ func opSplit(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v, ok, err := splitWhole(c, x); ok {
+		return v, err
+	}
 	d, n, err := splitAxis(c, x, 2)
 	if err != nil {
 		return nil, err
