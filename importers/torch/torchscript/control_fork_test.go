@@ -9,8 +9,9 @@ import (
 
 // rankChangingIf is BoxCoder.decode's pattern: a value reshaped to three
 // axes only when a run-time count is positive, then split, sliced and
-// reshaped by code that needs its rank. Its second result has rank 2 in
-// one branch and 1 in the other.
+// reshaped by code that needs its rank (expand_as to sizes only a run
+// tells included). Its second result has rank 2 in one branch and 1 in the
+// other.
 const rankChangingIf = `
 class M(torch.nn.Module):
     def forward(self, codes, scores):
@@ -21,7 +22,8 @@ class M(torch.nn.Module):
             c = c.reshape(n, -1, 4)
         parts = torch.split(c, [n], 0)
         first = parts[0][:, 1:]
-        return first.reshape(-1, 4) + 1.0, c.sum(0)
+        w = (first[..., :1] * 0.0 + 3.0).expand_as(first)
+        return first.reshape(-1, 4) + 1.0, c.sum(0), w
 `
 
 // TestScriptedRankChangingIf imports a scripted if whose branches give a

@@ -13,7 +13,7 @@ func init() {
 		"torch.to":        entry(opTo, "Cast"),
 		"torch.where":     entry(opWhere, "Where", "Cast", "NonZero", "Gather"),
 		"torch.expand":    entry(opExpand, "Expand"),
-		"torch.expand_as": entry(opExpandAs, "Expand"),
+		"torch.expand_as": entry(opExpandAs, "Expand", "Shape"),
 		"torch.repeat":    entry(opRepeat, "Tile", "Unsqueeze"),
 		"torch.eq":        entry(compareOp(canon.CmpEqual), "Equal", "Cast", "Reshape"),
 		"torch.lt":        entry(compareOp(canon.CmpLess), "Less", "Cast", "Reshape"),
