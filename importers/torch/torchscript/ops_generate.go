@@ -336,7 +336,11 @@ func opFull(kind string) opHandler {
 			if err != nil {
 				return nil, err
 			}
-			return c.b().emit1(c.scope, &canon.ConstantOfShape{Value: val}, shape)
+			out, err := c.b().emit1(c.scope, &canon.ConstantOfShape{Value: val}, shape)
+			if err == nil {
+				sizesLike(c.b(), out, vi)
+			}
+			return out, err
 		}
 		si := 0
 		if newOf {
@@ -494,6 +498,7 @@ func dynamicFull(c *opCall, items []value, val *canon.Tensor) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	knownSizes(b, out, pieces)
 	b.syms[out.name] = syms
 	return out, nil
 }

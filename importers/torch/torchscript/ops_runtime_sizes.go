@@ -53,3 +53,97 @@ func expandAsRunTime(c *opCall, x, other *tensorVal) (value, error) {
 	}
 	return c.b().emit1(c.scope, &canon.Expand{}, x, shape)
 }
+
+// indexStack is stackIndices for torch.index, with index tensors whose
+// sizes only a run tells (Mask R-CNN's x[arange(n), labels]): they are
+// broadcast at run time, each Expand'ed to the shape of all of them
+// Expand'ed together (Expand broadcasts both ways, as torch's indexing
+// does). It returns the stacked indices and the rank of the broadcast
+// shape.
+func indexStack(c *opCall, ts []*tensorVal) (*tensorVal, int, error) {
+	idx, b, err := stackIndices(c, ts)
+	if err == nil {
+		return idx, len(b), nil
+	}
+	rank := 0
+	for _, t := range ts {
+		r, rerr := c.rankOf(t, "an index tensor")
+		if rerr != nil {
+			return nil, 0, err
+		}
+		rank = max(rank, r)
+	}
+	bld := c.b()
+	all := ts[0]
+	for _, t := range ts[1:] {
+		s, err := bld.emit1(c.scope, &canon.ShapeOf{End: math.MaxInt64}, t)
+		if err != nil {
+			return nil, 0, err
+		}
+		if all, err = bld.emit1(c.scope, &canon.Expand{}, all, s); err != nil {
+			return nil, 0, err
+		}
+	}
+	shape, err := bld.emit1(c.scope, &canon.ShapeOf{End: math.MaxInt64}, all)
+	if err != nil {
+		return nil, 0, err
+	}
+	parts := make([]*tensorVal, len(ts))
+	for k, t := range ts {
+		if bld.info(t).DType != canon.Int64 {
+			if t, err = bld.emit1(c.scope, &canon.Cast{To: canon.Int64}, t); err != nil {
+				return nil, 0, err
+			}
+		}
+		if t, err = bld.emit1(c.scope, &canon.Expand{}, t, shape); err != nil {
+			return nil, 0, err
+		}
+		if parts[k], err = bld.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{int64(rank)}}, t); err != nil {
+			return nil, 0, err
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0], rank, nil
+	}
+	out, err := bld.emit1(c.scope, &canon.Concat{Axis: int64(rank)}, parts...)
+	return out, rank, err
+}
+
+// knownSizes gives out, a tensor made to a shape of run-time and import-time
+// sizes (pieces, one per axis), the sizes known at import, which inference
+// of the run-time shape cannot see: torchvision's RoI pooling makes its
+// result as zeros((number of boxes, channels, 14, 14)), and the mask head's
+// convolutions need the 14s.
+func knownSizes(b *builder, out *tensorVal, pieces []*tensorVal) {
+	info := b.vals[out.name]
+	if !info.RankKnown || len(info.Shape) != len(pieces) {
+		return
+	}
+	info.Shape = append([]canon.Dim(nil), info.Shape...)
+	for i, p := range pieces {
+		k := p.konst
+		if k == nil && p.name != "" {
+			k = b.vals[p.name].Const
+		}
+		if k == nil || info.Shape[i].Known() {
+			continue
+		}
+		if v, err := k.Int64s(); err == nil && len(v) == 1 && v[0] >= 0 {
+			info.Shape[i] = canon.Dim{Size: v[0]}
+		}
+	}
+	b.vals[out.name] = info
+	out.info = info
+}
+
+// sizesLike gives out, made to the run-time shape of a tensor of type like
+// (zeros_like), the sizes like has, known or named.
+func sizesLike(b *builder, out *tensorVal, like canon.ValueInfo) {
+	info := b.vals[out.name]
+	if !info.RankKnown || !like.RankKnown || len(info.Shape) != len(like.Shape) {
+		return
+	}
+	info.Shape = append([]canon.Dim(nil), like.Shape...)
+	b.vals[out.name] = info
+	out.info = info
+}

@@ -13,7 +13,7 @@ import (
 
 // writeBackKinds are the kinds an in-place op may emit to write through a
 // view, besides its own.
-var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze"}
+var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze", "Shape"}
 
 // viewStep is one slice (start:end:step along axis) or select (index start
 // along axis, which drops the axis), in the axes of the tensor it applies
@@ -159,6 +159,9 @@ func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value,
 	b := c.b()
 	shape, ok := b.info(v.base).StaticShape()
 	if !ok {
+		if out, done, err := writeSelectRunTime(c, h, dst, v); done {
+			return out, err
+		}
 		return nil, c.errf("an in-place op on a slice needs the sliced tensor's shape; give the input shape (--input-shape NAME=D1,D2,...)")
 	}
 	if lo, hi, _, isBox := v.boxSelect(shape); isBox && numelOf(shape) > maxScatterWrite {
@@ -249,13 +252,13 @@ func opFill(c *opCall) (value, error) {
 
 // broadcastLike gives src dst's dtype and (static) shape.
 func broadcastLike(c *opCall, dst, src *tensorVal) (value, error) {
-	shape, err := c.shapeOf(dst, "the tensor written")
+	src, err := castTo(c, src, c.b().info(dst).DType)
 	if err != nil {
 		return nil, err
 	}
-	src, err = castTo(c, src, c.b().info(dst).DType)
+	shape, err := c.shapeOf(dst, "the tensor written")
 	if err != nil {
-		return nil, err
+		return expandRunTime(c, dst, src)
 	}
 	if have, ok := c.b().info(src).StaticShape(); ok && sameInts(have, shape) {
 		return src, nil
