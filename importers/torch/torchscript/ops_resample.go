@@ -19,7 +19,7 @@ func init() {
 		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather"),
 		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather"),
 		"torch.upsample_linear1d":         entry(opUpsample(1, upLinear), "Resize"),
-		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize"),
+		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize", "Concat"),
 		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize"),
 		"torch.upsample_bicubic2d":        entry(opUpsample(2, upCubic), "Resize"),
 		"torch._upsample_bilinear2d_aa":   entry(opUpsample(2, upLinearAA), "MatMul", "Reshape"),
@@ -137,6 +137,9 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		if !c.isNone(1) {
 			sizes, err := c.ints(1, nsp)
 			if err != nil {
+				if items, ok := listItems(c.bound[1]); ok && hasDynInt(items) && len(items) == nsp && (vec || scales == nil) {
+					return resizeToRunTimeSizes(c, x, op, items)
+				}
 				return nil, err
 			}
 			if vec || scales == nil {

@@ -147,3 +147,46 @@ func sizesLike(b *builder, out *tensorVal, like canon.ValueInfo) {
 	b.vals[out.name] = info
 	out.info = info
 }
+
+// resizeToRunTimeSizes is op (an upsample given output sizes only) to the
+// spatial sizes items, some known only at run time (Mask R-CNN pastes each
+// mask resized to its box's size): the same Resize, its sizes an input.
+func resizeToRunTimeSizes(c *opCall, x *tensorVal, op *canon.Resize, items []value) (value, error) {
+	b := c.b()
+	pieces := make([]*tensorVal, len(items))
+	for i, it := range items {
+		if d, ok := it.(*dynInt); ok {
+			pieces[i] = d.t
+			continue
+		}
+		n, ok := toInt(it)
+		if !ok || n < 0 {
+			return nil, c.errf("output size element %d is a %s, not a size", i, typeName(it))
+		}
+		pieces[i] = &tensorVal{konst: canon.NewInt64Tensor("", []int64{1}, []int64{n})}
+	}
+	sizes, err := b.emit1(c.scope, &canon.Concat{Axis: 0}, pieces...)
+	if err != nil {
+		return nil, err
+	}
+	op.Axes = spatialAxes(len(items))
+	out, err := b.emit(c.scope, op, []*tensorVal{x, nil, sizes}, 1)
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// implicitScalar is annotate(int, t) or annotate(float, t) of a tensor t:
+// TorchScript writes so the conversion it inserts where a tensor stands
+// for a number (torchvision's paste_mask_in_image takes max(box[0], 0)
+// of an int64 box), which is int(t) or float(t). ok is false otherwise.
+func implicitScalar(c *opCall) (value, bool, error) {
+	q, isName := c.bound[0].(*qualName)
+	t, isTensor := c.bound[1].(*tensorVal)
+	if !isName || !isTensor || (q.path != "int" && q.path != "float") {
+		return nil, false, nil
+	}
+	v, err := c.in.callOp(opTable[q.path], q.path, c.scope, []value{t}, nil)
+	return v, true, err
+}

@@ -3,6 +3,8 @@ package torchscript
 import (
 	"testing"
 
+	"github.com/modelbridge/modelbridge/canon"
+
 	"github.com/modelbridge/modelbridge/formats"
 )
 
@@ -43,4 +45,44 @@ args = [torch.randn(6, 3, 4), torch.rand(6, 4) * 10, torch.tensor([0.9, 0.1, 0.7
 	defer g.Close()
 	m.CompareGraph(t, g, 1e-5, 1e-6)
 	m.CompareORT(t, g, formats.WriteOptions{}, 1e-5, 1e-6)
+}
+
+// TestRunTimeBoxPaste is torchvision's paste_mask_in_image: a mask resized
+// to a box's size (ints read from the box at run time), written into the
+// part of an image the box covers (a slice with run-time bounds, clipped at
+// the image's edges), checked against PyTorch for a box inside the image
+// and one over its corner.
+func TestRunTimeBoxPaste(t *testing.T) {
+	const src = `
+class M(torch.nn.Module):
+    def forward(self, mask, box):
+        w = int(box[2] - box[0] + 1)
+        h = int(box[3] - box[1] + 1)
+        w = max(w, 1)
+        h = max(h, 1)
+        m = torch.nn.functional.interpolate(mask[None, None], size=(h, w), mode="bilinear", align_corners=False)[0][0]
+        im = torch.zeros((12, 14))
+        x_0 = max(box[0], 0)
+        x_1 = min(box[2] + 1, 14)
+        y_0 = max(box[1], 0)
+        y_1 = min(box[3] + 1, 12)
+        im[y_0:y_1, x_0:x_1] = m[(y_0 - box[1]):(y_1 - box[1]), (x_0 - box[0]):(x_1 - box[0])]
+        return im
+torch.manual_seed(0)
+`
+	for name, box := range map[string]string{"inside": "[2, 3, 9, 7]", "over-the-corner": "[-2, 5, 16, 15]"} {
+		t.Run(name, func(t *testing.T) {
+			m := scriptedContainers(t, src+"args = [torch.rand(5, 5), torch.tensor("+box+")]\n")
+			g, err := ReadFile(m.Path(), formats.ReadOptions{
+				InputShapes: map[string][]int64{"mask": {5, 5}, "box": {4}},
+				InputDTypes: map[string]canon.DType{"box": canon.Int64},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			m.CompareGraph(t, g, 1e-5, 1e-6)
+			m.CompareORT(t, g, formats.WriteOptions{}, 1e-5, 1e-6)
+		})
+	}
 }

@@ -48,6 +48,9 @@ func opSlice(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v, ok, err := sliceRunTime(c, x, d); ok {
+		return v, err
+	}
 	start, end := int64(0), int64(math.MaxInt64)
 	if !c.isNone(2) {
 		if start, err = c.int(2); err != nil {

@@ -279,6 +279,9 @@ func opAnnotate(c *opCall) (value, error) {
 	if err := c.bind("type", "value"); err != nil {
 		return nil, err
 	}
+	if v, ok, err := implicitScalar(c); ok {
+		return v, err
+	}
 	return c.bound[1], nil
 }
 

@@ -13,7 +13,7 @@ import (
 
 // writeBackKinds are the kinds an in-place op may emit to write through a
 // view, besides its own.
-var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze", "Shape"}
+var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze", "Shape", "Less", "Add", "Where", "Max", "Min", "Cast"}
 
 // viewStep is one slice (start:end:step along axis) or select (index start
 // along axis, which drops the axis), in the axes of the tensor it applies
@@ -31,6 +31,8 @@ type viewOf struct {
 	base   *tensorVal
 	steps  []viewStep
 	opaque bool
+	// bounds are slices whose bounds only a run tells (views_runtime_box.go).
+	bounds []sliceBound
 }
 
 // viewBase is the tensor x aliases: its base when x is a view, else x.
@@ -71,7 +73,7 @@ func trackView(c *opCall, x, out *tensorVal, step viewStep) {
 	switch {
 	case !isView:
 		b.views[out.name] = &viewOf{base: x, steps: []viewStep{step}}
-	case parent.opaque:
+	case parent.opaque || len(parent.bounds) > 0:
 		b.views[out.name] = &viewOf{base: parent.base, opaque: true}
 	default:
 		steps := append(append([]viewStep{}, parent.steps...), step)
@@ -157,6 +159,9 @@ func clampSlice(v, n int64) int64 {
 // dst). Other views of that tensor made before go stale.
 func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value, error) {
 	b := c.b()
+	if len(v.bounds) > 0 {
+		return writeRunTimeBox(c, h, dst, v)
+	}
 	shape, ok := b.info(v.base).StaticShape()
 	if !ok {
 		if out, done, err := writeSelectRunTime(c, h, dst, v); done {
