@@ -118,9 +118,10 @@ func (c *opCall) selectRunTime() (value, bool, error) {
 	}
 	out, err := c.b().emit1(c.scope, &canon.Gather{Axis: dim}, x, i)
 	if err == nil {
-		// x[i] aliases x: an in-place write into it (which would change x
-		// at a position only a run tells) is refused rather than lost.
-		c.b().views[out.name] = &viewOf{base: viewBase(c.b(), x), opaque: true}
+		// x[i] aliases x: an in-place write into it changes x at a
+		// position only a run tells (views_runtime_box.go); through a view
+		// of a view it is refused rather than lost.
+		trackRunTimeSelect(c.b(), x, out, int(dim), idx.t)
 	}
 	return out, true, err
 }

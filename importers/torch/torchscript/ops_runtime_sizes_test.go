@@ -86,3 +86,35 @@ torch.manual_seed(0)
 		})
 	}
 }
+
+// TestRunTimeRowWrites is heatmaps_to_keypoints' pattern: a loop over a
+// run-time number of rows writing parts of row i of tensors made before
+// it (x[i, 0, :] = ..., x[i, :] = ...), checked against PyTorch.
+func TestRunTimeRowWrites(t *testing.T) {
+	const src = `
+class M(torch.nn.Module):
+    def forward(self, rois, maps):
+        keep = torch.where(rois[:, 0] > 0.3)[0]
+        r = rois[keep]
+        out = torch.zeros((len(r), 3, 4))
+        scores = torch.zeros((len(r), 4))
+        for i in range(len(r)):
+            out[i, 0, :] = r[i] * 2.0
+            out[i, 2, :] = 1
+            scores[i, :] = maps[0].sum(0) * r[i]
+        return out.permute(0, 2, 1), scores
+torch.manual_seed(0)
+args = [torch.rand(6, 4), torch.rand(2, 3, 4)]
+`
+	m := scriptedContainers(t, src)
+	g, err := m.Import(ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if countKind(g, "Loop") != 1 {
+		t.Errorf("%d Loop nodes, want the one loop over the rows", countKind(g, "Loop"))
+	}
+	m.CompareGraph(t, g, 1e-5, 1e-6)
+	m.CompareORT(t, g, formats.WriteOptions{}, 1e-5, 1e-6)
+}

@@ -13,7 +13,7 @@ import (
 
 // writeBackKinds are the kinds an in-place op may emit to write through a
 // view, besides its own.
-var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze", "Shape", "Less", "Add", "Where", "Max", "Min", "Cast"}
+var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze", "Shape", "Less", "Add", "Where", "Max", "Min", "Cast", "Gather"}
 
 // viewStep is one slice (start:end:step along axis) or select (index start
 // along axis, which drops the axis), in the axes of the tensor it applies
@@ -73,11 +73,11 @@ func trackView(c *opCall, x, out *tensorVal, step viewStep) {
 	switch {
 	case !isView:
 		b.views[out.name] = &viewOf{base: x, steps: []viewStep{step}}
-	case parent.opaque || len(parent.bounds) > 0:
+	case parent.opaque || len(parent.bounds) > 0 && !parent.rowOnly():
 		b.views[out.name] = &viewOf{base: parent.base, opaque: true}
 	default:
 		steps := append(append([]viewStep{}, parent.steps...), step)
-		b.views[out.name] = &viewOf{base: parent.base, steps: steps}
+		b.views[out.name] = &viewOf{base: parent.base, steps: steps, bounds: parent.bounds}
 	}
 }
 

@@ -18,6 +18,24 @@ import (
 type sliceBound struct {
 	axis       int
 	start, end *tensorVal
+	// selects is a select at index start (end unused), which drops axis.
+	selects bool
+}
+
+// rowOnly reports whether v starts with a select at a run-time index and
+// takes only steps known at import after it: x[i][0, :].
+func (v *viewOf) rowOnly() bool {
+	return len(v.bounds) == 1 && v.bounds[0].selects
+}
+
+// trackRunTimeSelect records out = x[i] (along axis, i known at run time)
+// as a view of x, when x is no view itself; otherwise as an opaque one.
+func trackRunTimeSelect(b *builder, x, out *tensorVal, axis int, i *tensorVal) {
+	if _, isView := b.views[x.name]; isView || x.name == "" {
+		b.views[out.name] = &viewOf{base: viewBase(b, x), opaque: true}
+		return
+	}
+	b.views[out.name] = &viewOf{base: x, bounds: []sliceBound{{axis: axis, start: i, selects: true}}}
 }
 
 // boundTensor is a slice bound: an int known at import, a run-time int, or
@@ -87,6 +105,14 @@ func trackRunTimeView(b *builder, x, out *tensorVal, bound sliceBound) {
 // writeRunTimeBox is writeThroughView for a view with run-time bounds.
 func writeRunTimeBox(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value, error) {
 	b := c.b()
+	if v.rowOnly() {
+		return writeRunTimeRow(c, h, dst, v)
+	}
+	for _, bd := range v.bounds {
+		if bd.selects {
+			return nil, c.errf("an in-place op on a select at a run-time index combined with slices of run-time bounds is not supported; compute the new tensor out of place")
+		}
+	}
 	if len(v.steps) > 0 {
 		return nil, c.errf("an in-place op on slices whose bounds are known partly at import and partly at run time is not supported; compute the new tensor out of place")
 	}
@@ -186,4 +212,83 @@ func clampBound(c *opCall, v, n *tensorVal) (*tensorVal, error) {
 		return nil, err
 	}
 	return b.emit1(c.scope, &canon.Variadic{Fn: canon.VarMin}, w, n)
+}
+
+// writeRunTimeRow writes through x[i][steps...] (i known at run time): the
+// row x[i] is taken out, the steps written into it as writeThroughView
+// writes into a tensor of known shape, and the row put back between the
+// rows before and after it.
+func writeRunTimeRow(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value, error) {
+	b := c.b()
+	base := v.base
+	info := b.info(base)
+	bd := v.bounds[0]
+	if !info.RankKnown || bd.axis >= len(info.Shape) {
+		return nil, c.errf("an in-place op on a select at a run-time index needs the rank of the tensor selected from")
+	}
+	a := int64(bd.axis)
+	n, err := b.emit1(c.scope, &canon.ShapeOf{Start: a, End: a + 1}, base)
+	if err != nil {
+		return nil, err
+	}
+	// Python's x[i] with i < 0 is x[i + n].
+	zero := &tensorVal{konst: canon.NewInt64Tensor("", []int64{1}, []int64{0})}
+	one := &tensorVal{konst: canon.NewInt64Tensor("", []int64{1}, []int64{1})}
+	neg, err := b.emit1(c.scope, &canon.Compare{Fn: canon.CmpLess}, bd.start, zero)
+	if err != nil {
+		return nil, err
+	}
+	wrapped, err := b.emit1(c.scope, &canon.Binary{Fn: canon.Add}, bd.start, n)
+	if err != nil {
+		return nil, err
+	}
+	i, err := b.emit1(c.scope, &canon.Where{}, neg, wrapped, bd.start)
+	if err != nil {
+		return nil, err
+	}
+	at, err := b.emit1(c.scope, &canon.Reshape{}, i, scalarShape())
+	if err != nil {
+		return nil, err
+	}
+	row, err := b.emit1(c.scope, &canon.Gather{Axis: a}, base, at)
+	if err != nil {
+		return nil, err
+	}
+	var newRow *tensorVal
+	if len(v.steps) == 0 {
+		out, err := h(c)
+		if err != nil {
+			return nil, err
+		}
+		res, ok := out.(*tensorVal)
+		if !ok {
+			return nil, c.errf("internal error: an in-place op returned a %s", typeName(out))
+		}
+		if newRow, err = castTo(c, res, info.DType); err != nil {
+			return nil, err
+		}
+		*dst = *res
+	} else {
+		inRow := &viewOf{base: row, steps: v.steps}
+		if _, err := writeThroughView(c, h, dst, inRow); err != nil {
+			return nil, err
+		}
+		newRow = row // writeThroughView put the new row there
+	}
+	upd, err := b.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{a}}, newRow)
+	if err != nil {
+		return nil, err
+	}
+	end, err := b.emit1(c.scope, &canon.Binary{Fn: canon.Add}, i, one)
+	if err != nil {
+		return nil, err
+	}
+	newBase, err := rebuildBox(c, base, []sliceBound{{axis: bd.axis, start: i, end: end}}, upd)
+	if err != nil {
+		return nil, err
+	}
+	staleViews(b, base, dst.name)
+	*base = *newBase
+	b.views[dst.name] = v
+	return dst, nil
 }
