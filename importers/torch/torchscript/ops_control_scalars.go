@@ -14,7 +14,7 @@ var intArithmetic = map[string]canon.BinaryFn{"torch.add": canon.Add, "torch.sub
 // an int or bool known only at run time: it becomes a 0-d tensor of the
 // tensor operand's dtype, as torch converts a number operand.
 var scalarOperandOps = map[string]bool{
-	"torch.add": true, "torch.sub": true, "torch.mul": true, "torch.div": true,
+	"torch.add": true, "torch.sub": true, "torch.mul": true, "torch.div": true, "torch.remainder": true,
 	"torch.eq": true, "torch.ne": true, "torch.lt": true, "torch.le": true, "torch.gt": true, "torch.ge": true,
 }
 

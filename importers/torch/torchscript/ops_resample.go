@@ -18,10 +18,10 @@ func init() {
 		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize", "Gather"),
 		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather"),
 		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather"),
-		"torch.upsample_linear1d":         entry(opUpsample(1, upLinear), "Resize"),
+		"torch.upsample_linear1d":         entry(opUpsample(1, upLinear), "Resize", "Concat"),
 		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize", "Concat"),
-		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize"),
-		"torch.upsample_bicubic2d":        entry(opUpsample(2, upCubic), "Resize"),
+		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize", "Concat"),
+		"torch.upsample_bicubic2d":        entry(opUpsample(2, upCubic), "Resize", "Concat"),
 		"torch._upsample_bilinear2d_aa":   entry(opUpsample(2, upLinearAA), "MatMul", "Reshape"),
 		"torch._upsample_bicubic2d_aa":    entry(opUpsample(2, upCubicAA), "MatMul", "Reshape"),
 		"torch.adaptive_max_pool1d":       entry(opAdaptiveMaxPool(1), adaptiveMaxKinds...),
@@ -137,7 +137,7 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		if !c.isNone(1) {
 			sizes, err := c.ints(1, nsp)
 			if err != nil {
-				if items, ok := listItems(c.bound[1]); ok && hasDynInt(items) && len(items) == nsp && (vec || scales == nil) {
+				if items, ok := listItems(c.bound[1]); ok && hasDynInt(items) && len(items) == nsp && (vec || scales == nil) && (kind == upLinear || kind == upCubic) {
 					return resizeToRunTimeSizes(c, x, op, items)
 				}
 				return nil, err
