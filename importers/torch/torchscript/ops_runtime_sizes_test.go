@@ -1,6 +1,8 @@
 package torchscript
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -51,7 +53,8 @@ args = [torch.randn(6, 3, 4), torch.rand(6, 4) * 10, torch.tensor([0.9, 0.1, 0.7
 // to a box's size (ints read from the box at run time), written into the
 // part of an image the box covers (a slice with run-time bounds, clipped at
 // the image's edges), checked against PyTorch for a box inside the image
-// and one over its corner.
+// and one over its corner, resized bilinearly (Mask R-CNN) and bicubically
+// (Keypoint R-CNN's heatmaps).
 func TestRunTimeBoxPaste(t *testing.T) {
 	const src = `
 class M(torch.nn.Module):
@@ -60,7 +63,7 @@ class M(torch.nn.Module):
         h = int(box[3] - box[1] + 1)
         w = max(w, 1)
         h = max(h, 1)
-        m = torch.nn.functional.interpolate(mask[None, None], size=(h, w), mode="bilinear", align_corners=False)[0][0]
+        m = torch.nn.functional.interpolate(mask[None, None], size=(h, w), mode=MODE, align_corners=False)[0][0]
         im = torch.zeros((12, 14))
         x_0 = max(box[0], 0)
         x_1 = min(box[2] + 1, 14)
@@ -70,9 +73,14 @@ class M(torch.nn.Module):
         return im
 torch.manual_seed(0)
 `
-	for name, box := range map[string]string{"inside": "[2, 3, 9, 7]", "over-the-corner": "[-2, 5, 16, 15]"} {
-		t.Run(name, func(t *testing.T) {
-			m := scriptedContainers(t, src+"args = [torch.rand(5, 5), torch.tensor("+box+")]\n")
+	cases := []struct{ name, mode, box string }{
+		{"inside", "bilinear", "[2, 3, 9, 7]"},
+		{"over-the-corner", "bilinear", "[-2, 5, 16, 15]"},
+		{"bicubic", "bicubic", "[-2, 5, 16, 15]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := scriptedContainers(t, strings.Replace(src, "MODE", strconv.Quote(tc.mode), 1)+"args = [torch.rand(5, 5), torch.tensor("+tc.box+")]\n")
 			g, err := ReadFile(m.Path(), formats.ReadOptions{
 				InputShapes: map[string][]int64{"mask": {5, 5}, "box": {4}},
 				InputDTypes: map[string]canon.DType{"box": canon.Int64},
