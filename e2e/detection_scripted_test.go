@@ -40,8 +40,7 @@ const resizeScale = "its transform resizes by a scale it computes as a Python fl
 // needs opset 18 when the other sizes are symbolic).
 //
 //	MODELBRIDGE_DETECTION=1     the models listed in detectionScriptedCI
-//	MODELBRIDGE_DETECTION=all   all five (see docs/detection.md for those
-//	                            the importer refuses, and why)
+//	MODELBRIDGE_DETECTION=all   all five (see docs/detection.md)
 //	MODELBRIDGE_DETECTION=a,b   the named models
 func TestTorchvisionDetectionScripted(t *testing.T) {
 	var models []string
