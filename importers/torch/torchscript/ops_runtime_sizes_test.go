@@ -15,7 +15,7 @@ import (
 // tells) and checks them against PyTorch in the interpreter and in ONNX
 // Runtime: indexing with two run-time index tensors, a column written into
 // zeros_like, zeros of a run-time and known sizes read by a convolution,
-// and a split into the one piece of the whole.
+// a split into the one piece of the whole, and dict.update.
 func TestRunTimeSizedDetectionOps(t *testing.T) {
 	const src = `
 class M(torch.nn.Module):
@@ -35,7 +35,11 @@ class M(torch.nn.Module):
         pooled = pooled + picked.sum()
         y = self.conv(pooled)
         parts = torch.split(b, [n])
-        return picked, exp, y.flatten(1), parts[0] * 2.0
+        d: Dict[str, torch.Tensor] = {"picked": picked}
+        empty: Dict[str, torch.Tensor] = {}
+        d.update(empty)
+        d.update({"exp": exp, "picked": picked + 1.0})
+        return d["picked"], d["exp"], y.flatten(1), parts[0] * 2.0
 torch.manual_seed(0)
 args = [torch.randn(6, 3, 4), torch.rand(6, 4) * 10, torch.tensor([0.9, 0.1, 0.7, 0.6, 0.2, 0.8])]
 `
@@ -97,7 +101,8 @@ torch.manual_seed(0)
 
 // TestRunTimeRowWrites is heatmaps_to_keypoints' pattern: a loop over a
 // run-time number of rows writing parts of row i of tensors made before
-// it (x[i, 0, :] = ..., x[i, :] = ...), checked against PyTorch.
+// it (x[i, 0, :] = ..., x[i, :] = ...), with a remainder by a run-time
+// int, checked against PyTorch.
 func TestRunTimeRowWrites(t *testing.T) {
 	const src = `
 class M(torch.nn.Module):
@@ -109,7 +114,7 @@ class M(torch.nn.Module):
         for i in range(len(r)):
             out[i, 0, :] = r[i] * 2.0
             out[i, 2, :] = 1
-            scores[i, :] = maps[0].sum(0) * r[i]
+            scores[i, :] = (maps[0].sum(0) * r[i] * 10.0) % (i + 2)
         return out.permute(0, 2, 1), scores
 torch.manual_seed(0)
 args = [torch.rand(6, 4), torch.rand(2, 3, 4)]
