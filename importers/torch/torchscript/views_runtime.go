@@ -13,7 +13,8 @@ import (
 // selected index with the new value between them, concatenated along that
 // axis, which needs no size of the other axes.
 
-// selectOnly is the one select of v, when v's other steps take whole axes.
+// selectOnly is the one select of v, when v's other steps take whole axes
+// (which leave the axes where they are).
 func (v *viewOf) selectOnly() (viewStep, bool) {
 	var sel viewStep
 	found := false
@@ -22,9 +23,7 @@ func (v *viewOf) selectOnly() (viewStep, bool) {
 		case s.selects && !found:
 			sel, found = s, true
 		case !s.selects && s.start == 0 && s.step == 1 && s.end >= math.MaxInt32:
-			if found && s.axis >= sel.axis {
-				continue // after the select, axes are the base's shifted by one
-			}
+			// a whole axis
 		default:
 			return viewStep{}, false
 		}
