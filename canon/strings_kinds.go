@@ -8,7 +8,7 @@ var stringKinds = map[string]bool{
 	"StringNormalizer": true, "RegexFullMatch": true, "StringConcat": true, "StringSplit": true,
 	"TfIdfVectorizer": true, "Equal": true,
 	"Identity": true, "Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
-	"Shape": true, "Size": true,
+	"Shape": true, "Size": true, "LabelEncoder": true, "ArrayFeatureExtractor": true,
 	"Concat": true, "Split": true, "Transpose": true, "Slice": true, "Gather": true,
 	"GatherElements": true, "GatherND": true, "Where": true, "Expand": true, "Tile": true,
 	"DepthToSpace": true, "SpaceToDepth": true, "ReverseSequence": true, "Compress": true,

@@ -20,14 +20,7 @@ var detectionScriptedCI = []string{"ssdlite320_mobilenet_v3_large", "fasterrcnn_
 
 // detectionScriptedFixedSize are the scripted models imported once per
 // image size, with the reason the size cannot stay symbolic.
-var detectionScriptedFixedSize = map[string]string{
-	"retinanet_resnet50_fpn":                resizeScale,
-	"fasterrcnn_mobilenet_v3_large_320_fpn": resizeScale,
-	"maskrcnn_resnet50_fpn":                 resizeScale,
-	"keypointrcnn_resnet50_fpn":             resizeScale,
-}
-
-const resizeScale = "its transform resizes by a scale it computes as a Python float from the image size (float(tensor)), which the importer computes at import only"
+var detectionScriptedFixedSize = map[string]string{}
 
 // TestTorchvisionDetectionScripted scripts torchvision's detection models
 // with torch.jit.script (eval mode), imports the archive with the image

@@ -1,8 +1,10 @@
 package interp
 
-// Tensors handed to a subgraph (a control-flow node's formal inputs and
-// captures) are lent to the subgraph's Program as they are, not copied:
-// its input slots are borrowed. A borrowed slot is never given to a step
+// A Program's tensor inputs are borrowed: the caller's tensors are read
+// where they lie (a float32 input's bytes viewed as floats when aligned),
+// not copied into the interpreter's buffers, and tensors handed to a
+// subgraph (a control-flow node's formal inputs and captures) are lent to
+// the subgraph's Program as they are. A borrowed slot is never given to a step
 // to overwrite, never released to the pool and never recycled, just as a
 // constant's; kernels copy what they do not own, so the body cannot change
 // a value the node's own Program still holds.

@@ -26,6 +26,9 @@ const maxRowsWindow = 15
 // dwRunAlign rounds a run up to whole vectors of the widest kernel.
 const dwRunAlign = 16
 
+// dwRowsSlack is the spare input vec.DWTaps's row-run kernels need.
+const dwRowsSlack = 16
+
 // depthwiseRowsFits reports a 2-D depthwise window the taps path serves:
 // not the 3×3 windows the dedicated kernels take, and finite weights (a
 // pad's zero times an infinite weight would be NaN where the definition
@@ -45,6 +48,7 @@ func depthwiseRowsFitsFinite(g *geom3, finite bool) bool {
 type dwLayout struct {
 	hs, ws int     // rows and columns of one stride phase
 	offs   []int32 // the window's taps, row-major, as offsets into the phases
+	rowLen int     // vec.TapRows(offs): the window's taps in rows of consecutive offsets
 	run    int     // outputs the kernel computes: the flat rows, whole vectors
 	size   int     // floats the phases and the run's reads take
 }
@@ -63,6 +67,7 @@ func newDwLayout(g *geom3) dwLayout {
 			maxOff = max(maxOff, o)
 		}
 	}
+	l.rowLen = vec.TapRows(l.offs)
 	l.run = ((g.out[1]-1)*l.ws + g.out[2] + dwRunAlign - 1) &^ (dwRunAlign - 1)
 	l.size = max(sy*sx*phase, maxOff+l.run)
 	return l
@@ -115,11 +120,14 @@ func depthwiseRows(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 		lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
 	}
 	parallelFor(n*c, P*K, func(p0, p1 int) {
-		pb := getPack(l.size + l.run)
+		// dwRowsSlack zeros after the phases let vec.DWTaps use its
+		// row-run kernels, which read a vector past the run.
+		size := l.size + dwRowsSlack
+		pb := getPack(size + l.run)
 		defer packPool.Put(pb)
-		buf := (*pb)[:l.size+l.run]
-		clear(buf[:l.size])
-		plane, tmp := buf[:l.size], buf[l.size:]
+		buf := (*pb)[:size+l.run]
+		clear(buf[:size])
+		plane, tmp := buf[:size], buf[size:]
 		for p := p0; p < p1; p++ {
 			ch := p % c
 			var bv float32
@@ -127,7 +135,7 @@ func depthwiseRows(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) {
 				bv = bias[ch]
 			}
 			l.fill(g, x[p*inP:(p+1)*inP], plane)
-			vec.DWTaps(plane, l.offs, w[ch*K:(ch+1)*K], bv, tmp)
+			vec.DWTapsRows(plane, l.offs, l.rowLen, w[ch*K:(ch+1)*K], bv, tmp)
 			dst := y[p*P : (p+1)*P]
 			vec.CopyRowsClamp(dst, OW, tmp, l.ws, OH, OW, lo, hi)
 			if ep.res != nil {

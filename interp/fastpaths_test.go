@@ -362,6 +362,8 @@ func TestAttentionMatchesDefinition(t *testing.T) {
 func TestRecurrentUnitsSplitAcrossCores(t *testing.T) {
 	defer func(on bool) { recurrentTwoCores = on }(recurrentTwoCores)
 	recurrentTwoCores = true
+	defer func(n int) { recurrentCrewBytes = n }(recurrentCrewBytes)
+	recurrentCrewBytes = 0 // a crew for the small layers too
 	const seq, batch, in, hidden = 3, 1, 7, 300
 	for _, c := range []struct {
 		op    canon.RecurrentOp

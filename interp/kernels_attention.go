@@ -9,8 +9,9 @@ import (
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
-// Kernels of the attention family. Scores and the softmax accumulate in
-// float64.
+// Kernels of the attention family. The Attention op runs in float32
+// blocks (attention_blocks.go) unless it has a soft cap or its scores are
+// an output; then scores and the softmax accumulate in float64.
 
 func init() {
 	optable.Add(&kernels, map[string]kernelEntry{
@@ -151,13 +152,17 @@ func runAttention(x *exec, op *canon.Attention) error {
 		return fmt.Errorf("Q, K and V have shapes %v, %v and %v, which do not fit together", q.t.shape, k.t.shape, v.t.shape)
 	}
 	pk, pv := x.in(canon.AttnPastKey), x.in(canon.AttnPastValue)
-	keys, err := x.withPast(pk, k, "past_key")
-	if err != nil {
-		return err
-	}
-	vals, err := x.withPast(pv, v, "past_value")
-	if err != nil {
-		return err
+	// Without a cache, 4-D keys and values are the present ones already:
+	// when nothing reads the present outputs they are used in place.
+	inPlace := pk == nil && pv == nil && !k.threeD && !x.wants(canon.AttnPresentKey) && !x.wants(canon.AttnPresentValue)
+	keys, vals := k.t, v.t
+	if !inPlace {
+		if keys, err = x.withPast(pk, k, "past_key"); err != nil {
+			return err
+		}
+		if vals, err = x.withPast(pv, v, "past_value"); err != nil {
+			return err
+		}
 	}
 	past, total := 0, keys.shape[2]
 	if pk != nil {
@@ -182,8 +187,18 @@ func runAttention(x *exec, op *canon.Attention) error {
 	} else {
 		y = x.newF([]int{q.batch, q.heads, q.seq, dv})
 	}
+	if attnBlocksFit(op, x.wants(canon.AttnQK), q.d, total) {
+		blk := attnBlocks{q: q, keys: keys, vals: vals, kvHeads: k.heads, mask: mask, past: past, total: total, scale: float32(scale), causal: op.IsCausal}
+		blk.run(y)
+		x.set(canon.AttnY, y)
+		if !inPlace {
+			x.set(canon.AttnPresentKey, keys)
+			x.set(canon.AttnPresentValue, vals)
+		}
+		return nil
+	}
 	var qk *tensor
-	if len(x.s.out) > canon.AttnQK && x.s.out[canon.AttnQK] >= 0 {
+	if x.wants(canon.AttnQK) {
 		qk = x.newF([]int{q.batch, q.heads, q.seq, total})
 	}
 	// Every (batch, head) pair is independent: one task each. Its scores
@@ -259,8 +274,10 @@ func runAttention(x *exec, op *canon.Attention) error {
 		gemmSerial(false, false, q.seq, dv, total, 1, p, total, vals.f[vbase:], dv, y.f[yo:], yld, 0)
 	})
 	x.set(canon.AttnY, y)
-	x.set(canon.AttnPresentKey, keys)
-	x.set(canon.AttnPresentValue, vals)
+	if !inPlace {
+		x.set(canon.AttnPresentKey, keys)
+		x.set(canon.AttnPresentValue, vals)
+	}
 	if qk != nil {
 		x.set(canon.AttnQK, qk)
 	}

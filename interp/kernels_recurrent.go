@@ -34,6 +34,7 @@ type recurrentRun struct {
 	lg                     []float64 // LSTM's i, f, c, o gates and tanh(c), a run of hid each
 	xw                     []float32 // X·Wᵀ of one direction, every step at once
 	recurrentStep                    // what one step reads and writes
+	recurrentLanes                   // the float32 gate path (recurrent_lanes.go)
 }
 
 // runRecurrent runs an LSTM, GRU or RNN layer step by step, in float64,
@@ -138,6 +139,7 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 		k.lg = make([]float64, 5*k.hid)
 	}
 	k.h32 = [2][]float32{make([]float32, k.hid), make([]float32, k.hid)}
+	k.useLanes()
 	// The input products of every step are one GEMM per direction (rows
 	// of X in memory order); only the recurrent products are step by step.
 	rows := k.seq * k.batch
@@ -151,6 +153,9 @@ func runRecurrent(x *exec, op canon.RecurrentOp) error {
 			} else {
 				gemm(false, true, rows, gh, k.input, 1, k.x, k.input, w, k.input, k.xw, gh, 0)
 			}
+		}
+		if k.lanes {
+			k.foldBiases(d)
 		}
 		reverse := rec.Direction == canon.Reverse || d == 1
 		packs, release := x.recurrentPanels(k.r[d*gh*k.hid:(d+1)*gh*k.hid], k.hid, d, k.gateGroups())

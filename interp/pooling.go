@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 type poolAttrs struct {
@@ -231,6 +233,11 @@ func runGlobalPool(x *exec, isMax bool) error {
 	y := x.newF(shape)
 	parallelFor(planes, inner, func(p0, p1 int) {
 		p := p0
+		if !isMax && useAVX512 {
+			for ; p+8 <= p1; p += 8 {
+				meanPlanes8(in.f[p*inner:(p+8)*inner], inner, (*[8]float32)(y.f[p:p+8]))
+			}
+		}
 		if !isMax {
 			for ; p+4 <= p1; p += 4 {
 				meanPlanes4(in.f[p*inner:(p+4)*inner], inner, (*[4]float32)(y.f[p:p+4]))
@@ -275,6 +282,18 @@ func meanPlanes4(src []float32, inner int, dst *[4]float32) {
 	}
 	n := float64(inner)
 	*dst = [4]float32{float32(sa / n), float32(sb / n), float32(sc / n), float32(sd / n)}
+}
+
+// meanPlanes8 is globalPoolPlane's mean of eight consecutive planes of
+// size inner in src, each summed in the same order (vec.SumPlanes8: a
+// float64 lane a plane with AVX-512).
+func meanPlanes8(src []float32, inner int, dst *[8]float32) {
+	var s [8]float64
+	vec.SumPlanes8(&s, src, inner, inner)
+	n := float64(inner)
+	for j, v := range s {
+		dst[j] = float32(v / n)
+	}
 }
 
 // sortedAxes normalizes, sorts and checks for duplicates.

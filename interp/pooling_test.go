@@ -52,12 +52,22 @@ func TestPool2DMatchesPointwise(t *testing.T) {
 	}
 }
 
-// GlobalAveragePool, four planes at a time and the rest one by one, gives
-// each plane's globalPoolPlane mean bit for bit, on data spanning many
-// exponents (where the order of the float64 additions shows).
+// GlobalAveragePool, eight planes at a time (AVX-512), four, and the rest
+// one by one, gives each plane's globalPoolPlane mean bit for bit, on data
+// spanning many exponents (where the order of the float64 additions
+// shows), with and without the vector code.
 func TestGlobalAveragePoolMatchesPlaneMean(t *testing.T) {
+	for _, avx512 := range []bool{useAVX512, false} {
+		func() {
+			defer setVectorLevel(avx512, hasFMA)()
+			globalAveragePoolMatchesPlaneMean(t)
+		}()
+	}
+}
+
+func globalAveragePoolMatchesPlaneMean(t *testing.T) {
 	r := rand.New(rand.NewSource(8))
-	for _, shape := range [][]int64{{1, 7, 3, 3}, {2, 9, 1, 13}, {1, 1280, 7, 7}, {3, 5}} {
+	for _, shape := range [][]int64{{1, 7, 3, 3}, {2, 9, 1, 13}, {1, 1280, 7, 7}, {3, 5}, {2, 19, 14, 14}, {1, 37, 56, 56}, {1, 13, 1, 8}} {
 		n := 1
 		for _, d := range shape {
 			n *= int(d)

@@ -267,6 +267,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 			}
 		}
 	}
+	p.borrowInputs()
 	return p, nil
 }
 
@@ -442,36 +443,19 @@ func (p *Program) hasInput(name string) bool {
 	return false
 }
 
-// inputTensor converts an input for one run, charging the memory budget.
-// Float32 data is copied into a buffer from the pool, which takes it back
-// when the run ends; other dtypes count until the next run, as outputs do.
+// inputTensor converts an input for one run, charging the memory budget
+// until the next run, as outputs count. Inputs are borrowed (borrow.go):
+// float32 and other data whose bytes are aligned are read in place.
 func (p *Program) inputTensor(name string, ct *canon.Tensor) (*tensor, error) {
 	what := fmt.Sprintf("input %q", name)
-	if ct.DType != canon.Float32 {
-		if err := p.pool.budget.tryCharge(what, inputBytes(ct)); err != nil {
-			return nil, err
-		}
-		p.pool.outBytes += inputBytes(ct)
-		t, err := fromCanon(ct, false)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", what, err)
-		}
-		return t, nil
+	if err := p.pool.budget.tryCharge(what, inputBytes(ct)); err != nil {
+		return nil, err
 	}
-	view, err := fromCanon(ct, true)
+	p.pool.outBytes += inputBytes(ct)
+	t, err := fromCanon(ct, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
 	}
-	n := len(view.f)
-	buf, ok := p.pool.takeF(n)
-	if !ok {
-		if err := p.pool.budget.tryCharge(what, int64(n)*4); err != nil {
-			return nil, err
-		}
-		buf = make([]float32, n)
-	}
-	t := &tensor{dt: ct.DType, shape: view.shape, f: buf}
-	copy(t.f, view.f)
 	return t, nil
 }
 

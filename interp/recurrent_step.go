@@ -49,7 +49,12 @@ func (k *recurrentRun) usePanels(packs []*gatePanels) {
 			k.pr[i] = make([]float32, n)
 		}
 	}
-	if k.lstmPart == nil {
+	switch {
+	case k.lstmPart != nil:
+	case k.lanes:
+		k.lstmPart, k.rnnPart = k.lstmUnits32, k.rnnUnits32
+		k.gruGatesPart, k.gruStatePart = k.gruGates32, k.gruState32
+	default:
 		k.lstmPart, k.rnnPart = k.lstmUnits, k.rnnUnits
 		k.gruGatesPart, k.gruStatePart = k.gruGates, k.gruState
 	}
@@ -64,13 +69,24 @@ func (k *recurrentRun) region(n int, f func(lo, hi int)) {
 	k.crew.run(f, n)
 }
 
-// recurrentTwoCores lets a layer's steps run with a crew (two cores). It
-// is off: on this 2-core machine the one-core steps measured 0.55–0.58×
-// ONNX Runtime's two-thread time against 1.21–1.27× with the crew
-// (BenchmarkVsORT/LSTMh512s64 -cpu 2, load 9): R streams from the shared
-// L3 either way, and the helper's chunks cost more than they save. Tests
-// turn it on to keep the crew correct.
-var recurrentTwoCores = false
+// recurrentTwoCores lets a layer's steps run with a crew (two cores) when
+// a step streams at least recurrentCrewBytes of packed R. With the gates
+// in float32 lanes the products are most of a step, and halves of them
+// scale on two cores; a crew whose helper is descheduled goes on alone
+// (recurrent_crew.go). Measured at load 9–12 (docs/performance.md):
+// BenchmarkVsORT/LSTMh512s64 -cpu 2 (4 MB of R a step) 11–33 ms a run
+// with the crew against 23–34 ms without; the op families' LSTM of 256
+// units (1 MB a step, 10 µs) took 0.97–3.3 ms with it against 0.82–0.89
+// without, a helper's hand-off costing more than half a step saves.
+var recurrentTwoCores = true
+
+// recurrentCrewBytes is the packed R a step must stream for a crew.
+var recurrentCrewBytes = 2 << 20
+
+// recurrentCrewChunks is how many chunks a step's region is cut into:
+// halves, so that each core keeps its half of R's panels in its own cache
+// step after step and a step costs one claim each.
+var recurrentCrewChunks = 2
 
 // sequences runs direction d over every batch entry, with a crew when
 // recurrentTwoCores allows and a step's work deserves two cores.
@@ -81,13 +97,22 @@ func (k *recurrentRun) sequences(d int, reverse bool) {
 			k.sequence(d, b, reverse)
 		}
 	}
-	if !recurrentTwoCores || workersFor(items, cost) < 2 {
+	if !recurrentTwoCores || workersFor(items, cost) < 2 || k.packedBytes() < recurrentCrewBytes {
 		k.crew = nil
 		work()
 		return
 	}
-	k.crew = new(stepCrew)
+	k.crew = &stepCrew{chunks: recurrentCrewChunks}
 	withCrew(k.crew, work)
+}
+
+// packedBytes is the packed R a step streams.
+func (k *recurrentRun) packedBytes() int {
+	n := 0
+	for _, g := range k.packs {
+		n += 4 * g.size()
+	}
+	return n
 }
 
 // stepWork is a step's largest region: its items and their cost each.
@@ -107,7 +132,10 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 	H, gh := k.hid, k.gates*k.hid
 	so := k.stateAt(d, b)
 	k.d, k.in = d, 0
-	for j := 0; j < H; j++ {
+	if k.lanes {
+		k.startState32(so)
+	}
+	for j := 0; j < H && !k.lanes; j++ {
 		k.hPrev[j], k.cPrev[j] = 0, 0
 		if k.h0 != nil {
 			k.hPrev[j] = float64(k.h0[so+j])
@@ -138,6 +166,10 @@ func (k *recurrentRun) sequence(d, b int, reverse bool) {
 			k.region(k.packs[0].panelCount(), k.rnnPart)
 		}
 		k.in ^= 1
+	}
+	if k.lanes {
+		k.endState32(so)
+		return
 	}
 	for j := 0; j < H; j++ {
 		k.yh[so+j] = float32(k.hPrev[j])

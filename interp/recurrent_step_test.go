@@ -16,6 +16,8 @@ import (
 func TestRecurrentStepsDoNotAllocate(t *testing.T) {
 	defer func(on bool) { recurrentTwoCores = on }(recurrentTwoCores)
 	recurrentTwoCores = true
+	defer func(n int) { recurrentCrewBytes = n }(recurrentCrewBytes)
+	recurrentCrewBytes = 0 // a crew for the small layers too
 	for _, c := range []struct {
 		op    func() canon.RecurrentOp
 		gates int64

@@ -512,6 +512,9 @@ func modelHead(g *canon.Graph, opset int) *onnxpb.ModelProto {
 		ProducerName:    proto.String(ProducerName),
 		ProducerVersion: proto.String(ProducerVersion),
 	}
+	if v := mlOpsetOf(g); v > 0 {
+		m.OpsetImport = append(m.OpsetImport, &onnxpb.OperatorSetIdProto{Domain: proto.String(mlDomain), Version: proto.Int64(int64(v))})
+	}
 	if g.Meta.Domain != "" {
 		m.Domain = proto.String(g.Meta.Domain)
 	}

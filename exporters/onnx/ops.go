@@ -194,6 +194,11 @@ func (b *builder) emit(name, opType string, inputs, outputs []string, attrs ...*
 // emitUntrimmed is emit keeping trailing empty inputs (which Loop, whose
 // first two inputs are positional, needs even when both are absent).
 func (b *builder) emitUntrimmed(name, opType string, inputs, outputs []string, attrs ...*onnxpb.AttributeProto) {
+	b.emitIn("", name, opType, inputs, outputs, attrs...)
+}
+
+// emitIn is emitUntrimmed for an op of another domain ("": the default).
+func (b *builder) emitIn(domain, name, opType string, inputs, outputs []string, attrs ...*onnxpb.AttributeProto) {
 	for len(outputs) > 1 && outputs[len(outputs)-1] == "" {
 		outputs = outputs[:len(outputs)-1]
 	}
@@ -205,6 +210,9 @@ func (b *builder) emitUntrimmed(name, opType string, inputs, outputs []string, a
 	}
 	if name != "" {
 		np.Name = proto.String(name)
+	}
+	if domain != "" {
+		np.Domain = proto.String(domain)
 	}
 	size := onnxtensor.MarshalOptions.Size(np)
 	buf := protowire.AppendTag(b.buf[:0], 1, protowire.BytesType) // GraphProto.node

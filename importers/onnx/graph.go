@@ -22,7 +22,9 @@ type importer struct {
 	g     *canon.Graph
 	tr    *onnxtensor.Reader
 	opset int64
-	cut   *Cut // import only this part of the graph (ReadCut)
+	// mlOpset is the model's ai.onnx.ml opset (-1: none imported).
+	mlOpset int64
+	cut     *Cut // import only this part of the graph (ReadCut)
 	// mapping is the mapped file the model is read from, if it is one.
 	mapping *mmapfile.Mapping
 

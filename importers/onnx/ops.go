@@ -229,6 +229,9 @@ func SupportedOps() []string { return sortedKeys(ops) }
 // convertNode converts one ONNX node into one or more canonical nodes.
 func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	op := n.GetOpType()
+	if n.GetDomain() == mlDomain {
+		return im.convertMLNode(n, name)
+	}
 	if d := n.GetDomain(); d != "" && d != "ai.onnx" {
 		if strings.HasPrefix(d, "ai.onnx.") {
 			// ONNX's own other domains: classical ML, training, preview ops.
@@ -247,6 +250,12 @@ func (im *importer) convertNode(n *onnxpb.NodeProto, name string) error {
 	if im.opset < e.since && !(hasLegacy && im.opset >= legacy.since) {
 		return fmt.Errorf("node %q (%s): the model's opset %d predates the %s semantics modelbridge reads (opset >= %d); upgrade the model with onnx.version_converter", name, op, im.opset, op, e.since)
 	}
+	return im.convertEntry(n, name, op, e)
+}
+
+// convertEntry converts node n by its table entry e, its opset checked.
+func (im *importer) convertEntry(n *onnxpb.NodeProto, name, op string, e opEntry) error {
+	legacy, hasLegacy := legacyForms[op]
 	c := &nodeCtx{im: im, n: n, name: name, op: op, attrs: map[string]*onnxpb.AttributeProto{}}
 	for _, a := range n.Attribute {
 		if a.GetRefAttrName() != "" {

@@ -99,7 +99,7 @@ func (c *nodeCtx) subgraph(attr string, gp *onnxpb.GraphProto, formal []canon.Va
 		return nil, nil, c.err
 	}
 	parent := c.im
-	sub := &importer{opts: parent.opts, g: &canon.Graph{Name: gp.GetName()}, tr: parent.tr, opset: parent.opset,
+	sub := &importer{opts: parent.opts, g: &canon.Graph{Name: gp.GetName()}, tr: parent.tr, opset: parent.opset, mlOpset: parent.mlOpset,
 		vals: canon.NewValueTable(0), inits: map[string]*canon.Tensor{}, uses: &valueUses{},
 		outputs: map[string]bool{}, freshNames: map[string]bool{}, transposed: map[string]string{}}
 	fail := func(err error) (*canon.Graph, []string, error) {

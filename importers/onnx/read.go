@@ -148,13 +148,17 @@ func (im *importer) readHeader(mp *onnxpb.ModelProto) error {
 		return fmt.Errorf("ONNX IR version %d is outside the supported range %d..%d; re-export the model with a supported version", ir, MinIRVersion, MaxIRVersion)
 	}
 	opset := int64(-1)
+	im.mlOpset = -1
 	for _, o := range mp.OpsetImport {
-		if d := o.GetDomain(); d == "" || d == "ai.onnx" {
+		switch d := o.GetDomain(); d {
+		case "", "ai.onnx":
 			opset = o.GetVersion()
+		case mlDomain:
+			im.mlOpset = o.GetVersion()
 		}
 	}
 	// A model of other domains only (ai.onnx.ml, training) is valid: its
-	// nodes are refused by domain, one by one.
+	// ai.onnx.ml nodes are read (ops_ml.go), others refused by domain.
 	if opset >= 0 && (opset < MinOpset || opset > MaxOpset) {
 		return fmt.Errorf("default-domain opset %d is outside the supported range %d..%d; convert the model with onnx.version_converter or re-export it", opset, MinOpset, MaxOpset)
 	}

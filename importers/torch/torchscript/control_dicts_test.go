@@ -228,13 +228,6 @@ class M(torch.nn.Module):
         return z
 args = [torch.rand(2, 3)]
 `, "the if lies inside a loop body or another run-time if's branch"},
-		{"float-of-run-time-tensor", `
-class M(torch.nn.Module):
-    def forward(self, x):
-        s = float(x.max())
-        return x * s
-args = [torch.rand(4, 3)]
-`, "float() of a tensor known only at run time"},
 		{"dict-changed-in-run-time-branch", `
 class M(torch.nn.Module):
     def forward(self, x):

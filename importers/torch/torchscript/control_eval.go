@@ -267,6 +267,9 @@ func sameValue(a, b value) bool {
 	case *dynBool:
 		y, ok := b.(*dynBool)
 		return ok && x == y
+	case *dynFloat:
+		y, ok := b.(*dynFloat)
+		return ok && x == y
 	case *listVal:
 		y, ok := b.(*listVal)
 		return ok && x == y

@@ -14,10 +14,11 @@ const (
 	flowTensor flowKind = iota
 	flowInt             // a 1-D int64 tensor of one element (dynInt)
 	flowBool            // a 0-d bool tensor (dynBool)
+	flowFloat           // a 1-D float64 tensor of one element (dynFloat)
 )
 
 func (k flowKind) String() string {
-	return [...]string{"tensor", "int", "bool"}[k]
+	return [...]string{"tensor", "int", "bool", "float"}[k]
 }
 
 // flowKindOf is v's kind, or an error saying why v cannot change at run
@@ -30,6 +31,8 @@ func flowKindOf(name string, v value) (flowKind, error) {
 		return flowInt, nil
 	case bool, *dynBool:
 		return flowBool, nil
+	case float64, *dynFloat:
+		return flowFloat, nil
 	case *listVal, *runList, *appendOnlyList:
 		return 0, fmt.Errorf("%s is a list assigned anew inside a loop or a branch: that needs sequence values, which the canonical IR does not have yet (appending to a list defined before, once per iteration or as often in both branches, is supported); trace the model or export it to ONNX", name)
 	}
@@ -44,6 +47,14 @@ func flowTensorOf(v value, k flowKind) (*tensorVal, bool) {
 		return t, ok
 	case flowInt:
 		return intTensor(v)
+	case flowFloat:
+		switch x := v.(type) {
+		case float64:
+			return numberConst(x), true
+		case *dynFloat:
+			return x.t, true
+		}
+		return nil, false
 	}
 	return boolTensor(v)
 }
@@ -55,6 +66,8 @@ func fromFlow(t *tensorVal, k flowKind) value {
 		return &dynInt{t: t, sym: t.name}
 	case flowBool:
 		return &dynBool{t: t}
+	case flowFloat:
+		return &dynFloat{t: t}
 	}
 	return t
 }
@@ -67,6 +80,8 @@ func (b *builder) flowInfo(name string, t *tensorVal, k flowKind) canon.ValueInf
 		return canon.ValueInfo{Name: name, DType: canon.Int64, Shape: canon.DimsOf(1), RankKnown: true}
 	case flowBool:
 		return canon.ValueInfo{Name: name, DType: canon.Bool, RankKnown: true}
+	case flowFloat:
+		return canon.ValueInfo{Name: name, DType: canon.Float64, Shape: canon.DimsOf(1), RankKnown: true}
 	}
 	vi := b.info(t)
 	vi.Name, vi.Const = name, nil

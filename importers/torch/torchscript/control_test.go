@@ -233,8 +233,8 @@ func TestThirdPartyScriptedLoop(t *testing.T) {
 }
 
 // TestScriptedControlFlowLimits: a list assigned anew in a loop whose trip
-// count only a run tells, and a float carried through such a loop, are refused
-// naming the reason; a data-dependent assert is read as an assumption on
+// count only a run tells is refused naming the reason (a float carried
+// through such a loop is supported: TestRunTimeFloatCarried); a data-dependent assert is read as an assumption on
 // the inputs, with a note.
 func TestScriptedControlFlowLimits(t *testing.T) {
 	open := formats.ReadOptions{InputShapes: map[string][]int64{"#0": {-1, 2}}}
@@ -247,14 +247,6 @@ class M(torch.nn.Module):
             l = [x[i], x[0]]
         return torch.stack(l)
 xs = [torch.randn(3, 2)]`, "is a list assigned anew inside a loop or a branch: that needs sequence values"},
-		{"float", `
-class M(torch.nn.Module):
-    def forward(self, x):
-        s = 0.5
-        for i in range(x.size(0)):
-            s = s * 2.0
-        return x * s
-xs = [torch.randn(3, 2)]`, "s is a float that changes at run time"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := scripted(t, c.src)

@@ -18,6 +18,13 @@ func clampTensors(c *opCall, iMin, iMax int) (value, error) {
 		if i < 0 || c.isNone(i) {
 			continue
 		}
+		if isRunTimeScalar(c.bound[i]) {
+			t, err := runTimeBoundTensor(c, c.bound[i], x)
+			if err != nil {
+				return nil, err
+			}
+			c.bound[i] = t
+		}
 		bound, isTensor := c.bound[i].(*tensorVal)
 		var num value
 		if !isTensor {
@@ -45,5 +52,5 @@ func clampTensors(c *opCall, iMin, iMax int) (value, error) {
 // constant one included: traced code keeps numbers so).
 func hasTensorBound(c *opCall, i int) bool {
 	_, ok := c.bound[i].(*tensorVal)
-	return ok
+	return ok || isRunTimeScalar(c.bound[i])
 }

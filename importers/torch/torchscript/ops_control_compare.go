@@ -14,8 +14,8 @@ func scalarCompare(c *opCall, fn canon.CompareFn, left, right value) (value, boo
 	if _, ok := right.(*tensorVal); ok {
 		return nil, false, nil
 	}
-	_, dynL := left.(*dynInt)
-	_, dynR := right.(*dynInt)
+	dynL := isRunTimeScalar(left)
+	dynR := isRunTimeScalar(right)
 	if !dynL && !dynR {
 		a, okA := scalarOf(left)
 		b, okB := scalarOf(right)
@@ -41,6 +41,9 @@ func scalarCompare(c *opCall, fn canon.CompareFn, left, right value) (value, boo
 			r = a.f >= b.f
 		}
 		return r, true, nil
+	}
+	if v, done, err := runTimeFloatCompare(c, fn, left, right); done {
+		return v, true, err
 	}
 	ta, okA := intTensor(left)
 	tb, okB := intTensor(right)

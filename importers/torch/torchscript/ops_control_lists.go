@@ -16,7 +16,7 @@ func init() {
 		"torch._set_item":         entry(opListSetItem),
 		"torch.pop":               entry(opListPop),
 		"torch.list":              entry(opListCopy),
-		"torch.floordiv":          entry(opIntFloorDiv),
+		"torch.floordiv":          entry(opIntFloorDiv, divideKinds...),
 		"torch.is_floating_point": entry(opIsFloatingPoint),
 		"torch.is_pinned":         entry(opIsPinned),
 		"torch.item":              entry(opItem, "Reshape", "Cast"),
@@ -148,6 +148,9 @@ func opIntFloorDiv(c *opCall) (value, error) {
 	}
 	a, okA := c.bound[0].(int64)
 	b, okB := c.bound[1].(int64)
+	if v, done, err := runTimeFloorDiv(c); done {
+		return v, err
+	}
 	if !okA || !okB {
 		return nil, c.errf("int // int on a %s and a %s: only ints known at import are supported (give the input shape)", typeName(c.bound[0]), typeName(c.bound[1]))
 	}
@@ -213,10 +216,10 @@ func opItem(c *opCall) (value, error) {
 	switch {
 	case dt == canon.Bool:
 		return c.b().runTimeBool(c.scope, x)
-	case dt == canon.Float32:
-		return floatItem(c, x)
-	case dt.IsFloat() || dt == canon.Undefined:
-		return nil, c.errf("item() of a %s tensor is a float known only at run time; the importer carries run-time floats as float32 0-d tensors, which promote as a Python float only for float32: use the tensor itself", dt)
+	case dt.IsFloat():
+		return c.b().runTimeFloat(c.scope, x)
+	case dt == canon.Undefined:
+		return nil, c.errf("item() of a tensor whose dtype is not known at import: the importer cannot tell whether it is an int, a float or a bool")
 	}
 	return c.b().runTimeInt(c.scope, x)
 }

@@ -20,7 +20,7 @@ var scalarOperandOps = map[string]bool{
 
 func isRunTimeScalar(v value) bool {
 	switch v.(type) {
-	case *dynInt, *dynBool:
+	case *dynInt, *dynBool, *dynFloat:
 		return true
 	}
 	return false
@@ -35,8 +35,17 @@ func (c *opCall) runTimeScalarCall() (value, bool, error) {
 	for _, a := range c.args {
 		dyn = dyn || isRunTimeScalar(a)
 	}
-	if !dyn || len(c.args) < 2 {
+	if !dyn {
 		return nil, false, nil
+	}
+	if v, done, err := c.runTimeNumberMath(); done {
+		return v, true, err
+	}
+	if len(c.args) < 2 {
+		return nil, false, nil
+	}
+	if v, done, err := c.runTimeFloatArithmetic(); done {
+		return v, true, err
 	}
 	if fn, ok := intArithmetic[c.name]; ok && len(c.args) == 2 && len(c.kwargs) == 0 {
 		a, okA := intTensor(c.args[0])
@@ -64,6 +73,16 @@ func (c *opCall) runTimeScalarCall() (value, bool, error) {
 	}
 	if like == nil {
 		return nil, false, nil
+	}
+	for i, a := range c.args[:2] {
+		if f, ok := a.(*dynFloat); ok {
+			s, other, err := floatOperand(c, f, like)
+			if err != nil {
+				return nil, true, err
+			}
+			c.args[i], c.args[1-i] = s, other
+			return nil, false, nil
+		}
 	}
 	dt := c.b().info(like).DType
 	if dt == canon.Bool || dt == canon.Undefined {
@@ -119,9 +138,8 @@ func (c *opCall) selectRunTime() (value, bool, error) {
 	out, err := c.b().emit1(c.scope, &canon.Gather{Axis: dim}, x, i)
 	if err == nil {
 		// x[i] aliases x: an in-place write into it changes x at a
-		// position only a run tells (views_runtime_box.go); through a view
-		// of a view it is refused rather than lost.
-		trackRunTimeSelect(c.b(), x, out, int(dim), idx.t)
+		// position only a run tells (views_runtime_write.go).
+		trackView(c, x, out, viewStep{axis: int(dim), selects: true, runStart: idx.t})
 	}
 	return out, true, err
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	optable.Add(&opTable, map[string]opEntry{"torch.tensor": entry(opTensorLiteral)})
+	optable.Add(&opTable, map[string]opEntry{"torch.tensor": entry(opTensorLiteral, "Concat", "Reshape", "Cast")})
 }
 
 // opTensorLiteral reads torch.tensor(data, dtype=None, device=None,
@@ -29,7 +29,7 @@ func opTensorLiteral(c *opCall) (value, error) {
 				return c.errf("the nested lists are not rectangular")
 			}
 			switch v.(type) {
-			case int64, float64, bool, *dynInt:
+			case int64, float64, bool, *dynInt, *dynFloat:
 				leaves = append(leaves, v)
 				return nil
 			}
@@ -56,7 +56,7 @@ func opTensorLiteral(c *opCall) (value, error) {
 	dt := canon.Bool
 	for _, l := range leaves {
 		switch l.(type) {
-		case float64:
+		case float64, *dynFloat:
 			dt = canon.Float32
 		case int64, *dynInt:
 			if dt == canon.Bool {
@@ -75,6 +75,9 @@ func opTensorLiteral(c *opCall) (value, error) {
 	}
 	if shape == nil {
 		shape = []int64{}
+	}
+	if hasDynFloat(leaves) {
+		return runTimeFloatTensorLiteral(c, leaves, shape, dt)
 	}
 	if hasDynInt(leaves) {
 		return runTimeTensorLiteral(c, leaves, shape, dt)

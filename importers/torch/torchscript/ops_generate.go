@@ -208,6 +208,9 @@ func opArange(c *opCall) (value, error) {
 			allInt = allInt && !c.b().info(t).DType.IsFloat()
 			continue
 		}
+		if _, ok := v.(*dynFloat); ok {
+			return nil, c.errf("bound %d is a float known only at run time: torch counts the entries as ceil((end - start) / step) in double and steps in the result's dtype, which this importer does only with float bounds known at import (or int bounds known at run time)", i)
+		}
 		s, ok := scalarOf(v)
 		if !ok {
 			return nil, c.errf("bound %d must be a number, got %s", i, typeName(v))
@@ -228,11 +231,16 @@ func opArange(c *opCall) (value, error) {
 	ins := make([]*tensorVal, 3)
 	for i, v := range bounds {
 		if d, ok := v.(*dynInt); ok {
-			if dt != canon.Int64 {
+			if dt != canon.Int64 && dt != canon.Int32 {
 				return nil, c.errf("a %s arange with a bound known only at run time is not supported", dt)
 			}
 			if ins[i], err = c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{}}, d.t); err != nil {
 				return nil, err
+			}
+			if dt == canon.Int32 { // a size fits: the cast is exact
+				if ins[i], err = c.b().emit1(c.scope, &canon.Cast{To: canon.Int32}, ins[i]); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}

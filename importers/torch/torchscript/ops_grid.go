@@ -11,7 +11,7 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.meshgrid":       entry(opMeshgrid, "Reshape", "Expand"),
+		"torch.meshgrid":       entry(opMeshgrid, "Reshape", "Expand", "Shape", "Concat", "Unsqueeze"),
 		"torch.cartesian_prod": entry(opCartesianProd, "Reshape", "Expand", "Unsqueeze", "Concat"),
 		"torch.tril_indices":   entry(opTriIndices(false)),
 		"torch.triu_indices":   entry(opTriIndices(true)),
@@ -24,6 +24,11 @@ func init() {
 // meshgridOf broadcasts each 0-D or 1-D tensor along its own axis of the
 // grid; "xy" indexing swaps the first two axes.
 func meshgridOf(c *opCall, ts []*tensorVal, xy bool) ([]*tensorVal, error) {
+	for _, t := range ts {
+		if _, static := c.b().info(t).StaticShape(); !static {
+			return meshgridRunTime(c, ts, xy)
+		}
+	}
 	lens := make([]int64, len(ts))
 	for i, t := range ts {
 		s, err := c.shapeOf(t, "each tensor")

@@ -16,10 +16,10 @@ type inPlaceForm struct {
 var shiftKinds = []string{"BitShift", "Cast", "Mul", "Mod", "Sub", "Div", "Less", "Where", "Pow", "Max", "Min", "Or", "Equal", "GreaterOrEqual"}
 
 var inPlaceForms = map[string]inPlaceForm{
-	"torch.relu6_":               {"torch.relu6", []string{"Clip"}},
+	"torch.relu6_":               {"torch.relu6", []string{"Clip", "Max", "Min", "Cast", "Reshape"}},
 	"torch.floor_divide_":        {"torch.floor_divide", divideKinds},
-	"torch.clamp_min_":           {"torch.clamp_min", []string{"Clip", "Max", "Cast"}},
-	"torch.clamp_max_":           {"torch.clamp_max", []string{"Clip", "Min", "Cast"}},
+	"torch.clamp_min_":           {"torch.clamp_min", []string{"Clip", "Max", "Cast", "Reshape"}},
+	"torch.clamp_max_":           {"torch.clamp_max", []string{"Clip", "Min", "Cast", "Reshape"}},
 	"torch.pow_":                 {"torch.pow", []string{"Pow", "Cast"}},
 	"torch.remainder_":           {"torch.remainder", []string{"Mod", "Cast"}},
 	"torch.fmod_":                {"torch.fmod", []string{"Mod", "Cast"}},

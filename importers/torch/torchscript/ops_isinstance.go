@@ -65,8 +65,11 @@ func isInstanceOf(v value, name string) (is, known bool) {
 		}
 		return false, true
 	case "float":
-		_, ok := v.(float64)
-		return ok, true
+		switch v.(type) {
+		case float64, *dynFloat:
+			return true, true
+		}
+		return false, true
 	case "bool":
 		switch v.(type) {
 		case bool, *dynBool:

@@ -10,8 +10,8 @@ import (
 // operator's handler, looked up when called since other files' init
 // functions fill the table; kinds repeats that entry's kinds.
 var mathAliases = map[string]inPlaceForm{
-	"torch.clip":                 {"torch.clamp", []string{"Clip", "Max", "Min", "Cast"}},
-	"torch.clip_":                {"torch.clamp_", []string{"Clip", "Max", "Min", "Cast"}},
+	"torch.clip":                 {"torch.clamp", []string{"Clip", "Max", "Min", "Cast", "Reshape"}},
+	"torch.clip_":                {"torch.clamp_", []string{"Clip", "Max", "Min", "Cast", "Reshape"}},
 	"torch.absolute":             {"torch.abs", []string{"Abs"}},
 	"torch.absolute_":            {"torch.abs_", []string{"Abs"}},
 	"torch.negative":             {"torch.neg", []string{"Neg"}},

@@ -23,8 +23,8 @@ func init() {
 		"torch.max_unpool3d":            entry(opMaxUnpool(3), "MaxUnpool", "Add", "Unsqueeze", "Squeeze"),
 		// F.normalize traces into norm, clamp_min, expand_as and div:
 		// x / max(norm, eps), read exactly as those ops.
-		"torch.clamp_min": entry(opClampOne(true), "Clip", "Max", "Cast"),
-		"torch.clamp_max": entry(opClampOne(false), "Clip", "Min", "Cast"),
+		"torch.clamp_min": entry(opClampOne(true), "Clip", "Max", "Cast", "Reshape"),
+		"torch.clamp_max": entry(opClampOne(false), "Clip", "Min", "Cast", "Reshape"),
 	})
 	optable.Add(&opLacks, map[string]string{
 		"LpNormalization":           "F.normalize divides by max(norm, eps), not by the norm: it is read exactly as the norm, clamp_min, expand_as and div it traces into",

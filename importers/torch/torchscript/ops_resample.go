@@ -12,12 +12,12 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize", "Gather"),
-		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize", "Gather"),
-		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize", "Gather"),
-		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize", "Gather"),
-		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather"),
-		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather"),
+		"torch.upsample_nearest1d":        entry(opUpsample(1, upNearest), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch.upsample_nearest2d":        entry(opUpsample(2, upNearest), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch.upsample_nearest3d":        entry(opUpsample(3, upNearest), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch._upsample_nearest_exact1d": entry(opUpsample(1, upNearestExact), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch._upsample_nearest_exact2d": entry(opUpsample(2, upNearestExact), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
+		"torch._upsample_nearest_exact3d": entry(opUpsample(3, upNearestExact), "Resize", "Gather", "Shape", "Cast", "Div", "Reshape", "Range", "Add", "Mul", "Floor", "Sub", "Min"),
 		"torch.upsample_linear1d":         entry(opUpsample(1, upLinear), "Resize", "Concat"),
 		"torch.upsample_bilinear2d":       entry(opUpsample(2, upLinear), "Resize", "Concat"),
 		"torch.upsample_trilinear3d":      entry(opUpsample(3, upLinear), "Resize", "Concat"),
@@ -99,6 +99,9 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 		var scales []float64
 		switch {
 		case vec && !c.isNone(len(schema)-1):
+			if err := refuseRunTimeScales(c, len(schema)-1); err != nil {
+				return nil, err
+			}
 			if scales, err = c.floatList(len(schema)-1, nsp); err != nil {
 				return nil, err
 			}
@@ -135,14 +138,17 @@ func opUpsample(nsp int, kind upsampleKind) opHandler {
 			op.CoordTransform = canon.AlignCorners
 		}
 		if !c.isNone(1) {
+			if v, done, err := runTimeUpsample(c, x, kind, op, nsp, vec || scales == nil); done {
+				return v, err
+			}
 			sizes, err := c.ints(1, nsp)
 			if err != nil {
-				if items, ok := listItems(c.bound[1]); ok && hasDynInt(items) && len(items) == nsp && (vec || scales == nil) && (kind == upLinear || kind == upCubic) {
-					return resizeToRunTimeSizes(c, x, op, items)
-				}
 				return nil, err
 			}
 			if vec || scales == nil {
+				if v, done, err := nearestToSizes(c, x, kind, sizes); done {
+					return v, err
+				}
 				// Sizes alone: torch's in/out is ONNX's size/in scale.
 				op.Sizes, op.Axes = sizes, spatialAxes(nsp)
 				if shape, ok := c.b().info(x).StaticShape(); ok {

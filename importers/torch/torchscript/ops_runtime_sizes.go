@@ -6,36 +6,6 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 )
 
-// splitWhole is torch.split(x, [n], dim) with n known only at run time:
-// PyTorch requires the sizes to add up to the dimension's length (it
-// raises otherwise), so the one piece is x itself. torchvision's R-CNN
-// heads split their batch of boxes by the count of each image's boxes, one
-// image's count here. ok is false for the other forms of split.
-func splitWhole(c *opCall, x *tensorVal) (v value, ok bool, err error) {
-	items, isList := listItems(c.bound[1])
-	if !isList || len(items) != 1 {
-		return nil, false, nil
-	}
-	if _, known := toInt(items[0]); known {
-		return nil, false, nil
-	}
-	if _, isDyn := items[0].(*dynInt); !isDyn {
-		return nil, false, nil
-	}
-	r, err := c.rankOf(x, "the input")
-	if err != nil {
-		return nil, true, err
-	}
-	d, err := c.int(2)
-	if err != nil {
-		return nil, true, err
-	}
-	if _, err := c.axis(d, r); err != nil {
-		return nil, true, err
-	}
-	return &listVal{items: []value{x}}, true, nil
-}
-
 // expandAsRunTime is torch.expand_as(x, other) where other's sizes are
 // known only at run time (of rank known at import): an Expand to other's
 // shape, read at run time. Expand broadcasts both ways, which is torch's
@@ -98,6 +68,7 @@ func indexStack(c *opCall, ts []*tensorVal) (*tensorVal, int, error) {
 		if t, err = bld.emit1(c.scope, &canon.Expand{}, t, shape); err != nil {
 			return nil, 0, err
 		}
+		broadcastKnownSizes(bld, t, ts)
 		if parts[k], err = bld.emit1(c.scope, &canon.Unsqueeze{Axes: []int64{int64(rank)}}, t); err != nil {
 			return nil, 0, err
 		}
@@ -136,6 +107,52 @@ func knownSizes(b *builder, out *tensorVal, pieces []*tensorVal) {
 	out.info = info
 }
 
+// broadcastKnownSizes gives out, the broadcast of ts to their common shape
+// read at run time, the sizes known at import: along an axis, the size
+// some t has other than 1 (torch raises when two differ), or 1 when every
+// t has 1 there. RPN's proposals[batch_idx, top_n_idx] keeps its batch of
+// one image so that the loop over the images has a known trip count.
+func broadcastKnownSizes(b *builder, out *tensorVal, ts []*tensorVal) {
+	info := b.vals[out.name]
+	if !info.RankKnown {
+		return
+	}
+	r := len(info.Shape)
+	shape := append([]canon.Dim(nil), info.Shape...)
+	for i := range shape {
+		if shape[i].Known() {
+			continue
+		}
+		size, allOne := int64(-1), true
+		for _, t := range ts {
+			ti := b.info(t)
+			if !ti.RankKnown {
+				allOne = false
+				break
+			}
+			j := i - (r - len(ti.Shape))
+			if j < 0 {
+				continue
+			}
+			d := ti.Shape[j]
+			switch {
+			case !d.Known():
+				allOne = false
+			case d.Size != 1:
+				size = d.Size
+			}
+		}
+		if size >= 0 {
+			shape[i] = canon.Dim{Size: size}
+		} else if allOne {
+			shape[i] = canon.Dim{Size: 1}
+		}
+	}
+	info.Shape = shape
+	b.vals[out.name] = info
+	out.info = info
+}
+
 // sizesLike gives out, made to the run-time shape of a tensor of type like
 // (zeros_like), the sizes like has, known or named.
 func sizesLike(b *builder, out *tensorVal, like canon.ValueInfo) {
@@ -146,35 +163,6 @@ func sizesLike(b *builder, out *tensorVal, like canon.ValueInfo) {
 	info.Shape = append([]canon.Dim(nil), like.Shape...)
 	b.vals[out.name] = info
 	out.info = info
-}
-
-// resizeToRunTimeSizes is op (an upsample given output sizes only) to the
-// spatial sizes items, some known only at run time (Mask R-CNN pastes each
-// mask resized to its box's size): the same Resize, its sizes an input.
-func resizeToRunTimeSizes(c *opCall, x *tensorVal, op *canon.Resize, items []value) (value, error) {
-	b := c.b()
-	pieces := make([]*tensorVal, len(items))
-	for i, it := range items {
-		if d, ok := it.(*dynInt); ok {
-			pieces[i] = d.t
-			continue
-		}
-		n, ok := toInt(it)
-		if !ok || n < 0 {
-			return nil, c.errf("output size element %d is a %s, not a size", i, typeName(it))
-		}
-		pieces[i] = &tensorVal{konst: canon.NewInt64Tensor("", []int64{1}, []int64{n})}
-	}
-	sizes, err := b.emit1(c.scope, &canon.Concat{Axis: 0}, pieces...)
-	if err != nil {
-		return nil, err
-	}
-	op.Axes = spatialAxes(len(items))
-	out, err := b.emit(c.scope, op, []*tensorVal{x, nil, sizes}, 1)
-	if err != nil {
-		return nil, err
-	}
-	return out[0], nil
 }
 
 // implicitScalar is annotate(int, t) or annotate(float, t) of a tensor t:
@@ -188,5 +176,37 @@ func implicitScalar(c *opCall) (value, bool, error) {
 		return nil, false, nil
 	}
 	v, err := c.in.callOp(opTable[q.path], q.path, c.scope, []value{t}, nil)
+	return v, true, err
+}
+
+// flattenRunTime is torch.flatten(x, start, end) when only the flattened
+// axes have sizes known only at run time (RPN's box_cls of one row per
+// anchor, flatten(0, -2)): a Reshape whose flattened axis is -1, the other
+// sizes known and not 0 (-1 cannot be inferred beside a 0). ok is false
+// when x's shape is static or the case is not this one.
+func flattenRunTime(c *opCall, x *tensorVal, start, end int64) (value, bool, error) {
+	info := c.b().info(x)
+	if _, static := info.StaticShape(); static || !info.RankKnown {
+		return nil, false, nil
+	}
+	r := len(info.Shape)
+	s, err1 := c.axis(start, r)
+	e, err2 := c.axis(end, r)
+	if err1 != nil || err2 != nil || e < s {
+		return nil, false, nil
+	}
+	target := []int64{}
+	for i, d := range info.Shape {
+		switch {
+		case int64(i) > s && int64(i) <= e:
+		case int64(i) == s:
+			target = append(target, -1)
+		case !d.Known() || d.Size == 0:
+			return nil, false, nil
+		default:
+			target = append(target, d.Size)
+		}
+	}
+	v, err := c.b().emit1(c.scope, &canon.Reshape{Shape: target}, x)
 	return v, true, err
 }

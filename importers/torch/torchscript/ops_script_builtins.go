@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
 )
 
@@ -109,25 +108,4 @@ func opFormat(c *opCall) (value, error) {
 		rest = rest[1:]
 	}
 	return b.String(), nil
-}
-
-// floatItem is item() of a float32 tensor known only at run time: a 0-d
-// float32 tensor. It promotes as the Python float would: with a float
-// tensor the tensor's dtype wins, with an integer or bool tensor the result
-// is float32 (PyTorch's default dtype), and float32 holds the value exactly.
-func floatItem(c *opCall, x *tensorVal) (value, error) {
-	vi := c.b().info(x)
-	if shape, ok := vi.StaticShape(); ok {
-		n := int64(1)
-		for _, d := range shape {
-			n *= d
-		}
-		if n != 1 {
-			return nil, c.errf("item() of a tensor of shape %v: it needs one element", shape)
-		}
-		if len(shape) == 0 {
-			return x, nil
-		}
-	}
-	return c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{}}, x)
 }

@@ -14,8 +14,8 @@ func init() {
 		"ops.prim.dtype":  entry(opPrimDType),
 		"ops.prim.device": entry(opPrimDevice),
 		"ops.prim.type":   entry(opPrimDeviceType),
-		"ops.prim.min":    entry(opPrimMinMax(canon.VarMin), "Min"),
-		"ops.prim.max":    entry(opPrimMinMax(canon.VarMax), "Max"),
+		"ops.prim.min":    entry(opPrimMinMax(canon.VarMin), "Min", "Cast"),
+		"ops.prim.max":    entry(opPrimMinMax(canon.VarMax), "Max", "Cast"),
 		"torch.warn":      entry(opWarn),
 		"torch.as_tensor": entry(opAsTensor, "Cast"),
 	})
@@ -85,6 +85,9 @@ func opPrimMinMax(fn canon.VariadicFn) opHandler {
 		}
 		if len(items) == 0 {
 			return nil, c.errf("of an empty list")
+		}
+		if hasDynFloat(items) {
+			return runTimeFloatMinMax(c, fn, items)
 		}
 		if !hasDynInt(items) {
 			best, ok := scalarOf(items[0])

@@ -24,8 +24,8 @@ func init() {
 		"torch.alias":        entry(opClone, "Identity"),
 		"torch.unflatten":    entry(marksView(opUnflatten), "Reshape"),
 		"torch.narrow":       entry(marksView(opNarrow), "Slice"),
-		"torch.copy_":        entry(inPlace(opCopy), "Expand", "Cast", "ScatterND", "Reshape"),
-		"torch.fill_":        entry(inPlace(opFill), "ConstantOfShape", "Expand", "Cast", "ScatterND", "Reshape"),
+		"torch.copy_":        entry(inPlace(opCopy), "Expand", "Cast", "ScatterND", "Reshape", "Shape"),
+		"torch.fill_":        entry(inPlace(opFill), "ConstantOfShape", "Expand", "Cast", "ScatterND", "Reshape", "Shape"),
 		"torch.flip":         entry(opFlip, "Slice"),
 		"torch.index_select": entry(opIndexSelect, "Gather", "Reshape"),
 		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
@@ -404,6 +404,10 @@ func opIndex(c *opCall) (value, error) {
 // maskSelect is x[mask] with a mask covering axes [d, d+m): a 1-D mask is
 // a Compress along d; a mask over the leading axes flattens them first.
 func maskSelect(c *opCall, x, mask *tensorVal, d, rank int) (value, error) {
+	if mi := c.b().info(mask); mi.RankKnown && len(mi.Shape) == 1 {
+		// A 1-D mask of a length only a run tells is a Compress too.
+		return c.b().emit1(c.scope, &canon.Compress{Axis: int64(d)}, x, mask)
+	}
 	ms, err := c.shapeOf(mask, "the mask")
 	if err != nil {
 		return nil, err

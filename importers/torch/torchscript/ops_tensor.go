@@ -204,8 +204,13 @@ func opInt(c *opCall) (value, error) {
 	if err := c.bind("x"); err != nil {
 		return nil, err
 	}
-	if d, ok := c.bound[0].(*dynInt); ok {
-		return d, nil
+	switch x := c.bound[0].(type) {
+	case *dynInt:
+		return x, nil
+	case *dynFloat:
+		return c.b().truncToInt(c.scope, x)
+	case *dynBool:
+		return intOfBool(c, x)
 	}
 	if t, ok := c.bound[0].(*tensorVal); ok {
 		if _, known := scalarOf(t); !known {
@@ -229,17 +234,26 @@ func opFloat(c *opCall) (value, error) {
 	}
 	if t, ok := c.bound[0].(*tensorVal); ok {
 		if _, known := scalarOf(t); !known {
-			if k, computed := c.b().importTimeValue(t); computed {
-				c.bound[0] = &tensorVal{konst: k}
+			k, computed := c.b().importTimeValue(t)
+			if !computed {
+				return c.b().runTimeFloat(c.scope, t)
 			}
+			c.bound[0] = &tensorVal{konst: k}
 		}
+	}
+	switch x := c.bound[0].(type) {
+	case *dynFloat:
+		return x, nil
+	case *dynInt, *dynBool:
+		t, _, err := c.b().floatTensor(c.scope, x)
+		if err != nil {
+			return nil, err
+		}
+		return &dynFloat{t: t}, nil
 	}
 	s, ok := scalarOf(c.bound[0])
 	if !ok {
-		if _, isTensor := c.bound[0].(*tensorVal); isTensor {
-			return nil, c.errf("float() of a tensor known only at run time: the importer computes Python floats at import only; give the input sizes it depends on (--input-shape NAME=D1,D2,...)")
-		}
-		return nil, c.errf("argument must be a number known at import, got %s", typeName(c.bound[0]))
+		return nil, c.errf("argument must be a number, got %s", typeName(c.bound[0]))
 	}
 	return s.f, nil
 }
@@ -396,8 +410,8 @@ func opSplit(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, ok, err := splitWhole(c, x); ok {
-		return v, err
+	if items, ok := listItems(c.bound[1]); ok && hasDynInt(items) {
+		return splitRunTime(c, x, items)
 	}
 	d, n, err := splitAxis(c, x, 2)
 	if err != nil {
@@ -467,6 +481,9 @@ func opFlatten(c *opCall) (value, error) {
 	}
 	if start == 0 && end == -1 {
 		return c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{-1}}, x)
+	}
+	if v, ok, err := flattenRunTime(c, x, start, end); ok {
+		return v, err
 	}
 	shape, err := c.shapeOf(x, "the input")
 	if err != nil {

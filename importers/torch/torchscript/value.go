@@ -95,6 +95,8 @@ func typeName(v value) string {
 		return "CONSTANTS"
 	case *dynInt:
 		return "int (known at run time)"
+	case *dynFloat:
+		return "float (known at run time)"
 	case *quantizedVal:
 		return "quantized Tensor (read by int_repr, dequantize and the quantized layers and operators)"
 	case *perChannelQuantizedVal:

@@ -22,6 +22,10 @@ type viewStep struct {
 	axis             int
 	start, end, step int64
 	selects          bool
+	// runStart and runEnd, when set, are the bounds known only at run time
+	// (1-element int64 tensors; start and end are then unused; a select
+	// has only runStart): views_runtime_write.go writes through such views.
+	runStart, runEnd *tensorVal
 }
 
 // viewOf is a view: the tensor it aliases and the steps from it. Views
@@ -31,8 +35,6 @@ type viewOf struct {
 	base   *tensorVal
 	steps  []viewStep
 	opaque bool
-	// bounds are slices whose bounds only a run tells (views_runtime_box.go).
-	bounds []sliceBound
 }
 
 // viewBase is the tensor x aliases: its base when x is a view, else x.
@@ -73,11 +75,11 @@ func trackView(c *opCall, x, out *tensorVal, step viewStep) {
 	switch {
 	case !isView:
 		b.views[out.name] = &viewOf{base: x, steps: []viewStep{step}}
-	case parent.opaque || len(parent.bounds) > 0 && !parent.rowOnly():
+	case parent.opaque:
 		b.views[out.name] = &viewOf{base: parent.base, opaque: true}
 	default:
 		steps := append(append([]viewStep{}, parent.steps...), step)
-		b.views[out.name] = &viewOf{base: parent.base, steps: steps, bounds: parent.bounds}
+		b.views[out.name] = &viewOf{base: parent.base, steps: steps}
 	}
 }
 
@@ -159,15 +161,11 @@ func clampSlice(v, n int64) int64 {
 // dst). Other views of that tensor made before go stale.
 func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value, error) {
 	b := c.b()
-	if len(v.bounds) > 0 {
-		return writeRunTimeBox(c, h, dst, v)
-	}
 	shape, ok := b.info(v.base).StaticShape()
-	if !ok {
-		if out, done, err := writeSelectRunTime(c, h, dst, v); done {
-			return out, err
-		}
-		return nil, c.errf("an in-place op on a slice needs the sliced tensor's shape; give the input shape (--input-shape NAME=D1,D2,...)")
+	if v.hasRunTimeBounds() || !ok {
+		// Sizes or bounds only a run tells: the base is put back together
+		// from slices around the written box (views_runtime_write.go).
+		return writeRunTimeBox(c, h, dst, v)
 	}
 	if lo, hi, _, isBox := v.boxSelect(shape); isBox && numelOf(shape) > maxScatterWrite {
 		// Slices and concats write a large box more cheaply than the
@@ -239,6 +237,9 @@ func opFill(c *opCall) (value, error) {
 	if t, ok := c.bound[1].(*tensorVal); ok && t.konst == nil {
 		return broadcastLike(c, dst, t)
 	}
+	if isRunTimeScalar(c.bound[1]) {
+		return fillRunTime(c, dst, c.bound[1])
+	}
 	s, ok := scalarOf(c.bound[1])
 	if !ok {
 		return nil, c.errf("value must be a number or a 0-d tensor, got %s", typeName(c.bound[1]))
@@ -257,13 +258,16 @@ func opFill(c *opCall) (value, error) {
 
 // broadcastLike gives src dst's dtype and (static) shape.
 func broadcastLike(c *opCall, dst, src *tensorVal) (value, error) {
-	src, err := castTo(c, src, c.b().info(dst).DType)
-	if err != nil {
-		return nil, err
+	if _, static := c.b().info(dst).StaticShape(); !static {
+		return broadcastLikeRunTime(c, dst, src)
 	}
 	shape, err := c.shapeOf(dst, "the tensor written")
 	if err != nil {
-		return expandRunTime(c, dst, src)
+		return nil, err
+	}
+	src, err = castTo(c, src, c.b().info(dst).DType)
+	if err != nil {
+		return nil, err
 	}
 	if have, ok := c.b().info(src).StaticShape(); ok && sameInts(have, shape) {
 		return src, nil

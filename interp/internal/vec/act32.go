@@ -30,24 +30,7 @@ func sigmoid32(x float32) float32 {
 	if x != x {
 		return x
 	}
-	t := math.Float32frombits(math.Float32bits(x) | 1<<31)
-	if t < exp32Lo {
-		t = exp32Lo
-	}
-	ki := int32(math.RoundToEven(float64(t * exp32Log2e)))
-	k := float32(ki)
-	r := fma32(-k, exp32Ln2Hi, t)
-	r = fma32(-k, exp32Ln2Lo, r)
-	z := r * r
-	p := exp32Poly[0]
-	for _, c := range exp32Poly[1:] {
-		p = fma32(p, r, c)
-	}
-	p = fma32(p, z, r)
-	p += 1
-	k1 := ki >> 1
-	e := p * pow2f(k1)
-	e *= pow2f(ki - k1)
+	e := expNeg32(math.Float32frombits(math.Float32bits(x) | 1<<31))
 	num := float32(1)
 	if math.Float32bits(x)>>31 != 0 {
 		num = e
@@ -64,6 +47,39 @@ func sigmoid32(x float32) float32 {
 	rem := fma32(-q, d, num)
 	rem = fma32(-q, dlo, rem)
 	return fma32(rem, inv, q)
+}
+
+// expNeg32 is e^t for t ≤ 0 (or NaN) as Cephes expf computes it: t
+// clamped below at -104, the reduction by k·ln 2 in two parts, the
+// polynomial with each multiply-add fused, and 2^k applied in two halves
+// so that a subnormal result rounds once.
+func expNeg32(t float32) float32 {
+	if t < exp32Lo {
+		t = exp32Lo
+	}
+	ki := int32(math.RoundToEven(float64(t * exp32Log2e)))
+	k := float32(ki)
+	r := fma32(-k, exp32Ln2Hi, t)
+	r = fma32(-k, exp32Ln2Lo, r)
+	z := r * r
+	p := exp32Poly[0]
+	for _, c := range exp32Poly[1:] {
+		p = fma32(p, r, c)
+	}
+	p = fma32(p, z, r)
+	p += 1
+	k1 := ki >> 1
+	e := p * pow2f(k1)
+	return e * pow2f(ki-k1)
+}
+
+// expShift32Ref sets d[i] = expNeg32(s[i] - m): a softmax row's
+// exponentials, m its maximum.
+func expShift32Ref(d, s []float32, m float32) {
+	s = s[:len(d)]
+	for i, v := range s {
+		d[i] = expNeg32(v - m)
+	}
 }
 
 // pow2f is 2^k for k in float32's normal exponent range.

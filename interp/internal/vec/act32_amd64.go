@@ -46,6 +46,21 @@ func Sigmoid32(d, s []float32) { lanes32(d, s, sigmoid32AVX512, sigmoid32AVX2, s
 // own), as Sigmoid32.
 func SiLU32(d, s []float32) { lanes32(d, s, silu32AVX512, silu32AVX2, silu32Ref) }
 
+//go:noescape
+func expShift32AVX512(n int, dst, src *float32, m float32)
+
+//go:noescape
+func expShift32AVX2(n int, dst, src *float32, m float32)
+
+// ExpShift32 sets d[i] = expNeg32(s[i] - m) for i < len(d): m must be at
+// least every s[i] (a softmax row's maximum).
+func ExpShift32(d, s []float32, m float32) {
+	lanes32(d, s,
+		func(n int, dst, src *float32) { expShift32AVX512(n, dst, src, m) },
+		func(n int, dst, src *float32) { expShift32AVX2(n, dst, src, m) },
+		func(d, s []float32) { expShift32Ref(d, s, m) })
+}
+
 // lanes32 runs a float32-lane routine on d and s: k512 with AVX-512, k2
 // with AVX2 + FMA, ref without either; the tail through a padded vector.
 func lanes32(d, s []float32, k512, k2 func(n int, dst, src *float32), ref func(d, s []float32)) {

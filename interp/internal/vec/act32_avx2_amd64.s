@@ -772,6 +772,54 @@ silu32done:
 	VZEROUPPER
 	RET
 
+// func expShift32AVX2(n int, dst, src *float32, m float32)
+// Registers: 0 m, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r², 7 scratch.
+TEXT ·expShift32AVX2(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	VBROADCASTSS m+24(FP), Y0
+	SHRQ $3, CX
+	JEQ exps32done
+
+exps32loop:
+	VMOVUPS 0(SI), Y1
+	VSUBPS Y0, Y1, Y1
+	VMOVUPS act32<>+64(SB), Y7
+	VMAXPS Y1, Y7, Y1
+	VMULPS act32<>+128(SB), Y1, Y2
+	VCVTPS2DQ Y2, Y3
+	VCVTDQ2PS Y3, Y2
+	VMOVAPS Y1, Y4
+	VFNMADD231PS act32<>+192(SB), Y2, Y4
+	VFNMADD231PS act32<>+256(SB), Y2, Y4
+	VMULPS Y4, Y4, Y6
+	VMOVUPS act32<>+320(SB), Y5
+	VFMADD213PS act32<>+384(SB), Y4, Y5
+	VFMADD213PS act32<>+448(SB), Y4, Y5
+	VFMADD213PS act32<>+512(SB), Y4, Y5
+	VFMADD213PS act32<>+576(SB), Y4, Y5
+	VFMADD213PS act32<>+640(SB), Y4, Y5
+	VFMADD213PS Y4, Y6, Y5
+	VADDPS act32<>+704(SB), Y5, Y5
+	VPSRAD $1, Y3, Y7
+	VPSUBD Y7, Y3, Y3
+	VPADDD act32<>+768(SB), Y7, Y7
+	VPSLLD $23, Y7, Y7
+	VMULPS Y7, Y5, Y5
+	VPADDD act32<>+768(SB), Y3, Y3
+	VPSLLD $23, Y3, Y3
+	VMULPS Y3, Y5, Y5
+	VMOVUPS Y5, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE exps32loop
+
+exps32done:
+	VZEROUPPER
+	RET
+
 // func hardSigmoidGate32AVX2(n int, dst, src *float32, a, b float32)
 // Registers: 0 x, 1 the gate, 8 a, 9 b, 10 one, 11 zero.
 TEXT ·hardSigmoidGate32AVX2(SB), NOSPLIT, $0-32

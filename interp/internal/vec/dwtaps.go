@@ -20,8 +20,8 @@ func dwTapsRef(src []float32, offs []int32, w []float32, bias float32, dst []flo
 }
 
 // dwTapsCheck panics unless src holds every value the run reads: the
-// assembly trusts it.
-func dwTapsCheck(src []float32, offs []int32, w []float32, n int) {
+// assembly trusts it. It returns the largest offset.
+func dwTapsCheck(src []float32, offs []int32, w []float32, n int) int {
 	_ = w[len(offs)-1]
 	hi := 0
 	for _, o := range offs {
@@ -31,6 +31,7 @@ func dwTapsCheck(src []float32, offs []int32, w []float32, n int) {
 		hi = max(hi, int(o))
 	}
 	_ = src[hi+n-1]
+	return hi
 }
 
 // copyRowsClampRef sets dst[r·ldd+c] = min(max(src[r·lds+c], lo), hi) for
@@ -60,4 +61,25 @@ func deinterleaveRowsRef(even, odd []float32, ldd int, src []float32, lds, rows,
 			o[i] = s[2*i+1]
 		}
 	}
+}
+
+// TapRows is L when offs comes in rows of L consecutive offsets, for the L
+// the row-run kernels serve (5, 7), else 0: DWTapsRows's rowLen.
+func TapRows(offs []int32) int {
+	for _, l := range []int{5, 7} {
+		if len(offs)%l != 0 {
+			continue
+		}
+		rows := true
+		for i := range offs {
+			if i%l != 0 && offs[i] != offs[i-1]+1 {
+				rows = false
+				break
+			}
+		}
+		if rows {
+			return l
+		}
+	}
+	return 0
 }

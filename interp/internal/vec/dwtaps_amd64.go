@@ -8,24 +8,51 @@ import "unsafe"
 func dwTapsAVX512(n int, src *float32, offs *int32, taps int, w *float32, bias float32, dst *float32)
 
 //go:noescape
+func dwRows5AVX512(n int, src *float32, offs *int32, rows int, w *float32, bias float32, dst *float32)
+
+//go:noescape
+func dwRows7AVX512(n int, src *float32, offs *int32, rows int, w *float32, bias float32, dst *float32)
+
+//go:noescape
 func dwTapsAVX2(n int, src *float32, offs *int32, taps int, w *float32, bias float32, dst *float32)
 
 // DWTaps sets dst[i] = bias + Σ_t w[t]·src[offs[t]+i] as dwTapsRef: whole
 // vectors in AVX-512 (16 outputs) or AVX2 with FMA (8), the rest in Go.
-// Every offset is ≥ 0 and src holds max(offs) + len(dst) values or more.
+// Every offset is ≥ 0 and src holds max(offs) + len(dst) values or more;
+// with 16 more, windows whose taps come in rows of 5 or 7 consecutive
+// offsets run on the AVX-512 row-run kernels (see DWTapsRows).
 func DWTaps(src []float32, offs []int32, w []float32, bias float32, dst []float32) {
+	DWTapsRows(src, offs, TapRows(offs), w, bias, dst)
+}
+
+// DWTapsRows is DWTaps told that offs comes in rows of rowLen consecutive
+// offsets: rowLen must be TapRows(offs), which a caller running one window
+// over many planes finds once. With AVX-512, rows of 5 or 7, a run
+// of at least one group of 8 vectors (shorter runs, 7×7 planes, were
+// slower so) and 16 values of src to spare after the run, it runs on the
+// row-run kernels (gen/dwrows.go), the same sums in the same order.
+func DWTapsRows(src []float32, offs []int32, rowLen int, w []float32, bias float32, dst []float32) {
 	if len(offs) == 0 || len(dst) == 0 {
 		dwTapsRef(src, offs, w, bias, dst)
 		return
 	}
-	dwTapsCheck(src, offs, w, len(dst))
+	hi := dwTapsCheck(src, offs, w, len(dst))
 	v := 0
 	switch {
 	case UseAVX512:
 		v = len(dst) &^ 15
-		if v > 0 {
-			dwTapsAVX512(v, unsafe.SliceData(src), unsafe.SliceData(offs), len(offs), unsafe.SliceData(w), bias, unsafe.SliceData(dst))
+		if v == 0 {
+			break
 		}
+		if l := rowLen; (l == 5 || l == 7) && v >= 128 && hi+v+16 <= len(src) && len(offs)%l == 0 {
+			kernel := dwRows5AVX512
+			if l == 7 {
+				kernel = dwRows7AVX512
+			}
+			kernel(v, unsafe.SliceData(src), unsafe.SliceData(offs), len(offs)/l, unsafe.SliceData(w), bias, unsafe.SliceData(dst))
+			break
+		}
+		dwTapsAVX512(v, unsafe.SliceData(src), unsafe.SliceData(offs), len(offs), unsafe.SliceData(w), bias, unsafe.SliceData(dst))
 	case HasFMA:
 		v = len(dst) &^ 7
 		if v > 0 {

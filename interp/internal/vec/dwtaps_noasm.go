@@ -10,6 +10,11 @@ func DWTaps(src []float32, offs []int32, w []float32, bias float32, dst []float3
 	dwTapsRef(src, offs, w, bias, dst)
 }
 
+// DWTapsRows is DWTaps (rowLen, TapRows(offs), serves the AVX-512 kernels).
+func DWTapsRows(src []float32, offs []int32, rowLen int, w []float32, bias float32, dst []float32) {
+	DWTaps(src, offs, w, bias, dst)
+}
+
 // CopyRowsClamp is copyRowsClampRef.
 func CopyRowsClamp(dst []float32, ldd int, src []float32, lds, rows, cols int, lo, hi float32) {
 	copyRowsClampRef(dst, ldd, src, lds, rows, cols, lo, hi)

@@ -85,48 +85,88 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	e.header(name, "(n int, dst, src *float32)", "$0-24",
 		"Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.")
 	e.args3()
+	// With AVX-512 the constants stay in registers 16–27 (a memory
+	// operand a constant would load 64 bytes an instruction).
+	resident := []string{"sign", "lo", "log2e", "ln2hi", "ln2lo", "p0", "p1", "p2", "p3", "p4", "p5", "one"}
+	cst := func(name string) string {
+		if e.t.wide {
+			for i, n := range resident {
+				if n == name {
+					return fmt.Sprintf("Z%d", 16+i)
+				}
+			}
+		}
+		return e.a32(name)
+	}
+	if e.t.wide {
+		for _, n := range resident {
+			e.line("VMOVUPS %s, %s", e.a32(n), cst(n))
+		}
+	}
 	e.line("SHRQ $%d, CX", log2(lanes))
 	e.line("JEQ %sdone", label)
 	e.raw("\n")
 	e.label(label + "loop")
 	e.line("VMOVUPS 0(SI), %s", v(0))
-	e.line("%s %s, %s, %s", e.bitwise("or"), e.a32("sign"), v(0), v(1))
-	e.line("VMOVUPS %s, %s", e.a32("lo"), v(7))
-	e.line("VMAXPS %s, %s, %s", v(1), v(7), v(1))
-	e.line("VMULPS %s, %s, %s", e.a32("log2e"), v(1), v(2))
-	e.line("VCVTPS2DQ %s, %s", v(2), v(3))
-	e.line("VCVTDQ2PS %s, %s", v(3), v(2))
+	e.line("%s %s, %s, %s", e.bitwise("or"), cst("sign"), v(0), v(1))
+	if e.t.wide {
+		e.line("VMAXPS %s, %s, %s", v(1), cst("lo"), v(1))
+	} else {
+		e.line("%s %s, %s", e.move32(), cst("lo"), v(7))
+		e.line("VMAXPS %s, %s, %s", v(1), v(7), v(1))
+	}
+	e.line("VMULPS %s, %s, %s", cst("log2e"), v(1), v(2))
+	if e.t.wide {
+		// k rounded to the nearest integer (ties to even, as VCVTPS2DQ
+		// rounds), kept as a float for VSCALEFPS below.
+		e.line("VRNDSCALEPS $0, %s, %s", v(2), v(2))
+	} else {
+		e.line("VCVTPS2DQ %s, %s", v(2), v(3))
+		e.line("VCVTDQ2PS %s, %s", v(3), v(2))
+	}
 	e.line("VMOVAPS %s, %s", v(1), v(4))
-	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2hi"), v(2), v(4))
-	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2lo"), v(2), v(4))
+	e.line("VFNMADD231PS %s, %s, %s", cst("ln2hi"), v(2), v(4))
+	e.line("VFNMADD231PS %s, %s, %s", cst("ln2lo"), v(2), v(4))
 	e.line("VMULPS %s, %s, %s", v(4), v(4), v(6))
-	e.line("VMOVUPS %s, %s", e.a32("p0"), v(5))
+	e.line("%s %s, %s", e.move32(), cst("p0"), v(5))
 	for _, c := range []string{"p1", "p2", "p3", "p4", "p5"} {
-		e.line("VFMADD213PS %s, %s, %s", e.a32(c), v(4), v(5))
+		e.line("VFMADD213PS %s, %s, %s", cst(c), v(4), v(5))
 	}
 	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
-	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(5))
-	// 2^k = 2^(k>>1) · 2^(k - k>>1), both halves normal for k ≥ -150.
-	e.line("VPSRAD $1, %s, %s", v(3), v(7))
-	e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
-	for _, r := range []int{7, 3} {
-		e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
-		e.line("VPSLLD $23, %s, %s", v(r), v(r))
-		e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+	e.line("VADDPS %s, %s, %s", cst("one"), v(5), v(5))
+	if e.t.wide {
+		// p·2^k rounded once (VSCALEFPS), as the reference's two halves
+		// round it: p·2^(k>>1) is exact, only the second product rounds.
+		e.line("VSCALEFPS %s, %s, %s", v(2), v(5), v(5))
+	} else {
+		// 2^k = 2^(k>>1) · 2^(k - k>>1), both halves normal for k ≥ -150.
+		e.line("VPSRAD $1, %s, %s", v(3), v(7))
+		e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
+		for _, r := range []int{7, 3} {
+			e.line("VPADDD %s, %s, %s", cst("bias"), v(r), v(r))
+			e.line("VPSLLD $23, %s, %s", v(r), v(r))
+			e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+		}
 	}
 	// d = 1+e (6) and its rounding error dlo = (1-d)+e (4).
-	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(6))
-	e.line("VMOVUPS %s, %s", e.a32("one"), v(4))
+	e.line("VADDPS %s, %s, %s", cst("one"), v(5), v(6))
+	e.line("%s %s, %s", e.move32(), cst("one"), v(4))
 	e.line("VSUBPS %s, %s, %s", v(6), v(4), v(4))
 	e.line("VADDPS %s, %s, %s", v(5), v(4), v(4))
 	// num (1): e where x's sign bit is set, else 1.
 	e.line("VPSRAD $31, %s, %s", v(0), v(7))
-	e.line("%s %s, %s, %s", e.bitwise("and"), v(7), v(5), v(1))
-	e.line("%s %s, %s, %s", e.bitwise("andn"), e.a32("one"), v(7), v(2))
-	e.line("%s %s, %s, %s", e.bitwise("or"), v(2), v(1), v(1))
+	if e.t.wide {
+		// One bitwise select: (7 & e) | (^7 & 1).
+		e.line("%s %s, %s", e.move32(), cst("one"), v(1))
+		e.line("VPTERNLOGD $0xb8, %s, %s, %s", v(5), v(7), v(1))
+	} else {
+		e.line("%s %s, %s, %s", e.bitwise("and"), v(7), v(5), v(1))
+		e.line("%s %s, %s, %s", e.bitwise("andn"), cst("one"), v(7), v(2))
+		e.line("%s %s, %s, %s", e.bitwise("or"), v(2), v(1), v(1))
+	}
 	// inv = 1/d (3), q = num·inv (2); rem = num - q·d exactly, less
 	// q·dlo (1); q + rem·inv.
-	e.line("VMOVUPS %s, %s", e.a32("one"), v(3))
+	e.line("%s %s, %s", e.move32(), cst("one"), v(3))
 	e.line("VDIVPS %s, %s, %s", v(6), v(3), v(3))
 	e.line("VMULPS %s, %s, %s", v(3), v(1), v(2))
 	e.line("VFNMADD231PS %s, %s, %s", v(6), v(2), v(1))
@@ -142,6 +182,57 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	e.line("JNE %sloop", label)
 	e.raw("\n")
 	e.label(label + "done")
+	e.vzeroRet()
+	e.raw("\n")
+}
+
+// expShift32 emits expShift32(n, dst, src, m): dst = e^(x - m) for x in
+// src, with t = x - m clamped below at -104 (a NaN passes) and e^t as
+// Cephes expf computes it, scaled by 2^k in two halves as sigmoid32 does:
+// a softmax's exponentials in float32 lanes (t ≤ 0 where m is the row's
+// maximum).
+func (e *emitter) expShift32() {
+	lanes := 2 * e.t.lanes
+	v := func(r int) string { return e.v(vreg(r)) }
+	e.header("expShift32", "(n int, dst, src *float32, m float32)", "$0-28",
+		"Registers: 0 m, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r², 7 scratch.")
+	e.args3()
+	e.line("VBROADCASTSS m+24(FP), %s", v(0))
+	e.line("SHRQ $%d, CX", log2(lanes))
+	e.line("JEQ exps32done")
+	e.raw("\n")
+	e.label("exps32loop")
+	e.line("VMOVUPS 0(SI), %s", v(1))
+	e.line("VSUBPS %s, %s, %s", v(0), v(1), v(1))
+	e.line("VMOVUPS %s, %s", e.a32("lo"), v(7))
+	e.line("VMAXPS %s, %s, %s", v(1), v(7), v(1))
+	e.line("VMULPS %s, %s, %s", e.a32("log2e"), v(1), v(2))
+	e.line("VCVTPS2DQ %s, %s", v(2), v(3))
+	e.line("VCVTDQ2PS %s, %s", v(3), v(2))
+	e.line("VMOVAPS %s, %s", v(1), v(4))
+	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2hi"), v(2), v(4))
+	e.line("VFNMADD231PS %s, %s, %s", e.a32("ln2lo"), v(2), v(4))
+	e.line("VMULPS %s, %s, %s", v(4), v(4), v(6))
+	e.line("VMOVUPS %s, %s", e.a32("p0"), v(5))
+	for _, c := range []string{"p1", "p2", "p3", "p4", "p5"} {
+		e.line("VFMADD213PS %s, %s, %s", e.a32(c), v(4), v(5))
+	}
+	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
+	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(5))
+	e.line("VPSRAD $1, %s, %s", v(3), v(7))
+	e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
+	for _, r := range []int{7, 3} {
+		e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
+		e.line("VPSLLD $23, %s, %s", v(r), v(r))
+		e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+	}
+	e.line("VMOVUPS %s, 0(DI)", v(5))
+	e.line("ADDQ $%d, SI", 4*lanes)
+	e.line("ADDQ $%d, DI", 4*lanes)
+	e.line("DECQ CX")
+	e.line("JNE exps32loop")
+	e.raw("\n")
+	e.label("exps32done")
 	e.vzeroRet()
 	e.raw("\n")
 }
@@ -181,4 +272,14 @@ func (e *emitter) hardSigmoidGate32() {
 	e.label("hsg32done")
 	e.vzeroRet()
 	e.raw("\n")
+}
+
+// move32 is the register-to-register (or load) move for a constant:
+// VMOVAPS when the constants stay in registers (AVX-512), else VMOVUPS
+// from the table.
+func (e *emitter) move32() string {
+	if e.t.wide {
+		return "VMOVAPS"
+	}
+	return "VMOVUPS"
 }

@@ -61,6 +61,7 @@ var files = []struct {
 		e.act32Table()
 		e.sigmoid32()
 		e.silu32()
+		e.expShift32()
 		e.hardSigmoidGate32()
 		e.geluLanes32()
 		e.lnCenter32()
@@ -70,10 +71,19 @@ var files = []struct {
 		e.act32Table()
 		e.sigmoid32()
 		e.silu32()
+		e.expShift32()
 		e.hardSigmoidGate32()
 		e.geluLanes32()
 		e.lnCenter32()
 		e.lnScale32()
+	}},
+	{"tanh32_avx512_amd64.s", tanh32About, avx512, func(e *emitter) {
+		e.tanh32Table()
+		e.tanh32()
+	}},
+	{"tanh32_avx2_amd64.s", tanh32About, avx2, func(e *emitter) {
+		e.tanh32Table()
+		e.tanh32()
 	}},
 	{"gemv_avx512_amd64.s", gemvAbout, avx512, func(e *emitter) { e.gemvPanels() }},
 	{"gemv_avx2_amd64.s", gemvAbout, avx2, func(e *emitter) { e.gemvPanels() }},

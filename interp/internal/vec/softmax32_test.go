@@ -1,0 +1,116 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// ExpShift32 and SoftmaxRows32 equal their scalar references bit for bit
+// at every width, on every length (tails included), on rows with -Inf
+// (masked keys), rows masked everywhere and rows with a NaN.
+func TestSoftmaxRows32MatchesReference(t *testing.T) {
+	levels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(35))
+		for _, n := range lengths[1:] {
+			for _, scale := range []float64{1, 8, 60} {
+				s := randF32(r, n, scale)
+				m, ok := rowMax32Ref(s)
+				if ok {
+					got, want := guard32(n), make([]float32, n)
+					ExpShift32(got, s, m)
+					expShift32Ref(want, s, m)
+					sameBits32(t, fmt.Sprintf("ExpShift32 n=%d", n), got, want)
+					checkGuard32(t, "ExpShift32", got)
+				}
+				for _, rows := range [][]float32{s, masked(r, s, 0.3), masked(r, s, 1), withNaN(s)} {
+					got, want := guard32(3*n), make([]float32, 3*n)
+					for k := range 3 {
+						copy(got[k*n:], rows)
+						copy(want[k*n:], rows)
+					}
+					SoftmaxRows32(got, n)
+					softmaxRows32Ref(want, n)
+					sameBits32(t, fmt.Sprintf("SoftmaxRows32 n=%d", n), got, want)
+					checkGuard32(t, "SoftmaxRows32", got)
+				}
+			}
+		}
+	})
+}
+
+// masked is s with a fraction of its values -Inf.
+func masked(r *rand.Rand, s []float32, frac float64) []float32 {
+	out := append([]float32(nil), s...)
+	for i := range out {
+		if r.Float64() < frac {
+			out[i] = float32(math.Inf(-1))
+		}
+	}
+	return out
+}
+
+func withNaN(s []float32) []float32 {
+	out := append([]float32(nil), s...)
+	out[len(out)/2] = float32(math.NaN())
+	return out
+}
+
+// TestExpNeg32Accuracy bounds expNeg32's error against math.Exp over a
+// sweep of every t in [-104, 0] (1 of 509 bit patterns): at most 1 ulp,
+// subnormal results included; below -104 it is 0, as e^t rounds to 0.
+func TestExpNeg32Accuracy(t *testing.T) {
+	lo := math.Float32bits(-104)
+	worst, at := 0.0, float32(0)
+	for b := uint32(1 << 31); b <= lo; b += 509 {
+		x := math.Float32frombits(b)
+		if u := ulpError(expNeg32(x), math.Exp(float64(x))); u > worst {
+			worst, at = u, x
+		}
+	}
+	if worst > 1 {
+		t.Errorf("expNeg32 is %.3g ulp from e^t at t = %g", worst, at)
+	}
+	for _, x := range []float32{-104.5, -200, float32(math.Inf(-1))} {
+		if e := expNeg32(x); e != 0 {
+			t.Errorf("expNeg32(%g) = %g, want 0", x, e)
+		}
+	}
+	if e := expNeg32(float32(math.NaN())); e == e {
+		t.Errorf("expNeg32(NaN) = %g", e)
+	}
+}
+
+// TestSoftmaxRows32Accuracy: each probability is within 2 ulp of the
+// float64-lane softmax (SoftmaxRows: the same float32 differences x - max,
+// their exponentials in float64), at most one from the exponential and
+// one from rounding it before the scaling.
+func TestSoftmaxRows32Accuracy(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	worst := 0.0
+	for _, n := range []int{7, 16, 128, 1000} {
+		for _, scale := range []float64{1, 10, 40} {
+			s := make([]float32, n)
+			for i := range s {
+				s[i] = float32(r.NormFloat64() * scale)
+			}
+			exact := make([]float64, n)
+			m, _ := rowMax32Ref(s)
+			var sum float64
+			for i, v := range s {
+				exact[i] = math.Exp(float64(v - m))
+				sum += exact[i]
+			}
+			SoftmaxRows32(s, n)
+			for i, v := range s {
+				if e := exact[i] / sum; e >= 0x1p-126 { // subnormals: absolute error below 2^-149
+					worst = max(worst, ulpError(v, e))
+				}
+			}
+		}
+	}
+	if worst > 2 {
+		t.Errorf("softmax probabilities up to %.3g ulp from the float64 softmax of the same differences", worst)
+	}
+}
