@@ -16,7 +16,7 @@ import (
 
 // detectionScriptedCI is what MODELBRIDGE_DETECTION=1 runs of the scripted
 // models: those the TorchScript importer reads today.
-var detectionScriptedCI = []string{"ssdlite320_mobilenet_v3_large"}
+var detectionScriptedCI = []string{"ssdlite320_mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fpn"}
 
 // detectionScriptedFixedSize are the scripted models imported once per
 // image size, with the reason the size cannot stay symbolic.
@@ -33,8 +33,7 @@ var detectionScriptedFixedSize = map[string]string{}
 // needs opset 18 when the other sizes are symbolic).
 //
 //	MODELBRIDGE_DETECTION=1     the models listed in detectionScriptedCI
-//	MODELBRIDGE_DETECTION=all   all five (see docs/detection.md for those
-//	                            the importer refuses, and why)
+//	MODELBRIDGE_DETECTION=all   all five (see docs/detection.md)
 //	MODELBRIDGE_DETECTION=a,b   the named models
 func TestTorchvisionDetectionScripted(t *testing.T) {
 	var models []string

@@ -213,17 +213,21 @@ args = [torch.randn(3, 33, 37)]
 // naming the construct and the line.
 func TestScriptedContainerRefusals(t *testing.T) {
 	cases := []struct{ name, src, want string }{
-		{"rank-differs-between-branches", `
+		{"rank-differs-between-branches-inside-a-branch", `
 class M(torch.nn.Module):
     def forward(self, x):
-        if bool(x.sum() > 0):
-            y = x.reshape(2, -1, 3)
+        if bool(x.mean() > 0.25):
+            if bool(x.sum() > 0):
+                y = x.reshape(2, -1, 3)
+            else:
+                y = x
+            a, b = torch.split(y, [1, 1])
+            z = a.sum()
         else:
-            y = x
-        a, b = torch.split(y, [1, 1])
-        return a
+            z = x.sum()
+        return z
 args = [torch.rand(2, 3)]
-`, "its rank is 3 when the if at code/__torch__.py:"},
+`, "the if lies inside a loop body or another run-time if's branch"},
 		{"dict-changed-in-run-time-branch", `
 class M(torch.nn.Module):
     def forward(self, x):

@@ -147,6 +147,10 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 		in.note(fmt.Sprintf("%s:%d: the model raises %s when a run-time condition fails; the import assumes its inputs never raise", f.fn.file, st.line, msg))
 		return in.runBlock(f, st.then)
 	}
+	ordinal := in.nextIf()
+	if takeThen, split := in.splitTaken(ordinal); split {
+		return in.openTail(f, st, cond, ordinal, takeThen)
+	}
 	b := in.b
 	before := saveScope(f)
 	var thenLists, elseLists *listBody
@@ -251,7 +255,7 @@ func (in *evaluator) runIf(f *frame, st *ifStmt) error {
 	if err != nil {
 		return err
 	}
-	b.noteRankSplits(fmt.Sprintf("%s:%d", f.fn.file, st.line), thenG, elseG, outs)
+	in.noteRankSplits(fmt.Sprintf("%s:%d", f.fn.file, st.line), ordinal, thenG, elseG, outs)
 	for k, r := range rebuild {
 		f.vars[k] = r(outs)
 	}

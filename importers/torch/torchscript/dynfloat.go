@@ -90,13 +90,14 @@ func (b *builder) truncToInt(scope string, f *dynFloat) (*dynInt, error) {
 // float when either is one; torch.div of two numbers is always a float.
 var floatArithmetic = map[string]canon.BinaryFn{"torch.add": canon.Add, "torch.sub": canon.Sub, "torch.mul": canon.Mul, "torch.div": canon.Div}
 
-// runTimeFloatArithmetic is a op b of two numbers, one known only at run
+// runTimeFloatArithmetic is a op b (or a ** b) of two numbers, one known only at run
 // time, whose result is a Python float: both widen to double and the
 // operation is done in float64. done is false when the call is not such a
 // one (an int op int, or an operand that is not a number).
 func (c *opCall) runTimeFloatArithmetic() (value, bool, error) {
 	fn, ok := floatArithmetic[c.name]
-	if !ok || len(c.args) != 2 || len(c.kwargs) != 0 || !isNumber(c.args[0]) || !isNumber(c.args[1]) {
+	pow := c.name == "torch.pow" // a ** b, computed in float64 as C's pow
+	if !(ok || pow) || len(c.args) != 2 || len(c.kwargs) != 0 || !isNumber(c.args[0]) || !isNumber(c.args[1]) {
 		return nil, false, nil
 	}
 	anyFloat := c.name == "torch.div"
@@ -117,7 +118,11 @@ func (c *opCall) runTimeFloatArithmetic() (value, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	t, err := c.b().emit1(c.scope, &canon.Binary{Fn: fn}, a, b)
+	var op canon.Op = &canon.Binary{Fn: fn}
+	if pow {
+		op = &canon.Pow{}
+	}
+	t, err := c.b().emit1(c.scope, op, a, b)
 	if err != nil {
 		return nil, true, err
 	}

@@ -36,6 +36,9 @@ type evaluator struct {
 	constants []value
 	depth     int
 	steps     int
+	// forks splits ifs whose branches differ in rank (control_fork.go);
+	// nil where the front end cannot run an import twice.
+	forks *forkState
 }
 
 // frame is one inlined function call.
@@ -447,7 +450,7 @@ func (in *evaluator) callOp(e opEntry, name, scope string, args []value, kwargs 
 	before := len(in.b.g.Nodes)
 	v, err := e.handler(oc)
 	if err != nil {
-		err = in.b.explainRank(err, args)
+		err = in.explainRank(err, args)
 	}
 	if err == nil && checkEmittedKinds {
 		err = verifyEmitted(name, e, in.b.g.Nodes[before:])

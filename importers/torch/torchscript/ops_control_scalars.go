@@ -14,7 +14,7 @@ var intArithmetic = map[string]canon.BinaryFn{"torch.add": canon.Add, "torch.sub
 // an int or bool known only at run time: it becomes a 0-d tensor of the
 // tensor operand's dtype, as torch converts a number operand.
 var scalarOperandOps = map[string]bool{
-	"torch.add": true, "torch.sub": true, "torch.mul": true, "torch.div": true,
+	"torch.add": true, "torch.sub": true, "torch.mul": true, "torch.div": true, "torch.remainder": true,
 	"torch.eq": true, "torch.ne": true, "torch.lt": true, "torch.le": true, "torch.gt": true, "torch.ge": true,
 }
 
@@ -137,9 +137,9 @@ func (c *opCall) selectRunTime() (value, bool, error) {
 	}
 	out, err := c.b().emit1(c.scope, &canon.Gather{Axis: dim}, x, i)
 	if err == nil {
-		// x[i] aliases x: an in-place write into it (which would change x
-		// at a position only a run tells) is refused rather than lost.
-		c.b().views[out.name] = &viewOf{base: viewBase(c.b(), x), opaque: true}
+		// x[i] aliases x: an in-place write into it changes x at a
+		// position only a run tells (views_runtime_write.go).
+		trackView(c, x, out, viewStep{axis: int(dim), selects: true, runStart: idx.t})
 	}
 	return out, true, err
 }

@@ -13,7 +13,7 @@ func init() {
 		"torch.to":        entry(opTo, "Cast"),
 		"torch.where":     entry(opWhere, "Where", "Cast", "NonZero", "Gather"),
 		"torch.expand":    entry(opExpand, "Expand"),
-		"torch.expand_as": entry(opExpandAs, "Expand"),
+		"torch.expand_as": entry(opExpandAs, "Expand", "Shape"),
 		"torch.repeat":    entry(opRepeat, "Tile", "Unsqueeze"),
 		"torch.eq":        entry(compareOp(canon.CmpEqual), "Equal", "Cast", "Reshape"),
 		"torch.lt":        entry(compareOp(canon.CmpLess), "Less", "Cast", "Reshape"),
@@ -169,7 +169,7 @@ func opExpandAs(c *opCall) (value, error) {
 	}
 	shape, err := c.shapeOf(other, "the other tensor")
 	if err != nil {
-		return nil, err
+		return expandAsRunTime(c, x, other)
 	}
 	return c.b().emit1(c.scope, &canon.Expand{Shape: shape}, x)
 }

@@ -344,7 +344,11 @@ func opFull(kind string) opHandler {
 			if err != nil {
 				return nil, err
 			}
-			return c.b().emit1(c.scope, &canon.ConstantOfShape{Value: val}, shape)
+			out, err := c.b().emit1(c.scope, &canon.ConstantOfShape{Value: val}, shape)
+			if err == nil {
+				sizesLike(c.b(), out, vi)
+			}
+			return out, err
 		}
 		si := 0
 		if newOf {
@@ -502,17 +506,7 @@ func dynamicFull(c *opCall, items []value, val *canon.Tensor) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The sizes given as ints stay known (a batch of one image of run-time
-	// height and width is still a batch of one).
-	if info := b.vals[out.name]; info.RankKnown && len(info.Shape) == len(items) {
-		for i, it := range items {
-			if n, ok := toInt(it); ok {
-				info.Shape[i] = canon.Dim{Size: n}
-			}
-		}
-		b.vals[out.name] = info
-		out.info = info
-	}
+	knownSizes(b, out, pieces)
 	b.syms[out.name] = syms
 	return out, nil
 }

@@ -63,7 +63,10 @@ func meshgridRunTime(c *opCall, ts []*tensorVal, xy bool) ([]*tensorVal, error) 
 // splitRunTime is torch.split(x, sizes, dim) with sizes known only at run
 // time (RetinaNet splits its head's outputs by the anchors of each feature
 // level): a Split whose sizes are an input. Sizes that do not add up to
-// the dimension fail at run time, as torch fails.
+// the dimension fail at run time, as torch fails. One size must be the
+// whole dimension (torch raises otherwise), so the one piece is x itself,
+// its known sizes kept (torchvision's R-CNN heads split their batch of
+// boxes by one image's count).
 func splitRunTime(c *opCall, x *tensorVal, items []value) (value, error) {
 	r, err := c.rankOf(x, "the input")
 	if err != nil {
@@ -75,6 +78,9 @@ func splitRunTime(c *opCall, x *tensorVal, items []value) (value, error) {
 	}
 	if d, err = c.axis(d, r); err != nil {
 		return nil, err
+	}
+	if len(items) == 1 {
+		return &listVal{items: []value{x}}, nil
 	}
 	if len(items) > maxSplitPieces {
 		return nil, c.errf("split into %d pieces, more than %d", len(items), maxSplitPieces)

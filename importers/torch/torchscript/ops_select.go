@@ -31,7 +31,7 @@ func init() {
 		"torch.masked_fill":  entry(opMaskedFill, "Where", "Cast"),
 		"torch.masked_fill_": entry(inPlace(opMaskedFill), "Where", "Cast"),
 		"torch.stack":        entry(opStack, "Unsqueeze", "Concat", "Transpose"),
-		"torch.index":        entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast"),
+		"torch.index":        entry(opIndex, "Gather", "GatherND", "Compress", "Reshape", "Transpose", "Expand", "Unsqueeze", "Concat", "Cast", "Shape"),
 		"torch.index_put":    entry(opIndexPut, "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
 		"torch.index_put_":   entry(inPlace(opIndexPut), "ScatterND", "Where", "NonZero", "Transpose", "Reshape", "Expand", "Unsqueeze", "Concat", "Cast", "Squeeze", "Add"),
 	})
@@ -48,8 +48,8 @@ func opSlice(c *opCall) (value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if end, ok := c.bound[3].(*dynInt); ok {
-		return sliceToRunTimeEnd(c, x, d, end)
+	if v, ok, err := sliceRunTime(c, x, d); ok {
+		return v, err
 	}
 	start, end := int64(0), int64(math.MaxInt64)
 	if !c.isNone(2) {
@@ -370,7 +370,7 @@ func opIndex(c *opCall) (value, error) {
 		return c.b().emit1(c.scope, &canon.Gather{Axis: int64(d)}, x, idx)
 	}
 	k := len(ai.ts)
-	idx, b, err := stackIndices(c, ai.ts)
+	idx, nb, err := indexStack(c, ai.ts)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +388,6 @@ func opIndex(c *opCall) (value, error) {
 		return out, err
 	}
 	// GatherND gives B + x.shape[:d] + x.shape[d+k:]; torch puts B at d.
-	nb := len(b)
 	var back []int64
 	for i := nb; i < nb+d; i++ {
 		back = append(back, int64(i))

@@ -293,6 +293,9 @@ func opAnnotate(c *opCall) (value, error) {
 	if err := c.bind("type", "value"); err != nil {
 		return nil, err
 	}
+	if v, ok, err := implicitScalar(c); ok {
+		return v, err
+	}
 	return c.bound[1], nil
 }
 
@@ -478,6 +481,9 @@ func opFlatten(c *opCall) (value, error) {
 	}
 	if start == 0 && end == -1 {
 		return c.b().emit1(c.scope, &canon.Reshape{Shape: []int64{-1}}, x)
+	}
+	if v, ok, err := flattenRunTime(c, x, start, end); ok {
+		return v, err
 	}
 	shape, err := c.shapeOf(x, "the input")
 	if err != nil {

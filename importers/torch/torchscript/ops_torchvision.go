@@ -14,7 +14,7 @@ import (
 
 func init() {
 	optable.Add(&opTable, map[string]opEntry{
-		"ops.torchvision.roi_align":     entry(opTVRoiAlign, "RoiAlign", "Slice", "Squeeze", "Cast"),
+		"ops.torchvision.roi_align":     entry(opTVRoiAlign, "RoiAlign", "Slice", "Squeeze", "Cast", "Mul"),
 		"ops.torchvision.roi_pool":      entry(opTVRoiPool, "MaxRoiPool"),
 		"ops.torchvision.ps_roi_align":  entry(opTVPSRoiAlign, "RoiAlign", "Slice", "Squeeze", "Cast", "Reshape", "Gather"),
 		"ops.torchvision.ps_roi_pool":   entry(opTVPSRoiPool),
@@ -59,9 +59,11 @@ func tvRoiAlignArgs(c *opCall) (x, rois *tensorVal, op *canon.RoiAlign, err erro
 	if rois, err = c.tensor(1); err != nil {
 		return
 	}
-	scale, err := c.float(2)
-	if err != nil {
-		return
+	scale := 1.0 // a scale known only at run time scales the boxes instead
+	if _, runTime := c.bound[2].(*dynFloat); !runTime || c.name != "ops.torchvision.roi_align" {
+		if scale, err = c.float(2); err != nil {
+			return
+		}
 	}
 	ph, err := c.int(3)
 	if err != nil {
@@ -101,6 +103,11 @@ func opTVRoiAlign(c *opCall) (value, error) {
 	boxes, idx, err := tvRois(c, rois)
 	if err != nil {
 		return nil, err
+	}
+	if f, ok := c.bound[2].(*dynFloat); ok {
+		if boxes, err = scaleBoxesRunTime(c, boxes, f); err != nil {
+			return nil, err
+		}
 	}
 	return c.b().emit1(c.scope, op, x, boxes, idx)
 }

@@ -114,7 +114,7 @@ func init() {
 		"float":                 entry(opFloat, "Reshape", "Cast"),
 		"len":                   entry(opLen),
 		"getattr":               entry(opGetattr),
-		"annotate":              entry(opAnnotate),
+		"annotate":              entry(opAnnotate, "Reshape", "Cast"),
 	})
 	for _, name := range []string{"view", "reshape", "flatten", "transpose", "permute", "t",
 		"squeeze", "unsqueeze", "expand", "expand_as"} {

@@ -103,7 +103,7 @@ const maxTypeRounds = 8
 func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*canon.Graph, error) {
 	inferred := map[string]inferredDType{}
 	for round := 0; ; round++ {
-		g, res, err := readOnce(zr, data, path, opts, inferred)
+		g, res, err := readForked(zr, data, path, opts, inferred, newForkState())
 		changed, ierr := resolveInputDTypes(res.uses, inferred, res.given, err != nil)
 		if ierr != nil {
 			if g != nil {
@@ -136,12 +136,16 @@ func read(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions) (*
 type readResult struct {
 	uses  []inputUse
 	given func(input string) bool
+	// forks is what the run split (control_fork.go); weights are the
+	// names of the initializers that hold module weights.
+	forks   *forkState
+	weights map[string]bool
 }
 
 // readOnce imports the archive once, with the given and inferred input
 // types, and returns the uses that constrain the inputs' types, also when
 // the import fails.
-func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions, inferred map[string]inferredDType) (g *canon.Graph, res readResult, err error) {
+func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions, inferred map[string]inferredDType, plan *forkState) (g *canon.Graph, res readResult, err error) {
 	res.given = func(string) bool { return false }
 	a, err := openArchive(zr, path, data, opts.IgnoreCRC)
 	if err != nil {
@@ -197,7 +201,9 @@ func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions
 		}
 	}
 	b := newBuilder(a)
-	in := &evaluator{b: b, src: newSources(a), constants: constants}
+	in := &evaluator{b: b, src: newSources(a), constants: constants, forks: plan.fresh()}
+	res.forks = in.forks
+	defer func() { res.weights = weightNames(b) }()
 	cls, err := in.src.class(module.qualifiedClass())
 	if err != nil {
 		return nil, res, fmt.Errorf("%s: %w", path, err)
@@ -236,6 +242,9 @@ func readOnce(zr *zip.Reader, data []byte, path string, opts formats.ReadOptions
 	outs, dropped, err := flattenOutputs(b, result)
 	if err != nil {
 		return nil, res, fmt.Errorf("%s: forward: %w", path, err)
+	}
+	if outs, err = in.closeTails(outs); err != nil {
+		return nil, res, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := b.setOutputs(outs); err != nil {
 		return nil, res, fmt.Errorf("%s: %w", path, err)

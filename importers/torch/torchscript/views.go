@@ -13,7 +13,7 @@ import (
 
 // writeBackKinds are the kinds an in-place op may emit to write through a
 // view, besides its own.
-var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze"}
+var writeBackKinds = []string{"ScatterND", "Reshape", "Slice", "Concat", "Unsqueeze", "Shape", "Less", "Add", "Where", "Max", "Min", "Cast", "Gather"}
 
 // viewStep is one slice (start:end:step along axis) or select (index start
 // along axis, which drops the axis), in the axes of the tensor it applies
@@ -22,9 +22,10 @@ type viewStep struct {
 	axis             int
 	start, end, step int64
 	selects          bool
-	// runTimeEnd, when set, is the slice's end (end is then unused):
-	// views_runtime.go writes through such views.
-	runTimeEnd *dynInt
+	// runStart and runEnd, when set, are the bounds known only at run time
+	// (1-element int64 tensors; start and end are then unused; a select
+	// has only runStart): views_runtime_write.go writes through such views.
+	runStart, runEnd *tensorVal
 }
 
 // viewOf is a view: the tensor it aliases and the steps from it. Views
@@ -160,12 +161,11 @@ func clampSlice(v, n int64) int64 {
 // dst). Other views of that tensor made before go stale.
 func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value, error) {
 	b := c.b()
-	if v.hasRunTimeBounds() {
-		return writeRunTimeBox(c, h, dst, v)
-	}
 	shape, ok := b.info(v.base).StaticShape()
-	if !ok {
-		return nil, c.errf("an in-place op on a slice needs the sliced tensor's shape; give the input shape (--input-shape NAME=D1,D2,...)")
+	if v.hasRunTimeBounds() || !ok {
+		// Sizes or bounds only a run tells: the base is put back together
+		// from slices around the written box (views_runtime_write.go).
+		return writeRunTimeBox(c, h, dst, v)
 	}
 	if lo, hi, _, isBox := v.boxSelect(shape); isBox && numelOf(shape) > maxScatterWrite {
 		// Slices and concats write a large box more cheaply than the
