@@ -140,7 +140,7 @@ func (c *InferCtx) inferIf(o *If) ([]ValueInfo, error) {
 		if !sameKind(t, e) {
 			return nil, c.errf("output %d is a %s in then_branch and a %s in else_branch", i, t.Kind, e.Kind)
 		}
-		outs[i] = looseType(t, e)
+		outs[i] = LooseType(t, e)
 		if outs[i].DType == Undefined {
 			outs[i].DType = max(t.DType, e.DType)
 		}
@@ -181,7 +181,7 @@ func (c *InferCtx) inferLoop(o *Loop) ([]ValueInfo, error) {
 		if init.DType != Undefined && next.DType != Undefined && init.DType != next.DType {
 			return nil, c.errf("carried value %d starts as %s and the body makes it %s", i, init.DType, next.DType)
 		}
-		out := looseType(init, next)
+		out := LooseType(init, next)
 		switch {
 		case sameKind(init, next):
 		case init.Kind.IsOptional() && init.Kind.Element() == next.Kind:
@@ -223,7 +223,7 @@ func carriedType(init, declared ValueInfo) ValueInfo {
 	if !declared.RankKnown {
 		return ValueInfo{DType: declared.DType, Kind: declared.Kind}
 	}
-	v := looseType(declared, init)
+	v := LooseType(declared, init)
 	v.DType = declared.DType
 	return v
 }
@@ -252,7 +252,7 @@ func (c *InferCtx) inferScan(o *Scan) ([]ValueInfo, error) {
 	}
 	outs := make([]ValueInfo, 0, len(body))
 	for i := 0; i < n; i++ {
-		outs = append(outs, looseType(c.in[i], body[i]))
+		outs = append(outs, LooseType(c.in[i], body[i]))
 	}
 	for k, s := range body[n:] {
 		v := ValueInfo{DType: s.DType}

@@ -55,7 +55,7 @@ func init() {
 			if err := c.positionIn(2); err != nil {
 				return nil, err
 			}
-			out := SequenceOf(looseType(s.TensorType(), t))
+			out := SequenceOf(LooseType(s.TensorType(), t))
 			if s.DType == Undefined {
 				out.DType = t.DType
 			}
@@ -253,7 +253,7 @@ func inferSequenceConstruct(c *InferCtx) ([]ValueInfo, error) {
 			return nil, c.errf("input %q is %s, input %q %s: a sequence holds one dtype", c.n.Inputs[i], t.DType, c.n.Inputs[0], elem.DType)
 		}
 		dt := max(elem.DType, t.DType)
-		elem = looseType(elem, t)
+		elem = LooseType(elem, t)
 		elem.DType = dt
 	}
 	return []ValueInfo{SequenceOf(elem)}, nil

@@ -165,10 +165,10 @@ func checkSubgraphShape(c *CheckCtx, o SubgraphOwner) error {
 	return nil
 }
 
-// looseType is v with only what holds on every run: its dtype, and its
+// LooseType is v with only what holds on every run: its dtype, and its
 // rank and dims where they agree with w's. Used for values whose shape may
 // change from one iteration or branch to the next.
-func looseType(v, w ValueInfo) ValueInfo {
+func LooseType(v, w ValueInfo) ValueInfo {
 	out := ValueInfo{Name: v.Name, DType: v.DType, Kind: v.Kind}
 	if w.DType != v.DType {
 		out.DType = Undefined

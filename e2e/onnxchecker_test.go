@@ -19,11 +19,17 @@ import (
 // checkerScript checks each model path read from stdin with onnx's full
 // checker (structure, then shape inference) and prints one line per model.
 const checkerScript = `
-import sys, onnx
+import sys, onnx, onnx.defs
+known_ml = max(s.since_version for s in onnx.defs.get_all_schemas_with_history() if s.domain == "ai.onnx.ml")
 for line in sys.stdin:
     path = line.rstrip("\n")
     try:
-        onnx.checker.check_model(onnx.load(path), full_check=True)
+        m = onnx.load(path)
+        ml = max([o.version for o in m.opset_import if o.domain == "ai.onnx.ml"], default=0)
+        if ml > known_ml:
+            print("NEWER\t" + path + "\tai.onnx.ml opset %d; the installed onnx knows up to %d" % (ml, known_ml), flush=True)
+            continue
+        onnx.checker.check_model(m, full_check=True)
         print("OK\t" + path, flush=True)
     except Exception as e:
         print("ERR\t" + path + "\t" + str(e).replace("\n", " ")[:400], flush=True)
@@ -145,7 +151,7 @@ func TestONNXChecker(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var ok, bad, disputed int
+	var ok, bad, disputed, newer int
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
@@ -153,6 +159,9 @@ func TestONNXChecker(t *testing.T) {
 		switch {
 		case len(f) >= 2 && f[0] == "OK":
 			ok++
+		case len(f) == 3 && f[0] == "NEWER": // left to ONNX Runtime's round trips, as newer opsets are
+			newer++
+			t.Logf("%s: not checked: %s", label[f[1]], f[2])
 		case len(f) == 3 && olderChecker[filepath.Base(filepath.Dir(source[f[1]]))] != "" && strings.Contains(f[2], "ShapeInferenceError"):
 			disputed++
 			t.Logf("%s: the installed onnx (opsets up to %d) disputes the case (%s): %s", label[f[1]], known, olderChecker[filepath.Base(filepath.Dir(source[f[1]]))], f[2])
@@ -164,9 +173,9 @@ func TestONNXChecker(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("checker script: %v", err)
 	}
-	if ok+bad+disputed != len(written) {
-		t.Errorf("the checker reported %d of %d models", ok+bad+disputed, len(written))
+	if ok+bad+disputed+newer != len(written) {
+		t.Errorf("the checker reported %d of %d models", ok+bad+disputed+newer, len(written))
 	}
-	t.Logf("onnx checker (knows opsets up to %d): %d models from %d fixtures checked at opsets %d-%d (node cases at %v): %d pass, %d fail, %d disputed by the older checker; %d exports refused by opset, %d fixtures not read, %d with an open input rank",
-		known, len(written), models, onnxexport.MinOpset, newest, few, ok, bad, disputed, refused, unread, openRank)
+	t.Logf("onnx checker (knows opsets up to %d): %d models from %d fixtures checked at opsets %d-%d (node cases at %v): %d pass, %d fail, %d disputed by the older checker, %d in an ai.onnx.ml opset newer than it knows; %d exports refused by opset, %d fixtures not read, %d with an open input rank",
+		known, len(written), models, onnxexport.MinOpset, newest, few, ok, bad, disputed, newer, refused, unread, openRank)
 }

@@ -279,15 +279,8 @@ func runTimeFloatCompare(c *opCall, fn canon.CompareFn, left, right value) (valu
 	if !okA || !okB {
 		return nil, true, c.errf("comparison of a %s and a %s: only numbers are supported", typeName(left), typeName(right))
 	}
-	t, err := c.b().emit1(c.scope, &canon.Compare{Fn: fn}, a, b)
-	if err != nil {
-		return nil, true, err
-	}
-	s, err := c.b().emit1(c.scope, &canon.Reshape{}, t, scalarShape())
-	if err != nil {
-		return nil, true, err
-	}
-	return &dynBool{t: s}, true, nil
+	v, err := compareRunTime(c, fn, a, b)
+	return v, true, err
 }
 
 // runTimeFloatTensorLiteral is torch.tensor of (nested) lists holding a
@@ -308,20 +301,7 @@ func runTimeFloatTensorLiteral(c *opCall, leaves []value, shape []int64, dt cano
 		}
 		parts[i] = t
 	}
-	all := parts[0]
-	var err error
-	if len(parts) > 1 {
-		if all, err = c.b().emit1(c.scope, &canon.Concat{Axis: 0}, parts...); err != nil {
-			return nil, err
-		}
-	}
-	if all, err = c.b().emit1(c.scope, &canon.Reshape{Shape: shape}, all); err != nil {
-		return nil, err
-	}
-	if dt == canon.Float64 {
-		return all, nil
-	}
-	return c.b().emit1(c.scope, &canon.Cast{To: dt}, all)
+	return stackRunTimeLiteral(c, parts, shape, canon.Float64, dt)
 }
 
 // runTimeFloorDiv is int // int with an int known only at run time:

@@ -50,15 +50,22 @@ func scalarCompare(c *opCall, fn canon.CompareFn, left, right value) (value, boo
 	if !okA || !okB {
 		return nil, true, c.errf("comparison of a %s and a %s, one known only at run time: only ints are supported", typeName(left), typeName(right))
 	}
-	t, err := c.b().emit1(c.scope, &canon.Compare{Fn: fn}, ta, tb)
+	v, err := compareRunTime(c, fn, ta, tb)
+	return v, true, err
+}
+
+// compareRunTime is a comparison of two numbers known only at run time:
+// a bool known only at run time.
+func compareRunTime(c *opCall, fn canon.CompareFn, a, b *tensorVal) (value, error) {
+	t, err := c.b().emit1(c.scope, &canon.Compare{Fn: fn}, a, b)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	s, err := c.b().emit1(c.scope, &canon.Reshape{}, t, scalarShape())
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	return &dynBool{t: s}, true, nil
+	return &dynBool{t: s}, nil
 }
 
 // staticEqual compares strings and None.

@@ -78,6 +78,12 @@ func runTimeTensorLiteral(c *opCall, leaves []value, shape []int64, dt canon.DTy
 		}
 		parts[i] = t
 	}
+	return stackRunTimeLiteral(c, parts, shape, canon.Int64, dt)
+}
+
+// stackRunTimeLiteral concatenates a literal's scalar values (each of
+// dtype have), shapes them and casts them to want once.
+func stackRunTimeLiteral(c *opCall, parts []*tensorVal, shape []int64, have, want canon.DType) (value, error) {
 	all := parts[0]
 	var err error
 	if len(parts) > 1 {
@@ -88,8 +94,8 @@ func runTimeTensorLiteral(c *opCall, leaves []value, shape []int64, dt canon.DTy
 	if all, err = c.b().emit1(c.scope, &canon.Reshape{Shape: shape}, all); err != nil {
 		return nil, err
 	}
-	if dt == canon.Int64 {
+	if want == have {
 		return all, nil
 	}
-	return c.b().emit1(c.scope, &canon.Cast{To: dt}, all)
+	return c.b().emit1(c.scope, &canon.Cast{To: want}, all)
 }

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
@@ -65,7 +66,7 @@ func graftBranch(gThen *canon.Graph, resThen readResult, gElse *canon.Graph, res
 	}
 	for i := 0; i < a.index; i++ {
 		x, y := a.graph.Nodes[i], e.graph.Nodes[i]
-		if x.Name != y.Name || x.Op.Kind() != y.Op.Kind() || !sameStrings(x.Inputs, y.Inputs) || !sameStrings(x.Outputs, y.Outputs) {
+		if x.Name != y.Name || x.Op.Kind() != y.Op.Kind() || !slices.Equal(x.Inputs, y.Inputs) || !slices.Equal(x.Outputs, y.Outputs) {
 			return fmt.Errorf("internal error: the two imports of the code before the if at %s differ at node %d (%s and %s)", split.where, i, x.Name, y.Name)
 		}
 	}
@@ -81,13 +82,13 @@ func graftBranch(gThen *canon.Graph, resThen readResult, gElse *canon.Graph, res
 	ifA.Captures = mergeCaptures(freeNames(ifA.Then), freeNames(ifA.Else))
 	a.node.Inputs = append([]string{a.node.Inputs[0]}, ifA.Captures...)
 	for i := range ifA.Then.Outputs {
-		loose := looseInfo(ifA.Then.Outputs[i], ifA.Else.Outputs[i])
+		loose := canon.LooseType(ifA.Then.Outputs[i], ifA.Else.Outputs[i])
 		ifA.Then.Outputs[i] = renamed(loose, ifA.Then.Outputs[i].Name)
 		ifA.Else.Outputs[i] = renamed(loose, ifA.Else.Outputs[i].Name)
 		redeclare(gThen, a.node.Outputs[i], loose)
 	}
 	for _, n := range gElse.Meta.Notes {
-		if !containsString(gThen.Meta.Notes, n) {
+		if !slices.Contains(gThen.Meta.Notes, n) {
 			gThen.Meta.Notes = append(gThen.Meta.Notes, n)
 		}
 	}
@@ -183,54 +184,7 @@ func redeclare(g *canon.Graph, name string, info canon.ValueInfo) {
 	walk(g, name)
 }
 
-// looseInfo is what holds of a value in both branches: its dtype, and its
-// rank and sizes where they agree.
-func looseInfo(v, w canon.ValueInfo) canon.ValueInfo {
-	out := canon.ValueInfo{DType: v.DType, Kind: v.Kind}
-	if w.DType != v.DType {
-		out.DType = canon.Undefined
-	}
-	if !v.RankKnown || !w.RankKnown || len(v.Shape) != len(w.Shape) {
-		return out
-	}
-	out.RankKnown = true
-	out.Shape = make([]canon.Dim, len(v.Shape))
-	for i := range v.Shape {
-		a, b := v.Shape[i], w.Shape[i]
-		switch {
-		case a.Known() && b.Known() && a.Size == b.Size:
-			out.Shape[i] = a
-		case !a.Known() && !b.Known() && a.Param != "" && a.Param == b.Param:
-			out.Shape[i] = a
-		default:
-			out.Shape[i] = canon.Dim{Size: -1}
-		}
-	}
-	return out
-}
-
 func renamed(v canon.ValueInfo, name string) canon.ValueInfo {
 	v.Name = name
 	return v
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

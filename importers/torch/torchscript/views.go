@@ -179,13 +179,9 @@ func writeThroughView(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value,
 		}
 		return nil, c.errf("the slice written to covers too many elements, or its positions cannot be worked out at import")
 	}
-	out, err := h(c)
+	res, err := inPlaceResult(c, h)
 	if err != nil {
 		return nil, err
-	}
-	res, ok := out.(*tensorVal)
-	if !ok {
-		return nil, c.errf("internal error: an in-place op returned a %s", typeName(out))
 	}
 	if have, ok := b.info(res).StaticShape(); !ok || !sameInts(have, viewShape) {
 		return nil, c.errf("the new value's shape %v is not the slice's %v", have, viewShape)
@@ -273,4 +269,18 @@ func broadcastLike(c *opCall, dst, src *tensorVal) (value, error) {
 		return src, nil
 	}
 	return c.b().emit1(c.scope, &canon.Expand{Shape: shape}, src)
+}
+
+// inPlaceResult runs an in-place op's out-of-place form: the tensor to
+// write back through the view.
+func inPlaceResult(c *opCall, h opHandler) (*tensorVal, error) {
+	out, err := h(c)
+	if err != nil {
+		return nil, err
+	}
+	res, ok := out.(*tensorVal)
+	if !ok {
+		return nil, c.errf("internal error: an in-place op returned a %s", typeName(out))
+	}
+	return res, nil
 }

@@ -68,13 +68,9 @@ func (v *viewOf) boxSelect(shape []int64) (lo, hi []int64, selected []int64, ok 
 // writeBox is writeThroughView for a view that box describes.
 func writeBox(c *opCall, h opHandler, dst *tensorVal, v *viewOf, shape, lo, hi []int64) (value, error) {
 	b := c.b()
-	out, err := h(c)
+	res, err := inPlaceResult(c, h)
 	if err != nil {
 		return nil, err
-	}
-	res, ok := out.(*tensorVal)
-	if !ok {
-		return nil, c.errf("internal error: an in-place op returned a %s", typeName(out))
 	}
 	_, _, selected, _ := v.boxSelect(shape)
 	dropped := map[int64]bool{}

@@ -76,13 +76,9 @@ func writeRunTimeBox(c *opCall, h opHandler, dst *tensorVal, v *viewOf) (value, 
 	if !ok {
 		return nil, c.errf("an in-place op on a slice of a tensor whose sizes or slice bounds are known only at run time is supported when each axis is cut once, by a select or a unit-step slice; give the input shape (--input-shape NAME=D1,D2,...) or compute the new tensor out of place")
 	}
-	out, err := h(c)
+	res, err := inPlaceResult(c, h)
 	if err != nil {
 		return nil, err
-	}
-	res, ok := out.(*tensorVal)
-	if !ok {
-		return nil, c.errf("internal error: an in-place op returned a %s", typeName(out))
 	}
 	upd, err := castTo(c, res, vi.DType)
 	if err != nil {
