@@ -166,16 +166,23 @@ func (c *stepCrew) stop() {
 }
 
 // withCrew runs work (a layer's steps) with a helper claiming chunks of
-// its regions. The helper is a goroutine of its own, not a part of the
-// worker team's region: a region ends when every part has returned, and
-// a helper the host has descheduled would hold the layer's end up for a
-// time slice. When work returns every chunk is done, so the helper has
-// nothing left to touch but the stop word it leaves at.
+// its regions. The helper is the worker team's second part: the team's
+// helper is already running (it spins after the region before, the input
+// GEMM), where a new goroutine would wait for that spin to end and miss
+// the steps of a short layer. A region ends when every started part has
+// returned and the caller runs the parts no helper has started (team.go),
+// so a descheduled helper does not hold the layer's end up: run by the
+// caller after the stop word, help returns at once.
 func withCrew(c *stepCrew, work func()) {
 	if c.wake == nil {
 		c.wake, c.finished = newWaker(), newWaker()
 	}
-	go c.help()
-	defer c.stop()
-	work()
+	runParts(2, func(part int) {
+		if part == 1 {
+			c.help()
+			return
+		}
+		defer c.stop()
+		work()
+	})
 }

@@ -73,15 +73,16 @@ func (k *recurrentRun) region(n int, f func(lo, hi int)) {
 // a step streams at least recurrentCrewBytes of packed R. With the gates
 // in float32 lanes the products are most of a step, and halves of them
 // scale on two cores; a crew whose helper is descheduled goes on alone
-// (recurrent_crew.go). Measured at load 9–12 (docs/performance.md):
-// BenchmarkVsORT/LSTMh512s64 -cpu 2 (4 MB of R a step) 11–33 ms a run
-// with the crew against 23–34 ms without; the op families' LSTM of 256
-// units (1 MB a step, 10 µs) took 0.97–3.3 ms with it against 0.82–0.89
-// without, a helper's hand-off costing more than half a step saves.
+// (recurrent_crew.go). Measured on a quiet machine (docs/performance.md):
+// BenchmarkVsORT/LSTMh512s64 -cpu 2 (4 MB of R a step) 10.1 → 5.8 ms a
+// run; the op families' LSTM of 256 units (1 MB a step, about 17 µs) 0.54
+// → 0.42 ms once the crew's helper became the team's (it is running when
+// the steps start). At load the crew measured no worse than one core.
 var recurrentTwoCores = true
 
-// recurrentCrewBytes is the packed R a step must stream for a crew.
-var recurrentCrewBytes = 2 << 20
+// recurrentCrewBytes is the packed R a step must stream for a crew: below
+// about 1 MB a step's half is shorter than the hand-off.
+var recurrentCrewBytes = 1 << 20
 
 // recurrentCrewChunks is how many chunks a step's region is cut into:
 // halves, so that each core keeps its half of R's panels in its own cache
