@@ -99,6 +99,10 @@ func TestEinsumAgainstBruteForce(t *testing.T) {
 		{"ik,bkj->jbi", [][]int{{4, 3}, {2, 3, 5}}},
 		{"abc,cd->dab", [][]int{{2, 3, 8}, {8, 4}}},
 		{"i,ij->j", [][]int{{6}, {6, 3}}},
+		// Operands stored transposed, read in place by the GEMM.
+		{"bki,bkj->bij", [][]int{{2, 5, 3}, {2, 5, 4}}},
+		{"bki,bjk->bij", [][]int{{3, 6, 17}, {3, 19, 6}}},
+		{"kb,bk->", [][]int{{4, 1}, {1, 4}}},
 	}
 	for _, c := range cases {
 		var ins []*canon.Tensor

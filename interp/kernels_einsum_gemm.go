@@ -59,15 +59,20 @@ func einsumAsMatMul(x *exec, p *canon.EinsumPlan, ins []*tensor, sizes []int) (*
 		}
 		return out
 	}
-	a := permuteLabels(x, ins[0], p.Operands[0], concat(batch, ms, ks), sizes)
-	b := permuteLabels(x, ins[1], p.Operands[1], concat(batch, ks, ns), sizes)
+	// An operand stored as (batch, K, M) or (batch, N, K) is read in
+	// place by the GEMM as a transposed matrix (bhid,bhjd->bhij: Kᵀ).
+	a, ta := operandAs(x, ins[0], p.Operands[0], concat(batch, ms, ks), concat(batch, ks, ms), sizes)
+	b, tb := operandAs(x, ins[1], p.Operands[1], concat(batch, ks, ns), concat(batch, ns, ks), sizes)
 	ymn := concat(batch, ms, ns)
 	y := x.newF(labelShape(ymn, sizes))
 	offA, offB := make([]int, nb), make([]int, nb)
 	for bi := range nb {
 		offA[bi], offB[bi] = bi*m*k, bi*k*n
 	}
-	batchedGemm(nb, m, n, k, a, offA, b, offB, y.f)
+	batchedGemm(nb, ta, tb, m, n, k, a, offA, b, offB, y.f)
+	if sameLabels(ymn, p.Output) {
+		return y, true
+	}
 	out := x.newF(labelShape(p.Output, sizes))
 	permute(out.f, y.f, out.shape, labelStrides(y.shape, ymn, p.Output))
 	return out, true
@@ -97,14 +102,33 @@ func labelStrides(shape []int, have, want []int) []int {
 	return str
 }
 
+// operandAs returns t's data in the label order want, or, when t already
+// lies in the order transposed (a GEMM reads that in place), t's data and
+// true.
+func operandAs(x *exec, t *tensor, have, want, transposed []int, sizes []int) ([]float32, bool) {
+	if !sameLabels(have, want) && sameLabels(have, transposed) {
+		return t.f, true
+	}
+	return permuteLabels(x, t, have, want, sizes), false
+}
+
+// sameLabels reports whether two label lists are equal.
+func sameLabels(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // permuteLabels returns t's data with its axes (labelled have) reordered to
 // want, without a copy when the order is already right.
 func permuteLabels(x *exec, t *tensor, have, want []int, sizes []int) []float32 {
-	same := len(have) == len(want)
-	for i := range have {
-		same = same && have[i] == want[i]
-	}
-	if same {
+	if sameLabels(have, want) {
 		return t.f
 	}
 	dst := x.newF(labelShape(want, sizes))

@@ -200,19 +200,27 @@ func runMatMul(x *exec) error {
 		// One shared right operand: fold the batch into M.
 		gemm(false, false, nb*m, n, k, 1, a.f, k, b.f, n, y.f, n, 0)
 	} else {
-		batchedGemm(nb, m, n, k, a.f, offA, b.f, offB, y.f)
+		batchedGemm(nb, false, false, m, n, k, a.f, offA, b.f, offB, y.f)
 	}
 	x.set(0, y)
 	return nil
 }
 
 // batchedGemm computes y[bi] = a[offA[bi]:]·b[offB[bi]:] (m×k by k×n, rows
-// packed) for nb products. Several products run side by side, one per
-// core, rather than each being split across cores: a product the size of
-// an attention head is too small to split well.
-func batchedGemm(nb, m, n, k int, a []float32, offA []int, b []float32, offB []int, y []float32) {
+// packed; ta and tb: the operand is stored transposed, k×m or n×k) for nb
+// products. Several products run side by side, one per core, rather than
+// each being split across cores: a product the size of an attention head
+// is too small to split well.
+func batchedGemm(nb int, ta, tb bool, m, n, k int, a []float32, offA []int, b []float32, offB []int, y []float32) {
+	lda, ldb := k, n
+	if ta {
+		lda = m
+	}
+	if tb {
+		ldb = k
+	}
 	one := func(bi int, mul func(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, beta float32)) {
-		mul(false, false, m, n, k, 1, a[offA[bi]:offA[bi]+m*k], k, b[offB[bi]:offB[bi]+k*n], n, y[bi*m*n:(bi+1)*m*n], n, 0)
+		mul(ta, tb, m, n, k, 1, a[offA[bi]:offA[bi]+m*k], lda, b[offB[bi]:offB[bi]+k*n], ldb, y[bi*m*n:(bi+1)*m*n], n, 0)
 	}
 	if nb < 2 || m*n*k >= 1<<22 {
 		for bi := range nb {
