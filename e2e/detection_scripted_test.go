@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/tensorfile"
-	"github.com/modelbridge/modelbridge/internal/testfix"
 )
 
 // detectionScriptedCI is what MODELBRIDGE_DETECTION=1 runs of the scripted
@@ -36,29 +34,7 @@ var detectionScriptedFixedSize = map[string]string{}
 //	MODELBRIDGE_DETECTION=all   all five (see docs/detection.md)
 //	MODELBRIDGE_DETECTION=a,b   the named models
 func TestTorchvisionDetectionScripted(t *testing.T) {
-	var models []string
-	switch sel := os.Getenv("MODELBRIDGE_DETECTION"); sel {
-	case "":
-		t.Skip("skipping: set MODELBRIDGE_DETECTION=1 (the small models), =all or =name,name to script torchvision's detection models and check them (minutes each)")
-	case "1":
-		models = detectionScriptedCI
-	case "all":
-		models = detectionAll
-	default:
-		models = strings.Split(sel, ",")
-	}
-	python := testfix.Torch(t, "torchvision", "numpy", "onnx")
-	generator := filepath.Join(testfix.RepoRoot(), "testdata", "make_detection_scripted.py")
-	for _, name := range models {
-		name := name
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			if out, err := exec.Command(python, generator, name, dir).CombinedOutput(); err != nil {
-				t.Fatalf("scripting %s: %v\n%s", name, err, detLastLines(string(out), 15))
-			}
-			checkScriptedDetection(t, dir)
-		})
-	}
+	runDetectionModels(t, detectionScriptedCI, "make_detection_scripted.py", "scripting", checkScriptedDetection)
 }
 
 // checkScriptedDetection imports dir/model.pt (as made by

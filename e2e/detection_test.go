@@ -38,27 +38,32 @@ var detectionAll = append(append([]string{}, detectionCI...),
 //	                            minutes each; see docs/detection.md)
 //	MODELBRIDGE_DETECTION=a,b   the named models
 func TestTorchvisionDetection(t *testing.T) {
+	runDetectionModels(t, detectionCI, "make_detection_onnx.py", "exporting", checkDetectionModel)
+}
+
+// runDetectionModels makes each model MODELBRIDGE_DETECTION selects (1:
+// the ones in ci) with the generator in testdata and checks its folder.
+func runDetectionModels(t *testing.T, ci []string, generatorName, making string, check func(*testing.T, string)) {
 	var models []string
 	switch sel := os.Getenv("MODELBRIDGE_DETECTION"); sel {
 	case "":
-		t.Skip("skipping: set MODELBRIDGE_DETECTION=1 (the small models), =all or =name,name to export torchvision's detection models and check them (minutes each)")
+		t.Skip("skipping: set MODELBRIDGE_DETECTION=1 (the small models), =all or =name,name to make torchvision's detection models and check them (minutes each)")
 	case "1":
-		models = detectionCI
+		models = ci
 	case "all":
 		models = detectionAll
 	default:
 		models = strings.Split(sel, ",")
 	}
 	python := testfix.Torch(t, "torchvision", "numpy", "onnx")
-	generator := filepath.Join(testfix.RepoRoot(), "testdata", "make_detection_onnx.py")
+	generator := filepath.Join(testfix.RepoRoot(), "testdata", generatorName)
 	for _, name := range models {
-		name := name
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			if out, err := exec.Command(python, generator, name, dir).CombinedOutput(); err != nil {
-				t.Fatalf("exporting %s: %v\n%s", name, err, detLastLines(string(out), 15))
+				t.Fatalf("%s %s: %v\n%s", making, name, err, detLastLines(string(out), 15))
 			}
-			checkDetectionModel(t, dir)
+			check(t, dir)
 		})
 	}
 }

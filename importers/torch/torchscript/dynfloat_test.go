@@ -27,6 +27,36 @@ for c, x in enumerate(cases):
         np.save(d + "/y%d.npy" % k, np.require(o.numpy(), requirements="C"))
 `
 
+// checkRunTimeSizeCases imports m's scripted module once, its input of the
+// given shape with axes h and h+1 symbolic (H and W), and checks every case
+// PyTorch wrote (runTimeFloatCases) in the interpreter and in ONNX Runtime
+// (opset 18) within rtol and atol.
+func checkRunTimeSizeCases(t *testing.T, m *torchtrace.Module, shape []int64, h int, rtol, atol float64) {
+	t.Helper()
+	g, err := ReadFile(m.Path(), formats.ReadOptions{
+		InputShapes: map[string][]int64{"#0": shape},
+		DimNames:    map[string]map[int]string{"#0": {h: "H", h + 1: "W"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for c := 0; ; c++ {
+		dir := filepath.Join(m.Dir, fmt.Sprintf("case%d", c))
+		if _, err := os.Stat(dir); err != nil {
+			if c == 0 {
+				t.Fatal("PyTorch wrote no cases")
+			}
+			break
+		}
+		cm := torchtrace.Load(t, dir)
+		t.Run(fmt.Sprintf("%v", cm.Inputs[0].Shape), func(t *testing.T) {
+			cm.CompareGraph(t, g, rtol, atol)
+			cm.CompareORT(t, g, formats.WriteOptions{Opset: 18}, rtol, atol)
+		})
+	}
+}
+
 // TestRunTimeFloats imports, once with the image size symbolic, a scripted
 // module that computes a Python float from the size at run time (as
 // torchvision's GeneralizedRCNNTransform does: float(scale.item()) of
@@ -57,28 +87,7 @@ class M(torch.nn.Module):
 gen = torch.Generator().manual_seed(3)
 cases = [torch.rand(1, 2, h, w, generator=gen) for h, w in [(31, 31), (25, 5), (24, 36), (10, 17), (47, 13)]]
 `+runTimeFloatCases)
-	g, err := ReadFile(m.Path(), formats.ReadOptions{
-		InputShapes: map[string][]int64{"#0": {1, 2, -1, -1}},
-		DimNames:    map[string]map[int]string{"#0": {2: "H", 3: "W"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	for c := 0; ; c++ {
-		dir := filepath.Join(m.Dir, fmt.Sprintf("case%d", c))
-		if _, err := os.Stat(dir); err != nil {
-			if c == 0 {
-				t.Fatal("PyTorch wrote no cases")
-			}
-			break
-		}
-		cm := torchtrace.Load(t, dir)
-		t.Run(fmt.Sprintf("%v", cm.Inputs[0].Shape), func(t *testing.T) {
-			cm.CompareGraph(t, g, 1e-5, 1e-6)
-			cm.CompareORT(t, g, formats.WriteOptions{Opset: 18}, 1e-5, 1e-6)
-		})
-	}
+	checkRunTimeSizeCases(t, m, []int64{1, 2, -1, -1}, 2, 1e-5, 1e-6)
 }
 
 // TestRunTimeFloatCarried: a Python float carried through a loop whose trip
@@ -145,25 +154,7 @@ class M(torch.nn.Module):
 gen = torch.Generator().manual_seed(4)
 cases = [torch.rand(3, h, w, generator=gen) for h, w in [(31, 31), (20, 45), (17, 9), (8, 16)]]
 `+runTimeFloatCases)
-	g, err := ReadFile(m.Path(), formats.ReadOptions{
-		InputShapes: map[string][]int64{"#0": {3, -1, -1}},
-		DimNames:    map[string]map[int]string{"#0": {1: "H", 2: "W"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	for c := 0; ; c++ {
-		dir := filepath.Join(m.Dir, fmt.Sprintf("case%d", c))
-		if _, err := os.Stat(dir); err != nil {
-			break
-		}
-		cm := torchtrace.Load(t, dir)
-		t.Run(fmt.Sprintf("%v", cm.Inputs[0].Shape), func(t *testing.T) {
-			cm.CompareGraph(t, g, 1e-6, 1e-7)
-			cm.CompareORT(t, g, formats.WriteOptions{Opset: 18}, 1e-6, 1e-7)
-		})
-	}
+	checkRunTimeSizeCases(t, m, []int64{3, -1, -1}, 1, 1e-6, 1e-7)
 }
 
 // TestRunTimeFloatRefusals: what a run-time float cannot express exactly

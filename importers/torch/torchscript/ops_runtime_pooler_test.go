@@ -1,12 +1,8 @@
 package torchscript
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/modelbridge/modelbridge/formats"
 	"github.com/modelbridge/modelbridge/internal/testfix/torchtrace"
 )
 
@@ -39,26 +35,5 @@ class M(torch.nn.Module):
 gen = torch.Generator().manual_seed(5)
 cases = [torch.rand(1, 2, h, w, generator=gen) for h, w in [(32, 32), (45, 29), (20, 52)]]
 `+runTimeFloatCases)
-	g, err := ReadFile(m.Path(), formats.ReadOptions{
-		InputShapes: map[string][]int64{"#0": {1, 2, -1, -1}},
-		DimNames:    map[string]map[int]string{"#0": {2: "H", 3: "W"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	for c := 0; ; c++ {
-		dir := filepath.Join(m.Dir, fmt.Sprintf("case%d", c))
-		if _, err := os.Stat(dir); err != nil {
-			if c == 0 {
-				t.Fatal("PyTorch wrote no cases")
-			}
-			break
-		}
-		cm := torchtrace.Load(t, dir)
-		t.Run(fmt.Sprintf("%v", cm.Inputs[0].Shape), func(t *testing.T) {
-			cm.CompareGraph(t, g, 1e-5, 1e-6)
-			cm.CompareORT(t, g, formats.WriteOptions{Opset: 18}, 1e-5, 1e-6)
-		})
-	}
+	checkRunTimeSizeCases(t, m, []int64{1, 2, -1, -1}, 2, 1e-5, 1e-6)
 }
