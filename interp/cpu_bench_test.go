@@ -30,11 +30,12 @@ func reportCPU(b *testing.B, f func()) {
 	b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkModelCPU runs the ONNX file at $MODELBRIDGE_PROFILE_ONNX (its
-// first input at its static shape, random values) and reports the CPU time
-// a run takes beside the wall time: on a loaded machine the CPU time of
-// two builds, run alternately, compares them where the wall time cannot.
-func BenchmarkModelCPU(b *testing.B) {
+// profiledModel is the Program of the ONNX file at
+// $MODELBRIDGE_PROFILE_ONNX and random values for its first input at its
+// static shape, run twice already (Winograd weights are made on the second
+// run).
+func profiledModel(b *testing.B) (*Program, map[string]*canon.Tensor) {
+	b.Helper()
 	g, _ := benchModel(b, "MODELBRIDGE_PROFILE_ONNX", "")
 	p, err := New(g)
 	if err != nil {
@@ -51,6 +52,15 @@ func BenchmarkModelCPU(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	return p, inputs
+}
+
+// BenchmarkModelCPU runs the ONNX file at $MODELBRIDGE_PROFILE_ONNX (its
+// first input at its static shape, random values) and reports the CPU time
+// a run takes beside the wall time: on a loaded machine the CPU time of
+// two builds, run alternately, compares them where the wall time cannot.
+func BenchmarkModelCPU(b *testing.B) {
+	p, inputs := profiledModel(b)
 	b.ResetTimer()
 	reportCPU(b, func() {
 		if _, err := p.Run(inputs); err != nil {

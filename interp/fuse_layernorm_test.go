@@ -99,32 +99,44 @@ func TestFusedLayerNormMatchesSteps(t *testing.T) {
 			}
 			return nb.finish(t, append([]string{y}, outs...)...)
 		}
-		var outs [2][][]float64
-		for k, fuse := range []bool{false, true} {
-			fuseEpilogues = fuse
-			g := build()
-			p, err := New(g)
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			if fuse && len(p.steps) != c.steps {
-				t.Errorf("%s: %d steps after fusion, want %d", c.name, len(p.steps), c.steps)
-			}
-			o, err := p.Run(map[string]*canon.Tensor{"x": in})
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			for _, out := range g.Outputs {
-				f, _ := o[out.Name].Float64s()
-				outs[k] = append(outs[k], f)
-			}
+		checkFusedBitForBit(t, c.name, c.steps, build, in)
+	}
+}
+
+// checkFusedBitForBit runs build's graph on in as separate steps and with
+// the fusions, wants steps steps after fusion, and the same outputs (shapes
+// and bits) both ways.
+func checkFusedBitForBit(t *testing.T, name string, steps int, build func() *canon.Graph, in *canon.Tensor) {
+	t.Helper()
+	var outs [2][]*canon.Tensor
+	for k, fuse := range []bool{false, true} {
+		fuseEpilogues = fuse
+		g := build()
+		p, err := New(g)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		for j := range outs[0] {
-			for i := range outs[0][j] {
-				a, b := float32(outs[0][j][i]), float32(outs[1][j][i])
-				if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
-					t.Fatalf("%s: output %d [%d] = %v fused, %v in steps", c.name, j, i, b, a)
-				}
+		if fuse && len(p.steps) != steps {
+			t.Errorf("%s: %d steps after fusion, want %d", name, len(p.steps), steps)
+		}
+		o, err := p.Run(map[string]*canon.Tensor{"x": in})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, out := range g.Outputs {
+			outs[k] = append(outs[k], o[out.Name])
+		}
+	}
+	for j := range outs[0] {
+		if fmt.Sprint(outs[0][j].Shape) != fmt.Sprint(outs[1][j].Shape) {
+			t.Fatalf("%s: output %d has shape %v fused, %v in steps", name, j, outs[1][j].Shape, outs[0][j].Shape)
+		}
+		steps, _ := outs[0][j].Float64s()
+		fused, _ := outs[1][j].Float64s()
+		for i := range steps {
+			a, b := float32(steps[i]), float32(fused[i])
+			if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
+				t.Fatalf("%s: output %d [%d] = %v fused, %v in steps", name, j, i, b, a)
 			}
 		}
 	}
@@ -182,39 +194,7 @@ func TestFusedLayerNormReadsChannelsInPlace(t *testing.T) {
 			}
 			return nb.finish(t, outs...)
 		}
-		var outs [2][][]float64
-		var shapes [2][]string
-		for k, fuse := range []bool{false, true} {
-			fuseEpilogues = fuse
-			g := build()
-			p, err := New(g)
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			if fuse && len(p.steps) != c.steps {
-				t.Errorf("%s: %d steps after fusion, want %d", c.name, len(p.steps), c.steps)
-			}
-			o, err := p.Run(map[string]*canon.Tensor{"x": in})
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-			for _, out := range g.Outputs {
-				f, _ := o[out.Name].Float64s()
-				outs[k] = append(outs[k], f)
-				shapes[k] = append(shapes[k], fmt.Sprint(o[out.Name].Shape))
-			}
-		}
-		for j := range outs[0] {
-			if shapes[0][j] != shapes[1][j] {
-				t.Fatalf("%s: output %d has shape %s fused, %s in steps", c.name, j, shapes[1][j], shapes[0][j])
-			}
-			for i := range outs[0][j] {
-				a, b := float32(outs[0][j][i]), float32(outs[1][j][i])
-				if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
-					t.Fatalf("%s: output %d [%d] = %v fused, %v in steps", c.name, j, i, b, a)
-				}
-			}
-		}
+		checkFusedBitForBit(t, c.name, c.steps, build, in)
 	}
 }
 

@@ -2,13 +2,10 @@ package interp
 
 import (
 	"fmt"
-	"math/rand"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelbridge/modelbridge/canon"
 )
 
 // BenchmarkLayerTimes runs the ONNX file at $MODELBRIDGE_PROFILE_ONNX
@@ -16,22 +13,7 @@ import (
 // step's mean time with its input shapes, slowest first: the table to set
 // beside ONNX Runtime's own profile of the same file. Run it with -v.
 func BenchmarkLayerTimes(b *testing.B) {
-	g, _ := benchModel(b, "MODELBRIDGE_PROFILE_ONNX", "")
-	p, err := New(g)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in := g.Inputs[0]
-	dims, ok := in.StaticShape()
-	if !ok {
-		b.Skipf("skipping: input %q has no static shape", in.Name)
-	}
-	inputs := map[string]*canon.Tensor{in.Name: randTensor(rand.New(rand.NewSource(7)), "x", ints(dims)...)}
-	for range 2 { // Winograd weights are made on the second run
-		if _, err := p.Run(inputs); err != nil {
-			b.Fatal(err)
-		}
-	}
+	p, inputs := profiledModel(b)
 	total := map[*step]time.Duration{}
 	shapes := map[*step]string{}
 	stepHook = func(x *exec, d time.Duration) {
