@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelbridge/modelbridge/canon"
 	"github.com/modelbridge/modelbridge/internal/optable"
+	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 // Kernels of the normalization family. Statistics accumulate in float64:
@@ -113,6 +114,19 @@ func runLayerNorm(x *exec, op *canon.LayerNorm) error {
 	for i := a; i < len(statShape); i++ {
 		statShape[i] = 1
 	}
+	if scale == nil {
+		scale = make([]float32, inner)
+		for i := range scale {
+			scale[i] = 1
+		}
+	}
+	if bias == nil {
+		// x + -0 is x, +0 included.
+		bias = make([]float32, inner)
+		for i := range bias {
+			bias[i] = float32(math.Copysign(0, -1))
+		}
+	}
 	y, mean, inv := x.newF(in.shape), x.newF(statShape), x.newF(statShape)
 	parallelFor(outer, 8*inner, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -120,13 +134,8 @@ func runLayerNorm(x *exec, op *canon.LayerNorm) error {
 			m, v := meanVar(src)
 			is := 1 / math.Sqrt(v+float64(op.Epsilon))
 			mean.f[r], inv.f[r] = float32(m), float32(is)
-			for i, e := range src {
-				o := (float64(e) - m) * is * float64(scale[i])
-				if bias != nil {
-					o += float64(bias[i])
-				}
-				dst[i] = float32(o)
-			}
+			// ((x - mean)·inv)·scale + bias in float64 lanes.
+			vec.LNAffine64(dst, src, scale, bias, m, is)
 		}
 	})
 	x.set(0, y)

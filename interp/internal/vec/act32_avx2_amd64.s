@@ -1021,3 +1021,36 @@ lns32loop:
 lns32done:
 	VZEROUPPER
 	RET
+
+// func lnAffine64AVX2(n int, dst, src, scale, bias *float32, m, inv float64)
+TEXT ·lnAffine64AVX2(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ scale+24(FP), BX
+	MOVQ bias+32(FP), DX
+	VBROADCASTSD m+40(FP), Y8
+	VBROADCASTSD inv+48(FP), Y9
+	SHRQ $2, CX
+	JEQ lna64done
+
+lna64loop:
+	VCVTPS2PD 0(SI), Y0
+	VSUBPD Y8, Y0, Y0
+	VMULPD Y9, Y0, Y0
+	VCVTPS2PD 0(BX), Y1
+	VMULPD Y1, Y0, Y0
+	VCVTPS2PD 0(DX), Y2
+	VADDPD Y2, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS X0, 0(DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	ADDQ $16, BX
+	ADDQ $16, DX
+	DECQ CX
+	JNE lna64loop
+
+lna64done:
+	VZEROUPPER
+	RET

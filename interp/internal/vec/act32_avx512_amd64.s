@@ -1025,3 +1025,36 @@ lns32loop:
 lns32done:
 	VZEROUPPER
 	RET
+
+// func lnAffine64AVX512(n int, dst, src, scale, bias *float32, m, inv float64)
+TEXT ·lnAffine64AVX512(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ scale+24(FP), BX
+	MOVQ bias+32(FP), DX
+	VBROADCASTSD m+40(FP), Z8
+	VBROADCASTSD inv+48(FP), Z9
+	SHRQ $3, CX
+	JEQ lna64done
+
+lna64loop:
+	VCVTPS2PD 0(SI), Z0
+	VSUBPD Z8, Z0, Z0
+	VMULPD Z9, Z0, Z0
+	VCVTPS2PD 0(BX), Z1
+	VMULPD Z1, Z0, Z0
+	VCVTPS2PD 0(DX), Z2
+	VADDPD Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS Y0, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, BX
+	ADDQ $32, DX
+	DECQ CX
+	JNE lna64loop
+
+lna64done:
+	VZEROUPPER
+	RET

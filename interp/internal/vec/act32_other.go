@@ -20,5 +20,11 @@ func LNCenter(dst, sq, src []float32, m float32) { lnCenterRef(dst, sq, src, m) 
 // LNScale sets dst[i] = dst[i]/den·scale[i] + bias[i], each rounded apart.
 func LNScale(dst, scale, bias []float32, den float32) { lnScaleRef(dst, scale, bias, den) }
 
+// LNAffine64 sets dst[i] = float32((src[i] - m)·inv·scale[i] + bias[i]) in
+// float64.
+func LNAffine64(dst, src, scale, bias []float32, m, inv float64) {
+	lnAffine64Ref(dst, src, scale, bias, m, inv)
+}
+
 // ExpShift32 sets d[i] = expNeg32(s[i] - m); m must be at least every s[i].
 func ExpShift32(d, s []float32, m float32) { expShift32Ref(d, s, m) }

@@ -160,6 +160,14 @@ func TestLayerNormRowsMatchReference(t *testing.T) {
 				sameBits32(t, fmt.Sprintf("LNScale n=%d den=%v", n, den), g, w)
 				checkGuard32(t, "LNScale", g)
 			}
+			for _, inv := range []float64{0.37, 1e3, 0, math.Inf(1), 3e-39} {
+				mean := float64(m) + 1e-9
+				g, w := guard32(n), make([]float32, n)
+				LNAffine64(g, src, scale, bias, mean, inv)
+				lnAffine64Ref(w, src, scale, bias, mean, inv)
+				sameBits32(t, fmt.Sprintf("LNAffine64 n=%d inv=%v", n, inv), g, w)
+				checkGuard32(t, "LNAffine64", g)
+			}
 		}
 	})
 }

@@ -18,6 +18,12 @@ func lnScale32AVX512(n int, dst, scale, bias *float32, den float32)
 //go:noescape
 func lnScale32AVX2(n int, dst, scale, bias *float32, den float32)
 
+//go:noescape
+func lnAffine64AVX512(n int, dst, src, scale, bias *float32, m, inv float64)
+
+//go:noescape
+func lnAffine64AVX2(n int, dst, src, scale, bias *float32, m, inv float64)
+
 // rowLanes is the lanes of the float32 row routines at this level, 0
 // without them.
 func rowLanes() int {
@@ -62,4 +68,22 @@ func LNScale(dst, scale, bias []float32, den float32) {
 		}
 	}
 	lnScaleRef(dst[n:], scale[n:], bias[n:], den)
+}
+
+// LNAffine64 sets dst[i] = float32((src[i] - m)·inv·scale[i] + bias[i]),
+// computed in float64, each operation rounded on its own, for
+// i < len(dst).
+func LNAffine64(dst, src, scale, bias []float32, m, inv float64) {
+	src, scale, bias = src[:len(dst)], scale[:len(dst)], bias[:len(dst)]
+	n := 0
+	if l := rowLanes() / 2; l > 0 {
+		if n = len(dst) &^ (l - 1); n > 0 {
+			k := lnAffine64AVX2
+			if l == 8 {
+				k = lnAffine64AVX512
+			}
+			k(n, unsafe.SliceData(dst), unsafe.SliceData(src), unsafe.SliceData(scale), unsafe.SliceData(bias), m, inv)
+		}
+	}
+	lnAffine64Ref(dst[n:], src[n:], scale[n:], bias[n:], m, inv)
 }

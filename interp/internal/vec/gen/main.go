@@ -66,6 +66,7 @@ var files = []struct {
 		e.geluLanes32()
 		e.lnCenter32()
 		e.lnScale32()
+		e.lnAffine64()
 	}},
 	{"act32_avx2_amd64.s", act32About, avx2, func(e *emitter) {
 		e.act32Table()
@@ -76,6 +77,7 @@ var files = []struct {
 		e.geluLanes32()
 		e.lnCenter32()
 		e.lnScale32()
+		e.lnAffine64()
 	}},
 	{"tanh32_avx512_amd64.s", tanh32About, avx512, func(e *emitter) {
 		e.tanh32Table()
