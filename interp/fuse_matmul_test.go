@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"math"
 	"math/rand"
+	"runtime"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -57,5 +59,40 @@ func TestMatMulWeightsFusion(t *testing.T) {
 		gemmMR, gemmMC = 6, 120 // the AVX2 blocking: gemm, then the epilogue
 		compareRuns(t, fused, in, want)
 		gemmMR, gemmMC = mr, mc
+	}
+}
+
+// Weights whose rows are a multiple of 512 floats long are packed a block
+// of columns at a time; the sums are those of the weights read in place
+// and of gemm, bit for bit (three column blocks, two k blocks, a last
+// panel of 5 rows; a bias and Gelu on each strip).
+func TestGemmByWeightsPackedBlocks(t *testing.T) {
+	const m, k, n = 37, 300, 1536
+	r := rand.New(rand.NewSource(4))
+	a, w, bias := make([]float32, m*k), make([]float32, k*n), make([]float32, n)
+	for _, s := range [][]float32{a, w, bias} {
+		for i := range s {
+			s[i] = float32(r.NormFloat64())
+		}
+	}
+	defer func() { packAliasedWeights = true }()
+	want := make([]float32, m*n)
+	gemm(false, false, m, n, k, 1, a, k, w, n, want, n, 0)
+	(&matMulEp{bias: bias, gelu: true}).apply(want, n, 0, m, 0, n)
+	// One core: the whole width in three blocks; two: a block a task.
+	for _, procs := range []int{1, 2} {
+		old := runtime.GOMAXPROCS(procs)
+		var got [2][]float32
+		for i, pack := range []bool{true, false} {
+			packAliasedWeights = pack
+			got[i] = make([]float32, m*n)
+			gemmByWeights(m, n, k, a, w, got[i], &matMulEp{bias: bias, gelu: true})
+		}
+		runtime.GOMAXPROCS(old)
+		for i := range want {
+			if math.Float32bits(got[0][i]) != math.Float32bits(got[1][i]) || math.Float32bits(got[0][i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%d cores, element %d: packed %v, in place %v, gemm %v", procs, i, got[0][i], got[1][i], want[i])
+			}
+		}
 	}
 }

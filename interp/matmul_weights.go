@@ -82,48 +82,79 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 	pe := getPack(gemmKC * gemmNR)
 	defer packPool.Put(pe)
 	edge := *pe
-	full := n / gemmNR * gemmNR
-	prefetch := true // measured: as fast or faster at every ld of BERT and vit_b_16
+	// Rows of w a multiple of 512 floats long put a strip's k rows into
+	// one or two L1 sets, so a strip read in place does not stay in L1
+	// for the next panel of A: those weights are packed a block of columns
+	// at a time (rows read whole, as the prefetchers like), as gemm packs.
+	var block []float32
+	nc := n
+	if packAliasedWeights && ld%512 == 0 && m > gemmMR {
+		nc = min(n, weightsBlockCols)
+		pb := getPack(gemmKC * roundUp(nc, gemmNR))
+		defer packPool.Put(pb)
+		block = *pb
+	}
+	prefetch := block == nil // measured: as fast or faster at every ld of BERT and vit_b_16
 	var tmp [gemmMaxMR * gemmNR]float32
-	for pc := 0; pc < k; pc += gemmKC {
-		kb := min(gemmKC, k-pc)
-		add := pc > 0
-		if full < n {
-			packB(false, w, ld, pc, j+full, kb, n-full, edge)
-		}
-		for ic := 0; ic < m; ic += gemmMC {
-			mb := min(gemmMC, m-ic)
-			bufA := packed[pc*mp+(i+ic)*kb:]
-			for jr := 0; jr < n; jr += gemmNR {
-				nr := min(gemmNR, n-jr)
-				bp, bld := w[pc*ld+j+jr:], ld
-				if nr < gemmNR {
-					bp, bld = edge, gemmNR
-				}
-				for ir := 0; ir < mb; ir += gemmMR {
-					ap := bufA[ir*kb : (ir+gemmMR)*kb]
-					r, mr := i+ic+ir, min(gemmMR, mb-ir)
-					cp := s[r*lds+j+jr:]
+	for jc := j; jc < j+n; jc += nc {
+		nb := min(nc, j+n-jc)
+		full := nb / gemmNR * gemmNR
+		for pc := 0; pc < k; pc += gemmKC {
+			kb := min(gemmKC, k-pc)
+			add := pc > 0
+			switch {
+			case block != nil:
+				packB(false, w, ld, pc, jc, kb, nb, block)
+			case full < nb:
+				packB(false, w, ld, pc, jc+full, kb, nb-full, edge)
+			}
+			for ic := 0; ic < m; ic += gemmMC {
+				mb := min(gemmMC, m-ic)
+				bufA := packed[pc*mp+(i+ic)*kb:]
+				for jr := 0; jr < nb; jr += gemmNR {
+					nr := min(gemmNR, nb-jr)
+					bp, bld := w[pc*ld+jc+jr:], ld
 					switch {
-					case (mr == gemmMR || mr == 8) && nr == gemmNR:
-						microKernelB(mr, kb, ap, bp, bld, cp, lds, add, prefetch)
-					case mr < 8 && nr == gemmNR:
-						// A last panel of a few rows (vit_b_16's 197 = 12·16 + 5):
-						// the 8-row kernel wastes 3 rows where the 16-row one
-						// wastes 11, stored into the scratch's spare rows; each
-						// sum is the same.
-						microKernelB(8, kb, ap, bp, bld, cp, lds, add, prefetch)
-					default:
-						microTileAt(kb, ap, bp, bld, cp, lds, mr, nr, add, &tmp)
+					case block != nil:
+						bp, bld = block[jr*kb:], gemmNR
+					case nr < gemmNR:
+						bp, bld = edge, gemmNR
 					}
-				}
-				if pc+kb == k {
-					ep.move(c, ld, s, lds, i+ic, mb, j+jr, nr)
+					for ir := 0; ir < mb; ir += gemmMR {
+						ap := bufA[ir*kb : (ir+gemmMR)*kb]
+						r, mr := i+ic+ir, min(gemmMR, mb-ir)
+						cp := s[r*lds+jc+jr:]
+						switch {
+						case (mr == gemmMR || mr == 8) && nr == gemmNR:
+							microKernelB(mr, kb, ap, bp, bld, cp, lds, add, prefetch)
+						case mr < 8 && nr == gemmNR:
+							// A last panel of a few rows (vit_b_16's 197 = 12·16 + 5):
+							// the 8-row kernel wastes 3 rows where the 16-row one
+							// wastes 11, stored into the scratch's spare rows; each
+							// sum is the same.
+							microKernelB(8, kb, ap, bp, bld, cp, lds, add, prefetch)
+						default:
+							microTileAt(kb, ap, bp, bld, cp, lds, mr, nr, add, &tmp)
+						}
+					}
+					if pc+kb == k {
+						ep.move(c, ld, s, lds, i+ic, mb, jc+jr, nr)
+					}
 				}
 			}
 		}
 	}
 }
+
+// packAliasedWeights lets gemmByWeightsSerial pack weights whose rows
+// are a multiple of 512 floats long (a variable for benchmarks to compare).
+var packAliasedWeights = true
+
+// weightsBlockCols is how many columns of such weights are packed at a
+// time: 256 rows of them (512 KB) stay in L2 beside A's block and C's
+// (measured on vit_b_16 at one thread: 256 to 1024 columns alike, the
+// whole 3072 10–20% slower).
+const weightsBlockCols = 512
 
 // geluRow sets row to its exact Gelu, as the Gelu op computes it.
 func geluRow(row []float32) { vec.Gelu32(row, row) }
