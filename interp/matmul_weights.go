@@ -67,8 +67,8 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 }
 
 // cTileGap is how many floats more than C's own a row of the scratch C
-// of gemmByWeights takes (a variable for benchmarks to compare).
-var cTileGap = gemmNR
+// of gemmByWeights takes.
+const cTileGap = gemmNR
 
 // gemmByWeightsSerial computes rows i..i+m, columns j..j+n of the product
 // on the calling goroutine from A packed whole (for each block of gemmKC
