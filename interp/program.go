@@ -13,6 +13,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,13 +29,16 @@ import (
 // but from one goroutine at a time. The graph must stay open (not Closed)
 // while the Program is used, since constants may alias its tensor data.
 type Program struct {
-	g      *canon.Graph
-	slots  int
-	consts []*tensor // by slot; nil for values computed at run time
-	inputs []inputSlot
-	outs   []outputSlot
-	steps  []*step
-	pool   *pool
+	// lent is what the last RunInto stored in its caller's map, which the
+	// next may overwrite; spare is the list before it, kept for reuse.
+	lent, spare []*canon.Tensor
+	g           *canon.Graph
+	slots       int
+	consts      []*tensor // by slot; nil for values computed at run time
+	inputs      []inputSlot
+	outs        []outputSlot
+	steps       []*step
+	pool        *pool
 	// packedBytes counts the memory held by pre-packed weights, bounded by
 	// maxPackedBytes so big models do not keep a second copy of everything.
 	packedBytes int64
@@ -324,6 +328,38 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 	return out, nil
 }
 
+// RunInto is Run storing each output into outs[name]. A tensor found
+// there that the previous RunInto of this Program stored, of the output's
+// dtype and size, is overwritten in place (its data and shape), so that
+// repeated runs (calibration, benchmarks, a stream of inputs) make no
+// garbage of their outputs; any other entry is replaced by a new tensor.
+// A caller that keeps a result past the next RunInto must copy it.
+func (p *Program) RunInto(inputs map[string]*canon.Tensor, outs map[string]*canon.Tensor) error {
+	vals, boxed, err := p.execute(inputs, nil)
+	defer p.recycle(vals)
+	if err != nil {
+		return err
+	}
+	lent, next := p.lent, p.spare[:0]
+	defer func() { p.lent, p.spare = next, lent }()
+	for _, o := range p.outs {
+		if boxed != nil && boxed[o.slot] != nil {
+			return fmt.Errorf("graph output %q is a %s: run the graph with RunValues", o.name, kindOf(boxed[o.slot]))
+		}
+		var reuse *canon.Tensor
+		if prev := outs[o.name]; prev != nil && slices.Contains(lent, prev) && !slices.Contains(next, prev) {
+			reuse = prev
+		}
+		ct, err := p.outputTensorInto(o, vals[o.slot], reuse)
+		if err != nil {
+			return err
+		}
+		outs[o.name] = ct
+		next = append(next, ct)
+	}
+	return nil
+}
+
 // recycle returns a run's buffers to the pool.
 func (p *Program) recycle(vals []*tensor) {
 	for id, t := range vals {
@@ -335,6 +371,12 @@ func (p *Program) recycle(vals []*tensor) {
 
 // outputTensor converts graph output o, charging the memory budget.
 func (p *Program) outputTensor(o outputSlot, t *tensor) (*canon.Tensor, error) {
+	return p.outputTensorInto(o, t, nil)
+}
+
+// outputTensorInto is outputTensor writing into reuse where it fits
+// (toCanonInto).
+func (p *Program) outputTensorInto(o outputSlot, t *tensor, reuse *canon.Tensor) (*canon.Tensor, error) {
 	if t == nil {
 		return nil, fmt.Errorf("graph output %q was not computed", o.name)
 	}
@@ -346,7 +388,7 @@ func (p *Program) outputTensor(o outputSlot, t *tensor) (*canon.Tensor, error) {
 		return nil, err
 	}
 	p.pool.outBytes += n
-	return toCanon(t, o.name, o.dt)
+	return toCanonInto(t, o.name, o.dt, reuse)
 }
 
 // execute runs the steps on the inputs (tensors in inputs, sequences and

@@ -166,11 +166,27 @@ func canView(b []byte, size uintptr) bool {
 // toCanon converts t to a canon tensor of dtype dt (t's own dtype when dt is
 // Undefined).
 func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
+	return toCanonInto(t, name, dt, nil)
+}
+
+// toCanonInto is toCanon writing into reuse (a tensor this package made
+// and handed out before) when it has dtype dt and room for exactly t's
+// elements: its Data and, when the rank is the same, its Shape are
+// overwritten. reuse nil, or another size, makes a new tensor.
+func toCanonInto(t *tensor, name string, dt canon.DType, reuse *canon.Tensor) (*canon.Tensor, error) {
 	if dt == canon.Undefined {
 		dt = t.dt
 	}
 	n := t.size()
-	shape := make([]int64, len(t.shape))
+	if reuse != nil && (reuse.DType != dt || dt == canon.String || t.dt == canon.String || len(reuse.Data) != n*dt.Size()) {
+		reuse = nil
+	}
+	var shape []int64
+	if reuse != nil && len(reuse.Shape) == len(t.shape) {
+		shape = reuse.Shape
+	} else {
+		shape = make([]int64, len(t.shape))
+	}
 	for i, d := range t.shape {
 		shape[i] = int64(d)
 	}
@@ -181,7 +197,17 @@ func toCanon(t *tensor, name string, dt canon.DType) (*canon.Tensor, error) {
 	if dt.Size() == 0 {
 		return nil, fmt.Errorf("output %q: dtype %s is not supported", name, dt)
 	}
-	b := make([]byte, n*dt.Size())
+	var b []byte
+	if reuse != nil {
+		out = reuse
+		out.Name, out.Shape, out.Layout, out.Strings = name, shape, "", nil
+		b = reuse.Data
+		if !(t.isFloat() && dt == canon.Float32 && littleEndian) {
+			clear(b) // the conversions below write into a zeroed buffer
+		}
+	} else {
+		b = make([]byte, n*dt.Size())
+	}
 	out.Data = b
 	if t.isFloat() && dt == canon.Float32 && littleEndian {
 		copy(b, float32Bytes(t.f))
