@@ -1,6 +1,10 @@
 package interp
 
-import "github.com/modelbridge/modelbridge/canon"
+import (
+	"slices"
+
+	"github.com/modelbridge/modelbridge/canon"
+)
 
 // einsumAsMatMul computes a two-operand float32 Einsum as a batched matrix
 // product: every label is a batch label (in both operands and the output),
@@ -70,7 +74,7 @@ func einsumAsMatMul(x *exec, p *canon.EinsumPlan, ins []*tensor, sizes []int) (*
 		offA[bi], offB[bi] = bi*m*k, bi*k*n
 	}
 	batchedGemm(nb, ta, tb, m, n, k, a, offA, b, offB, y.f)
-	if sameLabels(ymn, p.Output) {
+	if slices.Equal(ymn, p.Output) {
 		return y, true
 	}
 	out := x.newF(labelShape(p.Output, sizes))
@@ -106,29 +110,16 @@ func labelStrides(shape []int, have, want []int) []int {
 // lies in the order transposed (a GEMM reads that in place), t's data and
 // true.
 func operandAs(x *exec, t *tensor, have, want, transposed []int, sizes []int) ([]float32, bool) {
-	if !sameLabels(have, want) && sameLabels(have, transposed) {
+	if !slices.Equal(have, want) && slices.Equal(have, transposed) {
 		return t.f, true
 	}
 	return permuteLabels(x, t, have, want, sizes), false
 }
 
-// sameLabels reports whether two label lists are equal.
-func sameLabels(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // permuteLabels returns t's data with its axes (labelled have) reordered to
 // want, without a copy when the order is already right.
 func permuteLabels(x *exec, t *tensor, have, want []int, sizes []int) []float32 {
-	if sameLabels(have, want) {
+	if slices.Equal(have, want) {
 		return t.f
 	}
 	dst := x.newF(labelShape(want, sizes))

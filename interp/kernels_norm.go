@@ -102,30 +102,14 @@ func runLayerNorm(x *exec, op *canon.LayerNorm) error {
 	if err != nil {
 		return err
 	}
-	scale, err := tailOf(x.in(1), in.shape[a:], "Scale")
-	if err != nil {
-		return err
-	}
-	bias, err := tailOf(x.in(2), in.shape[a:], "B")
+	// Absent: 1s and -0s, which change no value (x + -0 is x, +0 too).
+	scale, bias, err := rowParams(x, in.shape[a:])
 	if err != nil {
 		return err
 	}
 	statShape := append([]int{}, in.shape...)
 	for i := a; i < len(statShape); i++ {
 		statShape[i] = 1
-	}
-	if scale == nil {
-		scale = make([]float32, inner)
-		for i := range scale {
-			scale[i] = 1
-		}
-	}
-	if bias == nil {
-		// x + -0 is x, +0 included.
-		bias = make([]float32, inner)
-		for i := range bias {
-			bias[i] = float32(math.Copysign(0, -1))
-		}
 	}
 	y, mean, inv := x.newF(in.shape), x.newF(statShape), x.newF(statShape)
 	parallelFor(outer, 8*inner, func(lo, hi int) {
