@@ -151,8 +151,9 @@ func runMatMulWeights(x *exec, gelu bool) error {
 }
 
 // move moves rows i..i+mb, columns j..j+nb of s (lds columns a row) into
-// c (n columns a row) through the epilogue: the bias and residual Adds in
-// the same pass, the Gelu after the bias.
+// c (n columns a row) with the bias and residual Adds in the same pass;
+// with a Gelu it adds only the bias, and finish runs the Gelu and the
+// residual Add once the rows' columns are all moved.
 func (ep *matMulEp) move(c []float32, n int, s []float32, lds, i, mb, j, nb int) {
 	var bias, res []float32
 	if ep.bias != nil {
@@ -162,14 +163,22 @@ func (ep *matMulEp) move(c []float32, n int, s []float32, lds, i, mb, j, nb int)
 		res = ep.res[i*n+j:]
 	}
 	stripMove(c[i*n+j:], n, s[i*lds+j:], lds, mb, nb, bias, res)
-	if ep.gelu {
-		for r := i; r < i+mb; r++ {
-			row := c[r*n+j : r*n+j+nb]
-			geluRow(row)
-			if ep.res != nil {
-				for q, v := range ep.res[r*n+j : r*n+j+nb] {
-					row[q] = v + row[q]
-				}
+}
+
+// finish runs the Gelu, then the residual Add, on rows i..i+mb, columns
+// j..j+nb of c (n columns a row), when the epilogue has a Gelu: a row's
+// run of columns a call, not a 16-column strip's (the call costs more
+// than 16 values take).
+func (ep *matMulEp) finish(c []float32, n, i, mb, j, nb int) {
+	if !ep.gelu {
+		return
+	}
+	for r := i; r < i+mb; r++ {
+		row := c[r*n+j : r*n+j+nb]
+		geluRow(row)
+		if ep.res != nil {
+			for q, v := range ep.res[r*n+j : r*n+j+nb] {
+				row[q] = v + row[q]
 			}
 		}
 	}

@@ -10,8 +10,10 @@ import (
 // rows packed, then applies ep. With the 16-row micro-kernel, w is read
 // where it lies, 16 columns of each row at a time (a transformer's
 // weights are read once per run whichever way; copying them into panels
-// first, as gemm does with any B, costs a quarter of the product), and ep
-// runs on each strip of c while it is in L1. Elsewhere it is gemm, then ep
+// first, as gemm does with any B, costs a quarter of the product), the
+// bias and residual Adds run on each strip of c while it is in L1 and a
+// Gelu on each block of rows once its columns are done (matMulEp.move and
+// finish). Elsewhere it is gemm, then ep
 // over the whole of c. Both give every element the same sums in the same
 // order.
 func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
@@ -76,8 +78,8 @@ const cTileGap = gemmNR
 // them out), B (ld columns a row) read in place with the micro-kernel
 // gemm uses on packed panels (a last, partial panel of columns is packed,
 // zero-padded), summing into s (lds columns a row), then applies ep to
-// each finished strip on its way into c (ld columns a row). i is a
-// multiple of gemmMR.
+// each finished strip on its way into c (ld columns a row) and finishes
+// each block of rows (a Gelu). i is a multiple of gemmMR.
 func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, s []float32, lds int, c []float32, ep *matMulEp) {
 	pe := getPack(gemmKC * gemmNR)
 	defer packPool.Put(pe)
@@ -140,6 +142,9 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 					if pc+kb == k {
 						ep.move(c, ld, s, lds, i+ic, mb, jc+jr, nr)
 					}
+				}
+				if pc+kb == k {
+					ep.finish(c, ld, i+ic, mb, jc, nb)
 				}
 			}
 		}
