@@ -118,13 +118,15 @@ func Calibrate(g *canon.Graph, tensors []string, src Samples, opts CalibrateOpti
 					}
 				}
 			}
+			// Each sample's values overwrite the last's: the statistics
+			// are taken before the next run.
+			vals := map[string]*canon.Tensor{}
 			for i := 0; i < src.Len(); i++ {
 				in, err := src.Sample(i)
 				if err != nil {
 					return nil, err
 				}
-				vals, err := prog.Run(in)
-				if err != nil {
+				if err := prog.RunInto(in, vals); err != nil {
 					return nil, fmt.Errorf("calibration input %d: %w", i, err)
 				}
 				for _, name := range chunk {

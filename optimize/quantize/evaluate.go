@@ -47,17 +47,17 @@ func Evaluate(float, quant *canon.Graph, src Samples, progress func(done, total 
 		res[i].Name = o.Name
 		res[i].Drawn = drawn[i]
 	}
+	// Each sample's outputs overwrite the last's (compared before the next run).
+	of, oq := map[string]*canon.Tensor{}, map[string]*canon.Tensor{}
 	for s := 0; s < src.Len(); s++ {
 		in, err := src.Sample(s)
 		if err != nil {
 			return nil, err
 		}
-		of, err := pf.Run(in)
-		if err != nil {
+		if err := pf.RunInto(in, of); err != nil {
 			return nil, fmt.Errorf("float model, input %d: %w", s, err)
 		}
-		oq, err := pq.Run(in)
-		if err != nil {
+		if err := pq.RunInto(in, oq); err != nil {
 			return nil, fmt.Errorf("quantized model, input %d: %w", s, err)
 		}
 		for i := range float.Outputs {
