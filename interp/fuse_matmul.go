@@ -155,6 +155,12 @@ func runMatMulWeights(x *exec, gelu bool) error {
 // with a Gelu it adds only the bias, and finish runs the Gelu and the
 // residual Add once the rows' columns are all moved.
 func (ep *matMulEp) move(c []float32, n int, s []float32, lds, i, mb, j, nb int) {
+	ep.moveFrom(c, n, i, mb, j, nb, s[i*lds+j:], lds)
+}
+
+// moveFrom is move from src, the strip's first element in a scratch of
+// lds columns a row.
+func (ep *matMulEp) moveFrom(c []float32, n, i, mb, j, nb int, src []float32, lds int) {
 	var bias, res []float32
 	if ep.bias != nil {
 		bias = ep.bias[j : j+nb]
@@ -162,7 +168,7 @@ func (ep *matMulEp) move(c []float32, n int, s []float32, lds, i, mb, j, nb int)
 	if ep.res != nil && !ep.gelu {
 		res = ep.res[i*n+j:]
 	}
-	stripMove(c[i*n+j:], n, s[i*lds+j:], lds, mb, nb, bias, res)
+	stripMove(c[i*n+j:], n, src, lds, mb, nb, bias, res)
 }
 
 // finish runs the Gelu, then the residual Add, on rows i..i+mb, columns

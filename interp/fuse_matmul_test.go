@@ -67,31 +67,34 @@ func TestMatMulWeightsFusion(t *testing.T) {
 // and of gemm, bit for bit (three column blocks, two k blocks, a last
 // panel of 5 rows; a bias and Gelu on each strip).
 func TestGemmByWeightsPackedBlocks(t *testing.T) {
-	const m, k, n = 37, 300, 1536
-	r := rand.New(rand.NewSource(4))
-	a, w, bias := make([]float32, m*k), make([]float32, k*n), make([]float32, n)
-	for _, s := range [][]float32{a, w, bias} {
-		for i := range s {
-			s[i] = float32(r.NormFloat64())
+	// Columns split between tasks; rows split between tasks (n < m).
+	for _, sh := range []struct{ m, k, n int }{{37, 300, 1536}, {600, 300, 512}} {
+		m, k, n := sh.m, sh.k, sh.n
+		r := rand.New(rand.NewSource(4))
+		a, w, bias := make([]float32, m*k), make([]float32, k*n), make([]float32, n)
+		for _, s := range [][]float32{a, w, bias} {
+			for i := range s {
+				s[i] = float32(r.NormFloat64())
+			}
 		}
-	}
-	defer func() { packAliasedWeights = true }()
-	want := make([]float32, m*n)
-	gemm(false, false, m, n, k, 1, a, k, w, n, want, n, 0)
-	(&matMulEp{bias: bias, gelu: true}).apply(want, n, 0, m, 0, n)
-	// One core: the whole width in three blocks; two: a block a task.
-	for _, procs := range []int{1, 2} {
-		old := runtime.GOMAXPROCS(procs)
-		var got [2][]float32
-		for i, pack := range []bool{true, false} {
-			packAliasedWeights = pack
-			got[i] = make([]float32, m*n)
-			gemmByWeights(m, n, k, a, w, got[i], &matMulEp{bias: bias, gelu: true})
-		}
-		runtime.GOMAXPROCS(old)
-		for i := range want {
-			if math.Float32bits(got[0][i]) != math.Float32bits(got[1][i]) || math.Float32bits(got[0][i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%d cores, element %d: packed %v, in place %v, gemm %v", procs, i, got[0][i], got[1][i], want[i])
+		defer func() { packAliasedWeights = true }()
+		want := make([]float32, m*n)
+		gemm(false, false, m, n, k, 1, a, k, w, n, want, n, 0)
+		(&matMulEp{bias: bias, gelu: true}).apply(want, n, 0, m, 0, n)
+		// One core: the whole width in blocks; two: a block a task.
+		for _, procs := range []int{1, 2} {
+			old := runtime.GOMAXPROCS(procs)
+			var got [2][]float32
+			for i, pack := range []bool{true, false} {
+				packAliasedWeights = pack
+				got[i] = make([]float32, m*n)
+				gemmByWeights(m, n, k, a, w, got[i], &matMulEp{bias: bias, gelu: true})
+			}
+			runtime.GOMAXPROCS(old)
+			for i := range want {
+				if math.Float32bits(got[0][i]) != math.Float32bits(got[1][i]) || math.Float32bits(got[0][i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%dx%dx%d on %d cores, element %d: packed %v, in place %v, gemm %v", m, k, n, procs, i, got[0][i], got[1][i], want[i])
+				}
 			}
 		}
 	}
