@@ -150,17 +150,12 @@ func runMatMulWeights(x *exec, gelu bool) error {
 	return nil
 }
 
-// move moves rows i..i+mb, columns j..j+nb of s (lds columns a row) into
-// c (n columns a row) with the bias and residual Adds in the same pass;
-// with a Gelu it adds only the bias, and finish runs the Gelu and the
-// residual Add once the rows' columns are all moved.
-func (ep *matMulEp) move(c []float32, n int, s []float32, lds, i, mb, j, nb int) {
-	ep.moveFrom(c, n, i, mb, j, nb, s[i*lds+j:], lds)
-}
-
-// moveFrom is move from src, the strip's first element in a scratch of
-// lds columns a row.
-func (ep *matMulEp) moveFrom(c []float32, n, i, mb, j, nb int, src []float32, lds int) {
+// move moves rows i..i+mb, columns j..j+nb of a scratch (src its first
+// element, lds columns a row) into c (n columns a row) with the bias and
+// residual Adds in the same pass; with a Gelu it adds only the bias, and
+// finish runs the Gelu and the residual Add once the rows' columns are all
+// moved.
+func (ep *matMulEp) move(c []float32, n, i, mb, j, nb int, src []float32, lds int) {
 	var bias, res []float32
 	if ep.bias != nil {
 		bias = ep.bias[j : j+nb]

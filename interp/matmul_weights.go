@@ -88,9 +88,6 @@ const cTileGap = gemmNR
 // packed a block of columns at a time and summed in a scratch of the
 // block's own, s unused. i is a multiple of gemmMR.
 func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, s []float32, lds int, c []float32, ep *matMulEp, packs bool) {
-	pe := getPack(gemmKC * gemmNR)
-	defer packPool.Put(pe)
-	edge := *pe
 	// Rows of w a multiple of 512 floats long put a strip's k rows into
 	// one or two L1 sets, so a strip read in place does not stay in L1
 	// for the next panel of A: those weights are packed a block of columns
@@ -102,31 +99,36 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 	// of the block's own width (r0 = i, q0 = the block's first column), so
 	// that a tile's rows lie 2 KB apart, not 12 (3–4% on vit_b_16's
 	// 768 → 3072 product, paired).
-	scr, sld, r0, local := s, lds, 0, false
+	scr, sld, r0 := s, lds, 0
+	var edge []float32 // a last, partial panel of weights read in place
 	if packs {
 		nc = min(n, weightsBlockCols)
 		pb := getPack(gemmKC * roundUp(nc, gemmNR))
 		defer packPool.Put(pb)
 		block = *pb
-		sld, r0, local = roundUp(nc, gemmNR)+cTileGap, i, true
+		sld, r0 = roundUp(nc, gemmNR)+cTileGap, i
 		ps := getPack(roundUp(m, gemmMR) * sld)
 		defer packPool.Put(ps)
 		scr = *ps
+	} else {
+		pe := getPack(gemmKC * gemmNR)
+		defer packPool.Put(pe)
+		edge = *pe
 	}
-	prefetch := block == nil // measured: as fast or faster at every ld of BERT and vit_b_16
+	prefetch := !packs // measured: as fast or faster at every ld of BERT and vit_b_16
 	var tmp [gemmMaxMR * gemmNR]float32
 	for jc := j; jc < j+n; jc += nc {
 		nb := min(nc, j+n-jc)
 		full := nb / gemmNR * gemmNR
 		q0 := 0
-		if local {
+		if packs {
 			q0 = jc
 		}
 		for pc := 0; pc < k; pc += gemmKC {
 			kb := min(gemmKC, k-pc)
 			add := pc > 0
 			switch {
-			case block != nil:
+			case packs:
 				packB(false, w, ld, pc, jc, kb, nb, block)
 			case full < nb:
 				packB(false, w, ld, pc, jc+full, kb, nb-full, edge)
@@ -138,7 +140,7 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 					nr := min(gemmNR, nb-jr)
 					bp, bld := w[pc*ld+jc+jr:], ld
 					switch {
-					case block != nil:
+					case packs:
 						bp, bld = block[jr*kb:], gemmNR
 					case nr < gemmNR:
 						bp, bld = edge, gemmNR
@@ -161,7 +163,7 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 						}
 					}
 					if pc+kb == k {
-						ep.moveFrom(c, ld, i+ic, mb, jc+jr, nr, scr[(i+ic-r0)*sld+jc+jr-q0:], sld)
+						ep.move(c, ld, i+ic, mb, jc+jr, nr, scr[(i+ic-r0)*sld+jc+jr-q0:], sld)
 					}
 				}
 				if pc+kb == k {

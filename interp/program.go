@@ -309,21 +309,9 @@ func Run(g *canon.Graph, inputs map[string]*canon.Tensor) (map[string]*canon.Ten
 var stepHook func(x *exec, d time.Duration)
 
 func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor, error) {
-	vals, boxed, err := p.execute(inputs, nil)
-	defer p.recycle(vals)
-	if err != nil {
-		return nil, err
-	}
 	out := make(map[string]*canon.Tensor, len(p.outs))
-	for _, o := range p.outs {
-		if boxed != nil && boxed[o.slot] != nil {
-			return nil, fmt.Errorf("graph output %q is a %s: run the graph with RunValues", o.name, kindOf(boxed[o.slot]))
-		}
-		ct, err := p.outputTensor(o, vals[o.slot])
-		if err != nil {
-			return nil, err
-		}
-		out[o.name] = ct
+	if err := p.run(inputs, out, false); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -335,27 +323,39 @@ func (p *Program) Run(inputs map[string]*canon.Tensor) (map[string]*canon.Tensor
 // garbage of their outputs; any other entry is replaced by a new tensor.
 // A caller that keeps a result past the next RunInto must copy it.
 func (p *Program) RunInto(inputs map[string]*canon.Tensor, outs map[string]*canon.Tensor) error {
+	return p.run(inputs, outs, true)
+}
+
+// run executes the program and stores its tensor outputs in outs: with
+// reuse (RunInto), into the tensors the previous RunInto lent there, which
+// the next may overwrite; without (Run), in new tensors that stay the
+// caller's.
+func (p *Program) run(inputs map[string]*canon.Tensor, outs map[string]*canon.Tensor, reuse bool) error {
 	vals, boxed, err := p.execute(inputs, nil)
 	defer p.recycle(vals)
 	if err != nil {
 		return err
 	}
 	lent, next := p.lent, p.spare[:0]
-	defer func() { p.lent, p.spare = next, lent }()
+	if reuse {
+		defer func() { p.lent, p.spare = next, lent }()
+	}
 	for _, o := range p.outs {
 		if boxed != nil && boxed[o.slot] != nil {
 			return fmt.Errorf("graph output %q is a %s: run the graph with RunValues", o.name, kindOf(boxed[o.slot]))
 		}
-		var reuse *canon.Tensor
-		if prev := outs[o.name]; prev != nil && slices.Contains(lent, prev) && !slices.Contains(next, prev) {
-			reuse = prev
+		var into *canon.Tensor
+		if prev := outs[o.name]; reuse && prev != nil && slices.Contains(lent, prev) && !slices.Contains(next, prev) {
+			into = prev
 		}
-		ct, err := p.outputTensorInto(o, vals[o.slot], reuse)
+		ct, err := p.outputTensorInto(o, vals[o.slot], into)
 		if err != nil {
 			return err
 		}
 		outs[o.name] = ct
-		next = append(next, ct)
+		if reuse {
+			next = append(next, ct)
+		}
 	}
 	return nil
 }

@@ -56,4 +56,18 @@ func TestRunIntoReusesItsOutputs(t *testing.T) {
 			}
 		}
 	}
+	// Run's results stay the caller's: a later RunInto replaces them.
+	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(9)), "x", 2, 3, 5)}
+	kept, err := p.Run(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := append([]byte(nil), kept[relu].Data...)
+	into := map[string]*canon.Tensor{relu: kept[relu]}
+	if err := p.RunInto(map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(10)), "x", 2, 3, 5)}, into); err != nil {
+		t.Fatal(err)
+	}
+	if into[relu] == kept[relu] || !bytes.Equal(kept[relu].Data, before) {
+		t.Error("RunInto overwrote a tensor Run returned")
+	}
 }

@@ -190,25 +190,22 @@ func toCanonInto(t *tensor, name string, dt canon.DType, reuse *canon.Tensor) (*
 	for i, d := range t.shape {
 		shape[i] = int64(d)
 	}
-	out := &canon.Tensor{Name: name, DType: dt, Shape: shape}
 	if dt == canon.String || t.dt == canon.String {
-		return stringsToCanon(t, out)
+		return stringsToCanon(t, &canon.Tensor{Name: name, DType: dt, Shape: shape})
 	}
 	if dt.Size() == 0 {
 		return nil, fmt.Errorf("output %q: dtype %s is not supported", name, dt)
 	}
-	var b []byte
-	if reuse != nil {
-		out = reuse
-		out.Name, out.Shape, out.Layout, out.Strings = name, shape, "", nil
-		b = reuse.Data
-		if !(t.isFloat() && dt == canon.Float32 && littleEndian) {
-			clear(b) // the conversions below write into a zeroed buffer
-		}
+	out := reuse
+	if out == nil {
+		out = &canon.Tensor{Name: name, DType: dt, Shape: shape, Data: make([]byte, n*dt.Size())}
 	} else {
-		b = make([]byte, n*dt.Size())
+		out.Name, out.Shape, out.Layout, out.Strings = name, shape, "", nil
+		if !(t.isFloat() && dt == canon.Float32 && littleEndian) {
+			clear(out.Data) // the conversions below write into a zeroed buffer
+		}
 	}
-	out.Data = b
+	b := out.Data
 	if t.isFloat() && dt == canon.Float32 && littleEndian {
 		copy(b, float32Bytes(t.f))
 		return out, nil
