@@ -144,7 +144,7 @@ func runMatMulWeights(x *exec, gelu bool) error {
 	}
 	y := x.newF(shape)
 	if m > 0 {
-		gemmByWeights(m, n, k, a.f, w.f, y.f, &ep)
+		gemmByWeights(m, n, k, a.f, w.f, x.constPackedB(1, 0, false, w.f, k, n), y.f, &ep)
 	}
 	x.set(0, y)
 	return nil

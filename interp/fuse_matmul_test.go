@@ -67,8 +67,9 @@ func TestMatMulWeightsFusion(t *testing.T) {
 // and of gemm, bit for bit (three column blocks, two k blocks, a last
 // panel of 5 rows; a bias and Gelu on each strip).
 func TestGemmByWeightsPackedBlocks(t *testing.T) {
-	// Columns split between tasks; rows split between tasks (n < m).
-	for _, sh := range []struct{ m, k, n int }{{37, 300, 1536}, {600, 300, 512}} {
+	// Columns split between tasks; rows split between tasks (n < m); a
+	// last, partial panel of columns; a single panel of rows.
+	for _, sh := range []struct{ m, k, n int }{{37, 300, 1536}, {600, 300, 512}, {53, 270, 1000}, {9, 40, 600}} {
 		m, k, n := sh.m, sh.k, sh.n
 		r := rand.New(rand.NewSource(4))
 		a, w, bias := make([]float32, m*k), make([]float32, k*n), make([]float32, n)
@@ -81,19 +82,27 @@ func TestGemmByWeightsPackedBlocks(t *testing.T) {
 		want := make([]float32, m*n)
 		gemm(false, false, m, n, k, 1, a, k, w, n, want, n, 0)
 		(&matMulEp{bias: bias, gelu: true}).apply(want, n, 0, m, 0, n)
+		pre := newPackedB(false, w, k, n)
 		// One core: the whole width in blocks; two: a block a task.
 		for _, procs := range []int{1, 2} {
 			old := runtime.GOMAXPROCS(procs)
-			var got [2][]float32
-			for i, pack := range []bool{true, false} {
-				packAliasedWeights = pack
+			ways := []string{"packed in blocks", "in place", "packed once"}
+			var got [3][]float32
+			for i := range ways {
+				packAliasedWeights = i == 0
+				var p *packedB
+				if i == 2 {
+					p = pre
+				}
 				got[i] = make([]float32, m*n)
-				gemmByWeights(m, n, k, a, w, got[i], &matMulEp{bias: bias, gelu: true})
+				gemmByWeights(m, n, k, a, w, p, got[i], &matMulEp{bias: bias, gelu: true})
 			}
 			runtime.GOMAXPROCS(old)
 			for i := range want {
-				if math.Float32bits(got[0][i]) != math.Float32bits(got[1][i]) || math.Float32bits(got[0][i]) != math.Float32bits(want[i]) {
-					t.Fatalf("%dx%dx%d on %d cores, element %d: packed %v, in place %v, gemm %v", m, k, n, procs, i, got[0][i], got[1][i], want[i])
+				for v, g := range got {
+					if math.Float32bits(g[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%dx%dx%d on %d cores, element %d: %s %v, gemm %v", m, k, n, procs, i, ways[v], g[i], want[i])
+					}
 				}
 			}
 		}

@@ -1,5 +1,7 @@
 package interp
 
+import "github.com/modelbridge/modelbridge/internal/mmapfile"
+
 // A MatMul whose right operand is a weight matrix (a Linear layer exported
 // as MatMul, as in convnext's and transformers' MLPs) packs that matrix for
 // the micro-kernel once per Program instead of on every run: with few rows
@@ -40,16 +42,26 @@ func (x *exec) constPackedB(slot, i int, tb bool, b []float32, k, n int) *packed
 			return pb
 		}
 	}
+	// Weights in a mapped file are let go once packed (read again, they
+	// come back from the file), so the packed copy replaces them instead
+	// of doubling them, and maxPackedBytes does not bound it.
+	src := float32Bytes(b[:k*n])
+	mapped := mmapfile.Mapped(src)
 	size := int64(packedBSize(k, n)) * 4
-	if x.p.packedBytes+size > maxPackedBytes || x.p.pool.budget.tryCharge("packed weights", size) != nil {
+	if !mapped && x.p.packedBytes+size > maxPackedBytes || x.p.pool.budget.tryCharge("packed weights", size) != nil {
 		return nil
 	}
-	x.p.packedBytes += size
+	if !mapped {
+		x.p.packedBytes += size
+	}
 	for len(x.s.packedB) <= i {
 		x.s.packedB = append(x.s.packedB, nil)
 	}
 	pb := newPackedB(tb, b, k, n)
 	x.s.packedB[i] = pb
+	if mapped {
+		mmapfile.EvictMapped(src)
+	}
 	return pb
 }
 

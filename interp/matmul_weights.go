@@ -16,7 +16,7 @@ import (
 // finish). Elsewhere it is gemm, then ep
 // over the whole of c. Both give every element the same sums in the same
 // order.
-func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
+func gemmByWeights(m, n, k int, a, w []float32, pre *packedB, c []float32, ep *matMulEp) {
 	if !hasFMA || gemmMR != 16 {
 		gemm(false, false, m, n, k, 1, a, k, w, n, c, n, 0)
 		if ep.bias != nil || ep.gelu || ep.res != nil {
@@ -46,8 +46,8 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 	// Weights packed in blocks (packsWeights) have scratches of their own.
 	ldS := roundUp(n, gemmNR) + cTileGap
 	var scratch []float32
-	packs := packsWeights(n, m)
-	if !packs {
+	packs := pre == nil && packsWeights(n, m)
+	if !packs && pre == nil {
 		ps := getPack(mp * ldS) // whole panels: a last one of a few rows is stored as 8
 		defer packPool.Put(ps)
 		scratch = *ps
@@ -57,19 +57,19 @@ func gemmByWeights(m, n, k int, a, w, c []float32, ep *matMulEp) {
 	// worker the machine's other load holds up does not hold up the rest.
 	workers := runtime.GOMAXPROCS(0)
 	if workers <= 1 || m*n*k < 1<<18 {
-		gemmByWeightsSerial(0, m, 0, n, k, packed, mp, w, n, scratch, ldS, c, ep, packs)
+		gemmByWeightsSerial(0, m, 0, n, k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
 		return
 	}
 	if n >= m {
 		step := roundUp((n+4*workers-1)/(4*workers), gemmNR)
 		parallelTasks((n+step-1)/step, workers, func(_, t int) {
-			gemmByWeightsSerial(0, m, t*step, min(step, n-t*step), k, packed, mp, w, n, scratch, ldS, c, ep, packs)
+			gemmByWeightsSerial(0, m, t*step, min(step, n-t*step), k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
 		})
 		return
 	}
 	step := roundUp((m+4*workers-1)/(4*workers), gemmMR)
 	parallelTasks((m+step-1)/step, workers, func(_, t int) {
-		gemmByWeightsSerial(t*step, min(step, m-t*step), 0, n, k, packed, mp, w, n, scratch, ldS, c, ep, packs)
+		gemmByWeightsSerial(t*step, min(step, m-t*step), 0, n, k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
 	})
 }
 
@@ -87,7 +87,7 @@ const cTileGap = gemmNR
 // each block of rows (a Gelu). With packs (packsWeights) the weights are
 // packed a block of columns at a time and summed in a scratch of the
 // block's own, s unused. i is a multiple of gemmMR.
-func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, s []float32, lds int, c []float32, ep *matMulEp, packs bool) {
+func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float32, ld int, s []float32, lds int, c []float32, ep *matMulEp, packs bool, pre *packedB) {
 	// Rows of w a multiple of 512 floats long put a strip's k rows into
 	// one or two L1 sets, so a strip read in place does not stay in L1
 	// for the next panel of A: those weights are packed a block of columns
@@ -101,27 +101,29 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 	// 768 → 3072 product, paired).
 	scr, sld, r0 := s, lds, 0
 	var edge []float32 // a last, partial panel of weights read in place
-	if packs {
+	if packs || pre != nil {
 		nc = min(n, weightsBlockCols)
-		pb := getPack(gemmKC * roundUp(nc, gemmNR))
-		defer packPool.Put(pb)
-		block = *pb
+		if packs {
+			pb := getPack(gemmKC * roundUp(nc, gemmNR))
+			defer packPool.Put(pb)
+			block = *pb
+		}
 		sld, r0 = roundUp(nc, gemmNR)+cTileGap, i
 		ps := getPack(roundUp(m, gemmMR) * sld)
 		defer packPool.Put(ps)
 		scr = *ps
-	} else {
+	} else if pre == nil {
 		pe := getPack(gemmKC * gemmNR)
 		defer packPool.Put(pe)
 		edge = *pe
 	}
-	prefetch := !packs // measured: as fast or faster at every ld of BERT and vit_b_16
+	prefetch := !packs && pre == nil // measured: as fast or faster at every ld of BERT and vit_b_16
 	var tmp [gemmMaxMR * gemmNR]float32
 	for jc := j; jc < j+n; jc += nc {
 		nb := min(nc, j+n-jc)
 		full := nb / gemmNR * gemmNR
 		q0 := 0
-		if packs {
+		if packs || pre != nil {
 			q0 = jc
 		}
 		for pc := 0; pc < k; pc += gemmKC {
@@ -130,6 +132,7 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 			switch {
 			case packs:
 				packB(false, w, ld, pc, jc, kb, nb, block)
+			case pre != nil:
 			case full < nb:
 				packB(false, w, ld, pc, jc+full, kb, nb-full, edge)
 			}
@@ -142,6 +145,8 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 					switch {
 					case packs:
 						bp, bld = block[jr*kb:], gemmNR
+					case pre != nil:
+						bp, bld = pre.block(pc, jc+jr, kb), gemmNR
 					case nr < gemmNR:
 						bp, bld = edge, gemmNR
 					}

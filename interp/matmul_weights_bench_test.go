@@ -34,7 +34,7 @@ func BenchmarkGemmWeights(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%dx%d", s.m, s.k, s.n), func(b *testing.B) {
 			ways := []func(){
 				func() { gemm(false, false, s.m, s.n, s.k, 1, a, s.k, w, s.n, c, s.n, 0) },
-				func() { gemmByWeights(s.m, s.n, s.k, a, w, c, &matMulEp{}) },
+				func() { gemmByWeights(s.m, s.n, s.k, a, w, nil, c, &matMulEp{}) },
 			}
 			var wall, cpu [2][]float64
 			for range b.N {

@@ -40,23 +40,29 @@ func BenchmarkGemmWeightsCold(b *testing.B) {
 			copies = 1
 		}
 		ws := make([][]float32, copies)
+		pres := make([]*packedB, copies)
 		for i := range ws {
 			ws[i] = make([]float32, s.k*s.n)
 			for j := range ws[i] {
 				ws[i][j] = r.Float32()
 			}
+			pres[i] = newPackedB(false, ws[i], s.k, s.n)
 		}
 		b.Run(fmt.Sprintf("%dx%dx%d", s.m, s.k, s.n), func(b *testing.B) {
 			old := runtime.GOMAXPROCS(1)
 			defer runtime.GOMAXPROCS(old)
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			var t [2]float64
+			var t [3]float64
 			for i := range b.N {
-				for v := range 2 {
+				for v := range 3 {
 					packAliasedWeights = v == 1
+					var pre *packedB
+					if v == 2 {
+						pre = pres[(3*i+v)%copies]
+					}
 					t0 := threadCPU()
-					gemmByWeights(s.m, s.n, s.k, a, ws[(2*i+v)%copies], c, &matMulEp{})
+					gemmByWeights(s.m, s.n, s.k, a, ws[(3*i+v)%copies], pre, c, &matMulEp{})
 					t[v] += threadCPU() - t0
 				}
 			}
@@ -64,6 +70,7 @@ func BenchmarkGemmWeightsCold(b *testing.B) {
 			fl := 2 * float64(s.m*s.n*s.k) * float64(b.N) / 1e9
 			b.ReportMetric(fl/t[0], "inplace-GFLOP/cpu-s")
 			b.ReportMetric(fl/t[1], "packed-GFLOP/cpu-s")
+			b.ReportMetric(fl/t[2], "prepacked-GFLOP/cpu-s")
 		})
 	}
 }
