@@ -24,27 +24,14 @@ func init() {
 	})
 }
 
-// meanVar is the mean and population variance of v.
+// meanVar is the mean and population variance of v, summed in float64
+// (vec.SumF64 and SumSqDevF64: sixteen partial sums).
 func meanVar(v []float32) (mean, variance float64) {
 	if len(v) == 0 {
 		return 0, 0
 	}
-	mean = sumRow(v) / float64(len(v))
-	// Four partial sums, as in sumRow, so the additions overlap.
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(v); i += 4 {
-		d0, d1, d2, d3 := float64(v[i])-mean, float64(v[i+1])-mean, float64(v[i+2])-mean, float64(v[i+3])-mean
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-	}
-	for ; i < len(v); i++ {
-		d := float64(v[i]) - mean
-		s0 += d * d
-	}
-	return mean, ((s0 + s1) + (s2 + s3)) / float64(len(v))
+	mean = vec.SumF64(v) / float64(len(v))
+	return mean, vec.SumSqDevF64(v, mean) / float64(len(v))
 }
 
 // tailOf broadcasts t to shape tail (t's shape aligned at the end) and

@@ -27,6 +27,12 @@ func gatherAxes[T float32 | int64](dst, src []T, srcShape []int, maps [][]int, f
 	if len(dst) == 0 {
 		return
 	}
+	// A last map that is a run of consecutive indices (a Slice with step
+	// 1, a Split) copies each row whole.
+	run := n > 0 && last[0] >= 0
+	for i := 1; run && i < n; i++ {
+		run = last[i] == last[0]+i
+	}
 	idx := make([]int, r)
 	for o := 0; o < len(dst); o += n {
 		base, ok := 0, true
@@ -43,6 +49,8 @@ func gatherAxes[T float32 | int64](dst, src []T, srcShape []int, maps [][]int, f
 			for i := range row {
 				row[i] = fill
 			}
+		} else if run {
+			copy(row, src[base+last[0]:])
 		} else {
 			for i, m := range last {
 				if m < 0 {

@@ -37,3 +37,44 @@ loop16:
 	VZEROUPPER
 	MOVSD        X0, ret+16(FP)
 	RET
+
+// func sumSqDevF64AVX(n int, row *float32, mean float64) float64
+// The float64 sum of (row[i] - mean)² over row[:n], n a positive multiple
+// of 16, in SumSqDevF64's order (see sum.go): sumF64AVX's accumulators,
+// each square added by one fused multiply-add. Needs AVX and FMA3.
+TEXT ·sumSqDevF64AVX(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ row+8(FP), SI
+	VBROADCASTSD mean+16(FP), Y8
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+sqloop16:
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VSUBPD Y8, Y4, Y4
+	VSUBPD Y8, Y5, Y5
+	VSUBPD Y8, Y6, Y6
+	VSUBPD Y8, Y7, Y7
+	VFMADD231PD Y4, Y4, Y0
+	VFMADD231PD Y5, Y5, Y1
+	VFMADD231PD Y6, Y6, Y2
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JNE  sqloop16
+
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VHADDPD      X0, X0, X0
+	VHADDPD      X1, X1, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+24(FP)
+	RET
