@@ -61,11 +61,12 @@ const linearDotMaxRows = 4
 
 // linearByDots sets y (m×n) to alpha·a·wᵀ + beta·y, where a is m×k and w is
 // n×k, as dot products of their contiguous rows (vector FMA, any alignment),
-// W's rows split across workers. Each worker splits its rows into four
-// runs and takes one row of each at a time (dot32x4): four long sequential
-// streams through W, which the hardware prefetchers keep up with better
-// than four neighbouring rows at a time, and each row of A read once per
-// four rows of W.
+// W's rows split across workers, four neighbouring rows at a time
+// (dot32x4: each row of A read once per four rows of W). Neighbouring rows
+// are one run through memory: with W coming from DRAM (a classifier's
+// weights after the rest of a run) they read 1.6× as fast as four runs a
+// quarter of W apart, and as fast when W is in cache (1×1280 by
+// 1000×1280: 291 against 466 µs cold, 177 against 189 hot).
 func linearByDots(m, n, k int, alpha float32, a, w, y []float32, beta float32) {
 	put := func(i, j int, dot float32) {
 		v := alpha * dot
@@ -75,17 +76,17 @@ func linearByDots(m, n, k int, alpha float32, a, w, y []float32, beta float32) {
 		y[i*n+j] = v
 	}
 	parallelFor(n, 2*m*k, func(lo, hi int) {
-		q := (hi - lo) / 4
-		for t := lo; t < lo+q; t++ {
+		j := lo
+		for ; j+4 <= hi; j += 4 {
 			for i := range m {
 				var d [4]float32
-				dot32x4(a[i*k:(i+1)*k], w[t*k:(t+3*q+1)*k], q*k, &d)
+				dot32x4(a[i*k:(i+1)*k], w[j*k:(j+4)*k], k, &d)
 				for r, v := range d {
-					put(i, t+r*q, v)
+					put(i, j+r, v)
 				}
 			}
 		}
-		for j := lo + 4*q; j < hi; j++ {
+		for ; j < hi; j++ {
 			for i := range m {
 				put(i, j, dot32(a[i*k:(i+1)*k], w[j*k:(j+1)*k]))
 			}
