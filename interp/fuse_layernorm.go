@@ -359,7 +359,15 @@ func runLayerNormChannels(x *exec, eps float32) error {
 			img, s0 := b/blocks, b%blocks*channelBlock
 			m := min(channelBlock, sp-s0)
 			src := in.f[img*c*sp:]
-			for ch := 0; ch < c; ch++ {
+			ch := 0
+			if m == channelBlock {
+				// Whole 16×16 blocks (16 channels of 16 positions) move
+				// to their transposed places in one vector call each.
+				for ; ch+16 <= c; ch += 16 {
+					vec.Transpose16(1, tile[ch:], c, src[ch*sp+s0:], sp)
+				}
+			}
+			for ; ch < c; ch++ {
 				for k, v := range src[ch*sp+s0 : ch*sp+s0+m] {
 					tile[k*c+ch] = v
 				}
@@ -401,14 +409,15 @@ func rowParams(x *exec, tail []int) (scale, bias []float32, err error) {
 }
 
 // layerNormRow is the chain on one row, each operation rounded to float32
-// where the chain's step would round it; sq is scratch of the row's length,
+// where the chain's step would round it and both means summed in
+// ReduceMean's order (vec.SumF64); sq is scratch of the row's length,
 // scale and bias the row's (1s and -0s, which change nothing, when the
 // chain has no Mul or no Add).
 func layerNormRow(dst, src, sq, scale, bias []float32, eps float32) {
 	n := float64(len(src))
-	m := float32(sumRow(src) / n)
+	m := float32(vec.SumF64(src) / n)
 	vec.LNCenter(dst, sq, src, m)
-	v := float32(sumRow(sq) / n)
+	v := float32(vec.SumF64(sq) / n)
 	den := float32(math.Sqrt(float64(v + eps)))
 	vec.LNScale(dst, scale, bias, den)
 }

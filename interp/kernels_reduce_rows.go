@@ -82,23 +82,6 @@ func sumRowBlocks(v, out []float32, count, lo, hi int, mean bool) {
 	}
 }
 
-// sumRow adds a row in float64 with four independent partial sums, so the
-// additions do not wait on each other.
-func sumRow(row []float32) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(row); i += 4 {
-		s0 += float64(row[i])
-		s1 += float64(row[i+1])
-		s2 += float64(row[i+2])
-		s3 += float64(row[i+3])
-	}
-	for ; i < len(row); i++ {
-		s0 += float64(row[i])
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 func sumSquaresRow(row []float32) float64 {
 	var s0, s1, s2, s3 float64
 	i := 0
