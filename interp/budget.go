@@ -95,6 +95,12 @@ func (b *memBudget) tryCharge(what string, n int64) error {
 	return nil
 }
 
+// roomToSpare reports whether n more bytes leave at least half the
+// budget free: the bound on what optional copies (packed weights) take.
+func (b *memBudget) roomToSpare(n int64) bool {
+	return b == nil || b.used+n <= b.limit/2
+}
+
 func humanSize(n int64) string {
 	switch {
 	case n >= 1<<30:

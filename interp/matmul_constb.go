@@ -44,11 +44,18 @@ func (x *exec) constPackedB(slot, i int, tb bool, b []float32, k, n int) *packed
 	}
 	// Weights in a mapped file are let go once packed (read again, they
 	// come back from the file), so the packed copy replaces them instead
-	// of doubling them, and maxPackedBytes does not bound it.
+	// of doubling them, and maxPackedBytes does not bound it; packing
+	// stops at half the memory budget, leaving the rest to the values a
+	// run computes (packing is optional, running out of budget is not).
 	src := float32Bytes(b[:k*n])
 	mapped := mmapfile.Mapped(src)
 	size := int64(packedBSize(k, n)) * 4
-	if !mapped && x.p.packedBytes+size > maxPackedBytes || x.p.pool.budget.tryCharge("packed weights", size) != nil {
+	switch {
+	case !mapped && x.p.packedBytes+size > maxPackedBytes:
+		return nil
+	case mapped && !x.p.pool.budget.roomToSpare(size):
+		return nil
+	case x.p.pool.budget.tryCharge("packed weights", size) != nil:
 		return nil
 	}
 	if !mapped {

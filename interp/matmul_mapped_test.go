@@ -1,0 +1,108 @@
+package interp
+
+import (
+	"math"
+	"math/rand"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelbridge/modelbridge/canon"
+	onnxexport "github.com/modelbridge/modelbridge/exporters/onnx"
+	"github.com/modelbridge/modelbridge/formats"
+	onnximport "github.com/modelbridge/modelbridge/importers/onnx"
+	"github.com/modelbridge/modelbridge/internal/mmapfile"
+)
+
+// Weights read from a mapped ONNX file are packed once per Program (their
+// pages then let go); under a memory budget that the packed copy would
+// take more than half of, the product runs on the weights where they lie.
+// Every way gives gemm's bits.
+func TestMappedWeightsPackedOnce(t *testing.T) {
+	if !hasFMA {
+		t.Skip("skipping: the packed weights path needs FMA")
+	}
+	const m, k, n = 37, 300, 520
+	nb := newNetBuilder("x", m, k)
+	wName, bName := nb.weight(0.1, k, n), nb.weight(0.1, n)
+	y := nb.node(&canon.Binary{Fn: canon.Add}, nb.node(&canon.MatMul{}, "x", wName), bName)
+	g := nb.finish(t, y)
+	path := filepath.Join(t.TempDir(), "linear.onnx")
+	if err := onnxexport.Write(g, path, formats.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var w, bias []float32
+	for _, init := range g.Initializers {
+		v := float32sOf(t, init)
+		switch init.Name {
+		case wName:
+			w = v
+		case bName:
+			bias = v
+		}
+	}
+	x := randTensor(rand.New(rand.NewSource(9)), "x", m, k)
+	xv := float32sOf(t, x)
+	want := make([]float32, m*n)
+	gemm(false, false, m, n, k, 1, xv, k, w, n, want, n, 0)
+	(&matMulEp{bias: bias}).apply(want, n, 0, m, 0, n)
+
+	run := func(limit int64) (packed bool) {
+		t.Helper()
+		old := MaxMemory
+		MaxMemory = limit
+		defer func() { MaxMemory = old }()
+		mg, err := onnximport.Read(path, formats.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mg.Close()
+		for _, init := range mg.Initializers {
+			if init.Name == wName && !mmapfile.Mapped(init.Data) {
+				t.Skip("skipping: the file's weights were read, not mapped, on this file system")
+			}
+		}
+		p, err := New(mg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second run reads the packed copy made by the first
+			out, err := p.Run(map[string]*canon.Tensor{"x": x})
+			if err != nil {
+				t.Fatalf("budget %d: %v", limit, err)
+			}
+			got := float32sOf(t, out[y])
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("budget %d, element %d: %v, gemm %v", limit, i, got[i], want[i])
+				}
+			}
+		}
+		for _, s := range p.steps {
+			if len(s.packedB) > 0 && s.packedB[0] != nil {
+				packed = true
+			}
+		}
+		return packed
+	}
+	if !run(0) {
+		t.Error("the mapped weights were not packed under the default budget")
+	}
+	// The packed copy (300×528 floats, 619 KiB) is more than half of 1 MiB.
+	if run(1 << 20) {
+		t.Error("the weights were packed although the copy takes more than half the budget")
+	}
+}
+
+// float32sOf is a float32 tensor's values.
+func float32sOf(t *testing.T, ct *canon.Tensor) []float32 {
+	t.Helper()
+	d, err := ct.Float64s()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := make([]float32, len(d))
+	for i, f := range d {
+		v[i] = float32(f)
+	}
+	return v
+}
