@@ -1,6 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
+#include "fold_amd64.h"
 
 // func sumF64AVX(n int, row *float32) float64
 // The float64 sum of row[:n], n a positive multiple of 16, in SumF64's
@@ -27,13 +28,7 @@ loop16:
 	SUBQ $16, CX
 	JNE  loop16
 
-	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VHADDPD      X0, X0, X0
-	VHADDPD      X1, X1, X1
-	VADDSD       X1, X0, X0
+	FOLD_SUM16
 	VZEROUPPER
 	MOVSD        X0, ret+16(FP)
 	RET
@@ -68,13 +63,7 @@ sqloop16:
 	SUBQ $16, CX
 	JNE  sqloop16
 
-	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VHADDPD      X0, X0, X0
-	VHADDPD      X1, X1, X1
-	VADDSD       X1, X0, X0
+	FOLD_SUM16
 	VZEROUPPER
 	MOVSD        X0, ret+24(FP)
 	RET

@@ -1,6 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
+#include "fold_amd64.h"
 
 // func sumRowsF64AVX(rows, count int, src *float32, dst *float64)
 // dst[r] is the float64 sum of the r-th of rows consecutive rows of count
@@ -42,13 +43,7 @@ loop16:
 	JNE       loop16
 
 fold:
-	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VHADDPD      X0, X0, X0
-	VHADDPD      X1, X1, X1
-	VADDSD       X1, X0, X0
+	FOLD_SUM16
 	MOVQ         R9, CX
 	TESTQ        CX, CX
 	JZ           store
