@@ -324,6 +324,13 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 	// B's rows lie far apart in a large feature map, and the strips of C
 	// stream to memory: the kernel then prefetches B ahead of itself.
 	prefetch := ldb >= prefetchRowLen
+	if stripsAlongC(m, n, k) {
+		if packEdge {
+			packB(false, b, ldb, 0, full, k, n-full, edge)
+		}
+		gemmDirectStrips(pa, r0, m, n, b, ldb, c, ldc, ep, edge, columns, prefetch)
+		return
+	}
 	for pc := 0; pc < k; pc += gemmKC {
 		kb := min(gemmKC, k-pc)
 		add := pc > 0
@@ -347,25 +354,71 @@ func gemmPackedDirect(pa *packedA, r0, m, n int, b []float32, ldb int, c []float
 					}
 				}
 				for ; ir < mb; ir += gemmMR {
-					ap := bufA[ir*kb : (ir+gemmMR)*kb]
 					r, mr := ic+ir, min(gemmMR, mb-ir)
-					// Whole tiles, and tiles of 8 whole rows, go straight
-					// into C.
-					switch {
-					case (mr == gemmMR || mr == 8) && nr == gemmNR:
-						microKernelB(mr, kb, ap, bp, bld, c[r*ldc+jr:], ldc, add, prefetch)
-					case mr < 8:
-						// A last panel of a few rows (197 = 12·16 + 5) through the
-						// 8-row kernel: each sum is the same.
-						microKernelB(8, kb, ap, bp, bld, tmp[:], gemmNR, false, prefetch)
-						storeTile(c[r*ldc+jr:], ldc, tmp[:], mr, nr, add)
-					default:
-						microTileAt(kb, ap, bp, bld, c[r*ldc+jr:], ldc, mr, nr, add, &tmp)
-					}
+					directTile(kb, mr, nr, bufA[ir*kb:(ir+gemmMR)*kb], bp, bld, c[r*ldc+jr:], ldc, add, prefetch, &tmp)
 				}
 				if ep != nil && pc+kb == k {
 					ep.finish(c, ldc, ic, mb, jr, nr)
 				}
+			}
+		}
+	}
+}
+
+// directTile runs the micro-kernel on one tile of gemmPackedDirect's C
+// (mr ≤ gemmMR rows of A's panel ap, nr ≤ gemmNR columns of B at bp).
+func directTile(kb, mr, nr int, ap, bp []float32, bld int, c []float32, ldc int, add, prefetch bool, tmp *[gemmMaxMR * gemmNR]float32) {
+	// Whole tiles, and tiles of 8 whole rows, go straight into C.
+	switch {
+	case (mr == gemmMR || mr == 8) && nr == gemmNR:
+		microKernelB(mr, kb, ap, bp, bld, c, ldc, add, prefetch)
+	case mr < 8:
+		// A last panel of a few rows (197 = 12·16 + 5) through the 8-row
+		// kernel: each sum is the same.
+		microKernelB(8, kb, ap, bp, bld, tmp[:], gemmNR, false, prefetch)
+		storeTile(c, ldc, tmp[:], mr, nr, add)
+	default:
+		microTileAt(kb, ap, bp, bld, c, ldc, mr, nr, add, tmp)
+	}
+}
+
+// stripsAlongC reports whether gemmPackedDirect should run each strip of
+// rows along all of C's columns before the next (k short, one block; B's
+// block small enough to stay in L2 between strips; C's rows long): C is
+// then written as 16 streams at a time, not one for each row of a block
+// (96 for a 16 → 96 1×1 convolution on 112², more than the prefetchers
+// follow).
+func stripsAlongC(m, n, k int) bool {
+	return stripOrder && k <= gemmKC && m > gemmMR && n >= prefetchRowLen && k*n*4 <= 1<<20
+}
+
+// stripOrder lets stripsAlongC choose the strip-major order (benchmarks
+// compare both).
+var stripOrder = true
+
+// gemmDirectStrips is gemmPackedDirect for stripsAlongC: the same tiles,
+// kernel calls and epilogue, strip by strip.
+func gemmDirectStrips(pa *packedA, r0, m, n int, b []float32, ldb int, c []float32, ldc int, ep *gemmEp, edge []float32, columns, prefetch bool) {
+	kb := pa.k
+	bufA := pa.blocks[0][r0*kb:]
+	var tmp [gemmMaxMR * gemmNR]float32
+	for ir := 0; ir < m; ir += gemmMR {
+		mr := min(gemmMR, m-ir)
+		ap := bufA[ir*kb : (ir+gemmMR)*kb]
+		for jr := 0; jr < n; jr += gemmNR {
+			nr := min(gemmNR, n-jr)
+			switch {
+			case nr < gemmNR && columns && mr == gemmMR:
+				for j := range nr {
+					microColumn(kb, 1, ap, b[jr+j:], ldb, c[ir*ldc+jr+j:], ldc, false)
+				}
+			case nr < gemmNR:
+				directTile(kb, mr, nr, ap, edge, gemmNR, c[ir*ldc+jr:], ldc, false, prefetch, &tmp)
+			default:
+				directTile(kb, mr, nr, ap, b[jr:], ldb, c[ir*ldc+jr:], ldc, false, prefetch, &tmp)
+			}
+			if ep != nil {
+				ep.finish(c, ldc, ir, mr, jr, nr)
 			}
 		}
 	}

@@ -12,7 +12,9 @@ import (
 // TestGemmPackedEpExact checks the GEMM that applies its epilogue tile by
 // tile against the GEMM followed by the epilogue over the whole output,
 // bit for bit: same sums, same epilogue, across ragged tiles, several k
-// blocks, and the parallel split.
+// blocks, the parallel split, and strips run along all of C (a short k
+// and long rows: 96×3136×16, and ragged rows and columns, last panels of
+// 4 and 10 columns).
 func TestGemmPackedEpExact(t *testing.T) {
 	if !hasFMA {
 		t.Skip("skipping: no packed GEMM without FMA")
@@ -25,7 +27,7 @@ func TestGemmPackedEpExact(t *testing.T) {
 		}
 		return v
 	}
-	for _, sz := range [][3]int{{16, 16, 16}, {96, 3136, 16}, {24, 3136, 144}, {160, 49, 960}, {37, 53, 300}, {1280, 49, 320}, {5, 3, 2}, {112, 196, 600}, {40, 50, 20}, {48, 4, 7}} {
+	for _, sz := range [][3]int{{16, 16, 16}, {96, 3136, 16}, {24, 3136, 144}, {160, 49, 960}, {37, 53, 300}, {1280, 49, 320}, {5, 3, 2}, {112, 196, 600}, {40, 50, 20}, {48, 4, 7}, {37, 2100, 16}, {40, 2090, 20}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		// Special residuals and biases (NaN, ±0, ±Inf, the bounds) reach
 		// every branch of the epilogue.
