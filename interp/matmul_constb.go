@@ -34,13 +34,23 @@ func newPackedB(tb bool, b []float32, k, n int) *packedB {
 // tb) packed, made on first use and kept as the step's i-th packed
 // operand; nil when the input is not a constant or there is no room.
 func (x *exec) constPackedB(slot, i int, tb bool, b []float32, k, n int) *packedB {
-	if !hasFMA || slot >= len(x.s.in) || x.s.in[slot] < 0 || x.p.consts[x.s.in[slot]] == nil {
+	if !hasFMA || slot >= len(x.s.in) || x.s.in[slot] < 0 || x.p.consts[x.s.in[slot]] == nil || k*n == 0 || len(b) < k*n {
 		return nil
 	}
 	if i < len(x.s.packedB) {
 		if pb := x.s.packedB[i]; pb != nil && pb.k == k && pb.n == n {
 			return pb
 		}
+	}
+	for len(x.s.packedB) <= i {
+		x.s.packedB = append(x.s.packedB, nil)
+	}
+	// Tied weights (one matrix read by several steps, or by the Program
+	// of an optimized copy sharing this one's weights) are packed once.
+	key := packBKey{&b[0], len(b), tb, k, n}
+	if pb := x.p.packedBOf(key); pb != nil {
+		x.s.packedB[i] = pb
+		return pb
 	}
 	// Weights in a mapped file are let go once packed (read again, they
 	// come back from the file), so the packed copy replaces them instead
@@ -61,11 +71,9 @@ func (x *exec) constPackedB(slot, i int, tb bool, b []float32, k, n int) *packed
 	if !mapped {
 		x.p.packedBytes += size
 	}
-	for len(x.s.packedB) <= i {
-		x.s.packedB = append(x.s.packedB, nil)
-	}
 	pb := newPackedB(tb, b, k, n)
 	x.s.packedB[i] = pb
+	x.p.keepPackedB(key, pb)
 	if mapped {
 		mmapfile.EvictMapped(src)
 	}

@@ -106,3 +106,69 @@ func float32sOf(t *testing.T, ct *canon.Tensor) []float32 {
 	}
 	return v
 }
+
+// One weight matrix read by two MatMuls (tied weights) is packed once, and
+// a second Program sharing the first's Shared reuses that packing.
+func TestTiedWeightsPackedOnce(t *testing.T) {
+	if !hasFMA {
+		t.Skip("skipping: the packed weights path needs FMA")
+	}
+	nb := newNetBuilder("x", 20, 64)
+	w := nb.weight(0.2, 64, 64)
+	y := nb.node(&canon.MatMul{}, nb.node(&canon.MatMul{}, "x", w), w)
+	g := nb.finish(t, y)
+	in := map[string]*canon.Tensor{"x": randTensor(rand.New(rand.NewSource(3)), "x", 20, 64)}
+	packs := func(p *Program) map[*packedB]bool {
+		seen := map[*packedB]bool{}
+		for _, s := range p.steps {
+			for _, pb := range s.packedB {
+				if pb != nil {
+					seen[pb] = true
+				}
+			}
+		}
+		return seen
+	}
+	alone, err := New(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alone.Run(in); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(packs(alone)); n != 1 {
+		t.Fatalf("a program holds %d packings of the one weight matrix, want 1", n)
+	}
+	sh := NewShared()
+	var first map[*packedB]bool
+	var want []float32
+	for k := range 2 {
+		p, err := NewWithShared(g, sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := p.Run(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := float32sOf(t, out[y])
+		seen := packs(p)
+		if len(seen) != 1 {
+			t.Fatalf("program %d holds %d packings of the one weight matrix, want 1", k, len(seen))
+		}
+		if k == 0 {
+			first, want = seen, got
+			continue
+		}
+		for pb := range seen {
+			if !first[pb] {
+				t.Error("the second program packed the shared weights again")
+			}
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("element %d: %v, first program %v", i, got[i], want[i])
+			}
+		}
+	}
+}

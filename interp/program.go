@@ -45,6 +45,10 @@ type Program struct {
 	// shared, when set, is where decoded and packed weights are shared
 	// with other Programs (see NewShared).
 	shared *Shared
+	// packsB holds the packed right operands made by this Program, so
+	// that steps multiplying by one weight matrix (tied weights) share
+	// one packed copy.
+	packsB map[packBKey]*packedB
 	// runs counts calls of Run: weight transforms that only pay back over
 	// several runs (Winograd) wait for the second.
 	runs int

@@ -12,15 +12,16 @@ import (
 // which shares the weights the optimizer did not change) share the work
 // done on their weights: constants decoded into a new buffer (converted
 // data, or misaligned data where the CPU cannot read it in place) and
-// weights packed for the GEMM. (Winograd-transformed weights are not
-// shared: a Program makes them on its second Run, and verification runs
-// each side once.) Entries are keyed by the canon tensor data they come
+// weights packed for the GEMM, either operand. (Winograd-transformed
+// weights are not shared: a Program makes them on its second Run, and
+// verification runs each side once.) Entries are keyed by the canon tensor data they come
 // from, so only identical weights are shared.
 // A Shared is safe for use by several Programs.
 type Shared struct {
 	mu     sync.Mutex
 	consts map[constKey]*tensor
 	packs  map[packKey][]*packedA
+	packsB map[packBKey]*packedB
 	// spare holds the idle buffers of a Program that is done (see Done),
 	// for the next Program to reuse.
 	spare *pool
@@ -28,7 +29,7 @@ type Shared struct {
 
 // NewShared returns an empty Shared.
 func NewShared() *Shared {
-	return &Shared{consts: map[constKey]*tensor{}, packs: map[packKey][]*packedA{}}
+	return &Shared{consts: map[constKey]*tensor{}, packs: map[packKey][]*packedA{}, packsB: map[packBKey]*packedB{}}
 }
 
 type constKey struct {
@@ -88,6 +89,43 @@ func (p *Program) storePacks(w []float32, groups, m, kc int, packed []*packedA) 
 	p.shared.mu.Lock()
 	defer p.shared.mu.Unlock()
 	p.shared.packs[packKey{&w[0], len(w), groups, m, kc}] = packed
+}
+
+// packBKey names a packed right operand by the matrix it was made from.
+type packBKey struct {
+	b    *float32
+	size int
+	tb   bool
+	k, n int
+}
+
+// packedBOf returns the packing of the matrix key names made by this
+// Program or by another sharing its Shared, or nil.
+func (p *Program) packedBOf(key packBKey) *packedB {
+	if pb := p.packsB[key]; pb != nil {
+		return pb
+	}
+	if p.shared == nil {
+		return nil
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	return p.shared.packsB[key]
+}
+
+// keepPackedB records pb, the packing of the matrix key names, for the
+// Program's other steps and the Programs sharing its Shared.
+func (p *Program) keepPackedB(key packBKey, pb *packedB) {
+	if p.packsB == nil {
+		p.packsB = map[packBKey]*packedB{}
+	}
+	p.packsB[key] = pb
+	if p.shared == nil {
+		return
+	}
+	p.shared.mu.Lock()
+	defer p.shared.mu.Unlock()
+	p.shared.packsB[key] = pb
 }
 
 // Done hands p's idle buffers to the next Program made with p's Shared, so
@@ -154,6 +192,13 @@ func (s *Shared) Retain(g *canon.Graph) {
 	for k := range s.packs {
 		if !floats[k.w] {
 			delete(s.packs, k)
+		}
+	}
+	// A packing of part of a constant (a recurrent op's second direction)
+	// goes too: made again if needed.
+	for k := range s.packsB {
+		if !floats[k.b] {
+			delete(s.packsB, k)
 		}
 	}
 }
