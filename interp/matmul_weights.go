@@ -115,7 +115,7 @@ func gemmByWeightsSerial(i, m, j, n, k int, packed []float32, mp int, w []float3
 		ps := getPack(roundUp(m, gemmMR) * sld)
 		defer packPool.Put(ps)
 		scr = *ps
-	} else if pre == nil {
+	} else {
 		pe := getPack(gemmKC * gemmNR)
 		defer packPool.Put(pe)
 		edge = *pe
