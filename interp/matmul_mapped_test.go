@@ -32,7 +32,7 @@ func TestMappedWeightsPackedOnce(t *testing.T) {
 	}
 	var w, bias []float32
 	for _, init := range g.Initializers {
-		v := float32sOf(t, init)
+		v := floats(t, init)
 		switch init.Name {
 		case wName:
 			w = v
@@ -41,7 +41,7 @@ func TestMappedWeightsPackedOnce(t *testing.T) {
 		}
 	}
 	x := randTensor(rand.New(rand.NewSource(9)), "x", m, k)
-	xv := float32sOf(t, x)
+	xv := floats(t, x)
 	want := make([]float32, m*n)
 	gemm(false, false, m, n, k, 1, xv, k, w, n, want, n, 0)
 	(&matMulEp{bias: bias}).apply(want, n, 0, m, 0, n)
@@ -70,7 +70,7 @@ func TestMappedWeightsPackedOnce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("budget %d: %v", limit, err)
 			}
-			got := float32sOf(t, out[y])
+			got := floats(t, out[y])
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("budget %d, element %d: %v, gemm %v", limit, i, got[i], want[i])
@@ -91,20 +91,6 @@ func TestMappedWeightsPackedOnce(t *testing.T) {
 	if run(1 << 20) {
 		t.Error("the weights were packed although the copy takes more than half the budget")
 	}
-}
-
-// float32sOf is a float32 tensor's values.
-func float32sOf(t *testing.T, ct *canon.Tensor) []float32 {
-	t.Helper()
-	d, err := ct.Float64s()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := make([]float32, len(d))
-	for i, f := range d {
-		v[i] = float32(f)
-	}
-	return v
 }
 
 // One weight matrix read by two MatMuls (tied weights) is packed once, and
@@ -151,7 +137,7 @@ func TestTiedWeightsPackedOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := float32sOf(t, out[y])
+		got := floats(t, out[y])
 		seen := packs(p)
 		if len(seen) != 1 {
 			t.Fatalf("program %d holds %d packings of the one weight matrix, want 1", k, len(seen))

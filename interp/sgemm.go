@@ -389,12 +389,8 @@ func directTile(kb, mr, nr int, ap, bp []float32, bld int, c []float32, ldc int,
 // (96 for a 16 → 96 1×1 convolution on 112², more than the prefetchers
 // follow).
 func stripsAlongC(m, n, k int) bool {
-	return stripOrder && k <= gemmKC && m > gemmMR && n >= prefetchRowLen && k*n*4 <= 1<<20
+	return k <= gemmKC && m > gemmMR && n >= prefetchRowLen && k*n*4 <= 1<<20
 }
-
-// stripOrder lets stripsAlongC choose the strip-major order (benchmarks
-// compare both).
-var stripOrder = true
 
 // gemmDirectStrips is gemmPackedDirect for stripsAlongC: the same tiles,
 // kernel calls and epilogue, strip by strip.

@@ -14,8 +14,8 @@ import (
 // data, or misaligned data where the CPU cannot read it in place) and
 // weights packed for the GEMM, either operand. (Winograd-transformed
 // weights are not shared: a Program makes them on its second Run, and
-// verification runs each side once.) Entries are keyed by the canon tensor data they come
-// from, so only identical weights are shared.
+// verification runs each side once.) Entries are keyed by the canon
+// tensor data they come from, so only identical weights are shared.
 // A Shared is safe for use by several Programs.
 type Shared struct {
 	mu     sync.Mutex
