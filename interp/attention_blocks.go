@@ -75,7 +75,7 @@ func (a *attnBlocks) run(y *tensor) {
 		sc := (*scores[wk])[:rows*total]
 		attnGemm(&packs[wk], rows, total, d, q.t.f[q.at(b, h, i0):], qld, kt, total, sc, total)
 		a.scoreRows(sc, b, h, i0)
-		vec.SoftmaxRows32(sc, total)
+		vec.SoftmaxRows32(sc, sc, total)
 		yo := ((b*q.heads+h)*q.seq + i0) * dv
 		if q.threeD {
 			yo = (b*q.seq+i0)*q.heads*dv + h*dv

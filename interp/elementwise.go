@@ -528,22 +528,21 @@ func runSoftmax(x *exec, op *canon.Softmax) error {
 	if out == nil {
 		out = x.newF(in.shape)
 	}
-	// Rows along the axis are independent: split them between cores.
+	// Rows along the axis are independent: split them between cores. Every
+	// row, contiguous or strided, is one row of vec.SoftmaxRows32, so that
+	// a layout chosen for the tensor does not change a bit of the result.
 	parallelFor(outer*inner, 16*n, func(lo, hi int) {
 		if inner == 1 {
-			vec.SoftmaxRows(out.f[lo*n:hi*n], in.f[lo*n:hi*n], n)
+			vec.SoftmaxRows32(out.f[lo*n:hi*n], in.f[lo*n:hi*n], n)
 			return
 		}
-		// Eight adjacent columns at a time where a vector kernel takes them.
+		sp := getPack(min(16, inner) * n) // no larger than the tensor
+		defer packPool.Put(sp)
 		for r := lo; r < hi; {
-			o, j := r/max(inner, 1), r%max(inner, 1)
-			if j+8 <= inner && r+8 <= hi {
-				vec.SoftmaxCols8(out.f, in.f, o*n*inner+j, n, inner)
-				r += 8
-				continue
-			}
-			vec.SoftmaxStrided(out.f, in.f, o*n*inner+j, n, inner)
-			r++
+			o, j := r/inner, r%inner
+			cols := min(hi-r, inner-j) // the columns of this outer index
+			vec.SoftmaxColumns32(out.f, in.f, o*n*inner+j, n, inner, cols, *sp)
+			r += cols
 		}
 	})
 	x.set(0, out)

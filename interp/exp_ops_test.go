@@ -103,13 +103,13 @@ func float32Inputs(rng *rand.Rand, n int, span float64) []float32 {
 	return s[:n]
 }
 
-// checkSoftmaxCols: Softmax along a strided axis, eight columns a vector
-// where AVX-512 serves, gives softmaxStridedGo's columns bit for bit, a
-// column with a NaN, -Inf entries, and ragged column counts included.
+// checkSoftmaxCols: Softmax along a strided axis, sixteen columns at a
+// time transposed into rows, gives softmaxStridedGo's columns bit for bit,
+// a column with a NaN, -Inf entries, and ragged column counts included.
 func checkSoftmaxCols(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	for _, inner := range []int{8, 9, 16, 37} {
-		for _, n := range []int{1, 2, 5, 33} {
+		for _, n := range []int{1, 2, 5, 16, 33} {
 			const outer = 2
 			src := make([]float32, outer*n*inner)
 			for i := range src {
@@ -132,9 +132,8 @@ func checkSoftmaxCols(t *testing.T) {
 	}
 }
 
-// checkSoftmaxRows: softmaxRows, four rows at a time with the odd ones
-// and the groups holding a NaN left to the one-row kernel or the scalar
-// loop, gives softmaxStridedGo's rows bit for bit.
+// checkSoftmaxRows: the row kernel at this vector level gives
+// softmaxStridedGo's rows bit for bit, a row holding a NaN included.
 func checkSoftmaxRows(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	for _, n := range []int{16, 21, 128, 131} {
@@ -151,7 +150,7 @@ func checkSoftmaxRows(t *testing.T) {
 				softmaxStridedGo(want, src, r*n, n, 1)
 			}
 			got := append([]float32{}, src...)
-			vec.SoftmaxRows(got, got, n)
+			vec.SoftmaxRows32(got, got, n)
 			sameFloat32s(t, "softmaxRows", src, got, want)
 		}
 	}
@@ -333,7 +332,7 @@ func BenchmarkExpKernels(b *testing.B) {
 			})
 		}
 		b.Run("softmax128/"+name, func(b *testing.B) {
-			perElement(b, func() { vec.SoftmaxRows(out, in, 128) })
+			perElement(b, func() { vec.SoftmaxRows32(out, in, 128) })
 		})
 	}
 }

@@ -230,8 +230,8 @@ func (pat attnPattern) scoreRows(sc []float32, n int, mask []float32) {
 }
 
 // softmaxRows sets each row of n values in s to its softmax, with the
-// Softmax op's row kernel.
-func softmaxRows(s []float32, n int) { vec.SoftmaxRows(s, s, n) }
+// Softmax op's row kernel (the pattern's result is the unfused ops' bits).
+func softmaxRows(s []float32, n int) { vec.SoftmaxRows32(s, s, n) }
 
 // keepsOrder reports a permutation that moves only axes of size 1, so the
 // transposed elements lie in the input's order (vit_b_16's (1, 197, 768)

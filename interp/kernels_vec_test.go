@@ -15,9 +15,17 @@ func setVectorLevel(avx512, fma bool) func() {
 	}
 }
 
-// softmaxStridedGo is vec.SoftmaxStrided with the vector code off: its
-// pure-Go reference.
+// softmaxStridedGo is the softmax of the n values of src at base,
+// base+stride, ... with the vector code off: the run gathered into a row
+// for vec.SoftmaxRows32's pure-Go path, and put back.
 func softmaxStridedGo(dst, src []float32, base, n, stride int) {
 	defer setVectorLevel(false, false)()
-	vec.SoftmaxStrided(dst, src, base, n, stride)
+	row := make([]float32, n)
+	for k := range row {
+		row[k] = src[base+k*stride]
+	}
+	vec.SoftmaxRows32(row, row, n)
+	for k, v := range row {
+		dst[base+k*stride] = v
+	}
 }

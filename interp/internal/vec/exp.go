@@ -134,21 +134,6 @@ func softmaxStridedRef(dst, src []float32, base, n, stride int) {
 	}
 }
 
-// softmaxRowsRef is softmaxStridedRef on each run of n values of src.
-func softmaxRowsRef(dst, src []float32, n int) {
-	for r := 0; r+n <= len(src) && n > 0; r += n {
-		softmaxStridedRef(dst, src, r, n, 1)
-	}
-}
-
-// softmaxColsRef is softmaxStridedRef on the eight columns base, ...,
-// base+7.
-func softmaxColsRef(dst, src []float32, base, n, stride int) {
-	for c := range 8 {
-		softmaxStridedRef(dst, src, base+c, n, stride)
-	}
-}
-
 // softmax64Ref replaces row by its softmax: the maximum, exp(x - max)
 // added in order, each divided by the sum.
 func softmax64Ref(row []float64) {

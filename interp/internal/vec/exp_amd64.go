@@ -89,49 +89,6 @@ func Erf64(d, s []float64) {
 	erf64Ref(d[v:], s[v:])
 }
 
-// SoftmaxStrided writes the softmax of the n values of src at base,
-// base+stride, ... to the same places of dst (which may be src), exactly
-// as softmaxStridedRef: the same maximum, exponentials and float32
-// roundings, the sum added in the same order. A contiguous row of 16 or
-// more without NaN goes through the vector kernels.
-func SoftmaxStrided(dst, src []float32, base, n, stride int) {
-	if stride == 1 && n >= 16 && (UseAVX512 || HasFMA) && softmaxRowVector(dst[base:base+n], src[base:base+n]) {
-		return
-	}
-	softmaxStridedRef(dst, src, base, n, stride)
-}
-
-// SoftmaxRows is SoftmaxStrided on each run of n values of src, four rows
-// at a time where the AVX-512 kernel takes them.
-func SoftmaxRows(dst, src []float32, n int) {
-	rows := len(src) / max(n, 1)
-	r := 0
-	if UseAVX512 && n >= 16 {
-		for ; r+4 <= rows; r += 4 {
-			if !softmax4RowsVector(dst[r*n:(r+4)*n], src[r*n:(r+4)*n]) {
-				for k := r; k < r+4; k++ {
-					SoftmaxStrided(dst, src, k*n, n, 1)
-				}
-			}
-		}
-	}
-	for ; r < rows; r++ {
-		SoftmaxStrided(dst, src, r*n, n, 1)
-	}
-}
-
-// SoftmaxCols8 is SoftmaxStrided on the eight columns base, ..., base+7,
-// each n values stride apart (stride at least 8), eight lanes at once with
-// AVX-512 when no column holds a NaN.
-func SoftmaxCols8(dst, src []float32, base, n, stride int) {
-	end := base + (n-1)*stride + 8
-	if UseAVX512 && n >= 1 && stride >= 8 && base >= 0 && end <= len(src) && end <= len(dst) &&
-		!softmaxColsAVX512(n, stride, &dst[base], &src[base]) {
-		return
-	}
-	softmaxColsRef(dst, src, base, n, stride)
-}
-
 // Softmax64 replaces row by its softmax exactly as softmax64Ref does (the
 // same maximum, exponentials, order of addition and divisions).
 func Softmax64(row []float64) {
@@ -162,47 +119,6 @@ func Softmax64(row []float64) {
 	}
 }
 
-// softmaxRowVector writes the softmax of the contiguous row src (16 or
-// more values) to dst. It reports false, having written nothing, for a
-// NaN in the row (whose payload the scalar loop's maximum decides).
-func softmaxRowVector(dst, src []float32) bool {
-	n := len(src)
-	m, ok := rowMaxVector(src)
-	if !ok {
-		return false
-	}
-	v := n &^ 7
-	var sum float64
-	if UseAVX512 {
-		sum = softmaxExpAVX512(v, unsafe.SliceData(dst), unsafe.SliceData(src), m)
-	} else {
-		sum = softmaxExpAVX2(v, unsafe.SliceData(dst), unsafe.SliceData(src), m)
-	}
-	finishSoftmaxRow(dst[:n], src, v, m, sum)
-	return true
-}
-
-// softmax4RowsVector is softmaxRowVector on the four rows that src and
-// dst hold, their additions overlapping; it declines all four if one has
-// a NaN. AVX-512 only.
-func softmax4RowsVector(dst, src []float32) bool {
-	n := len(src) / 4
-	var m [4]float32
-	for r := range m {
-		var ok bool
-		if m[r], ok = rowMaxVector(src[r*n : (r+1)*n]); !ok {
-			return false
-		}
-	}
-	v := n &^ 7
-	var sums [4]float64
-	softmaxExp4AVX512(v, n, unsafe.SliceData(dst), unsafe.SliceData(src), &m, &sums)
-	for r := range m {
-		finishSoftmaxRow(dst[r*n:(r+1)*n], src[r*n:(r+1)*n], v, m[r], sums[r])
-	}
-	return true
-}
-
 // rowMaxVector returns the maximum of src (at least 16 values) as the
 // scalar loop finds it, but for the sign of a zero maximum, which no
 // difference x - max shows; ok is false if src holds a NaN.
@@ -221,21 +137,3 @@ func rowMaxVector(src []float32) (m float32, ok bool) {
 	return m, !nan
 }
 
-// finishSoftmaxRow adds the exponentials of src[v:] to the kernel's sum of
-// the first v, in order, and scales the row by 1/sum.
-func finishSoftmaxRow(dst, src []float32, v int, m float32, sum float64) {
-	for k := v; k < len(dst); k++ {
-		e := math.Exp(float64(src[k] - m))
-		dst[k] = float32(e)
-		sum += e
-	}
-	inv := 1 / sum
-	if UseAVX512 {
-		scaleRowAVX512(v, unsafe.SliceData(dst), inv)
-	} else {
-		scaleRowAVX2(v, unsafe.SliceData(dst), inv)
-	}
-	for k := v; k < len(dst); k++ {
-		dst[k] = float32(float64(dst[k]) * inv)
-	}
-}

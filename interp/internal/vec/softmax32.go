@@ -4,41 +4,44 @@ package vec
 // (Cephes expf, within about an ulp of the correctly rounded float32
 // value), their sum in float64 (SumF64's order), each exponential times
 // 1/sum in float64, rounded once. For an attention's scores, which are
-// rounded to float32 before the softmax: the float64-lane softmax
-// (SoftmaxRows) costs twice as much for digits the scores do not hold.
+// rounded to float32 before the softmax, a float64 exponential costs
+// twice as much for digits the scores do not hold. The Softmax op, the
+// fused attention pattern and the Attention op all take it, so a pattern
+// fused or a layout changed does not change a probability's bits.
 
-// SoftmaxRows32 sets each run of n values of s to its softmax as
-// softmaxRows32Ref does. A row with a NaN takes the float64 softmax
-// (softmaxStridedRef), which makes it NaN as the other softmaxes do.
-func SoftmaxRows32(s []float32, n int) {
+// SoftmaxRows32 writes the softmax of each run of n values of src to the
+// same place of dst (which may be src), as softmaxRows32Ref does. A row
+// with a NaN takes the float64 softmax (softmaxStridedRef), which makes it
+// NaN as the float64 softmax does.
+func SoftmaxRows32(dst, src []float32, n int) {
 	if n <= 0 {
 		return
 	}
-	for r := 0; r+n <= len(s); r += n {
-		row := s[r : r+n]
-		m, ok := rowMax32(row)
+	for r := 0; r+n <= len(src) && r+n <= len(dst); r += n {
+		in, row := src[r:r+n], dst[r:r+n]
+		m, ok := rowMax32(in)
 		if !ok {
-			softmaxStridedRef(row, row, 0, n, 1)
+			softmaxStridedRef(row, in, 0, n, 1)
 			continue
 		}
-		ExpShift32(row, row, m)
+		ExpShift32(row, in, m)
 		scaleRow32(row, 1/SumF64(row))
 	}
 }
 
 // softmaxRows32Ref is SoftmaxRows32's reference.
-func softmaxRows32Ref(s []float32, n int) {
+func softmaxRows32Ref(dst, src []float32, n int) {
 	if n <= 0 {
 		return
 	}
-	for r := 0; r+n <= len(s); r += n {
-		row := s[r : r+n]
-		m, ok := rowMax32Ref(row)
+	for r := 0; r+n <= len(src) && r+n <= len(dst); r += n {
+		in, row := src[r:r+n], dst[r:r+n]
+		m, ok := rowMax32Ref(in)
 		if !ok {
-			softmaxStridedRef(row, row, 0, n, 1)
+			softmaxStridedRef(row, in, 0, n, 1)
 			continue
 		}
-		expShift32Ref(row, row, m)
+		expShift32Ref(row, in, m)
 		inv := 1 / sumF64Ref(row)
 		for j, v := range row {
 			row[j] = float32(float64(v) * inv)
@@ -56,4 +59,49 @@ func rowMax32Ref(row []float32) (m float32, ok bool) {
 		m = max(m, v)
 	}
 	return m, true
+}
+
+// SoftmaxColumns32 writes the softmax of cols adjacent columns of src,
+// each n values stride apart from base, to the same places of dst (which
+// may be src), each column exactly as SoftmaxRows32 computes a row: blocks
+// of 16 columns are transposed into rows of scratch (at least 16·n
+// floats), taken as rows, and transposed back.
+func SoftmaxColumns32(dst, src []float32, base, n, stride, cols int, scratch []float32) {
+	for c0 := 0; c0 < cols; c0 += 16 {
+		w := min(16, cols-c0)
+		rows := scratch[:w*n]
+		gatherColumns(rows, src, base+c0, n, stride, w)
+		SoftmaxRows32(rows, rows, n)
+		scatterColumns(dst, rows, base+c0, n, stride, w)
+	}
+}
+
+// gatherColumns sets rows[c·n+k] = src[base+k·stride+c] for c < w, k < n.
+func gatherColumns(rows, src []float32, base, n, stride, w int) {
+	k0 := 0
+	if w == 16 {
+		for ; k0+16 <= n; k0 += 16 {
+			Transpose16(1, rows[k0:], n, src[base+k0*stride:], stride)
+		}
+	}
+	for k := k0; k < n; k++ {
+		for c := range w {
+			rows[c*n+k] = src[base+k*stride+c]
+		}
+	}
+}
+
+// scatterColumns is gatherColumns' inverse: dst[base+k·stride+c] = rows[c·n+k].
+func scatterColumns(dst, rows []float32, base, n, stride, w int) {
+	k0 := 0
+	if w == 16 {
+		for ; k0+16 <= n; k0 += 16 {
+			Transpose16(1, dst[base+k0*stride:], stride, rows[k0:], n)
+		}
+	}
+	for k := k0; k < n; k++ {
+		for c := range w {
+			dst[base+k*stride+c] = rows[c*n+k]
+		}
+	}
 }

@@ -30,10 +30,46 @@ func TestSoftmaxRows32MatchesReference(t *testing.T) {
 						copy(got[k*n:], rows)
 						copy(want[k*n:], rows)
 					}
-					SoftmaxRows32(got, n)
-					softmaxRows32Ref(want, n)
+					SoftmaxRows32(got, got, n)
+					softmaxRows32Ref(want, want, n)
 					sameBits32(t, fmt.Sprintf("SoftmaxRows32 n=%d", n), got, want)
 					checkGuard32(t, "SoftmaxRows32", got)
+				}
+			}
+		}
+	})
+}
+
+// SoftmaxColumns32 gives each column the bits SoftmaxRows32 gives it as a
+// row, for column counts around the 16-column blocks, lengths around the
+// 16-row transposes, and columns with -Inf and NaN; the values between
+// the columns are left alone.
+func TestSoftmaxColumns32MatchesRows(t *testing.T) {
+	levels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(36))
+		for _, n := range []int{1, 5, 16, 17, 40} {
+			for _, cols := range []int{1, 15, 16, 21, 35} {
+				stride := cols + 3
+				src := masked(r, randF32(r, n*stride+2, 9), 0.05)
+				if n > 1 {
+					src[2+stride+1] = float32(math.NaN()) // column 1
+				}
+				got := append([]float32(nil), src...)
+				SoftmaxColumns32(got, got, 2, n, stride, cols, make([]float32, 16*n))
+				for c := range stride {
+					col, want := make([]float32, n), make([]float32, n)
+					for k := range n {
+						col[k] = src[2+k*stride+c]
+					}
+					if c < cols {
+						SoftmaxRows32(want, col, n)
+					} else {
+						copy(want, col)
+					}
+					for k := range n {
+						col[k] = got[2+k*stride+c]
+					}
+					sameBits32(t, fmt.Sprintf("SoftmaxColumns32 n=%d cols=%d column %d", n, cols, c), col, want)
 				}
 			}
 		}
@@ -102,7 +138,7 @@ func TestSoftmaxRows32Accuracy(t *testing.T) {
 				exact[i] = math.Exp(float64(v - m))
 				sum += exact[i]
 			}
-			SoftmaxRows32(s, n)
+			SoftmaxRows32(s, s, n)
 			for i, v := range s {
 				if e := exact[i] / sum; e >= 0x1p-126 { // subnormals: absolute error below 2^-149
 					worst = max(worst, ulpError(v, e))

@@ -32,15 +32,6 @@ func maxRowAVX512(n int, src *float32) (m float32, nan bool)
 func maxRowAVX2(n int, src *float32) (m float32, nan bool)
 
 //go:noescape
-func softmaxExpAVX512(n int, dst, src *float32, m float32) float64
-
-//go:noescape
-func softmaxExpAVX2(n int, dst, src *float32, m float32) float64
-
-//go:noescape
-func softmaxExp4AVX512(n, ld int, dst, src *float32, m *[4]float32, sums *[4]float64)
-
-//go:noescape
 func scaleRowAVX512(n int, dst *float32, s float64)
 
 //go:noescape
@@ -102,9 +93,6 @@ func softmaxExp64AVX512(n int, row *float64, m float64) float64
 
 //go:noescape
 func divRow64AVX512(n int, row *float64, s float64)
-
-//go:noescape
-func softmaxColsAVX512(n, stride int, dst, src *float32) (nan bool)
 
 // rows_amd64.s (AVX2 + FMA)
 

@@ -334,30 +334,6 @@ func (e *emitter) maxRow() {
 	e.raw("\n")
 }
 
-// softmaxExp: dst[i] = float32(exp(src[i] - m)), their float64 sum in order.
-func (e *emitter) softmaxExp() {
-	e.header("softmaxExp", "(n int, dst, src *float32, m float32) float64", "$0-40",
-		"dst[i] = float32(e) with e = math.Exp(float64(src[i]-m)) for i in",
-		"[0, n), n a multiple of 8, and returns the sum of the e, added in order",
-		"from 0 as softmaxStridedRef adds them. dst may be src.")
-	e.args3()
-	e.line("VBROADCASTSS m+24(FP), %s", e.h(14))
-	e.expConsts()
-	e.line("VXORPD X15, X15, X15")
-	e.loop("sx", 4, func() {
-		e.line("VMOVUPS 0(SI), %s", e.h(0))
-		e.line("VSUBPS %s, %s, %s", e.h(14), e.h(0), e.h(0))
-		e.cvtps2pd(e.h(0), 0)
-		e.exp()
-		e.cvtpd2ps(3, 6)
-		e.line("VMOVUPS %s, 0(DI)", e.h(6))
-		e.hsum(3, 15, 4)
-	}, "SI", "DI")
-	e.line("VMOVSD X15, ret+32(FP)")
-	e.vzeroRet()
-	e.raw("\n")
-}
-
 // scaleRow: dst[i] = float32(float64(dst[i]) * s).
 func (e *emitter) scaleRow() {
 	e.header("scaleRow", "(n int, dst *float32, s float64)", "$0-24",

@@ -26,7 +26,6 @@ var files = []struct {
 		e.table()
 		e.expF64()
 		e.maxRow()
-		e.softmaxExp()
 		e.scaleRow()
 		e.sigmoid()
 		e.gelu32()
@@ -35,11 +34,9 @@ var files = []struct {
 		e.sigmoid64()
 		e.tanhRoutines()
 		// AVX-512 only:
-		e.softmaxExp4()
 		e.maxRow64()
 		e.softmaxExp64()
 		e.divRow64()
-		e.softmaxCols()
 	}},
 	{"panel_avx512_amd64.s", panelAbout, avx512, func(e *emitter) {
 		e.panelTable()
@@ -93,7 +90,6 @@ var files = []struct {
 		e.table()
 		e.expF64()
 		e.maxRow()
-		e.softmaxExp()
 		e.scaleRow()
 		e.sigmoid()
 		e.gelu32()
