@@ -136,4 +136,3 @@ func rowMaxVector(src []float32) (m float32, ok bool) {
 	}
 	return m, !nan
 }
-

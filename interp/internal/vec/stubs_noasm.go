@@ -21,7 +21,6 @@ func Erf(d, s []float32)       { erfRef(d, s) }
 func Erf64(d, s []float64)     { erf64Ref(d, s) }
 func Softmax64(row []float64)  { softmax64Ref(row) }
 
-
 func ClampRow(row, res []float32, bias, lo, hi float32) { clampRowRef(row, res, bias, lo, hi) }
 func DWConv3Row(src []float32, ld, rows, sw int, w *[9]float32, bias float32, dst []float32, acc bool) {
 	dwConv3RowRef(src, ld, rows, sw, w, bias, dst, acc)

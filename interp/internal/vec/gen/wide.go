@@ -69,4 +69,3 @@ func (e *emitter) divRow64() {
 	e.vzeroRet()
 	e.raw("\n")
 }
-
