@@ -239,9 +239,10 @@ type vsORTModel struct {
 // BenchmarkVsORT times each benchmark model in the interpreter and in ONNX
 // Runtime (`--opt all`, as many threads as GOMAXPROCS) in alternation, 7
 // rounds of 20 runs each (fewer for models slower than 50 ms: vsORTRuns),
-// so that both meet the same machine load; it
-// reports the medians (ms/op, ort-ms) and the median of the 7 paired
-// ratios (x-ort). Run it with -benchtime 1x.
+// so that both meet the same machine load; a round's figure is the median
+// of its runs on either side. It reports the medians of the rounds
+// (ms/op, ort-ms) and the median of the 7 paired ratios (x-ort). Run it
+// with -benchtime 1x.
 func BenchmarkVsORT(b *testing.B) {
 	dir := ortDir(b)
 	models := []vsORTModel{
@@ -260,20 +261,25 @@ func BenchmarkVsORT(b *testing.B) {
 			}
 			inputs := map[string]*canon.Tensor{g.Inputs[0].Name: randTensor(rand.New(rand.NewSource(7)), "x", ints(m.shape)...)}
 			outs := map[string]*canon.Tensor{} // each run's outputs overwrite the last's (RunInto)
-			run := func(n int) time.Duration {
-				start := time.Now()
-				for range n {
+			// run returns the median of n runs' milliseconds, each run timed
+			// on its own, as ONNX Runtime's timer (ortRunN) takes its samples:
+			// a mean would count a run the machine's other load held up.
+			run := func(n int) float64 {
+				ms := make([]float64, n)
+				for i := range ms {
+					start := time.Now()
 					if err := p.RunInto(inputs, outs); err != nil {
 						b.Fatal(err)
 					}
+					ms[i] = float64(time.Since(start).Microseconds()) / 1000
 				}
-				return time.Since(start) / time.Duration(n)
+				return median(ms)
 			}
 			run(1)
-			runs := vsORTRuns(run(1)) // Winograd weights are made on the second run
+			runs := vsORTRuns(time.Duration(run(1) * float64(time.Millisecond))) // Winograd weights are made on the second run
 			var ours, ort, ratio []float64
 			for range 7 {
-				o := float64(run(runs).Microseconds()) / 1000
+				o := run(runs)
 				r, err := ortRunN(dir, path, "all", runs)
 				if err != nil {
 					b.Fatal(err)
