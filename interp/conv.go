@@ -635,6 +635,10 @@ func convDepthwiseFinite(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp
 	if depthwise3x3AVX512(g, x, w, bias, y, n, c, ep) {
 		return
 	}
+	if depthwiseChannelsFits(g, c, finite) {
+		depthwiseChannels(g, x, w, bias, y, n, c, ep)
+		return
+	}
 	if depthwiseRowsFitsFinite(g, finite) {
 		depthwiseRows(g, x, w, bias, y, n, c, ep)
 		return
