@@ -1,8 +1,6 @@
 package interp
 
-import (
-	"github.com/modelbridge/modelbridge/interp/internal/vec"
-)
+import "github.com/modelbridge/modelbridge/interp/internal/vec"
 
 // Depthwise convolutions on small planes with sixteen channels in the
 // vector lanes (vec.DWChannels): a block of sixteen channels is
@@ -19,13 +17,14 @@ import (
 var dwChannelsMaxPlane = 14 * 14
 
 // depthwiseChannelsFits reports a depthwise convolution the channels
-// path takes: a 2-D window other than 3×3 over a small plane, with
+// path takes: a 2-D window other than 3×3 over a small plane (output and
+// input: a block holds sixteen input planes twice, padded and not), with
 // finite weights (the pads' zeros times an infinite weight would be NaN
 // where the definition leaves the tap out), channels in whole blocks of
 // sixteen, and AVX-512.
 func depthwiseChannelsFits(g *geom3, c int, finite bool) bool {
 	return useAVX512 && finite && c%16 == 0 && depthwiseRowsFitsFinite(g, finite) &&
-		g.outSize() <= dwChannelsMaxPlane
+		g.outSize() <= dwChannelsMaxPlane && g.inSize() <= 4*dwChannelsMaxPlane
 }
 
 // depthwiseChannels computes a depthwise convolution depthwiseChannelsFits
