@@ -3,11 +3,11 @@ package vec
 // Softmax in float32 lanes: each row's maximum, e^(x - max) by expNeg32
 // (Cephes expf, within about an ulp of the correctly rounded float32
 // value), their sum in float64 (SumF64's order), each exponential times
-// 1/sum in float64, rounded once. For an attention's scores, which are
-// rounded to float32 before the softmax, a float64 exponential costs
-// twice as much for digits the scores do not hold. The Softmax op, the
-// fused attention pattern and the Attention op all take it, so a pattern
-// fused or a layout changed does not change a probability's bits.
+// 1/sum in float64, rounded once: within 2 ulp of float64 exponentials,
+// which cost twice as much for digits float32 scores do not hold. The
+// Softmax op on float32 data (any axis), the fused attention pattern and
+// the Attention op all take it, so a pattern fused or a layout changed
+// does not change a probability's bits.
 
 // SoftmaxRows32 writes the softmax of each run of n values of src to the
 // same place of dst (which may be src), as softmaxRows32Ref does. A row
