@@ -119,9 +119,9 @@ func TestExpNeg32Accuracy(t *testing.T) {
 }
 
 // TestSoftmaxRows32Accuracy: each probability is within 2 ulp of the
-// float64-lane softmax (SoftmaxRows: the same float32 differences x - max,
-// their exponentials in float64), at most one from the exponential and
-// one from rounding it before the scaling.
+// softmax with float64 exponentials of the same float32 differences
+// x - max, at most one from the exponential and one from rounding it
+// before the scaling.
 func TestSoftmaxRows32Accuracy(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
 	worst := 0.0
