@@ -40,6 +40,23 @@ func TestSoftmaxRows32MatchesReference(t *testing.T) {
 	})
 }
 
+// ExpShift32 equals its reference bit for bit over a sweep of every t in
+// [-104, 0] (1 of 509 bit patterns: subnormal results and the scaling by
+// 2^k in one step or two), below it and at NaN.
+func TestExpShift32Sweep(t *testing.T) {
+	var s []float32
+	for b := uint32(1 << 31); b <= math.Float32bits(-104); b += 509 {
+		s = append(s, math.Float32frombits(b))
+	}
+	s = append(s, -104.5, -200, float32(math.Inf(-1)), float32(math.NaN()))
+	levels(t, func(t *testing.T) {
+		got, want := make([]float32, len(s)), make([]float32, len(s))
+		ExpShift32(got, s, 0)
+		expShift32Ref(want, s, 0)
+		sameBits32(t, "ExpShift32 sweep", got, want)
+	})
+}
+
 // SoftmaxColumns32 gives each column the bits SoftmaxRows32 gives it as a
 // row, for column counts around the 16-column blocks, lengths around the
 // 16-row transposes, and columns with -Inf and NaN; the values between

@@ -207,12 +207,18 @@ func (e *emitter) expShift32() {
 	}
 	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
 	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(5))
-	e.line("VPSRAD $1, %s, %s", v(3), v(7))
-	e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
-	for _, r := range []int{7, 3} {
-		e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
-		e.line("VPSLLD $23, %s, %s", v(r), v(r))
-		e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+	if e.t.wide {
+		// p·2^k rounded once (VSCALEFPS), as the reference's two halves
+		// round it: p·2^(k>>1) is exact, only the second product rounds.
+		e.line("VSCALEFPS %s, %s, %s", v(2), v(5), v(5))
+	} else {
+		e.line("VPSRAD $1, %s, %s", v(3), v(7))
+		e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
+		for _, r := range []int{7, 3} {
+			e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
+			e.line("VPSLLD $23, %s, %s", v(r), v(r))
+			e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
+		}
 	}
 	e.line("VMOVUPS %s, 0(DI)", v(5))
 	e.line("ADDQ $%d, SI", 4*lanes)
