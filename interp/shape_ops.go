@@ -33,8 +33,25 @@ func gatherAxes[T float32 | int64](dst, src []T, srcShape []int, maps [][]int, f
 	for i := 1; run && i < n; i++ {
 		run = last[i] == last[0]+i
 	}
+	// Rows are independent: large gathers split them between cores, each
+	// part starting from its first row's index.
+	parallelFor(len(dst)/n, n, func(lo, hi int) {
+		gatherRows(dst, src, maps, str, lo, hi, run, fill)
+	})
+}
+
+// gatherRows is gatherAxes on output rows lo..hi (rows of the last map's
+// length), str the source's strides, run whether the last map is a run of
+// consecutive indices.
+func gatherRows[T float32 | int64](dst, src []T, maps [][]int, str []int, lo, hi int, run bool, fill T) {
+	r := len(maps)
+	last := maps[r-1]
+	n := len(last)
 	idx := make([]int, r)
-	for o := 0; o < len(dst); o += n {
+	for k, q := r-2, lo; k >= 0; k-- {
+		idx[k], q = q%len(maps[k]), q/len(maps[k])
+	}
+	for o := lo * n; o < hi*n; o += n {
 		base, ok := 0, true
 		for k := 0; k < r-1; k++ {
 			m := maps[k][idx[k]]
