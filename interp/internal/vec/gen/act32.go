@@ -55,6 +55,26 @@ func (e *emitter) bitwise(op string) string {
 	return map[string]string{"and": "VPAND", "andn": "VPANDN", "or": "VPOR"}[op]
 }
 
+// scaleByPow2 emits p·2^k rounded once into p. With AVX-512, one VSCALEFPS
+// by k as a float (kf). Otherwise 2^k = 2^(k>>1)·2^(k - k>>1), built from
+// k as an integer (ki, overwritten; tmp scratch) with bias the table's
+// 127: both halves are normal for k ≥ -150 and the first product is
+// exact, so either way only the last product rounds, as the scalar
+// references' two halves do.
+func (e *emitter) scaleByPow2(p, kf, ki, tmp, bias string) {
+	if e.t.wide {
+		e.line("VSCALEFPS %s, %s, %s", kf, p, p)
+		return
+	}
+	e.line("VPSRAD $1, %s, %s", ki, tmp)
+	e.line("VPSUBD %s, %s, %s", tmp, ki, ki)
+	for _, r := range []string{tmp, ki} {
+		e.line("VPADDD %s, %s, %s", bias, r, r)
+		e.line("VPSLLD $23, %s, %s", r, r)
+		e.line("VMULPS %s, %s, %s", r, p, p)
+	}
+}
+
 // sigmoid32 emits sigmoid32(n, dst, src): n a multiple of the lanes. With
 // t = -|x| clamped below at -104 (a NaN passes: VMAXPS returns its r/m
 // operand when one is NaN), e = exp(t) in (0, 1] as Cephes expf computes
@@ -122,20 +142,7 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	}
 	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
 	e.line("VADDPS %s, %s, %s", cst("one"), v(5), v(5))
-	if e.t.wide {
-		// p·2^k rounded once (VSCALEFPS), as the reference's two halves
-		// round it: p·2^(k>>1) is exact, only the second product rounds.
-		e.line("VSCALEFPS %s, %s, %s", v(2), v(5), v(5))
-	} else {
-		// 2^k = 2^(k>>1) · 2^(k - k>>1), both halves normal for k ≥ -150.
-		e.line("VPSRAD $1, %s, %s", v(3), v(7))
-		e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
-		for _, r := range []int{7, 3} {
-			e.line("VPADDD %s, %s, %s", cst("bias"), v(r), v(r))
-			e.line("VPSLLD $23, %s, %s", v(r), v(r))
-			e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
-		}
-	}
+	e.scaleByPow2(v(5), v(2), v(3), v(7), cst("bias"))
 	// d = 1+e (6) and its rounding error dlo = (1-d)+e (4).
 	e.line("VADDPS %s, %s, %s", cst("one"), v(5), v(6))
 	e.line("%s %s, %s", e.move32(), cst("one"), v(4))
@@ -207,19 +214,7 @@ func (e *emitter) expShift32() {
 	}
 	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
 	e.line("VADDPS %s, %s, %s", e.a32("one"), v(5), v(5))
-	if e.t.wide {
-		// p·2^k rounded once (VSCALEFPS), as the reference's two halves
-		// round it: p·2^(k>>1) is exact, only the second product rounds.
-		e.line("VSCALEFPS %s, %s, %s", v(2), v(5), v(5))
-	} else {
-		e.line("VPSRAD $1, %s, %s", v(3), v(7))
-		e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
-		for _, r := range []int{7, 3} {
-			e.line("VPADDD %s, %s, %s", e.a32("bias"), v(r), v(r))
-			e.line("VPSLLD $23, %s, %s", v(r), v(r))
-			e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
-		}
-	}
+	e.scaleByPow2(v(5), v(2), v(3), v(7), e.a32("bias"))
 	e.line("VMOVUPS %s, 0(DI)", v(5))
 	e.line("ADDQ $%d, SI", 4*lanes)
 	e.line("ADDQ $%d, DI", 4*lanes)

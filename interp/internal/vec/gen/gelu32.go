@@ -190,21 +190,11 @@ func (e *emitter) geluBody(off int, small, special string, at int) {
 	e.line("VFMSUB231PS %s, %s, %s", v(6), v(2), v(4))
 	e.line("VFMADD231PS %s, %s, %s", v(3), v(2), v(4))
 	e.line("VADDPS %s, %s, %s", v(4), v(1), v(1))
+	// ·2^k (k in 7; VSCALEFPS takes it as a float, in 5).
 	if e.t.wide {
-		// ·2^k rounded once (VSCALEFPS), as the reference's two halves
-		// round it: m·2^(k>>1) is exact, only the second product rounds.
 		e.line("VCVTDQ2PS %s, %s", v(7), v(5))
-		e.line("VSCALEFPS %s, %s, %s", v(5), v(1), v(1))
-	} else {
-		// ·2^k in two halves (k in 7).
-		e.line("VPSRAD $1, %s, %s", v(7), v(5))
-		e.line("VPSUBD %s, %s, %s", v(5), v(7), v(7))
-		for _, r := range []int{5, 7} {
-			e.line("VPADDD %s, %s, %s", c("bias"), v(r), v(r))
-			e.line("VPSLLD $23, %s, %s", v(r), v(r))
-			e.line("VMULPS %s, %s, %s", v(r), v(1), v(1))
-		}
 	}
+	e.scaleByPow2(v(1), v(5), v(7), v(5), c("bias"))
 	// m where x's sign bit is set, else x - m; then the small lanes, and
 	// NaN for x = -Inf.
 	e.line("VSUBPS %s, %s, %s", v(1), v(0), v(4))

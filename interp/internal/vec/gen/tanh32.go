@@ -77,18 +77,7 @@ func (e *emitter) tanh32() {
 	}
 	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
 	e.line("VADDPS %s, %s, %s", c("one"), v(5), v(5))
-	if e.t.wide {
-		// p·2^k rounded once (VSCALEFPS), as the two halves round it.
-		e.line("VSCALEFPS %s, %s, %s", v(2), v(5), v(5))
-	} else {
-		e.line("VPSRAD $1, %s, %s", v(3), v(7))
-		e.line("VPSUBD %s, %s, %s", v(7), v(3), v(3))
-		for _, r := range []int{7, 3} {
-			e.line("VPADDD %s, %s, %s", c("bias"), v(r), v(r))
-			e.line("VPSLLD $23, %s, %s", v(r), v(r))
-			e.line("VMULPS %s, %s, %s", v(r), v(5), v(5))
-		}
-	}
+	e.scaleByPow2(v(5), v(2), v(3), v(7), c("bias"))
 	// q = e/(1+e) corrected as sigmoid32 corrects it: d (6), dlo (4),
 	// inv (3), q (2), the remainder (1).
 	e.line("VADDPS %s, %s, %s", c("one"), v(5), v(6))
