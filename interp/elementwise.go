@@ -389,9 +389,9 @@ func unaryF(op unaryOp, d, s []float32) {
 	s = s[:len(d)]
 	switch op.fn {
 	case uRelu:
-		for i, v := range s {
-			d[i] = max(v, 0)
-		}
+		// max(v, 0) in vector lanes: the clamp to [+0, +Inf] gives it bit
+		// for bit, NaN and -0 included (vec.TestCopyRowsClampMatchReference).
+		vec.CopyRowsClamp(d, len(d), s, len(s), 1, len(d), 0, float32(math.Inf(1)))
 	case uSigmoid:
 		vec.Sigmoid32(d, s)
 	case uTanh:
