@@ -23,7 +23,7 @@ var dwChannelsMaxPlane = 14 * 14
 // where the definition leaves the tap out), channels in whole blocks of
 // sixteen, and AVX-512.
 func depthwiseChannelsFits(g *geom3, c int, finite bool) bool {
-	return useAVX512 && finite && c%16 == 0 && depthwiseRowsFitsFinite(g, finite) &&
+	return useAVX512 && c%16 == 0 && depthwiseRowsFitsFinite(g, finite) &&
 		g.outSize() <= dwChannelsMaxPlane && g.inSize() <= 4*dwChannelsMaxPlane
 }
 
@@ -65,19 +65,19 @@ func depthwiseChannels(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) 
 		clear(img) // the pads stay zero; each block writes the inside
 		for blk := b0; blk < b1; blk++ {
 			c0 := blk % blocks * 16
-			first := blk/blocks*c + c0 // the block's first plane
-			toPixels(in, x[first*inP:], inP, inP)
+			first := blk/blocks*c + c0                           // the block's first plane
+			vec.RowsToColumns(in, x[first*inP:], 0, inP, 16, 16) // pixel by pixel
 			for iy := range H {
 				copy(img[16*((iy+pt)*wp+pl):], in[16*iy*W:16*(iy+1)*W])
 			}
-			toPixels(wt, w[c0*K:], K, K)
+			vec.RowsToColumns(wt, w[c0*K:], 0, K, 16, 16)
 			clear(b16)
 			if bias != nil {
 				copy(b16, bias[c0:c0+16])
 			}
 			vec.DWChannels(P, offs, wt, b16, img, origins, sums)
 			planes := y[first*P : (first+16)*P]
-			fromPixels(planes, P, sums, P)
+			vec.ColumnsToRows(planes, sums, 0, P, 16, 16)
 			if clamps {
 				vec.CopyRowsClamp(planes, 16*P, planes, 16*P, 1, 16*P, lo, hi)
 			}
@@ -86,31 +86,4 @@ func depthwiseChannels(g *geom3, x, w, bias, y []float32, n, c int, ep clampEp) 
 			}
 		}
 	})
-}
-
-// toPixels sets dst[16p+l] = src[l·lds+p] for p < n, l < 16: sixteen rows
-// of src (channels) interleaved pixel by pixel.
-func toPixels(dst, src []float32, lds, n int) {
-	p := 0
-	for ; p+16 <= n; p += 16 {
-		vec.Transpose16(1, dst[16*p:], 16, src[p:], lds)
-	}
-	for ; p < n; p++ {
-		for l := range 16 {
-			dst[16*p+l] = src[l*lds+p]
-		}
-	}
-}
-
-// fromPixels is toPixels' inverse: dst[l·ldd+p] = src[16p+l].
-func fromPixels(dst []float32, ldd int, src []float32, n int) {
-	p := 0
-	for ; p+16 <= n; p += 16 {
-		vec.Transpose16(1, dst[p:], ldd, src[16*p:], 16)
-	}
-	for ; p < n; p++ {
-		for l := range 16 {
-			dst[l*ldd+p] = src[16*p+l]
-		}
-	}
 }

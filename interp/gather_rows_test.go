@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// gatherAxes split between cores gives the rows the one-part gather gives:
-// maps that skip, repeat, reverse and pad (-1), last maps that are runs
-// and that are not, sizes on either side of the split's threshold.
+// gatherAxes split between cores gives each element its definition: maps
+// that skip, repeat and pad (-1), last maps that are runs and that are
+// not, sizes on either side of the split's threshold.
 func TestGatherAxesParts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	rng := rand.New(rand.NewSource(21))
@@ -39,13 +39,19 @@ func TestGatherAxesParts(t *testing.T) {
 		}
 		got, want := make([]float32, size), make([]float32, size)
 		gatherAxes(got, src, shape, maps, -7)
-		str := []int{shape[1] * shape[2], shape[2], 1}
-		last := maps[2]
-		run := last[0] >= 0
-		for i := 1; run && i < len(last); i++ {
-			run = last[i] == last[0]+i
+		// The definition, element by element.
+		o := 0
+		for _, i0 := range maps[0] {
+			for _, i1 := range maps[1] {
+				for _, i2 := range maps[2] {
+					want[o] = -7
+					if i0 >= 0 && i1 >= 0 && i2 >= 0 {
+						want[o] = src[(i0*shape[1]+i1)*shape[2]+i2]
+					}
+					o++
+				}
+			}
 		}
-		gatherRows(want, src, maps, str, 0, size/len(last), run, -7)
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("trial %d (shape %v): element %d is %v, want %v", trial, shape, i, got[i], want[i])

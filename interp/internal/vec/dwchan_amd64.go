@@ -10,24 +10,17 @@ func dwChannelsAVX512(n, taps int, offs *int32, w, bias, src *float32, origins *
 // DWChannels is dwChannelsRef, four pixels at a time in AVX-512 where
 // there is. n need not be a multiple of four.
 func DWChannels(n int, offs []int32, w, bias, src []float32, origins []int32, dst []float32) {
-	if n <= 0 || len(offs) == 0 {
+	if !UseAVX512 || n <= 0 || len(offs) == 0 {
 		dwChannelsRef(n, offs, w, bias, src, origins, dst)
 		return
 	}
 	dwChannelsCheck(n, offs, w, bias, src, origins, dst)
-	v := 0
-	if UseAVX512 {
-		v = n &^ 3
-		if v > 0 {
-			dwChannelsAVX512(v, len(offs), unsafe.SliceData(offs), unsafe.SliceData(w), unsafe.SliceData(bias),
-				unsafe.SliceData(src), unsafe.SliceData(origins), unsafe.SliceData(dst))
-		}
+	v := n &^ 3
+	if v > 0 {
+		dwChannelsAVX512(v, len(offs), unsafe.SliceData(offs), unsafe.SliceData(w), unsafe.SliceData(bias),
+			unsafe.SliceData(src), unsafe.SliceData(origins), unsafe.SliceData(dst))
 	}
 	if v == n {
-		return
-	}
-	if !UseAVX512 {
-		dwChannelsRef(n-v, offs, w, bias, src, origins[v:], dst[16*v:])
 		return
 	}
 	// The last one to three pixels as a group of four, the last repeated.

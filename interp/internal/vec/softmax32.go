@@ -70,14 +70,16 @@ func SoftmaxColumns32(dst, src []float32, base, n, stride, cols int, scratch []f
 	for c0 := 0; c0 < cols; c0 += 16 {
 		w := min(16, cols-c0)
 		rows := scratch[:w*n]
-		gatherColumns(rows, src, base+c0, n, stride, w)
+		ColumnsToRows(rows, src, base+c0, n, stride, w)
 		SoftmaxRows32(rows, rows, n)
-		scatterColumns(dst, rows, base+c0, n, stride, w)
+		RowsToColumns(dst, rows, base+c0, n, stride, w)
 	}
 }
 
-// gatherColumns sets rows[c·n+k] = src[base+k·stride+c] for c < w, k < n.
-func gatherColumns(rows, src []float32, base, n, stride, w int) {
+// ColumnsToRows sets rows[c·n+k] = src[base+k·stride+c] for c < w ≤ 16,
+// k < n: w adjacent columns of src as rows, sixteen at a time by
+// Transpose16.
+func ColumnsToRows(rows, src []float32, base, n, stride, w int) {
 	k0 := 0
 	if w == 16 {
 		for ; k0+16 <= n; k0 += 16 {
@@ -91,8 +93,9 @@ func gatherColumns(rows, src []float32, base, n, stride, w int) {
 	}
 }
 
-// scatterColumns is gatherColumns' inverse: dst[base+k·stride+c] = rows[c·n+k].
-func scatterColumns(dst, rows []float32, base, n, stride, w int) {
+// RowsToColumns is ColumnsToRows' inverse: dst[base+k·stride+c] =
+// rows[c·n+k].
+func RowsToColumns(dst, rows []float32, base, n, stride, w int) {
 	k0 := 0
 	if w == 16 {
 		for ; k0+16 <= n; k0 += 16 {
