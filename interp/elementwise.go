@@ -91,16 +91,37 @@ func newBcast(out, a, b []int) bcastPlan {
 
 // rows calls f for each output row: output offset, a offset, b offset.
 // The row length is p.dims[last], with strides p.sa[last], p.sb[last].
-func (p bcastPlan) rows(f func(o, oa, ob int)) {
-	r := len(p.dims)
-	n := p.dims[r-1]
+func (p bcastPlan) rows(f func(o, oa, ob int)) { p.rowRange(0, p.outerRows(), f) }
+
+// outerRows is how many rows the output has.
+func (p bcastPlan) outerRows() int {
 	outer := 1
-	for _, d := range p.dims[:r-1] {
+	for _, d := range p.dims[:len(p.dims)-1] {
 		outer *= d
 	}
+	return outer
+}
+
+// rowsParallel is rows with the rows split between cores, each row
+// costing about cost flops an element (f must only write its own row).
+func (p bcastPlan) rowsParallel(cost int, f func(o, oa, ob int)) {
+	n := p.dims[len(p.dims)-1]
+	parallelFor(p.outerRows(), n*cost, func(lo, hi int) { p.rowRange(lo, hi, f) })
+}
+
+// rowRange calls f for output rows lo..hi.
+func (p bcastPlan) rowRange(lo, hi int, f func(o, oa, ob int)) {
+	r := len(p.dims)
+	n := p.dims[r-1]
 	idx := make([]int, r)
 	oa, ob := 0, 0
-	for row := 0; row < outer; row++ {
+	for k, rest := r-2, lo; k >= 0; k-- {
+		idx[k] = rest % p.dims[k]
+		rest /= p.dims[k]
+		oa += idx[k] * p.sa[k]
+		ob += idx[k] * p.sb[k]
+	}
+	for row := lo; row < hi; row++ {
 		f(row*n, oa, ob)
 		for k := r - 2; k >= 0; k-- {
 			idx[k]++
@@ -151,7 +172,11 @@ func runBinary(x *exec, fn binFn) error {
 		return nil
 	}
 	if a.isFloat() {
-		p.rows(func(o, oa, ob int) {
+		if binPerRow(fn, p, a, b, out) {
+			x.set(0, out)
+			return nil
+		}
+		p.rowsParallel(1, func(o, oa, ob int) {
 			binRow(fn, out.f[o:o+n], a.f[oa:], b.f[ob:], sa, sb)
 		})
 		x.set(0, out)

@@ -231,7 +231,11 @@ func runGlobalPool(x *exec, isMax bool) error {
 	planes := in.shape[0] * in.shape[1]
 	inner := numel(in.shape[2:])
 	y := x.newF(shape)
-	parallelFor(planes, inner, func(p0, p1 int) {
+	// Two operations an element (a conversion to float64 and an add),
+	// and the planes were mostly written by the cores that split the
+	// step before: 1152 planes of 7×7 take 24 µs on one core of two, 11
+	// split.
+	parallelFor(planes, 2*inner, func(p0, p1 int) {
 		p := p0
 		if !isMax && useAVX512 {
 			for ; p+8 <= p1; p += 8 {

@@ -73,7 +73,7 @@ func gemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []flo
 // boundaries).
 func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 	w := runtime.GOMAXPROCS(0)
-	if w <= 1 || m*n*k < 1<<18 {
+	if w <= 1 || m*n*k < 1<<18 && !(n < gemmNR && m*k >= gemvSplitFloats) {
 		f(0, m, 0, n)
 		return
 	}
@@ -85,6 +85,8 @@ func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 		runParts((m+step-1)/step, func(p int) { f(p*step, min(step, m-p*step), 0, n) })
 	}
 }
+
+var gemvSplitFloats = 1 << 14
 
 // gemmSerial is gemm on the calling goroutine only (for callers that
 // already run one task per core).

@@ -51,3 +51,10 @@ func binRowsRef(op BinOp, d, a, b []float32) {
 		}
 	}
 }
+
+// binPerRowRef is BinScalar on each row r of n floats with k[r].
+func binPerRowRef(op BinOp, d, a, k []float32, n int, left bool) {
+	for r, kv := range k {
+		BinScalar(op, d[r*n:(r+1)*n], a[r*n:(r+1)*n], kv, left)
+	}
+}

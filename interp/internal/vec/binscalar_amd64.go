@@ -52,6 +52,35 @@ func binRowsMulAVX2(n int, d, a, b *float32)
 //go:noescape
 func binRowsDivAVX2(n int, d, a, b *float32)
 
+//go:noescape
+func binPerRowAddAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+
+//go:noescape
+func binPerRowSubAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+
+//go:noescape
+func binPerRowMulAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+
+//go:noescape
+func binPerRowDivAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+
+var binPerRowKernels = [4]func(rows, full int, d, a, k *float32, tail int, left bool){
+	binPerRowAddAVX512, binPerRowSubAVX512, binPerRowMulAVX512, binPerRowDivAVX512,
+}
+
+// BinPerRow sets each row r of d (len(k) rows of n floats) to a's row r ∘
+// k[r] (k[r] ∘ a's row when left), as BinScalar does a row: with AVX-512
+// in one call for all rows, the last floats of each through a mask.
+func BinPerRow(op BinOp, d, a, k []float32, n int, left bool) {
+	rows := len(k)
+	d, a = d[:rows*n], a[:rows*n]
+	if !UseAVX512 || op < BinAdd || op > BinDiv || rows == 0 || n == 0 {
+		binPerRowRef(op, d, a, k, n, left)
+		return
+	}
+	binPerRowKernels[op](rows, n/16, unsafe.SliceData(d), unsafe.SliceData(a), unsafe.SliceData(k), n%16, left)
+}
+
 var binScalarKernels = [2][4]func(n int, d, a *float32, k float32, left bool){
 	{binScalarAddAVX2, binScalarSubAVX2, binScalarMulAVX2, binScalarDivAVX2},
 	{binScalarAddAVX512, binScalarSubAVX512, binScalarMulAVX512, binScalarDivAVX512},

@@ -470,3 +470,455 @@ brDivAVX5121:
 brDivAVX5121done:
 	VZEROUPPER
 	RET
+
+// func binPerRowAddAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+// Registers: 0 a's vector, 15 k[r]; R8 rows left, R9 full, CX vectors left, R10 the tail in bytes,
+// R11 a row in bytes, R12-R14 d, a and k; K1 the tail's mask.
+TEXT ·binPerRowAddAVX512(SB), NOSPLIT, $0-49
+	MOVQ rows+0(FP), R8
+	MOVQ full+8(FP), R9
+	MOVQ d+16(FP), R12
+	MOVQ a+24(FP), R13
+	MOVQ k+32(FP), R14
+	MOVQ tail+40(FP), R10
+	MOVBLZX left+48(FP), AX
+	MOVL $1, BX
+	MOVQ R10, CX
+	SHLL CX, BX
+	DECL BX
+	KMOVW BX, K1
+	SHLQ $2, R10
+	MOVQ R9, R11
+	SHLQ $6, R11
+	ADDQ R10, R11
+	TESTQ R8, R8
+	JEQ bprAdddone
+	TESTL AX, AX
+	JNE bprAddL
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprAddRtails
+bprAddRrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprAddRvec:
+	VMOVUPS (SI), Z0
+	VADDPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprAddRvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprAddRrow
+bprAddRtails:
+	TESTQ R10, R10
+	JEQ bprAdddone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprAddRtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VADDPS Z15, Z0, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprAddRtail
+	JMP bprAdddone
+bprAddL:
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprAddLtails
+bprAddLrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprAddLvec:
+	VMOVUPS (SI), Z0
+	VADDPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprAddLvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprAddLrow
+bprAddLtails:
+	TESTQ R10, R10
+	JEQ bprAdddone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprAddLtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VADDPS Z0, Z15, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprAddLtail
+	JMP bprAdddone
+bprAdddone:
+	VZEROUPPER
+	RET
+
+// func binPerRowSubAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+// Registers: 0 a's vector, 15 k[r]; R8 rows left, R9 full, CX vectors left, R10 the tail in bytes,
+// R11 a row in bytes, R12-R14 d, a and k; K1 the tail's mask.
+TEXT ·binPerRowSubAVX512(SB), NOSPLIT, $0-49
+	MOVQ rows+0(FP), R8
+	MOVQ full+8(FP), R9
+	MOVQ d+16(FP), R12
+	MOVQ a+24(FP), R13
+	MOVQ k+32(FP), R14
+	MOVQ tail+40(FP), R10
+	MOVBLZX left+48(FP), AX
+	MOVL $1, BX
+	MOVQ R10, CX
+	SHLL CX, BX
+	DECL BX
+	KMOVW BX, K1
+	SHLQ $2, R10
+	MOVQ R9, R11
+	SHLQ $6, R11
+	ADDQ R10, R11
+	TESTQ R8, R8
+	JEQ bprSubdone
+	TESTL AX, AX
+	JNE bprSubL
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprSubRtails
+bprSubRrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprSubRvec:
+	VMOVUPS (SI), Z0
+	VSUBPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprSubRvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprSubRrow
+bprSubRtails:
+	TESTQ R10, R10
+	JEQ bprSubdone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprSubRtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VSUBPS Z15, Z0, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprSubRtail
+	JMP bprSubdone
+bprSubL:
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprSubLtails
+bprSubLrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprSubLvec:
+	VMOVUPS (SI), Z0
+	VSUBPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprSubLvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprSubLrow
+bprSubLtails:
+	TESTQ R10, R10
+	JEQ bprSubdone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprSubLtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VSUBPS Z0, Z15, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprSubLtail
+	JMP bprSubdone
+bprSubdone:
+	VZEROUPPER
+	RET
+
+// func binPerRowMulAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+// Registers: 0 a's vector, 15 k[r]; R8 rows left, R9 full, CX vectors left, R10 the tail in bytes,
+// R11 a row in bytes, R12-R14 d, a and k; K1 the tail's mask.
+TEXT ·binPerRowMulAVX512(SB), NOSPLIT, $0-49
+	MOVQ rows+0(FP), R8
+	MOVQ full+8(FP), R9
+	MOVQ d+16(FP), R12
+	MOVQ a+24(FP), R13
+	MOVQ k+32(FP), R14
+	MOVQ tail+40(FP), R10
+	MOVBLZX left+48(FP), AX
+	MOVL $1, BX
+	MOVQ R10, CX
+	SHLL CX, BX
+	DECL BX
+	KMOVW BX, K1
+	SHLQ $2, R10
+	MOVQ R9, R11
+	SHLQ $6, R11
+	ADDQ R10, R11
+	TESTQ R8, R8
+	JEQ bprMuldone
+	TESTL AX, AX
+	JNE bprMulL
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprMulRtails
+bprMulRrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprMulRvec:
+	VMOVUPS (SI), Z0
+	VMULPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprMulRvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprMulRrow
+bprMulRtails:
+	TESTQ R10, R10
+	JEQ bprMuldone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprMulRtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VMULPS Z15, Z0, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprMulRtail
+	JMP bprMuldone
+bprMulL:
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprMulLtails
+bprMulLrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprMulLvec:
+	VMOVUPS (SI), Z0
+	VMULPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprMulLvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprMulLrow
+bprMulLtails:
+	TESTQ R10, R10
+	JEQ bprMuldone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprMulLtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VMULPS Z0, Z15, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprMulLtail
+	JMP bprMuldone
+bprMuldone:
+	VZEROUPPER
+	RET
+
+// func binPerRowDivAVX512(rows, full int, d, a, k *float32, tail int, left bool)
+// Registers: 0 a's vector, 15 k[r]; R8 rows left, R9 full, CX vectors left, R10 the tail in bytes,
+// R11 a row in bytes, R12-R14 d, a and k; K1 the tail's mask.
+TEXT ·binPerRowDivAVX512(SB), NOSPLIT, $0-49
+	MOVQ rows+0(FP), R8
+	MOVQ full+8(FP), R9
+	MOVQ d+16(FP), R12
+	MOVQ a+24(FP), R13
+	MOVQ k+32(FP), R14
+	MOVQ tail+40(FP), R10
+	MOVBLZX left+48(FP), AX
+	MOVL $1, BX
+	MOVQ R10, CX
+	SHLL CX, BX
+	DECL BX
+	KMOVW BX, K1
+	SHLQ $2, R10
+	MOVQ R9, R11
+	SHLQ $6, R11
+	ADDQ R10, R11
+	TESTQ R8, R8
+	JEQ bprDivdone
+	TESTL AX, AX
+	JNE bprDivL
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprDivRtails
+bprDivRrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprDivRvec:
+	VMOVUPS (SI), Z0
+	VDIVPS Z15, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprDivRvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprDivRrow
+bprDivRtails:
+	TESTQ R10, R10
+	JEQ bprDivdone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprDivRtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VDIVPS Z15, Z0, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprDivRtail
+	JMP bprDivdone
+bprDivL:
+	MOVQ R12, DI
+	MOVQ R13, SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+	TESTQ R9, R9
+	JEQ bprDivLtails
+bprDivLrow:
+	VBROADCASTSS (DX), Z15
+	MOVQ R9, CX
+bprDivLvec:
+	VMOVUPS (SI), Z0
+	VDIVPS Z0, Z15, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE bprDivLvec
+	ADDQ R10, SI
+	ADDQ R10, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprDivLrow
+bprDivLtails:
+	TESTQ R10, R10
+	JEQ bprDivdone
+	MOVQ R9, CX
+	SHLQ $6, CX
+	LEAQ (R12)(CX*1), DI
+	LEAQ (R13)(CX*1), SI
+	MOVQ R14, DX
+	MOVQ R8, BX
+bprDivLtail:
+	VBROADCASTSS (DX), Z15
+	VMOVUPS.Z (SI), K1, Z0
+	VDIVPS Z0, Z15, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ R11, SI
+	ADDQ R11, DI
+	ADDQ $4, DX
+	DECQ BX
+	JNE bprDivLtail
+	JMP bprDivdone
+bprDivdone:
+	VZEROUPPER
+	RET

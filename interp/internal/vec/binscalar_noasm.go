@@ -7,3 +7,6 @@ func BinScalar(op BinOp, d, a []float32, k float32, left bool) { binScalarRef(op
 
 // BinRows is binRowsRef.
 func BinRows(op BinOp, d, a, b []float32) { binRowsRef(op, d, a, b) }
+
+// BinPerRow is binPerRowRef.
+func BinPerRow(op BinOp, d, a, k []float32, n int, left bool) { binPerRowRef(op, d, a, k, n, left) }

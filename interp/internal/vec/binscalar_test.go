@@ -76,3 +76,45 @@ func TestBinRowsMatchReference(t *testing.T) {
 		}
 	})
 }
+
+// BinPerRow gives each row binScalarRef's bits with that row's value, for
+// every operation, side and row length (whole vectors, tails, both),
+// in place too, and writes nothing past its rows.
+func TestBinPerRowMatchReference(t *testing.T) {
+	levels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewSource(16))
+		special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 1e-40, 3}
+		for trial := range 400 {
+			rows, n := 1+rng.Intn(9), rng.Intn(70)
+			a, k := make([]float32, rows*n), make([]float32, rows)
+			for _, v := range [][]float32{a, k} {
+				for i := range v {
+					v[i] = float32(rng.NormFloat64())
+					if rng.Intn(20) == 0 {
+						v[i] = special[rng.Intn(len(special))]
+					}
+				}
+			}
+			op, left := BinOp(trial%4), trial%8 >= 4
+			got, want := make([]float32, rows*n+17), make([]float32, rows*n+17)
+			for i := range got {
+				got[i], want[i] = 7, 7
+			}
+			BinPerRow(op, got, a, k, n, left)
+			for r := range rows {
+				binScalarRef(op, want[r*n:(r+1)*n], a[r*n:(r+1)*n], k[r], left)
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("trial %d (op %d, left %v, %d rows of %d): d[%d] = %v, want %v", trial, op, left, rows, n, i, got[i], want[i])
+				}
+			}
+			BinPerRow(op, a, a, k, n, left)
+			for i := range a {
+				if math.Float32bits(a[i]) != math.Float32bits(want[i]) && !(a[i] != a[i] && want[i] != want[i]) {
+					t.Fatalf("trial %d in place: d[%d] = %v, want %v", trial, i, a[i], want[i])
+				}
+			}
+		}
+	})
+}
