@@ -10,7 +10,7 @@ import (
 // as ONNX Runtime computes them: the pre-activations gathered from X·Wᵀ
 // (the biases folded in once a run) and the panels' products, each gate's
 // run of units activated by one vec.Sigmoid32 or vec.Tanh32 call (within
-// 1.48 and 1.12 ulp of the correctly rounded results), the cell and state
+// 2.40 and 1.12 ulp of the correctly rounded results), the cell and state
 // updated in plain float32 loops, each product rounded on its own so that
 // no build fuses them. Any other activation keeps the float64 path.
 

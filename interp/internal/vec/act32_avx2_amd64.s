@@ -650,7 +650,7 @@ DATA act32<>+2556(SB)/4, $0x3ea6de95
 GLOBL act32<>(SB), RODATA|NOPTR, $2560
 
 // func sigmoid32AVX2(n int, dst, src *float32)
-// Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
+// Registers: 0 x, 1 t and the numerator, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
 TEXT ·sigmoid32AVX2(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
@@ -687,19 +687,11 @@ sig32loop:
 	VPSLLD $23, Y3, Y3
 	VMULPS Y3, Y5, Y5
 	VADDPS act32<>+704(SB), Y5, Y6
-	VMOVUPS act32<>+704(SB), Y4
-	VSUBPS Y6, Y4, Y4
-	VADDPS Y5, Y4, Y4
 	VPSRAD $31, Y0, Y7
 	VPAND Y7, Y5, Y1
 	VPANDN act32<>+704(SB), Y7, Y2
 	VPOR Y2, Y1, Y1
-	VMOVUPS act32<>+704(SB), Y3
-	VDIVPS Y6, Y3, Y3
-	VMULPS Y3, Y1, Y2
-	VFNMADD231PS Y6, Y2, Y1
-	VFNMADD231PS Y4, Y2, Y1
-	VFMADD213PS Y2, Y3, Y1
+	VDIVPS Y6, Y1, Y1
 	VMOVUPS Y1, 0(DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
@@ -711,7 +703,7 @@ sig32done:
 	RET
 
 // func silu32AVX2(n int, dst, src *float32)
-// Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
+// Registers: 0 x, 1 t and the numerator, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
 TEXT ·silu32AVX2(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
@@ -748,19 +740,11 @@ silu32loop:
 	VPSLLD $23, Y3, Y3
 	VMULPS Y3, Y5, Y5
 	VADDPS act32<>+704(SB), Y5, Y6
-	VMOVUPS act32<>+704(SB), Y4
-	VSUBPS Y6, Y4, Y4
-	VADDPS Y5, Y4, Y4
 	VPSRAD $31, Y0, Y7
 	VPAND Y7, Y5, Y1
 	VPANDN act32<>+704(SB), Y7, Y2
 	VPOR Y2, Y1, Y1
-	VMOVUPS act32<>+704(SB), Y3
-	VDIVPS Y6, Y3, Y3
-	VMULPS Y3, Y1, Y2
-	VFNMADD231PS Y6, Y2, Y1
-	VFNMADD231PS Y4, Y2, Y1
-	VFMADD213PS Y2, Y3, Y1
+	VDIVPS Y6, Y1, Y1
 	VMULPS Y1, Y0, Y1
 	VMOVUPS Y1, 0(DI)
 	ADDQ $32, SI

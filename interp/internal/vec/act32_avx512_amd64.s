@@ -650,7 +650,7 @@ DATA act32<>+2556(SB)/4, $0x3ea6de95
 GLOBL act32<>(SB), RODATA|NOPTR, $2560
 
 // func sigmoid32AVX512(n int, dst, src *float32)
-// Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
+// Registers: 0 x, 1 t and the numerator, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
 TEXT ·sigmoid32AVX512(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
@@ -690,18 +690,10 @@ sig32loop:
 	VADDPS Z27, Z5, Z5
 	VSCALEFPS Z2, Z5, Z5
 	VADDPS Z27, Z5, Z6
-	VMOVAPS Z27, Z4
-	VSUBPS Z6, Z4, Z4
-	VADDPS Z5, Z4, Z4
 	VPSRAD $31, Z0, Z7
 	VMOVAPS Z27, Z1
 	VPTERNLOGD $0xb8, Z5, Z7, Z1
-	VMOVAPS Z27, Z3
-	VDIVPS Z6, Z3, Z3
-	VMULPS Z3, Z1, Z2
-	VFNMADD231PS Z6, Z2, Z1
-	VFNMADD231PS Z4, Z2, Z1
-	VFMADD213PS Z2, Z3, Z1
+	VDIVPS Z6, Z1, Z1
 	VMOVUPS Z1, 0(DI)
 	ADDQ $64, SI
 	ADDQ $64, DI
@@ -713,7 +705,7 @@ sig32done:
 	RET
 
 // func silu32AVX512(n int, dst, src *float32)
-// Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
+// Registers: 0 x, 1 t and the numerator, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
 TEXT ·silu32AVX512(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
@@ -753,18 +745,10 @@ silu32loop:
 	VADDPS Z27, Z5, Z5
 	VSCALEFPS Z2, Z5, Z5
 	VADDPS Z27, Z5, Z6
-	VMOVAPS Z27, Z4
-	VSUBPS Z6, Z4, Z4
-	VADDPS Z5, Z4, Z4
 	VPSRAD $31, Z0, Z7
 	VMOVAPS Z27, Z1
 	VPTERNLOGD $0xb8, Z5, Z7, Z1
-	VMOVAPS Z27, Z3
-	VDIVPS Z6, Z3, Z3
-	VMULPS Z3, Z1, Z2
-	VFNMADD231PS Z6, Z2, Z1
-	VFNMADD231PS Z4, Z2, Z1
-	VFMADD213PS Z2, Z3, Z1
+	VDIVPS Z6, Z1, Z1
 	VMULPS Z1, Z0, Z1
 	VMOVUPS Z1, 0(DI)
 	ADDQ $64, SI

@@ -8,7 +8,7 @@ import "math"
 // a = |x|: below tanh32Split it is a + a·s·P(s), s = a², P Cephes tanhf's
 // fit (its Horner steps and the last step fused multiply-adds); from the
 // split up it is 1 - 2q, q = e/(1+e) with e = e^(-2a) computed exactly as
-// sigmoid32(-2a) computes it, so 2q ≤ 0.45 and the subtraction rounds
+// sigmoid32Compensated(-2a) computes it, so 2q ≤ 0.45 and the subtraction rounds
 // once. Either result takes x's sign bit (tanh(-0) = -0); NaN stays NaN.
 //
 // The vector routines (gen/tanh32.go) are these operations lane by lane.
@@ -24,7 +24,7 @@ func tanh32(x float32) float32 {
 		}
 		r = fma32(p*s, a, a)
 	} else {
-		q := sigmoid32(-2 * a)
+		q := sigmoid32Compensated(-2 * a)
 		r = 1 - 2*q
 	}
 	return math.Float32frombits(math.Float32bits(r) | sign)

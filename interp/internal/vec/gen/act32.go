@@ -80,7 +80,7 @@ func (e *emitter) scaleByPow2(p, kf, ki, tmp, bias string) {
 // operand when one is NaN), e = exp(t) in (0, 1] as Cephes expf computes
 // it, scaled by 2^k in two halves so a subnormal result rounds once; the
 // result is 1/(1+e) for x ≥ +0, e/(1+e) for x ≤ -0 (the sign bit chooses),
-// the quotient corrected for the roundings of 1+e and of num·(1/d).
+// one division.
 func (e *emitter) sigmoid32() { e.sigmoidRoutine32("sigmoid32", "sig32", false) }
 
 // silu32 emits silu32(n, dst, src): x·sigmoid32(x), the product rounded
@@ -91,7 +91,7 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	lanes := 2 * e.t.lanes
 	v := func(r int) string { return e.v(vreg(r)) }
 	e.header(name, "(n int, dst, src *float32)", "$0-24",
-		"Registers: 0 x, 1 t, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.")
+		"Registers: 0 x, 1 t and the numerator, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.")
 	e.args3()
 	// With AVX-512 the constants stay in registers 16–27 (a memory
 	// operand a constant would load 64 bytes an instruction).
@@ -143,11 +143,8 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 	e.line("VFMADD213PS %s, %s, %s", v(4), v(6), v(5))
 	e.line("VADDPS %s, %s, %s", cst("one"), v(5), v(5))
 	e.scaleByPow2(v(5), v(2), v(3), v(7), cst("bias"))
-	// d = 1+e (6) and its rounding error dlo = (1-d)+e (4).
+	// d = 1+e (6).
 	e.line("VADDPS %s, %s, %s", cst("one"), v(5), v(6))
-	e.line("%s %s, %s", e.move32(), cst("one"), v(4))
-	e.line("VSUBPS %s, %s, %s", v(6), v(4), v(4))
-	e.line("VADDPS %s, %s, %s", v(5), v(4), v(4))
 	// num (1): e where x's sign bit is set, else 1.
 	e.line("VPSRAD $31, %s, %s", v(0), v(7))
 	if e.t.wide {
@@ -159,14 +156,8 @@ func (e *emitter) sigmoidRoutine32(name, label string, gate bool) {
 		e.line("%s %s, %s, %s", e.bitwise("andn"), cst("one"), v(7), v(2))
 		e.line("%s %s, %s, %s", e.bitwise("or"), v(2), v(1), v(1))
 	}
-	// inv = 1/d (3), q = num·inv (2); rem = num - q·d exactly, less
-	// q·dlo (1); q + rem·inv.
-	e.line("%s %s, %s", e.move32(), cst("one"), v(3))
-	e.line("VDIVPS %s, %s, %s", v(6), v(3), v(3))
-	e.line("VMULPS %s, %s, %s", v(3), v(1), v(2))
-	e.line("VFNMADD231PS %s, %s, %s", v(6), v(2), v(1))
-	e.line("VFNMADD231PS %s, %s, %s", v(4), v(2), v(1))
-	e.line("VFMADD213PS %s, %s, %s", v(2), v(3), v(1))
+	// num/d, rounded once (1).
+	e.line("VDIVPS %s, %s, %s", v(6), v(1), v(1))
 	if gate {
 		e.line("VMULPS %s, %s, %s", v(1), v(0), v(1))
 	}
