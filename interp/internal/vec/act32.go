@@ -27,8 +27,8 @@ var exp32Poly = [6]float32{1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.
 // by 2^k in two halves, so that a subnormal e rounds once. Within 2.40
 // ulp; correcting the quotient for the rounding of 1+e (as
 // sigmoid32Compensated does, 1.48 ulp) took seven more vector operations
-// of some thirty, 7% of efficientnet_b0's time at one thread, where the
-// SiLU is a quarter of it.
+// of some thirty: 4–5% of efficientnet_b0's time, where the SiLU is a
+// quarter of it (alternated run by run).
 func sigmoid32(x float32) float32 {
 	if x != x {
 		return x
