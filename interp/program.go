@@ -239,6 +239,7 @@ func NewWithShared(g *canon.Graph, sh *Shared) (p *Program, err error) {
 	p.fuseLayerNorms(keep)
 	p.fuseMatMulWeights(keep)
 	p.fuseAttention(keep)
+	p.fuseViewChains(keep)
 	keep = append(keep, make([]bool, p.slots-len(keep))...)
 	last := make([]int, p.slots)
 	for i := range last {

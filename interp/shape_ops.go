@@ -154,39 +154,50 @@ func runReshape(x *exec, op *canon.Reshape) error {
 		}
 		target = st.i
 	}
+	shape, err := reshapeTarget(in.shape, target, op.AllowZero)
+	if err != nil {
+		return err
+	}
+	x.set(0, x.reshaped(shape))
+	return nil
+}
+
+// reshapeTarget is the shape Reshape gives an input of shape in for the
+// target target (0 copies the input's axis unless allowZero, -1 takes the
+// rest).
+func reshapeTarget(in []int, target []int64, allowZero bool) ([]int, error) {
 	shape := make([]int, len(target))
 	infer, known := -1, 1
 	for i, d := range target {
 		switch {
-		case d == 0 && !op.AllowZero:
-			if i >= len(in.shape) {
-				return fmt.Errorf("target %v copies axis %d (0) but the input %v has rank %d", target, i, in.shape, len(in.shape))
+		case d == 0 && !allowZero:
+			if i >= len(in) {
+				return nil, fmt.Errorf("target %v copies axis %d (0) but the input %v has rank %d", target, i, in, len(in))
 			}
-			shape[i] = in.shape[i]
+			shape[i] = in[i]
 		case d == -1:
 			if infer >= 0 {
-				return fmt.Errorf("target %v has more than one -1", target)
+				return nil, fmt.Errorf("target %v has more than one -1", target)
 			}
 			infer = i
 			continue
 		case d < 0 || d > math.MaxInt32*64:
-			return fmt.Errorf("target %v has invalid dimension %d", target, d)
+			return nil, fmt.Errorf("target %v has invalid dimension %d", target, d)
 		default:
 			shape[i] = int(d)
 		}
 		known *= shape[i]
 	}
-	n := in.size()
+	n := numel(in)
 	if infer >= 0 {
 		if known == 0 || n%known != 0 {
-			return fmt.Errorf("cannot reshape %v (%d elements) into %v", in.shape, n, target)
+			return nil, fmt.Errorf("cannot reshape %v (%d elements) into %v", in, n, target)
 		}
 		shape[infer] = n / known
 	} else if known != n {
-		return fmt.Errorf("cannot reshape %v (%d elements) into %v (%d elements)", in.shape, n, target, known)
+		return nil, fmt.Errorf("cannot reshape %v (%d elements) into %v (%d elements)", in, n, target, known)
 	}
-	x.set(0, x.reshaped(shape))
-	return nil
+	return shape, nil
 }
 
 func runFlatten(x *exec, op *canon.Flatten) error {
@@ -597,13 +608,24 @@ func runSlice(x *exec, op *canon.Slice) error {
 	if err != nil {
 		return err
 	}
-	r := len(in.shape)
+	maps, err := sliceMaps(in.shape, op)
+	if err != nil {
+		return err
+	}
+	x.set(0, x.gatherT(in, maps, 0))
+	return nil
+}
+
+// sliceMaps is, for each axis of an input of shape shape, the input
+// indices Slice op keeps along it, in order.
+func sliceMaps(shape []int, op *canon.Slice) ([][]int, error) {
+	r := len(shape)
 	if len(op.Ends) != len(op.Starts) || (op.Axes != nil && len(op.Axes) != len(op.Starts)) || (op.Steps != nil && len(op.Steps) != len(op.Starts)) {
-		return fmt.Errorf("starts %v, ends %v, axes %v, steps %v: lengths differ", op.Starts, op.Ends, op.Axes, op.Steps)
+		return nil, fmt.Errorf("starts %v, ends %v, axes %v, steps %v: lengths differ", op.Starts, op.Ends, op.Axes, op.Steps)
 	}
 	maps := make([][]int, r)
 	for k := range r {
-		maps[k] = iota0(in.shape[k])
+		maps[k] = iota0(shape[k])
 	}
 	done := make([]bool, r)
 	for j := range op.Starts {
@@ -613,10 +635,10 @@ func runSlice(x *exec, op *canon.Slice) error {
 		}
 		a, err := normAxis(axis, r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if done[a] {
-			return fmt.Errorf("axes %v repeat axis %d", op.Axes, a)
+			return nil, fmt.Errorf("axes %v repeat axis %d", op.Axes, a)
 		}
 		done[a] = true
 		step := int64(1)
@@ -624,9 +646,9 @@ func runSlice(x *exec, op *canon.Slice) error {
 			step = op.Steps[j]
 		}
 		if step == 0 {
-			return fmt.Errorf("step on axis %d is 0", a)
+			return nil, fmt.Errorf("step on axis %d is 0", a)
 		}
-		d := int64(in.shape[a])
+		d := int64(shape[a])
 		start, end := op.Starts[j], op.Ends[j]
 		if start < 0 {
 			start += d
@@ -650,8 +672,7 @@ func runSlice(x *exec, op *canon.Slice) error {
 		}
 		maps[a] = m
 	}
-	x.set(0, x.gatherT(in, maps, 0))
-	return nil
+	return maps, nil
 }
 
 func iota0(n int) []int {
