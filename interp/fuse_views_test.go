@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/modelbridge/modelbridge/canon"
@@ -94,20 +95,8 @@ func TestViewReshape(t *testing.T) {
 		{[]int{1, 1}, []int{5, 5}, []int{1}, []int{0}},
 	} {
 		got, ok := viewReshape(c.shape, c.strides, c.target)
-		if ok != (c.want != nil) || ok && !equalInts(got, c.want) {
+		if ok != (c.want != nil) || ok && !slices.Equal(got, c.want) {
 			t.Errorf("viewReshape(%v, %v, %v) = %v, %v; want %v", c.shape, c.strides, c.target, got, ok, c.want)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
