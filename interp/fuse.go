@@ -20,13 +20,8 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 	if !fuseEpilogues {
 		return
 	}
-	uses, consumer := p.readers()
-	// dead marks absorbed steps; taken also marks where fused steps run.
-	dead := make([]bool, len(p.steps))
-	taken := make([]bool, len(p.steps))
-	// follower is the one step reading st's output, unless that output is
-	// read more than once, is a graph output, or the step is taken.
-	follower := func(st *step) (int, *step) { return p.soleReader(st, uses, consumer, keep, taken) }
+	f := p.newFusion(keep)
+	uses, taken, follower := f.uses, f.taken, f.follower
 	for i, s := range p.steps {
 		conv, ok := s.node.Op.(*canon.Conv)
 		if !ok || taken[i] || len(s.in) > 3 || !p.f32Consts(s.in[1:]) || !p.fusibleOut(s, uses, keep) {
@@ -95,12 +90,9 @@ func (p *Program) fuseConvEpilogues(keep []bool) {
 			fs.in[2] = s.in[2]
 		}
 		fs.run = func(x *exec) error { return runConvEp(x, conv, ep) }
-		for _, j := range append(absorbed, i) {
-			dead[j], taken[j] = j != at, true
-		}
-		p.steps[at] = fs
+		f.replace(at, append(absorbed, i), fs)
 	}
-	p.dropDead(dead)
+	f.finish()
 }
 
 // fusibleOut reports a step with one float32 output that only one later
@@ -241,6 +233,39 @@ func (p *Program) soleReader(st *step, uses, consumer []int, keep, taken []bool)
 	}
 	return consumer[id], p.steps[consumer[id]]
 }
+
+// fusion is one plan-time fusion pass's bookkeeping over p.steps.
+type fusion struct {
+	p    *Program
+	keep []bool // the graph outputs
+	// uses counts each value's readers; consumer is a step reading it.
+	uses, consumer []int
+	// dead marks absorbed steps; taken also marks where fused steps run.
+	dead, taken []bool
+}
+
+func (p *Program) newFusion(keep []bool) *fusion {
+	uses, consumer := p.readers()
+	return &fusion{p: p, keep: keep, uses: uses, consumer: consumer, dead: make([]bool, len(p.steps)), taken: make([]bool, len(p.steps))}
+}
+
+// follower is the one step reading st's output, unless that output is
+// read more than once, is a graph output, or the step is taken.
+func (f *fusion) follower(st *step) (int, *step) {
+	return f.p.soleReader(st, f.uses, f.consumer, f.keep, f.taken)
+}
+
+// replace runs fs where step at ran, the other steps of absorbed (which
+// holds at) absorbed into it.
+func (f *fusion) replace(at int, absorbed []int, fs *step) {
+	for _, j := range absorbed {
+		f.dead[j], f.taken[j] = j != at, true
+	}
+	f.p.steps[at] = fs
+}
+
+// finish removes the absorbed steps.
+func (f *fusion) finish() { f.p.dropDead(f.dead) }
 
 // dropDead removes the steps a fusion absorbed.
 func (p *Program) dropDead(dead []bool) {

@@ -37,10 +37,8 @@ func (p *Program) fuseAttention(keep []bool) {
 	if !fuseEpilogues || p.g.Values == nil {
 		return
 	}
-	uses, consumer := p.readers()
-	dead := make([]bool, len(p.steps))
-	taken := make([]bool, len(p.steps))
-	follower := func(st *step) (int, *step) { return p.soleReader(st, uses, consumer, keep, taken) }
+	f := p.newFusion(keep)
+	taken, follower := f.taken, f.follower
 	for i, s := range p.steps {
 		if _, ok := s.node.Op.(*canon.MatMul); !ok || taken[i] || !p.fusibleOut(s, nil, nil) {
 			continue
@@ -90,12 +88,9 @@ func (p *Program) fuseAttention(keep []bool) {
 		at := next // V may be computed after the scores: run where ·V ran
 		fs := &step{node: ns.node, in: []int{s.in[0], s.in[1], ns.in[1], mask}, out: ns.out, f64: ns.f64, outDT: ns.outDT}
 		fs.run = func(x *exec) error { return runAttentionPattern(x, pat) }
-		for _, j := range absorbed {
-			dead[j], taken[j] = j != at, true
-		}
-		p.steps[at] = fs
+		f.replace(at, absorbed, fs)
 	}
-	p.dropDead(dead)
+	f.finish()
 }
 
 // attnOperands returns the static shapes of a MatMul's two computed

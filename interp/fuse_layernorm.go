@@ -37,14 +37,13 @@ func (p *Program) fuseLayerNorms(keep []bool) {
 	if !fuseEpilogues || p.g.Values == nil {
 		return
 	}
-	uses, consumer := p.readers()
-	dead := make([]bool, len(p.steps))
-	taken := make([]bool, len(p.steps))
+	f := p.newFusion(keep)
+	uses, taken := f.uses, f.taken
 	for i := range p.steps {
 		if taken[i] {
 			continue
 		}
-		c, ok := p.layerNormAt(i, uses, consumer, keep, taken)
+		c, ok := p.layerNormAt(i, uses, f.consumer, keep, taken)
 		if !ok {
 			continue
 		}
@@ -59,12 +58,9 @@ func (p *Program) fuseLayerNorms(keep []bool) {
 			}
 			return runLayerNormChain(x, axes, eps)
 		}
-		for _, j := range c.steps {
-			dead[j], taken[j] = j != at, true
-		}
-		p.steps[at] = fs
+		f.replace(at, c.steps, fs)
 	}
-	p.dropDead(dead)
+	f.finish()
 }
 
 // absorbChannelsLast takes into c the Transpose that makes its x, when

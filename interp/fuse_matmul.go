@@ -28,10 +28,8 @@ func (p *Program) fuseMatMulWeights(keep []bool) {
 	if !fuseEpilogues {
 		return
 	}
-	uses, consumer := p.readers()
-	dead := make([]bool, len(p.steps))
-	taken := make([]bool, len(p.steps))
-	follower := func(st *step) (int, *step) { return p.soleReader(st, uses, consumer, keep, taken) }
+	f := p.newFusion(keep)
+	taken, follower := f.taken, f.follower
 	for i, s := range p.steps {
 		if _, ok := s.node.Op.(*canon.MatMul); !ok || taken[i] || !p.matMulByWeights(s) {
 			continue
@@ -60,12 +58,9 @@ func (p *Program) fuseMatMulWeights(keep []bool) {
 		}
 		fs.out, fs.outDT = last.out, last.outDT
 		fs.run = func(x *exec) error { return runMatMulWeights(x, gelu) }
-		for _, j := range append(absorbed, i) {
-			dead[j], taken[j] = j != at, true
-		}
-		p.steps[at] = fs
+		f.replace(at, append(absorbed, i), fs)
 	}
-	p.dropDead(dead)
+	f.finish()
 }
 
 // matMulByWeights reports a MatMul of a float32 value of rank ≥ 2 (its
