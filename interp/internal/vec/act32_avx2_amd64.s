@@ -295,359 +295,247 @@ DATA act32<>+1136(SB)/4, $0xbfb8aa3b
 DATA act32<>+1140(SB)/4, $0xbfb8aa3b
 DATA act32<>+1144(SB)/4, $0xbfb8aa3b
 DATA act32<>+1148(SB)/4, $0xbfb8aa3b
-DATA act32<>+1152(SB)/4, $0x3eeaeaeb
-DATA act32<>+1156(SB)/4, $0x3eeaeaeb
-DATA act32<>+1160(SB)/4, $0x3eeaeaeb
-DATA act32<>+1164(SB)/4, $0x3eeaeaeb
-DATA act32<>+1168(SB)/4, $0x3eeaeaeb
-DATA act32<>+1172(SB)/4, $0x3eeaeaeb
-DATA act32<>+1176(SB)/4, $0x3eeaeaeb
-DATA act32<>+1180(SB)/4, $0x3eeaeaeb
-DATA act32<>+1184(SB)/4, $0x3eeaeaeb
-DATA act32<>+1188(SB)/4, $0x3eeaeaeb
-DATA act32<>+1192(SB)/4, $0x3eeaeaeb
-DATA act32<>+1196(SB)/4, $0x3eeaeaeb
-DATA act32<>+1200(SB)/4, $0x3eeaeaeb
-DATA act32<>+1204(SB)/4, $0x3eeaeaeb
-DATA act32<>+1208(SB)/4, $0x3eeaeaeb
-DATA act32<>+1212(SB)/4, $0x3eeaeaeb
-DATA act32<>+1216(SB)/4, $0x3ea53474
-DATA act32<>+1220(SB)/4, $0x3ea53474
-DATA act32<>+1224(SB)/4, $0x3ea53474
-DATA act32<>+1228(SB)/4, $0x3ea53474
-DATA act32<>+1232(SB)/4, $0x3ea53474
-DATA act32<>+1236(SB)/4, $0x3ea53474
-DATA act32<>+1240(SB)/4, $0x3ea53474
-DATA act32<>+1244(SB)/4, $0x3ea53474
-DATA act32<>+1248(SB)/4, $0x3ea53474
-DATA act32<>+1252(SB)/4, $0x3ea53474
-DATA act32<>+1256(SB)/4, $0x3ea53474
-DATA act32<>+1260(SB)/4, $0x3ea53474
-DATA act32<>+1264(SB)/4, $0x3ea53474
-DATA act32<>+1268(SB)/4, $0x3ea53474
-DATA act32<>+1272(SB)/4, $0x3ea53474
-DATA act32<>+1276(SB)/4, $0x3ea53474
-DATA act32<>+1280(SB)/4, $0x3221e4ea
-DATA act32<>+1284(SB)/4, $0x3221e4ea
-DATA act32<>+1288(SB)/4, $0x3221e4ea
-DATA act32<>+1292(SB)/4, $0x3221e4ea
-DATA act32<>+1296(SB)/4, $0x3221e4ea
-DATA act32<>+1300(SB)/4, $0x3221e4ea
-DATA act32<>+1304(SB)/4, $0x3221e4ea
-DATA act32<>+1308(SB)/4, $0x3221e4ea
-DATA act32<>+1312(SB)/4, $0x3221e4ea
-DATA act32<>+1316(SB)/4, $0x3221e4ea
-DATA act32<>+1320(SB)/4, $0x3221e4ea
-DATA act32<>+1324(SB)/4, $0x3221e4ea
-DATA act32<>+1328(SB)/4, $0x3221e4ea
-DATA act32<>+1332(SB)/4, $0x3221e4ea
-DATA act32<>+1336(SB)/4, $0x3221e4ea
-DATA act32<>+1340(SB)/4, $0x3221e4ea
-DATA act32<>+1344(SB)/4, $0xff800000
-DATA act32<>+1348(SB)/4, $0xff800000
-DATA act32<>+1352(SB)/4, $0xff800000
-DATA act32<>+1356(SB)/4, $0xff800000
-DATA act32<>+1360(SB)/4, $0xff800000
-DATA act32<>+1364(SB)/4, $0xff800000
-DATA act32<>+1368(SB)/4, $0xff800000
-DATA act32<>+1372(SB)/4, $0xff800000
-DATA act32<>+1376(SB)/4, $0xff800000
-DATA act32<>+1380(SB)/4, $0xff800000
-DATA act32<>+1384(SB)/4, $0xff800000
-DATA act32<>+1388(SB)/4, $0xff800000
-DATA act32<>+1392(SB)/4, $0xff800000
-DATA act32<>+1396(SB)/4, $0xff800000
-DATA act32<>+1400(SB)/4, $0xff800000
-DATA act32<>+1404(SB)/4, $0xff800000
-DATA act32<>+1408(SB)/4, $0x7fc00000
-DATA act32<>+1412(SB)/4, $0x7fc00000
-DATA act32<>+1416(SB)/4, $0x7fc00000
-DATA act32<>+1420(SB)/4, $0x7fc00000
-DATA act32<>+1424(SB)/4, $0x7fc00000
-DATA act32<>+1428(SB)/4, $0x7fc00000
-DATA act32<>+1432(SB)/4, $0x7fc00000
-DATA act32<>+1436(SB)/4, $0x7fc00000
-DATA act32<>+1440(SB)/4, $0x7fc00000
-DATA act32<>+1444(SB)/4, $0x7fc00000
-DATA act32<>+1448(SB)/4, $0x7fc00000
-DATA act32<>+1452(SB)/4, $0x7fc00000
-DATA act32<>+1456(SB)/4, $0x7fc00000
-DATA act32<>+1460(SB)/4, $0x7fc00000
-DATA act32<>+1464(SB)/4, $0x7fc00000
-DATA act32<>+1468(SB)/4, $0x7fc00000
-DATA act32<>+1472(SB)/4, $0xb7164eab
-DATA act32<>+1476(SB)/4, $0xb7164eab
-DATA act32<>+1480(SB)/4, $0xb7164eab
-DATA act32<>+1484(SB)/4, $0xb7164eab
-DATA act32<>+1488(SB)/4, $0xb7164eab
-DATA act32<>+1492(SB)/4, $0xb7164eab
-DATA act32<>+1496(SB)/4, $0xb7164eab
-DATA act32<>+1500(SB)/4, $0xb7164eab
-DATA act32<>+1504(SB)/4, $0xb7164eab
-DATA act32<>+1508(SB)/4, $0xb7164eab
-DATA act32<>+1512(SB)/4, $0xb7164eab
-DATA act32<>+1516(SB)/4, $0xb7164eab
-DATA act32<>+1520(SB)/4, $0xb7164eab
-DATA act32<>+1524(SB)/4, $0xb7164eab
-DATA act32<>+1528(SB)/4, $0xb7164eab
-DATA act32<>+1532(SB)/4, $0xb7164eab
-DATA act32<>+1536(SB)/4, $0x38f1ccd1
-DATA act32<>+1540(SB)/4, $0x38f1ccd1
-DATA act32<>+1544(SB)/4, $0x38f1ccd1
-DATA act32<>+1548(SB)/4, $0x38f1ccd1
-DATA act32<>+1552(SB)/4, $0x38f1ccd1
-DATA act32<>+1556(SB)/4, $0x38f1ccd1
-DATA act32<>+1560(SB)/4, $0x38f1ccd1
-DATA act32<>+1564(SB)/4, $0x38f1ccd1
-DATA act32<>+1568(SB)/4, $0x38f1ccd1
-DATA act32<>+1572(SB)/4, $0x38f1ccd1
-DATA act32<>+1576(SB)/4, $0x38f1ccd1
-DATA act32<>+1580(SB)/4, $0x38f1ccd1
-DATA act32<>+1584(SB)/4, $0x38f1ccd1
-DATA act32<>+1588(SB)/4, $0x38f1ccd1
-DATA act32<>+1592(SB)/4, $0x38f1ccd1
-DATA act32<>+1596(SB)/4, $0x38f1ccd1
-DATA act32<>+1600(SB)/4, $0xba9b9f89
-DATA act32<>+1604(SB)/4, $0xba9b9f89
-DATA act32<>+1608(SB)/4, $0xba9b9f89
-DATA act32<>+1612(SB)/4, $0xba9b9f89
-DATA act32<>+1616(SB)/4, $0xba9b9f89
-DATA act32<>+1620(SB)/4, $0xba9b9f89
-DATA act32<>+1624(SB)/4, $0xba9b9f89
-DATA act32<>+1628(SB)/4, $0xba9b9f89
-DATA act32<>+1632(SB)/4, $0xba9b9f89
-DATA act32<>+1636(SB)/4, $0xba9b9f89
-DATA act32<>+1640(SB)/4, $0xba9b9f89
-DATA act32<>+1644(SB)/4, $0xba9b9f89
-DATA act32<>+1648(SB)/4, $0xba9b9f89
-DATA act32<>+1652(SB)/4, $0xba9b9f89
-DATA act32<>+1656(SB)/4, $0xba9b9f89
-DATA act32<>+1660(SB)/4, $0xba9b9f89
-DATA act32<>+1664(SB)/4, $0x3c236820
-DATA act32<>+1668(SB)/4, $0x3c236820
-DATA act32<>+1672(SB)/4, $0x3c236820
-DATA act32<>+1676(SB)/4, $0x3c236820
-DATA act32<>+1680(SB)/4, $0x3c236820
-DATA act32<>+1684(SB)/4, $0x3c236820
-DATA act32<>+1688(SB)/4, $0x3c236820
-DATA act32<>+1692(SB)/4, $0x3c236820
-DATA act32<>+1696(SB)/4, $0x3c236820
-DATA act32<>+1700(SB)/4, $0x3c236820
-DATA act32<>+1704(SB)/4, $0x3c236820
-DATA act32<>+1708(SB)/4, $0x3c236820
-DATA act32<>+1712(SB)/4, $0x3c236820
-DATA act32<>+1716(SB)/4, $0x3c236820
-DATA act32<>+1720(SB)/4, $0x3c236820
-DATA act32<>+1724(SB)/4, $0x3c236820
-DATA act32<>+1728(SB)/4, $0xbd882c1c
-DATA act32<>+1732(SB)/4, $0xbd882c1c
-DATA act32<>+1736(SB)/4, $0xbd882c1c
-DATA act32<>+1740(SB)/4, $0xbd882c1c
-DATA act32<>+1744(SB)/4, $0xbd882c1c
-DATA act32<>+1748(SB)/4, $0xbd882c1c
-DATA act32<>+1752(SB)/4, $0xbd882c1c
-DATA act32<>+1756(SB)/4, $0xbd882c1c
-DATA act32<>+1760(SB)/4, $0xbd882c1c
-DATA act32<>+1764(SB)/4, $0xbd882c1c
-DATA act32<>+1768(SB)/4, $0xbd882c1c
-DATA act32<>+1772(SB)/4, $0xbd882c1c
-DATA act32<>+1776(SB)/4, $0xbd882c1c
-DATA act32<>+1780(SB)/4, $0xbd882c1c
-DATA act32<>+1784(SB)/4, $0xbd882c1c
-DATA act32<>+1788(SB)/4, $0xbd882c1c
-DATA act32<>+1792(SB)/4, $0x3ecc422a
-DATA act32<>+1796(SB)/4, $0x3ecc422a
-DATA act32<>+1800(SB)/4, $0x3ecc422a
-DATA act32<>+1804(SB)/4, $0x3ecc422a
-DATA act32<>+1808(SB)/4, $0x3ecc422a
-DATA act32<>+1812(SB)/4, $0x3ecc422a
-DATA act32<>+1816(SB)/4, $0x3ecc422a
-DATA act32<>+1820(SB)/4, $0x3ecc422a
-DATA act32<>+1824(SB)/4, $0x3ecc422a
-DATA act32<>+1828(SB)/4, $0x3ecc422a
-DATA act32<>+1832(SB)/4, $0x3ecc422a
-DATA act32<>+1836(SB)/4, $0x3ecc422a
-DATA act32<>+1840(SB)/4, $0x3ecc422a
-DATA act32<>+1844(SB)/4, $0x3ecc422a
-DATA act32<>+1848(SB)/4, $0x3ecc422a
-DATA act32<>+1852(SB)/4, $0x3ecc422a
-DATA act32<>+1856(SB)/4, $0x3dabc05e
-DATA act32<>+1860(SB)/4, $0x3dabc05e
-DATA act32<>+1864(SB)/4, $0x3dabc05e
-DATA act32<>+1868(SB)/4, $0x3dabc05e
-DATA act32<>+1872(SB)/4, $0x3dabc05e
-DATA act32<>+1876(SB)/4, $0x3dabc05e
-DATA act32<>+1880(SB)/4, $0x3dabc05e
-DATA act32<>+1884(SB)/4, $0x3dabc05e
-DATA act32<>+1888(SB)/4, $0x3dabc05e
-DATA act32<>+1892(SB)/4, $0x3dabc05e
-DATA act32<>+1896(SB)/4, $0x3dabc05e
-DATA act32<>+1900(SB)/4, $0x3dabc05e
-DATA act32<>+1904(SB)/4, $0x3dabc05e
-DATA act32<>+1908(SB)/4, $0x3dabc05e
-DATA act32<>+1912(SB)/4, $0x3dabc05e
-DATA act32<>+1916(SB)/4, $0x3dabc05e
-DATA act32<>+1920(SB)/4, $0xbdfacf02
-DATA act32<>+1924(SB)/4, $0xbdfacf02
-DATA act32<>+1928(SB)/4, $0xbdfacf02
-DATA act32<>+1932(SB)/4, $0xbdfacf02
-DATA act32<>+1936(SB)/4, $0xbdfacf02
-DATA act32<>+1940(SB)/4, $0xbdfacf02
-DATA act32<>+1944(SB)/4, $0xbdfacf02
-DATA act32<>+1948(SB)/4, $0xbdfacf02
-DATA act32<>+1952(SB)/4, $0xbdfacf02
-DATA act32<>+1956(SB)/4, $0xbdfacf02
-DATA act32<>+1960(SB)/4, $0xbdfacf02
-DATA act32<>+1964(SB)/4, $0xbdfacf02
-DATA act32<>+1968(SB)/4, $0xbdfacf02
-DATA act32<>+1972(SB)/4, $0xbdfacf02
-DATA act32<>+1976(SB)/4, $0xbdfacf02
-DATA act32<>+1980(SB)/4, $0xbdfacf02
-DATA act32<>+1984(SB)/4, $0xba96a4ff
-DATA act32<>+1988(SB)/4, $0xba96a4ff
-DATA act32<>+1992(SB)/4, $0xba96a4ff
-DATA act32<>+1996(SB)/4, $0xba96a4ff
-DATA act32<>+2000(SB)/4, $0xba96a4ff
-DATA act32<>+2004(SB)/4, $0xba96a4ff
-DATA act32<>+2008(SB)/4, $0xba96a4ff
-DATA act32<>+2012(SB)/4, $0xba96a4ff
-DATA act32<>+2016(SB)/4, $0xba96a4ff
-DATA act32<>+2020(SB)/4, $0xba96a4ff
-DATA act32<>+2024(SB)/4, $0xba96a4ff
-DATA act32<>+2028(SB)/4, $0xba96a4ff
-DATA act32<>+2032(SB)/4, $0xba96a4ff
-DATA act32<>+2036(SB)/4, $0xba96a4ff
-DATA act32<>+2040(SB)/4, $0xba96a4ff
-DATA act32<>+2044(SB)/4, $0xba96a4ff
-DATA act32<>+2048(SB)/4, $0x3df19706
-DATA act32<>+2052(SB)/4, $0x3df19706
-DATA act32<>+2056(SB)/4, $0x3df19706
-DATA act32<>+2060(SB)/4, $0x3df19706
-DATA act32<>+2064(SB)/4, $0x3df19706
-DATA act32<>+2068(SB)/4, $0x3df19706
-DATA act32<>+2072(SB)/4, $0x3df19706
-DATA act32<>+2076(SB)/4, $0x3df19706
-DATA act32<>+2080(SB)/4, $0x3df19706
-DATA act32<>+2084(SB)/4, $0x3df19706
-DATA act32<>+2088(SB)/4, $0x3df19706
-DATA act32<>+2092(SB)/4, $0x3df19706
-DATA act32<>+2096(SB)/4, $0x3df19706
-DATA act32<>+2100(SB)/4, $0x3df19706
-DATA act32<>+2104(SB)/4, $0x3df19706
-DATA act32<>+2108(SB)/4, $0x3df19706
-DATA act32<>+2112(SB)/4, $0xbdb5eaf3
-DATA act32<>+2116(SB)/4, $0xbdb5eaf3
-DATA act32<>+2120(SB)/4, $0xbdb5eaf3
-DATA act32<>+2124(SB)/4, $0xbdb5eaf3
-DATA act32<>+2128(SB)/4, $0xbdb5eaf3
-DATA act32<>+2132(SB)/4, $0xbdb5eaf3
-DATA act32<>+2136(SB)/4, $0xbdb5eaf3
-DATA act32<>+2140(SB)/4, $0xbdb5eaf3
-DATA act32<>+2144(SB)/4, $0xbdb5eaf3
-DATA act32<>+2148(SB)/4, $0xbdb5eaf3
-DATA act32<>+2152(SB)/4, $0xbdb5eaf3
-DATA act32<>+2156(SB)/4, $0xbdb5eaf3
-DATA act32<>+2160(SB)/4, $0xbdb5eaf3
-DATA act32<>+2164(SB)/4, $0xbdb5eaf3
-DATA act32<>+2168(SB)/4, $0xbdb5eaf3
-DATA act32<>+2172(SB)/4, $0xbdb5eaf3
-DATA act32<>+2176(SB)/4, $0xbd2e54cb
-DATA act32<>+2180(SB)/4, $0xbd2e54cb
-DATA act32<>+2184(SB)/4, $0xbd2e54cb
-DATA act32<>+2188(SB)/4, $0xbd2e54cb
-DATA act32<>+2192(SB)/4, $0xbd2e54cb
-DATA act32<>+2196(SB)/4, $0xbd2e54cb
-DATA act32<>+2200(SB)/4, $0xbd2e54cb
-DATA act32<>+2204(SB)/4, $0xbd2e54cb
-DATA act32<>+2208(SB)/4, $0xbd2e54cb
-DATA act32<>+2212(SB)/4, $0xbd2e54cb
-DATA act32<>+2216(SB)/4, $0xbd2e54cb
-DATA act32<>+2220(SB)/4, $0xbd2e54cb
-DATA act32<>+2224(SB)/4, $0xbd2e54cb
-DATA act32<>+2228(SB)/4, $0xbd2e54cb
-DATA act32<>+2232(SB)/4, $0xbd2e54cb
-DATA act32<>+2236(SB)/4, $0xbd2e54cb
-DATA act32<>+2240(SB)/4, $0x3df77e2b
-DATA act32<>+2244(SB)/4, $0x3df77e2b
-DATA act32<>+2248(SB)/4, $0x3df77e2b
-DATA act32<>+2252(SB)/4, $0x3df77e2b
-DATA act32<>+2256(SB)/4, $0x3df77e2b
-DATA act32<>+2260(SB)/4, $0x3df77e2b
-DATA act32<>+2264(SB)/4, $0x3df77e2b
-DATA act32<>+2268(SB)/4, $0x3df77e2b
-DATA act32<>+2272(SB)/4, $0x3df77e2b
-DATA act32<>+2276(SB)/4, $0x3df77e2b
-DATA act32<>+2280(SB)/4, $0x3df77e2b
-DATA act32<>+2284(SB)/4, $0x3df77e2b
-DATA act32<>+2288(SB)/4, $0x3df77e2b
-DATA act32<>+2292(SB)/4, $0x3df77e2b
-DATA act32<>+2296(SB)/4, $0x3df77e2b
-DATA act32<>+2300(SB)/4, $0x3df77e2b
-DATA act32<>+2304(SB)/4, $0xbce0180c
-DATA act32<>+2308(SB)/4, $0xbce0180c
-DATA act32<>+2312(SB)/4, $0xbce0180c
-DATA act32<>+2316(SB)/4, $0xbce0180c
-DATA act32<>+2320(SB)/4, $0xbce0180c
-DATA act32<>+2324(SB)/4, $0xbce0180c
-DATA act32<>+2328(SB)/4, $0xbce0180c
-DATA act32<>+2332(SB)/4, $0xbce0180c
-DATA act32<>+2336(SB)/4, $0xbce0180c
-DATA act32<>+2340(SB)/4, $0xbce0180c
-DATA act32<>+2344(SB)/4, $0xbce0180c
-DATA act32<>+2348(SB)/4, $0xbce0180c
-DATA act32<>+2352(SB)/4, $0xbce0180c
-DATA act32<>+2356(SB)/4, $0xbce0180c
-DATA act32<>+2360(SB)/4, $0xbce0180c
-DATA act32<>+2364(SB)/4, $0xbce0180c
-DATA act32<>+2368(SB)/4, $0xbe13d065
-DATA act32<>+2372(SB)/4, $0xbe13d065
-DATA act32<>+2376(SB)/4, $0xbe13d065
-DATA act32<>+2380(SB)/4, $0xbe13d065
-DATA act32<>+2384(SB)/4, $0xbe13d065
-DATA act32<>+2388(SB)/4, $0xbe13d065
-DATA act32<>+2392(SB)/4, $0xbe13d065
-DATA act32<>+2396(SB)/4, $0xbe13d065
-DATA act32<>+2400(SB)/4, $0xbe13d065
-DATA act32<>+2404(SB)/4, $0xbe13d065
-DATA act32<>+2408(SB)/4, $0xbe13d065
-DATA act32<>+2412(SB)/4, $0xbe13d065
-DATA act32<>+2416(SB)/4, $0xbe13d065
-DATA act32<>+2420(SB)/4, $0xbe13d065
-DATA act32<>+2424(SB)/4, $0xbe13d065
-DATA act32<>+2428(SB)/4, $0xbe13d065
-DATA act32<>+2432(SB)/4, $0x3d9adfbb
-DATA act32<>+2436(SB)/4, $0x3d9adfbb
-DATA act32<>+2440(SB)/4, $0x3d9adfbb
-DATA act32<>+2444(SB)/4, $0x3d9adfbb
-DATA act32<>+2448(SB)/4, $0x3d9adfbb
-DATA act32<>+2452(SB)/4, $0x3d9adfbb
-DATA act32<>+2456(SB)/4, $0x3d9adfbb
-DATA act32<>+2460(SB)/4, $0x3d9adfbb
-DATA act32<>+2464(SB)/4, $0x3d9adfbb
-DATA act32<>+2468(SB)/4, $0x3d9adfbb
-DATA act32<>+2472(SB)/4, $0x3d9adfbb
-DATA act32<>+2476(SB)/4, $0x3d9adfbb
-DATA act32<>+2480(SB)/4, $0x3d9adfbb
-DATA act32<>+2484(SB)/4, $0x3d9adfbb
-DATA act32<>+2488(SB)/4, $0x3d9adfbb
-DATA act32<>+2492(SB)/4, $0x3d9adfbb
-DATA act32<>+2496(SB)/4, $0x3ea6de95
-DATA act32<>+2500(SB)/4, $0x3ea6de95
-DATA act32<>+2504(SB)/4, $0x3ea6de95
-DATA act32<>+2508(SB)/4, $0x3ea6de95
-DATA act32<>+2512(SB)/4, $0x3ea6de95
-DATA act32<>+2516(SB)/4, $0x3ea6de95
-DATA act32<>+2520(SB)/4, $0x3ea6de95
-DATA act32<>+2524(SB)/4, $0x3ea6de95
-DATA act32<>+2528(SB)/4, $0x3ea6de95
-DATA act32<>+2532(SB)/4, $0x3ea6de95
-DATA act32<>+2536(SB)/4, $0x3ea6de95
-DATA act32<>+2540(SB)/4, $0x3ea6de95
-DATA act32<>+2544(SB)/4, $0x3ea6de95
-DATA act32<>+2548(SB)/4, $0x3ea6de95
-DATA act32<>+2552(SB)/4, $0x3ea6de95
-DATA act32<>+2556(SB)/4, $0x3ea6de95
-GLOBL act32<>(SB), RODATA|NOPTR, $2560
+DATA act32<>+1152(SB)/4, $0x3f0f0f0f
+DATA act32<>+1156(SB)/4, $0x3f0f0f0f
+DATA act32<>+1160(SB)/4, $0x3f0f0f0f
+DATA act32<>+1164(SB)/4, $0x3f0f0f0f
+DATA act32<>+1168(SB)/4, $0x3f0f0f0f
+DATA act32<>+1172(SB)/4, $0x3f0f0f0f
+DATA act32<>+1176(SB)/4, $0x3f0f0f0f
+DATA act32<>+1180(SB)/4, $0x3f0f0f0f
+DATA act32<>+1184(SB)/4, $0x3f0f0f0f
+DATA act32<>+1188(SB)/4, $0x3f0f0f0f
+DATA act32<>+1192(SB)/4, $0x3f0f0f0f
+DATA act32<>+1196(SB)/4, $0x3f0f0f0f
+DATA act32<>+1200(SB)/4, $0x3f0f0f0f
+DATA act32<>+1204(SB)/4, $0x3f0f0f0f
+DATA act32<>+1208(SB)/4, $0x3f0f0f0f
+DATA act32<>+1212(SB)/4, $0x3f0f0f0f
+DATA act32<>+1216(SB)/4, $0xff800000
+DATA act32<>+1220(SB)/4, $0xff800000
+DATA act32<>+1224(SB)/4, $0xff800000
+DATA act32<>+1228(SB)/4, $0xff800000
+DATA act32<>+1232(SB)/4, $0xff800000
+DATA act32<>+1236(SB)/4, $0xff800000
+DATA act32<>+1240(SB)/4, $0xff800000
+DATA act32<>+1244(SB)/4, $0xff800000
+DATA act32<>+1248(SB)/4, $0xff800000
+DATA act32<>+1252(SB)/4, $0xff800000
+DATA act32<>+1256(SB)/4, $0xff800000
+DATA act32<>+1260(SB)/4, $0xff800000
+DATA act32<>+1264(SB)/4, $0xff800000
+DATA act32<>+1268(SB)/4, $0xff800000
+DATA act32<>+1272(SB)/4, $0xff800000
+DATA act32<>+1276(SB)/4, $0xff800000
+DATA act32<>+1280(SB)/4, $0x7fc00000
+DATA act32<>+1284(SB)/4, $0x7fc00000
+DATA act32<>+1288(SB)/4, $0x7fc00000
+DATA act32<>+1292(SB)/4, $0x7fc00000
+DATA act32<>+1296(SB)/4, $0x7fc00000
+DATA act32<>+1300(SB)/4, $0x7fc00000
+DATA act32<>+1304(SB)/4, $0x7fc00000
+DATA act32<>+1308(SB)/4, $0x7fc00000
+DATA act32<>+1312(SB)/4, $0x7fc00000
+DATA act32<>+1316(SB)/4, $0x7fc00000
+DATA act32<>+1320(SB)/4, $0x7fc00000
+DATA act32<>+1324(SB)/4, $0x7fc00000
+DATA act32<>+1328(SB)/4, $0x7fc00000
+DATA act32<>+1332(SB)/4, $0x7fc00000
+DATA act32<>+1336(SB)/4, $0x7fc00000
+DATA act32<>+1340(SB)/4, $0x7fc00000
+DATA act32<>+1344(SB)/4, $0x3d8b7e5c
+DATA act32<>+1348(SB)/4, $0x3d8b7e5c
+DATA act32<>+1352(SB)/4, $0x3d8b7e5c
+DATA act32<>+1356(SB)/4, $0x3d8b7e5c
+DATA act32<>+1360(SB)/4, $0x3d8b7e5c
+DATA act32<>+1364(SB)/4, $0x3d8b7e5c
+DATA act32<>+1368(SB)/4, $0x3d8b7e5c
+DATA act32<>+1372(SB)/4, $0x3d8b7e5c
+DATA act32<>+1376(SB)/4, $0x3d8b7e5c
+DATA act32<>+1380(SB)/4, $0x3d8b7e5c
+DATA act32<>+1384(SB)/4, $0x3d8b7e5c
+DATA act32<>+1388(SB)/4, $0x3d8b7e5c
+DATA act32<>+1392(SB)/4, $0x3d8b7e5c
+DATA act32<>+1396(SB)/4, $0x3d8b7e5c
+DATA act32<>+1400(SB)/4, $0x3d8b7e5c
+DATA act32<>+1404(SB)/4, $0x3d8b7e5c
+DATA act32<>+1408(SB)/4, $0xbd0573f5
+DATA act32<>+1412(SB)/4, $0xbd0573f5
+DATA act32<>+1416(SB)/4, $0xbd0573f5
+DATA act32<>+1420(SB)/4, $0xbd0573f5
+DATA act32<>+1424(SB)/4, $0xbd0573f5
+DATA act32<>+1428(SB)/4, $0xbd0573f5
+DATA act32<>+1432(SB)/4, $0xbd0573f5
+DATA act32<>+1436(SB)/4, $0xbd0573f5
+DATA act32<>+1440(SB)/4, $0xbd0573f5
+DATA act32<>+1444(SB)/4, $0xbd0573f5
+DATA act32<>+1448(SB)/4, $0xbd0573f5
+DATA act32<>+1452(SB)/4, $0xbd0573f5
+DATA act32<>+1456(SB)/4, $0xbd0573f5
+DATA act32<>+1460(SB)/4, $0xbd0573f5
+DATA act32<>+1464(SB)/4, $0xbd0573f5
+DATA act32<>+1468(SB)/4, $0xbd0573f5
+DATA act32<>+1472(SB)/4, $0xbd88905c
+DATA act32<>+1476(SB)/4, $0xbd88905c
+DATA act32<>+1480(SB)/4, $0xbd88905c
+DATA act32<>+1484(SB)/4, $0xbd88905c
+DATA act32<>+1488(SB)/4, $0xbd88905c
+DATA act32<>+1492(SB)/4, $0xbd88905c
+DATA act32<>+1496(SB)/4, $0xbd88905c
+DATA act32<>+1500(SB)/4, $0xbd88905c
+DATA act32<>+1504(SB)/4, $0xbd88905c
+DATA act32<>+1508(SB)/4, $0xbd88905c
+DATA act32<>+1512(SB)/4, $0xbd88905c
+DATA act32<>+1516(SB)/4, $0xbd88905c
+DATA act32<>+1520(SB)/4, $0xbd88905c
+DATA act32<>+1524(SB)/4, $0xbd88905c
+DATA act32<>+1528(SB)/4, $0xbd88905c
+DATA act32<>+1532(SB)/4, $0xbd88905c
+DATA act32<>+1536(SB)/4, $0x3da24816
+DATA act32<>+1540(SB)/4, $0x3da24816
+DATA act32<>+1544(SB)/4, $0x3da24816
+DATA act32<>+1548(SB)/4, $0x3da24816
+DATA act32<>+1552(SB)/4, $0x3da24816
+DATA act32<>+1556(SB)/4, $0x3da24816
+DATA act32<>+1560(SB)/4, $0x3da24816
+DATA act32<>+1564(SB)/4, $0x3da24816
+DATA act32<>+1568(SB)/4, $0x3da24816
+DATA act32<>+1572(SB)/4, $0x3da24816
+DATA act32<>+1576(SB)/4, $0x3da24816
+DATA act32<>+1580(SB)/4, $0x3da24816
+DATA act32<>+1584(SB)/4, $0x3da24816
+DATA act32<>+1588(SB)/4, $0x3da24816
+DATA act32<>+1592(SB)/4, $0x3da24816
+DATA act32<>+1596(SB)/4, $0x3da24816
+DATA act32<>+1600(SB)/4, $0xbc044e98
+DATA act32<>+1604(SB)/4, $0xbc044e98
+DATA act32<>+1608(SB)/4, $0xbc044e98
+DATA act32<>+1612(SB)/4, $0xbc044e98
+DATA act32<>+1616(SB)/4, $0xbc044e98
+DATA act32<>+1620(SB)/4, $0xbc044e98
+DATA act32<>+1624(SB)/4, $0xbc044e98
+DATA act32<>+1628(SB)/4, $0xbc044e98
+DATA act32<>+1632(SB)/4, $0xbc044e98
+DATA act32<>+1636(SB)/4, $0xbc044e98
+DATA act32<>+1640(SB)/4, $0xbc044e98
+DATA act32<>+1644(SB)/4, $0xbc044e98
+DATA act32<>+1648(SB)/4, $0xbc044e98
+DATA act32<>+1652(SB)/4, $0xbc044e98
+DATA act32<>+1656(SB)/4, $0xbc044e98
+DATA act32<>+1660(SB)/4, $0xbc044e98
+DATA act32<>+1664(SB)/4, $0xbd989464
+DATA act32<>+1668(SB)/4, $0xbd989464
+DATA act32<>+1672(SB)/4, $0xbd989464
+DATA act32<>+1676(SB)/4, $0xbd989464
+DATA act32<>+1680(SB)/4, $0xbd989464
+DATA act32<>+1684(SB)/4, $0xbd989464
+DATA act32<>+1688(SB)/4, $0xbd989464
+DATA act32<>+1692(SB)/4, $0xbd989464
+DATA act32<>+1696(SB)/4, $0xbd989464
+DATA act32<>+1700(SB)/4, $0xbd989464
+DATA act32<>+1704(SB)/4, $0xbd989464
+DATA act32<>+1708(SB)/4, $0xbd989464
+DATA act32<>+1712(SB)/4, $0xbd989464
+DATA act32<>+1716(SB)/4, $0xbd989464
+DATA act32<>+1720(SB)/4, $0xbd989464
+DATA act32<>+1724(SB)/4, $0xbd989464
+DATA act32<>+1728(SB)/4, $0x3daa0c33
+DATA act32<>+1732(SB)/4, $0x3daa0c33
+DATA act32<>+1736(SB)/4, $0x3daa0c33
+DATA act32<>+1740(SB)/4, $0x3daa0c33
+DATA act32<>+1744(SB)/4, $0x3daa0c33
+DATA act32<>+1748(SB)/4, $0x3daa0c33
+DATA act32<>+1752(SB)/4, $0x3daa0c33
+DATA act32<>+1756(SB)/4, $0x3daa0c33
+DATA act32<>+1760(SB)/4, $0x3daa0c33
+DATA act32<>+1764(SB)/4, $0x3daa0c33
+DATA act32<>+1768(SB)/4, $0x3daa0c33
+DATA act32<>+1772(SB)/4, $0x3daa0c33
+DATA act32<>+1776(SB)/4, $0x3daa0c33
+DATA act32<>+1780(SB)/4, $0x3daa0c33
+DATA act32<>+1784(SB)/4, $0x3daa0c33
+DATA act32<>+1788(SB)/4, $0x3daa0c33
+DATA act32<>+1792(SB)/4, $0x3cc7e49d
+DATA act32<>+1796(SB)/4, $0x3cc7e49d
+DATA act32<>+1800(SB)/4, $0x3cc7e49d
+DATA act32<>+1804(SB)/4, $0x3cc7e49d
+DATA act32<>+1808(SB)/4, $0x3cc7e49d
+DATA act32<>+1812(SB)/4, $0x3cc7e49d
+DATA act32<>+1816(SB)/4, $0x3cc7e49d
+DATA act32<>+1820(SB)/4, $0x3cc7e49d
+DATA act32<>+1824(SB)/4, $0x3cc7e49d
+DATA act32<>+1828(SB)/4, $0x3cc7e49d
+DATA act32<>+1832(SB)/4, $0x3cc7e49d
+DATA act32<>+1836(SB)/4, $0x3cc7e49d
+DATA act32<>+1840(SB)/4, $0x3cc7e49d
+DATA act32<>+1844(SB)/4, $0x3cc7e49d
+DATA act32<>+1848(SB)/4, $0x3cc7e49d
+DATA act32<>+1852(SB)/4, $0x3cc7e49d
+DATA act32<>+1856(SB)/4, $0xbe13c4ca
+DATA act32<>+1860(SB)/4, $0xbe13c4ca
+DATA act32<>+1864(SB)/4, $0xbe13c4ca
+DATA act32<>+1868(SB)/4, $0xbe13c4ca
+DATA act32<>+1872(SB)/4, $0xbe13c4ca
+DATA act32<>+1876(SB)/4, $0xbe13c4ca
+DATA act32<>+1880(SB)/4, $0xbe13c4ca
+DATA act32<>+1884(SB)/4, $0xbe13c4ca
+DATA act32<>+1888(SB)/4, $0xbe13c4ca
+DATA act32<>+1892(SB)/4, $0xbe13c4ca
+DATA act32<>+1896(SB)/4, $0xbe13c4ca
+DATA act32<>+1900(SB)/4, $0xbe13c4ca
+DATA act32<>+1904(SB)/4, $0xbe13c4ca
+DATA act32<>+1908(SB)/4, $0xbe13c4ca
+DATA act32<>+1912(SB)/4, $0xbe13c4ca
+DATA act32<>+1916(SB)/4, $0xbe13c4ca
+DATA act32<>+1920(SB)/4, $0x3d024596
+DATA act32<>+1924(SB)/4, $0x3d024596
+DATA act32<>+1928(SB)/4, $0x3d024596
+DATA act32<>+1932(SB)/4, $0x3d024596
+DATA act32<>+1936(SB)/4, $0x3d024596
+DATA act32<>+1940(SB)/4, $0x3d024596
+DATA act32<>+1944(SB)/4, $0x3d024596
+DATA act32<>+1948(SB)/4, $0x3d024596
+DATA act32<>+1952(SB)/4, $0x3d024596
+DATA act32<>+1956(SB)/4, $0x3d024596
+DATA act32<>+1960(SB)/4, $0x3d024596
+DATA act32<>+1964(SB)/4, $0x3d024596
+DATA act32<>+1968(SB)/4, $0x3d024596
+DATA act32<>+1972(SB)/4, $0x3d024596
+DATA act32<>+1976(SB)/4, $0x3d024596
+DATA act32<>+1980(SB)/4, $0x3d024596
+DATA act32<>+1984(SB)/4, $0x3eac5e89
+DATA act32<>+1988(SB)/4, $0x3eac5e89
+DATA act32<>+1992(SB)/4, $0x3eac5e89
+DATA act32<>+1996(SB)/4, $0x3eac5e89
+DATA act32<>+2000(SB)/4, $0x3eac5e89
+DATA act32<>+2004(SB)/4, $0x3eac5e89
+DATA act32<>+2008(SB)/4, $0x3eac5e89
+DATA act32<>+2012(SB)/4, $0x3eac5e89
+DATA act32<>+2016(SB)/4, $0x3eac5e89
+DATA act32<>+2020(SB)/4, $0x3eac5e89
+DATA act32<>+2024(SB)/4, $0x3eac5e89
+DATA act32<>+2028(SB)/4, $0x3eac5e89
+DATA act32<>+2032(SB)/4, $0x3eac5e89
+DATA act32<>+2036(SB)/4, $0x3eac5e89
+DATA act32<>+2040(SB)/4, $0x3eac5e89
+DATA act32<>+2044(SB)/4, $0x3eac5e89
+DATA act32<>+2048(SB)/4, $0x3eb6344e
+DATA act32<>+2052(SB)/4, $0x3eb6344e
+DATA act32<>+2056(SB)/4, $0x3eb6344e
+DATA act32<>+2060(SB)/4, $0x3eb6344e
+DATA act32<>+2064(SB)/4, $0x3eb6344e
+DATA act32<>+2068(SB)/4, $0x3eb6344e
+DATA act32<>+2072(SB)/4, $0x3eb6344e
+DATA act32<>+2076(SB)/4, $0x3eb6344e
+DATA act32<>+2080(SB)/4, $0x3eb6344e
+DATA act32<>+2084(SB)/4, $0x3eb6344e
+DATA act32<>+2088(SB)/4, $0x3eb6344e
+DATA act32<>+2092(SB)/4, $0x3eb6344e
+DATA act32<>+2096(SB)/4, $0x3eb6344e
+DATA act32<>+2100(SB)/4, $0x3eb6344e
+DATA act32<>+2104(SB)/4, $0x3eb6344e
+DATA act32<>+2108(SB)/4, $0x3eb6344e
+GLOBL act32<>(SB), RODATA|NOPTR, $2112
 
 // func sigmoid32AVX2(n int, dst, src *float32)
 // Registers: 0 x, 1 t and the numerator, 2 k (float), 3 k (int), 4 r, 5 p, 6 r² and 1+e, 7 scratch.
@@ -835,7 +723,7 @@ hsg32done:
 	RET
 
 // func geluLanes32AVX2(n int, dst, src *float32)
-// Registers: 0 x, 15 the |x| < 0.5 result, 1–12 the tail (see gen/gelu32.go).
+// Registers: 0 x, 1–14 the steps (see gen/gelu32.go).
 TEXT ·geluLanes32AVX2(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ dst+8(FP), DI
@@ -845,32 +733,20 @@ TEXT ·geluLanes32AVX2(SB), NOSPLIT, $0-24
 
 glanes32loop:
 	VMOVUPS 0(SI), Y0
-	VMULPS Y0, Y0, Y2
-	VMOVUPS act32<>+1472(SB), Y15
-	VFMADD213PS act32<>+1536(SB), Y2, Y15
-	VFMADD213PS act32<>+1600(SB), Y2, Y15
-	VFMADD213PS act32<>+1664(SB), Y2, Y15
-	VFMADD213PS act32<>+1728(SB), Y2, Y15
-	VFMADD213PS act32<>+1792(SB), Y2, Y15
-	VMULPS Y15, Y0, Y15
-	VMULPS act32<>+960(SB), Y0, Y3
-	VFMADD213PS Y3, Y0, Y15
 	VPAND act32<>+896(SB), Y0, Y1
-	VCMPPS $9, act32<>+960(SB), Y1, Y14
-	VMINPS act32<>+1024(SB), Y1, Y1
-	VPAND act32<>+0(SB), Y0, Y2
-	VPOR Y1, Y2, Y2
-	VMULPS act32<>+960(SB), Y1, Y3
-	VMULPS Y1, Y3, Y4
-	VMOVAPS Y4, Y5
-	VFMSUB231PS Y1, Y3, Y5
-	VMULPS act32<>+1088(SB), Y4, Y6
-	VCVTPS2DQ Y6, Y7
+	VMOVUPS act32<>+1024(SB), Y14
+	VMINPS Y1, Y14, Y1
+	VMULPS act32<>+960(SB), Y1, Y2
+	VMULPS Y1, Y2, Y3
+	VMOVAPS Y3, Y4
+	VFMSUB231PS Y1, Y2, Y4
+	VMULPS act32<>+1088(SB), Y3, Y5
+	VCVTPS2DQ Y5, Y7
 	VCVTDQ2PS Y7, Y6
-	VMOVAPS Y4, Y8
+	VMOVAPS Y3, Y8
 	VFNMSUB231PS act32<>+192(SB), Y6, Y8
 	VFNMADD231PS act32<>+256(SB), Y6, Y8
-	VSUBPS Y5, Y8, Y8
+	VSUBPS Y4, Y8, Y8
 	VMULPS Y8, Y8, Y9
 	VMOVUPS act32<>+320(SB), Y10
 	VFMADD213PS act32<>+384(SB), Y8, Y10
@@ -879,55 +755,27 @@ glanes32loop:
 	VFMADD213PS act32<>+576(SB), Y8, Y10
 	VFMADD213PS act32<>+640(SB), Y8, Y10
 	VFMADD213PS Y8, Y9, Y10
-	VADDPS act32<>+704(SB), Y3, Y4
-	VSUBPS act32<>+704(SB), Y4, Y5
-	VSUBPS Y5, Y3, Y5
-	VMOVUPS act32<>+704(SB), Y6
-	VDIVPS Y4, Y6, Y6
-	VMOVUPS act32<>+704(SB), Y8
-	VFNMADD231PS Y4, Y6, Y8
-	VFNMADD231PS Y5, Y6, Y8
-	VMULPS Y8, Y6, Y9
-	VSUBPS act32<>+1152(SB), Y6, Y1
-	VMOVUPS act32<>+1856(SB), Y3
-	VFMADD213PS act32<>+1920(SB), Y1, Y3
-	VFMADD213PS act32<>+1984(SB), Y1, Y3
-	VFMADD213PS act32<>+2048(SB), Y1, Y3
-	VFMADD213PS act32<>+2112(SB), Y1, Y3
-	VFMADD213PS act32<>+2176(SB), Y1, Y3
-	VFMADD213PS act32<>+2240(SB), Y1, Y3
-	VFMADD213PS act32<>+2304(SB), Y1, Y3
-	VFMADD213PS act32<>+2368(SB), Y1, Y3
-	VFMADD213PS act32<>+2432(SB), Y1, Y3
-	VFMADD213PS act32<>+2496(SB), Y1, Y3
-	VMULPS Y3, Y1, Y4
-	VMOVAPS Y4, Y5
-	VFMSUB231PS Y3, Y1, Y5
-	VADDPS act32<>+1216(SB), Y4, Y1
-	VMOVUPS act32<>+1216(SB), Y3
-	VSUBPS Y1, Y3, Y3
-	VADDPS Y4, Y3, Y3
-	VADDPS act32<>+1280(SB), Y5, Y5
-	VADDPS Y5, Y3, Y3
-	VMULPS Y1, Y6, Y4
-	VMOVAPS Y4, Y5
-	VFMSUB231PS Y1, Y6, Y5
-	VFMADD231PS Y3, Y6, Y5
-	VFMADD231PS Y1, Y9, Y5
-	VMULPS Y10, Y4, Y1
-	VMOVAPS Y1, Y3
-	VFMSUB231PS Y10, Y4, Y3
-	VADDPS Y1, Y4, Y6
-	VADDPS Y3, Y5, Y9
-	VFMADD231PS Y10, Y5, Y9
-	VSUBPS Y6, Y4, Y3
-	VADDPS Y1, Y3, Y3
-	VADDPS Y9, Y3, Y3
-	VMULPS Y6, Y2, Y1
-	VMOVAPS Y1, Y4
-	VFMSUB231PS Y6, Y2, Y4
-	VFMADD231PS Y3, Y2, Y4
-	VADDPS Y4, Y1, Y1
+	VADDPS act32<>+704(SB), Y2, Y11
+	VMOVUPS act32<>+704(SB), Y12
+	VDIVPS Y11, Y12, Y12
+	VSUBPS act32<>+1152(SB), Y12, Y13
+	VMOVUPS act32<>+1344(SB), Y3
+	VFMADD213PS act32<>+1408(SB), Y13, Y3
+	VFMADD213PS act32<>+1472(SB), Y13, Y3
+	VFMADD213PS act32<>+1536(SB), Y13, Y3
+	VFMADD213PS act32<>+1600(SB), Y13, Y3
+	VFMADD213PS act32<>+1664(SB), Y13, Y3
+	VFMADD213PS act32<>+1728(SB), Y13, Y3
+	VFMADD213PS act32<>+1792(SB), Y13, Y3
+	VFMADD213PS act32<>+1856(SB), Y13, Y3
+	VFMADD213PS act32<>+1920(SB), Y13, Y3
+	VFMADD213PS act32<>+1984(SB), Y13, Y3
+	VFMADD213PS act32<>+2048(SB), Y13, Y3
+	VMULPS Y12, Y3, Y3
+	VFMADD213PS Y3, Y10, Y3
+	VPAND act32<>+0(SB), Y0, Y2
+	VPOR Y2, Y1, Y1
+	VMULPS Y3, Y1, Y1
 	VPSRAD $1, Y7, Y5
 	VPSUBD Y5, Y7, Y7
 	VPADDD act32<>+768(SB), Y5, Y5
@@ -941,9 +789,8 @@ glanes32loop:
 	VPAND Y5, Y1, Y1
 	VPANDN Y4, Y5, Y5
 	VPOR Y5, Y1, Y1
-	VCMPPS $0, act32<>+1344(SB), Y0, Y13
-	VBLENDVPS Y14, Y15, Y1, Y1
-	VBLENDVPS Y13, act32<>+1408(SB), Y1, Y1
+	VCMPPS $0, act32<>+1216(SB), Y0, Y15
+	VBLENDVPS Y15, act32<>+1280(SB), Y1, Y1
 	VMOVUPS Y1, 0(DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
