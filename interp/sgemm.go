@@ -219,7 +219,17 @@ func gemmCoreP(m, n, k int, c []float32, ldc int, beta float32, panelA func(pc, 
 				for jr := 0; jr < nb; jr += gemmNR {
 					bp := bufB[jr*kb : (jr+gemmNR)*kb]
 					nr := min(gemmNR, nb-jr)
-					for ir := 0; ir < mb; ir += gemmMR {
+					ir := 0
+					if columnEdges && nr <= maxColumnEdge && gemmMR == 16 {
+						// A narrow last panel (a 7×7 map's 49 = 3·16 + 1
+						// columns) column by column through the whole row
+						// panels, not as 16-column tiles.
+						ir = mb / gemmMR * gemmMR
+						for j := range nr {
+							microColumn(kb, ir/gemmMR, bufA, bp[j:], gemmNR, c[ic*ldc+jc+jr+j:], ldc, add)
+						}
+					}
+					for ; ir < mb; ir += gemmMR {
 						ap := bufA[ir*kb : (ir+gemmMR)*kb]
 						off := (ic+ir)*ldc + jc + jr
 						if ir+gemmMR <= mb && nr == gemmNR {
@@ -268,6 +278,10 @@ func microKernelAny(kb int, ap, bp []float32, ldb int, c []float32, ldc int, add
 		microKernelB(gemmNR, kb, ap, bp, ldb, c, ldc, add, false)
 	}
 }
+
+// columnEdges lets gemmCoreP compute a narrow last panel of columns
+// column by column (a switch for BenchmarkABBA to compare).
+var columnEdges = true
 
 // maxColumnEdge is the widest last panel of columns gemmPackedDirect
 // computes column by column rather than as whole 16-column tiles.
