@@ -12,4 +12,4 @@ func tanh32AVX2(n int, dst, src *float32)
 
 // Tanh32 sets d[i] = tanh32(s[i]) (tanh in float32 lanes, within 1.12
 // ulp) for i < len(d), as Sigmoid32.
-func Tanh32(d, s []float32) { lanes32(d, s, tanh32AVX512, tanh32AVX2, tanh32Ref) }
+func Tanh32(d, s []float32) { lanes32(d, s, laneTanh, 0) }
