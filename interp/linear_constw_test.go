@@ -45,3 +45,35 @@ func TestGemmConstBScaledMatchesGemm(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 	}
 }
+
+// TestColumnEdgesSameBits checks that gemmCoreP's narrow last panels, run
+// column by column, give the bits the 16-column tiles give: edges of one
+// to four columns, row counts with and without a partial panel, k over
+// one block.
+func TestColumnEdgesSameBits(t *testing.T) {
+	if !hasFMA {
+		t.Skip("skipping: without the FMA kernels gemm is gonum's BLAS and Linear does not pack its weights")
+	}
+	defer func(on bool) { columnEdges = on }(columnEdges)
+	r := rand.New(rand.NewSource(5))
+	for _, c := range []struct{ m, n, k int }{{64, 49, 2304}, {48, 17, 300}, {197, 36, 64}, {16, 4, 9}, {130, 66, 513}} {
+		a, w := make([]float32, c.m*c.k), make([]float32, c.n*c.k)
+		for _, v := range [][]float32{a, w} {
+			for i := range v {
+				v[i] = float32(r.NormFloat64())
+			}
+		}
+		pb := newPackedB(true, w, c.k, c.n)
+		var out [2][]float32
+		for i, on := range []bool{true, false} {
+			columnEdges = on
+			out[i] = make([]float32, c.m*c.n)
+			gemmConstBScaled(c.m, c.n, c.k, 1, a, c.k, pb, out[i], c.n, 0)
+		}
+		for i := range out[0] {
+			if math.Float32bits(out[0][i]) != math.Float32bits(out[1][i]) {
+				t.Fatalf("m=%d n=%d k=%d: element %d is %g by columns, %g by tiles", c.m, c.n, c.k, i, out[0][i], out[1][i])
+			}
+		}
+	}
+}

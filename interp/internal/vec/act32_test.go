@@ -204,3 +204,21 @@ func TestGelu1Accuracy(t *testing.T) {
 		t.Errorf("Gelu1 is %.3f ulp off at x = %v", worst, worstX)
 	}
 }
+
+// TestLanes32TailDoesNotAllocate guards the softmax's per-row calls: a
+// row's tail goes through vectors on the stack, not the heap.
+func TestLanes32TailDoesNotAllocate(t *testing.T) {
+	row := make([]float32, 197)
+	for i := range row {
+		row[i] = float32(i%7) - 3
+	}
+	for name, f := range map[string]func(){
+		"ExpShift32": func() { ExpShift32(row, row, 4) },
+		"Gelu32":     func() { Gelu32(row, row) },
+		"Sigmoid32":  func() { Sigmoid32(row, row) },
+	} {
+		if n := testing.AllocsPerRun(50, f); n != 0 {
+			t.Errorf("%s on a row of 197 floats: %v allocations a call, want 0", name, n)
+		}
+	}
+}
