@@ -1,10 +1,10 @@
 package interp
 
 import (
+	"maps"
 	"math/rand"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -40,13 +40,7 @@ func BenchmarkABBA(b *testing.B) {
 	name := os.Getenv("MODELBRIDGE_ABBA_SWITCH")
 	knob, ok := abbaSwitches[name]
 	if os.Getenv("MODELBRIDGE_ABBA_MODEL") == "" || !ok {
-		names := slices.Sorted(func(yield func(string) bool) {
-			for n := range abbaSwitches {
-				if !yield(n) {
-					return
-				}
-			}
-		})
+		names := slices.Sorted(maps.Keys(abbaSwitches))
 		b.Skipf("skipping: set MODELBRIDGE_ABBA_MODEL to an ONNX file with one float input of fixed shape and MODELBRIDGE_ABBA_SWITCH to one of %s", strings.Join(names, ", "))
 	}
 	g, _ := benchModel(b, "MODELBRIDGE_ABBA_MODEL", "")
@@ -81,11 +75,6 @@ func BenchmarkABBA(b *testing.B) {
 		run(side) // Winograd weights are made on the second run
 	}
 	per := max(1, int(300*time.Millisecond/run(0)))
-	median := func(v []float64) float64 {
-		v = slices.Clone(v)
-		sort.Float64s(v)
-		return v[len(v)/2]
-	}
 	var ms [2][]float64
 	var ratios []float64
 	for range 8 {

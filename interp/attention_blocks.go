@@ -69,7 +69,7 @@ func (a *attnBlocks) run(y *tensor) {
 		kt := *keysT[wk]
 		if lastKV[wk] != kv {
 			// attnGemm reads B as k×n rows where they lie: Kᵀ, d × total.
-			transposeInto(kt, a.keys.f[kv*total*d:(kv+1)*total*d], total, d)
+			transposeTileF32(kt, total, a.keys.f[kv*total*d:(kv+1)*total*d], d, 0, total, 0, d)
 			lastKV[wk] = kv
 		}
 		sc := (*scores[wk])[:rows*total]
@@ -125,26 +125,6 @@ func (a *attnBlocks) scoreRows(sc []float32, b, h, i0 int) {
 			for j := i + a.past + 1; j < n; j++ {
 				row[j] = negInf
 			}
-		}
-	}
-}
-
-// transposeInto sets dst (cols×rows) to the transpose of src (rows×cols),
-// 16×16 blocks with the vector kernel, the edges element by element.
-func transposeInto(dst, src []float32, rows, cols int) {
-	full := cols / 16
-	r := 0
-	for ; r+16 <= rows && full > 0; r += 16 {
-		vec.Transpose16(full, dst[r:], rows, src[r*cols:], cols)
-	}
-	for i := r; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			dst[j*rows+i] = src[i*cols+j]
-		}
-	}
-	for i := 0; i < r; i++ {
-		for j := full * 16; j < cols; j++ {
-			dst[j*rows+i] = src[i*cols+j]
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/modelbridge/modelbridge/canon"
-	"github.com/modelbridge/modelbridge/interp/internal/vec"
 )
 
 // A Slice whose result is only reshaped and transposed (the heads a
@@ -322,7 +321,8 @@ func copyStrided(dst, src []float32, off int, shape, strides []int) {
 // along the last axis b: a transpose, done in 16×16 tiles so that both
 // sides touch 16 cache lines a tile instead of dst one a float (the keys
 // of a transformer's heads, transposed out of the QKV rows: 310 → 20 µs
-// with Transpose16's whole blocks).
+// with Transpose16's whole blocks, transposeTileF32); a reversed axis
+// one value at a time.
 // Tiles along b are split between cores, which then write apart.
 func copyTiles(dst, src []float32, off int, shape, strides, dstr []int, a int) {
 	const tile = 16
@@ -353,13 +353,12 @@ func copyTiles(dst, src []float32, off int, shape, strides, dstr []int, a int) {
 				do += i * dstr[ax]
 			}
 			b1 := min(b0+tile, nb)
-			a0 := 0
-			if b1-b0 == tile && sa == 1 && sb > 0 {
-				// Whole 16×16 blocks in vector registers.
-				a0 = na / tile * tile
-				vec.Transpose16(na/tile, dst[do+b0:], da, src[so+b0*sb:], sb)
+			if sa == 1 && sb > 0 {
+				// src's rows along b, dst's along a.
+				transposeTileF32(dst[do:], da, src[so:], sb, b0, b1, 0, na)
+				continue
 			}
-			for ; a0 < na; a0 += tile {
+			for a0 := 0; a0 < na; a0 += tile {
 				a1 := min(a0+tile, na)
 				for j := b0; j < b1; j++ {
 					sj, dj := so+j*sb, do+j

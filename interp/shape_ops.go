@@ -471,7 +471,7 @@ func transposeBlocks[T float32 | int64](dst, src []T, batch, rows, cols int) {
 				j1 := min(j0+tile, cols)
 				if d32 != nil {
 					o := b * rows * cols
-					transposeTileF32(d32[o:], s32[o:], rows, cols, i0, i1, j0, j1)
+					transposeTileF32(d32[o:], rows, s32[o:], cols, i0, i1, j0, j1)
 					continue
 				}
 				for i := i0; i < i1; i++ {

@@ -2,16 +2,16 @@ package interp
 
 import "github.com/modelbridge/modelbridge/interp/internal/vec"
 
-// transposeTileF32 moves rows [i0, i1) × columns [j0, j1) of the rows ×
-// cols matrix s into d transposed (d[j·rows+i] = s[i·cols+j]): the tile's
-// whole 16×16 blocks transposed in registers (vec.Transpose16), the rest
-// one value at a time.
-func transposeTileF32(d, s []float32, rows, cols, i0, i1, j0, j1 int) {
+// transposeTileF32 moves rows [i0, i1) × columns [j0, j1) of the matrix
+// s (rows lds floats apart) into d transposed, d's rows ldd floats apart
+// (d[j·ldd+i] = s[i·lds+j]): the tile's whole 16×16 blocks transposed in
+// registers (vec.Transpose16), the rest one value at a time.
+func transposeTileF32(d []float32, ldd int, s []float32, lds int, i0, i1, j0, j1 int) {
 	nb := (j1 - j0) / 16
 	i := i0
 	if nb > 0 && useAVX512 {
 		for ; i+16 <= i1; i += 16 {
-			vec.Transpose16(nb, d[j0*rows+i:], rows, s[i*cols+j0:], cols)
+			vec.Transpose16(nb, d[j0*ldd+i:], ldd, s[i*lds+j0:], lds)
 		}
 	}
 	// Rows [i0, i) are done up to column jb; rows [i, i1) not at all.
@@ -25,7 +25,7 @@ func transposeTileF32(d, s []float32, rows, cols, i0, i1, j0, j1 int) {
 			from = jb
 		}
 		for j := from; j < j1; j++ {
-			d[j*rows+r] = s[r*cols+j]
+			d[j*ldd+r] = s[r*lds+j]
 		}
 	}
 }
