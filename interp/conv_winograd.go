@@ -316,15 +316,9 @@ func winoOutput(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp,
 			}
 			row := out[oy*OW : (oy+1)*OW]
 			interleave(row, even[ty*TW:(ty+1)*TW], odd[ty*TW:(ty+1)*TW])
-			// The epilogue every convolution path shares, while the row
-			// is in cache.
-			var res []float32
-			if ep.res != nil {
-				res = ep.res[oy*OW : (oy+1)*OW]
-			}
-			clampRow(row, res, bv, lo, hi)
 		}
 	}
+	clampPlane(out[:OH*OW], ep, bv, lo, hi)
 }
 
 // useWinograd turns the Winograd path on (tests compare both ways).
@@ -339,4 +333,15 @@ func winogradFor(x *exec, g *geom3, groups, cin, cout int, w *tensor) []*packedA
 		return nil
 	}
 	return x.winogradWeights(w.f, cout, cin, wino4OK(g))
+}
+
+// clampPlane applies the epilogue every convolution path shares to one
+// finished output plane, in one call rather than one a row: rows of a
+// small map (7 wide) are shorter than a vector.
+func clampPlane(plane []float32, ep clampEp, bv, lo, hi float32) {
+	var res []float32
+	if ep.res != nil {
+		res = ep.res[:len(plane)]
+	}
+	clampRow(plane, res, bv, lo, hi)
 }

@@ -200,13 +200,9 @@ func wino4Output(m []float32, stride, TH, TW, OH, OW int, bv float32, ep clampEp
 			}
 			row := out[oy*OW : (oy+1)*OW]
 			copy(row, rows[4*TW*ty:])
-			var res []float32
-			if ep.res != nil {
-				res = ep.res[oy*OW : (oy+1)*OW]
-			}
-			clampRow(row, res, bv, lo, hi)
 		}
 	}
+	clampPlane(out[:OH*OW], ep, bv, lo, hi)
 }
 
 // clampBounds is the clamp ep applies, ±Inf when it applies none.
