@@ -176,6 +176,15 @@ func runBinary(x *exec, fn binFn) error {
 			x.set(0, out)
 			return nil
 		}
+		if p.outerRows() == 1 {
+			// One long row (operands of one shape, or one a scalar: the
+			// plan merges their axes): split along it instead.
+			parallelFor(n, 1, func(lo, hi int) {
+				binRow(fn, out.f[lo:hi], a.f[lo*sa:], b.f[lo*sb:], sa, sb)
+			})
+			x.set(0, out)
+			return nil
+		}
 		p.rowsParallel(1, func(o, oa, ob int) {
 			binRow(fn, out.f[o:o+n], a.f[oa:], b.f[ob:], sa, sb)
 		})

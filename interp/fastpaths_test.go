@@ -403,3 +403,43 @@ func recurrentGraph(t *testing.T, op canon.RecurrentOp, gates, hidden int64, rSc
 	bias := nb.weight(0.3, d, 2*gates*hidden)
 	return nb.finish(t, nb.node(op, "x", w, rw, bias))
 }
+
+// A strided permute split between cores (rows of the last axis, each
+// worker starting mid-shape) writes what one pass writes, element by
+// element as the definition says.
+func TestPermuteSplitRows(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for _, c := range []struct {
+		shape []int
+		perm  []int
+	}{{[]int{12, 197, 64}, []int{1, 0, 2}}, {[]int{3, 70, 5, 131}, []int{2, 0, 1, 3}}, {[]int{5, 7, 9000}, []int{1, 0, 2}}} {
+		src := floats(t, randTensor(r, "x", c.shape...))
+		es := elemStrides(c.shape)
+		out, str := make([]int, len(c.shape)), make([]int, len(c.shape))
+		for i, p := range c.perm {
+			out[i], str[i] = c.shape[p], es[p]
+		}
+		got := make([]float32, len(src))
+		permute(got, src, out, str)
+		want := make([]float32, len(src))
+		forEachIndex(out, func(o []int) {
+			off := 0
+			for i, v := range o {
+				off += v * str[i]
+			}
+			want[flat(out, o)] = src[off]
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("shape %v perm %v: values differ", c.shape, c.perm)
+		}
+		rows := len(src) / out[len(out)-1]
+		part := make([]float32, len(src))
+		for _, cut := range []int{1, rows / 3, rows - 1} {
+			permuteRows(part, src, out, str, 0, cut)
+			permuteRows(part, src, out, str, cut, rows)
+			if !slices.Equal(part, want) {
+				t.Errorf("shape %v perm %v: rows cut at %d differ", c.shape, c.perm, cut)
+			}
+		}
+	}
+}

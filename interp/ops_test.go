@@ -115,6 +115,11 @@ func TestBroadcastBinary(t *testing.T) {
 		{{2, 1}, {}},
 		{{}, {3, 2}},
 		{{2, 3, 4, 5}, {1, 3, 1, 1}},
+		// One long row each, split between cores (operands of one
+		// shape, and a scalar).
+		{{1, 197, 768}, {1, 197, 768}},
+		{{12, 197, 64}, {}},
+		{{}, {1, 197, 768}},
 	}
 	for _, sh := range shapes {
 		for _, fn := range []canon.BinaryFn{canon.Add, canon.Sub, canon.Mul, canon.Div} {

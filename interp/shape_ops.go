@@ -484,7 +484,9 @@ func transposeBlocks[T float32 | int64](dst, src []T, batch, rows, cols int) {
 	})
 }
 
-// permute writes dst (row-major, shape) from src read with per-axis strides.
+// permute writes dst (row-major, shape) from src read with per-axis
+// strides, its rows split between cores (vit_b_16's head merge, 12×197
+// rows of 64, is one such transpose a layer).
 func permute[T float32 | int64](dst, src []T, shape, str []int) {
 	r := len(shape)
 	if len(dst) == 0 {
@@ -494,10 +496,22 @@ func permute[T float32 | int64](dst, src []T, shape, str []int) {
 		dst[0] = src[0]
 		return
 	}
+	n := shape[r-1]
+	parallelFor(len(dst)/n, n, func(lo, hi int) { permuteRows(dst, src, shape, str, lo, hi) })
+}
+
+// permuteRows is permute on output rows lo..hi (rows of shape's last axis).
+func permuteRows[T float32 | int64](dst, src []T, shape, str []int, lo, hi int) {
+	r := len(shape)
 	n, s := shape[r-1], str[r-1]
 	idx := make([]int, r)
 	off := 0
-	for o := 0; o < len(dst); o += n {
+	for k, rest := r-2, lo; k >= 0; k-- {
+		idx[k] = rest % shape[k]
+		rest /= shape[k]
+		off += idx[k] * str[k]
+	}
+	for o := lo * n; o < hi*n; o += n {
 		row := dst[o : o+n]
 		if s == 1 {
 			copy(row, src[off:off+n])
