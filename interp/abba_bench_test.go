@@ -18,6 +18,8 @@ var abbaSwitches = map[string]*bool{
 	"attention-blocks":     &attnBlocksOn,
 	"column-edges":         &columnEdges,
 	"crop-taps":            &cropTaps,
+	"even-slabs":           &evenSlabs,
+	"even-tasks":           &evenTasks,
 	"fuse-epilogues":       &fuseEpilogues,
 	"pack-aliased-weights": &packAliasedWeights,
 	"resize-by-rows":       &resizeByRows,

@@ -63,17 +63,37 @@ func gemmByWeights(m, n, k int, a, w []float32, pre *packedB, c []float32, ep *m
 		return
 	}
 	if n >= m {
-		step := roundUp((n+4*workers-1)/(4*workers), gemmNR)
-		parallelTasks((n+step-1)/step, workers, func(_, t int) {
-			gemmByWeightsSerial(0, m, t*step, min(step, n-t*step), k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
+		cols := (n + gemmNR - 1) / gemmNR
+		tasks := min(4*workers, cols)
+		parallelTasks(tasks, workers, func(_, t int) {
+			j0, j1 := taskSpan(t, tasks, cols, gemmNR, n)
+			gemmByWeightsSerial(0, m, j0, j1-j0, k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
 		})
 		return
 	}
-	step := roundUp((m+4*workers-1)/(4*workers), gemmMR)
-	parallelTasks((m+step-1)/step, workers, func(_, t int) {
-		gemmByWeightsSerial(t*step, min(step, m-t*step), 0, n, k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
+	tasks := min(4*workers, panels)
+	parallelTasks(tasks, workers, func(_, t int) {
+		i0, i1 := taskSpan(t, tasks, panels, gemmMR, m)
+		gemmByWeightsSerial(i0, i1-i0, 0, n, k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
 	})
 }
+
+// taskSpan is task t's share of size items in panels of width: the
+// panels dealt out evenly, at most one more for some tasks than others.
+// (Rounding a share up to whole panels instead can leave an odd number of
+// tasks: convnext_tiny's 784 rows made 7 of 112, and one worker of two
+// ran a whole task alone at the end.)
+func taskSpan(t, tasks, panels, width, size int) (lo, hi int) {
+	if !evenTasks {
+		step := (panels + tasks - 1) / tasks * width
+		return min(t*step, size), min((t+1)*step, size)
+	}
+	return t * panels / tasks * width, min((t+1)*panels/tasks*width, size)
+}
+
+// evenTasks lets taskSpan deal panels out evenly (a switch for
+// BenchmarkABBA to compare with whole rounded-up shares).
+var evenTasks = true
 
 // cTileGap is how many floats more than C's own a row of the scratch C
 // of gemmByWeights takes.

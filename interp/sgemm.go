@@ -77,14 +77,54 @@ func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 		f(0, m, 0, n)
 		return
 	}
+	if !evenSlabs {
+		if n >= m {
+			step := (n + w*gemmNR - 1) / (w * gemmNR) * gemmNR
+			runParts((n+step-1)/step, func(p int) { f(0, m, p*step, min(step, n-p*step)) })
+		} else {
+			step := (m + w*gemmMR - 1) / (w * gemmMR) * gemmMR
+			runParts((m+step-1)/step, func(p int) { f(p*step, min(step, m-p*step), 0, n) })
+		}
+		return
+	}
 	if n >= m {
-		step := (n + w*gemmNR - 1) / (w * gemmNR) * gemmNR
-		runParts((n+step-1)/step, func(p int) { f(0, m, p*step, min(step, n-p*step)) })
+		parts := slabParts(n, w, gemmNR)
+		runParts(parts, func(p int) {
+			j0, j1 := slabEdge(p, parts, n, gemmNR), slabEdge(p+1, parts, n, gemmNR)
+			f(0, m, j0, j1-j0)
+		})
 	} else {
-		step := (m + w*gemmMR - 1) / (w * gemmMR) * gemmMR
-		runParts((m+step-1)/step, func(p int) { f(p*step, min(step, m-p*step), 0, n) })
+		parts := slabParts(m, w, gemmMR)
+		runParts(parts, func(p int) {
+			i0, i1 := slabEdge(p, parts, m, gemmMR), slabEdge(p+1, parts, m, gemmMR)
+			f(i0, i1-i0, 0, n)
+		})
 	}
 }
+
+// slabParts is how many slabs gemmSlabs cuts size items into for w
+// workers: w, or fewer when there are fewer tiles of width.
+func slabParts(size, w, width int) int {
+	return max(1, min(w, (size+width-1)/width))
+}
+
+// slabEdge is where slab p of parts starts: the multiple of width nearest
+// to an even share (196 columns make slabs of 96 and 100, not 112 and
+// 84), the last slab ending at size. Shares under two tiles would round
+// onto each other: those are whole tiles dealt out evenly.
+func slabEdge(p, parts, size, width int) int {
+	if p >= parts {
+		return size
+	}
+	if size < 2*parts*width {
+		return p * ((size + width - 1) / width) / parts * width
+	}
+	return (p*size/parts + width/2) / width * width
+}
+
+// evenSlabs lets gemmSlabs cut near even shares (a switch for
+// BenchmarkABBA to compare with shares rounded up to whole tiles).
+var evenSlabs = true
 
 // gemvSplitFloats is how many floats of A make a product of a few
 // columns (a squeeze-excite block's 1×1 convolutions on one pixel) worth
