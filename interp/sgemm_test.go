@@ -159,30 +159,41 @@ func TestPackedBLayoutMatchesPackB(t *testing.T) {
 
 // The slabs and tasks a product is cut into cover it once, start on whole
 // tiles, and are none of them empty; a slab of two tiles or more starts
-// within half a tile of an even share, and tasks differ by at most a tile.
+// within half a tile of an even share; even tasks differ by at most a
+// tile, shrinking ones never grow.
 func TestEvenShares(t *testing.T) {
+	defer func(on bool) { shrinkingTasks = on }(shrinkingTasks)
 	for _, size := range []int{1, 15, 16, 49, 80, 112, 196, 784, 3072, 12544} {
 		tiles := (size + 15) / 16
 		for _, w := range []int{1, 2, 3, 4, 8} {
 			parts := slabParts(size, w, 16)
-			var slabs, tasks [][2]int
+			spans := map[string][][2]int{}
 			for p := range parts {
-				slabs = append(slabs, [2]int{slabEdge(p, parts, size, 16), slabEdge(p+1, parts, size, 16)})
-				if ideal := p * size / parts; size >= 2*parts*16 && (slabs[p][0] > ideal+8 || slabs[p][0] < ideal-8) {
-					t.Errorf("size %d, %d workers: slab %d starts at %d, an even share at %d", size, w, p, slabs[p][0], ideal)
+				lo, hi := slabEdge(p, parts, size, 16), slabEdge(p+1, parts, size, 16)
+				spans["slabs"] = append(spans["slabs"], [2]int{lo, hi})
+				if ideal := p * size / parts; size >= 2*parts*16 && (lo > ideal+8 || lo < ideal-8) {
+					t.Errorf("size %d, %d workers: slab %d starts at %d, an even share at %d", size, w, p, lo, ideal)
 				}
 			}
-			nt := min(4*w, tiles)
-			least, most := tiles, 0
-			for i := range nt {
-				lo, hi := taskSpan(i, nt, tiles, 16, size)
-				tasks = append(tasks, [2]int{lo, hi})
-				least, most = min(least, (hi-lo+15)/16), max(most, (hi-lo+15)/16)
+			for _, shrink := range []bool{false, true} {
+				shrinkingTasks = shrink
+				edges := weightTasks(tiles, w)
+				what := fmt.Sprintf("tasks (shrinking %v)", shrink)
+				least, most, last := tiles, 0, tiles
+				for i := range len(edges) - 1 {
+					spans[what] = append(spans[what], [2]int{edges[i] * 16, min(edges[i+1]*16, size)})
+					n := edges[i+1] - edges[i]
+					least, most = min(least, n), max(most, n)
+					if shrink && n > last {
+						t.Errorf("size %d, %d workers: %s %v grow", size, w, what, edges)
+					}
+					last = n
+				}
+				if !shrink && most-least > 1 {
+					t.Errorf("size %d, %d workers: %s %v of %d to %d tiles", size, w, what, edges, least, most)
+				}
 			}
-			if most-least > 1 {
-				t.Errorf("size %d, %d workers: tasks %v of %d to %d tiles", size, w, tasks, least, most)
-			}
-			for what, spans := range map[string][][2]int{"slabs": slabs, "tasks": tasks} {
+			for what, spans := range spans {
 				end := 0
 				for _, s := range spans {
 					if s[0] != end || s[0]%16 != 0 || s[1] <= s[0] {
