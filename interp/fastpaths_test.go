@@ -3,6 +3,7 @@ package interp
 // Tests of the fast paths against the straightforward ones they replace.
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"runtime"
@@ -440,6 +441,47 @@ func TestPermuteSplitRows(t *testing.T) {
 			if !slices.Equal(part, want) {
 				t.Errorf("shape %v perm %v: rows cut at %d differ", c.shape, c.perm, cut)
 			}
+		}
+	}
+}
+
+// A Concat split between cores (each worker's range of the output
+// starting mid-input) gives the inputs' elements in order, along an inner
+// axis with several outer rows and along the outermost axis, an empty
+// input among them.
+func TestConcatSplitBetweenCores(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	for _, c := range []struct {
+		axis   int64
+		shapes [][]int
+	}{
+		{1, [][]int{{3, 250, 7, 11}, {3, 0, 7, 11}, {3, 333, 7, 11}, {3, 5, 7, 11}}},
+		{0, [][]int{{1, 768}, {196, 768}}},
+		{1, [][]int{{1, 256, 16, 16}, {1, 256, 16, 16}, {1, 256, 16, 16}, {1, 256, 16, 16}, {1, 256, 16, 16}}},
+	} {
+		in := map[string]*canon.Tensor{}
+		var names []string
+		var vals [][]float32
+		for k, s := range c.shapes {
+			name := fmt.Sprintf("x%d", k)
+			in[name] = randTensor(r, name, s...)
+			names = append(names, name)
+			vals = append(vals, floats(t, in[name]))
+		}
+		out, err := Run(graphOf(&canon.Concat{Axis: c.axis}, in, names, nil), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []float32
+		outer := numel(c.shapes[0][:c.axis])
+		for o := range outer {
+			for k, s := range c.shapes {
+				chunk := numel(s[c.axis:])
+				want = append(want, vals[k][o*chunk:(o+1)*chunk]...)
+			}
+		}
+		if got := floats(t, out["y"]); !slices.Equal(got, want) {
+			t.Errorf("axis %d of %v: the concatenation differs", c.axis, c.shapes)
 		}
 	}
 }

@@ -304,20 +304,33 @@ func runConcat(x *exec, op *canon.Concat) error {
 		shape[axis] += t.shape[axis]
 	}
 	out := x.newLike(first, shape)
-	outer := numel(shape[:axis])
 	rowOut := numel(shape[axis:])
-	off := 0
-	for _, t := range ins {
-		chunk := numel(t.shape[axis:])
-		for o := 0; o < outer; o++ {
-			if first.isFloat() {
-				copy(out.f[o*rowOut+off:o*rowOut+off+chunk], t.f[o*chunk:(o+1)*chunk])
-			} else {
-				copy(out.i[o*rowOut+off:o*rowOut+off+chunk], t.i[o*chunk:(o+1)*chunk])
-			}
-		}
-		off += chunk
+	chunks := make([]int, len(ins)) // each input's part of an output row
+	for k, t := range ins {
+		chunks[k] = numel(t.shape[axis:])
 	}
+	// The output's elements split between cores, each worker copying the
+	// pieces of the inputs its range covers (deeplabv3's ASPP concat of
+	// five 256×16×16 maps, or a transformer's class token).
+	n := numel(shape)
+	parallelFor(n, 1, func(lo, hi int) {
+		for pos := lo; pos < hi; {
+			o, r := pos/rowOut, pos%rowOut
+			k, off := 0, 0
+			for off+chunks[k] <= r {
+				off += chunks[k]
+				k++
+			}
+			m := min(hi-pos, off+chunks[k]-r)
+			src := o*chunks[k] + r - off
+			if first.isFloat() {
+				copy(out.f[pos:pos+m], ins[k].f[src:src+m])
+			} else {
+				copy(out.i[pos:pos+m], ins[k].i[src:src+m])
+			}
+			pos += m
+		}
+	})
 	x.set(0, out)
 	return nil
 }
