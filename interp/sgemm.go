@@ -77,49 +77,39 @@ func gemmSlabs(m, n, k int, f func(i, mb, j, nb int)) {
 		f(0, m, 0, n)
 		return
 	}
-	if !evenSlabs {
-		if n >= m {
-			step := (n + w*gemmNR - 1) / (w * gemmNR) * gemmNR
-			runParts((n+step-1)/step, func(p int) { f(0, m, p*step, min(step, n-p*step)) })
-		} else {
-			step := (m + w*gemmMR - 1) / (w * gemmMR) * gemmMR
-			runParts((m+step-1)/step, func(p int) { f(p*step, min(step, m-p*step), 0, n) })
-		}
-		return
-	}
 	if n >= m {
-		parts := slabParts(n, w, gemmNR)
-		runParts(parts, func(p int) {
-			j0, j1 := slabEdge(p, parts, n, gemmNR), slabEdge(p+1, parts, n, gemmNR)
-			f(0, m, j0, j1-j0)
-		})
+		edges := slabEdges(n, w, gemmNR)
+		runParts(len(edges)-1, func(p int) { f(0, m, edges[p], edges[p+1]-edges[p]) })
 	} else {
-		parts := slabParts(m, w, gemmMR)
-		runParts(parts, func(p int) {
-			i0, i1 := slabEdge(p, parts, m, gemmMR), slabEdge(p+1, parts, m, gemmMR)
-			f(i0, i1-i0, 0, n)
-		})
+		edges := slabEdges(m, w, gemmMR)
+		runParts(len(edges)-1, func(p int) { f(edges[p], edges[p+1]-edges[p], 0, n) })
 	}
 }
 
-// slabParts is how many slabs gemmSlabs cuts size items into for w
-// workers: w, or fewer when there are fewer tiles of width.
-func slabParts(size, w, width int) int {
-	return max(1, min(w, (size+width-1)/width))
-}
-
-// slabEdge is where slab p of parts starts: the multiple of width nearest
-// to an even share (196 columns make slabs of 96 and 100, not 112 and
-// 84), the last slab ending at size. Shares under two tiles would round
-// onto each other: those are whole tiles dealt out evenly.
-func slabEdge(p, parts, size, width int) int {
-	if p >= parts {
-		return size
+// slabEdges cuts size items into at most w slabs that start on multiples
+// of width, returning their edges: each at the multiple nearest to an
+// even share (196 columns make slabs of 96 and 100, not 112 and 84), or,
+// when the shares are under two tiles and would round onto each other,
+// whole tiles dealt out evenly.
+func slabEdges(size, w, width int) []int {
+	tiles := (size + width - 1) / width
+	parts := max(1, min(w, tiles))
+	edges := make([]int, 0, parts+1)
+	if !evenSlabs {
+		step := (size + w*width - 1) / (w * width) * width
+		for at := 0; at < size; at += step {
+			edges = append(edges, at)
+		}
+		return append(edges, size)
 	}
-	if size < 2*parts*width {
-		return p * ((size + width - 1) / width) / parts * width
+	for p := range parts {
+		if size < 2*parts*width {
+			edges = append(edges, p*tiles/parts*width)
+		} else {
+			edges = append(edges, (p*size/parts+width/2)/width*width)
+		}
 	}
-	return (p*size/parts + width/2) / width * width
+	return append(edges, size)
 }
 
 // evenSlabs lets gemmSlabs cut near even shares (a switch for

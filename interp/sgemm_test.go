@@ -166,10 +166,11 @@ func TestEvenShares(t *testing.T) {
 	for _, size := range []int{1, 15, 16, 49, 80, 112, 196, 784, 3072, 12544} {
 		tiles := (size + 15) / 16
 		for _, w := range []int{1, 2, 3, 4, 8} {
-			parts := slabParts(size, w, 16)
+			edges := slabEdges(size, w, 16)
+			parts := len(edges) - 1
 			spans := map[string][][2]int{}
 			for p := range parts {
-				lo, hi := slabEdge(p, parts, size, 16), slabEdge(p+1, parts, size, 16)
+				lo, hi := edges[p], edges[p+1]
 				spans["slabs"] = append(spans["slabs"], [2]int{lo, hi})
 				if ideal := p * size / parts; size >= 2*parts*16 && (lo > ideal+8 || lo < ideal-8) {
 					t.Errorf("size %d, %d workers: slab %d starts at %d, an even share at %d", size, w, p, lo, ideal)
