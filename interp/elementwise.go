@@ -172,16 +172,16 @@ func runBinary(x *exec, fn binFn) error {
 		return nil
 	}
 	if a.isFloat() {
-		if binPerRow(fn, p, a, b, out) {
-			x.set(0, out)
-			return nil
-		}
 		if p.outerRows() == 1 {
 			// One long row (operands of one shape, or one a scalar: the
 			// plan merges their axes): split along it instead.
 			parallelFor(n, 1, func(lo, hi int) {
 				binRow(fn, out.f[lo:hi], a.f[lo*sa:], b.f[lo*sb:], sa, sb)
 			})
+			x.set(0, out)
+			return nil
+		}
+		if binPerRow(fn, p, a, b, out) {
 			x.set(0, out)
 			return nil
 		}

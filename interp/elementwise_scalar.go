@@ -56,14 +56,6 @@ func binPerRow(fn binFn, p bcastPlan, a, b, out *tensor) bool {
 		inOrder = ks[d] == st || p.dims[d] == 1
 		st *= p.dims[d]
 	}
-	if rows == 1 && inOrder {
-		// One long row against one value (a tensor divided by a
-		// constant): split along the row.
-		parallelFor(n, 1, func(lo, hi int) {
-			vec.BinPerRow(op, out.f[lo:hi], full.f[lo:hi], k.f[:1], hi-lo, left)
-		})
-		return true
-	}
 	parallelFor(rows, n, func(lo, hi int) {
 		if inOrder {
 			vec.BinPerRow(op, out.f[lo*n:hi*n], full.f[lo*n:hi*n], k.f[lo:hi], n, left)

@@ -34,12 +34,7 @@ func gemmConstBTasks(m, n, k int, alpha float32, a []float32, lda int, pb *packe
 	pa := getPack(mp * k)
 	defer packPool.Put(pa)
 	packed := *pa
-	parallelFor(mp/gemmMR, gemmMR*k, func(lo, hi int) {
-		r0, r1 := lo*gemmMR, min(hi*gemmMR, m)
-		for pc := 0; pc < k; pc += gemmKC {
-			packA(false, a, lda, r0, pc, r1-r0, min(gemmKC, k-pc), alpha, packed[pc*mp+r0*min(gemmKC, k-pc):])
-		}
-	})
+	packAWhole(a, lda, m, k, mp, alpha, packed)
 	edges := weightTasks((n+gemmNR-1)/gemmNR, workers)
 	parallelTasks(len(edges)-1, workers, func(_, t int) {
 		j0, j1 := edges[t]*gemmNR, min(edges[t+1]*gemmNR, n)

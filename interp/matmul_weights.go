@@ -33,13 +33,7 @@ func gemmByWeights(m, n, k int, a, w []float32, pre *packedB, c []float32, ep *m
 	defer packPool.Put(pa)
 	packed := *pa
 	panels := mp / gemmMR
-	parallelFor(panels, gemmMR*k, func(lo, hi int) {
-		for pc := 0; pc < k; pc += gemmKC {
-			kb := min(gemmKC, k-pc)
-			r0, r1 := lo*gemmMR, min(hi*gemmMR, m)
-			packA(false, a, k, r0, pc, r1-r0, kb, 1, packed[pc*mp+r0*kb:])
-		}
-	})
+	packAWhole(a, k, m, k, mp, 1, packed)
 	// The products are summed in a scratch copy of C whose rows lie
 	// cTileGap floats further apart than C's, so that a 16-row tile's rows
 	// do not all fall into the same few L1 sets (at n = 3072 they would
@@ -74,6 +68,20 @@ func gemmByWeights(m, n, k int, a, w []float32, pre *packedB, c []float32, ep *m
 	parallelTasks(len(edges)-1, workers, func(_, t int) {
 		i0, i1 := edges[t]*gemmMR, min(edges[t+1]*gemmMR, m)
 		gemmByWeightsSerial(i0, i1-i0, 0, n, k, packed, mp, w, n, scratch, ldS, c, ep, packs, pre)
+	})
+}
+
+// packAWhole packs all m rows of a (lda floats apart, times alpha) for
+// every block of gemmKC columns pc, the block's mp rows (m rounded up to
+// whole panels) at packed[pc·mp:], rows split between cores: A packed once
+// for every worker's share of C's columns.
+func packAWhole(a []float32, lda, m, k, mp int, alpha float32, packed []float32) {
+	parallelFor(mp/gemmMR, gemmMR*k, func(lo, hi int) {
+		r0, r1 := lo*gemmMR, min(hi*gemmMR, m)
+		for pc := 0; pc < k; pc += gemmKC {
+			kb := min(gemmKC, k-pc)
+			packA(false, a, lda, r0, pc, r1-r0, kb, alpha, packed[pc*mp+r0*kb:])
+		}
 	})
 }
 
